@@ -1,0 +1,13 @@
+"""The apps installed on every vphone (the launcher is added by the phone itself)."""
+
+from __future__ import annotations
+
+from omg_agent.vphone.apps.base import App, AppEnv
+from omg_agent.vphone.apps.notes import NotesApp
+from omg_agent.vphone.apps.settings import SettingsApp
+
+APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp]
+
+
+def default_apps(env: AppEnv) -> list[App]:
+    return [cls(env) for cls in APP_CLASSES]

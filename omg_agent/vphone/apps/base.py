@@ -1,0 +1,122 @@
+"""What every vphone app is: a package with state, a screen stack and a view builder.
+
+An app never draws or hit-tests itself: it builds a :class:`View` tree from its state
+(``build``) and mutates its state from the handlers it attached to those views. Text fields
+are named (``field_key``) and their values live in ``self.fields``, so the phone can deliver
+typed text without knowing anything about the app. ``state()`` is the app's outcome record
+the bench's reward checks read.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from omg_agent.vphone.ui.kit import Kit
+from omg_agent.vphone.ui.view import View
+
+
+@dataclass
+class AppEnv:
+    """What an app may ask of the phone (and nothing more)."""
+
+    rng: random.Random
+    clock: Callable[[], float]
+    launch: Callable[[str], bool]  # start another app by package
+    go_home: Callable[[], None]
+    locale: Callable[[], str]
+    settings: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class Screen:
+    name: str
+    params: dict = field(default_factory=dict)
+
+
+class App:
+    package: str = ""
+    label: str = ""
+    label_zh: str = ""
+    glyph: str = "?"
+    color: tuple[int, int, int] = (120, 120, 120)
+    activities: dict[str, str] = {"main": ".MainActivity"}
+
+    def __init__(self, env: AppEnv) -> None:
+        self.env = env
+        self.fields: dict[str, str] = {}
+        self.focus: str | None = None
+        self.stack: list[Screen] = []
+        self.reset_data()
+        self.reset_ui()
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def reset_data(self) -> None:
+        """Forget everything the user saved (``pm clear``)."""
+
+    def reset_ui(self) -> None:
+        """Back to the first screen, as after a force-stop."""
+        self.stack = [Screen("main")]
+        self.fields = {}
+        self.focus = None
+
+    def on_launch(self) -> None:
+        """Called each time the app comes to the foreground from the launcher."""
+
+    def frame_key(self) -> tuple:
+        """Extra cache key for screens that change with time alone (spinners, timers)."""
+        return ()
+
+    # -- navigation ----------------------------------------------------------------------
+    @property
+    def screen(self) -> Screen:
+        return self.stack[-1]
+
+    def push(self, name: str, **params) -> None:
+        self.stack.append(Screen(name, params))
+        self.focus = None
+
+    def replace(self, name: str, **params) -> None:
+        self.stack[-1] = Screen(name, params)
+        self.focus = None
+
+    def back(self) -> bool:
+        """Handle BACK; False means the app has nothing left to pop and should close."""
+        if self.focus is not None:
+            self.focus = None
+            return True
+        if len(self.stack) > 1:
+            self.stack.pop()
+            return True
+        return False
+
+    def activity(self) -> str:
+        return self.activities.get(self.screen.name, self.activities["main"])
+
+    # -- text fields ---------------------------------------------------------------------
+    def field(self, key: str) -> str:
+        return self.fields.get(key, "")
+
+    def set_field(self, key: str, value: str) -> None:
+        self.fields[key] = value
+
+    def on_enter(self, key: str) -> bool:
+        """ENTER pressed in a field; return True if handled (e.g. submits a search)."""
+        return False
+
+    def multiline(self, key: str) -> bool:
+        return False
+
+    # -- content -------------------------------------------------------------------------
+    def t(self, en: str, zh: str) -> str:
+        return zh if self.env.locale().startswith("zh") else en
+
+    def title(self) -> str:
+        return self.t(self.label, self.label_zh)
+
+    def build(self, kit: Kit) -> View:
+        raise NotImplementedError
+
+    def state(self) -> dict:
+        return {}

@@ -1,0 +1,382 @@
+"""VirtualPhone: the simulated Android device behind vphone's ADB server.
+
+It owns the apps, the foreground task, text focus, the file system, props and settings, and
+turns input events (tap, swipe, key, text) into app state changes. Everything that touches
+UI state holds ``self.lock``, so adbd stream threads, the uiautomator2 server and host-side
+test code can all drive one phone at once. The phone knows nothing about sockets: ``serve``
+hands it to :class:`~omg_agent.vphone.adbd.AdbdServer`, and the shell (``phone.shell``)
+parses command lines into these methods.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+from PIL import Image
+
+from omg_agent.vphone.apps import default_apps
+from omg_agent.vphone.apps.base import App, AppEnv
+from omg_agent.vphone.apps.launcher import Launcher
+from omg_agent.vphone.display import Display, Frame
+from omg_agent.vphone.memfs import MemFS
+from omg_agent.vphone.profile import DeviceProfile, get_profile
+from omg_agent.vphone.shellio import ShellIO
+from omg_agent.vphone.system import SystemOverlay
+from omg_agent.vphone.ui.kit import Kit
+from omg_agent.vphone.ui.view import View, find, hit_test, is_blocked
+
+log = logging.getLogger(__name__)
+
+KEY_HOME, KEY_BACK, KEY_ENTER, KEY_DEL, KEY_APP_SWITCH = 3, 4, 66, 67, 187
+LATIN_IME = "com.android.inputmethod.latin/.LatinIME"
+ADB_IME = "com.android.adbkeyboard/.AdbIME"
+TAP_SLOP = 24  # px a swipe may travel and still count as a tap
+
+
+class VirtualPhone:
+    def __init__(self, profile: str | DeviceProfile = "default", *, seed: int = 0,
+                 latency: bool = False, clock: Callable[[], float] = time.time) -> None:
+        self.profile = get_profile(profile) if isinstance(profile, str) else profile
+        self.seed = seed
+        self.latency_enabled = latency
+        self.extra_latency = 0.0
+        self.clock = clock
+        self.lock = threading.RLock()
+        self.fs = MemFS()
+        self.props = self._default_props()
+        self.settings: dict[str, dict[str, str]] = {
+            "system": {"screen_brightness": "153", "system_locales": "en-US"},
+            "secure": {"default_input_method": LATIN_IME,
+                       "enabled_input_methods": f"{LATIN_IME}:{ADB_IME}"},
+            "global": {"adb_enabled": "1", "device_name": self.profile.model,
+                       "wifi_on": "1", "bluetooth_on": "0"},
+            "_about": {"Model": self.profile.model, "Android version": self.profile.release,
+                       "Build number": f"OMG.{self.profile.sdk}.{seed}"},
+        }
+        self.ime_ids = [LATIN_IME, ADB_IME]
+        self.rng = random.Random(seed)
+        env = AppEnv(rng=self.rng, clock=clock, launch=self.start_activity,
+                     go_home=self.go_home, locale=self.locale, settings=self.settings)
+        self.apps: dict[str, App] = {a.package: a for a in default_apps(env)}
+        self.launcher = Launcher(env, list(self.apps.values()))
+        self.apps[self.launcher.package] = self.launcher
+        self.foreground = self.launcher.package
+        self.overlay = SystemOverlay(self)
+        self.display = Display(self.profile, clock)
+        self._version = 0
+        self._offline_until = 0.0
+        self._tcp: dict[int, int] = {}
+        self._u2: dict[int, object] = {}
+        self._shell = None
+        self.adbd = None
+
+    # -- identity ------------------------------------------------------------------------
+    def _default_props(self) -> dict[str, str]:
+        p = self.profile
+        return {
+            "ro.product.model": p.model, "ro.product.brand": p.brand,
+            "ro.product.manufacturer": p.manufacturer, "ro.product.name": p.product,
+            "ro.product.device": p.device, "ro.build.version.sdk": str(p.sdk),
+            "ro.build.version.release": p.release, "ro.serialno": p.serialno,
+            "ro.product.cpu.abi": "x86_64", "ro.sf.lcd_density": str(p.density),
+            "ro.build.characteristics": "default", "ro.debuggable": "1",
+            "ro.secure": "1", "sys.boot_completed": "1", "persist.sys.locale": "en-US",
+            "ro.build.fingerprint": f"omg/{p.product}/{p.device}:{p.release}/OMG/{p.sdk}:user",
+        }
+
+    def locale(self) -> str:
+        return self.settings["system"].get("system_locales", "en-US").split(",")[0]
+
+    def set_locale(self, locale: str) -> None:
+        with self.lock:
+            self.settings["system"]["system_locales"] = locale
+            self.props["persist.sys.locale"] = locale
+            self.changed()
+
+    @property
+    def ime_current(self) -> str:
+        return self.settings["secure"]["default_input_method"]
+
+    def set_ime(self, ime_id: str) -> bool:
+        if ime_id not in self.ime_ids:
+            return False
+        self.settings["secure"]["default_input_method"] = ime_id
+        return True
+
+    # -- frame ---------------------------------------------------------------------------
+    def changed(self) -> None:
+        self._version += 1
+
+    @property
+    def app(self) -> App:
+        return self.apps[self.foreground]
+
+    def _frame(self) -> Frame:
+        app = self.app
+        key = (self._version, app.package, app.frame_key())
+        return self.display.frame(key, self._build, caret=app.focus is not None)
+
+    def _build(self) -> View:
+        root = self.app.build(Kit(self.profile, self.app.package))
+        dialog = self.overlay.build(Kit(self.profile, "android"))
+        if dialog is not None:
+            root.add(dialog)
+        return root
+
+    def view_tree(self) -> View:
+        with self.lock:
+            return self._frame().root
+
+    def screenshot(self) -> Image.Image:
+        with self.lock:
+            return self.display.image(self._frame())
+
+    def screencap_raw(self) -> bytes:
+        with self.lock:
+            return self.display.raw(self._frame())
+
+    def screencap_png(self) -> bytes:
+        with self.lock:
+            return self.display.png(self._frame())
+
+    def dump_xml(self) -> str:
+        with self.lock:
+            return self.display.xml(self._frame())
+
+    # -- input ---------------------------------------------------------------------------
+    def tap(self, x: int, y: int) -> None:
+        with self.lock:
+            root = self._frame().root
+            hit = hit_test(root, x, y, lambda v: v.enabled and (
+                v.clickable or v.on_touch is not None or v.field_key is not None))
+            log.debug("tap %s,%s -> %s %r", x, y, hit.cls if hit else None,
+                      hit.text if hit else "")
+            if hit is None or is_blocked(hit):
+                return
+            if hit.field_key is not None:
+                self.app.focus = hit.field_key
+            elif hit.on_touch is not None:
+                hit.on_touch(x, y)
+            elif hit.on_click is not None:
+                hit.on_click()
+            self.changed()
+
+    def long_press(self, x: int, y: int, duration_ms: int = 600) -> None:
+        with self.lock:
+            hit = hit_test(self._frame().root, x, y,
+                           lambda v: v.enabled and (v.long_clickable or v.clickable))
+            if hit is None or is_blocked(hit):
+                return
+            if hit.on_long_click is not None:
+                hit.on_long_click()
+            elif hit.field_key is not None:
+                self.app.focus = hit.field_key
+            self.changed()
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        if abs(x2 - x1) <= TAP_SLOP and abs(y2 - y1) <= TAP_SLOP:
+            if duration_ms >= 500:
+                self.long_press(x1, y1, duration_ms)
+            else:
+                self.tap(x1, y1)
+            return
+        with self.lock:
+            hit = hit_test(self._frame().root, x1, y1, lambda v: v.scrollable)
+            if hit is None or is_blocked(hit) or hit.on_scroll is None:
+                return
+            # Content follows the finger: dragging up (y2 < y1) reveals what is below.
+            hit.on_scroll(y1 - y2)
+            self.changed()
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600) -> None:
+        self.swipe(x1, y1, x2, y2, max(duration_ms, 300))
+
+    def key(self, keycode: int) -> None:
+        with self.lock:
+            app = self.app
+            if keycode == KEY_HOME or keycode == KEY_APP_SWITCH:
+                self.overlay.dismiss()
+                self.go_home()
+            elif keycode == KEY_BACK:
+                if not self.overlay.back() and not app.back():
+                    self.go_home()
+            elif keycode == KEY_DEL and app.focus is not None:
+                app.set_field(app.focus, app.field(app.focus)[:-1])
+            elif keycode == KEY_ENTER and app.focus is not None:
+                if not app.on_enter(app.focus) and app.multiline(app.focus):
+                    app.set_field(app.focus, app.field(app.focus) + "\n")
+            self.changed()
+
+    def input_text(self, text: str) -> None:
+        """Commit ``text`` into the focused field (nothing happens if no field has focus)."""
+        with self.lock:
+            app = self.app
+            if app.focus is None:
+                log.debug("input_text with no focused field dropped")
+                return
+            if not app.multiline(app.focus):
+                text = text.replace("\n", " ")
+            app.set_field(app.focus, app.field(app.focus) + text)
+            self.changed()
+
+    def clear_text(self) -> None:
+        with self.lock:
+            if self.app.focus is not None:
+                self.app.set_field(self.app.focus, "")
+                self.changed()
+
+    def focused_view(self) -> View | None:
+        with self.lock:
+            return find(self._frame().root, lambda v: v.focused)
+
+    # -- apps ----------------------------------------------------------------------------
+    def packages(self) -> list[str]:
+        return sorted(self.apps)
+
+    def focus(self) -> tuple[str, str]:
+        with self.lock:
+            pkg = self.overlay.package() or self.foreground
+            app = self.apps.get(pkg, self.app)
+            return pkg, app.activity() if pkg == app.package else ".AppNotRespondingDialog"
+
+    def start_activity(self, package: str, activity: str | None = None) -> bool:
+        with self.lock:
+            app = self.apps.get(package)
+            if app is None:
+                return False
+            if activity and activity not in app.activities.values():
+                return False
+            self.overlay.dismiss()
+            self.foreground = package
+            if package != self.launcher.package:
+                app.on_launch()
+            self.changed()
+            return True
+
+    def go_home(self) -> None:
+        with self.lock:
+            self.foreground = self.launcher.package
+            self.changed()
+
+    def force_stop(self, package: str) -> None:
+        with self.lock:
+            app = self.apps.get(package)
+            if app is None:
+                return
+            app.reset_ui()
+            if self.foreground == package:
+                self.go_home()
+            self.changed()
+
+    def clear_app(self, package: str) -> bool:
+        with self.lock:
+            app = self.apps.get(package)
+            if app is None:
+                return False
+            app.reset_data()
+            self.force_stop(package)
+            return True
+
+    def set_wifi(self, on: bool) -> None:
+        with self.lock:
+            self.apps["com.android.settings"].wifi = on  # type: ignore[attr-defined]
+            self.settings["global"]["wifi_on"] = "1" if on else "0"
+            self.changed()
+
+    def state(self) -> dict:
+        with self.lock:
+            pkg, activity = self.focus()
+            return {"foreground": pkg, "activity": activity, "ime": self.ime_current,
+                    "locale": self.locale(), "overlay": self.overlay.title(),
+                    "apps": {p: a.state() for p, a in self.apps.items() if a.state()}}
+
+    # -- faults and timing ---------------------------------------------------------------
+    def command_latency(self, kind: str) -> float:
+        base = self.profile.latency.get(kind, 0.0) if self.latency_enabled else 0.0
+        return base + self.extra_latency
+
+    @property
+    def online(self) -> bool:
+        return self.clock() >= self._offline_until
+
+    def go_offline(self, seconds: float) -> None:
+        self._offline_until = self.clock() + seconds
+        if self.adbd is not None:
+            self.adbd.drop_transports()
+
+    def drop_transports(self) -> None:
+        if self.adbd is not None:
+            self.adbd.drop_transports()
+
+    def crash_foreground(self) -> None:
+        with self.lock:
+            self.overlay.crash(self.foreground)
+
+    def show_anr(self, package: str | None = None) -> None:
+        with self.lock:
+            self.overlay.anr(package or self.foreground)
+
+    # -- adbd backend --------------------------------------------------------------------
+    def banner(self) -> bytes:
+        p = self.profile
+        features = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,abb_exec"
+        return (f"device::ro.product.name={p.product};ro.product.model={p.model};"
+                f"ro.product.device={p.device};features={features}").encode()
+
+    @property
+    def shell(self):
+        if self._shell is None:
+            from omg_agent.vphone.shell import Shell
+
+            self._shell = Shell(self)
+        return self._shell
+
+    def run_shell(self, cmd: str, io: ShellIO) -> int:
+        return self.shell.run(cmd, io)
+
+    def register_tcp(self, device_port: int, host_port: int) -> None:
+        self._tcp[device_port] = host_port
+
+    def unregister_tcp(self, device_port: int) -> None:
+        self._tcp.pop(device_port, None)
+
+    def open_tcp(self, device_port: int) -> socket.socket:
+        host_port = self._tcp.get(device_port)
+        if host_port is None:
+            raise ConnectionRefusedError(f"nothing listens on device port {device_port}")
+        return socket.create_connection(("127.0.0.1", host_port), timeout=10)
+
+    def start_uiautomator_server(self, port: int = 9008) -> None:
+        from omg_agent.vphone.u2server import U2Server
+
+        with self.lock:
+            if port in self._u2:
+                return
+            server = U2Server(self)
+            server.start(port)
+            self._u2[port] = server
+
+    def stop_uiautomator_server(self, port: int = 9008) -> None:
+        server = self._u2.pop(port, None)
+        if server is not None:
+            server.stop()  # type: ignore[attr-defined]
+
+    def serve(self, port: int = 0, host: str = "127.0.0.1"):
+        """Start the ADB device server; returns it (``.port`` is the TCP port)."""
+        from omg_agent.vphone.adbd import AdbdServer
+
+        self.adbd = AdbdServer(self, host=host, port=port)
+        self.adbd.start()
+        return self.adbd
+
+    def close(self) -> None:
+        for port in list(self._u2):
+            self.stop_uiautomator_server(port)
+        if self.adbd is not None:
+            self.adbd.stop()
+            self.adbd = None

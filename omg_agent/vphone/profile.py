@@ -1,0 +1,78 @@
+"""Device profiles for the vphone: screen geometry, identity props and command latencies.
+
+A profile says what the virtual phone pretends to be. The latency table holds per-command
+delays taken from commonly published real-device measurements (USB 2, mid-range phone,
+Android 12–14): they are applied only when a phone is started with ``latency=True`` (the
+benchmarks do; unit tests don't), so harness choices can be compared with realistic costs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Seconds per command kind on a real device over USB. Sources: adb screencap -p spends most of
+# its time in on-device PNG encoding (~0.5–1 s at 1080x2400); raw screencap is bound by the
+# ~10 MB transfer (~0.2–0.3 s); `uiautomator dump` waits for idle and starts a VM (~1–2 s);
+# each `input` invocation starts app_process (~0.3–0.5 s); a trivial shell round trip ~30 ms.
+REAL_DEVICE_LATENCY: dict[str, float] = {
+    "screencap_png": 0.65,
+    "screencap_raw": 0.22,
+    "dump": 1.4,
+    "input": 0.35,
+    "dumpsys": 0.12,
+    "shell": 0.03,
+}
+
+
+@dataclass(frozen=True)
+class DeviceProfile:
+    name: str
+    width: int
+    height: int
+    density: int
+    model: str
+    brand: str
+    manufacturer: str
+    device: str
+    product: str
+    sdk: int
+    release: str
+    serialno: str
+    status_bar_height: int
+    nav_bar_height: int
+    latency: dict[str, float] = field(default_factory=lambda: dict(REAL_DEVICE_LATENCY))
+
+    @property
+    def scale(self) -> float:
+        """Pixels per dp."""
+        return self.density / 160.0
+
+    def px(self, dp: float) -> int:
+        return round(dp * self.scale)
+
+
+PROFILES: dict[str, DeviceProfile] = {
+    "default": DeviceProfile(
+        name="default", width=1080, height=2400, density=440, model="vPhone 1",
+        brand="omg", manufacturer="OMG", device="vphone", product="vphone_x86_64",
+        sdk=34, release="14", serialno="VPHONE0001", status_bar_height=110, nav_bar_height=66,
+    ),
+    "compact": DeviceProfile(
+        name="compact", width=720, height=1600, density=320, model="vPhone Compact",
+        brand="omg", manufacturer="OMG", device="vphone_compact", product="vphone_compact",
+        sdk=33, release="13", serialno="VPHONE0002", status_bar_height=72, nav_bar_height=48,
+    ),
+    "tablet": DeviceProfile(
+        name="tablet", width=1600, height=2560, density=320, model="vPhone Tab",
+        brand="omg", manufacturer="OMG", device="vphone_tab", product="vphone_tab",
+        sdk=34, release="14", serialno="VPHONE0003", status_bar_height=64, nav_bar_height=64,
+    ),
+}
+
+
+def get_profile(name: str) -> DeviceProfile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        known = ", ".join(sorted(PROFILES))
+        raise ValueError(f"unknown vphone profile {name!r}; known profiles: {known}") from None

@@ -1,0 +1,49 @@
+"""Serialise a view tree as ``uiautomator dump`` XML.
+
+The attribute set and order follow what Android's uiautomator writes, so parsers written
+for real phones (adbutils, uiautomator2's xpath, our own ``perception.uitree``) read it
+unchanged. Only what a user could see is dumped; WebView-like views keep their children to
+themselves, as real WebViews often do.
+"""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import quoteattr
+
+from omg_agent.vphone.ui.view import Bounds, View, visible_children
+
+_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def dump(root: View, screen: Bounds, rotation: int = 0) -> str:
+    parts = [_HEADER, f'<hierarchy rotation="{rotation}">']
+    _node(parts, root, 0, screen)
+    parts.append("</hierarchy>")
+    return "".join(parts)
+
+
+def _node(parts: list[str], view: View, index: int, shown: Bounds) -> None:
+    left, top, right, bottom = shown
+    attrs = (
+        f'index="{index}" text={quoteattr(view.text)} '
+        f'resource-id={quoteattr(view.resource_id)} class={quoteattr(view.cls)} '
+        f'package={quoteattr(view.package)} content-desc={quoteattr(view.desc)} '
+        f'checkable="{_flag(view.checkable)}" checked="{_flag(view.checked)}" '
+        f'clickable="{_flag(view.clickable)}" enabled="{_flag(view.enabled)}" '
+        f'focusable="{_flag(view.focusable)}" focused="{_flag(view.focused)}" '
+        f'scrollable="{_flag(view.scrollable)}" long-clickable="{_flag(view.long_clickable)}" '
+        f'password="{_flag(view.password)}" selected="{_flag(view.selected)}" '
+        f'bounds="[{left},{top}][{right},{bottom}]"'
+    )
+    children = [] if view.opaque_to_tree else list(visible_children(view, shown))
+    if not children:
+        parts.append(f"<node {attrs} />")
+        return
+    parts.append(f"<node {attrs}>")
+    for i, (child, child_shown) in enumerate(children):
+        _node(parts, child, i, child_shown)
+    parts.append("</node>")
