@@ -199,7 +199,7 @@ class VirtualPhone:
     def key(self, keycode: int) -> None:
         with self.lock:
             app = self.app
-            if keycode == KEY_HOME or keycode == KEY_APP_SWITCH:
+            if keycode in (KEY_HOME, KEY_APP_SWITCH):
                 self.overlay.dismiss()
                 self.go_home()
             elif keycode == KEY_BACK:
@@ -207,9 +207,9 @@ class VirtualPhone:
                     self.go_home()
             elif keycode == KEY_DEL and app.focus is not None:
                 app.set_field(app.focus, app.field(app.focus)[:-1])
-            elif keycode == KEY_ENTER and app.focus is not None:
-                if not app.on_enter(app.focus) and app.multiline(app.focus):
-                    app.set_field(app.focus, app.field(app.focus) + "\n")
+            elif (keycode == KEY_ENTER and app.focus is not None
+                  and not app.on_enter(app.focus) and app.multiline(app.focus)):
+                app.set_field(app.focus, app.field(app.focus) + "\n")
             self.changed()
 
     def input_text(self, text: str) -> None:
