@@ -1,0 +1,72 @@
+"""Host-side glue between a vphone and the user's adb server.
+
+Starting the adb server, ``adb connect``-ing a vphone and waiting until it is a ``device``
+are needed by the CLI (``vphone start --connect``), the pytest fixture and the benchmarks;
+they live here once. Uses the real ``adb`` binary, as a user would.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+
+from omg_agent.errors import OmgError
+
+
+class AdbNotFound(OmgError):
+    """The ``adb`` binary is not on PATH."""
+
+
+class AdbConnectError(OmgError):
+    def __init__(self, serial: str, detail: str) -> None:
+        super().__init__(f"could not connect adb to {serial}: {detail}")
+        self.serial = serial
+        self.detail = detail
+
+
+def adb_path() -> str:
+    path = shutil.which("adb")
+    if path is None:
+        raise AdbNotFound("adb is not installed: run `apt-get install -y adb` "
+                          "(or install Android platform-tools) and try again")
+    return path
+
+
+def _adb(*args: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([adb_path(), *args], capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def ensure_server() -> None:
+    result = _adb("start-server", timeout=30)
+    if result.returncode != 0:
+        raise OmgError(f"adb start-server failed: {result.stderr.strip()}")
+
+
+def get_state(serial: str) -> str:
+    result = _adb("-s", serial, "get-state", timeout=10)
+    return result.stdout.strip() if result.returncode == 0 else "offline"
+
+
+def connect(host: str, port: int, *, timeout: float = 20) -> str:
+    """``adb connect`` host:port and wait until it is listed as ``device``; returns serial."""
+    ensure_server()
+    serial = f"{host}:{port}"
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        result = _adb("connect", serial, timeout=10)
+        last = (result.stdout + result.stderr).strip()
+        if get_state(serial) == "device":
+            return serial
+        time.sleep(0.1)
+    raise AdbConnectError(serial, last or "timed out waiting for state 'device'")
+
+
+def disconnect(serial: str) -> None:
+    _adb("disconnect", serial, timeout=10)
+
+
+def devices_listing() -> str:
+    return _adb("devices", "-l").stdout

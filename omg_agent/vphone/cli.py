@@ -1,0 +1,109 @@
+"""``omg-agent vphone …``: start, stop, inspect and break virtual phones."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import typer
+from rich.console import Console
+
+from omg_agent.errors import OmgError
+from omg_agent.vphone import adbhost, daemon
+from omg_agent.vphone.control import FAULTS
+from omg_agent.vphone.profile import PROFILES
+
+app = typer.Typer(help="Run the virtual phone (vphone): a simulated Android device that "
+                       "speaks the real ADB protocol.", no_args_is_help=True)
+console = Console()
+
+
+def _fail(exc: Exception) -> None:
+    console.print(f"[red]error:[/red] {exc}")
+    raise typer.Exit(1)
+
+
+def _control(record: dict, method: str, path: str, body: dict | None = None) -> dict:
+    url = f"http://127.0.0.1:{record['control_port']}{path}"
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        raise OmgError(json.loads(exc.read() or b"{}").get("error", str(exc))) from exc
+    except urllib.error.URLError as exc:
+        raise OmgError(f"vphone on port {record['port']} does not answer: {exc.reason}") from exc
+
+
+@app.command()
+def start(
+    port: int = typer.Option(5555, help="TCP port the vphone's adbd listens on."),
+    seed: int = typer.Option(0, help="Seed for app content, prices and hazards."),
+    profile: str = typer.Option("default", help=f"Device profile: {', '.join(PROFILES)}."),
+    connect: bool = typer.Option(False, "--connect", help="adb connect it and print the serial."),
+    latency: bool = typer.Option(False, "--latency", help="Simulate real-device latencies."),
+    foreground: bool = typer.Option(False, "--foreground", help="Serve in this process until "
+                                    "Ctrl-C instead of in the background."),
+) -> None:
+    """Start a vphone.
+
+    Example: omg-agent vphone start --port 5555 --connect
+    """
+    if profile not in PROFILES:
+        _fail(ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}"))
+    if foreground:
+        console.print(f"vphone serving on 127.0.0.1:{port} (Ctrl-C to stop)")
+        daemon.serve_forever(port, seed, profile, latency)
+        return
+    try:
+        record = daemon.spawn(port, seed, profile, latency)
+        console.print(f"vphone started: adbd on 127.0.0.1:{record['port']} "
+                      f"(pid {record['pid']}, profile {profile}, seed {seed})")
+        if connect:
+            serial = adbhost.connect("127.0.0.1", record["port"])
+            console.print(serial)
+    except OmgError as exc:
+        _fail(exc)
+
+
+@app.command()
+def stop(port: int | None = typer.Option(None, help="Port of the vphone to stop.")) -> None:
+    """Stop a running vphone (and adb disconnect it)."""
+    try:
+        record = daemon.read_record(port)
+        adbhost.disconnect(record["serial"])
+        _control(record, "POST", "/stop", {})
+        console.print(f"vphone on port {record['port']} stopped")
+    except OmgError as exc:
+        _fail(exc)
+
+
+@app.command()
+def state(port: int | None = typer.Option(None, help="Port of the vphone.")) -> None:
+    """Print the vphone's app state as JSON (what the benchmark's checks read)."""
+    try:
+        record = daemon.read_record(port)
+        print(json.dumps(_control(record, "GET", "/state"), ensure_ascii=False, indent=2))
+    except OmgError as exc:
+        _fail(exc)
+
+
+@app.command()
+def fault(
+    kind: str = typer.Argument(..., help=f"One of: {', '.join(FAULTS)}."),
+    seconds: float = typer.Option(0.0, help="Duration (offline) or delay (latency)."),
+    port: int | None = typer.Option(None, help="Port of the vphone."),
+) -> None:
+    """Inject a fault: drop transports, go offline, add latency, crash the app, show ANR.
+
+    Example: omg-agent vphone fault offline --seconds 5
+    """
+    try:
+        record = daemon.read_record(port)
+        console.print(_control(record, "POST", "/fault", {"kind": kind, "seconds": seconds})
+                      ["done"])
+    except OmgError as exc:
+        _fail(exc)

@@ -1,0 +1,123 @@
+"""Run a vphone as a background process, and find running ones.
+
+``omg-agent vphone start`` launches ``python -m omg_agent.vphone.daemon`` in its own session
+and waits for it to write its record (ports, pid) into the run directory; ``state``,
+``fault`` and ``stop`` read that record and talk to the control server it names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from omg_agent.errors import OmgError
+
+
+def run_dir() -> Path:
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or Path.home() / ".cache")
+    path = base / "omg-agent" / "vphones"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def record_path(port: int) -> Path:
+    return run_dir() / f"{port}.json"
+
+
+def read_record(port: int | None = None) -> dict:
+    """The record of the vphone on ``port`` (or the only running one)."""
+    if port is not None:
+        path = record_path(port)
+        if not path.exists():
+            raise OmgError(f"no vphone is running on port {port} (start one with "
+                           "`omg-agent vphone start`)")
+        return json.loads(path.read_text())
+    records = [json.loads(p.read_text()) for p in sorted(run_dir().glob("*.json"))]
+    alive = [r for r in records if _alive(r["pid"])]
+    if not alive:
+        raise OmgError("no vphone is running (start one with `omg-agent vphone start`)")
+    if len(alive) > 1:
+        ports = ", ".join(str(r["port"]) for r in alive)
+        raise OmgError(f"several vphones are running (ports {ports}): pass --port")
+    return alive[0]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def spawn(port: int, seed: int, profile: str, latency: bool, timeout: float = 30) -> dict:
+    """Start a vphone daemon and wait for its record."""
+    path = record_path(port)
+    if path.exists():
+        record = json.loads(path.read_text())
+        if _alive(record["pid"]):
+            raise OmgError(f"a vphone already runs on port {port} (pid {record['pid']})")
+        path.unlink()
+    log_path = run_dir() / f"{port}.log"
+    args = [sys.executable, "-m", "omg_agent.vphone.daemon", "--port", str(port),
+            "--seed", str(seed), "--profile", profile] + (["--latency"] if latency else [])
+    with open(log_path, "ab") as log_file:
+        proc = subprocess.Popen(args, stdout=log_file, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            return json.loads(path.read_text())
+        if proc.poll() is not None:
+            tail = log_path.read_text(errors="replace")[-800:]
+            raise OmgError(f"vphone exited with code {proc.returncode}:\n{tail}")
+        time.sleep(0.05)
+    proc.terminate()
+    raise OmgError(f"vphone did not start within {timeout:g} s (log: {log_path})")
+
+
+def serve_forever(port: int, seed: int, profile: str, latency: bool) -> None:
+    from omg_agent.vphone.control import ControlServer
+    from omg_agent.vphone.phone import VirtualPhone
+
+    phone = VirtualPhone(profile, seed=seed, latency=latency)
+    adbd = phone.serve(port=port)
+    stop = threading.Event()
+    control = ControlServer(phone, stop.set)
+    control.start()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    record = {"port": adbd.port, "control_port": control.port, "pid": os.getpid(),
+              "serial": f"127.0.0.1:{adbd.port}", "seed": seed, "profile": profile,
+              "latency": latency}
+    path = record_path(adbd.port)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record))
+    tmp.replace(path)
+    try:
+        stop.wait()
+    finally:
+        path.unlink(missing_ok=True)
+        control.stop()
+        phone.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="omg_agent.vphone.daemon")
+    parser.add_argument("--port", type=int, default=5555)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", default="default")
+    parser.add_argument("--latency", action="store_true")
+    ns = parser.parse_args(argv)
+    serve_forever(ns.port, ns.seed, ns.profile, ns.latency)
+
+
+if __name__ == "__main__":
+    main()
