@@ -38,6 +38,7 @@ from omg_agent.vphone.adbwire import (
     Message,
     ProtocolError,
     pack_header,
+    service_name,
     unpack_header,
     verify_payload,
 )
@@ -207,7 +208,8 @@ class AdbTransport:
         remote_id = msg.arg0
         if remote_id == 0:
             return
-        name = msg.data.split(b"\0", 1)[0].decode("utf-8", "replace")
+        name = service_name(msg.data)
+        logger.debug("OPEN %r from host stream %d", name, remote_id)
         with self._table_lock:
             local_id = self._next_id
             self._next_id += 1
@@ -220,7 +222,7 @@ class AdbTransport:
             self.send_message(A_CLSE, 0, remote_id)
             return
         self.send_message(A_OKAY, local_id, remote_id)
-        self._spawn(lambda: _run_service(service, stream), f"adbd-{name[:24]}")
+        self._spawn(lambda: _run_service(service, stream), f"adbd-{name[:24]!r}")
 
     def _on_stream_message(self, msg: Message) -> None:
         with self._table_lock:

@@ -10,12 +10,11 @@ stream; the transport itself stays up.
 from __future__ import annotations
 
 import logging
+import shlex
 import socket
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-from omg_agent.vphone.sync_service import SyncSession
 
 from omg_agent.vphone.adbstream import AdbStream
 from omg_agent.vphone.adbwire import (
@@ -32,6 +31,7 @@ from omg_agent.vphone.adbwire import (
     shell_packet,
 )
 from omg_agent.vphone.shellio import ShellIO
+from omg_agent.vphone.sync_service import SyncSession
 
 if TYPE_CHECKING:
     from omg_agent.vphone.adbd import AdbdBackend, Spawn
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 Service = Callable[[], None]
+STDIN_LIMIT = 1024 * 1024  # stdin kept for a command that may never read it
 
 
 def open_service(name: str, stream: AdbStream, backend: AdbdBackend,
@@ -68,6 +69,22 @@ def _open_tcp(stream: AdbStream, port: int, backend: AdbdBackend,
     return TcpBridge(stream, sock, spawn).run
 
 
+def streamed_install_size(command: str) -> int:
+    """N for ``cmd package install -S N`` (and ``pm install -S N``), which read N stdin bytes.
+
+    ``adb install`` streams the APK that way over an ``exec:``/``abb_exec:`` stream, which has
+    no end-of-input signal, so the bytes are gathered before the command runs.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return 0
+    if "install" not in words or "-S" not in words:
+        return 0
+    at = words.index("-S") + 1
+    return int(words[at]) if at < len(words) and words[at].isdigit() else 0
+
+
 class ShellSession:
     """A ``shell``/``exec`` stream: runs the command, forwards its output, reports its exit."""
 
@@ -79,10 +96,13 @@ class ShellSession:
         self._stdin = bytearray()
         self._stdin_closed = False
         self._stdin_cond = threading.Condition()
+        self._stdin_size = streamed_install_size(request.command)
         stream.data_handler = self._on_host_data
 
     def run(self) -> None:
         io = ShellIO(self._write_out, self._write_err, self.stream.cancelled)
+        if self._stdin_size:
+            io.stdin = self._take_stdin(self._stdin_size)
         if self.request.command.strip():
             code = self._run_one(self.request.command, io)
         else:
@@ -114,6 +134,15 @@ class ShellSession:
             if command:
                 code = self._run_one(command, io)
 
+    def _take_stdin(self, size: int) -> bytes:
+        """Wait for ``size`` stdin bytes (or its end), for commands that read exactly that."""
+        with self._stdin_cond:
+            while len(self._stdin) < size and not self._stdin_closed and not self.stream.closed:
+                self._stdin_cond.wait(0.5)
+            data = bytes(self._stdin[:size])
+            del self._stdin[:size]
+        return data
+
     def _next_stdin_line(self) -> str | None:
         with self._stdin_cond:
             while b"\n" not in self._stdin:
@@ -138,7 +167,7 @@ class ShellSession:
 
     def _add_stdin(self, data: bytes, *, eof: bool) -> None:
         with self._stdin_cond:
-            if len(self._stdin) < 1024 * 1024:  # nobody may be reading it: bound it
+            if len(self._stdin) < max(STDIN_LIMIT, self._stdin_size):  # may go unread
                 self._stdin.extend(data)
             self._stdin_closed = self._stdin_closed or eof
             self._stdin_cond.notify_all()

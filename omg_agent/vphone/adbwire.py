@@ -12,6 +12,7 @@ the payload; peers at version >= ``VERSION_SKIP_CHECKSUM`` may send 0 instead.
 
 from __future__ import annotations
 
+import shlex
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ HEADER_SIZE = HEADER.size
 # Features this adbd really implements; the backend's banner should not claim more.
 DEVICE_FEATURES = (
     "shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir",
-    "fixed_push_symlink_timestamp",
+    "fixed_push_symlink_timestamp", "abb", "abb_exec",
 )
 
 
@@ -104,8 +105,14 @@ def unpack_header(raw: bytes, *, max_payload: int = MAX_ACCEPTED_PAYLOAD) -> Hea
 
 
 def verify_payload(header: Header, data: bytes, version: int) -> None:
-    """Check the byte sum; peers at the skip-checksum version may send anything there."""
-    if version < VERSION_SKIP_CHECKSUM and header.data_check != checksum(data):
+    """Check the byte sum when one was sent.
+
+    A zero sum is always accepted: a reconnecting adb server still uses the version it had
+    negotiated before, so its first CNXN already skips the checksum.
+    """
+    if header.data_check == 0 or version >= VERSION_SKIP_CHECKSUM:
+        return
+    if header.data_check != checksum(data):
         raise ProtocolError("payload checksum mismatch")
 
 
@@ -114,6 +121,15 @@ def device_banner(product: str, model: str, device: str,
     """The CNXN payload a device sends; ``adb devices -l`` shows these three properties."""
     props = f"ro.product.name={product};ro.product.model={model};ro.product.device={device};"
     return f"device::{props}features={','.join(features)}".encode()
+
+
+def service_name(open_payload: bytes) -> str:
+    """The service an OPEN asks for: its payload less the one trailing NUL.
+
+    Inner NULs are kept: ``abb_exec:`` separates its arguments with them.
+    """
+    raw = open_payload[:-1] if open_payload.endswith(b"\0") else open_payload
+    return raw.decode("utf-8", "replace")
 
 
 def parse_host_banner(data: bytes) -> dict[str, str]:
@@ -141,9 +157,14 @@ class ShellRequest:
 
 
 def parse_shell_service(name: str) -> ShellRequest | None:
-    """Parse ``shell:cmd``, ``shell,v2,TERM=xterm-256color,raw:cmd`` and ``exec:cmd``."""
+    """Parse ``shell:cmd``, ``shell,v2,TERM=xterm-256color,raw:cmd``, ``exec:cmd``, and the
+    binder bridge ``abb_exec:a\0b`` / ``abb:a\0b`` (run as ``cmd a b``)."""
     if name.startswith("exec:"):
         return ShellRequest(name[len("exec:"):])
+    for prefix, v2 in (("abb_exec:", False), ("abb:", True)):
+        if name.startswith(prefix):
+            args = [a for a in name[len(prefix):].split("\0") if a]
+            return ShellRequest(shlex.join(["cmd", *args]), protocol_v2=v2)
     if name == "shell":
         return ShellRequest("", pty=True)
     if not name.startswith(("shell:", "shell,")):
