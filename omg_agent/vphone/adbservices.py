@@ -116,8 +116,12 @@ class ShellSession:
         except BrokenPipeError:
             logger.debug("shell %r: client went away", command)
             return 141  # what a shell reports for SIGPIPE
-        except Exception:
+        except Exception as exc:
             logger.exception("shell command %r crashed", command)
+            try:
+                io.write_err(f"vphone: {command}: internal error: {exc!r}\n".encode())
+            except BrokenPipeError:
+                logger.debug("shell %r: client went away", command)
             return 255
 
     def _run_interactive(self, io: ShellIO) -> int:

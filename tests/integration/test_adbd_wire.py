@@ -34,6 +34,7 @@ from omg_agent.vphone.adbwire import (
     Message,
     device_banner,
     pack_message,
+    shell_packet,
     unpack_header,
 )
 from omg_agent.vphone.memfs import MemFS
@@ -387,8 +388,8 @@ class RawHost:
         return Message(header.command, header.arg0, header.arg1,
                        self.recv_exact(header.data_length))
 
-    def handshake(self) -> Message:
-        self.send(Message(A_CNXN, 0x01000001, 1024 * 1024, b"host::features=shell_v2"))
+    def handshake(self, max_payload: int = 1024 * 1024) -> Message:
+        self.send(Message(A_CNXN, 0x01000001, max_payload, b"host::features=shell_v2"))
         return self.recv()
 
 
@@ -437,3 +438,52 @@ def test_garbage_header_drops_only_that_connection(raw_host: RawHost, serial: st
     raw_host.sock.sendall(b"\xff" * HEADER_SIZE)
     assert raw_host.sock.recv(1) == b""
     assert adb("-s", serial, "shell", "echo fine").stdout == "fine\n"
+
+
+def test_device_waits_for_okay_between_writes_and_honours_host_max_payload(
+        raw_host: RawHost) -> None:
+    raw_host.handshake(max_payload=65536)
+    raw_host.send(Message(A_OPEN, 11, 0, b"exec:bytes 300000\0"))
+    ok = raw_host.recv()
+    assert ok.command == A_OKAY
+    got = bytearray()
+    while True:
+        msg = raw_host.recv()
+        if msg.command == A_CLSE:
+            break
+        assert msg.command == A_WRTE and len(msg.data) <= 65536
+        got.extend(msg.data)
+        if len(got) == 65536:  # hold the OKAY back once: nothing more may arrive meanwhile
+            raw_host.sock.settimeout(0.3)
+            with pytest.raises(TimeoutError):
+                raw_host.sock.recv(1)
+            raw_host.sock.settimeout(10)
+        raw_host.send(Message(A_OKAY, 11, ok.arg0))
+    assert bytes(got) == pattern(300000)
+
+
+def test_many_raw_connections_with_interleaved_streams(adbd: AdbdServer) -> None:
+    def session(n: int) -> list[bytes]:
+        with socket.create_connection(("127.0.0.1", adbd.port)) as sock:
+            host = RawHost(sock)
+            host.handshake()
+            for i in range(1, 6):
+                host.send(Message(A_OPEN, i, 0, f"shell,v2,raw:echo {n}-{i}\0".encode()))
+            out: dict[int, bytearray] = {i: bytearray() for i in range(1, 6)}
+            open_streams = set(out)
+            while open_streams:
+                msg = host.recv()
+                if msg.command == A_WRTE:
+                    out[msg.arg1].extend(msg.data)
+                    host.send(Message(A_OKAY, msg.arg1, msg.arg0))
+                elif msg.command == A_CLSE:
+                    open_streams.discard(msg.arg1)
+            return [bytes(out[i]) for i in range(1, 6)]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(session, range(4)))
+    for n, streams in enumerate(results):
+        for i, data in enumerate(streams, start=1):
+            line = f"{n}-{i}\n".encode()
+            assert data == shell_packet(1, line) + shell_packet(3, b"\0")
+    assert idle(adbd)
