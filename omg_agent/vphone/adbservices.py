@@ -40,6 +40,11 @@ logger = logging.getLogger(__name__)
 
 Service = Callable[[], None]
 STDIN_LIMIT = 1024 * 1024  # stdin kept for a command that may never read it
+# What a user build's adbd answers (and then closes) instead of restarting itself.
+PRODUCTION_BUILD_REPLIES = {
+    "root:": b"adbd cannot run as root in production builds\n",
+    "unroot:": b"adbd not running as root\n",
+}
 
 
 def open_service(name: str, stream: AdbStream, backend: AdbdBackend,
@@ -54,6 +59,8 @@ def open_service(name: str, stream: AdbStream, backend: AdbdBackend,
         port = parse_tcp_service(name)
         if port is not None:
             return _open_tcp(stream, port, backend, spawn)
+        if name in PRODUCTION_BUILD_REPLIES:
+            return lambda: stream.write(PRODUCTION_BUILD_REPLIES[name])
     except Exception:
         logger.exception("opening service %r failed", name)
     return None

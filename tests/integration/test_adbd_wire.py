@@ -215,6 +215,28 @@ def test_adb_install_streams_the_apk_to_cmd_package_install(serial: str, phone: 
     assert stdin == apk.read_bytes()
 
 
+def test_push_and_pull_of_a_directory_tree(serial: str, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "a.txt").write_bytes(b"a\n")
+    (tree / "sub" / "b.bin").write_bytes(random.randbytes(100_000))
+    assert adb("-s", serial, "push", str(tree), "/sdcard/").returncode == 0
+    back = tmp_path / "back"
+    assert adb("-s", serial, "pull", "/sdcard/tree", str(back)).returncode == 0
+    assert (back / "a.txt").read_bytes() == b"a\n"
+    assert (back / "sub" / "b.bin").read_bytes() == (tree / "sub" / "b.bin").read_bytes()
+
+
+def test_shell_without_command_runs_piped_stdin_lines(serial: str) -> None:
+    result = subprocess.run([ADB, "-s", serial, "shell"], input="echo one\necho two\nexit 4\n",
+                            capture_output=True, text=True, timeout=30)
+    assert (result.returncode, result.stdout) == (4, "one\ntwo\n")
+
+
+def test_root_is_declined_like_a_production_build(serial: str) -> None:
+    assert "cannot run as root" in adb("-s", serial, "root").stdout
+
+
 # -- adbutils ---------------------------------------------------------------------------------
 
 def test_adbutils_shell_and_shell2_exit_code(device: adbutils.AdbDevice) -> None:
