@@ -1,0 +1,165 @@
+"""``dumpsys``: the few services clients parse, in Android 13's layout.
+
+Only the lines clients actually read are produced, but each is byte-for-byte the real shape:
+adbutils' ``app_current()`` matches ``mCurrentFocus=Window{...}``, then
+``mResumedActivity: ActivityRecord{...}`` and ``ACTIVITY pkg/.Act hash pid=N``;
+``rotation()`` looks for ``orientation=N``; ``battery()`` reads ``key: value`` lines. Other
+services print nothing and succeed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from omg_agent.vphone.shell.commands.ids import object_hash, pid_of, task_id, uid_of
+from omg_agent.vphone.shell.context import CommandTable, Ctx
+
+BATTERY = """Current Battery Service state:
+  AC powered: false
+  USB powered: true
+  Wireless powered: false
+  Dock powered: false
+  Max charging current: 500000
+  Max charging voltage: 5000000
+  Charge counter: 4000000
+  status: 2
+  health: 2
+  present: true
+  level: 100
+  scale: 100
+  voltage: 4300
+  temperature: 250
+  technology: Li-ion
+"""
+
+
+def _component(package: str, activity: str) -> tuple[str, str]:
+    """(short "pkg/.Act", full "pkg/pkg.Act") forms of a component name."""
+    full_cls = package + activity if activity.startswith(".") else activity
+    short_cls = full_cls[len(package):] if full_cls.startswith(package + ".") else full_cls
+    return f"{package}/{short_cls}", f"{package}/{full_cls}"
+
+
+def _focus(ctx: Ctx) -> tuple[str, str, str]:
+    package, activity = ctx.phone.focus()
+    short, full = _component(package, activity)
+    return package, short, full
+
+
+def _record(package: str, short: str) -> str:
+    return f"ActivityRecord{{{object_hash('ar:' + short)} u0 {short} t{task_id(package)}}}"
+
+
+def _window(ctx: Ctx, args: list[str]) -> None:
+    package, short, full = _focus(ctx)
+    window = f"Window{{{object_hash('win:' + full)} u0 {full}}}"
+    ime = ctx.phone.ime_current
+    ctx.out(
+        "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
+        f"  Window #0 {window}:\n"
+        f"    mDisplayId=0 rootTaskId={task_id(package)} mSession=Session{{7f3e2a1 "
+        f"{pid_of(package)}:{uid_of(package)}}} mClient=android.os.BinderProxy@5c1d2e3\n"
+        f"    mOwnerUid={uid_of(package)} showForAllUsers=false package={package} appop=NONE\n"
+        "    mAttrs={(0,0)(fillxfill) sim={adjust=pan} ty=BASE_APPLICATION fmt=TRANSPARENT}\n"
+        "    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false\n"
+        "\n"
+        "  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw411dp w411dp h914dp 440dpi nrml"
+        " long port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - 1080, 2400)}}\n"
+        "  mHasPermanentDpad=false\n"
+        "  mTopFocusedDisplayId=0\n"
+        f"  mInputMethodWindow=Window{{{object_hash('ime:' + ime)} u0 InputMethod}}\n"
+        f"  mCurrentFocus={window}\n"
+        f"  mFocusedApp={_record(package, short)}\n"
+    )
+
+
+def _activity(ctx: Ctx, args: list[str]) -> None:
+    package, short, _ = _focus(ctx)
+    what = args[0] if args else "activities"
+    record = _record(package, short)
+    if what == "top":
+        ctx.out(f"TASK {package} id={task_id(package)} userId=0\n"
+                f"  ACTIVITY {short} {object_hash('ar:' + short)} pid={pid_of(package)}\n")
+    elif what in ("activities", "a"):
+        ctx.out(
+            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"
+            "Display #0 (activities from top to bottom):\n"
+            f"  * Task{{{object_hash('task:' + package)} #{task_id(package)} type=standard "
+            f"A={uid_of(package)}:{package} U=0 visible=true visibleRequested=true "
+            "mode=fullscreen translucent=false sz=1}\n"
+            f"    topResumedActivity={record}\n"
+            f"    mResumedActivity: {record}\n"
+            "\n"
+            f"  ResumedActivity: {record}\n"
+        )
+
+
+def _display(ctx: Ctx, args: list[str]) -> None:
+    p = ctx.phone.profile
+    frame = f"Rect(0, 0 - {p.width}, {p.height})"
+    ctx.out(
+        "DISPLAY MANAGER (dumpsys display)\n"
+        "  mOnlyCode=false\n"
+        "  mSafeMode=false\n"
+        f"  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, isActive=true, displayId=0,"
+        f" uniqueId='local:4619827259835644672', physicalPort=0, orientation=0, "
+        f"logicalFrame={frame}, physicalFrame={frame}, deviceWidth={p.width}, "
+        f"deviceHeight={p.height}}}]\n"
+        f"  mDefaultDisplayDeviceInfo: DisplayDeviceInfo{{\"Built-in Screen\": "
+        f"uniqueId=\"local:4619827259835644672\", {p.width} x {p.height}, modeId 1, "
+        f"density {p.density}, rotation 0, type INTERNAL, state ON}}\n"
+    )
+
+
+def _input_method(ctx: Ctx, args: list[str]) -> None:
+    ime = ctx.phone.ime_current
+    shown = "true" if getattr(ctx.phone, "keyboard_shown", False) else "false"
+    ctx.out("Current Input Method Manager state:\n  Input Methods:\n"
+            + "".join(f"    InputMethodInfo{{{i}}}\n" for i in ctx.phone.ime_ids)
+            + f"  mCurMethodId={ime}\n  mCurId={ime}\n  mInputShown={shown}\n")
+
+
+def _battery(ctx: Ctx, args: list[str]) -> None:
+    ctx.out(BATTERY)
+
+
+def _power(ctx: Ctx, args: list[str]) -> None:
+    ctx.out("POWER MANAGER (dumpsys power)\n"
+            "  mWakefulness=Awake\n"
+            "  mHoldingDisplaySuspendBlocker=true\n"
+            "  Display Power: state=ON\n")
+
+
+def _package(ctx: Ctx, args: list[str]) -> None:
+    package = next((a for a in args if not a.startswith("-")), None)
+    if package is None or package not in ctx.phone.packages():
+        return
+    ctx.out(
+        "Packages:\n"
+        f"  Package [{package}] ({object_hash('pkg:' + package)}):\n"
+        f"    userId={uid_of(package)}\n"
+        "    versionCode=1 minSdk=24 targetSdk=33\n"
+        "    versionName=1.0\n"
+        "    pkgFlags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n"
+        "    firstInstallTime=2024-01-01 00:00:00\n"
+        "    lastUpdateTime=2024-01-01 00:00:00\n"
+    )
+
+
+SERVICES: dict[str, Callable[[Ctx, list[str]], None]] = {
+    "window": _window, "activity": _activity, "display": _display,
+    "input_method": _input_method, "battery": _battery, "power": _power,
+    "package": _package,
+}
+
+
+def dumpsys(ctx: Ctx, args: list[str]) -> int:
+    if ctx.latency("dumpsys"):
+        return 0
+    service = SERVICES.get(args[0]) if args else None
+    if service is not None:
+        service(ctx, args[1:])
+    return 0
+
+
+COMMANDS: CommandTable = {"dumpsys": dumpsys}

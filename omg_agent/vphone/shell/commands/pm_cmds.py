@@ -1,0 +1,246 @@
+"""Packages, input methods, content providers and the uiautomator2 server process.
+
+``pm`` lists and clears the phone's apps, ``ime`` switches input methods,
+``content query --uri content://omg.vphone/state`` is the documented device-side state API
+(one row whose ``state`` column is the JSON of ``phone.state()``), and ``app_process`` runs
+uiautomator2's ``com.wetest.uia2.Main`` server for as long as its stream stays open.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from omg_agent.vphone.shell.commands.ids import object_hash
+from omg_agent.vphone.shell.context import CommandTable, Ctx
+
+logger = logging.getLogger(__name__)
+
+STATE_URI = "content://omg.vphone/state"
+U2_MAIN = "com.wetest.uia2.Main"
+U2_DEFAULT_PORT = 9008
+SYSTEM_PREFIXES = ("android", "com.android.", "com.google.android.")
+
+
+def is_system(package: str) -> bool:
+    return package == "android" or package.startswith(SYSTEM_PREFIXES)
+
+
+def apk_path(package: str) -> str:
+    if is_system(package):
+        name = package.rsplit(".", 1)[-1].capitalize()
+        return f"/system/priv-app/{name}/{name}.apk"
+    return f"/data/app/~~{object_hash('a:' + package)}==/{package}-" \
+           f"{object_hash('b:' + package)}==/base.apk"
+
+
+# -- pm -----------------------------------------------------------------------------------
+def _pm_list(ctx: Ctx, args: list[str]) -> int:
+    if not args or args[0] != "packages":
+        return 0  # features, permissions, users...: nothing to list
+    flags = {a for a in args[1:] if a.startswith("-")}
+    needle = next((a for a in args[1:] if not a.startswith("-")), "")
+    for package in sorted(ctx.phone.packages()):
+        if ("-3" in flags and is_system(package)) or ("-s" in flags and not is_system(package)):
+            continue
+        if needle not in package:
+            continue
+        prefix = f"package:{apk_path(package)}=" if "-f" in flags else "package:"
+        ctx.outln(prefix + package)
+    return 0
+
+
+def _pm_path(ctx: Ctx, args: list[str]) -> int:
+    package = args[-1] if args else ""
+    if package not in ctx.phone.packages():
+        return 1
+    ctx.outln(f"package:{apk_path(package)}")
+    return 0
+
+
+def _pm_clear(ctx: Ctx, args: list[str]) -> int:
+    package = args[-1] if args else ""
+    clear = getattr(ctx.phone, "clear_app", None)
+    ok = package in ctx.phone.packages() and (clear is None or clear(package) is not False)
+    ctx.outln("Success" if ok else "Failed")
+    return 0
+
+
+def _pm_install(ctx: Ctx, args: list[str]) -> int:
+    ctx.outln("Failure [INSTALL_FAILED_INVALID_APK: the virtual phone cannot install apps]")
+    return 1
+
+
+def _pm_uninstall(ctx: Ctx, args: list[str]) -> int:
+    ctx.outln("Failure [DELETE_FAILED_INTERNAL_ERROR]")
+    return 1
+
+
+def _pm_ok(ctx: Ctx, args: list[str]) -> int:
+    return 0  # grant, revoke, enable, disable...: accepted
+
+
+PM_COMMANDS = {"list": _pm_list, "path": _pm_path, "clear": _pm_clear,
+               "install": _pm_install, "uninstall": _pm_uninstall, "grant": _pm_ok,
+               "revoke": _pm_ok, "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok}
+
+
+def pm(ctx: Ctx, args: list[str]) -> int:
+    if not args:
+        ctx.outln("Package manager (package) commands:")
+        return 0
+    sub = PM_COMMANDS.get(args[0])
+    if sub is None:
+        ctx.errln(f"Unknown command: {args[0]}")
+        return 255
+    return sub(ctx, args[1:])
+
+
+# -- ime -------------------------------------------------------------------------------------
+def _enabled_imes(ctx: Ctx) -> list[str]:
+    raw = ctx.phone.settings.get("secure", {}).get("enabled_input_methods")
+    if raw is None:
+        return list(ctx.phone.ime_ids)
+    return [i for i in raw.split(":") if i]
+
+
+def _set_enabled(ctx: Ctx, ids: list[str]) -> None:
+    with ctx.phone.lock:
+        ctx.phone.settings.setdefault("secure", {})["enabled_input_methods"] = ":".join(ids)
+
+
+def ime(ctx: Ctx, args: list[str]) -> int:
+    sub = args[0] if args else ""
+    target = args[-1] if len(args) > 1 else ""
+    if sub == "list":
+        ids = list(ctx.phone.ime_ids) if "-a" in args else _enabled_imes(ctx)
+        for ime_id in ids:
+            ctx.outln(ime_id if "-s" in args else f"{ime_id}:\n  mId={ime_id}")
+        return 0
+    if sub in ("enable", "disable"):
+        if target not in ctx.phone.ime_ids:
+            ctx.errln(f"Unknown input method {target} cannot be {sub}d for user #0")
+            return 255
+        enabled = _enabled_imes(ctx)
+        was = target in enabled
+        if (sub == "enable") != was:
+            _set_enabled(ctx, enabled + [target] if sub == "enable" else
+                         [i for i in enabled if i != target])
+        state = "already" if (sub == "enable") == was else "now"
+        ctx.outln(f"Input method {target}: {state} {sub}d")
+        return 0
+    if sub == "set":
+        if not ctx.phone.set_ime(target):
+            ctx.errln(f"Unknown input method {target} cannot be selected for user #0")
+            return 255
+        ctx.outln(f"Input method {target} selected for user #0")
+        return 0
+    ctx.outln("ime <command>:")
+    return 0 if not sub else 255
+
+
+# -- content ---------------------------------------------------------------------------------
+def _settings_rows(ctx: Ctx, rest: str) -> list[str] | None:
+    namespace, _, key = rest.partition("/")
+    table = ctx.phone.settings.get(namespace) if namespace in ("system", "secure", "global") \
+        else None
+    if table is None:
+        return None
+    items = [(k, v) for k, v in sorted(table.items()) if not key or k == key]
+    return [f"_id={n + 1}, name={k}, value={v}" for n, (k, v) in enumerate(items)]
+
+
+def content(ctx: Ctx, args: list[str]) -> int:
+    if not args or args[0] != "query":
+        ctx.errln("Error: only 'content query' is supported")
+        return 1
+    uri = next((args[i + 1] for i in range(len(args) - 1) if args[i] == "--uri"), None)
+    if uri is None:
+        ctx.errln("[ERROR] Content provider URI not specified! Did you specify --uri argument?")
+        return 1
+    authority = uri.removeprefix("content://").split("/", 1)[0]
+    rows: list[str] | None = None
+    if uri.rstrip("/") == STATE_URI:
+        rows = ["state=" + json.dumps(ctx.phone.state(), ensure_ascii=False,
+                                      separators=(",", ":"), sort_keys=True)]
+    elif authority == "settings":
+        rows = _settings_rows(ctx, uri.removeprefix("content://settings/"))
+    if rows is None:
+        ctx.errln(f"Error while accessing provider:{authority}")
+        ctx.errln(f"java.lang.IllegalArgumentException: Unknown URI {uri}")
+        return 1
+    if not rows:
+        ctx.outln("No result found.")
+    for n, row in enumerate(rows):
+        ctx.outln(f"Row: {n} {row}")
+    return 0
+
+
+# -- app_process: the uiautomator2 server -------------------------------------------------------
+def _u2_port(args: list[str]) -> int | None:
+    tail = args[args.index(U2_MAIN) + 1:]
+    for i, a in enumerate(tail):
+        if a == "-p" and i + 1 < len(tail):
+            return int(tail[i + 1]) if tail[i + 1].isdigit() else None
+    return U2_DEFAULT_PORT
+
+
+def app_process(ctx: Ctx, args: list[str]) -> int:
+    if U2_MAIN not in args:
+        cls = next((a for a in args[1:] if not a.startswith("-")), "")
+        ctx.errln(f"Error: Could not find class '{cls}'" if cls else
+                  "Usage: app_process [java-options] cmd-dir start-class-name [options]")
+        return 1
+    port = _u2_port(args)
+    if port is None:
+        ctx.errln("java.lang.NumberFormatException: invalid port")
+        return 1
+    state = ctx.state
+    with state.lock:
+        state.u2_refs[port] = state.u2_refs.get(port, 0) + 1
+        try:
+            ctx.phone.start_uiautomator_server(port)
+        except OSError as exc:
+            state.u2_refs[port] -= 1
+            ctx.errln(f"java.net.BindException: {exc}")
+            return 1
+    try:
+        ctx.outln("[server] INFO: [UiAutomator2Server] Starting Server")
+        while not ctx.wait(0.25):
+            pass
+    finally:
+        with state.lock:
+            state.u2_refs[port] -= 1
+            if state.u2_refs[port] <= 0:
+                del state.u2_refs[port]
+                ctx.phone.stop_uiautomator_server(port)
+    return 0
+
+
+# -- dispatch wrappers -----------------------------------------------------------------------
+CMD_SERVICES = {"activity": "am", "package": "pm", "input": "input", "settings": "settings",
+                "window": "wm", "input_method": "ime", "content": "content"}
+
+
+def cmd(ctx: Ctx, args: list[str]) -> int:
+    """``cmd <service> ...``: Android's generic binder shell, mapped onto our commands."""
+    if not args or args[0] == "-l":
+        for service in sorted(CMD_SERVICES):
+            ctx.outln(service)
+        return 0
+    target = CMD_SERVICES.get(args[0])
+    if target is None:
+        ctx.errln(f"cmd: Can't find service: {args[0]}")
+        return 20
+    return ctx.dispatch(ctx.sub(target), [target, *args[1:]])
+
+
+def toybox(ctx: Ctx, args: list[str]) -> int:
+    if not args:
+        return 0
+    return ctx.dispatch(ctx.sub(args[0]), args)
+
+
+COMMANDS: CommandTable = {"pm": pm, "ime": ime, "content": content,
+                          "app_process": app_process, "app_process64": app_process,
+                          "cmd": cmd, "toybox": toybox}
