@@ -52,7 +52,15 @@ RECV_SIZE = 256 * 1024
 
 
 class AdbdBackend(Protocol):
-    """What the adbd needs from the phone behind it (VirtualPhone provides it)."""
+    """What the adbd needs from the phone behind it (VirtualPhone provides it).
+
+    ``run_shell`` blocks until the command ends and returns its exit code. Once the client
+    closes the stream (or the transport drops) ``io.cancelled`` is set and ``io.write_out`` /
+    ``io.write_err`` raise BrokenPipeError, so long-running commands should watch the event.
+    For ``install -S N`` commands ``io.stdin`` already holds the N streamed bytes.
+    ``open_tcp`` raises ConnectionRefusedError (any OSError) when nothing listens there.
+    While ``online`` is False every connection is dropped and new ones are refused.
+    """
 
     fs: MemFS
 
