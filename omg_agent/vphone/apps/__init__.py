@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from omg_agent.vphone.apps.base import App, AppEnv
+from omg_agent.vphone.apps.feed import FeedApp
+from omg_agent.vphone.apps.login import LoginApp
 from omg_agent.vphone.apps.messages import MessagesApp
 from omg_agent.vphone.apps.notes import NotesApp
 from omg_agent.vphone.apps.settings import SettingsApp
 from omg_agent.vphone.apps.shop import ShopApp
 
-APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp]
+APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp, FeedApp,
+                                 LoginApp]
 
 
 def default_apps(env: AppEnv) -> list[App]:

@@ -22,12 +22,12 @@ from omg_agent.vphone.apps.shop_catalog import (
     format_price,
     search,
 )
+from omg_agent.vphone.apps.shop_views import PRICE_RED, product_row, promotions_webview, thumb
 from omg_agent.vphone.apps.textfit import clipped, ellipsize
-from omg_agent.vphone.ui.kit import DIVIDER, MUTED, SURFACE, Kit
+from omg_agent.vphone.ui.kit import MUTED, Kit
 from omg_agent.vphone.ui.view import Bounds, View
 
 ORANGE = (235, 95, 35)
-PRICE_RED = (215, 45, 45)
 ADDRESS = "No. 1 Demo Road, Shanghai 上海市演示路1号"
 
 
@@ -185,24 +185,8 @@ class ShopApp(App):
                                         "size": kit.dp(12), "radius": kit.dp(10)}))
         return bar
 
-    def _product_row(self, kit: Kit, bounds: Bounds, p: Product) -> View:
-        left, top, right, bottom = bounds
-        pad, side = kit.dp(12), bottom - top - kit.dp(20)
-        row = kit.view("android.widget.LinearLayout", bounds, clickable=True, focusable=True,
-                       on_click=lambda: self._open(p.pid), desc=p.name,
-                       resource_id=f"{self.package}:id/product_item",
-                       style={"bg": SURFACE, "divider": DIVIDER})
-        row.add(_thumb(kit, (left + pad, top + kit.dp(10), left + pad + side,
-                             top + kit.dp(10) + side), p))
-        tx = left + pad * 2 + side
-        size = kit.dp(17)
-        row.add(kit.text((tx, top + kit.dp(10), right - pad, top + kit.dp(38)),
-                         ellipsize(p.name, size, right - pad - tx), size=17,
-                         resource_id=f"{self.package}:id/name"))
-        row.add(kit.text((tx, top + kit.dp(40), right - pad, top + kit.dp(64)),
-                         format_price(self.prices[p.pid]), size=15, color=PRICE_RED, bold=True,
-                         resource_id=f"{self.package}:id/price"))
-        return row
+    def _row(self, kit: Kit, bounds: Bounds, p: Product) -> View:
+        return product_row(kit, bounds, p, self.prices[p.pid], self._open)
 
     def _build_main(self, kit: Kit, root: View) -> None:
         root.add(self._bar(kit, "Shop 商城", back=False))
@@ -223,7 +207,7 @@ class ShopApp(App):
         y += kit.dp(36)
         h = kit.dp(76)
         for pid in self.featured:
-            root.add(self._product_row(kit, (0, y, kit.width, y + h), BY_ID[pid]))
+            root.add(self._row(kit, (0, y, kit.width, y + h), BY_ID[pid]))
             y += h
         for label, handler, rid in (
                 ("Promotions 活动", lambda: self.push("promotions"), "promotions"),
@@ -264,7 +248,7 @@ class ShopApp(App):
             params["offset"] = max(0, min(limit, params["offset"] + delta))
 
         root.add(kit.scroll_list(bounds, [h] * len(found), params["offset"],
-                                 lambda i, b: self._product_row(kit, b, found[i]), scroll,
+                                 lambda i, b: self._row(kit, b, found[i]), scroll,
                                  resource_id=f"{self.package}:id/results"))
 
     def _build_product(self, kit: Kit, root: View) -> None:
@@ -273,7 +257,7 @@ class ShopApp(App):
         top = kit.content[1] + kit.dp(72)
         side = kit.dp(180)
         cx = kit.width // 2
-        root.add(_thumb(kit, (cx - side // 2, top, cx + side // 2, top + side), p))
+        root.add(thumb(kit, (cx - side // 2, top, cx + side // 2, top + side), p))
         y = top + side + kit.dp(20)
         root.add(kit.text(kit.row(y, 36), p.name, size=24, bold=True,
                           resource_id=f"{self.package}:id/name"))
@@ -360,32 +344,7 @@ class ShopApp(App):
 
     def _build_promotions(self, kit: Kit, root: View) -> None:
         root.add(self._bar(kit, "Promotions 活动"))
-        top = kit.content[1] + kit.dp(56)
-        web = kit.view("android.webkit.WebView", (0, top, kit.width, kit.content[3]),
-                       opaque_to_tree=True, focusable=True,
-                       resource_id=f"{self.package}:id/webview",
-                       style={"bg": (255, 244, 230)})
-        web.add(kit.text(kit.row(top + kit.dp(16), 44), "Double 11 Sale 双十一大促", size=26,
-                         bold=True, color=PRICE_RED, align="center"))
-        web.add(kit.text(kit.row(top + kit.dp(60), 28), "Today only 仅限今日", size=15,
-                         color=MUTED, align="center"))
-        # Cards a user can read and tap but a tree-only agent cannot see (OCR needed).
-        y, h, m = top + kit.dp(104), kit.dp(88), kit.dp(16)
-        for p in CATALOGUE[::4]:
-            card = kit.view("android.view.View", (m, y, kit.width - m, y + h - kit.dp(8)),
-                            clickable=True, on_click=lambda pid=p.pid: self._open(pid),
-                            style={"bg": (255, 255, 255), "radius": kit.dp(12)})
-            card.add(_thumb(kit, (m + kit.dp(10), y + kit.dp(10), m + kit.dp(70),
-                                  y + kit.dp(70)), p))
-            x = m + kit.dp(84)
-            card.add(kit.text((x, y + kit.dp(8), kit.width - 2 * m, y + kit.dp(40)), p.name,
-                              size=18, bold=True))
-            card.add(kit.text((x, y + kit.dp(42), kit.width - 2 * m, y + kit.dp(70)),
-                              f"特价 {format_price(self.prices[p.pid])}", size=16,
-                              color=PRICE_RED))
-            web.add(card)
-            y += h
-        root.add(web)
+        root.add(promotions_webview(kit, kit.content[1] + kit.dp(56), self.prices, self._open))
 
     def _popup(self, kit: Kit) -> View:
         dialog = kit.dialog("Limited offer! 限时优惠", self.t(
@@ -426,9 +385,3 @@ class ShopApp(App):
         }
 
 
-
-def _thumb(kit: Kit, bounds: Bounds, p: Product) -> View:
-    """A product picture: the product's glyph on a rounded tile of its colour."""
-    return kit.view("android.widget.ImageView", bounds, kind="icon", desc=p.name,
-                    resource_id=f"{kit.package}:id/image",
-                    style={"bg": p.color, "glyph": p.glyph, "fg": (255, 255, 255)})
