@@ -1,0 +1,340 @@
+"""The action space: every thing a decision can ask the device (or the user) to do.
+
+One pydantic model per action, joined in :data:`Action`, a union discriminated on ``type``
+(DESIGN.md §3). The JSON schema sent to models is generated from these same models, so every
+field carries a ``description``. Targets — where a touch lands — are a normalized point,
+an element id from the current element list, or an anchor (text / resource-id / desc).
+Models are frozen and forbid unknown fields, so a typo in a model's reply comes back as a
+validation error naming the field, which the brain feeds back for a retry.
+
+:func:`is_boundary` says whether an action may change the screen unpredictably: the executor
+stops a bundle after such an action so the next decision sees the new screen.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    field_validator,
+    model_validator,
+)
+
+from omg_agent.core.geometry import NORM_MAX
+
+# ``$name`` or ``${name}`` in typed text refers to a MemoryBank value.
+VAR_PATTERN = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+
+KEYCODES: dict[str, int] = {
+    "home": 3, "back": 4, "call": 5, "endcall": 6, "dpad_up": 19, "dpad_down": 20,
+    "dpad_left": 21, "dpad_right": 22, "dpad_center": 23, "volume_up": 24,
+    "volume_down": 25, "power": 26, "camera": 27, "tab": 61, "space": 62, "enter": 66,
+    "delete": 67, "menu": 82, "search": 84, "media_play_pause": 85, "page_up": 92,
+    "page_down": 93, "escape": 111, "forward_delete": 112, "move_home": 122,
+    "move_end": 123, "recents": 187, "wakeup": 224, "sleep": 223,
+}
+KeyName = Literal[
+    "home", "back", "call", "endcall", "dpad_up", "dpad_down", "dpad_left", "dpad_right",
+    "dpad_center", "volume_up", "volume_down", "power", "camera", "tab", "space", "enter",
+    "delete", "menu", "search", "media_play_pause", "page_up", "page_down", "escape",
+    "forward_delete", "move_home", "move_end", "recents", "wakeup", "sleep",
+]
+_KEY_ALIASES = {"del": "delete", "backspace": "delete", "return": "enter",
+                "app_switch": "recents", "esc": "escape"}
+# Keys after which the screen may be anything: navigation, submit, system UI.
+BOUNDARY_KEYCODES = frozenset({3, 4, 5, 6, 23, 26, 66, 82, 84, 111, 187, 223, 224})
+
+Norm = Annotated[int, Field(ge=0, le=NORM_MAX)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# -- targets ----------------------------------------------------------------------------
+class PointTarget(_Model):
+    kind: Literal["point"] = Field("point", description="A point on the screen.")
+    x: Norm = Field(description="Horizontal position, 0 (left edge) to 1000 (right edge).")
+    y: Norm = Field(description="Vertical position, 0 (top edge) to 1000 (bottom edge).")
+
+
+class ElementTarget(_Model):
+    kind: Literal["element"] = Field("element", description="An element of the element list.")
+    id: int = Field(ge=1, description="The element's number in the current element list.")
+
+
+class AnchorTarget(_Model):
+    kind: Literal["anchor"] = Field("anchor",
+                                    description="The element found by its text, id or desc.")
+    text: str | None = Field(None, min_length=1, description="The element's visible text.")
+    resource_id: str | None = Field(None, min_length=1,
+                                    description="The element's resource-id.")
+    desc: str | None = Field(None, min_length=1,
+                             description="The element's content-description.")
+    match: Literal["exact", "contains", "regex"] = Field(
+        "exact", description="How text, resource_id and desc are compared.")
+
+    @model_validator(mode="after")
+    def _one_key(self) -> AnchorTarget:
+        if self.text is None and self.resource_id is None and self.desc is None:
+            raise ValueError("an anchor needs at least one of text, resource_id, desc")
+        if self.match == "regex":
+            for name in ("text", "resource_id", "desc"):
+                value = getattr(self, name)
+                if value is None:
+                    continue
+                try:
+                    re.compile(value)
+                except re.error as e:
+                    raise ValueError(f"{name}: invalid regex {value!r}: {e}") from None
+        return self
+
+
+_ANCHOR_KEYS = ("text", "resource_id", "desc")
+
+
+def _coerce_target(value: Any) -> Any:
+    """Accept the short forms models write: ``[x, y]``, ``7``, ``"text=Save"``, ``{x, y}``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return {"kind": "element", "id": value}
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return {"kind": "point", "x": value[0], "y": value[1]}
+    if isinstance(value, str):
+        key, sep, rest = value.partition("=")
+        key = key.strip().replace("-", "_")
+        if sep and key in _ANCHOR_KEYS:
+            return {"kind": "anchor", key: rest}
+        return value
+    if isinstance(value, dict) and "kind" not in value:
+        if "x" in value and "y" in value:
+            return {"kind": "point", **value}
+        if "id" in value:
+            return {"kind": "element", **value}
+        if any(k in value for k in _ANCHOR_KEYS):
+            return {"kind": "anchor", **value}
+    return value
+
+
+Target = Annotated[
+    PointTarget | ElementTarget | AnchorTarget,
+    Field(discriminator="kind",
+          description="Where to act: a point, an element id, or an anchor."),
+    BeforeValidator(_coerce_target),
+]
+
+
+class Region(_Model):
+    """A box in normalized units."""
+
+    left: Norm = Field(description="Left edge, 0–1000.")
+    top: Norm = Field(description="Top edge, 0–1000.")
+    right: Norm = Field(description="Right edge, 0–1000.")
+    bottom: Norm = Field(description="Bottom edge, 0–1000.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Region:
+        if self.right <= self.left or self.bottom <= self.top:
+            raise ValueError("region needs left < right and top < bottom")
+        return self
+
+
+class FromScreen(_Model):
+    target: Target | None = Field(None, description="Save the text of this element.")
+    region: Region | None = Field(None, description="Save the text read (OCR) in this box.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> FromScreen:
+        if (self.target is None) == (self.region is None):
+            raise ValueError("from_screen needs exactly one of target, region")
+        return self
+
+
+# -- actions ----------------------------------------------------------------------------
+class Tap(_Model):
+    type: Literal["tap"] = Field("tap", description="Tap once.")
+    target: Target
+
+
+class LongPress(_Model):
+    type: Literal["long_press"] = Field("long_press", description="Touch and hold.")
+    target: Target
+    duration_ms: int = Field(800, ge=300, le=10_000, description="How long to hold, in ms.")
+
+
+class DoubleTap(_Model):
+    type: Literal["double_tap"] = Field("double_tap", description="Tap twice quickly.")
+    target: Target
+
+
+class Swipe(_Model):
+    type: Literal["swipe"] = Field(
+        "swipe", description="Drag a finger: give from and to, or direction (and distance).")
+    from_: Target | None = Field(None, alias="from",
+                                 description="Where the finger goes down.")
+    to: Target | None = Field(None, description="Where the finger lifts.")
+    direction: Literal["up", "down", "left", "right"] | None = Field(
+        None, description="Direction the finger moves; 'up' reveals content further down.")
+    distance: int = Field(500, ge=50, le=NORM_MAX,
+                          description="With direction: how far, in 0–1000 screen units.")
+    start: Target | None = Field(
+        None, description="With direction: where to start (default: the screen centre).")
+    duration_ms: int = Field(300, ge=50, le=5_000, description="Swipe duration in ms.")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Swipe:
+        pair = self.from_ is not None or self.to is not None
+        if pair and self.direction is not None:
+            raise ValueError("swipe takes either from/to or direction, not both")
+        if pair and (self.from_ is None or self.to is None):
+            raise ValueError("swipe with points needs both from and to")
+        if not pair and self.direction is None:
+            raise ValueError("swipe needs from and to, or a direction")
+        if pair and self.start is not None:
+            raise ValueError("start goes with direction, not with from/to")
+        return self
+
+
+class TypeText(_Model):
+    type: Literal["type"] = Field("type",
+                                  description="Type text into the focused (or given) field.")
+    text: str = Field(description="The text; $name inserts a saved memory value.")
+    target: Target | None = Field(None, description="Field to focus first (optional).")
+    clear: bool = Field(False, description="Empty the field before typing.")
+    submit: bool = Field(False, description="Press enter after typing.")
+
+    @model_validator(mode="after")
+    def _something(self) -> TypeText:
+        if not self.text and not self.clear:
+            raise ValueError("text is empty (use clear=true to empty a field)")
+        return self
+
+    @property
+    def variables(self) -> list[str]:
+        """Memory names referenced in ``text``, in order."""
+        return [a or b for a, b in VAR_PATTERN.findall(self.text)]
+
+
+class Key(_Model):
+    type: Literal["key"] = Field("key", description="Press a key.")
+    key: KeyName | int = Field(description="A key name (back, home, enter, …) or a keycode.")
+
+    @field_validator("key", mode="before")
+    @classmethod
+    def _normalise(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            name = value.strip().lower().removeprefix("keycode_")
+            if name.isdigit():
+                return int(name)
+            name = _KEY_ALIASES.get(name, name)
+            if name not in KEYCODES:
+                raise ValueError(f"unknown key {value!r}; use a keycode or one of: "
+                                 + ", ".join(KEYCODES))
+            return name
+        return value
+
+    @field_validator("key")
+    @classmethod
+    def _keycode_range(cls, value: str | int) -> str | int:
+        if isinstance(value, int) and not 0 < value < 400:
+            raise ValueError(f"keycode {value} is out of range 1–399")
+        return value
+
+    @property
+    def keycode(self) -> int:
+        return self.key if isinstance(self.key, int) else KEYCODES[self.key]
+
+
+class Launch(_Model):
+    type: Literal["launch"] = Field("launch", description="Open an app.")
+    app: str = Field(min_length=1, description="App name (e.g. 'Settings', '设置') or package.")
+
+
+class Back(_Model):
+    type: Literal["back"] = Field("back", description="Press the system back button.")
+
+
+class Home(_Model):
+    type: Literal["home"] = Field("home", description="Go to the home screen.")
+
+
+class Wait(_Model):
+    type: Literal["wait"] = Field("wait", description="Let the screen settle or load.")
+    seconds: float = Field(1.0, gt=0, le=60, description="How long to wait, in seconds.")
+
+
+class MemSave(_Model):
+    type: Literal["mem_save"] = Field("mem_save", description="Remember a value for later ($key).")
+    key: str = Field(pattern=r"^[A-Za-z_]\w*$", max_length=64,
+                     description="Name to save under (letters, digits, _).")
+    value: str | None = Field(None, description="The value to save.")
+    from_screen: FromScreen | None = Field(None, description="Read the value from the screen.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> MemSave:
+        if (self.value is None) == (self.from_screen is None):
+            raise ValueError("mem_save needs exactly one of value, from_screen")
+        return self
+
+
+class AskUser(_Model):
+    type: Literal["ask_user"] = Field("ask_user",
+                                      description="Ask the human and wait for the answer.")
+    question: str = Field(min_length=1, description="The question to show the user.")
+
+
+class Done(_Model):
+    type: Literal["done"] = Field("done", description="The task is finished.")
+    answer: str = Field("", description="The answer or a summary for the user.")
+
+
+Action = Annotated[
+    Tap | LongPress | DoubleTap | Swipe | TypeText | Key | Launch | Back | Home | Wait
+    | MemSave | AskUser | Done,
+    Field(discriminator="type"),
+]
+ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action, config=ConfigDict(title="Action"))
+
+
+def parse_action(data: Any) -> Action:
+    """Validate one action from JSON-like data (raises ``pydantic.ValidationError``)."""
+    if isinstance(data, (str, bytes)):
+        return ACTION_ADAPTER.validate_json(data)
+    return ACTION_ADAPTER.validate_python(data)
+
+
+def action_schema() -> dict[str, Any]:
+    """The JSON schema of :data:`Action` (what structured output sends to a model)."""
+    return ACTION_ADAPTER.json_schema(by_alias=True)
+
+
+def dump_action(action: Action) -> dict[str, Any]:
+    """An action as JSON-ready data that :func:`parse_action` reads back."""
+    return action.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def is_boundary(action: Action) -> bool:
+    """Whether the screen may change unpredictably after ``action`` (DESIGN.md §3)."""
+    match action:
+        case Tap() | LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home():
+            return True
+        case Key():
+            return action.keycode in BOUNDARY_KEYCODES
+        case TypeText():
+            return action.submit
+        case _:
+            return False
+
+
+def ends_bundle(action: Action) -> bool:
+    """Whether nothing after ``action`` in a bundle should run: a boundary, or a hand-off."""
+    return is_boundary(action) or isinstance(action, AskUser | Done)
