@@ -3,8 +3,8 @@
 Every command is a plain function ``handler(ctx, args) -> exit code`` registered by name in a
 command table (see ``commands/__init__.py``). ``ctx`` carries the phone, the command's
 (possibly redirected) stdout/stderr/stdin, its environment and working directory, the
-cancellation event of the stream that started it, and hooks to run another command or a
-whole command line (for ``toybox X``, ``cmd X``, ``sh -c``).
+cancellation event of the stream that started it, and a hook to run another command (for
+``toybox X`` and ``cmd X``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from omg_agent.vphone.memfs import normpath
+from omg_agent.vphone.memfs import FsError, normpath
 
 SH = "/system/bin/sh"
 
@@ -51,7 +51,6 @@ class Ctx:
     write_err: Writer
     cancelled: threading.Event
     dispatch: Callable[[Ctx, list[str]], int]
-    run_script: Callable[[Ctx, str], int]
 
     # -- output ----------------------------------------------------------------------------
     def out(self, data: str | bytes) -> None:
@@ -89,7 +88,7 @@ class Ctx:
         """A context for a command this one runs (``toybox md5sum`` → ``md5sum``)."""
         return Ctx(self.phone, self.state, name, self.env, self.cwd,
                    self.stdin if stdin is None else stdin, self.write_out, self.write_err,
-                   self.cancelled, self.dispatch, self.run_script)
+                   self.cancelled, self.dispatch)
 
 
 Handler = Callable[[Ctx, list[str]], int]
@@ -101,8 +100,6 @@ def read_input(ctx: Ctx, paths: list[str]) -> tuple[bytes | None, int]:
 
     Returns (data, status); unreadable files are reported on stderr and make status 1.
     """
-    from omg_agent.vphone.memfs import FsError
-
     if not paths:
         return ctx.stdin, 0
     chunks: list[bytes] = []

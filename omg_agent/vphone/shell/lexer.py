@@ -45,24 +45,40 @@ def _is_name_char(c: str) -> bool:
 
 
 class _WordBuilder:
-    """Collects the parts of one word, merging neighbouring literals of the same quoting."""
+    """Collects the parts of one word, merging neighbouring literals of the same quoting.
+
+    Characters are buffered in a list so building a long word stays linear.
+    """
 
     def __init__(self) -> None:
-        self.parts: list[Part] = []
+        self._parts: list[Part] = []
+        self._buf: list[str] = []
+        self._buf_quoted: bool | None = None
+
+    def _flush(self) -> None:
+        if self._buf_quoted is not None:
+            self._parts.append(Lit("".join(self._buf), self._buf_quoted))
+        self._buf, self._buf_quoted = [], None
 
     def lit(self, text: str, quoted: bool) -> None:
-        last = self.parts[-1] if self.parts else None
-        if isinstance(last, Lit) and last.quoted == quoted:
-            self.parts[-1] = Lit(last.text + text, quoted)
-        else:
-            self.parts.append(Lit(text, quoted))
+        if self._buf_quoted is not None and self._buf_quoted != quoted:
+            self._flush()
+        self._buf_quoted = quoted
+        self._buf.append(text)
 
     def param(self, name: str, quoted: bool) -> None:
-        self.parts.append(Param(name, quoted))
+        self._flush()
+        self._parts.append(Param(name, quoted))
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        self._flush()
+        return tuple(self._parts)
 
     def io_number(self) -> int | None:
-        if len(self.parts) == 1:
-            part = self.parts[0]
+        parts = self.parts
+        if len(parts) == 1:
+            part = parts[0]
             if isinstance(part, Lit) and not part.quoted and part.text.isdigit():
                 return int(part.text) if len(part.text) == 1 else None
         return None
@@ -143,7 +159,7 @@ class Lexer:
         if fd is not None:
             self._pending_fd = fd
         else:
-            self.tokens.append(Token("word", word=Word(tuple(w.parts))))
+            self.tokens.append(Token("word", word=Word(w.parts)))
 
     def _backslash(self, w: _WordBuilder) -> None:
         nxt = self._peek(1)

@@ -141,13 +141,8 @@ class _Session:
         if builtin is not None:
             return builtin(self, argv[1:], fds)
         ctx = Ctx(self.shell.phone, self.shell.state, argv[0], env, self.cwd, fds.stdin,
-                  fds.out, fds.err, self.io.cancelled, self.shell.dispatch,
-                  self._nested_script)
+                  fds.out, fds.err, self.io.cancelled, self.shell.dispatch)
         return self.shell.dispatch(ctx, argv)
-
-    def _nested_script(self, ctx: Ctx, cmdline: str) -> int:
-        io = ShellIO(ctx.write_out, ctx.write_err, self.io.cancelled, ctx.stdin)
-        return self.shell.run_line(cmdline, io, dict(ctx.env), ctx.cwd, latency=False)
 
     # -- redirection -----------------------------------------------------------------------
     def _redirect(self, redirects: tuple[Redirect, ...], fds: _Fds) -> _Fds:

@@ -159,3 +159,18 @@ def test_base64_round_trip_and_wrapping(shell: Shell, phone: FakePhone) -> None:
 def test_text_filters(shell: Shell, phone: FakePhone, line: str, status: int, out: str) -> None:
     phone.fs.write("/sdcard/lines", b"a1\nb1\nab\nc\n")
     assert run(shell, line.replace("printf_x", "cat /sdcard/lines")) == (status, out, "")
+
+
+@pytest.mark.parametrize(("line", "status"), [
+    ("[ -f /sdcard/lines ]", 0),
+    ("[ -d /sdcard/lines ]", 1),
+    ("test -d /sdcard && test -e /sdcard/lines", 0),
+    ("[ ! -e /sdcard/nope ]", 0),
+    ("[ -s /sdcard/lines ] && [ -z '' ] && [ -n x ]", 0),
+    ("[ abc = abc ] && [ a != b ] && [ 10 -gt 9 ] && [ 2 -le 2 ]", 0),
+    ("[ 1 -eq x ]", 2),
+    ("[ -f /sdcard/lines", 2),
+])
+def test_test_builtin_conditions(shell: Shell, phone: FakePhone, line: str, status: int) -> None:
+    phone.fs.write("/sdcard/lines", b"a1\n")
+    assert run(shell, line)[0] == status

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import threading
 
 import pytest
@@ -232,3 +233,15 @@ def test_app_process_other_classes_fail(shell: Shell, phone: FakePhone) -> None:
     status, _, err = run(shell, "app_process / com.example.Other")
     assert status == 1 and "com.example.Other" in err
     assert phone.calls == []
+
+
+def test_am_start_settings_action_opens_settings(shell: Shell, phone: FakePhone) -> None:
+    assert run(shell, "am start -a android.settings.WIFI_SETTINGS") == (
+        0, "Starting: Intent { act=android.settings.WIFI_SETTINGS }\n", "")
+    assert phone.front[0] == "com.android.settings"
+
+
+def test_very_long_text_is_typed_whole(shell: Shell, phone: FakePhone) -> None:
+    text = "it's a \"long\" $text; " * 20000
+    assert run(shell, "input text " + shlex.quote(text))[0] == 0
+    assert phone.calls == [("input_text", text)]

@@ -199,3 +199,10 @@ def test_svc_wifi_and_reboot(shell: Shell, phone: FakePhone) -> None:
     assert run(shell, "svc wifi disable; svc wifi enable") == (0, "", "")
     assert phone.calls == [("set_wifi", False), ("set_wifi", True)]
     assert run(shell, "reboot") == (1, "", "reboot: Operation not permitted\n")
+
+
+def test_pidof_agrees_with_ps(shell: Shell, phone: FakePhone) -> None:
+    phone.front = ("com.omg.notes", ".NotesListActivity")
+    pid = run(shell, "pidof com.omg.notes")[1].strip()
+    assert pid.isdigit() and f" {pid} " in run(shell, "ps -A")[1]
+    assert run(shell, "pidof com.android.settings") == (1, "", "")

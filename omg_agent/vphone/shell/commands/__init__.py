@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from omg_agent.vphone.shell.commands import (
     am_cmd,
+    cond_cmd,
     dumpsys_cmd,
     file_cmds,
     input_cmd,
@@ -20,7 +21,7 @@ from omg_agent.vphone.shell.commands import (
 from omg_agent.vphone.shell.context import CommandTable
 
 MODULES = (input_cmd, screen_cmds, system_cmds, dumpsys_cmd, am_cmd, pm_cmds, file_cmds,
-           text_cmds)
+           text_cmds, cond_cmd)
 
 
 def build_command_table() -> CommandTable:

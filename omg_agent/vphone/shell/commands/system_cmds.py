@@ -132,6 +132,14 @@ def ps(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+def pidof(ctx: Ctx, args: list[str]) -> int:
+    package, _ = ctx.phone.focus()
+    pids = [str(pid_of(package)) for a in args if a == package]
+    if pids:
+        ctx.outln(" ".join(pids))
+    return 0 if pids else 1
+
+
 def reboot(ctx: Ctx, args: list[str]) -> int:
     ctx.errln("reboot: Operation not permitted")
     return 1
@@ -201,5 +209,5 @@ COMMANDS: CommandTable = {
     "getprop": getprop, "setprop": setprop, "settings": settings, "svc": svc, "id": id_cmd,
     "whoami": whoami, "date": date, "getenforce": getenforce, "ps": ps, "reboot": reboot,
     "sleep": sleep, "true": true, "false": false, "env": env, "printenv": env, "pwd": pwd,
-    "uname": uname, "logcat": logcat, "getevent": getevent,
+    "uname": uname, "logcat": logcat, "getevent": getevent, "pidof": pidof,
 }
