@@ -375,6 +375,8 @@ class VirtualPhone:
         return self.adbd
 
     def close(self) -> None:
+        if self._shell is not None:
+            self._shell.close()
         for port in list(self._u2):
             self.stop_uiautomator_server(port)
         if self.adbd is not None:

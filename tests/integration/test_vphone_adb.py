@@ -42,7 +42,8 @@ def test_adb_devices_lists_the_vphone_with_its_banner(vphone):
 
 def test_wm_size_and_png_screencap_match_the_profile(vphone):
     p = vphone.phone.profile
-    assert adb(vphone.serial, "shell", "wm", "size").strip() == f"Physical size: {p.width}x{p.height}"
+    size = adb(vphone.serial, "shell", "wm", "size").strip()
+    assert size == f"Physical size: {p.width}x{p.height}"
     png = adb(vphone.serial, "exec-out", "screencap", "-p", binary=True)
     image = Image.open(io.BytesIO(png))
     assert image.format == "PNG" and image.size == (p.width, p.height)
