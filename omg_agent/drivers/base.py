@@ -1,0 +1,75 @@
+"""The one narrow protocol every device backend implements, and the values it returns.
+
+``observe()`` gives an immutable :class:`~omg_agent.core.observation.Observation`;
+``execute(actions)`` runs a bundle in order and stops after the first action that may change
+the screen unpredictably (a *semantic boundary*, DESIGN.md §3), sending what it runs as one
+batched device call where it can. Errors raised here are the ``DeviceError`` family of
+:mod:`omg_agent.errors`, each carrying the serial and the command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from omg_agent.core.actions import Action
+from omg_agent.core.observation import Observation
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    serial: str
+    width: int
+    height: int
+    density: int
+    sdk: int = 0
+    brand: str = ""
+    model: str = ""
+    status_bar_px: int = 0
+    nav_bar_px: int = 0
+    driver: str = "adb"
+
+
+@dataclass(frozen=True)
+class ActionOutcome:
+    """What happened to one action of a bundle."""
+
+    index: int
+    action: Action
+    ok: bool
+    detail: str = ""  # e.g. "snapped 38 px onto [5] button 'Save'", or the error
+    point: tuple[int, int] | None = None  # pixel point actually used, for traces
+    source: str = ""  # how the target was found: element | tree | ocr | grid | point
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    outcomes: tuple[ActionOutcome, ...]
+    dropped: int = 0  # actions after the boundary that were not run
+    device_calls: int = 0  # shell round trips used
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def executed(self) -> int:
+        return sum(1 for o in self.outcomes if o.ok)
+
+
+@runtime_checkable
+class Driver(Protocol):
+    def info(self) -> DeviceInfo: ...
+
+    def observe(self, *, ocr: bool = False) -> Observation: ...
+
+    def execute(self, actions: Sequence[Action],
+                observation: Observation | None = None) -> ExecResult: ...
+
+    def launch(self, app: str) -> None: ...
+
+    def current_app(self) -> tuple[str, str]: ...
+
+    def close(self) -> None: ...
