@@ -68,7 +68,7 @@ class Renderer:
                 self._text(draw, box, view.text, st.get("size", 40), st.get("fg", (0, 0, 0)),
                            st.get("bold", view.kind != "text"), align)
             case "edit":
-                self._edit(draw, view, box)
+                self._edit(img, view, box)
             case "switch":
                 self._switch(draw, box, view.checked)
             case "glyph" | "image" | "icon":
@@ -107,27 +107,41 @@ class Renderer:
             _draw_runs(draw, (x, y), line, size, fill, bold, limit=x1)
             y += line_h
 
-    def _edit(self, draw: ImageDraw.ImageDraw, view: View, box: Bounds) -> None:
+    def _edit(self, img: Image.Image, view: View, box: Bounds) -> None:
+        """A text field: frame, then its text on a layer clipped to the field, scrolled so the
+        end of the text (where the caret is) stays visible, as a real EditText does."""
         st = view.style
         x0, y0, x1, y1 = box
+        draw = ImageDraw.Draw(img)
         line = (33, 99, 235) if view.focused else (170, 172, 180)
         draw.rounded_rectangle(box, radius=12, fill=(255, 255, 255), outline=line,
                                width=4 if view.focused else 2)
         size = st.get("size", 44)
         pad = size // 2
-        color = (150, 152, 160) if st.get("hint") else (20, 20, 24)
         inner = (x0 + pad, y0 + pad // 2, x1 - pad, y1 - pad // 2)
-        valign = "top" if st.get("multiline") else "center"
-        self._text(draw, inner, view.text, size, color, False, "left", valign)
+        w, h = inner[2] - inner[0], inner[3] - inner[1]
+        if w <= 0 or h <= 0:
+            return
+        color = (150, 152, 160) if st.get("hint") else (20, 20, 24)
+        line_h = int(size * 1.35)
+        if st.get("multiline"):
+            lines = _wrap(view.text, size, w - 6)
+            lines = lines[-max(1, h // line_h):]  # keep the caret's lines in view
+            y = 0
+        else:
+            lines = [view.text.replace("\n", " ")]
+            y = max(0, (h - line_h) // 2)
+        layer = img.crop(inner)
+        ldraw = ImageDraw.Draw(layer)
+        last_w = _measure(lines[-1], size, False)
+        x = min(0, w - 6 - last_w) if not st.get("multiline") else 0
+        for i, text in enumerate(lines):
+            _draw_runs(ldraw, (x, y + i * line_h), text, size, color, False)
         if view.focused and self.caret_visible:
-            last = "" if st.get("hint") else view.text.split("\n")[-1]
-            n_lines = 1 if st.get("hint") else view.text.count("\n") + 1
-            cx = inner[0] + _measure(last, size, False) + 2
-            if valign == "top":
-                cy = inner[1] + int(size * 1.35) * (n_lines - 1)
-            else:
-                cy = (y0 + y1) // 2 - int(size * 0.675)
-            draw.rectangle((cx, cy + 4, cx + 3, cy + int(size * 1.3)), fill=CARET)
+            cx = 0 if st.get("hint") else x + last_w + 2
+            cy = y + (len(lines) - 1) * line_h if not st.get("hint") else y
+            ldraw.rectangle((cx, cy + 4, cx + 3, cy + int(size * 1.3)), fill=CARET)
+        img.paste(layer, inner[:2])
 
     @staticmethod
     def _switch(draw: ImageDraw.ImageDraw, box: Bounds, checked: bool) -> None:
@@ -189,6 +203,22 @@ def _dim(color, enabled: bool):
     if enabled:
         return color
     return tuple(int(c * 0.45 + 255 * 0.55) for c in color[:3])
+
+
+def _wrap(text: str, size: int, width: int) -> list[str]:
+    """Greedy wrap by characters (works for CJK and for long Latin words alike)."""
+    out: list[str] = []
+    for para in text.split("\n"):
+        current, used = "", 0
+        for ch in para:
+            w = _measure(ch, size, False)
+            if current and used + w > width:
+                out.append(current)
+                current, used = ch, w
+            else:
+                current, used = current + ch, used + w
+        out.append(current)
+    return out
 
 
 def _measure(text: str, size: int, bold: bool) -> int:

@@ -3,7 +3,7 @@
 The attribute set and order follow what Android's uiautomator writes, so parsers written
 for real phones (adbutils, uiautomator2's xpath, our own ``perception.uitree``) read it
 unchanged. Only what a user could see is dumped; WebView-like views keep their children to
-themselves, as real WebViews often do.
+themselves, as real WebViews often do; while a modal dialog is up only its window is dumped.
 """
 
 from __future__ import annotations
@@ -19,9 +19,19 @@ def _flag(value: bool) -> str:
     return "true" if value else "false"
 
 
+def window_root(root: View) -> View:
+    """The view uiautomator would dump: a modal dialog is its own window on a real phone,
+    so while one is up only the topmost modal view (and what it contains) is dumped."""
+    top = root
+    for view in root.walk():
+        if view.modal:
+            top = view
+    return top
+
+
 def dump(root: View, screen: Bounds, rotation: int = 0) -> str:
     parts = [_HEADER, f'<hierarchy rotation="{rotation}">']
-    _node(parts, root, 0, screen)
+    _node(parts, window_root(root), 0, screen)
     parts.append("</hierarchy>")
     return "".join(parts)
 

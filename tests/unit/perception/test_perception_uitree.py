@@ -21,6 +21,7 @@ from omg_agent.perception.uitree import (
 )
 from omg_agent.vphone.phone import VirtualPhone
 from omg_agent.vphone.ui.view import View, visible_children
+from omg_agent.vphone.ui.xmldump import window_root
 
 T0 = 1_700_000_000.0
 EDIT_SUFFIXES = ("EditText", "AutoCompleteTextView")
@@ -129,7 +130,7 @@ def _shown_views(root: View) -> list[tuple[View, Bounds]]:
             for child, child_shown in visible_children(view, shown):
                 walk(child, child_shown)
 
-    walk(root, (0, 0, 1080, 2400))
+    walk(window_root(root), (0, 0, 1080, 2400))
     return out
 
 
