@@ -168,3 +168,22 @@ def test_shell_metacharacters_are_typed_literally_and_run_nothing(vphone):
     d.shell(["input", "keyevent", "KEYCODE_MOVE_END"])
     adb(vphone.serial, "shell", "input", "text", shlex.quote("; echo pwned > /sdcard/p"))
     assert not vphone.phone.fs.exists("/sdcard/p")
+
+
+def test_several_vphones_run_at_once_each_on_its_own_port(vphone):
+    from omg_agent.vphone import adbhost
+    from omg_agent.vphone.phone import VirtualPhone
+
+    other = VirtualPhone("compact", seed=5)
+    server = other.serve()
+    serial = adbhost.connect("127.0.0.1", server.port)
+    try:
+        assert serial != vphone.serial
+        assert adb(serial, "shell", "wm", "size").strip() == "Physical size: 720x1600"
+        assert adb(vphone.serial, "shell", "wm", "size").strip() == "Physical size: 1080x2400"
+        adb(serial, "shell", "am", "start", "-n", "com.omg.notes/.NotesListActivity")
+        assert other.focus()[0] == "com.omg.notes"
+        assert vphone.phone.focus()[0] == "com.android.launcher3"
+    finally:
+        adbhost.disconnect(serial)
+        other.close()
