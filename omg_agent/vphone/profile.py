@@ -13,15 +13,18 @@ from dataclasses import dataclass, field
 # Seconds per command kind on a real device over USB. Sources: adb screencap -p spends most of
 # its time in on-device PNG encoding (~0.5–1 s at 1080x2400); raw screencap is bound by the
 # ~10 MB transfer (~0.2–0.3 s); `uiautomator dump` waits for idle and starts a VM (~1–2 s);
-# each `input` invocation starts app_process (~0.3–0.5 s); a trivial shell round trip ~30 ms.
+# a trivial `adb shell` round trip costs ~30–50 ms over USB. `input` depends on the release:
+# up to Android 11 each call started a Java VM through app_process (~0.3–0.5 s); since Android
+# 12 `/system/bin/input` is a script around `cmd input`, a binder call (~50 ms).
 REAL_DEVICE_LATENCY: dict[str, float] = {
     "screencap_png": 0.65,
     "screencap_raw": 0.22,
     "dump": 1.4,
-    "input": 0.35,
+    "input": 0.05,
     "dumpsys": 0.12,
-    "shell": 0.03,
+    "shell": 0.04,
 }
+LEGACY_INPUT_LATENCY = 0.35  # Android <= 11 (sdk <= 30): `input` starts app_process
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,10 @@ class DeviceProfile:
     nav_bar_height: int
     latency: dict[str, float] = field(default_factory=lambda: dict(REAL_DEVICE_LATENCY))
 
+    def __post_init__(self) -> None:
+        if self.sdk <= 30 and self.latency == REAL_DEVICE_LATENCY:
+            self.latency["input"] = LEGACY_INPUT_LATENCY
+
     @property
     def scale(self) -> float:
         """Pixels per dp."""
@@ -61,6 +68,11 @@ PROFILES: dict[str, DeviceProfile] = {
         name="compact", width=720, height=1600, density=320, model="vPhone Compact",
         brand="omg", manufacturer="OMG", device="vphone_compact", product="vphone_compact",
         sdk=33, release="13", serialno="VPHONE0002", status_bar_height=72, nav_bar_height=48,
+    ),
+    "legacy": DeviceProfile(
+        name="legacy", width=1080, height=2340, density=440, model="vPhone Legacy",
+        brand="omg", manufacturer="OMG", device="vphone_legacy", product="vphone_legacy",
+        sdk=29, release="10", serialno="VPHONE0004", status_bar_height=96, nav_bar_height=132,
     ),
     "tablet": DeviceProfile(
         name="tablet", width=1600, height=2560, density=320, model="vPhone Tab",
