@@ -1,0 +1,413 @@
+"""Device profiles: what OMG-Agent knows about a phone model, read from YAML files.
+
+A profile says a model's screen size and density, its status/navigation bar bands (the
+safe zone of :class:`~omg_agent.core.geometry.ScreenGeometry` and the masks of the screen
+hash come from them), its IME and keyboard quirks, per-brand notes, and app name → package
+aliases in English and Chinese. One YAML file per model ships in ``omg_agent/device_profiles``;
+profiles probed from unknown phones (:mod:`omg_agent.drivers.probe`) are saved to a user
+directory that the caller passes in (:func:`default_profile_dir` by convention).
+
+``_common.yaml`` is merged into every profile when it loads, in three layers: the common app
+aliases, then the profile brand's aliases, notes and quirks, then the profile's own — a name
+claimed twice goes to the later layer ("Camera" is ``com.sec.android.app.camera`` on a
+Samsung). Files are validated; a bad file raises :class:`~omg_agent.errors.ConfigError`
+naming the file and the field.
+
+    load_profile("pixel-7")                       one profile by file name
+    match_profile(model, brand, size, density)    the best profile for a connected device
+    resolve_app("微信", profile)                   "com.tencent.mm"
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from omg_agent.core.geometry import ScreenGeometry
+from omg_agent.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+PROFILE_PACKAGE = "omg_agent.device_profiles"
+COMMON_NAME = "_common"
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$")
+_IGNORED_CHARS = re.compile(r"[\s\-_·・'’\"“”]+")
+# Words around an app name that do not change which app is meant ("打开微信", "WeChat app").
+_PREFIXES = ("open", "launch", "start", "打开", "启动", "开启", "进入", "打開", "啟動")
+_SUFFIXES = ("application", "app", "应用程序", "应用", "客户端", "軟體", "程式", "應用")
+
+BarsSource = Literal["published", "estimated", "insets", "windows", "hierarchy", "default"]
+
+
+def normalize_name(name: str) -> str:
+    """An app name as compared: NFKC (full-width → ASCII), case-folded, no spaces/dashes."""
+    return _IGNORED_CHARS.sub("", unicodedata.normalize("NFKC", name)).casefold()
+
+
+def _check_apps(table: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    owner: dict[str, str] = {}
+    for package, names in table.items():
+        if not _PACKAGE_RE.fullmatch(package):
+            raise ValueError(f"{package!r} is not an Android package name")
+        for name in names:
+            key = normalize_name(name)
+            if not key:
+                raise ValueError(f"{package}: empty app name")
+            other = owner.setdefault(key, package)
+            if other != package:
+                raise ValueError(f"app name {name!r} is given to both {other} and {package}")
+    return table
+
+
+AppTable = Annotated[dict[str, tuple[str, ...]], AfterValidator(_check_apps)]
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ImeSpec(_Spec):
+    default: str = Field("", description="The stock IME id (settings secure default_input_method).")
+    adb_keyboard: bool | None = Field(
+        None, description="An ADB-keyboard IME is installed (None: unknown).")
+    installed: tuple[str, ...] = Field((), description="IME ids from `ime list -s` (probed).")
+    notes: tuple[str, ...] = ()
+
+
+class ProbeFacts(_Spec):
+    """What :func:`omg_agent.drivers.probe.probe_profile` measured on the device."""
+
+    serial: str = ""
+    sdk: int = 0
+    release: str = ""
+    probed_at: str = ""
+    input_allowed: bool | None = None
+    input_error: str = ""
+    screencap_ms: float | None = None
+    screencap_bytes: int = 0
+
+
+class DriverChoice(_Spec):
+    """The driver ``choose_driver(prefer="auto")`` measured as faster, cached per model."""
+
+    preferred: Literal["adb", "u2"]
+    adb_observe_ms: float | None = None
+    u2_observe_ms: float | None = None
+    u2_error: str = ""
+    measured_at: str = ""
+
+
+class BrandSpec(_Spec):
+    apps: AppTable = Field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    keyboard_quirks: tuple[str, ...] = ()
+
+
+class CommonSpec(_Spec):
+    apps: AppTable = Field(default_factory=dict)
+    brands: dict[str, BrandSpec] = Field(default_factory=dict)
+
+    def brand(self, *names: str) -> BrandSpec | None:
+        """The entry of the first of ``names`` (brand, manufacturer) the table knows."""
+        for name in names:
+            spec = self.brands.get(name.strip().lower())
+            if spec is not None:
+                return spec
+        return None
+
+
+class DeviceProfileSpec(_Spec):
+    """One device model (or one probed device), with ``_common.yaml`` already merged in."""
+
+    name: str = Field(description="File name without .yaml.")
+    title: str = ""
+    brand: str = Field("", description="ro.product.brand, lower case.")
+    manufacturer: str = ""
+    models: tuple[str, ...] = Field((), description="ro.product.model values of this model.")
+    based_on: str = Field("", description="The shipped profile a probed profile started from.")
+    width: int = Field(gt=0, le=20_000)
+    height: int = Field(gt=0, le=20_000)
+    density: int = Field(gt=0, le=2_000)
+    status_bar_height: int = Field(ge=0, description="Status bar band, px from the top.")
+    nav_bar_height: int = Field(ge=0, description="Navigation bar band, px from the bottom.")
+    bars_source: BarsSource = "estimated"
+    navigation: Literal["gesture", "buttons", "unknown"] = "unknown"
+    ime: ImeSpec = Field(default_factory=ImeSpec)
+    keyboard_quirks: tuple[str, ...] = ()
+    apps: AppTable = Field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    probe: ProbeFacts | None = None
+    driver: DriverChoice | None = None
+
+    @model_validator(mode="after")
+    def _bars_fit(self) -> DeviceProfileSpec:
+        if self.status_bar_height + self.nav_bar_height >= self.height:
+            raise ValueError(f"status_bar_height + nav_bar_height ({self.status_bar_height} + "
+                             f"{self.nav_bar_height}) leave nothing of height {self.height}")
+        if self.brand != self.brand.lower():
+            raise ValueError(f"brand must be lower case (as in ro.product.brand): {self.brand!r}")
+        return self
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.width, self.height
+
+    @property
+    def scale(self) -> float:
+        """Pixels per dp."""
+        return self.density / 160.0
+
+    def px(self, dp: float) -> int:
+        return round(dp * self.scale)
+
+    def geometry(self, margin: int = 8) -> ScreenGeometry:
+        return ScreenGeometry(self.width, self.height, self.status_bar_height,
+                              self.nav_bar_height, margin)
+
+    def for_screen(self, width: int, height: int, density: int | None = None) -> DeviceProfileSpec:
+        """This profile on a screen set to another size/density (``wm size``): bars rescaled."""
+        density = density or self.density
+        if (width, height, density) == (self.width, self.height, self.density):
+            return self
+        factor = density / self.density
+        return self.model_copy(update={
+            "width": width, "height": height, "density": density,
+            "status_bar_height": round(self.status_bar_height * factor),
+            "nav_bar_height": round(self.nav_bar_height * factor)})
+
+
+# -- files --------------------------------------------------------------------------------
+def builtin_dir() -> Traversable:
+    """The shipped profiles (package data)."""
+    return resources.files(PROFILE_PACKAGE)
+
+
+def default_profile_dir() -> Path:
+    """Where probed profiles go by convention; callers pass it explicitly."""
+    return Path.home() / ".config" / "omg-agent" / "device_profiles"
+
+
+def _read_yaml(source: Traversable | Path, label: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"cannot read device profile {label}: {e}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"device profile {label} is not valid YAML: {e}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"device profile {label}: expected a mapping of fields at the top, "
+                          f"got {type(data).__name__}")
+    return data
+
+
+def _invalid(label: str, error: ValidationError) -> ConfigError:
+    problems = []
+    for item in error.errors():
+        field = ".".join(str(p) for p in item["loc"]) or "<top level>"
+        problems.append(f"field '{field}': {item['msg']}")
+    return ConfigError(f"invalid device profile {label}: " + "; ".join(problems))
+
+
+def load_common() -> CommonSpec:
+    source = builtin_dir() / f"{COMMON_NAME}.yaml"
+    try:
+        return CommonSpec.model_validate(_read_yaml(source, str(source)))
+    except ValidationError as e:
+        raise _invalid(str(source), e) from None
+
+
+def merge_apps(*layers: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    """Alias tables merged; a name claimed by a later layer leaves its earlier package."""
+    owner: dict[str, tuple[str, str]] = {}
+    for layer in layers:
+        for package, names in layer.items():
+            for name in names:
+                owner[normalize_name(name)] = (package, name)
+    merged: dict[str, list[str]] = {}
+    for package, name in owner.values():
+        merged.setdefault(package, []).append(name)
+    return {package: tuple(names) for package, names in merged.items()}
+
+
+def build_profile(raw: Mapping[str, Any], name: str, *, label: str = "",
+                  common: CommonSpec | None = None) -> DeviceProfileSpec:
+    """A profile from its file's fields: common and brand layers merged, then validated."""
+    label = label or name
+    data = dict(raw)
+    if data.get("name", name) != name:
+        raise ConfigError(f"invalid device profile {label}: field 'name': {data['name']!r} "
+                          f"differs from the file name {name!r}")
+    data["name"] = name
+    try:
+        own = DeviceProfileSpec.model_validate(data)
+    except ValidationError as e:
+        raise _invalid(label, e) from None
+    common = common or load_common()
+    brand = common.brand(own.brand, own.manufacturer) or BrandSpec()
+    return own.model_copy(update={
+        "apps": merge_apps(common.apps, brand.apps, own.apps),
+        "notes": (*brand.notes, *own.notes),
+        "keyboard_quirks": (*brand.keyboard_quirks, *own.keyboard_quirks)})
+
+
+def _check_name(name: str) -> str:
+    if not _NAME_RE.fullmatch(name):
+        raise ConfigError(f"bad device profile name {name!r}: use lower-case letters, digits, "
+                          "'.', '-' and '_' (no path)")
+    return name
+
+
+def _sources(dirs: Iterable[Path]) -> dict[str, Traversable | Path]:
+    """Profile name → file; earlier ``dirs`` win over later ones and over the shipped ones."""
+    found: dict[str, Traversable | Path] = {}
+    for directory in (*dirs, builtin_dir()):
+        if not directory.is_dir():
+            continue
+        for entry in sorted(directory.iterdir(), key=lambda e: e.name):
+            stem, dot, ext = entry.name.rpartition(".")
+            if dot and ext == "yaml" and _NAME_RE.fullmatch(stem) and entry.is_file():
+                found.setdefault(stem, entry)
+    return found
+
+
+def profile_fields(name: str, dirs: Sequence[Path] = ()) -> tuple[dict[str, Any], str]:
+    """The fields written in profile ``name``'s file (nothing merged) and the file's path."""
+    sources = _sources(dirs)
+    source = sources.get(_check_name(name))
+    if source is None:
+        raise ConfigError(f"no device profile {name!r}; known: {', '.join(sorted(sources))}")
+    return _read_yaml(source, str(source)), str(source)
+
+
+def load_profile(name: str, dirs: Sequence[Path] = ()) -> DeviceProfileSpec:
+    """The profile ``name`` (file stem) from ``dirs`` (first wins) or the shipped ones."""
+    raw, label = profile_fields(name, dirs)
+    return build_profile(raw, name, label=label)
+
+
+def available_profiles(dirs: Sequence[Path] = ()) -> list[DeviceProfileSpec]:
+    """Every profile, shipped and in ``dirs``, sorted by name (a name in ``dirs`` wins)."""
+    common = load_common()
+    return [build_profile(_read_yaml(src, str(src)), name, label=str(src), common=common)
+            for name, src in sorted(_sources(dirs).items())]
+
+
+def profile_name_for(brand: str, model: str) -> str:
+    """A file name for a probed device: ``"Xiaomi", "23021RAAEG"`` → ``xiaomi-23021raaeg``."""
+    text = unicodedata.normalize("NFKD", f"{brand} {model}").encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug or "device"
+
+
+def save_profile(raw: Mapping[str, Any], save_dir: Path, name: str) -> DeviceProfileSpec:
+    """Validate the fields of a profile, write them to ``save_dir/name.yaml`` atomically."""
+    spec = build_profile(raw, _check_name(name), label=str(save_dir / f"{name}.yaml"))
+    save_dir.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump(dict(raw), allow_unicode=True, sort_keys=False, width=100)
+    fd, tmp = tempfile.mkstemp(dir=save_dir, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, save_dir / f"{name}.yaml")
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    log.info("saved device profile %s to %s", name, save_dir)
+    return spec
+
+
+def update_profile(name: str, save_dir: Path, **fields: Any) -> DeviceProfileSpec:
+    """Set top-level ``fields`` (plain data) in the saved profile ``save_dir/name.yaml``."""
+    path = save_dir / f"{_check_name(name)}.yaml"
+    raw = _read_yaml(path, str(path))
+    raw.update(fields)
+    return save_profile(raw, save_dir, name)
+
+
+# -- matching and aliases -----------------------------------------------------------------
+def _match_score(p: DeviceProfileSpec, model: str, brand: str,
+                 size: tuple[int, int] | None, density: int | None) -> int:
+    model_hit = bool(model) and normalize_name(model) in {normalize_name(m) for m in p.models}
+    brand_hit = bool(brand) and brand.lower() in {p.brand, p.manufacturer.lower()} - {""}
+    size_hit = size is not None and tuple(size) in {(p.width, p.height), (p.height, p.width)}
+    density_hit = density is not None and density == p.density
+    if not (model_hit or (brand_hit and size_hit and density_hit)):
+        return 0
+    return 8 * model_hit + 4 * brand_hit + 2 * size_hit + density_hit
+
+
+def match_profile(model: str, brand: str, size: tuple[int, int] | None = None,
+                  density: int | None = None, *,
+                  profiles: Iterable[DeviceProfileSpec] | None = None,
+                  dirs: Sequence[Path] = ()) -> DeviceProfileSpec | None:
+    """The profile that best fits a device, or ``None`` (then probe it).
+
+    A profile fits when it lists the device's ``model`` (ro.product.model), or has its brand,
+    screen size and density all at once. A fitting profile of another screen size (the user
+    changed the resolution) comes back resized with :meth:`DeviceProfileSpec.for_screen`.
+    """
+    candidates = available_profiles(dirs) if profiles is None else list(profiles)
+    scored = [(_match_score(p, model, brand, size, density), p) for p in candidates]
+    best_score, best = max(scored, key=lambda sp: sp[0], default=(0, None))
+    if best is None or best_score == 0:
+        log.debug("no device profile fits %s %s %s@%s", brand, model, size, density)
+        return None
+    if size is not None and tuple(size) != best.size:
+        return best.for_screen(size[0], size[1], density)
+    return best
+
+
+def _strip_fillers(key: str) -> str:
+    for prefix in _PREFIXES:
+        if key.startswith(prefix) and len(key) > len(prefix):
+            key = key[len(prefix):]
+            break
+    for suffix in _SUFFIXES:
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return key[: -len(suffix)]
+    return key
+
+
+def resolve_app(name: str, profile: DeviceProfileSpec | None = None) -> str | None:
+    """The package a person means by ``name`` on this device, or ``None``.
+
+    Case, full-width forms and spaces are ignored ("wechat", "ＷｅＣｈａｔ", "微信" all work);
+    "打开微信" / "WeChat app" lose their filler words. A package name comes back as given.
+    Without a profile, the common aliases are used.
+    """
+    query = name.strip()
+    if not query:
+        return None
+    table = profile.apps if profile is not None else load_common().apps
+    if query in table:
+        return query
+    index = {normalize_name(alias): package
+             for package, aliases in table.items() for alias in aliases}
+    key = normalize_name(query)
+    for candidate in (key, _strip_fillers(key)):
+        if candidate in index:
+            return index[candidate]
+    if _PACKAGE_RE.fullmatch(query):
+        return query
+    return None
+
+
+def probe_profile(device: Any, save_dir: Path | None = None) -> DeviceProfileSpec:
+    """Measure an unknown device and save its profile; see :mod:`omg_agent.drivers.probe`."""
+    from omg_agent.drivers.probe import probe_profile as probe  # probe imports this module
+
+    return probe(device, save_dir)
