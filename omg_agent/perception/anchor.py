@@ -1,0 +1,308 @@
+"""Anchoring: turn a decision's target into the pixel point a driver taps.
+
+A target (``core.actions``) is an element id, an anchor (``text=`` / ``desc=`` /
+``resource_id=``, compared ``exact`` / ``contains`` / ``regex`` as in ``textmatch``), or a
+0–1000 point. :meth:`Anchorer.resolve` answers with a :class:`Resolved`: the point, how it was
+found (``source``), the element it lands on, and how far a raw point had to move. Evidence
+is tried in the order of DESIGN.md §4:
+
+1. ``element`` — the id in the observation's element list (exact bounds);
+2. ``tree`` — the element list searched by text / extra texts / desc / resource-id. Better
+   tiers win (exact beats contains); among equals: the element that is (or sits in) a
+   clickable one, enabled, on screen, then the smallest, then the topmost;
+3. ``ocr`` — recognised text boxes (``observation.ocr``, else the OCR engine run on the
+   screenshot: first on a crop around where the same text was found last time, then on the
+   safe zone) — for WebViews, canvases and games whose text is not in the tree;
+4. ``grid`` — a labelled grid cell the model picks from the overlay of ``perception.grid``.
+   An anchor or a point cannot name a cell, so this step is its own call,
+   :meth:`Anchorer.resolve_cell`; the brain uses it when 1–3 raised ``AnchorNotFound``.
+
+A raw point is clamped into the safe zone of the screen and then *snapped*: inside a
+clickable element it stays put; otherwise it moves to the centre of the nearest clickable
+element within the snap tolerance, and the distance it was off is logged and returned —
+our answer to taps that land next to the button. A point that is off every clickable
+element by more than the tolerance is accepted only when something is there to tap (a
+text element under it, or drawn content around it: a WebView card the tree does not show);
+on empty background it raises ``AnchorNotFound`` unless the caller passes ``allow_blind``.
+
+Snap tolerance: 48 dp — Android's minimum touch-target size, so a point off by more than a
+whole touch target is a different intention, not an imprecise tap (132 px at 440 dpi,
+96 px at 320 dpi). Without the density we fall back to 60 px, the 48 dp of a ~200 dpi
+screen: small enough not to pull taps across a list row on any phone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from PIL import Image, ImageStat
+
+from omg_agent.core.actions import AnchorTarget, ElementTarget, PointTarget
+from omg_agent.core.geometry import Bounds, Point, ScreenGeometry
+from omg_agent.core.observation import Observation, OcrBox, UIElement
+from omg_agent.errors import AnchorNotFound
+from omg_agent.perception.textmatch import EXACT_TIERS, TextQuery
+
+log = logging.getLogger(__name__)
+
+TOUCH_TARGET_DP = 48
+FALLBACK_SNAP_PX = 60
+CONTENT_MIN_RANGE = 24  # grey levels: less than this around a point is "empty background"
+_HINT_MARGIN = 0.5  # region OCR crops the last known box grown by this share of its size
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Where a target landed. ``snap_px`` is how far a raw point was off its element."""
+
+    point: Point
+    source: str  # "element" | "tree" | "ocr" | "grid" | "point"
+    element: UIElement | None = None
+    snap_px: float = 0.0
+    detail: str = ""
+
+
+def _is_tappable(e: UIElement) -> bool:
+    return e.clickable or e.long_clickable or e.checkable or e.editable
+
+
+def _describe(e: UIElement) -> str:
+    label = "<password>" if e.password else (e.label or e.resource_id.rsplit("/", 1)[-1])
+    return f"[{e.id}] {e.role} {label!r}"
+
+
+class Anchorer:
+    """Resolves targets on one screen geometry; holds the OCR engine and region hints."""
+
+    def __init__(self, geometry: ScreenGeometry, ocr=None, snap_tolerance_px: int | None = None,
+                 *, density: int | None = None) -> None:
+        self.geometry = geometry
+        self.ocr = ocr
+        if snap_tolerance_px is None:
+            snap_tolerance_px = (round(TOUCH_TARGET_DP * density / 160) if density
+                                 else FALLBACK_SNAP_PX)
+        if snap_tolerance_px < 0:
+            raise ValueError("snap tolerance must not be negative")
+        self.snap_tolerance_px = snap_tolerance_px
+        self._hints: dict[tuple[str, str], Bounds] = {}  # (package, text) -> last OCR box
+
+    # -- entry points ----------------------------------------------------------------------
+    def resolve(self, target: PointTarget | ElementTarget | AnchorTarget,
+                observation: Observation, *, allow_blind: bool = False,
+                region: Bounds | None = None) -> Resolved:
+        """The pixel point for ``target`` on ``observation`` (raises ``AnchorNotFound``).
+
+        ``region`` (pixels) limits OCR to a part of the screen when the caller knows where
+        to look.
+        """
+        match target:
+            case ElementTarget():
+                return self._by_id(target, observation)
+            case AnchorTarget():
+                return self._by_anchor(target, observation, region)
+            case PointTarget():
+                return self._by_point(target, observation, allow_blind)
+        raise TypeError(f"not a target: {target!r}")
+
+    def resolve_cell(self, label: str, observation: Observation) -> Resolved:
+        """The centre of grid cell ``label`` (e.g. ``"C4"``) of ``perception.grid``'s overlay,
+        snapped like a raw point but never refused (the model looked at the picture)."""
+        from omg_agent.perception.grid import Grid
+
+        grid = Grid(observation.size[0], observation.size[1])
+        raw = self.geometry.clamp(grid.cell_center(label))
+        snapped = self._snap(raw, observation.elements, allow_blind=True,
+                             screenshot=observation.screenshot)
+        return Resolved(snapped.point, "grid", snapped.element, snapped.snap_px,
+                        f"cell {label.upper()}: {snapped.detail}")
+
+    # -- element id ------------------------------------------------------------------------
+    def _by_id(self, target: ElementTarget, observation: Observation) -> Resolved:
+        element = observation.element(target.id)
+        if element is None:
+            raise AnchorNotFound(f"element {target.id}",
+                                 f"element list of {len(observation.elements)} elements")
+        return Resolved(self._safe_center(element.bounds), "element", element, 0.0,
+                        _describe(element))
+
+    # -- anchors ---------------------------------------------------------------------------
+    def _by_anchor(self, target: AnchorTarget, observation: Observation,
+                   region: Bounds | None) -> Resolved:
+        tried = [f"tree ({len(observation.elements)} elements)"]
+        found = self.find_in_tree(target, observation.elements)
+        if found is not None:
+            return found
+        if target.text is not None and target.resource_id is None and target.desc is None:
+            hit, how = self._by_ocr(target, observation, region)
+            tried.append(how)
+            if hit is not None:
+                return hit
+        raise AnchorNotFound(_target_text(target), "; ".join(tried)
+                             + "; next: pick a cell of the labelled grid")
+
+    def find_in_tree(self, target: AnchorTarget,
+                     elements: Sequence[UIElement]) -> Resolved | None:
+        """The best element of ``elements`` for ``target``, or ``None``."""
+        queries = _queries(target)
+        limit = 4 if target.match == "contains" else EXACT_TIERS
+        best: tuple | None = None
+        for e in elements:
+            tier = _element_tier(e, queries)
+            if tier is None or (target.match != "regex" and tier[0] > limit):
+                continue
+            host = e if _is_tappable(e) else _clickable_host(e, elements)
+            visible = self.geometry.safe_zone.contains(e.center)
+            key = (tier, host is None, not e.enabled, not visible, e.bounds.area,
+                   e.bounds.top, e.bounds.left)
+            if best is None or key < best[0]:
+                best = (key, e, host)
+        if best is None:
+            return None
+        (tier, *_), e, host = best
+        chosen = host or e
+        detail = f"{_describe(e)} (match tier {tier[0]})"
+        if host is not None and host is not e:
+            detail += f" inside clickable {_describe(host)}"
+        return Resolved(self._safe_center(e.bounds), "tree", chosen, 0.0, detail)
+
+    def _by_ocr(self, target: AnchorTarget, observation: Observation,
+                region: Bounds | None) -> tuple[Resolved | None, str]:
+        assert target.text is not None
+        query = TextQuery(target.text, target.match)
+        if observation.ocr is not None:
+            hit = self._best_box(query, observation.ocr)
+            how = f"ocr boxes of the observation ({len(observation.ocr)})"
+            return (self._ocr_result(hit, observation, target.text), how)
+        if self.ocr is None:
+            return None, "ocr (no engine)"
+        key = (observation.package, target.text)
+        regions = [r for r in (region, self._hint_region(key)) if r is not None]
+        regions.append(self.geometry.safe_zone)
+        tried = []
+        for crop in dict.fromkeys(regions):
+            boxes = self.ocr.read(observation.screenshot, region=crop,
+                                  key=observation.screen_hash or None)
+            tried.append(str(crop))
+            hit = self._best_box(query, boxes)
+            if hit is not None:
+                self._hints[key] = hit.bounds
+                return self._ocr_result(hit, observation, target.text), ""
+        return None, "ocr in " + ", ".join(tried)
+
+    def _best_box(self, query: TextQuery, boxes: Iterable[OcrBox]) -> OcrBox | None:
+        limit = 4 if query.match == "contains" else EXACT_TIERS
+        scored = [(tier, -box.confidence, box.bounds.area, box.bounds.top, i, box)
+                  for i, box in enumerate(boxes)
+                  if (tier := query.score(box.text)) is not None
+                  and (query.match == "regex" or tier <= limit)]
+        return min(scored)[-1] if scored else None
+
+    def _ocr_result(self, box: OcrBox | None, observation: Observation,
+                    text: str) -> Resolved | None:
+        if box is None:
+            return None
+        point = self._safe_center(box.bounds)
+        host = _smallest_tappable_at(point, observation.elements)
+        detail = f"ocr {box.text!r} conf {box.confidence:.2f} at {box.bounds}"
+        return Resolved(point, "ocr", host, 0.0, detail)
+
+    def _hint_region(self, key: tuple[str, str]) -> Bounds | None:
+        box = self._hints.get(key)
+        if box is None:
+            return None
+        dx = max(round(box.width * _HINT_MARGIN), 24)
+        dy = max(round(box.height * _HINT_MARGIN), 24)
+        grown = Bounds(box.left - dx, box.top - dy, box.right + dx, box.bottom + dy)
+        return grown.intersection(self.geometry.safe_zone)
+
+    # -- points ----------------------------------------------------------------------------
+    def _by_point(self, target: PointTarget, observation: Observation,
+                  allow_blind: bool) -> Resolved:
+        raw = self.geometry.to_pixels((target.x, target.y))
+        return self._snap(raw, observation.elements, allow_blind=allow_blind,
+                          screenshot=observation.screenshot,
+                          label=f"point ({target.x},{target.y})")
+
+    def _snap(self, raw: Point, elements: Sequence[UIElement], *, allow_blind: bool,
+              screenshot: Image.Image | None, label: str = "") -> Resolved:
+        inside = _smallest_tappable_at(raw, elements)
+        if inside is not None:
+            return Resolved(raw, "point", inside, 0.0, f"on {_describe(inside)}")
+        near = [(e.bounds.distance_to(raw), e.bounds.area, e.id, e)
+                for e in elements if _is_tappable(e)]
+        near = [n for n in near if n[0] <= self.snap_tolerance_px]
+        if near:
+            distance, *_, e = min(near)
+            point = self._safe_center(e.bounds)
+            log.info("snapped %s %.0f px onto %s at %s", label or raw, distance,
+                     _describe(e), point)
+            return Resolved(point, "point", e, distance,
+                            f"snapped {distance:.0f} px onto {_describe(e)}")
+        under = [e for e in elements if e.bounds.contains(raw)]
+        if under:
+            e = min(under, key=lambda u: u.bounds.area)
+            return Resolved(raw, "point", e, 0.0, f"on non-clickable {_describe(e)}")
+        if screenshot is not None and self._has_content(screenshot, raw):
+            return Resolved(raw, "point", None, 0.0, "no element; drawn content under point")
+        if allow_blind:
+            log.info("blind point %s: nothing within %d px", raw, self.snap_tolerance_px)
+            return Resolved(raw, "point", None, 0.0, "blind: empty background")
+        raise AnchorNotFound(label or f"point {tuple(raw)}",
+                             f"no clickable element within {self.snap_tolerance_px} px of "
+                             f"pixel {tuple(raw)} and only empty background under it")
+
+    def _has_content(self, screenshot: Image.Image, point: Point) -> bool:
+        r = max(8, self.snap_tolerance_px // 2)
+        x, y = point
+        box = (max(0, x - r), max(0, y - r), min(screenshot.width, x + r + 1),
+               min(screenshot.height, y + r + 1))
+        lo, hi = ImageStat.Stat(screenshot.crop(box).convert("L")).extrema[0]
+        return hi - lo >= CONTENT_MIN_RANGE
+
+    def _safe_center(self, bounds: Bounds) -> Point:
+        shown = bounds.intersection(self.geometry.safe_zone)
+        return self.geometry.clamp((shown or bounds).center)
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _target_text(target: AnchorTarget) -> str:
+    parts = [f"{k}={v!r}" for k in ("text", "desc", "resource_id")
+             if (v := getattr(target, k)) is not None]
+    return "anchor " + " ".join(parts) + f" ({target.match})"
+
+
+def _queries(target: AnchorTarget) -> dict[str, TextQuery]:
+    return {k: TextQuery(v, target.match) for k in ("text", "desc", "resource_id")
+            if (v := getattr(target, k)) is not None}
+
+
+def _element_tier(e: UIElement, queries: dict[str, TextQuery]) -> tuple[int, int] | None:
+    """(worst tier over the keys, field rank) for ``e``, or ``None`` if a key misses."""
+    worst, rank = 0, 0
+    for key, query in queries.items():
+        if key == "text":
+            fields = [] if e.password else [(e.text, 0)]
+            fields += [(t, 1) for t in e.extra_texts] + [(e.desc, 1)]
+        elif key == "desc":
+            fields = [(e.desc, 0), (e.text, 1)]
+        else:
+            short = e.resource_id.rsplit("/", 1)[-1]
+            fields = [(e.resource_id, 0), (short, 0)]
+        scored = [(tier, r) for value, r in fields if (tier := query.score(value)) is not None]
+        if not scored:
+            return None
+        tier, r = min(scored)
+        worst, rank = max(worst, tier), max(rank, r)
+    return worst, rank
+
+
+def _clickable_host(e: UIElement, elements: Sequence[UIElement]) -> UIElement | None:
+    hosts = [h for h in elements if _is_tappable(h) and h.bounds.contains(e.center)]
+    return min(hosts, key=lambda h: h.bounds.area) if hosts else None
+
+
+def _smallest_tappable_at(point: Point, elements: Sequence[UIElement]) -> UIElement | None:
+    hits = [e for e in elements if _is_tappable(e) and e.bounds.contains(point)]
+    return min(hits, key=lambda e: (e.bounds.area, -e.id)) if hits else None

@@ -1,0 +1,121 @@
+"""Text matching for anchors: how a label the model names is compared with screen text.
+
+Used by ``perception.anchor`` (tree texts, descriptions, resource-ids) and ``perception.ocr``
+(recognised boxes). A :class:`TextQuery` scores a candidate string with a *tier* — lower is a
+better match, ``None`` no match — so an exact hit always beats a looser one:
+
+====  ======================================================================================
+tier  meaning
+====  ======================================================================================
+0     identical strings
+1     equal after normalisation: Unicode NFKC (full-width ``Ｓｅｔｔｉｎｇｓ`` → ``Settings``,
+      ``（`` → ``(``), case folded, whitespace collapsed — and removed entirely when either
+      side holds CJK, since "设 置" and "设置" are the same label
+2     equal with every space and punctuation mark removed (OCR drops or adds spaces:
+      ``Double11Sale`` for ``Double 11 Sale``)
+3     equal to one *segment* of the candidate: bilingual labels "Promotions 活动" and
+      "Cart, 0 items" match "活动" and "Cart" (segments split at spaces, separators and
+      CJK/Latin script changes)
+4     a substring (normalised) — only with ``match="contains"``
+====  ======================================================================================
+
+``match="regex"`` scores 0 for a full match of the raw text, 1 for a search hit in the raw
+text, 2 for a hit in the normalised (NFKC) text. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Literal
+
+MatchMode = Literal["exact", "contains", "regex"]
+
+_SPACE_RE = re.compile(r"\s+")
+_SEPARATORS = r"\s,，、/|:：;；()（）\[\]【】<>《》·•\-–—"
+_SEGMENT_RE = re.compile(f"[{_SEPARATORS}]+")
+_CJK_RUN_RE = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
+EXACT_TIERS = 3  # tiers 0..3 are accepted by match="exact"
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a Chinese, Japanese or Korean character."""
+    return _CJK_RUN_RE.search(text) is not None
+
+
+def normalise(text: str, *, cjk: bool | None = None) -> str:
+    """NFKC, case folded, whitespace collapsed (removed when ``cjk``, default: if any)."""
+    folded = unicodedata.normalize("NFKC", text).casefold().strip()
+    if cjk is None:
+        cjk = has_cjk(folded)
+    return _SPACE_RE.sub("" if cjk else " ", folded)
+
+
+def compact(text: str) -> str:
+    """The normalised text with every space, separator and punctuation mark removed."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(ch for ch in folded
+                   if not (ch.isspace() or unicodedata.category(ch)[0] in "PZ"))
+
+
+def segments(text: str) -> list[str]:
+    """The parts of a label a person might name alone (normalised)."""
+    out: list[str] = []
+    for part in _SEGMENT_RE.split(unicodedata.normalize("NFKC", text).casefold()):
+        for piece in _CJK_RUN_RE.split(part):
+            piece = piece.strip()
+            if piece:
+                out.append(piece)
+    return out
+
+
+@dataclass(frozen=True)
+class TextQuery:
+    """One anchor string and how to compare it (see the module docstring for tiers)."""
+
+    pattern: str
+    match: MatchMode = "exact"
+    _regex: re.Pattern[str] | None = field(default=None, init=False, repr=False,
+                                           compare=False)
+
+    def __post_init__(self) -> None:
+        if self.match == "regex":
+            object.__setattr__(self, "_regex", re.compile(self.pattern))
+
+    def score(self, candidate: str) -> int | None:
+        """The match tier of ``candidate`` (0 best), or ``None`` when it does not match."""
+        if not candidate:
+            return None
+        if self._regex is not None:
+            return self._score_regex(candidate)
+        if candidate == self.pattern:
+            return 0
+        cjk = has_cjk(candidate) or has_cjk(self.pattern)
+        want, got = normalise(self.pattern, cjk=cjk), normalise(candidate, cjk=cjk)
+        if not want:
+            return None
+        if want == got:
+            return 1
+        want_c, got_c = compact(self.pattern), compact(candidate)
+        if want_c and want_c == got_c:
+            return 2
+        if want in segments(candidate) or (want_c and want_c in map(compact,
+                                                                      segments(candidate))):
+            return 3
+        if self.match == "contains" and (want in got or (want_c and want_c in got_c)):
+            return 4
+        return None
+
+    def _score_regex(self, candidate: str) -> int | None:
+        assert self._regex is not None
+        if self._regex.fullmatch(candidate):
+            return 0
+        if self._regex.search(candidate):
+            return 1
+        if self._regex.search(unicodedata.normalize("NFKC", candidate)):
+            return 2
+        return None
+
+    def __str__(self) -> str:
+        return f"{self.pattern!r} ({self.match})"
