@@ -1,0 +1,272 @@
+"""The ADB driver: observe and act on an Android phone through the adb server, fast.
+
+Implements :class:`~omg_agent.drivers.base.Driver` (DESIGN.md §3–4, issue 3 item 2) with one
+``adbutils.AdbClient`` and :class:`~omg_agent.drivers.adbio.AdbIO` streams:
+
+* ``observe()`` fetches a raw ``screencap`` (no PNG encode; PNG only if the raw header is
+  not understood) and ``uiautomator dump /dev/tty`` (streamed; dump-to-file + ``cat`` as the
+  fallback) on two threads at once, parses the element list, hashes the screen, and asks
+  ``dumpsys window`` for the foreground app only when the screen hash (or the dump's
+  package) changed since the last time it asked;
+* ``execute(actions)`` resolves targets to pixels with ``perception.anchor``, runs the bundle
+  up to its first boundary as packed shell calls (:mod:`.commands`, :mod:`.textinput`:
+  normally one call), and then waits for the screen to settle instead of sleeping.
+
+Launching by app name: an installed package, an alias, a package named like the app, else
+the label on the home screen (tapped there; the package it opened is remembered).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import adbutils
+
+from omg_agent.core.actions import Action
+from omg_agent.core.geometry import ScreenGeometry
+from omg_agent.core.observation import Observation
+from omg_agent.drivers import adbparse
+from omg_agent.drivers.adbio import AdbIO
+from omg_agent.drivers.adbplan import BundleRunner
+from omg_agent.drivers.base import DeviceInfo, ExecResult
+from omg_agent.drivers.textinput import ADB_IME
+from omg_agent.errors import ActionRejected, DeviceError
+from omg_agent.perception.screenhash import ScreenHash
+from omg_agent.perception.uitree import parse_elements
+
+log = logging.getLogger(__name__)
+
+INFO_CMD = ("wm size; wm density; getprop ro.build.version.sdk; getprop ro.product.brand; "
+            "getprop ro.product.model")
+FOCUS_CMD = "dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'"
+IME_SEP = "@@OMG@@"
+IME_CMD = (f"ime list -a -s; echo {IME_SEP}; ime list -s; echo {IME_SEP}; "
+           "settings get secure default_input_method")
+DUMP_CMD = "uiautomator dump /dev/tty"
+DUMP_FILE = "/data/local/tmp/omg_window_dump.xml"
+
+
+class AdbDriver:
+    """A phone over adb. ``serial=None`` picks the only attached device."""
+
+    name = "adb"
+
+    def __init__(self, serial: str | None = None, *, client: adbutils.AdbClient | None = None,
+                 status_bar_px: int | None = None, nav_bar_px: int | None = None,
+                 settle_timeout: float = 2.0, aliases: Mapping[str, str] | None = None,
+                 ime_settle_s: float = 0.25, anchorer=None, ocr=None,
+                 timeout: float = 30.0) -> None:
+        self.client = client if client is not None else adbutils.AdbClient()
+        self.serial = serial or self._only_device()
+        self.io = AdbIO(self.client, self.serial, timeout=timeout)
+        self.settle_timeout = settle_timeout
+        self.ime_settle_s = ime_settle_s
+        self.aliases: dict[str, str] = dict(aliases or {})
+        self._bars = (status_bar_px, nav_bar_px)
+        self._ocr = ocr
+        self._anchorer = anchorer
+        self._info: DeviceInfo | None = None
+        self._hasher: ScreenHash | None = None
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"adb-{self.serial}")
+        self._focus: tuple[str, str] = ("", "")
+        self._focus_hash = ""
+        self._ime: tuple[set[str], set[str], str] | None = None
+        self._png_only = False
+        self._dump_to_file = False
+        self.last_observation: Observation | None = None
+        self._runner = BundleRunner(self)
+
+    def _only_device(self) -> str:
+        serials = [d.serial for d in self.client.device_list()]
+        if len(serials) != 1:
+            raise DeviceError(f"pass a serial: {len(serials)} devices attached "
+                              f"({', '.join(serials) or 'none'})")
+        return serials[0]
+
+    # -- identity ------------------------------------------------------------------------
+    def info(self) -> DeviceInfo:
+        if self._info is None:
+            screen = adbparse.parse_screen_info(
+                self.io.run(INFO_CMD).decode("utf-8", "replace"))
+            scale = screen.density / 160
+            status, nav = self._bars
+            self._info = DeviceInfo(
+                serial=self.serial, width=screen.width, height=screen.height,
+                density=screen.density, sdk=screen.sdk, brand=screen.brand,
+                model=screen.model, driver=self.name,
+                status_bar_px=round(24 * scale) if status is None else status,
+                nav_bar_px=round(24 * scale) if nav is None else nav)
+        return self._info
+
+    @property
+    def geometry(self) -> ScreenGeometry:
+        info = self.info()
+        return ScreenGeometry(info.width, info.height, info.status_bar_px, info.nav_bar_px)
+
+    @property
+    def hasher(self) -> ScreenHash:
+        if self._hasher is None:
+            info = self.info()
+            self._hasher = ScreenHash(status_bar=info.status_bar_px, nav_bar=info.nav_bar_px)
+        return self._hasher
+
+    @property
+    def ocr_engine(self):
+        """The OCR engine (``perception.ocr.OcrEngine`` unless one was passed), made once."""
+        if self._ocr is None:
+            from omg_agent.perception.ocr import OcrEngine  # models load on first read
+
+            self._ocr = OcrEngine()
+        return self._ocr
+
+    @property
+    def anchorer(self):
+        if self._anchorer is None:
+            from omg_agent.perception.anchor import Anchorer
+
+            self._anchorer = Anchorer(self.geometry, ocr=self.ocr_engine,
+                                      density=self.info().density)
+        return self._anchorer
+
+    # -- observing -----------------------------------------------------------------------
+    def screenshot(self) -> tuple[object, bytes]:
+        """(RGB image, the bytes it came from) — raw frame, or PNG as the fallback."""
+        if not self._png_only:
+            data = self.io.run("screencap")
+            try:
+                return adbparse.decode_raw_frame(data), data
+            except adbparse.FrameError as exc:
+                log.warning("%s: raw screencap unusable (%s); using PNG", self.serial, exc)
+                self._png_only = True
+        data = self.io.run("screencap -p")
+        return adbparse.decode_png(data), data
+
+    def hierarchy(self) -> str:
+        """The uiautomator XML of the current screen."""
+        if not self._dump_to_file:
+            xml = adbparse.extract_hierarchy(self.io.run(DUMP_CMD))
+            if xml is not None:
+                return xml
+            log.info("%s: uiautomator dump /dev/tty gave no XML; dumping to a file", self.serial)
+            self._dump_to_file = True
+        out = self.io.run(f"uiautomator dump {DUMP_FILE} >/dev/null && cat {DUMP_FILE}")
+        xml = adbparse.extract_hierarchy(out)
+        if xml is None:
+            raise DeviceError("uiautomator dump gave no hierarchy", serial=self.serial,
+                              command=DUMP_CMD)
+        return xml
+
+    def observe(self, *, ocr: bool = False) -> Observation:
+        t0 = time.perf_counter()
+        self.info()
+        shot = self._pool.submit(self._timed, self.screenshot)
+        dump = self._pool.submit(self._timed, self.hierarchy)
+        (image, raw), t_shot = shot.result()
+        xml, t_dump = dump.result()
+        t1 = time.perf_counter()
+        elements = parse_elements(xml)
+        t2 = time.perf_counter()
+        dump_package = next((e.package for e in elements if e.package), "")
+        screen_hash = self.hasher.compute(image, package=self._focus[0], elements=elements)
+        t3 = time.perf_counter()
+        if (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
+                or (dump_package and dump_package != self._focus[0])):
+            self._refresh_focus()
+            self._focus_hash = screen_hash
+        t4 = time.perf_counter()
+        boxes = self._ocr_boxes(image, screen_hash) if ocr else None
+        timings = {"screencap": t_shot, "dump": t_dump, "parse": t2 - t1, "hash": t3 - t2,
+                   "focus": t4 - t3, "total": time.perf_counter() - t0}
+        if ocr:
+            timings["ocr"] = timings["total"] - (t4 - t0)
+        obs = Observation(screenshot=image, elements=elements, package=self._focus[0],
+                          activity=self._focus[1], screen_hash=screen_hash,
+                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings)
+        self.last_observation = obs
+        return obs
+
+    @staticmethod
+    def _timed(fn):
+        start = time.perf_counter()
+        value = fn()
+        return value, time.perf_counter() - start
+
+    def _ocr_boxes(self, image, screen_hash: str):
+        return tuple(self.ocr_engine.read(image, key=screen_hash))
+
+    def _refresh_focus(self) -> None:
+        """Foreground app and, in the same call, the user's current IME."""
+        out = self.io.run(f"{FOCUS_CMD}; settings get secure default_input_method")
+        text = out.decode("utf-8", "replace")
+        self._focus = adbparse.parse_focus(text)
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        current = lines[-1] if lines and "=" not in lines[-1] else ""
+        if self._ime is not None and current and current != ADB_IME:
+            self._ime = (self._ime[0], self._ime[1], current)
+
+    def current_app(self) -> tuple[str, str]:
+        self._refresh_focus()
+        return self._focus
+
+    # -- IME -----------------------------------------------------------------------------
+    def ime_state(self) -> tuple[bool, str]:
+        """(ADB-Keyboard usable, the IME to restore after typing). Probed once."""
+        if self._ime is None:
+            out = self.io.run(IME_CMD).decode("utf-8", "replace")
+            self._ime = adbparse.parse_ime_probe(out, IME_SEP)
+        installed, enabled, current = self._ime
+        if ADB_IME in installed and ADB_IME not in enabled:
+            raise ActionRejected(
+                "the ADB Keyboard IME is installed but disabled; enable it with "
+                f"`adb -s {self.serial} shell ime enable {ADB_IME}`", serial=self.serial)
+        return ADB_IME in enabled, current
+
+    # -- acting --------------------------------------------------------------------------
+    def execute(self, actions: Sequence[Action],
+                observation: Observation | None = None) -> ExecResult:
+        return self._runner.run(list(actions), observation)
+
+    def launch(self, app: str) -> None:
+        from omg_agent.core.actions import Launch
+
+        result = self.execute([Launch(app=app)])
+        if not result.ok:
+            detail = result.outcomes[0].detail if result.outcomes else "not run"
+            raise ActionRejected(f"could not launch {app!r}: {detail}", serial=self.serial,
+                                 command=f"launch {app}")
+
+    def wait_settled(self, timeout: float | None = None, *, previous: str = "",
+                     change_grace: float = 0.3) -> bool:
+        """Wait until two quick raw screencaps hash the same; False on timeout.
+
+        With ``previous`` (the hash before an action), first give the screen up to
+        ``change_grace`` seconds to start changing, so a slow app is not taken as settled
+        on the old screen.
+        """
+        timeout = self.settle_timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        grace_end = time.monotonic() + min(change_grace, timeout)
+        last = ""
+        while True:
+            image, _ = self.screenshot()
+            current = self.hasher.compute(image)
+            waiting_for_change = (previous and time.monotonic() < grace_end
+                                  and self.hasher.same(current, previous))
+            if last and not waiting_for_change and self.hasher.same(current, last):
+                return True
+            if time.monotonic() >= deadline:
+                log.info("%s: screen still changing after %.1f s", self.serial, timeout)
+                return False
+            last = current
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+    def __enter__(self) -> AdbDriver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,224 @@
+"""Actions as device shell commands, and bundles of them as few shell calls as possible.
+
+Pure functions, no I/O. The ADB driver resolves each action's target to pixels first
+(``perception.anchor``), then asks this module for the command, then runs the packed calls
+(DESIGN.md §3 "Within a boundary, actions are sent to the device as one batched shell call").
+
+Joining: fragments of one call are joined with ``&&``, not ``;``. The actions of a bundle
+depend on each other (the text goes into the field the tap before focused), so after a
+failure — ``input`` refused by the security policy, a bad keycode, a missing package — the
+rest must not run against a screen in an unknown state; and the call's exit status is then
+the failed command's. No ``sleep`` goes between commands: ``input`` injects in
+wait-for-finish mode, so an event has been dispatched to the app when the next one starts,
+and the bundle ends at the first boundary anyway, so nothing runs after a screen change.
+When a call carries several actions, ``echo OMG_OK:<i>`` after each action but the last tells
+the driver how far a failed call got (:func:`completed_actions`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from omg_agent.core.geometry import NORM_MAX, Point, ScreenGeometry
+from omg_agent.drivers.textinput import ime_envelope
+
+KEY_HOME, KEY_BACK = 3, 4
+MAX_CALL_BYTES = 4000  # an OPEN payload every adbd accepts (Android < 9 caps it at 4096)
+PACKAGE_NAME = re.compile(r"[A-Za-z]\w*(\.[A-Za-z_]\w*)+")
+_DONE = re.compile(rb"^OMG_OK:(\d+)\r?$", re.MULTILINE)
+
+
+# -- single actions ----------------------------------------------------------------------
+def tap(p: Point) -> str:
+    return f"input tap {p.x} {p.y}"
+
+
+def double_tap(p: Point) -> str:
+    """Two taps in one call: one shell start, so both land within the double-tap timeout."""
+    return f"{tap(p)} && {tap(p)}"
+
+
+def long_press(p: Point, duration_ms: int) -> str:
+    """A swipe that does not move, held ``duration_ms``: how ``input`` long-presses."""
+    return f"input swipe {p.x} {p.y} {p.x} {p.y} {duration_ms}"
+
+
+def swipe(start: Point, end: Point, duration_ms: int) -> str:
+    return f"input swipe {start.x} {start.y} {end.x} {end.y} {duration_ms}"
+
+
+def swipe_points(geometry: ScreenGeometry, start: Point | None, direction: str,
+                 distance: int) -> tuple[Point, Point]:
+    """Pixel endpoints of a swipe by ``direction`` over ``distance`` (0–1000 units).
+
+    ``start`` is in pixels (default: the screen centre). The distance scales with the axis
+    it runs along (500 on a 2400 px tall screen is 1200 px up or down); the end point is
+    clamped into the safe zone, so a long swipe stops short of the status and nav bars.
+    """
+    if start is None:
+        start = geometry.to_pixels((NORM_MAX // 2, NORM_MAX // 2))
+    dx = round(distance * geometry.width / NORM_MAX)
+    dy = round(distance * geometry.height / NORM_MAX)
+    offset = {"up": (0, -dy), "down": (0, dy), "left": (-dx, 0), "right": (dx, 0)}
+    if direction not in offset:
+        raise ValueError(f"unknown swipe direction {direction!r}")
+    ox, oy = offset[direction]
+    start = geometry.clamp(start)
+    return start, geometry.clamp(Point(start.x + ox, start.y + oy))
+
+
+def keyevent(*codes: int) -> str:
+    if not codes:
+        raise ValueError("keyevent needs at least one keycode")
+    return "input keyevent " + " ".join(str(int(c)) for c in codes)
+
+
+def back() -> str:
+    return keyevent(KEY_BACK)
+
+
+def home() -> str:
+    return keyevent(KEY_HOME)
+
+
+def launch(package: str) -> str:
+    """Start ``package``'s launcher activity (``monkey`` resolves it on the device)."""
+    return (f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1"
+            " >/dev/null")
+
+
+# -- app names --------------------------------------------------------------------------
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_\-]+", "", name).casefold()
+
+
+def alias_package(app: str, aliases: Mapping[str, str]) -> str | None:
+    """The package an alias table gives ``app`` (case, space and dash insensitive)."""
+    wanted = _norm(app)
+    return next((pkg for name, pkg in aliases.items() if _norm(name) == wanted), None)
+
+
+def resolve_package(app: str, *, packages: Iterable[str] = (),
+                    aliases: Mapping[str, str] | None = None) -> str | None:
+    """The package ``app`` names, from the installed ``packages`` and an alias table.
+
+    In order: an installed package name; an alias (e.g. ``{"备忘录": "com.omg.notes",
+    "WeChat": "com.tencent.mm"}``, see :func:`alias_package`); an installed package whose
+    last name segment is the app name (``Notes`` → ``com.omg.notes``); ``None`` if nothing
+    (or more than one package) matches — then the driver looks for the label on the home
+    screen. With no package list, a name that looks like a package is taken as one.
+    """
+    installed = list(packages)
+    if app in installed:
+        return app
+    hit = alias_package(app, aliases or {})
+    if hit is not None:
+        return hit
+    if not installed:
+        return app.strip() if PACKAGE_NAME.fullmatch(app.strip()) else None
+    wanted = _norm(app)
+    hits = [p for p in installed if _norm(p.rsplit(".", 1)[-1]) == wanted]
+    return hits[0] if len(hits) == 1 else None
+
+
+def parse_package_list(output: str) -> list[str]:
+    """Package names from ``pm list packages`` output (``package:com.x`` per line)."""
+    return [line.split(":", 1)[1].strip() for line in output.splitlines()
+            if line.startswith("package:") and line.split(":", 1)[1].strip()]
+
+
+# -- batching ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Step:
+    """The fragments of one action, ready to be joined into a call."""
+
+    index: int  # the action's position in the bundle
+    fragments: tuple[str, ...]
+    label: str  # what logs and errors may show (typed secrets are redacted)
+    needs_ime: bool = False
+
+
+@dataclass(frozen=True)
+class ImeSwitch:
+    """How to make the ADB-Keyboard IME current for a call, and what to restore after."""
+
+    user_ime: str
+    settle_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Call:
+    """One shell round trip: the command line and the actions it finishes, in order."""
+
+    command: str
+    label: str
+    indices: tuple[int, ...]  # actions whose last fragment is in this call
+
+
+def _marker(index: int) -> str:
+    return f"echo OMG_OK:{index}"
+
+
+def pack(steps: Sequence[Step], *, ime: ImeSwitch | None = None,
+         max_bytes: int = MAX_CALL_BYTES) -> list[Call]:
+    """Join ``steps`` into as few calls as fit ``max_bytes`` each.
+
+    A call holding a step that needs the IME is wrapped in :func:`~.textinput.ime_envelope`
+    (select ADB-Keyboard, run, restore the user's IME), once for the whole call. A step
+    longer than one call is spread over several (its fragments stay in order).
+    """
+    calls: list[Call] = []
+    parts: list[str] = []
+    labels: list[str] = []
+    done: list[int] = []
+    uses_ime = False
+
+    def flush() -> None:
+        nonlocal parts, labels, done, uses_ime
+        if not parts:
+            return
+        body = " && ".join(parts)
+        if uses_ime:
+            if ime is None:
+                raise ValueError("a step needs the ADB IME but no ImeSwitch was given")
+            body = ime_envelope(body, user_ime=ime.user_ime, settle_s=ime.settle_s)
+        calls.append(Call(body, "; ".join(labels), tuple(done)))
+        parts, labels, done, uses_ime = [], [], [], False
+
+    budget = max_bytes - 200  # room for the envelope
+    for step in steps:
+        if parts:  # the previous step finished in this call
+            parts.append(_marker(done[-1]))
+        for fragment in step.fragments:
+            size = sum(len(p) + 4 for p in parts) + len(fragment)
+            if parts and size > budget:
+                if parts[-1].startswith("echo OMG_OK:"):
+                    parts.pop()
+                flush()
+            parts.append(fragment)
+            uses_ime = uses_ime or step.needs_ime
+        if step.label not in labels:
+            labels.append(step.label)
+        done.append(step.index)
+    flush()
+    return calls
+
+
+def completed_actions(call: Call, stdout: bytes, status: int) -> int:
+    """How many of ``call.indices`` finished, from its exit status and markers.
+
+    On failure the first unfinished action of the bundle is the one that failed (it may be
+    an action that started in this call and was to finish in the next).
+    """
+    if status == 0:
+        return len(call.indices)
+    marks = {int(m.group(1)) for m in _DONE.finditer(stdout)}
+    count = 0
+    for index in call.indices:
+        if index not in marks:
+            break
+        count += 1
+    return count
