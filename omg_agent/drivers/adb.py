@@ -47,6 +47,7 @@ IME_CMD = (f"ime list -a -s; echo {IME_SEP}; ime list -s; echo {IME_SEP}; "
            "settings get secure default_input_method")
 DUMP_CMD = "uiautomator dump /dev/tty"
 DUMP_FILE = "/data/local/tmp/omg_window_dump.xml"
+SETTLE_POLL_S = 0.02  # pause between settle captures (a real phone's screencap takes longer)
 
 
 class AdbDriver:
@@ -57,12 +58,14 @@ class AdbDriver:
     def __init__(self, serial: str | None = None, *, client: adbutils.AdbClient | None = None,
                  status_bar_px: int | None = None, nav_bar_px: int | None = None,
                  settle_timeout: float = 2.0, aliases: Mapping[str, str] | None = None,
-                 ime_settle_s: float = 0.25, anchorer=None, ocr=None,
+                 settle_window: float = 0.25, ime_settle_s: float = 0.25, anchorer=None,
+                 ocr=None,
                  timeout: float = 30.0) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or self._only_device()
         self.io = AdbIO(self.client, self.serial, timeout=timeout)
         self.settle_timeout = settle_timeout
+        self.settle_window = settle_window
         self.ime_settle_s = ime_settle_s
         self.aliases: dict[str, str] = dict(aliases or {})
         self._bars = (status_bar_px, nav_bar_px)
@@ -72,7 +75,8 @@ class AdbDriver:
         self._hasher: ScreenHash | None = None
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"adb-{self.serial}")
         self._focus: tuple[str, str] = ("", "")
-        self._focus_hash = ""
+        self._focus_hash = ""  # screen hash and dump package when the focus was last read
+        self._focus_dump_package = ""
         self._ime: tuple[set[str], set[str], str] | None = None
         self._png_only = False
         self._dump_to_file = False
@@ -135,13 +139,13 @@ class AdbDriver:
     def screenshot(self) -> tuple[object, bytes]:
         """(RGB image, the bytes it came from) — raw frame, or PNG as the fallback."""
         if not self._png_only:
-            data = self.io.run("screencap")
+            data = self.io.run("screencap 2>/dev/null")  # exec: would mix warnings in
             try:
                 return adbparse.decode_raw_frame(data), data
             except adbparse.FrameError as exc:
                 log.warning("%s: raw screencap unusable (%s); using PNG", self.serial, exc)
                 self._png_only = True
-        data = self.io.run("screencap -p")
+        data = self.io.run("screencap -p 2>/dev/null")
         return adbparse.decode_png(data), data
 
     def hierarchy(self) -> str:
@@ -170,12 +174,13 @@ class AdbDriver:
         elements = parse_elements(xml)
         t2 = time.perf_counter()
         dump_package = next((e.package for e in elements if e.package), "")
-        screen_hash = self.hasher.compute(image, package=self._focus[0], elements=elements)
+        screen_hash = self.hasher.compute(image, package=dump_package or self._focus[0],
+                                          elements=elements)
         t3 = time.perf_counter()
         if (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
-                or (dump_package and dump_package != self._focus[0])):
+                or dump_package != self._focus_dump_package):
             self._refresh_focus()
-            self._focus_hash = screen_hash
+            self._focus_hash, self._focus_dump_package = screen_hash, dump_package
         t4 = time.perf_counter()
         boxes = self._ocr_boxes(image, screen_hash) if ocr else None
         timings = {"screencap": t_shot, "dump": t_dump, "parse": t2 - t1, "hash": t3 - t2,
@@ -204,7 +209,7 @@ class AdbDriver:
         self._focus = adbparse.parse_focus(text)
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         current = lines[-1] if lines and "=" not in lines[-1] else ""
-        if self._ime is not None and current and current != ADB_IME:
+        if self._ime is not None and current not in ("", "null", ADB_IME):
             self._ime = (self._ime[0], self._ime[1], current)
 
     def current_app(self) -> tuple[str, str]:
@@ -240,27 +245,37 @@ class AdbDriver:
 
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
                      change_grace: float = 0.3) -> bool:
-        """Wait until two quick raw screencaps hash the same; False on timeout.
+        """Wait until raw screencaps stop changing; False if ``timeout`` passes first.
 
-        With ``previous`` (the hash before an action), first give the screen up to
-        ``change_grace`` seconds to start changing, so a slow app is not taken as settled
-        on the old screen.
+        Settled means every frame hashed the same, cell for cell, for ``settle_window``
+        seconds (at least two frames). A window, not just two frames in a row: two quick
+        captures can fall between the steps of a slow spinner. Exact equality, not the
+        hash's "same screen" slack: frames moments apart differ only where something moves.
+        The masks are the last observation's (status bar, the focused field's caret).
+        With ``previous`` (the hash before an action), the screen first gets up to
+        ``change_grace`` seconds to start changing, so an app slow to react is not taken as
+        settled on the old screen.
         """
         timeout = self.settle_timeout if timeout is None else timeout
-        deadline = time.monotonic() + timeout
-        grace_end = time.monotonic() + min(change_grace, timeout)
-        last = ""
+        start = time.monotonic()
+        deadline, grace_end = start + timeout, start + min(change_grace, timeout)
+        last = self.last_observation
+        masks = dict(package=last.package, elements=last.elements) if last else {}
+        stable_hash, stable_since = "", 0.0
         while True:
+            taken = time.monotonic()
             image, _ = self.screenshot()
-            current = self.hasher.compute(image)
-            waiting_for_change = (previous and time.monotonic() < grace_end
-                                  and self.hasher.same(current, previous))
-            if last and not waiting_for_change and self.hasher.same(current, last):
+            current = self.hasher.compute(image, **masks)
+            if previous and taken < grace_end and self.hasher.same(current, previous):
+                stable_hash = ""  # still the old screen: not settled, just not started
+            elif not stable_hash or self.hasher.distance(current, stable_hash) > 0:
+                stable_hash, stable_since = current, taken
+            elif taken - stable_since >= self.settle_window:
                 return True
             if time.monotonic() >= deadline:
                 log.info("%s: screen still changing after %.1f s", self.serial, timeout)
                 return False
-            last = current
+            time.sleep(SETTLE_POLL_S)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

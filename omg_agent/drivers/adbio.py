@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shlex
 import socket
 import struct
 import time
@@ -63,10 +64,11 @@ class AdbIO:
     """Shell streams to one device. Thread-safe: every call opens its own connection."""
 
     def __init__(self, client: adbutils.AdbClient, serial: str, *,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, shell_v2: bool | None = None) -> None:
         self.client = client
         self.serial = serial
         self.timeout = timeout
+        self.shell_v2 = shell_v2  # None: use it when the device lists the feature
         self._features: frozenset[str] | None = None
         self.calls = 0  # round trips made so far (the driver counts device_calls with it)
 
@@ -82,11 +84,13 @@ class AdbIO:
     def run_status(self, cmd: str, *, timeout: float | None = None,
                    label: str = "") -> ShellResult:
         """Run ``cmd`` and return stdout, stderr and its exit status."""
-        if "shell_v2" in self.features():
+        v2 = self.shell_v2 if self.shell_v2 is not None else "shell_v2" in self.features()
+        if v2:
             return self._run_v2(cmd, timeout, label or cmd)
-        # No shell_v2 (Android < 7): the status travels as a last line of stdout.
-        out = self.run(f"{cmd}\n_omg_rc=$?; echo; echo OMG_RC:$_omg_rc", timeout=timeout,
-                       label=label or cmd)
+        # No shell_v2 (Android < 7): the status travels as a last line of stdout. The command
+        # runs in its own sh so an `exit` in it cannot skip that line.
+        out = self.run(f"sh -c {shlex.quote(cmd)}; _omg_rc=$?; echo; echo OMG_RC:$_omg_rc",
+                       timeout=timeout, label=label or cmd)
         m = _RC_TAIL.search(out)
         if m is None:
             return ShellResult(out, b"", 255)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from omg_agent.core.actions import parse_action
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.drivers.base import Driver
+from omg_agent.errors import DeviceOffline
 from omg_agent.perception.uitree import parse_elements
 from omg_agent.vphone.phone import ADB_IME, LATIN_IME
 
@@ -290,3 +291,88 @@ def test_any_text_arrives_byte_exact_and_runs_nothing_else(vphone, driver, shell
     print(f"\n{stats['n']} typing examples in {elapsed:.1f} s")
     assert fs_paths(vphone.phone.fs) == files
     assert stats["n"] >= 2000
+
+
+# -- fallbacks and faults -----------------------------------------------------------------
+def test_a_frame_with_an_unknown_header_falls_back_to_png(vphone, driver):
+    table = vphone.phone.shell.commands
+    real = table["screencap"]
+
+    def garbled(ctx, args):  # a device whose raw frames this driver cannot read
+        if "-p" in args:
+            return real(ctx, args)
+        ctx.out(b"\x00" * 100)
+        return 0
+
+    table["screencap"] = garbled
+    obs = driver.observe()
+    assert obs.size == (vphone.phone.profile.width, vphone.phone.profile.height)
+    assert obs.raw[:8] == b"\x89PNG\r\n\x1a\n"
+    assert obs.screenshot.tobytes() == vphone.phone.screenshot().convert("RGB").tobytes()
+
+
+def test_a_dump_that_cannot_stream_falls_back_to_a_file(vphone, driver, shell_log):
+    table = vphone.phone.shell.commands
+    real = table["uiautomator"]
+
+    def no_tty(ctx, args):
+        if "/dev/tty" in args:
+            ctx.errln("ERROR: could not get idle state.")
+            return 1
+        return real(ctx, args)
+
+    table["uiautomator"] = no_tty
+    obs = driver.observe()
+    assert obs.elements == parse_elements(vphone.phone.dump_xml())
+    assert ["cat", "/data/local/tmp/omg_window_dump.xml"] in shell_log
+
+
+def test_exit_status_without_shell_v2(vphone):
+    with AdbDriver(vphone.serial) as d:
+        d.io.shell_v2 = False
+        result = d.io.run_status("echo out; ls /nope; exit 3")
+        assert (result.stdout, result.status) == (b"out\nls: /nope: No such file or directory\n",
+                                                 3)
+        assert d.io.run_status("echo -n x").stdout == b"x"
+
+
+def test_an_offline_phone_raises_device_offline(vphone, driver):
+    driver.observe()
+    vphone.phone.go_offline(30)
+    with pytest.raises(DeviceOffline) as info:
+        for _ in range(50):  # the adb server notices the dropped transport within a moment
+            driver.observe()
+            time.sleep(0.05)
+    assert info.value.serial == vphone.serial
+
+
+def test_bundles_without_shell_v2_still_report_status(vphone, driver):
+    obs = open_note_body(vphone, driver)
+    driver.io.shell_v2 = False  # an Android 6 phone: the status comes back on stdout
+    driver.aliases["Ghost"] = "com.omg.ghost"
+    result = driver.execute([act(type="type", text="你好 'x'", clear=True),
+                             act(type="launch", app="Ghost")], obs)
+    assert [o.ok for o in result.outcomes] == [True, False]
+    assert draft(vphone)["body"] == "你好 'x'" and vphone.phone.ime_current == LATIN_IME
+
+
+def test_execute_waits_for_a_spinner_to_settle_instead_of_sleeping(vphone, driver):
+    shop = vphone.phone.apps["com.omg.shop"]
+    shop.promo_mode, shop.search_delay = "never", 0.6
+    vphone.phone.start_activity("com.omg.shop")
+    obs = driver.observe()
+    field = element(obs, resource_id="com.omg.shop:id/search_input")
+    result = driver.execute([act(type="type", text="phone", target=field.id),
+                             act(type="tap", target={"resource_id": "com.omg.shop:id/search"})],
+                            obs)
+    assert result.ok and result.device_calls == 1
+    assert 0.5 < result.timings["settle"] < 2.0  # the spinner turned, then results stood still
+    assert "settle_timeout" not in result.timings
+    assert shop._loaded()
+    shop.search_delay = 30.0
+    driver.execute([act(type="back")])
+    vphone.phone.apps["com.omg.shop"].push("results", query="x", started=time.time(), offset=0)
+    vphone.phone.changed()
+    start = time.monotonic()
+    assert driver.wait_settled(0.5) is False
+    assert time.monotonic() - start < 1.0
