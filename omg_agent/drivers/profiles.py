@@ -172,6 +172,10 @@ class DeviceProfileSpec(_Spec):
     def px(self, dp: float) -> int:
         return round(dp * self.scale)
 
+    def aliases(self) -> dict[str, str]:
+        """App name → package, flat (what ``AdbDriver(aliases=...)`` takes)."""
+        return {name: package for package, names in self.apps.items() for name in names}
+
     def geometry(self, margin: int = 8) -> ScreenGeometry:
         return ScreenGeometry(self.width, self.height, self.status_bar_height,
                               self.nav_bar_height, margin)

@@ -1,0 +1,130 @@
+"""Choosing the driver for a device: ``--driver adb | u2 | auto``.
+
+``auto`` first makes sure the device has a probed profile in ``profile_dir`` (probing it
+once, :mod:`omg_agent.drivers.probe`); if that profile already records a driver choice, that
+driver is used. Otherwise both drivers observe the current screen a few times, the faster
+median wins, and the decision is written into the probed profile, so the measurement runs
+once per device model. The uiautomator2 driver competes only if its server starts and
+answers; if it fails, the ADB driver is used (and the reason is recorded).
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import adbutils
+
+from omg_agent.drivers.adb import AdbDriver
+from omg_agent.drivers.base import Driver
+from omg_agent.drivers.probe import parse_getprop, probe_profile
+from omg_agent.drivers.profiles import (
+    DeviceProfileSpec,
+    default_profile_dir,
+    load_profile,
+    match_profile,
+    profile_name_for,
+    update_profile,
+)
+from omg_agent.drivers.u2 import U2Driver
+from omg_agent.errors import DeviceError
+
+log = logging.getLogger(__name__)
+
+Preference = Literal["adb", "u2", "auto"]
+SAMPLES = 3  # timed observes per driver, after one warm-up
+
+
+def device_profile(device: adbutils.AdbDevice, profile_dir: Path) -> DeviceProfileSpec:
+    """The device's probed profile from ``profile_dir``, probing (and saving) it if absent."""
+    props = parse_getprop(device.shell("getprop"))
+    name = profile_name_for(props.get("ro.product.brand", ""), props.get("ro.product.model", ""))
+    if (profile_dir / f"{name}.yaml").is_file():
+        return load_profile(name, [profile_dir])
+    return probe_profile(device, profile_dir)
+
+
+def build_driver(kind: Literal["adb", "u2"], serial: str, *,
+                 profile: DeviceProfileSpec | None, client: adbutils.AdbClient,
+                 ocr: Any = None) -> Driver:
+    """One driver, wired with the profile's bars and app aliases."""
+    if kind == "u2":
+        return U2Driver(serial, client=client, profile=profile, ocr=ocr)
+    if profile is None:
+        return AdbDriver(serial, client=client, ocr=ocr)
+    return AdbDriver(serial, client=client, status_bar_px=profile.status_bar_height,
+                     nav_bar_px=profile.nav_bar_height, aliases=profile.aliases(), ocr=ocr)
+
+
+def observe_ms(driver: Driver, samples: int = SAMPLES) -> float:
+    """Median wall time of ``samples`` observes, after one warm-up."""
+    driver.observe()
+    times = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        driver.observe()
+        times.append((time.perf_counter() - start) * 1000)
+    return round(statistics.median(times), 1)
+
+
+def choose_driver(serial: str, prefer: Preference = "auto", *,
+                  profile_dir: Path | None = None, client: adbutils.AdbClient | None = None,
+                  ocr: Any = None, samples: int = SAMPLES) -> Driver:
+    """The driver to use for ``serial`` (see the module docstring for ``auto``)."""
+    client = client if client is not None else adbutils.AdbClient()
+    if prefer != "auto":
+        device = client.device(serial)
+        props = parse_getprop(device.shell("getprop"))
+        profile = match_profile(props.get("ro.product.model", ""),
+                                props.get("ro.product.brand", "").lower())
+        return build_driver(prefer, serial, profile=profile, client=client, ocr=ocr)
+
+    profile_dir = profile_dir if profile_dir is not None else default_profile_dir()
+    profile = device_profile(client.device(serial), profile_dir)
+    if profile.driver is not None:
+        kind = profile.driver.preferred
+        log.info("%s: driver %s (measured %s)", serial, kind, profile.driver.measured_at)
+        try:
+            return build_driver(kind, serial, profile=profile, client=client, ocr=ocr)
+        except DeviceError as e:
+            if kind == "adb":
+                raise
+            log.warning("%s: the u2 driver did not start (%s); using adb", serial, e)
+            return build_driver("adb", serial, profile=profile, client=client, ocr=ocr)
+    return _measure_and_choose(serial, profile, profile_dir, client, ocr, samples)
+
+
+def _measure_and_choose(serial: str, profile: DeviceProfileSpec, profile_dir: Path,
+                        client: adbutils.AdbClient, ocr: Any, samples: int) -> Driver:
+    adb = build_driver("adb", serial, profile=profile, client=client, ocr=ocr)
+    try:
+        adb_ms = observe_ms(adb, samples)
+    except BaseException:
+        adb.close()
+        raise
+    u2: Driver | None = None
+    u2_ms, u2_error = None, ""
+    try:
+        u2 = build_driver("u2", serial, profile=profile, client=client, ocr=ocr)
+        u2_ms = observe_ms(u2, samples)
+    except DeviceError as e:
+        u2_error = str(e)[:300]
+        log.info("%s: the u2 driver is not usable: %s", serial, u2_error)
+        if u2 is not None:
+            u2.close()
+            u2 = None
+    winner, loser = (u2, adb) if u2 is not None and u2_ms is not None and u2_ms < adb_ms \
+        else (adb, u2)
+    if loser is not None:
+        loser.close()
+    choice = "u2" if winner is u2 else "adb"
+    update_profile(profile.name, profile_dir, driver={
+        "preferred": choice, "adb_observe_ms": adb_ms, "u2_observe_ms": u2_ms,
+        "u2_error": u2_error, "measured_at": datetime.now(UTC).isoformat(timespec="seconds")})
+    log.info("%s: observe takes %.1f ms with adb, %s with u2: using %s", serial, adb_ms,
+             f"{u2_ms:.1f} ms" if u2_ms is not None else "n/a", choice)
+    return winner

@@ -1,0 +1,149 @@
+"""The uiautomator2 driver on a vphone through the real adb server: it observes what the
+phone shows, taps by element id, types unicode byte-exact, launches apps by EN/ZH name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from omg_agent.core.actions import parse_action
+from omg_agent.drivers.base import Driver
+from omg_agent.drivers.u2 import U2Driver
+from omg_agent.errors import ActionRejected
+from omg_agent.perception.uitree import parse_elements
+
+LAUNCHER = "com.android.launcher3"
+SETTINGS = "com.android.settings"
+NOTES = "com.omg.notes"
+
+
+@pytest.fixture
+def driver(vphone) -> Iterator[U2Driver]:
+    drv = U2Driver(vphone.serial)
+    try:
+        yield drv
+    finally:
+        drv.close()
+
+
+def _element(obs, **fields):
+    return next(e for e in obs.elements if all(getattr(e, k) == v for k, v in fields.items()))
+
+
+def test_it_is_a_driver_that_knows_the_vphone(driver: U2Driver, vphone) -> None:
+    assert isinstance(driver, Driver)
+    info = driver.info()
+    sim = vphone.phone.profile
+    assert (info.width, info.height, info.density, info.sdk) == (sim.width, sim.height,
+                                                                 sim.density, sim.sdk)
+    assert (info.status_bar_px, info.nav_bar_px) == (sim.status_bar_height, sim.nav_bar_height)
+    assert info.driver == "u2" and info.model == sim.model
+    assert driver.profile is not None and driver.profile.name == "vphone-default"
+
+
+def test_observe_matches_the_phones_own_tree_on_every_app(driver: U2Driver, vphone) -> None:
+    phone = vphone.phone
+    phone.apps["com.omg.shop"].promo_mode = "never"
+    for package in phone.packages():
+        phone.start_activity(package)
+        obs = driver.observe()
+        expected = parse_elements(phone.dump_xml())
+        assert [e.bounds for e in obs.elements] == [e.bounds for e in expected], package
+        assert [e.label for e in obs.elements] == [e.label for e in expected], package
+        assert obs.size == (phone.profile.width, phone.profile.height)
+        assert obs.package == package
+        assert obs.raw is not None and obs.raw[:2] == b"\xff\xd8"  # the server's JPEG
+        assert obs.screen_hash and obs.timings["total"] > 0
+
+
+def test_tapping_the_wifi_switch_by_element_id_flips_wifi(driver: U2Driver, vphone) -> None:
+    vphone.phone.start_activity(SETTINGS)
+    obs = driver.observe()
+    switch = _element(obs, role="switch", checked=True)
+    assert vphone.phone.state()["apps"][SETTINGS]["wifi"] is True
+    result = driver.execute([parse_action({"type": "tap", "target": switch.id})], obs)
+    assert result.ok and result.outcomes[0].source == "element"
+    assert result.outcomes[0].point == switch.center
+    assert vphone.phone.state()["apps"][SETTINGS]["wifi"] is False
+    assert not _element(driver.observe(), id=switch.id).checked
+
+
+def test_a_bundle_stops_after_its_first_boundary(driver: U2Driver, vphone) -> None:
+    vphone.phone.start_activity(SETTINGS)
+    obs = driver.observe()
+    switches = [e.id for e in obs.elements if e.role == "switch"]
+    result = driver.execute([parse_action({"type": "tap", "target": i}) for i in switches],
+                            obs)
+    assert len(result.outcomes) == 1 and result.dropped == len(switches) - 1
+    state = vphone.phone.state()["apps"][SETTINGS]
+    assert (state["wifi"], state["bluetooth"]) == (False, False)
+
+
+@pytest.mark.parametrize("text", [
+    "héllo 世界 😀",
+    "quotes ' \" `back` $HOME %s; rm -rf / && echo | cat > x < y (a) \\ end",
+    "line one\nline two\ttabbed",
+    "  spaces around  ",
+])
+def test_typed_unicode_arrives_in_notes_exactly(driver: U2Driver, vphone, text: str) -> None:
+    driver.launch("Notes")
+    driver.execute([parse_action({"type": "tap", "target": {"desc": "New note"}})])
+    obs = driver.observe()
+    body = _element(obs, resource_id=f"{NOTES}:id/body_input")
+    result = driver.execute([parse_action({"type": "type", "text": text, "target": body.id})],
+                            obs)
+    assert result.ok, result
+    assert text not in result.outcomes[0].detail  # only the length is reported
+    assert vphone.phone.state()["apps"][NOTES]["draft"]["body"] == text
+
+
+def test_clear_then_type_replaces_the_field(driver: U2Driver, vphone) -> None:
+    driver.launch(NOTES)
+    driver.execute([parse_action({"type": "tap", "target": {"desc": "New note"}})])
+    obs = driver.observe()
+    title = _element(obs, resource_id=f"{NOTES}:id/title_input")
+    driver.execute([parse_action({"type": "type", "text": "first", "target": title.id})], obs)
+    driver.execute([parse_action({"type": "type", "text": "第二", "clear": True})])
+    assert vphone.phone.state()["apps"][NOTES]["draft"]["title"] == "第二"
+
+
+@pytest.mark.parametrize(("name", "package"), [
+    ("备忘录", NOTES), ("Notes", NOTES), ("设置", SETTINGS), ("Shop", "com.omg.shop"),
+    ("信息", "com.omg.messages"), ("com.omg.feed", "com.omg.feed")])
+def test_launch_by_english_or_chinese_name(driver: U2Driver, vphone, name: str,
+                                           package: str) -> None:
+    driver.launch(name)
+    assert vphone.phone.focus()[0] == package
+    assert driver.current_app()[0] == package
+
+
+def test_launching_an_unknown_app_is_rejected(driver: U2Driver) -> None:
+    with pytest.raises(ActionRejected, match="no app called 'Nonexistent'"):
+        driver.launch("Nonexistent")
+
+
+def test_current_app_follows_the_phone(driver: U2Driver, vphone) -> None:
+    assert driver.current_app() == vphone.phone.focus()
+    vphone.phone.start_activity(SETTINGS)
+    assert driver.current_app()[0] == SETTINGS
+    driver.execute([parse_action({"type": "home"})])
+    assert driver.current_app()[0] == LAUNCHER
+
+
+def test_keys_and_swipes_reach_the_phone(driver: U2Driver, vphone) -> None:
+    vphone.phone.start_activity("com.omg.feed")
+    before = driver.observe()
+    result = driver.execute([parse_action({"type": "swipe", "direction": "up",
+                                           "distance": 300})], before)
+    assert result.ok
+    after = driver.observe()
+    assert after.elements[2].bounds != before.elements[2].bounds  # the list scrolled
+    driver.execute([parse_action({"type": "back"})])
+    assert vphone.phone.focus()[0] == LAUNCHER
+
+
+def test_a_stopped_u2_server_is_restarted(driver: U2Driver, vphone) -> None:
+    driver.observe()
+    vphone.phone.stop_uiautomator_server()
+    assert driver.observe().package == LAUNCHER
