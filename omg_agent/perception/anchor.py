@@ -34,7 +34,7 @@ screen: small enough not to pull taps across a list row on any phone.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageStat
@@ -43,6 +43,8 @@ from omg_agent.core.actions import AnchorTarget, ElementTarget, PointTarget
 from omg_agent.core.geometry import Bounds, Point, ScreenGeometry
 from omg_agent.core.observation import Observation, OcrBox, UIElement
 from omg_agent.errors import AnchorNotFound
+from omg_agent.perception.grid import Grid
+from omg_agent.perception.ocr import best_matches
 from omg_agent.perception.textmatch import EXACT_TIERS, TextQuery
 
 log = logging.getLogger(__name__)
@@ -106,17 +108,27 @@ class Anchorer:
                 return self._by_point(target, observation, allow_blind)
         raise TypeError(f"not a target: {target!r}")
 
-    def resolve_cell(self, label: str, observation: Observation) -> Resolved:
-        """The centre of grid cell ``label`` (e.g. ``"C4"``) of ``perception.grid``'s overlay,
-        snapped like a raw point but never refused (the model looked at the picture)."""
-        from omg_agent.perception.grid import Grid
+    @property
+    def grid(self) -> Grid:
+        """The labelled grid to draw for the model (``grid.draw(screenshot)``)."""
+        return Grid.for_screen(self.geometry)
 
-        grid = Grid(observation.size[0], observation.size[1])
-        raw = self.geometry.clamp(grid.cell_center(label))
+    def resolve_cell(self, label: str, observation: Observation) -> Resolved:
+        """The centre of cell ``label`` (e.g. ``"C4"``) of :attr:`grid`, snapped like a raw
+        point but never refused: the model chose the cell looking at the picture."""
+        raw = self.geometry.clamp(self.grid.cell_center(label))
         snapped = self._snap(raw, observation.elements, allow_blind=True,
-                             screenshot=observation.screenshot)
+                             screenshot=observation.screenshot, label=f"cell {label}")
         return Resolved(snapped.point, "grid", snapped.element, snapped.snap_px,
-                        f"cell {label.upper()}: {snapped.detail}")
+                        f"cell {label.strip().upper()}: {snapped.detail}")
+
+    def resolve_pixel(self, point: Point | tuple[int, int], observation: Observation, *,
+                      allow_blind: bool = False) -> Resolved:
+        """A pixel point (e.g. from ``--point`` or a recorded flow) clamped into the safe
+        zone and snapped like a model's point."""
+        raw = self.geometry.clamp(point)
+        return self._snap(raw, observation.elements, allow_blind=allow_blind,
+                          screenshot=observation.screenshot, label=f"pixel {tuple(point)}")
 
     # -- element id ------------------------------------------------------------------------
     def _by_id(self, target: ElementTarget, observation: Observation) -> Resolved:
@@ -170,11 +182,10 @@ class Anchorer:
     def _by_ocr(self, target: AnchorTarget, observation: Observation,
                 region: Bounds | None) -> tuple[Resolved | None, str]:
         assert target.text is not None
-        query = TextQuery(target.text, target.match)
         if observation.ocr is not None:
-            hit = self._best_box(query, observation.ocr)
+            hit = next(iter(best_matches(observation.ocr, target.text, target.match)), None)
             how = f"ocr boxes of the observation ({len(observation.ocr)})"
-            return (self._ocr_result(hit, observation, target.text), how)
+            return (self._ocr_result(hit, observation), how)
         if self.ocr is None:
             return None, "ocr (no engine)"
         key = (observation.package, target.text)
@@ -185,22 +196,13 @@ class Anchorer:
             boxes = self.ocr.read(observation.screenshot, region=crop,
                                   key=observation.screen_hash or None)
             tried.append(str(crop))
-            hit = self._best_box(query, boxes)
+            hit = next(iter(best_matches(boxes, target.text, target.match)), None)
             if hit is not None:
                 self._hints[key] = hit.bounds
-                return self._ocr_result(hit, observation, target.text), ""
+                return self._ocr_result(hit, observation), ""
         return None, "ocr in " + ", ".join(tried)
 
-    def _best_box(self, query: TextQuery, boxes: Iterable[OcrBox]) -> OcrBox | None:
-        limit = 4 if query.match == "contains" else EXACT_TIERS
-        scored = [(tier, -box.confidence, box.bounds.area, box.bounds.top, i, box)
-                  for i, box in enumerate(boxes)
-                  if (tier := query.score(box.text)) is not None
-                  and (query.match == "regex" or tier <= limit)]
-        return min(scored)[-1] if scored else None
-
-    def _ocr_result(self, box: OcrBox | None, observation: Observation,
-                    text: str) -> Resolved | None:
+    def _ocr_result(self, box: OcrBox | None, observation: Observation) -> Resolved | None:
         if box is None:
             return None
         point = self._safe_center(box.bounds)
