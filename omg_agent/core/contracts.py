@@ -1,0 +1,316 @@
+"""What the brain and the model say to each other: plans, decision bundles, replans.
+
+These pydantic models are the LLM contracts of DESIGN.md §3. The JSON schema sent to a model
+as ``response_format`` is generated from them (:func:`response_format`), and a model's reply
+is validated by them; a validation error names the field and is fed back to the model for a
+retry. Each model also checks the consistency rules between its fields (a replan that says
+``replanned`` carries a plan; a turn that has not finished its step carries actions; …).
+
+- :class:`TaskPlan` / :class:`TaskStep` — the strategist's (L1) milestones.
+- :class:`DecisionBundle` / :class:`ExecuteNow` — one operator (L2) turn: verify the last
+  bundle, then 1–5 actions from :data:`omg_agent.core.actions.Action`.
+- :class:`Replan` — the strategist's answer after a sub-task or a user's answer.
+
+Two schema flavours: the plain pydantic schema (``strict=False``, the default; endpoints
+that enforce it — vLLM guided decoding, OpenAI non-strict — accept ``oneOf`` and defaults),
+and :func:`strict_schema`, the subset OpenAI's ``strict: true`` mode demands (every field
+required and nullable when it was optional, ``anyOf`` instead of ``oneOf``, no defaults,
+``additionalProperties: false`` everywhere). A reply to the strict schema uses ``null`` for
+"not given"; :func:`drop_nulls` turns that back into absent fields before validation.
+Pure data, no I/O.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Collection
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from omg_agent.core.actions import Action, AskUser, Done, MemSave, ends_bundle
+
+MAX_BUNDLE = 5
+_ON_FAIL = re.compile(r"^(retry|replan|ask_user|abort|jump_to:([1-9]\d*))$")
+# (tries, timeout_s) per step complexity, from the two-layer brain design (1→3/30 s,
+# 3→8/60 s, 5→15/120 s), with the even levels in between.
+_COMPLEXITY_BUDGET = {1: (3, 30), 2: (5, 45), 3: (8, 60), 4: (11, 90), 5: (15, 120)}
+
+
+class _Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# -- L1: the plan -----------------------------------------------------------------------
+class TaskStep(_Contract):
+    """One milestone of a plan: what to reach, how to tell it is reached, what if not."""
+
+    description: str = Field(
+        min_length=1, description="The milestone in a few words, e.g. 'Open the Shop app'.")
+    action_guide: str = Field(
+        "", description="A hint on how to get there, in words (never coordinates).")
+    success_criteria: str = Field(
+        min_length=1,
+        description="What the screen shows when the step is done, e.g. 'the cart lists "
+                    "1 item'. Must be checkable on the screen.")
+    timeout_s: int = Field(
+        60, ge=5, le=1800, description="Seconds the step may take before it counts as failed.")
+    on_fail: str = Field(
+        "retry",
+        description="What to do when the step fails: 'retry', 'jump_to:N' (go to step N, "
+                    "1-based), 'replan', 'ask_user' or 'abort'.")
+    data_output: str | None = Field(
+        None, pattern=r"^[A-Za-z_]\w*$", max_length=64,
+        description="Memory key this step must save (mem_save), e.g. 'mac_price'; null if "
+                    "the step produces no data.")
+    complexity: int = Field(
+        2, ge=1, le=5,
+        description="1 (one obvious tap) to 5 (long, fiddly workflow); sets retries and time.")
+
+    @field_validator("on_fail", mode="before")
+    @classmethod
+    def _on_fail(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip().lower().replace(" ", "")
+            if _ON_FAIL.match(text) is None:
+                raise ValueError(f"on_fail {value!r} is not one of retry, jump_to:N (N ≥ 1), "
+                                 "replan, ask_user, abort")
+            return text
+        return value
+
+    @property
+    def jump_target(self) -> int | None:
+        """The 1-based step number of ``on_fail = jump_to:N``, else ``None``."""
+        m = _ON_FAIL.match(self.on_fail)
+        return int(m.group(2)) if m and m.group(2) else None
+
+    @property
+    def max_tries(self) -> int:
+        """How many operator turns this step may use before it fails (from complexity)."""
+        return _COMPLEXITY_BUDGET[self.complexity][0]
+
+    @property
+    def time_budget_s(self) -> int:
+        """Seconds allowed: the larger of ``timeout_s`` and the complexity's budget."""
+        return max(self.timeout_s, _COMPLEXITY_BUDGET[self.complexity][1])
+
+
+class TaskPlan(_Contract):
+    """The strategist's plan: ordered milestones, no coordinates."""
+
+    goal: str = Field("", description="The user's task restated in one sentence.")
+    steps: list[TaskStep] = Field(
+        min_length=1, max_length=30, description="The milestones, in order (at least one).")
+
+    @model_validator(mode="after")
+    def _jumps_exist(self) -> TaskPlan:
+        for number, step in enumerate(self.steps, start=1):
+            target = step.jump_target
+            if target is not None and target > len(self.steps):
+                raise ValueError(f"step {number}: on_fail jump_to:{target} but the plan has "
+                                 f"only {len(self.steps)} steps")
+        return self
+
+    def todo_markdown(self, done: Collection[int] = ()) -> str:
+        """The plan as a markdown todo list; ``done`` holds 1-based step numbers to tick."""
+        return "\n".join(f"- [{'x' if n in done else ' '}] {n}. {s.description}"
+                         for n, s in enumerate(self.steps, start=1))
+
+
+# -- L2: one operator turn ---------------------------------------------------------------
+class ExecuteNow(_Contract):
+    """The actions of this turn, run in order until the first screen-changing one."""
+
+    intent: str = Field(min_length=1, description="What these actions achieve, in a few words.")
+    actions: list[Action] = Field(
+        min_length=1, max_length=MAX_BUNDLE,
+        description="1 to 5 actions. Put several only when none but the last can change the "
+                    "screen unpredictably (e.g. type, type, enter).")
+
+    @model_validator(mode="after")
+    def _handoffs_last(self) -> ExecuteNow:
+        for index, action in enumerate(self.actions[:-1]):
+            if isinstance(action, AskUser | Done):
+                raise ValueError(f"actions[{index}] is {action.type}: ask_user and done must "
+                                 "be the last action of a bundle")
+        return self
+
+    @property
+    def boundary_index(self) -> int:
+        """Index of the last action the executor runs (the first boundary or hand-off)."""
+        return next((i for i, a in enumerate(self.actions) if ends_bundle(a)),
+                    len(self.actions) - 1)
+
+
+class DecisionBundle(_Contract):
+    """One operator turn: judge the last bundle from the new screen, then act."""
+
+    thought: str = Field(
+        min_length=1,
+        description="Short reasoning: what the screen shows, whether the last actions "
+                    "worked, what to do next and why.")
+    last_action_result: Literal["success", "failed", "partial", "none"] = Field(
+        description="Result of the previous bundle as seen on this screen; 'none' on the "
+                    "first turn.")
+    execute_now: ExecuteNow | None = Field(
+        None, description="Actions to run now; null only when step_complete or goal_complete.")
+    step_complete: bool = Field(
+        False, description="The current plan step's success criteria are met on this screen.")
+    goal_complete: bool = Field(
+        False, description="The whole task is done (seen on screen, not assumed).")
+    answer: str | None = Field(
+        None, description="With goal_complete: the answer or a one-line summary for the user.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _done_action_completes(cls, data: Any) -> Any:
+        """A bundle ending in a ``done`` action means the goal is complete: say so."""
+        if not isinstance(data, dict) or not isinstance(data.get("execute_now"), dict):
+            return data
+        actions = data["execute_now"].get("actions")
+        last = actions[-1] if isinstance(actions, list) and actions else None
+        if isinstance(last, dict) and last.get("type") == "done":
+            data = {**data, "goal_complete": True}
+            if not data.get("answer") and last.get("answer"):
+                data["answer"] = last["answer"]
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DecisionBundle:
+        if self.execute_now is None and not (self.step_complete or self.goal_complete):
+            raise ValueError("execute_now is required unless step_complete or goal_complete")
+        if self.goal_complete and self.execute_now is not None:
+            device = [a.type for a in self.execute_now.actions
+                      if not isinstance(a, MemSave | Done)]
+            if device:
+                raise ValueError("the task can be complete (goal_complete or a done action) "
+                                 "only when no device actions remain, but execute_now has "
+                                 f"{', '.join(device)}: run them now, finish on the next turn")
+        return self
+
+    @property
+    def actions(self) -> list[Action]:
+        return list(self.execute_now.actions) if self.execute_now else []
+
+    @property
+    def finishes_step(self) -> bool:
+        return self.step_complete or self.goal_complete
+
+
+# -- L1 again: after a sub-task or a user's answer ---------------------------------------
+class Replan(_Contract):
+    """The strategist's verdict after a sub-task: a new plan for what is left, or done."""
+
+    status: Literal["replanned", "done"] = Field(
+        description="'replanned' with the remaining steps in plan, or 'done' when the task "
+                    "is finished (or cannot be finished) with response for the user.")
+    plan: TaskPlan | None = Field(
+        None, description="With 'replanned': the steps still to do, from the current screen.")
+    response: str | None = Field(
+        None, description="With 'done': the final answer or why the task cannot be done.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Replan:
+        if self.status == "replanned" and self.plan is None:
+            raise ValueError("status 'replanned' needs a plan")
+        if self.status == "done":
+            if not (self.response or "").strip():
+                raise ValueError("status 'done' needs a response for the user")
+            if self.plan is not None:
+                raise ValueError("status 'done' must not carry a plan (set plan to null)")
+        return self
+
+
+CONTRACTS: tuple[type[BaseModel], ...] = (TaskPlan, DecisionBundle, Replan)
+
+
+# -- schema export -----------------------------------------------------------------------
+def json_schema(model_cls: type[BaseModel], *, strict: bool = False) -> dict[str, Any]:
+    """The JSON schema of ``model_cls`` (by alias, ``$defs`` inline), strict or not."""
+    schema = model_cls.model_json_schema(by_alias=True)
+    return strict_schema(schema) if strict else schema
+
+
+def response_format(model_cls: type[BaseModel], *, strict: bool = False) -> dict[str, Any]:
+    """The OpenAI ``response_format`` value that asks for ``model_cls`` as JSON."""
+    return {"type": "json_schema",
+            "json_schema": {"name": model_cls.__name__,
+                            "schema": json_schema(model_cls, strict=strict),
+                            "strict": strict}}
+
+
+# Keywords OpenAI's strict mode rejects (or silently does not support everywhere); the
+# pydantic models still enforce them when the reply is validated.
+_STRICT_DROP = ("default", "discriminator", "minLength", "maxLength", "pattern", "format",
+                "title")
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` rewritten for ``strict: true``: a new dict, the input is not modified."""
+    out = copy.deepcopy(schema)
+    defs = out.get("$defs", {})
+    for name, sub in list(defs.items()):
+        defs[name] = _strict_node(sub, defs)
+    return _strict_node(out, defs)
+
+
+def _strict_node(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_strict_node(n, defs) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = dict(node)
+    if "$ref" in node and len(node) > 1:  # strict mode wants a bare $ref: merge siblings in
+        ref = node.pop("$ref")
+        target = defs.get(ref.rsplit("/", 1)[-1], {})
+        node = {**target, **{k: v for k, v in node.items() if k not in target}}
+    for key in _STRICT_DROP:
+        node.pop(key, None)
+    if "oneOf" in node:
+        node["anyOf"] = node.pop("oneOf")
+    if "const" in node:
+        node["enum"] = [node.pop("const")]
+    for key in ("anyOf", "allOf", "items", "prefixItems"):
+        if key in node:
+            node[key] = _strict_node(node[key], defs)
+    if node.get("type") == "object" or "properties" in node:
+        props = node.get("properties", {})
+        required = set(node.get("required", []))
+        node["properties"] = {name: _strict_node(sub if name in required else _nullable(sub),
+                                                 defs)
+                              for name, sub in props.items()}
+        node["required"] = list(props)
+        node["additionalProperties"] = False
+    return node
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """``node`` that also accepts ``null`` (already-nullable unions are left alone).
+
+    A constant (the ``type`` / ``kind`` tag of a union member) stays non-null: the model
+    must always write it, or the union could not tell its members apart.
+    """
+    if "const" in node:
+        return node
+    variants = node.get("anyOf") or node.get("oneOf")
+    if variants and any(v.get("type") == "null" for v in variants):
+        return node
+    if node.get("type") == "null":
+        return node
+    described = {k: node[k] for k in ("description",) if k in node}
+    inner = {k: v for k, v in node.items() if k != "description"}
+    return {"anyOf": [inner, {"type": "null"}], **described}
+
+
+def drop_nulls(data: Any) -> Any:
+    """``data`` with every ``null`` object member removed: "null" means "not given".
+
+    Applied to replies before validation, so a model answering the strict schema (where
+    every field is required, optional ones as nullable) gets each field's default.
+    """
+    if isinstance(data, dict):
+        return {k: drop_nulls(v) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [drop_nulls(v) for v in data]
+    return data
