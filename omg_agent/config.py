@@ -1,0 +1,199 @@
+"""Settings: the one place OMG-Agent reads its configuration (DESIGN.md §2, STYLE.md #2).
+
+:meth:`Settings.load` is called once, by the CLI, and the resulting frozen :class:`Settings`
+is passed down to whoever needs it; no other module reads environment variables, and there
+is no module-level instance. Sources, strongest first:
+
+1. ``overrides`` (command-line options),
+2. ``OMG_*`` environment variables (``OMG_MODEL``, ``OMG_MAX_STEPS``, … — one per field),
+3. the TOML file: ``config_file`` if given, else ``$OMG_CONFIG``, else ``./omg.toml`` if it
+   exists (top-level keys named like the fields: ``model = "gpt-4o"``),
+4. ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``, the OpenAI SDK's own variables, as fallbacks,
+5. the defaults below.
+
+API keys are :class:`~pydantic.SecretStr`: never printed, logged or written to a trace;
+:meth:`Settings.redacted_dict` is what ``config show`` prints.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
+
+from omg_agent.errors import ConfigError
+
+ENV_PREFIX = "OMG_"
+DEFAULT_CONFIG_FILE = Path("omg.toml")
+# Fallbacks after the config file: the OpenAI SDK's variables, often already exported.
+_OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
+Role = Literal["planner", "operator"]
+
+
+class Settings(BaseModel):
+    """Everything configurable, validated. Build with :meth:`load`; pass it down."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1; "
+                          "unset means OpenAI's own API.")
+    api_key: SecretStr | None = Field(None, description="Key for the endpoint, if it needs one.")
+    model: str | None = Field(None, description="Model name for every role.")
+    planner_model: str | None = Field(None, description="Model for the planner (L1).")
+    operator_model: str | None = Field(None, description="Model for the operator (L2).")
+    timeout_s: float = Field(60.0, gt=0, le=600, description="Per-request timeout, seconds.")
+    max_retries: int = Field(
+        4, ge=0, le=10, description="Retries of a request after 429 / 5xx / connection errors.")
+    retry_backoff_s: float = Field(
+        1.0, ge=0, le=60, description="First retry delay; doubles each retry, with jitter.")
+    retry_backoff_max_s: float = Field(30.0, ge=0, le=600, description="Longest retry delay.")
+    parse_attempts: int = Field(
+        3, ge=1, le=10, description="Model replies tried per structured call before giving up.")
+    strict_schema: bool = Field(
+        False, description="Send the JSON schema with strict=true (OpenAI structured outputs).")
+    image_max_side: int = Field(
+        1024, ge=128, le=4096, description="Screenshots are downscaled to this longer side.")
+    jpeg_quality: int = Field(80, ge=10, le=100, description="JPEG quality of screenshots.")
+    max_steps: int = Field(60, ge=1, le=100_000, description="Step budget of one run.")
+    device: str | None = Field(None, description="adb serial, or 'vphone'.")
+    runs_dir: Path = Field(Path("runs"), description="Where run folders (traces) are written.")
+    memory_db: Path | None = Field(
+        None, description="MemoryBank sqlite file; default <runs_dir>/memory.sqlite.")
+    long_term_memory: bool = Field(
+        False, description="Let runs read and write the long-term memory scope.")
+
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
+
+    @field_validator("model", "planner_model", "operator_model", "device")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
+    # -- building ------------------------------------------------------------------------
+    @classmethod
+    def load(cls, *, env: Mapping[str, str] | None = None, config_file: Path | None = None,
+             overrides: Mapping[str, Any] | None = None) -> Settings:
+        """Settings from overrides, ``env`` (default ``os.environ``), file and defaults."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        for name, var in _OPENAI_FALLBACKS.items():
+            if env.get(var, "").strip():
+                values[name], sources[name] = env[var].strip(), var
+        path = config_file or _path_or_none(env.get(ENV_PREFIX + "CONFIG"))
+        if path is None and DEFAULT_CONFIG_FILE.is_file():
+            path = DEFAULT_CONFIG_FILE
+        if path is not None:
+            for name, value in _read_toml(path).items():
+                values[name], sources[name] = value, f"{path}: {name}"
+        for name in cls.model_fields:
+            var = ENV_PREFIX + name.upper()
+            if env.get(var, "").strip():
+                values[name], sources[name] = env[var].strip(), var
+        for name, value in (overrides or {}).items():
+            if value is not None:
+                values[name], sources[name] = value, f"option {name}"
+        try:
+            settings = cls(**values)
+        except ValidationError as exc:
+            raise ConfigError(_explain(exc, sources)) from None
+        settings._sources.update(sources)
+        return settings
+
+    # -- reading -------------------------------------------------------------------------
+    def source(self, name: str) -> str:
+        """Where field ``name`` came from: a variable, ``file: key``, an option, or default."""
+        return self._sources.get(name, "default")
+
+    def model_for(self, role: Role) -> str | None:
+        """The model name ``role`` uses: its own override, else ``model``."""
+        own = self.planner_model if role == "planner" else self.operator_model
+        return own or self.model
+
+    @property
+    def needs_api_key(self) -> bool:
+        """OpenAI's own API needs a key; a custom endpoint may not."""
+        return self.base_url is None
+
+    @property
+    def model_configured(self) -> bool:
+        """Both roles have a model and the endpoint can be reached with what is set."""
+        has_models = bool(self.model_for("planner") and self.model_for("operator"))
+        return has_models and not (self.needs_api_key and self.api_key is None)
+
+    @property
+    def memory_path(self) -> Path:
+        return self.memory_db or self.runs_dir / "memory.sqlite"
+
+    def missing_model_help(self) -> str:
+        """What to set, exactly, for :attr:`model_configured` to become true."""
+        lines = ["No model is configured. Set:"]
+        if not self.model_for("operator") or not self.model_for("planner"):
+            lines.append("  OMG_MODEL=<model name>      e.g. gpt-4o, qwen2.5-vl-72b-instruct, "
+                         "autoglm-phone-9b (or OMG_PLANNER_MODEL and OMG_OPERATOR_MODEL)")
+        if self.base_url is None:
+            lines.append("  OMG_BASE_URL=<endpoint>     for anything but OpenAI's API, e.g. "
+                         "http://localhost:8000/v1 (vLLM, SGLang), http://localhost:11434/v1 "
+                         "(Ollama)")
+        if self.needs_api_key and self.api_key is None:
+            lines.append("  OMG_API_KEY=<key>           (or OPENAI_API_KEY) — OpenAI's API "
+                         "needs one; a local endpoint set by OMG_BASE_URL may not")
+        lines.append("or write the same keys (model, base_url, api_key) into omg.toml.")
+        return "\n".join(lines)
+
+    def redacted_dict(self) -> dict[str, Any]:
+        """Every setting as JSON-ready data, secrets replaced by ``"***"`` (or ``None``)."""
+        out = self.model_dump(mode="json")
+        out["api_key"] = None if self.api_key is None else "***"
+        return out
+
+
+def _path_or_none(text: str | None) -> Path | None:
+    return Path(text.strip()) if text and text.strip() else None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc}") from None
+    unknown = sorted(set(data) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}; known: "
+                          + ", ".join(Settings.model_fields))
+    return data
+
+
+def _explain(exc: ValidationError, sources: Mapping[str, str]) -> str:
+    problems = []
+    for error in exc.errors(include_url=False):
+        name = str(error["loc"][0]) if error["loc"] else "settings"
+        where = sources.get(name, name)
+        problems.append(f"{where}: {error['msg']}")
+    return "invalid settings: " + "; ".join(problems)
