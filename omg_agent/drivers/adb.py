@@ -102,7 +102,7 @@ class AdbDriver:
                 density=screen.density, sdk=screen.sdk, brand=screen.brand,
                 model=screen.model, driver=self.name,
                 status_bar_px=round(24 * scale) if status is None else status,
-                nav_bar_px=round(24 * scale) if nav is None else nav)
+                nav_bar_px=round(48 * scale) if nav is None else nav)  # as drivers.probe
         return self._info
 
     @property

@@ -95,7 +95,8 @@ def test_info_reads_size_density_and_props_in_one_call(vphone):
         assert d.io.calls == calls + 1
     assert (info.width, info.height, info.density, info.sdk, info.brand, info.model) == \
         (p.width, p.height, p.density, p.sdk, p.brand, p.model)
-    assert info.status_bar_px == round(24 * p.density / 160)
+    assert info.status_bar_px == round(24 * p.density / 160)  # 24 dp / 48 dp unless given
+    assert info.nav_bar_px == round(48 * p.density / 160)
 
 
 def test_foreground_app_is_asked_only_when_the_screen_changed(vphone, driver, shell_log):
