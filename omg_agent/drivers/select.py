@@ -39,10 +39,26 @@ Preference = Literal["adb", "u2", "auto"]
 SAMPLES = 3  # timed observes per driver, after one warm-up
 
 
+def _identity(device: adbutils.AdbDevice) -> tuple[str, str]:
+    try:
+        props = parse_getprop(device.shell("getprop"))
+    except adbutils.AdbError as e:
+        raise DeviceError(str(e), serial=device.serial, command="getprop") from e
+    return props.get("ro.product.brand", "").strip().lower(), props.get("ro.product.model", "")
+
+
+def known_profile(device: adbutils.AdbDevice, profile_dir: Path) -> DeviceProfileSpec | None:
+    """The device's probed profile if ``profile_dir`` has one, else a matching shipped one."""
+    brand, model = _identity(device)
+    name = profile_name_for(brand, model)
+    if (profile_dir / f"{name}.yaml").is_file():
+        return load_profile(name, [profile_dir])
+    return match_profile(model, brand)
+
+
 def device_profile(device: adbutils.AdbDevice, profile_dir: Path) -> DeviceProfileSpec:
     """The device's probed profile from ``profile_dir``, probing (and saving) it if absent."""
-    props = parse_getprop(device.shell("getprop"))
-    name = profile_name_for(props.get("ro.product.brand", ""), props.get("ro.product.model", ""))
+    name = profile_name_for(*_identity(device))
     if (profile_dir / f"{name}.yaml").is_file():
         return load_profile(name, [profile_dir])
     return probe_profile(device, profile_dir)
@@ -76,14 +92,11 @@ def choose_driver(serial: str, prefer: Preference = "auto", *,
                   ocr: Any = None, samples: int = SAMPLES) -> Driver:
     """The driver to use for ``serial`` (see the module docstring for ``auto``)."""
     client = client if client is not None else adbutils.AdbClient()
+    profile_dir = profile_dir if profile_dir is not None else default_profile_dir()
     if prefer != "auto":
-        device = client.device(serial)
-        props = parse_getprop(device.shell("getprop"))
-        profile = match_profile(props.get("ro.product.model", ""),
-                                props.get("ro.product.brand", "").lower())
+        profile = known_profile(client.device(serial), profile_dir)
         return build_driver(prefer, serial, profile=profile, client=client, ocr=ocr)
 
-    profile_dir = profile_dir if profile_dir is not None else default_profile_dir()
     profile = device_profile(client.device(serial), profile_dir)
     if profile.driver is not None:
         kind = profile.driver.preferred

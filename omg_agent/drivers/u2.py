@@ -36,6 +36,7 @@ from omg_agent.core.geometry import ScreenGeometry
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult
+from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, match_profile
 from omg_agent.drivers.u2wire import U2ServerGone, U2Wire
 from omg_agent.errors import ActionRejected, DeviceError, DeviceOffline
@@ -50,6 +51,9 @@ JPEG_QUALITY = 80  # what uiautomator2's own screenshot() asks for
 MAX_DEPTH = 50  # uiautomator2's default dump depth
 EMPTY_DUMP = '<hierarchy rotation="0" />'
 FOCUS_CMD = "dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'"
+INFO_SEP = "@@OMG@@"
+INFO_CMD = (f"wm density; echo {INFO_SEP}; getprop ro.product.brand; echo {INFO_SEP}; "
+            "getprop ro.product.model")
 T = TypeVar("T")
 
 
@@ -125,13 +129,13 @@ class U2Driver:
         if self._info is None:
             raw = self.call("deviceInfo")
             width, height = int(raw["displayWidth"]), int(raw["displayHeight"])
-            out = self.adb(lambda: self.device.shell(
-                "wm density; getprop ro.product.brand; getprop ro.product.model"), "getprop")
-            lines = [line.strip() for line in out.splitlines()]
-            densities = [int(w) for line in lines if "density:" in line
-                         for w in line.split()[-1:] if w.isdigit()]
-            density = densities[-1] if densities else 160
-            brand, model = (lines[-2].lower(), lines[-1]) if len(lines) >= 2 else ("", "")
+            out = self.adb(lambda: self.device.shell(INFO_CMD), "getprop")
+            density_text, brand, model = ([*out.split(INFO_SEP), "", ""])[:3]
+            try:
+                density = parse_wm_density(density_text)
+            except ValueError:
+                density = 160
+            brand, model = brand.strip().lower(), model.strip()
             if self.profile is None:
                 self.profile = match_profile(model, brand, (width, height), density)
             if self.profile is not None:
@@ -158,11 +162,21 @@ class U2Driver:
         return self._hasher
 
     @property
+    def ocr_engine(self) -> Any:
+        """The OCR engine (``perception.ocr.OcrEngine`` unless one was passed), made once."""
+        if self._ocr is None:
+            from omg_agent.perception.ocr import OcrEngine  # models load on first read
+
+            self._ocr = OcrEngine()
+        return self._ocr
+
+    @property
     def anchorer(self) -> Any:
         if self._anchorer is None:
             from omg_agent.perception.anchor import Anchorer
 
-            self._anchorer = Anchorer(self.geometry, ocr=self._ocr, density=self.info().density)
+            self._anchorer = Anchorer(self.geometry, ocr=self.ocr_engine,
+                                      density=self.info().density)
         return self._anchorer
 
     # -- observing -----------------------------------------------------------------------
@@ -203,12 +217,7 @@ class U2Driver:
             self.current_app()
             self._focus_hash = screen_hash
         t4 = time.perf_counter()
-        boxes = None
-        if ocr:
-            if self._ocr is None:
-                raise ActionRejected("observe(ocr=True) needs an OCR engine (U2Driver(ocr=...))",
-                                     serial=self.serial)
-            boxes = tuple(self._ocr.read(image, cache_key=screen_hash))
+        boxes = tuple(self.ocr_engine.read(image, key=screen_hash)) if ocr else None
         timings = {"screencap": t_shot, "dump": t_dump, "parse": t2 - t1, "hash": t3 - t2,
                    "focus": t4 - t3, "total": time.perf_counter() - t0}
         obs = Observation(screenshot=image, elements=elements, package=self._focus[0],

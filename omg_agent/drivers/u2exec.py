@@ -163,6 +163,11 @@ class U2BundleRunner:
             d.call("clearInputText")
         if action.text:
             d.call("setClipboard", None, action.text)
+            readback = d.call("getClipboard")  # None where the server may not read it back
+            if readback is not None and readback != action.text:
+                raise ActionRejected("the phone did not take the text into its clipboard; "
+                                     "type with the adb driver (--driver adb) instead",
+                                     serial=d.serial, command="setClipboard")
             d.call("pasteClipboard")
         if action.submit:
             d.call("pressKeyCode", KEY_ENTER)

@@ -147,3 +147,17 @@ def test_a_stopped_u2_server_is_restarted(driver: U2Driver, vphone) -> None:
     driver.observe()
     vphone.phone.stop_uiautomator_server()
     assert driver.observe().package == LAUNCHER
+
+
+def test_text_only_drawn_in_a_webview_is_found_by_ocr_and_tapped(driver: U2Driver,
+                                                                 vphone) -> None:
+    vphone.phone.apps["com.omg.shop"].promo_mode = "never"
+    driver.launch("商城")
+    driver.execute([parse_action({"type": "tap",
+                                  "target": {"resource_id": "com.omg.shop:id/promotions"}})])
+    obs = driver.observe()
+    assert not any(e.label == "MacBook Air 13" for e in obs.elements)  # not in the tree
+    result = driver.execute([parse_action({"type": "tap", "target": "text=MacBook Air 13"})],
+                            obs)
+    assert result.ok and result.outcomes[0].source == "ocr"
+    assert vphone.phone.focus() == ("com.omg.shop", ".ProductActivity")
