@@ -12,7 +12,8 @@ is tried in the order of DESIGN.md §4:
    clickable one, enabled, on screen, then the smallest, then the topmost;
 3. ``ocr`` — recognised text boxes (``observation.ocr``, else the OCR engine run on the
    screenshot: first on a crop around where the same text was found last time, then on the
-   safe zone) — for WebViews, canvases and games whose text is not in the tree;
+   whole frame, whose read is cached by screen hash; boxes outside the safe zone are
+   ignored) — for WebViews, canvases and games whose text is not in the tree;
 4. ``grid`` — a labelled grid cell the model picks from the overlay of ``perception.grid``.
    An anchor or a point cannot name a cell, so this step is its own call,
    :meth:`Anchorer.resolve_cell`; the brain uses it when 1–3 raised ``AnchorNotFound``.
@@ -189,13 +190,16 @@ class Anchorer:
         if self.ocr is None:
             return None, "ocr (no engine)"
         key = (observation.package, target.text)
+        # A crop first when we know where to look; then the whole frame, whose read is
+        # cached by screen hash and shared with every other OCR user of this screen.
         regions = [r for r in (region, self._hint_region(key)) if r is not None]
-        regions.append(self.geometry.safe_zone)
         tried = []
-        for crop in dict.fromkeys(regions):
+        zone = self.geometry.safe_zone
+        for crop in (*dict.fromkeys(regions), None):
             boxes = self.ocr.read(observation.screenshot, region=crop,
                                   key=observation.screen_hash or None)
-            tried.append(str(crop))
+            tried.append(str(crop or "full frame"))
+            boxes = [b for b in boxes if zone.contains(b.bounds.center)]
             hit = next(iter(best_matches(boxes, target.text, target.match)), None)
             if hit is not None:
                 self._hints[key] = hit.bounds
