@@ -1,0 +1,357 @@
+"""The model client: any OpenAI-compatible endpoint, structured replies, retries, accounting.
+
+:class:`LLMClient` wraps the ``openai`` SDK (OpenAI, vLLM/SGLang, Ollama, DashScope, Gemini's
+OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or operator.
+
+- **Transport retries** are its own (the SDK's are off): 408/409/429/5xx and connection
+  errors are retried ``max_retries`` times with exponential backoff and jitter, honouring
+  ``Retry-After``; other 4xx fail at once as :class:`~omg_agent.errors.LLMRequestError`.
+- **Structured output** (:meth:`LLMClient.structured`): the contract's JSON schema goes as
+  ``response_format`` ``json_schema``; an endpoint that answers 400 to that gets
+  ``json_object`` and then no ``response_format``, with the schema in the prompt instead,
+  and the client remembers what worked. Each reply is parsed and validated; an invalid one
+  is sent back with the error and the call retried, ``parse_attempts`` replies at most.
+- **Accounting**: every HTTP attempt produces a :class:`CallRecord` passed to the
+  ``on_attempt`` callbacks (the orchestrator counts each *reply* as a step —
+  :attr:`CallRecord.counts_as_step` — and may raise from the callback to stop the call when
+  the budget is spent); :attr:`LLMClient.totals` sums tokens and latency.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import openai
+from PIL import Image
+from pydantic import BaseModel
+
+from omg_agent.brain.structured import (
+    InvalidReply,
+    feedback_message,
+    parse_reply,
+    schema_instructions,
+)
+from omg_agent.brain.vision import EncodedImage, encode_jpeg, user_message
+from omg_agent.config import Role, Settings
+from omg_agent.core.contracts import response_format
+from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, ModelNotConfigured
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+Message = dict[str, Any]
+FormatMode = Literal["json_schema", "json_object", "none"]
+_FALLBACK: dict[FormatMode, FormatMode | None] = {
+    "json_schema": "json_object", "json_object": "none", "none": None}
+_RETRYABLE = frozenset({408, 409, 429})
+OPENAI_URL = "https://api.openai.com/v1"
+NO_KEY = "no-key"  # the SDK insists on a key; local endpoints ignore it
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One HTTP attempt: what it cost and how it ended.
+
+    ``kind`` is ``"reply"`` when the model answered (``ok`` says whether the answer was
+    valid) and ``"transport"`` when the request itself failed (``http_status`` or a
+    connection error); only replies are decision attempts that count as steps.
+    """
+
+    role: str
+    model: str
+    kind: Literal["reply", "transport"]
+    attempt: int
+    ok: bool
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    error: str | None = None
+    reply: str = ""
+    response_format: FormatMode = "none"
+    http_status: int | None = None
+
+    @property
+    def counts_as_step(self) -> bool:
+        return self.kind == "reply"
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class UsageTotals:
+    """Running sums over a client's replies."""
+
+    replies: int = 0
+    failed_requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+
+    def add(self, record: CallRecord) -> None:
+        if record.kind == "transport":
+            self.failed_requests += 1
+            return
+        self.replies += 1
+        self.prompt_tokens += record.prompt_tokens
+        self.completion_tokens += record.completion_tokens
+        self.latency_s += record.latency_s
+
+
+AttemptCallback = Callable[[CallRecord], None]
+
+
+@dataclass
+class _Reply:
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    mode: FormatMode
+
+
+class LLMClient:
+    """A model endpoint for one role. Close it (or use ``with``) when done."""
+
+    def __init__(self, settings: Settings, role: Role = "operator", *,
+                 on_attempt: AttemptCallback | None = None,
+                 request_options: Mapping[str, Any] | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 rng: random.Random | None = None) -> None:
+        model = settings.model_for(role)
+        if not settings.model_configured or model is None:
+            raise ModelNotConfigured(settings.missing_model_help())
+        self.settings = settings
+        self.role = role
+        self.model = model
+        self.on_attempt = on_attempt
+        self.format_mode: FormatMode = "json_schema"
+        self.totals = UsageTotals()
+        self._options = dict(request_options or {})
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        key = settings.api_key.get_secret_value() if settings.api_key else NO_KEY
+        self._client = openai.OpenAI(base_url=settings.base_url or OPENAI_URL, api_key=key,
+                                     timeout=settings.timeout_s, max_retries=0)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- messages ------------------------------------------------------------------------
+    def encode(self, image: Image.Image) -> EncodedImage:
+        """``image`` as a JPEG data URL at the configured size and quality."""
+        return encode_jpeg(image, max_side=self.settings.image_max_side,
+                           quality=self.settings.jpeg_quality)
+
+    def vision_message(self, text: str, *, screenshot: Image.Image | None = None,
+                       marks: Image.Image | None = None,
+                       elements_text: str | None = None) -> Message:
+        """A user message with the text, the element list, the screenshot and the
+        set-of-marks image (each optional), images downscaled per the settings."""
+        images = [self.encode(img) for img in (screenshot, marks) if img is not None]
+        return user_message(text, images=images, elements_text=elements_text)
+
+    # -- calls ---------------------------------------------------------------------------
+    def chat(self, messages: Sequence[Message], *,
+             on_attempt: AttemptCallback | None = None) -> tuple[str, CallRecord]:
+        """A plain completion (no schema): the reply text and its record."""
+        callbacks = self._callbacks(on_attempt)
+        reply = self._complete(list(messages), None, "none", 1, callbacks)
+        record = self._record("reply", 1, True, reply=reply)
+        self._report(record, callbacks)
+        return reply.text, record
+
+    def structured(self, messages: Sequence[Message], model_cls: type[M], *,
+                   on_attempt: AttemptCallback | None = None,
+                   attempts: int | None = None) -> tuple[M, CallRecord]:
+        """Ask for a ``model_cls`` reply; returns it with the successful attempt's record.
+
+        Raises :class:`LLMReplyError` after ``attempts`` (default ``parse_attempts``)
+        invalid replies, :class:`LLMUnavailable` / :class:`LLMRequestError` for transport
+        failures, and whatever an ``on_attempt`` callback raises.
+        """
+        callbacks = self._callbacks(on_attempt)
+        limit = attempts or self.settings.parse_attempts
+        convo = list(messages)
+        last_error, last_text = "", ""
+        for attempt in range(1, limit + 1):
+            reply = self._complete_structured(convo, model_cls, attempt, callbacks)
+            try:
+                parsed = parse_reply(reply.text, model_cls, finish_reason=reply.finish_reason)
+            except InvalidReply as exc:
+                last_error, last_text = str(exc), reply.text
+                log.info("%s attempt %d: invalid %s reply: %s", self.role, attempt,
+                         model_cls.__name__, exc)
+                self._report(self._record("reply", attempt, False, reply=reply,
+                                          error=last_error), callbacks)
+                convo += [{"role": "assistant", "content": reply.text},
+                          feedback_message(exc, model_cls)]
+                continue
+            record = self._record("reply", attempt, True, reply=reply)
+            self._report(record, callbacks)
+            return parsed, record
+        raise LLMReplyError(last_error, attempts=limit, last_reply=last_text, role=self.role,
+                            model=self.model)
+
+    # -- internals -----------------------------------------------------------------------
+    def _callbacks(self, extra: AttemptCallback | None) -> list[AttemptCallback]:
+        return [c for c in (self.on_attempt, extra) if c is not None]
+
+    def _report(self, record: CallRecord, callbacks: Sequence[AttemptCallback]) -> None:
+        self.totals.add(record)
+        for callback in callbacks:
+            callback(record)
+
+    def _record(self, kind: Literal["reply", "transport"], attempt: int, ok: bool, *,
+                reply: _Reply | None = None, error: str | None = None,
+                status: int | None = None, mode: FormatMode = "none",
+                latency_s: float = 0.0) -> CallRecord:
+        if reply is not None:
+            return CallRecord(self.role, self.model, kind, attempt, ok, reply.prompt_tokens,
+                              reply.completion_tokens, reply.latency_s, error, reply.text,
+                              reply.mode, 200)
+        return CallRecord(self.role, self.model, kind, attempt, ok, latency_s=latency_s,
+                          error=error, response_format=mode, http_status=status)
+
+    def _complete_structured(self, convo: list[Message], model_cls: type[BaseModel],
+                             attempt: int, callbacks: Sequence[AttemptCallback]) -> _Reply:
+        """One reply in the remembered format mode, stepping down the modes on a 400."""
+        mode: FormatMode | None = self.format_mode
+        first_error: LLMRequestError | None = None
+        while mode is not None:
+            try:
+                reply = self._complete(self._framed(convo, model_cls, mode),
+                                       self._format(model_cls, mode), mode, attempt,
+                                       callbacks)
+            except LLMRequestError as exc:
+                if exc.status not in (400, 422):
+                    raise
+                first_error = first_error or exc
+                mode = _FALLBACK[mode]
+                if mode is not None:
+                    log.warning("%s: the endpoint refused the request (%s); trying "
+                                "response_format=%s", self.role, exc, mode)
+                continue
+            if mode != self.format_mode:
+                log.warning("%s: %s uses response_format=%s from now on", self.role,
+                            self.model, mode)
+                self.format_mode = mode
+            return reply
+        assert first_error is not None
+        raise first_error
+
+    def _format(self, model_cls: type[BaseModel], mode: FormatMode) -> dict[str, Any] | None:
+        if mode == "json_schema":
+            return response_format(model_cls, strict=self.settings.strict_schema)
+        return {"type": "json_object"} if mode == "json_object" else None
+
+    @staticmethod
+    def _framed(convo: list[Message], model_cls: type[BaseModel],
+                mode: FormatMode) -> list[Message]:
+        """``convo`` with the schema in the system prompt when it is not sent as a format."""
+        if mode == "json_schema":
+            return convo
+        note = schema_instructions(model_cls)
+        if convo and convo[0].get("role") == "system" and isinstance(convo[0]["content"], str):
+            return [{**convo[0], "content": convo[0]["content"] + "\n\n" + note}, *convo[1:]]
+        return [{"role": "system", "content": note}, *convo]
+
+    def _complete(self, messages: list[Message], fmt: dict[str, Any] | None,
+                  mode: FormatMode, attempt: int,
+                  callbacks: Sequence[AttemptCallback]) -> _Reply:
+        """One completion, retrying transport failures with backoff."""
+        kwargs: dict[str, Any] = {**self._options}
+        if fmt is not None:
+            kwargs["response_format"] = fmt
+        retries = self.settings.max_retries
+        for retry in range(retries + 1):
+            started = time.perf_counter()
+            try:
+                completion = self._client.chat.completions.create(
+                    model=self.model, messages=messages, **kwargs)
+            except openai.APIStatusError as exc:
+                status, text = exc.status_code, _error_text(exc)
+                retryable = (status in _RETRYABLE or status >= 500) and not _no_quota(exc)
+                self._report(self._record("transport", attempt, False, status=status,
+                                          error=text, mode=mode,
+                                          latency_s=time.perf_counter() - started), callbacks)
+                if not retryable:
+                    raise LLMRequestError(text, status=status, role=self.role,
+                                          model=self.model) from None
+                wait = _retry_after(exc)
+                error = f"HTTP {status}: {text}"
+            except openai.APIConnectionError as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                self._report(self._record("transport", attempt, False, error=error, mode=mode,
+                                          latency_s=time.perf_counter() - started), callbacks)
+                wait = None
+            else:
+                return self._reply(completion, mode, time.perf_counter() - started)
+            if retry == retries:
+                raise LLMUnavailable(f"{error} (after {retries + 1} tries)", role=self.role,
+                                     model=self.model)
+            delay = self._backoff(retry, wait)
+            log.info("%s: %s; retry %d/%d in %.2f s", self.role, error, retry + 1, retries,
+                     delay)
+            self._sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _backoff(self, retry: int, retry_after: float | None) -> float:
+        """Exponential backoff with jitter, at least ``Retry-After``, capped."""
+        base, cap = self.settings.retry_backoff_s, self.settings.retry_backoff_max_s
+        delay = min(cap, base * 2 ** retry) * self._rng.uniform(0.5, 1.0)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, cap))
+        return delay
+
+    @staticmethod
+    def _reply(completion: Any, mode: FormatMode, latency_s: float) -> _Reply:
+        choice = completion.choices[0] if completion.choices else None
+        message = choice.message if choice else None
+        text = (message.content or "") if message else ""
+        refusal = getattr(message, "refusal", None)
+        if not text and refusal:
+            text = f"(refused: {refusal})"
+        usage = completion.usage
+        return _Reply(text, choice.finish_reason if choice else None,
+                      usage.prompt_tokens if usage else 0,
+                      usage.completion_tokens if usage else 0, latency_s, mode)
+
+
+def _error_text(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return exc.message
+
+
+def _no_quota(exc: openai.APIStatusError) -> bool:
+    """A 429 for an exhausted quota, which waiting does not fix."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    inner = body.get("error", body)
+    return isinstance(inner, dict) and inner.get("code") == "insufficient_quota"
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None

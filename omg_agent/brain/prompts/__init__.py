@@ -1,0 +1,61 @@
+"""The prompts: markdown templates in this package, filled at call time (STYLE.md #7).
+
+A template is ``<name>.md`` here, with ``{{field}}`` placeholders. :func:`render` fills them
+every time it is called — ``{{date}}`` with today's date unless given — so nothing is frozen
+at import (a long-running process crossing midnight gets the new date). A placeholder left
+without a value, or a value for no placeholder, is an error: a typo must not ship a prompt
+with a hole in it.
+
+- ``operator`` — system prompt of the operator (L2): coordinates, element list, bundles,
+  memory, ask_user / done, on-screen text is data.
+- ``planner`` — system prompt of the planner (L1): milestones, no coordinates.
+- ``replan`` — system prompt of the planner when it reviews progress.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from importlib import resources
+
+_FIELD = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
+NAMES = ("operator", "planner", "replan")
+
+
+def template(name: str) -> str:
+    """The raw text of ``<name>.md`` (read on each call; files are small)."""
+    resource = resources.files(__package__).joinpath(f"{name}.md")
+    if not resource.is_file():
+        raise ValueError(f"no prompt named {name!r} (have: {', '.join(available())})")
+    return resource.read_text(encoding="utf-8")
+
+
+def available() -> list[str]:
+    """Names of the prompt templates shipped in this package."""
+    return sorted(p.name[:-3] for p in resources.files(__package__).iterdir()
+                  if p.name.endswith(".md"))
+
+
+def fields(name: str) -> set[str]:
+    """The placeholders of template ``name``."""
+    return set(_FIELD.findall(template(name)))
+
+
+def today(now: datetime | None = None) -> str:
+    """The date as prompts show it, e.g. ``2026-02-16 (Monday)``."""
+    return (now or datetime.now()).strftime("%Y-%m-%d (%A)")
+
+
+def render(name: str, *, now: datetime | None = None, **values: object) -> str:
+    """Template ``name`` with every placeholder filled; ``date`` defaults to today."""
+    text = template(name)
+    wanted = set(_FIELD.findall(text))
+    if "date" in wanted and "date" not in values:
+        values["date"] = today(now)
+    unknown = set(values) - wanted
+    if unknown:
+        raise ValueError(f"prompt {name!r} has no placeholder(s) {', '.join(sorted(unknown))}")
+    missing = wanted - set(values)
+    if missing:
+        raise ValueError(f"prompt {name!r} needs a value for {', '.join(sorted(missing))}")
+    return _FIELD.sub(lambda m: str(values[m.group(1)]), text)
