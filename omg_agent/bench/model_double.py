@@ -10,7 +10,7 @@ the whole client path — HTTP, retries, error bodies, usage — with nothing mo
   …}`` (an HTTP error), a dict ``{"content": …, "finish_reason": …}``, or a callable
   ``(request_json) -> reply`` (a policy for one turn).
 - any object with ``reply(request_json) -> reply`` — e.g. the expert policy that reads a
-  vphone's state.
+  vphone's state; :func:`contract_name` tells it which contract the request wants.
 
 Every request is recorded (:attr:`ModelDouble.requests`) for tests to inspect. Usage is
 estimated like OpenAI bills it, roughly: prompt tokens = characters of the JSON request
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -252,6 +253,24 @@ def _parts(message: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [p for p in content or [] if isinstance(p, dict)]
+
+
+_INSTRUCTED = re.compile(r"a valid (\w+) according to this JSON schema")
+
+
+def contract_name(request: dict[str, Any]) -> str | None:
+    """Which contract a request asks for (``DecisionBundle``, ``TaskPlan``, ``Replan``…):
+    the ``json_schema`` name, or, in the fallback modes, the name in the schema
+    instructions of the system prompt. For policies that answer several contracts."""
+    fmt = request.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return fmt.get("json_schema", {}).get("name")
+    for message in request.get("messages", []):
+        for part in _parts(message):
+            m = _INSTRUCTED.search(part.get("text", ""))
+            if m:
+                return m.group(1)
+    return None
 
 
 def estimate_prompt_tokens(body: dict[str, Any]) -> int:

@@ -36,10 +36,12 @@ from omg_agent.brain.structured import (
     parse_reply,
     schema_instructions,
 )
-from omg_agent.brain.vision import EncodedImage, encode_jpeg, user_message
+from omg_agent.brain.vision import EncodedImage, encode_jpeg, format_elements, user_message
 from omg_agent.config import Role, Settings
 from omg_agent.core.contracts import response_format
+from omg_agent.core.observation import Observation
 from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, ModelNotConfigured
+from omg_agent.perception.som import draw_marks
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +165,18 @@ class LLMClient:
         set-of-marks image (each optional), images downscaled per the settings."""
         images = [self.encode(img) for img in (screenshot, marks) if img is not None]
         return user_message(text, images=images, elements_text=elements_text)
+
+    def observation_message(self, text: str, observation: Observation, *,
+                            screenshot: bool = True, marks: bool = False) -> Message:
+        """A user message showing ``observation``: its element list, and its screenshot
+        and/or the set-of-marks copy (numbered boxes matching the element ids)."""
+        marked = None
+        if marks:
+            marked = draw_marks(observation.screenshot, observation.elements,
+                                max_side=self.settings.image_max_side)
+        return self.vision_message(
+            text, screenshot=observation.screenshot if screenshot else None, marks=marked,
+            elements_text=format_elements(observation.elements, observation.size))
 
     # -- calls ---------------------------------------------------------------------------
     def chat(self, messages: Sequence[Message], *,

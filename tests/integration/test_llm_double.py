@@ -15,12 +15,19 @@ from typing import Any
 
 import openai
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
-from omg_agent.bench.model_double import IMAGE_TOKENS, ModelDouble, ScriptedPolicy
+from omg_agent.bench.model_double import (
+    IMAGE_TOKENS,
+    ModelDouble,
+    ScriptedPolicy,
+    contract_name,
+)
 from omg_agent.brain.llm import CallRecord, LLMClient
 from omg_agent.config import Settings
 from omg_agent.core.contracts import DecisionBundle, Replan
+from omg_agent.core.geometry import Bounds
+from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import (
     LLMReplyError,
     LLMRequestError,
@@ -197,6 +204,7 @@ def test_json_schema_refused_falls_back_and_is_remembered(run: Any) -> None:
     assert system.startswith("You are the operator.") and "JSON schema" in system
     assert '"execute_now"' in system
     assert client.format_mode == "json_object"
+    assert contract_name(first.body) == contract_name(second.body) == "DecisionBundle"
     client.structured(MESSAGES, DecisionBundle)
     assert double.requests[2].response_format == {"type": "json_object"}
     assert len(double.requests) == 3
@@ -247,6 +255,22 @@ def test_vision_messages_carry_downscaled_jpeg_data_urls(run: Any) -> None:
         image = Image.open(io.BytesIO(base64.b64decode(data)))
         assert image.format == "JPEG" and image.size == (230, 512)
     assert record.prompt_tokens >= 2 * IMAGE_TOKENS
+
+
+def test_an_observation_is_shown_with_its_elements_and_marks(run: Any) -> None:
+    double, client = run([VALID], settings={"image_max_side": 400})
+    shop = UIElement(id=1, cls="android.widget.TextView", role="button", text="Shop",
+                     bounds=Bounds(100, 200, 300, 300), clickable=True)
+    obs = Observation(screenshot=Image.new("RGB", (1000, 2000), "white"), elements=(shop,))
+    message = client.observation_message("Task: open Shop.", obs, marks=True)
+    client.structured([MESSAGES[0], message], DecisionBundle)
+    (request,) = double.requests
+    assert '[1] button "Shop" @200,125 {clickable}' in request.text()
+    shot, marked = (Image.open(io.BytesIO(base64.b64decode(u.split(",", 1)[1])))
+                    for u in request.images)
+    assert shot.size == marked.size == (200, 400)
+    drawn = ImageChops.difference(shot.convert("RGB"), marked.convert("RGB")).getbbox()
+    assert drawn is not None and Bounds(*drawn).intersection(Bounds(20, 40, 60, 60))
 
 
 def test_plain_chat_and_the_models_endpoint(run: Any, records: list[CallRecord]) -> None:
