@@ -199,8 +199,10 @@ def builtin_dir() -> Traversable:
 
 
 def default_profile_dir() -> Path:
-    """Where probed profiles go by convention; callers pass it explicitly."""
-    return Path.home() / ".config" / "omg-agent" / "device_profiles"
+    """Where probed profiles go by convention ($XDG_CONFIG_HOME or ~/.config); callers pass
+    it explicitly."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "omg-agent" / "device_profiles"
 
 
 def _read_yaml(source: Traversable | Path, label: str) -> dict[str, Any]:
