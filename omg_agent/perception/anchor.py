@@ -45,7 +45,7 @@ from omg_agent.core.geometry import Bounds, Point, ScreenGeometry
 from omg_agent.core.observation import Observation, OcrBox, UIElement
 from omg_agent.errors import AnchorNotFound
 from omg_agent.perception.grid import Grid
-from omg_agent.perception.ocr import best_matches
+from omg_agent.perception.ocr import OcrEngine, best_matches
 from omg_agent.perception.textmatch import EXACT_TIERS, TextQuery
 
 log = logging.getLogger(__name__)
@@ -79,8 +79,8 @@ def _describe(e: UIElement) -> str:
 class Anchorer:
     """Resolves targets on one screen geometry; holds the OCR engine and region hints."""
 
-    def __init__(self, geometry: ScreenGeometry, ocr=None, snap_tolerance_px: int | None = None,
-                 *, density: int | None = None) -> None:
+    def __init__(self, geometry: ScreenGeometry, ocr: OcrEngine | None = None,
+                 snap_tolerance_px: int | None = None, *, density: int | None = None) -> None:
         self.geometry = geometry
         self.ocr = ocr
         if snap_tolerance_px is None:
