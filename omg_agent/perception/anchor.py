@@ -93,13 +93,18 @@ class Anchorer:
 
     # -- entry points ----------------------------------------------------------------------
     def resolve(self, target: PointTarget | ElementTarget | AnchorTarget,
-                observation: Observation, *, allow_blind: bool = False,
+                observation: Observation | None, *, allow_blind: bool = False,
                 region: Bounds | None = None) -> Resolved:
         """The pixel point for ``target`` on ``observation`` (raises ``AnchorNotFound``).
 
         ``region`` (pixels) limits OCR to a part of the screen when the caller knows where
-        to look.
+        to look. Without an observation only a point with ``allow_blind`` can be resolved.
         """
+        if observation is None:
+            if isinstance(target, PointTarget) and allow_blind:
+                raw = self.geometry.to_pixels((target.x, target.y))
+                return Resolved(raw, "point", None, 0.0, "blind: no observation")
+            raise AnchorNotFound(str(target), "nothing: no observation of the screen")
         match target:
             case ElementTarget():
                 return self._by_id(target, observation)

@@ -302,3 +302,12 @@ def test_ocr_boxes_of_the_observation_are_used_when_the_tree_has_no_match():
     assert (got.source, got.point) == ("ocr", Point(300, 1030))
     with pytest.raises(AnchorNotFound, match="grid"):
         anchorer.resolve(AnchorTarget(text="Checkout"), obs)
+
+
+def test_without_an_observation_only_a_blind_point_resolves():
+    anchorer = Anchorer(ScreenGeometry(1080, 2400, 110, 66))
+    assert anchorer.resolve(PointTarget(x=500, y=0), None, allow_blind=True).point \
+        == Point(540, 110)
+    for target in (PointTarget(x=500, y=500), AnchorTarget(text="OK"), ElementTarget(id=1)):
+        with pytest.raises(AnchorNotFound, match="no observation"):
+            anchorer.resolve(target, None)
