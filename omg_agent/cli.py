@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from omg_agent.bench.cli import app as bench_app
 from omg_agent.drivers.cli import register as register_device_commands
 from omg_agent.errors import OmgError
 from omg_agent.vphone import adbhost
@@ -17,6 +18,7 @@ from omg_agent.vphone.cli import app as vphone_app
 app = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language task.",
                   no_args_is_help=True)
 app.add_typer(vphone_app, name="vphone")
+app.add_typer(bench_app, name="bench")
 register_device_commands(app)
 console = Console()
 

@@ -190,6 +190,10 @@ def pack(steps: Sequence[Step], *, ime: ImeSwitch | None = None,
 
     budget = max_bytes - 200  # room for the envelope
     for step in steps:
+        if _merge_keys(parts, step):  # one `input` process for a run of key presses
+            labels.append(step.label)
+            done.append(step.index)
+            continue
         if parts:  # the previous step finished in this call
             parts.append(_marker(done[-1]))
         for fragment in step.fragments:
@@ -207,6 +211,22 @@ def pack(steps: Sequence[Step], *, ime: ImeSwitch | None = None,
     return calls
 
 
+_KEYS = "input keyevent "
+
+
+def _merge_keys(parts: list[str], step: Step) -> bool:
+    """Append a lone key press to the previous ``input keyevent`` of this call, if that is
+    the last command: ``input keyevent`` takes several codes and each ``input`` invocation
+    costs a process start (a Java VM up to Android 11), so a run of keys costs one. The
+    merged actions succeed or fail together."""
+    if (len(step.fragments) != 1 or not step.fragments[0].startswith(_KEYS) or step.needs_ime
+            or not parts or not parts[-1].startswith(_KEYS)
+            or len(parts[-1]) + len(step.fragments[0]) > 1000):
+        return False
+    parts[-1] += " " + step.fragments[0][len(_KEYS):]
+    return True
+
+
 def completed_actions(call: Call, stdout: bytes, status: int) -> int:
     """How many of ``call.indices`` finished, from its exit status and markers.
 
@@ -216,9 +236,7 @@ def completed_actions(call: Call, stdout: bytes, status: int) -> int:
     if status == 0:
         return len(call.indices)
     marks = {int(m.group(1)) for m in _DONE.finditer(stdout)}
-    count = 0
-    for index in call.indices:
-        if index not in marks:
-            break
-        count += 1
-    return count
+    # Markers run in order, and merged key presses share the marker of their last action,
+    # so the last marked action says how many finished.
+    return max((pos + 1 for pos, index in enumerate(call.indices) if index in marks),
+               default=0)

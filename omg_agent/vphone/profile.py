@@ -16,10 +16,15 @@ from dataclasses import dataclass, field
 # a trivial `adb shell` round trip costs ~30–50 ms over USB. `input` depends on the release:
 # up to Android 11 each call started a Java VM through app_process (~0.3–0.5 s); since Android
 # 12 `/system/bin/input` is a script around `cmd input`, a binder call (~50 ms).
+# The uiautomator2 server keeps one UiAutomation connection open, so its hierarchy dump skips
+# the VM start and idle wait of `uiautomator dump` (~0.2–0.4 s) and its screenshot is a JPEG
+# encoded on the device, a much smaller transfer than a raw frame (~0.15–0.25 s).
 REAL_DEVICE_LATENCY: dict[str, float] = {
     "screencap_png": 0.65,
     "screencap_raw": 0.22,
     "dump": 1.4,
+    "u2_dump": 0.3,
+    "u2_screenshot": 0.18,
     "input": 0.05,
     "dumpsys": 0.12,
     "shell": 0.04,

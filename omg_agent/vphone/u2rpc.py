@@ -144,11 +144,11 @@ class U2Methods:
 
     def dumpWindowHierarchy(self, compressed: bool = False, max_depth: int = 50,
                             root_in_active: bool | None = None) -> str:
-        self.pay_latency("dump")
+        self.pay_latency("u2_dump")
         return u2select.prune_depth(self._phone.dump_xml(), int(max_depth))
 
     def takeScreenshot(self, scale: float = 1.0, quality: int = 100) -> str:
-        self.pay_latency("screencap_raw")
+        self.pay_latency("u2_screenshot")
         image = self._phone.screenshot().convert("RGB")
         scale = float(scale)
         if 0 < scale != 1.0:

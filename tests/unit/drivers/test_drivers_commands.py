@@ -73,6 +73,16 @@ def test_a_bundle_is_one_call_joined_with_and_and_marked_between_actions():
     assert calls[0].indices == (0, 1, 2)
 
 
+def test_a_run_of_key_presses_shares_one_input_process():
+    calls = cmds.pack([step(0, "input keyevent 67"), step(1, "input keyevent 67"),
+                       step(2, "input keyevent 4"), step(3, "input tap 1 2"),
+                       step(4, "input keyevent 66")])
+    assert calls[0].command == ("input keyevent 67 67 4 && echo OMG_OK:2 && input tap 1 2 && "
+                                "echo OMG_OK:3 && input keyevent 66")
+    assert calls[0].indices == (0, 1, 2, 3, 4)
+    assert cmds.completed_actions(calls[0], b"OMG_OK:2\n", 1) == 3
+
+
 def test_the_ime_envelope_wraps_the_whole_call_once():
     calls = cmds.pack([step(0, "am broadcast x", ime=True), step(1, "input tap 1 2")],
                       ime=cmds.ImeSwitch("com.x/.Latin"))

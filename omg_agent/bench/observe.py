@@ -1,0 +1,192 @@
+"""``omg-agent bench observe``: what one observation and one input batch cost, side by side.
+
+All device rows run on vphones with the real-device latency profile on, so the numbers show
+what a USB phone would cost (profile table in ``omg_agent/vphone/profile.py``):
+
+* (a) the naive per-step pipeline peers use — ``adb shell screencap -p /sdcard/…`` + ``adb
+  pull``, ``uiautomator dump`` to a file + ``adb pull``, ``adb shell dumpsys window``, then a
+  fixed 1 s sleep, each through the adb binary — vs (b) ``AdbDriver.observe()`` and
+  ``U2Driver.observe()``;
+* tokens of the raw uiautomator XML vs our compact element list, on every app's first screen;
+* OCR on a 1080x2400 frame: full frame vs a cached read vs a region read around one label;
+* 10 inputs as 10 shell calls vs batched into one call.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import adbutils
+
+from omg_agent.core.geometry import Bounds
+from omg_agent.perception.uitree import parse_elements, render_elements
+from omg_agent.vphone import adbhost
+from omg_agent.vphone.phone import VirtualPhone
+
+
+@dataclass
+class Stat:
+    median: float
+    p95: float
+    n: int
+
+    @classmethod
+    def of(cls, samples: list[float]) -> Stat:
+        s = sorted(samples)
+        return cls(statistics.median(s), s[min(len(s) - 1, round(0.95 * (len(s) - 1)))], len(s))
+
+
+def timed(fn: Callable[[], object], runs: int, warmup: int = 1) -> Stat:
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return Stat.of(samples)
+
+
+class LatencyPhone:
+    """A vphone with the real-device latency profile, connected to the adb server."""
+
+    def __init__(self, latency: bool = True, seed: int = 0, profile: str = "default") -> None:
+        self.phone = VirtualPhone(profile, latency=latency, seed=seed)
+        self.server = self.phone.serve()
+        self.serial = adbhost.connect("127.0.0.1", self.server.port)
+
+    def __enter__(self) -> LatencyPhone:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        adbhost.disconnect(self.serial)
+        self.phone.close()
+
+
+def naive_step(serial: str, workdir: Path, sleep_s: float = 1.0) -> None:
+    """One observation the way Open-AutoGLM-style loops take it."""
+    adb = adbhost.adb_path()
+
+    def run(*args: str) -> None:
+        subprocess.run([adb, "-s", serial, *args], capture_output=True, check=True, timeout=60)
+
+    run("shell", "screencap", "-p", "/sdcard/tmp.png")
+    run("pull", "/sdcard/tmp.png", str(workdir / "tmp.png"))
+    run("shell", "uiautomator", "dump", "/sdcard/window_dump.xml")
+    run("pull", "/sdcard/window_dump.xml", str(workdir / "window_dump.xml"))
+    run("shell", "dumpsys", "window")
+    time.sleep(sleep_s)
+
+
+def bench_pipelines(steps: int) -> dict[str, Stat]:
+    from omg_agent.drivers.adb import AdbDriver
+    from omg_agent.drivers.u2 import U2Driver
+
+    out: dict[str, Stat] = {}
+    with LatencyPhone() as lp, tempfile.TemporaryDirectory() as tmp:
+        lp.phone.start_activity("com.android.settings")
+        out["(a) naive: screencap -p + pull, dump + pull, dumpsys, sleep 1 s"] = timed(
+            lambda: naive_step(lp.serial, Path(tmp)), steps)
+        adb_driver = AdbDriver(lp.serial)
+        try:
+            out["(b) ours, adb driver: raw screencap ‖ streamed dump"] = timed(
+                adb_driver.observe, steps)
+        finally:
+            adb_driver.close()
+        u2_driver = U2Driver(lp.serial)
+        try:
+            out["(b) ours, u2 driver: server dump + JPEG screenshot"] = timed(
+                u2_driver.observe, steps)
+        finally:
+            u2_driver.close()
+    return out
+
+
+def bench_tokens() -> list[tuple[str, int, int]]:
+    """(screen, raw XML tokens, element-list tokens); tokens ≈ characters / 4."""
+    phone = VirtualPhone()
+    phone.apps["com.omg.shop"].promo_mode = "never"  # type: ignore[attr-defined]
+    rows = []
+    for package in [phone.launcher.package] + [p for p in phone.packages()
+                                                 if p != phone.launcher.package]:
+        phone.start_activity(package)
+        xml = phone.dump_xml()
+        listing = render_elements(parse_elements(xml))
+        rows.append((package, len(xml) // 4, max(1, len(listing) // 4)))
+    return rows
+
+
+def bench_ocr(runs: int) -> dict[str, Stat]:
+    from omg_agent.perception.ocr import OcrEngine
+
+    phone = VirtualPhone()
+    phone.start_activity("com.android.settings")
+    image = phone.screenshot()
+    label = next(e for e in parse_elements(phone.dump_xml()) if e.text == "Bluetooth")
+    b = label.bounds
+    region = Bounds(max(0, b.left - 40), max(0, b.top - 40), b.right + 200, b.bottom + 40)
+    engine = OcrEngine()
+    out = {"full frame (1080x2400), uncached": timed(
+        lambda: engine.read(image, key=f"nocache-{time.perf_counter_ns()}"), runs)}
+    engine.read(image, key="frame")
+    out["full frame, cached by screen hash"] = timed(lambda: engine.read(image, key="frame"),
+                                                     runs)
+    out["region around one label, uncached"] = timed(
+        lambda: engine.read(image, region, key=f"nocache-{time.perf_counter_ns()}"), runs)
+    return out
+
+
+def bench_inputs(runs: int) -> dict[str, Stat]:
+    """10 taps and 10 key presses, one shell call each vs batched the way the drivers pack a
+    bundle (``commands.pack``), on Android 14 and Android 10 profiles. Batched taps still
+    start one ``input`` process each; a run of key presses shares one."""
+    from omg_agent.core.geometry import Point
+    from omg_agent.drivers import commands as cmds
+    from omg_agent.drivers.adbio import AdbIO
+
+    out: dict[str, Stat] = {}
+    kinds = {"taps": cmds.tap(Point(5, 5)), "key presses": cmds.keyevent(0)}
+    for profile in ("default", "legacy"):
+        with LatencyPhone(profile=profile) as lp:
+            io = AdbIO(adbutils.AdbClient(), lp.serial)
+            release = lp.phone.profile.release
+            for kind, one in kinds.items():
+                batch = cmds.pack([cmds.Step(i, (one,), kind) for i in range(10)])
+                assert len(batch) == 1
+                out[f"Android {release}: 10 {kind}, one call each"] = timed(
+                    lambda io=io, one=one: [io.run(one) for _ in range(10)], runs)
+                out[f"Android {release}: 10 {kind}, batched"] = timed(
+                    lambda io=io, cmd=batch[0].command: io.run(cmd), runs)
+    return out
+
+
+def report(steps: int = 30, ocr_runs: int = 10, input_runs: int = 10) -> str:
+    """Run every part and return the markdown tables (one run, side by side)."""
+    lines: list[str] = []
+    pipes = bench_pipelines(steps)
+    naive = next(iter(pipes.values())).median
+    lines += ["Observation per step (latency profile on, 1080x2400):", "",
+              "| pipeline | median | p95 | vs naive |", "|---|---:|---:|---:|"]
+    for name, st in pipes.items():
+        lines.append(f"| {name} | {st.median:.0f} ms | {st.p95:.0f} ms | "
+                     f"{st.median / naive:.2f}× |")
+    lines += ["", f"steps per pipeline: {steps}", "",
+              "Tokens per screen (≈ characters / 4):", "",
+              "| screen | raw XML | element list | ratio |", "|---|---:|---:|---:|"]
+    for screen, xml_t, list_t in bench_tokens():
+        lines.append(f"| {screen} | {xml_t} | {list_t} | 1/{xml_t / list_t:.1f} |")
+    lines += ["", "OCR on a 1080x2400 frame (Settings):", "",
+              "| read | median | p95 |", "|---|---:|---:|"]
+    for name, st in bench_ocr(ocr_runs).items():
+        lines.append(f"| {name} | {st.median:.1f} ms | {st.p95:.1f} ms |")
+    lines += ["", "Inputs (latency profile on):", "",
+              "| inputs | median | p95 |", "|---|---:|---:|"]
+    for name, st in bench_inputs(input_runs).items():
+        lines.append(f"| {name} | {st.median:.0f} ms | {st.p95:.0f} ms |")
+    return "\n".join(lines)
