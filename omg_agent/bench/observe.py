@@ -184,7 +184,7 @@ def report(steps: int = 30, ocr_runs: int = 10, input_runs: int = 10) -> str:
     lines += ["", "OCR on a 1080x2400 frame (Settings):", "",
               "| read | median | p95 |", "|---|---:|---:|"]
     for name, st in bench_ocr(ocr_runs).items():
-        lines.append(f"| {name} | {st.median:.1f} ms | {st.p95:.1f} ms |")
+        lines.append(f"| {name} | {st.median:.2f} ms | {st.p95:.2f} ms |")
     lines += ["", "Inputs (latency profile on):", "",
               "| inputs | median | p95 |", "|---|---:|---:|"]
     for name, st in bench_inputs(input_runs).items():
