@@ -1,0 +1,276 @@
+"""The operator (L2): one turn of the per-step decision loop.
+
+A turn (:meth:`Operator.turn`) is: observe → ask the operator model for a
+:class:`DecisionBundle` (the model first judges the previous bundle from the new screen) →
+substitute ``$vars`` from the :class:`MemoryBank` → run ``mem_save`` (a value the model
+gives, or — ``from_screen`` — the target element's text read from this very observation, so
+the model cannot misremember it) → hand the device actions up to the first semantic
+boundary to ``driver.execute`` (one batched call) → record. Hand-offs (``ask_user``,
+``done``) and the step/goal verdicts come back in :class:`TurnResult` for the orchestrator.
+
+Budget: each reply attempt counts a ``decision`` step, each executed bundle a ``bundle``
+step (:class:`~omg_agent.brain.budget.StepBudget`); device errors are caught here, at the
+turn boundary, and become a failed turn.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from omg_agent.brain import prompts
+from omg_agent.brain.budget import StepBudget
+from omg_agent.brain.llm import LLMClient
+from omg_agent.brain.memory import MemoryBank
+from omg_agent.core.actions import (
+    Action,
+    AnchorTarget,
+    AskUser,
+    Done,
+    ElementTarget,
+    Launch,
+    MemSave,
+    PointTarget,
+    TypeText,
+    dump_action,
+)
+from omg_agent.core.contracts import DecisionBundle, TaskStep
+from omg_agent.core.geometry import NORM_MAX
+from omg_agent.core.observation import Observation, UIElement
+from omg_agent.drivers.base import Driver, ExecResult
+from omg_agent.errors import AnchorNotFound, DeviceError, MemoryBankError, OmgError
+
+log = logging.getLogger(__name__)
+
+TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user"]
+HISTORY = 6
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    task: str
+    step: TaskStep
+    step_number: int
+    todo: str
+    history: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass
+class TurnResult:
+    kind: TurnKind
+    bundle: DecisionBundle
+    observation: Observation
+    executed: ExecResult | None = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    saved: dict[str, str] = field(default_factory=dict)
+    question: str | None = None
+    answer: str | None = None
+    error: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """The model judged the last bundle failed, or this turn's actions failed."""
+        ran_badly = bool(self.error) or (self.executed is not None and not self.executed.ok)
+        return ran_badly or self.bundle.last_action_result == "failed"
+
+    def summary(self) -> str:
+        """One history line: intent, actions, what the executor said."""
+        intent = self.bundle.execute_now.intent if self.bundle.execute_now else self.kind
+        said = "; ".join(r.get("detail", "") for r in self.results if r.get("detail"))
+        status = "failed: " + self.error if self.error else (
+            "ok" if self.executed is None or self.executed.ok else "failed")
+        acts = ", ".join(a.get("type", "?") for a in self.actions) or "none"
+        return f"{intent} [{acts}] → {status}" + (f" ({said})" if said else "")
+
+
+class TurnFailed(OmgError):
+    """A bundle the operator refuses to run as given (unknown $var, unreadable screen)."""
+
+
+class Operator:
+    """Runs operator turns against one driver, one model, one memory bank."""
+
+    def __init__(self, driver: Driver, llm: LLMClient, memory: MemoryBank, *,
+                 recorder: Any = None, marks: bool = False) -> None:
+        self.driver = driver
+        self.llm = llm
+        self.memory = memory
+        self.recorder = recorder
+        self.marks = marks
+        self.turns = 0
+
+    def turn(self, ctx: TurnContext, budget: StepBudget) -> TurnResult:
+        """One observe → decide → act turn (raises ``BudgetExhausted`` when spent)."""
+        started = time.perf_counter()
+        obs = self.driver.observe()
+        observed = time.perf_counter()
+        messages = [{"role": "system", "content": prompts.render("operator")},
+                    self.llm.observation_message(self._prompt(ctx, obs), obs,
+                                                 marks=self.marks)]
+        bundle, record = self.llm.structured(
+            messages, DecisionBundle, on_attempt=budget.counter("decision"),
+            attempts=budget.attempts(self.llm.settings.parse_attempts))
+        decided = time.perf_counter()
+        result = self._act(bundle, obs, ctx, budget)
+        self.turns += 1
+        timings = {"observe_s": observed - started, "decide_s": decided - observed,
+                   "act_s": time.perf_counter() - decided}
+        if self.recorder is not None:
+            self.recorder.record_step(
+                self.turns, observation=obs, prompt_tokens=record.prompt_tokens,
+                completion_tokens=record.completion_tokens, model_reply=record.reply,
+                actions=result.actions, results=result.results, timings=timings,
+                phase=f"step {ctx.step_number}", note=result.error or result.kind)
+        return result
+
+    # -- prompt --------------------------------------------------------------------------
+    def _prompt(self, ctx: TurnContext, obs: Observation) -> str:
+        step = ctx.step
+        lines = [f"Task: {ctx.task}", f"Plan:\n{ctx.todo}",
+                 f"Current step {ctx.step_number}: {step.description}",
+                 f"Guide: {step.action_guide or '-'}",
+                 f"Success criteria: {step.success_criteria}"]
+        if step.data_output:
+            lines.append(f"Save under memory key: {step.data_output}")
+        lines += [f"Memory:\n{self.memory.prompt_listing()}",
+                  f"Foreground app: {obs.package or '?'} {obs.activity}".rstrip()]
+        history = ctx.history[-HISTORY:]
+        lines.append("Previous turns (oldest first):\n"
+                     + ("\n".join(f"- {h}" for h in history) if history else "- none"))
+        if ctx.note:
+            lines.append(f"Note: {ctx.note}")
+        return "\n\n".join(lines)
+
+    # -- acting --------------------------------------------------------------------------
+    def _act(self, bundle: DecisionBundle, obs: Observation, ctx: TurnContext,
+             budget: StepBudget) -> TurnResult:
+        kind: TurnKind = ("goal_complete" if bundle.goal_complete else
+                          "step_complete" if bundle.step_complete else "acted")
+        result = TurnResult(kind, bundle, obs, answer=bundle.answer)
+        if bundle.execute_now is None:
+            return result
+        chosen = bundle.execute_now.actions[: bundle.execute_now.boundary_index + 1]
+        try:
+            actions = [self._substitute(a) for a in chosen]
+        except TurnFailed as exc:
+            result.kind, result.error = "acted", str(exc)
+            return result
+        result.actions = [dump_action(a) for a in actions]
+        budget.charge("bundle")
+        try:
+            for action in actions:
+                if isinstance(action, MemSave):
+                    result.saved[action.key] = self._save(action, obs, ctx.step_number)
+            device = [a for a in actions if not isinstance(a, MemSave | AskUser | Done)]
+            if device:
+                result.executed = self.driver.execute(device, obs)
+                result.results = [{"index": o.index, "type": o.action.type, "ok": o.ok,
+                                   "detail": o.detail} for o in result.executed.outcomes]
+        except (DeviceError, AnchorNotFound, MemoryBankError, TurnFailed) as exc:
+            log.info("turn failed: %s", exc)
+            result.kind, result.error = "acted", str(exc)
+            return result
+        result.results += [{"type": "mem_save", "ok": True, "detail": f"${k} = {v!r}"}
+                           for k, v in result.saved.items()]
+        last = actions[-1]
+        if isinstance(last, AskUser):
+            result.kind, result.question = "ask_user", last.question
+        elif isinstance(last, Done):
+            result.kind = "goal_complete"
+            result.answer = bundle.answer or last.answer
+        return result
+
+    def _substitute(self, action: Action) -> Action:
+        """``action`` with ``$vars`` in its text fields replaced from memory."""
+        name = {TypeText: "text", Launch: "app", AskUser: "question", Done: "answer"}.get(
+            type(action))
+        if name is None:
+            return action
+        text = getattr(action, name)
+        missing = self.memory.missing(text)
+        if missing:
+            raise TurnFailed(f"{action.type}: no saved value for "
+                             + ", ".join("$" + m for m in missing)
+                             + " (save it with mem_save first)")
+        return action.model_copy(update={name: self.memory.substitute(text)})
+
+    def _save(self, action: MemSave, obs: Observation, step: int) -> str:
+        if action.from_screen is None:
+            value = action.value or ""
+            self.memory.save(action.key, value, app=obs.package, step=step, source="model")
+            return value
+        value = read_from_screen(action, obs)
+        self.memory.save(action.key, value, app=obs.package, step=step, source="screen")
+        return value
+
+
+# -- reading values off the screen --------------------------------------------------------
+def _element_text(element: UIElement) -> str:
+    return element.text or element.desc or " ".join(element.extra_texts)
+
+
+def _matches(value: str, wanted: str | None, how: str) -> bool:
+    if wanted is None:
+        return True
+    if how == "regex":
+        return re.search(wanted, value) is not None
+    return wanted in value if how == "contains" else value == wanted
+
+
+def _anchor_element(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
+    for element in obs.elements:
+        rid = element.resource_id
+        rid_ok = anchor.resource_id is None or _matches(rid, anchor.resource_id, anchor.match) \
+            or rid.rsplit("/", 1)[-1] == anchor.resource_id
+        if rid_ok and _matches(element.text, anchor.text, anchor.match) \
+                and _matches(element.desc, anchor.desc, anchor.match):
+            return element
+    return None
+
+
+def _pixel(obs: Observation, x: int, y: int) -> tuple[float, float]:
+    width, height = obs.size
+    return x * width / NORM_MAX, y * height / NORM_MAX
+
+
+def _inside(element: UIElement, px: float, py: float) -> bool:
+    left, top, right, bottom = tuple(element.bounds)
+    return left <= px <= right and top <= py <= bottom
+
+
+def read_from_screen(action: MemSave, obs: Observation) -> str:
+    """The text ``action.from_screen`` points at in ``obs``; raises when there is none."""
+    source = action.from_screen
+    assert source is not None
+    texts: list[str] = []
+    match source.target:
+        case ElementTarget(id=element_id):
+            element = obs.element(element_id)
+            texts = [_element_text(element)] if element is not None else []
+        case AnchorTarget() as anchor:
+            element = _anchor_element(anchor, obs)
+            texts = [_element_text(element)] if element is not None else []
+        case PointTarget(x=x, y=y):
+            px, py = _pixel(obs, x, y)
+            hits = [e for e in obs.elements if _inside(e, px, py) and _element_text(e)]
+            hits.sort(key=lambda e: e.bounds.area)
+            texts = [_element_text(hits[0])] if hits else []
+    if source.region is not None:
+        r = source.region
+        (left, top), (right, bottom) = _pixel(obs, r.left, r.top), _pixel(obs, r.right,
+                                                                          r.bottom)
+        boxes = [(b.bounds, b.text) for b in obs.ocr or ()] or [
+            (e.bounds, _element_text(e)) for e in obs.elements]
+        texts = [t for b, t in boxes if t and left <= b.center.x <= right
+                 and top <= b.center.y <= bottom]
+    value = " ".join(t for t in texts if t).strip()
+    if not value:
+        where = json.dumps(source.model_dump(mode="json", exclude_none=True))
+        raise TurnFailed(f"mem_save {action.key}: nothing readable on screen at {where}")
+    return value

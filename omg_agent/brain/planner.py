@@ -1,0 +1,143 @@
+"""The strategist (L1): plans once per task, replans after sub-tasks, or follows a plan file.
+
+- :meth:`Planner.plan` asks the planner model for a :class:`TaskPlan` once, at task start
+  (not counted against the step budget).
+- :meth:`Planner.replan` asks for a :class:`Replan` after each completed (or failed)
+  sub-task and after the user answered a question; each reply attempt counts a step.
+- :func:`load_plan_file` reads a predefined plan (YAML) — ``goal`` and ``steps`` with the
+  :class:`TaskStep` fields — and names the file and the field on any error.
+- :class:`TodoList` is the plan as progress: steps ticked as they are verified, the markdown
+  todo list the trace and prompts show, and the rule that a predefined plan may finish only
+  when every box is ticked.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from omg_agent.brain import prompts
+from omg_agent.brain.llm import CallRecord, LLMClient
+from omg_agent.core.contracts import Replan, TaskPlan, TaskStep
+from omg_agent.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+
+def load_plan_file(path: Path) -> TaskPlan:
+    """The predefined plan in ``path``; :class:`ConfigError` names the file and field."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"plan file {path} does not exist") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"plan file {path} cannot be read: {exc}") from None
+    if isinstance(data, list):
+        data = {"steps": data}
+    if not isinstance(data, dict):
+        raise ConfigError(f"plan file {path}: expected a mapping with 'steps', got "
+                          f"{type(data).__name__}")
+    unknown = sorted(set(data) - {"goal", "task", "steps"})
+    if unknown:
+        raise ConfigError(f"plan file {path}: unknown field(s) {', '.join(map(str, unknown))}; "
+                          "expected goal (or task) and steps")
+    data = {"goal": str(data.get("goal") or data.get("task") or ""),
+            "steps": data.get("steps")}
+    try:
+        return TaskPlan.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False):
+            loc = ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in error["loc"])
+            problems.append(f"{loc or '(top level)'}: {error['msg']}")
+        raise ConfigError(f"plan file {path}: " + "; ".join(problems)) from None
+
+
+@dataclass
+class TodoList:
+    """A plan's steps with ticks; a replan swaps the unticked tail for the new steps."""
+
+    goal: str
+    entries: list[tuple[TaskStep, bool]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, plan: TaskPlan) -> TodoList:
+        return cls(plan.goal, [(s, False) for s in plan.steps])
+
+    @property
+    def steps(self) -> list[TaskStep]:
+        return [s for s, _ in self.entries]
+
+    @property
+    def cursor(self) -> int | None:
+        """Index of the first unticked step, or ``None`` when all are ticked."""
+        return next((i for i, (_, ticked) in enumerate(self.entries) if not ticked), None)
+
+    @property
+    def complete(self) -> bool:
+        return self.cursor is None
+
+    def tick(self, index: int) -> None:
+        self.entries[index] = (self.entries[index][0], True)
+
+    def untick_from(self, index: int) -> None:
+        self.entries = [(s, t and i < index) for i, (s, t) in enumerate(self.entries)]
+
+    def replace_pending(self, plan: TaskPlan) -> None:
+        self.entries = [e for e in self.entries if e[1]] + [(s, False) for s in plan.steps]
+        self.goal = plan.goal or self.goal
+
+    def done(self) -> list[str]:
+        return [s.description for s, t in self.entries if t]
+
+    def pending(self) -> list[str]:
+        return [s.description for s, t in self.entries if not t]
+
+    def markdown(self) -> str:
+        return "\n".join(f"- [{'x' if t else ' '}] {n}. {s.description}"
+                         for n, (s, t) in enumerate(self.entries, start=1))
+
+
+class Planner:
+    """The L1 model calls. ``attempts`` bounds the reply attempts of a counted call."""
+
+    def __init__(self, llm: LLMClient) -> None:
+        self.llm = llm
+
+    def plan(self, task: str, *, screen: str = "", apps: str = "") -> tuple[TaskPlan,
+                                                                            CallRecord]:
+        """The first plan of ``task`` (its attempts are not counted as steps)."""
+        user = f"Task: {task}"
+        if apps:
+            user += f"\n\nApps on the phone: {apps}"
+        if screen:
+            user += f"\n\nCurrent screen:\n{screen}"
+        messages = [{"role": "system", "content": prompts.render("planner")},
+                    {"role": "user", "content": user}]
+        return self.llm.structured(messages, TaskPlan)
+
+    def replan(self, task: str, todo: TodoList, *, outcome: str,
+               post_mortem: Mapping[str, Any] | None = None, memory: str = "(empty)",
+               user_answer: str | None = None, question: str | None = None,
+               on_attempt: Callable[[CallRecord], None] | None = None,
+               attempts: int | None = None) -> tuple[Replan, CallRecord]:
+        """The strategist's verdict on progress; each reply attempt goes to ``on_attempt``."""
+        parts = [f"Task: {task}", f"Plan so far:\n{todo.markdown()}",
+                 f"Last sub-task: {outcome}"]
+        if post_mortem:
+            parts.append("Post-mortem:\n" + json.dumps(post_mortem, ensure_ascii=False,
+                                                       indent=1))
+        parts.append(f"Memory:\n{memory}")
+        if user_answer is not None:
+            parts.append(f"You asked the user: {question or '(a question)'}\n"
+                         f"The user answered: {user_answer}")
+        messages = [{"role": "system", "content": prompts.render("replan")},
+                    {"role": "user", "content": "\n\n".join(parts)}]
+        return self.llm.structured(messages, Replan, on_attempt=on_attempt, attempts=attempts)

@@ -1,0 +1,67 @@
+"""The step budget: what counts, that it is never passed, and the three-part stop message."""
+
+from __future__ import annotations
+
+import pytest
+
+from omg_agent.brain.budget import BudgetExhausted, StepBudget, exhaustion_report
+from omg_agent.brain.llm import CallRecord
+
+
+def _record(kind: str = "reply", ok: bool = True) -> CallRecord:
+    return CallRecord("operator", "m", kind, 1, ok)  # type: ignore[arg-type]
+
+
+def test_replies_count_even_when_invalid_and_transport_failures_do_not() -> None:
+    budget = StepBudget(10)
+    count = budget.counter("decision")
+    count(_record(ok=False))
+    count(_record(ok=False))
+    count(_record("transport", ok=False))
+    count(_record(ok=True))
+    assert budget.used == 3
+    assert budget.counts == {"decision": 3}
+
+
+def test_charging_past_the_limit_raises_and_leaves_the_count_at_the_limit() -> None:
+    budget = StepBudget(2)
+    budget.charge("decision")
+    budget.charge("bundle")
+    with pytest.raises(BudgetExhausted) as info:
+        budget.charge("replan")
+    assert budget.used == 2
+    assert info.value.used == 2 and info.value.limit == 2
+    assert "1 bundle" in str(info.value) and "1 decision" in str(info.value)
+
+
+def test_check_raises_only_when_spent() -> None:
+    budget = StepBudget(1)
+    budget.check()
+    budget.charge("decision")
+    with pytest.raises(BudgetExhausted):
+        budget.check()
+
+
+def test_attempts_are_capped_by_what_is_left() -> None:
+    budget = StepBudget(5)
+    assert budget.attempts(3) == 3
+    for _ in range(4):
+        budget.charge("decision")
+    assert budget.attempts(3) == 1
+    budget.charge("decision")
+    with pytest.raises(BudgetExhausted):
+        budget.attempts(3)
+
+
+def test_a_zero_budget_is_refused() -> None:
+    with pytest.raises(ValueError):
+        StepBudget(0)
+
+
+def test_exhaustion_report_has_what_was_done_why_it_stopped_and_what_next() -> None:
+    report = exhaustion_report(8, ["Open Shop"], ["Save the note"], "Find the price")
+    message = report.message()
+    assert "Done so far:" in message and "Open Shop" in message
+    assert "Stopped because:" in message and "step budget of 8" in message
+    assert "Find the price" in message
+    assert "Next:" in message and "--max-steps 16" in message and "Save the note" in message
