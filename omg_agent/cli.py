@@ -12,6 +12,7 @@ from rich.console import Console
 from omg_agent.bench.cli import app as bench_app
 from omg_agent.drivers.cli import register as register_device_commands
 from omg_agent.errors import OmgError
+from omg_agent.trace.cli import register as register_trace_commands
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.cli import app as vphone_app
 
@@ -20,6 +21,7 @@ app = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-langua
 app.add_typer(vphone_app, name="vphone")
 app.add_typer(bench_app, name="bench")
 register_device_commands(app)
+register_trace_commands(app)
 console = Console()
 
 

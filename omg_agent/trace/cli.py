@@ -1,0 +1,41 @@
+"""``omg-agent report RUN_DIR [--out FILE]``: render a run folder as one HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from omg_agent.errors import OmgError
+
+err_console = Console(stderr=True)
+
+
+def report(
+    run_dir: Path = typer.Argument(..., help="A run folder (the one holding trace.jsonl)."),
+    out: Path | None = typer.Option(None, "--out", "-o",
+                                    help="Where to write the HTML (default RUN_DIR/report.html)."),
+) -> None:
+    """Render a run's trace as one self-contained HTML page and print its path.
+
+    Example: omg-agent report runs/20260101-120000-find-the-price
+    """
+    from omg_agent.trace.report import render_report
+
+    try:
+        path = render_report(run_dir, out)
+    except OmgError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from exc
+    except OSError as exc:
+        err_console.print(f"[red]error:[/red] cannot write the report: {escape(str(exc))}",
+                          soft_wrap=True)
+        raise typer.Exit(1) from exc
+    typer.echo(str(path))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``report`` command to the ``omg-agent`` app."""
+    app.command("report")(report)

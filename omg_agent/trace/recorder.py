@@ -1,0 +1,319 @@
+"""Run traces: the folder every run leaves behind, written step by step.
+
+A run folder holds ``trace.jsonl`` (one JSON object per line, appended and flushed as it
+happens, so a crash loses nothing already written), ``screens/step-NNN.jpg`` plus a
+set-of-marks twin ``step-NNN-som.jpg`` per observation, and at the end ``result.json`` and
+``answer.txt`` (DESIGN.md §7: a trace is the list of observation summary, actions, result).
+The brain's orchestrator writes it through :class:`TraceRecorder`; the HTML report and the
+macro detector read it back with :func:`omg_agent.trace.loader.load_trace`.
+
+Secrets never reach the disk: every string given in ``redact`` (or added later with
+:meth:`TraceRecorder.add_secret`), text typed into a password field, and the text of password
+elements are written as ``<redacted>``.
+
+Line shapes (``record`` says which)::
+
+    {"record": "task", "task": ..., "started": <epoch s>, "version": 1}
+    {"record": "step", "step": 3, "phase": "act", "t": <s since start>, "observation": {...},
+     "prompt_tokens": .., "completion_tokens": .., "model_reply": "...", "actions": [...],
+     "results": [...], "timings": {"observe": s, "model": s, "act": s}, "note": ""}
+    {"record": "event", "kind": "plan", "t": .., "data": {...}}
+    {"record": "finish", ...same fields as result.json}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from omg_agent.core.observation import Observation, UIElement
+from omg_agent.errors import ConfigError
+from omg_agent.perception.som import draw_marks
+
+log = logging.getLogger(__name__)
+
+TRACE_FILE = "trace.jsonl"
+RESULT_FILE = "result.json"
+ANSWER_FILE = "answer.txt"
+SCREENS_DIR = "screens"
+REDACTED = "<redacted>"
+FORMAT_VERSION = 1
+MAX_SIDE = 1080
+JPEG_QUALITY = 80
+SUMMARY_ELEMENTS = 40
+
+
+class Redactor:
+    """Replaces every known secret by ``<redacted>`` in strings and nested JSON values."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets: list[str] = []
+        for secret in secrets:
+            self.add(secret)
+
+    def add(self, secret: str) -> None:
+        if not secret or secret == REDACTED or secret in self._secrets:
+            return
+        self._secrets.append(secret)
+        # Longest first, so a secret containing another is replaced whole.
+        self._secrets.sort(key=len, reverse=True)
+
+    def text(self, value: str) -> str:
+        for secret in self._secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+
+    def value(self, obj: Any) -> Any:
+        match obj:
+            case str():
+                return self.text(obj)
+            case dict():
+                return {self.text(str(k)): self.value(v) for k, v in obj.items()}
+            case list() | tuple():
+                return [self.value(v) for v in obj]
+            case _:
+                return obj
+
+
+def to_jsonable(obj: Any) -> Any:
+    """A JSON-ready copy of ``obj``: pydantic models, dataclasses, mappings, sequences."""
+    if obj is None or isinstance(obj, bool | int | float | str):
+        return obj
+    if hasattr(obj, "model_dump"):  # pydantic model (an action)
+        return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, enum.Enum):
+        return to_jsonable(obj.value)
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | set | frozenset):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, Path):
+        return str(obj)
+    return str(obj)
+
+
+def new_run_dir(base: Path, label: str = "run") -> Path:
+    """A fresh, not yet existing folder ``base/YYYYmmdd-HHMMSS-label[-k]`` for one run."""
+    slug = "".join(c if c.isalnum() else "-" for c in label.lower())[:40].strip("-") or "run"
+    stem = time.strftime("%Y%m%d-%H%M%S") + "-" + slug
+    candidate, k = base / stem, 1
+    while candidate.exists():
+        k += 1
+        candidate = base / f"{stem}-{k}"
+    return candidate
+
+
+class TraceRecorder:
+    """Writes one run folder. Use as a context manager or call :meth:`finish` yourself.
+
+    ``run_dir`` is created; it must not already hold a trace. All times are seconds.
+    """
+
+    def __init__(self, run_dir: Path, *, task: str, redact: Iterable[str] = ()) -> None:
+        self.run_dir = Path(run_dir)
+        self.trace_path = self.run_dir / TRACE_FILE
+        if self.trace_path.exists():
+            raise ConfigError(f"{self.trace_path} already exists: give each run its own folder")
+        (self.run_dir / SCREENS_DIR).mkdir(parents=True, exist_ok=True)
+        self.task = task
+        self._redactor = Redactor(redact)
+        self._started = time.time()
+        self._t0 = time.monotonic()
+        self._step_numbers: set[int] = set()
+        self._used_names: set[str] = set()
+        self.model_calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.finished = False
+        self._write({"record": "task", "task": task, "started": self._started,
+                     "version": FORMAT_VERSION})
+
+    def __enter__(self) -> TraceRecorder:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        if not self.finished:
+            status = "error" if exc is not None else "incomplete"
+            self.finish(status, "", {"error": repr(exc)} if exc is not None else {})
+
+    def add_secret(self, secret: str) -> None:
+        """Redact ``secret`` in everything written from now on."""
+        self._redactor.add(secret)
+
+    # -- writing ----------------------------------------------------------------------------
+    def record_step(self, step: int, *, observation: Observation | None,
+                    prompt_tokens: int = 0, completion_tokens: int = 0,
+                    model_reply: str = "", actions: Sequence[Any] = (),
+                    results: Sequence[Any] = (), timings: Mapping[str, float] | None = None,
+                    phase: str = "act", note: str = "") -> dict[str, Any]:
+        """Append one step line (saving its screenshots first); returns what was written.
+
+        ``actions`` are action dicts or models; ``results`` dicts or ``ActionOutcome``s whose
+        pixel ``point`` (and for a swipe optionally ``end``) the report draws.
+        """
+        actions_j = [to_jsonable(a) for a in actions]
+        results_j = [to_jsonable(r) for r in results]
+        self._learn_typed_secrets(actions_j, results_j, observation)
+        record: dict[str, Any] = {"record": "step", "step": int(step), "phase": phase,
+                                  "t": self._elapsed(), "observation": None}
+        if observation is not None:
+            record["observation"] = self._save_observation(int(step), observation)
+        record.update(prompt_tokens=int(prompt_tokens), completion_tokens=int(completion_tokens),
+                      model_reply=model_reply, actions=actions_j, results=results_j,
+                      timings={k: float(v) for k, v in (timings or {}).items()}, note=note)
+        self._step_numbers.add(int(step))
+        self._count_call(prompt_tokens, completion_tokens, bool(model_reply))
+        return self._write(record)
+
+    def record_event(self, kind: str, **data: Any) -> dict[str, Any]:
+        """Append one event (plan, replan, ask_user, user_answer, memory, post_mortem,
+        budget, error, …). ``prompt_tokens``/``completion_tokens`` in ``data`` count as a
+        model call (a plan or a replan)."""
+        data_j = to_jsonable(data)
+        self._count_call(int(data_j.get("prompt_tokens") or 0),
+                         int(data_j.get("completion_tokens") or 0), False)
+        return self._write({"record": "event", "kind": kind, "t": self._elapsed(),
+                            "data": data_j})
+
+    def finish(self, status: str, answer: str, summary: Mapping[str, Any] | None = None
+               ) -> dict[str, Any]:
+        """Write ``result.json`` and ``answer.txt`` (and a finish line). Once per run.
+
+        ``summary`` is kept as given; integer ``model_calls``, ``prompt_tokens`` or
+        ``completion_tokens`` in it replace the counts the recorder kept itself.
+        """
+        if self.finished:
+            raise RuntimeError(f"trace {self.run_dir} is already finished")
+        self.finished = True
+        summary_j = to_jsonable(dict(summary or {}))
+        calls = _int_or(summary_j.get("model_calls"), self.model_calls)
+        prompt = _int_or(summary_j.get("prompt_tokens"), self.prompt_tokens)
+        completion = _int_or(summary_j.get("completion_tokens"), self.completion_tokens)
+        result = self._redactor.value({
+            "status": status, "answer": answer, "task": self.task,
+            "steps": len(self._step_numbers), "model_calls": calls,
+            "tokens": {"prompt": prompt, "completion": completion,
+                       "total": prompt + completion},
+            "wall_time_s": round(self._elapsed(), 3), "started": self._started,
+            "finished": time.time(), "summary": summary_j})
+        _write_atomic(self.run_dir / RESULT_FILE,
+                      json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+        _write_atomic(self.run_dir / ANSWER_FILE, result["answer"] + "\n")
+        self._write({"record": "finish", **result})
+        return result
+
+    # -- internals --------------------------------------------------------------------------
+    def _elapsed(self) -> float:
+        return round(time.monotonic() - self._t0, 4)
+
+    def _count_call(self, prompt_tokens: int, completion_tokens: int, replied: bool) -> None:
+        if prompt_tokens or completion_tokens or replied:
+            self.model_calls += 1
+        self.prompt_tokens += int(prompt_tokens)
+        self.completion_tokens += int(completion_tokens)
+
+    def _write(self, record: dict[str, Any]) -> dict[str, Any]:
+        clean = self._redactor.value(record)
+        line = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+        # Open per line: nothing stays buffered, nothing stays open if the caller crashes.
+        with self.trace_path.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        return clean
+
+    def _learn_typed_secrets(self, actions: list[Any], results: list[Any],
+                             observation: Observation | None) -> None:
+        """Text typed into a password field is a secret, whatever the caller said."""
+        for i, action in enumerate(actions):
+            if not isinstance(action, dict) or action.get("type") != "type":
+                continue
+            text = action.get("text")
+            if not isinstance(text, str) or not text:
+                continue
+            result = results[i] if i < len(results) and isinstance(results[i], dict) else {}
+            if result.get("password") or _targets_password(action, observation):
+                self._redactor.add(text)
+
+    def _save_observation(self, step: int, obs: Observation) -> dict[str, Any]:
+        name = self._screen_name(step)
+        image = obs.screenshot.convert("RGB")
+        small = _downscaled(image, MAX_SIDE)
+        small.save(self.run_dir / SCREENS_DIR / f"{name}.jpg", "JPEG", quality=JPEG_QUALITY)
+        marked = draw_marks(image, obs.elements, max_side=MAX_SIDE)
+        marked.save(self.run_dir / SCREENS_DIR / f"{name}-som.jpg", "JPEG",
+                    quality=JPEG_QUALITY)
+        return {
+            "package": obs.package, "activity": obs.activity, "screen_hash": obs.screen_hash,
+            "size": list(image.size), "image": f"{SCREENS_DIR}/{name}.jpg",
+            "som": f"{SCREENS_DIR}/{name}-som.jpg", "image_size": list(small.size),
+            "element_count": len(obs.elements),
+            "elements": [element_summary(e) for e in obs.elements[:SUMMARY_ELEMENTS]],
+            "timings": {k: round(float(v), 4) for k, v in obs.timings.items()},
+        }
+
+    def _screen_name(self, step: int) -> str:
+        name, k = f"step-{step:03d}", 1
+        while name in self._used_names:  # a step observed twice (act, then verify)
+            k += 1
+            name = f"step-{step:03d}-{k}"
+        self._used_names.add(name)
+        return name
+
+
+def element_summary(e: UIElement) -> dict[str, Any]:
+    """The compact form of an element kept in a trace; password texts are redacted."""
+    text = REDACTED if e.password and e.text else e.text
+    summary: dict[str, Any] = {"id": e.id, "role": e.role, "text": text,
+                               "bounds": list(e.bounds)}
+    if e.desc:
+        summary["desc"] = e.desc
+    if e.resource_id:
+        summary["resource_id"] = e.resource_id
+    if e.password:
+        summary["password"] = True
+    return summary
+
+
+def _targets_password(action: dict[str, Any], obs: Observation | None) -> bool:
+    if obs is None:
+        return False
+    target = action.get("target")
+    if isinstance(target, dict) and target.get("kind") == "element":
+        element = obs.element(int(target.get("id") or 0))
+        return bool(element and element.password)
+    if target is None:
+        focused = obs.focused
+        return bool(focused and focused.password)
+    return False
+
+
+def _downscaled(image: Image.Image, max_side: int) -> Image.Image:
+    if max(image.size) <= max_side:
+        return image
+    scale = max_side / max(image.size)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    return image.resize(size, Image.Resampling.LANCZOS)
+
+
+def _int_or(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
