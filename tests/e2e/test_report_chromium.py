@@ -1,0 +1,79 @@
+"""The run report in headless Chromium: no console or page errors, every step and image shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from omg_agent.core.geometry import Bounds
+from omg_agent.core.observation import Observation, UIElement
+from omg_agent.trace import TraceRecorder, render_report
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+XSS = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason=f"{CHROMIUM} is missing (scripts/setup.sh installs it)")
+
+
+def _obs(shade: int) -> Observation:
+    button = UIElement(id=1, cls="android.widget.Button", role="button",
+                       bounds=Bounds(100, 400, 600, 520), text=f"Buy {XSS}", clickable=True)
+    return Observation(screenshot=Image.new("RGB", (1080, 2400), (shade, 220, 230)),
+                       elements=(button,), package="com.example.shop", activity=".Main",
+                       screen_hash=f"hash{shade}")
+
+
+def _run(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    with TraceRecorder(run, task=f"find the price {XSS}") as rec:
+        rec.record_event("plan", todo_markdown="- [x] open Shop\n- [ ] note the price")
+        rec.record_step(1, observation=_obs(200), prompt_tokens=900, completion_tokens=60,
+                        model_reply=f'{{"thought": "tap Buy {XSS}"}}',
+                        actions=[{"type": "tap", "target": {"kind": "element", "id": 1}}],
+                        results=[{"index": 0, "ok": True, "point": [350, 460]}],
+                        timings={"observe": 0.3, "model": 1.9, "act": 0.2})
+        rec.record_step(2, observation=_obs(150), model_reply=XSS,
+                        actions=[{"type": "swipe", "direction": "up"}],
+                        results=[{"index": 0, "ok": False, "point": [540, 1800],
+                                  "detail": XSS}])
+        rec.record_event("post_mortem", reason="LOOP", last_screen=XSS)
+        rec.finish("failed", XSS, {})
+    return run
+
+
+def test_report_opens_in_headless_chromium_without_errors(tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (pip install playwright)")
+    report = render_report(_run(tmp_path))
+    errors: list[str] = []
+    dialogs: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(report.as_uri(), wait_until="load")
+            page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+            steps = page.locator("section.step").count()
+            images = page.eval_on_selector_all(
+                "section.step img.plain", "els => els.map(e => e.naturalWidth)")
+            circles = page.locator("section.step svg.overlay circle.tap").count()
+            swipes = page.locator("section.step svg.overlay g.swipe").count()
+            header = page.inner_text("header.run")
+            page.keyboard.press("j")  # the navigation script runs without errors
+        finally:
+            browser.close()
+    assert errors == [] and dialogs == []
+    assert steps == 2
+    assert len(images) == 2 and all(w > 0 for w in images)
+    assert circles == 1 and swipes == 1
+    assert "find the price <script>alert(1)</script>" in header  # shown as text, not run
