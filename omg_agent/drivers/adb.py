@@ -26,15 +26,14 @@ from concurrent.futures import ThreadPoolExecutor
 import adbutils
 
 from omg_agent.core.actions import Action
-from omg_agent.core.geometry import ScreenGeometry
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import adbparse
 from omg_agent.drivers.adbio import AdbIO
 from omg_agent.drivers.adbplan import BundleRunner
 from omg_agent.drivers.base import DeviceInfo, ExecResult
+from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.textinput import ADB_IME
 from omg_agent.errors import ActionRejected, DeviceError
-from omg_agent.perception.screenhash import ScreenHash
 from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)
@@ -69,10 +68,8 @@ class AdbDriver:
         self.ime_settle_s = ime_settle_s
         self.aliases: dict[str, str] = dict(aliases or {})
         self._bars = (status_bar_px, nav_bar_px)
-        self._ocr = ocr
-        self._anchorer = anchorer
+        self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
         self._info: DeviceInfo | None = None
-        self._hasher: ScreenHash | None = None
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"adb-{self.serial}")
         self._focus: tuple[str, str] = ("", "")
         self._focus_hash = ""  # screen hash and dump package when the focus was last read
@@ -105,35 +102,11 @@ class AdbDriver:
                 nav_bar_px=round(48 * scale) if nav is None else nav)  # as drivers.probe
         return self._info
 
-    @property
-    def geometry(self) -> ScreenGeometry:
-        info = self.info()
-        return ScreenGeometry(info.width, info.height, info.status_bar_px, info.nav_bar_px)
-
-    @property
-    def hasher(self) -> ScreenHash:
-        if self._hasher is None:
-            info = self.info()
-            self._hasher = ScreenHash(status_bar=info.status_bar_px, nav_bar=info.nav_bar_px)
-        return self._hasher
-
-    @property
-    def ocr_engine(self):
-        """The OCR engine (``perception.ocr.OcrEngine`` unless one was passed), made once."""
-        if self._ocr is None:
-            from omg_agent.perception.ocr import OcrEngine  # models load on first read
-
-            self._ocr = OcrEngine()
-        return self._ocr
-
-    @property
-    def anchorer(self):
-        if self._anchorer is None:
-            from omg_agent.perception.anchor import Anchorer
-
-            self._anchorer = Anchorer(self.geometry, ocr=self.ocr_engine,
-                                      density=self.info().density)
-        return self._anchorer
+    # perception parts, wired once from info() (see drivers.perception_kit)
+    geometry = property(lambda self: self.perception.geometry)
+    hasher = property(lambda self: self.perception.hasher)
+    ocr_engine = property(lambda self: self.perception.ocr_engine)
+    anchorer = property(lambda self: self.perception.anchorer)
 
     # -- observing -----------------------------------------------------------------------
     def screenshot(self) -> tuple[object, bytes]:

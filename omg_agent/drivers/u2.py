@@ -32,15 +32,14 @@ import uiautomator2
 from PIL import Image
 
 from omg_agent.core.actions import Action, Launch
-from omg_agent.core.geometry import ScreenGeometry
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult
+from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, match_profile
 from omg_agent.drivers.u2wire import U2ServerGone, U2Wire
 from omg_agent.errors import ActionRejected, DeviceError, DeviceOffline
-from omg_agent.perception.screenhash import ScreenHash
 from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)
@@ -73,8 +72,7 @@ class U2Driver:
         self.serial = serial or self._only_device()
         self.device = self.client.device(self.serial)
         self.settle_timeout = settle_timeout
-        self._ocr = ocr
-        self._anchorer = anchorer
+        self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
         self.calls = 0  # device round trips, for ExecResult.device_calls
         self._restart_lock = threading.Lock()
         self._server_generation = 0
@@ -82,7 +80,6 @@ class U2Driver:
         self.wire = U2Wire(self.client, self.serial)
         self._info: DeviceInfo | None = None
         self.profile = profile
-        self._hasher: ScreenHash | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"u2-{self.serial}")
         self._focus: tuple[str, str] = ("", "")
         self._focus_hash = ""
@@ -149,35 +146,11 @@ class U2Driver:
                                     nav_bar_px=nav, driver=self.name)
         return self._info
 
-    @property
-    def geometry(self) -> ScreenGeometry:
-        info = self.info()
-        return ScreenGeometry(info.width, info.height, info.status_bar_px, info.nav_bar_px)
-
-    @property
-    def hasher(self) -> ScreenHash:
-        if self._hasher is None:
-            info = self.info()
-            self._hasher = ScreenHash(status_bar=info.status_bar_px, nav_bar=info.nav_bar_px)
-        return self._hasher
-
-    @property
-    def ocr_engine(self) -> Any:
-        """The OCR engine (``perception.ocr.OcrEngine`` unless one was passed), made once."""
-        if self._ocr is None:
-            from omg_agent.perception.ocr import OcrEngine  # models load on first read
-
-            self._ocr = OcrEngine()
-        return self._ocr
-
-    @property
-    def anchorer(self) -> Any:
-        if self._anchorer is None:
-            from omg_agent.perception.anchor import Anchorer
-
-            self._anchorer = Anchorer(self.geometry, ocr=self.ocr_engine,
-                                      density=self.info().density)
-        return self._anchorer
+    # perception parts, wired once from info() (see drivers.perception_kit)
+    geometry = property(lambda self: self.perception.geometry)
+    hasher = property(lambda self: self.perception.hasher)
+    ocr_engine = property(lambda self: self.perception.ocr_engine)
+    anchorer = property(lambda self: self.perception.anchorer)
 
     # -- observing -----------------------------------------------------------------------
     def screenshot(self) -> tuple[Image.Image, bytes]:

@@ -1,0 +1,51 @@
+"""The perception pieces every driver wires the same way from its :class:`DeviceInfo`:
+screen geometry, the masked screen hash, the OCR engine (made once, on first use) and the
+anchorer that shares it. Drivers own one and expose its parts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from omg_agent.core.geometry import ScreenGeometry
+from omg_agent.drivers.base import DeviceInfo
+from omg_agent.perception.screenhash import ScreenHash
+
+
+class DevicePerception:
+    def __init__(self, info: Callable[[], DeviceInfo], *, ocr: Any = None,
+                 anchorer: Any = None) -> None:
+        self._info = info
+        self._ocr = ocr
+        self._anchorer = anchorer
+        self._hasher: ScreenHash | None = None
+
+    @property
+    def geometry(self) -> ScreenGeometry:
+        info = self._info()
+        return ScreenGeometry(info.width, info.height, info.status_bar_px, info.nav_bar_px)
+
+    @property
+    def hasher(self) -> ScreenHash:
+        if self._hasher is None:
+            info = self._info()
+            self._hasher = ScreenHash(status_bar=info.status_bar_px, nav_bar=info.nav_bar_px)
+        return self._hasher
+
+    @property
+    def ocr_engine(self) -> Any:
+        """The OCR engine (``perception.ocr.OcrEngine`` unless one was passed), made once."""
+        if self._ocr is None:
+            from omg_agent.perception.ocr import OcrEngine  # models load on first read
+
+            self._ocr = OcrEngine()
+        return self._ocr
+
+    @property
+    def anchorer(self) -> Any:
+        if self._anchorer is None:
+            from omg_agent.perception.anchor import Anchorer
+
+            self._anchorer = Anchorer(self.geometry, ocr=self.ocr_engine,
+                                      density=self._info().density)
+        return self._anchorer
