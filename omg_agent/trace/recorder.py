@@ -238,7 +238,8 @@ class TraceRecorder:
     def _learn_typed_secrets(self, actions: list[Any], results: list[Any],
                              observation: Observation | None) -> None:
         """Text typed into a password field is a secret, whatever the caller said."""
-        for i, action in enumerate(actions):
+        nested = [r.get("action") for r in results[len(actions):] if isinstance(r, dict)]
+        for i, action in enumerate([*actions, *nested]):
             if not isinstance(action, dict) or action.get("type") != "type":
                 continue
             text = action.get("text")

@@ -123,3 +123,26 @@ def test_cli_names_the_problem_when_the_folder_has_no_trace(tmp_path):
     result = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert result.exit_code == 1
     assert "has no trace.jsonl" in result.output
+
+
+def test_driver_outcomes_and_action_models_are_recorded_and_drawn(tmp_path):
+    from omg_agent.core.actions import parse_action
+    from omg_agent.drivers.base import ActionOutcome
+
+    swipe = parse_action({"type": "swipe", "from": {"kind": "point", "x": 500, "y": 800},
+                          "to": {"kind": "point", "x": 500, "y": 200}})
+    typed = parse_action({"type": "type", "text": "pw-9876",
+                          "target": {"kind": "element", "id": 1}})
+    run = tmp_path / "run"
+    with TraceRecorder(run, task="t") as rec:
+        rec.record_step(1, observation=_obs(), actions=[swipe],
+                        results=[ActionOutcome(0, swipe, True, "swipe", (540, 1920), "point")])
+        password_obs = Observation(
+            screenshot=Image.new("RGB", (1080, 2400)), elements=(UIElement(
+                id=1, cls="android.widget.EditText", role="input", password=True,
+                bounds=Bounds(0, 0, 500, 100)),))
+        rec.record_step(2, observation=password_obs,
+                        results=[ActionOutcome(0, typed, True, "typed", (250, 50), "element")])
+    html = render_report(run).read_text()
+    assert '<line x1="540.0" y1="1920.0" x2="540.0" y2="480.0"' in _svg_of_step(html, 1)
+    assert "pw-9876" not in (run / "trace.jsonl").read_text() and "pw-9876" not in html
