@@ -162,7 +162,8 @@ class Operator:
             result.kind, result.error = "acted", str(exc)
             return result
         result.actions = [dump_action(a) for a in actions]
-        budget.charge("bundle")
+        if any(not isinstance(a, AskUser | Done) for a in actions):
+            budget.charge("bundle")  # a bare hand-off runs nothing: asking is free
         try:
             for action in actions:
                 if isinstance(action, MemSave):
