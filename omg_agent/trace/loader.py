@@ -58,10 +58,16 @@ class Trace:
 
     @property
     def plan(self) -> EventRecord | None:
-        """The latest plan/replan event carrying a todo list or steps."""
-        return next((e for e in reversed(self.events)
-                     if e.kind in ("plan", "replan")
-                     and ("todo_markdown" in e.data or "steps" in e.data)), None)
+        """The latest event carrying the todo list (``todo_markdown`` or ``todo`` text, e.g.
+        plan, replan, step_done) or a plan/replan with ``steps``."""
+        return next((e for e in reversed(self.events) if _has_plan(e)), None)
+
+
+def _has_plan(event: EventRecord) -> bool:
+    data = event.data
+    if isinstance(data.get("todo_markdown"), str) or isinstance(data.get("todo"), str):
+        return True
+    return event.kind in ("plan", "replan") and isinstance(data.get("steps"), list)
 
 
 def load_trace(run_dir: Path) -> Trace:

@@ -17,6 +17,7 @@ Line shapes (``record`` says which)::
     {"record": "step", "step": 3, "phase": "act", "t": <s since start>, "observation": {...},
      "prompt_tokens": .., "completion_tokens": .., "model_reply": "...", "actions": [...],
      "results": [...], "timings": {"observe": s, "model": s, "act": s}, "note": ""}
+     (timings may also be named observe_s / decide_s / act_s; all times are seconds)
     {"record": "event", "kind": "plan", "t": .., "data": {...}}
     {"record": "finish", ...same fields as result.json}
 """
@@ -188,20 +189,22 @@ class TraceRecorder:
         return self._write({"record": "event", "kind": kind, "t": self._elapsed(),
                             "data": data_j})
 
-    def finish(self, status: str, answer: str, summary: Mapping[str, Any] | None = None
+    def finish(self, status: str, answer: str, summary: Mapping[str, Any] | str | None = None
                ) -> dict[str, Any]:
         """Write ``result.json`` and ``answer.txt`` (and a finish line). Once per run.
 
-        ``summary`` is kept as given; integer ``model_calls``, ``prompt_tokens`` or
-        ``completion_tokens`` in it replace the counts the recorder kept itself.
+        ``summary`` (a dict, or a text such as the stop report) is kept as given; integer
+        ``model_calls``, ``prompt_tokens`` or ``completion_tokens`` in a dict summary replace
+        the counts the recorder kept itself.
         """
         if self.finished:
             raise RuntimeError(f"trace {self.run_dir} is already finished")
         self.finished = True
-        summary_j = to_jsonable(dict(summary or {}))
-        calls = _int_or(summary_j.get("model_calls"), self.model_calls)
-        prompt = _int_or(summary_j.get("prompt_tokens"), self.prompt_tokens)
-        completion = _int_or(summary_j.get("completion_tokens"), self.completion_tokens)
+        summary_j = to_jsonable(summary if summary is not None else {})
+        counts = summary_j if isinstance(summary_j, dict) else {}
+        calls = _int_or(counts.get("model_calls"), self.model_calls)
+        prompt = _int_or(counts.get("prompt_tokens"), self.prompt_tokens)
+        completion = _int_or(counts.get("completion_tokens"), self.completion_tokens)
         result = self._redactor.value({
             "status": status, "answer": answer, "task": self.task,
             "steps": len(self._step_numbers), "model_calls": calls,

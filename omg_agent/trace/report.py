@@ -29,7 +29,10 @@ log = logging.getLogger(__name__)
 
 REPORT_FILE = "report.html"
 _MIME = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png"}
-_BAR_PARTS = ("observe", "model", "act")
+# Bar segment -> the timing names that feed it (seconds), first present wins.
+_BAR_PARTS = {"observe": ("observe", "observe_s"),
+              "model": ("model", "model_s", "decide", "decide_s"),
+              "act": ("act", "act_s")}
 
 
 def render_report(run_dir: Path, out: Path | None = None) -> Path:
@@ -79,6 +82,10 @@ def _header(trace: Trace) -> str:
              ("Steps", str(steps)), ("Model calls", str(calls)),
              ("Tokens", f"{_num(prompt)} prompt + {_num(completion)} completion"),
              ("Wall time", _seconds(wall))]
+    summary = result.get("summary")
+    if summary:
+        facts.append(("Summary", summary if isinstance(summary, str)
+                      else json.dumps(summary, ensure_ascii=False, indent=1)))
     rows = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts)
     links = "".join(f'<a href="#step-{s.step}-{s.line}">{s.step}</a>' for s in trace.steps)
     return (f'<header class="run"><h1>OMG-Agent run <span class="status '
@@ -89,12 +96,14 @@ def _header(trace: Trace) -> str:
 
 def _plan(event: EventRecord) -> str:
     data = event.data
-    if "todo_markdown" in data:
-        inner = f"<pre>{escape(str(data['todo_markdown']))}</pre>"
+    todo = data.get("todo_markdown", data.get("todo"))
+    if isinstance(todo, str):
+        inner = f"<pre>{escape(todo)}</pre>"
     else:
         inner = "<ol>" + "".join(f"<li>{escape(_step_text(s))}</li>"
                                  for s in data.get("steps") or ()) + "</ol>"
-    return f'<section class="card plan"><h2>Plan ({escape(event.kind)})</h2>{inner}</section>'
+    return (f'<section class="card plan"><h2>Plan <span class="meta">(latest, from '
+            f'{escape(event.kind)} at +{event.t:.1f} s)</span></h2>{inner}</section>')
 
 
 def _step_text(step: Any) -> str:
@@ -210,11 +219,12 @@ def _result_text(result: dict[str, Any]) -> str:
 
 
 def _timings(step: StepRecord) -> str:
-    timings = dict(step.timings)
+    timings = {part: next((step.timings[n] for n in names if n in step.timings), None)
+               for part, names in _BAR_PARTS.items()}
     obs_timings = (step.observation or {}).get("timings") or {}
-    if "observe" not in timings and isinstance(obs_timings.get("total"), int | float):
+    if timings["observe"] is None and isinstance(obs_timings.get("total"), int | float):
         timings["observe"] = float(obs_timings["total"])
-    parts = [(k, max(0.0, float(timings.get(k, 0.0)))) for k in _BAR_PARTS]
+    parts = [(k, max(0.0, float(v or 0.0))) for k, v in timings.items()]
     total = sum(v for _, v in parts)
     if total <= 0:
         return ""

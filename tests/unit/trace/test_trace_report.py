@@ -146,3 +146,18 @@ def test_driver_outcomes_and_action_models_are_recorded_and_drawn(tmp_path):
     html = render_report(run).read_text()
     assert '<line x1="540.0" y1="1920.0" x2="540.0" y2="480.0"' in _svg_of_step(html, 1)
     assert "pw-9876" not in (run / "trace.jsonl").read_text() and "pw-9876" not in html
+
+
+def test_orchestrator_style_names_todo_text_timings_and_text_summary_are_understood(tmp_path):
+    run = tmp_path / "run"
+    with TraceRecorder(run, task="t") as rec:
+        rec.record_event("plan", predefined=False, todo="- [ ] open Shop\n- [ ] note it")
+        rec.record_step(1, observation=None, model_reply="{}", phase="step 1",
+                        timings={"observe_s": 0.5, "decide_s": 1.0, "act_s": 0.5})
+        rec.record_event("step_done", step=1, todo="- [x] open Shop\n- [ ] note it")
+        rec.finish("DONE", "ok", "done: open Shop; stopped: finished; next: nothing")
+    html = render_report(run).read_text()
+    assert 'class="card plan"' in html and "- [x] open Shop" in html.split("<main>")[1][:600]
+    assert 'class="observe" style="width:25.00%"' in html and "model 1000 ms" in html
+    assert "stopped: finished" in (run / "result.json").read_text()
+    assert "Summary</dt><dd>done: open Shop; stopped: finished" in html
