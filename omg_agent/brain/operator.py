@@ -172,7 +172,8 @@ class Operator:
             if device:
                 result.executed = self.driver.execute(device, obs)
                 result.results = [{"index": o.index, "type": o.action.type, "ok": o.ok,
-                                   "detail": o.detail} for o in result.executed.outcomes]
+                                   "detail": o.detail, "point": o.point, "source": o.source}
+                                  for o in result.executed.outcomes]
         except (DeviceError, AnchorNotFound, MemoryBankError, TurnFailed) as exc:
             log.info("turn failed: %s", exc)
             result.kind, result.error = "acted", str(exc)

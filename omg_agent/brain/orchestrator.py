@@ -86,7 +86,10 @@ class Orchestrator:
             self._event("error", message=str(exc))
         result = s.result(time.perf_counter() - started, self._usage(base))
         if self.recorder is not None:
-            self.recorder.finish(result.status, result.answer, result.summary())
+            self.recorder.finish(result.status, result.answer, {
+                "model_calls": result.model_calls, "prompt_tokens": result.tokens_in,
+                "completion_tokens": result.tokens_out, "steps_used": result.steps_used,
+                "todo": result.todo, "stop_report": result.summary()})
         self._progress()
         return result
 
@@ -106,15 +109,18 @@ class Orchestrator:
     # -- phases --------------------------------------------------------------------------
     def _plan(self, task: str, plan_file: Path | None) -> None:
         s = self._s
+        tokens: dict[str, int] = {}
         if plan_file is not None:
             plan = load_plan_file(plan_file)
             s.predefined = True
         else:
             screen = _screen_summary(self.driver.observe())
-            plan, _ = self.planner.plan(task, screen=screen)
+            plan, record = self.planner.plan(task, screen=screen)
+            tokens = {"prompt_tokens": record.prompt_tokens,
+                      "completion_tokens": record.completion_tokens}
         s.todo = TodoList.of(plan)
         s.todo.goal = s.todo.goal or task
-        self._event("plan", predefined=s.predefined, todo=s.todo.markdown())
+        self._event("plan", predefined=s.predefined, todo=s.todo.markdown(), **tokens)
         s.phase = "THINK"
 
     def _think(self) -> None:
@@ -223,13 +229,15 @@ class Orchestrator:
 
     def _replan(self) -> None:
         s = self._s
-        replan, _ = self.planner.replan(
+        replan, record = self.planner.replan(
             s.task, s.todo, outcome=s.outcome or "(none yet)", post_mortem=s.pending_pm,
             memory=self.memory.prompt_listing(), user_answer=s.user_answer,
             question=s.asked, on_attempt=s.budget.counter("replan"),
             attempts=s.budget.attempts(self.settings.parse_attempts))
         self._event("replan", status=replan.status, response=replan.response,
-                    plan=replan.plan.model_dump(mode="json") if replan.plan else None)
+                    plan=replan.plan.model_dump(mode="json") if replan.plan else None,
+                    prompt_tokens=record.prompt_tokens,
+                    completion_tokens=record.completion_tokens)
         s.pending_pm, s.user_answer, s.asked = None, None, None
         if replan.status == "done":
             s.finish("DONE", replan.response or "", StopReport(

@@ -21,6 +21,7 @@ from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator, RunResult
 from omg_agent.config import Settings
 from omg_agent.drivers.adb import AdbDriver
+from omg_agent.trace.recorder import TraceRecorder
 from omg_agent.vphone.apps.shop_catalog import format_price
 
 _LINE = re.compile(r'^\[(\d+)\] (\S+)(?: "((?:[^"\\]|\\.)*)")?(.*)$')
@@ -295,18 +296,25 @@ def test_a_plan_file_is_followed_in_order_and_fully_ticked(vphone, memory,
 
     path = tmp_path / "plan.yaml"
     path.write_text(PLAN_FILE)
-    recorder = Recorder()
     policy = ByContract(DecisionBundle=decide)
-    result, double = run(vphone, policy, memory, tmp_path, plan_file=path, recorder=recorder)
+    with TraceRecorder(tmp_path / "trace", task="plan file") as recorder:
+        result, double = run(vphone, policy, memory, tmp_path, plan_file=path,
+                             recorder=recorder)
     assert result.status == "done" and result.answer == "home again"
     assert result.todo == ("- [x] 1. Open Notes\n- [x] 2. Open a new note\n"
                            "- [x] 3. Go to the home screen")
     assert {contract_name(r.body) for r in double.requests} == {"DecisionBundle"}
     steps = [step_of(r.body) for r in double.requests]
     assert steps == sorted(steps) and set(steps) == {1, 2, 3}
-    ticks = [d["todo"] for k, d in recorder.events if k == "step_done"]
-    assert ticks[-1] == result.todo and len(ticks) == 3
-    assert recorder.finished is not None and recorder.finished[0] == "done"
+    lines = [json.loads(line) for line in
+             (tmp_path / "trace" / "trace.jsonl").read_text().splitlines()]
+    ticks = [e["data"]["todo"] for e in lines
+             if e["record"] == "event" and e["kind"] == "step_done"]
+    assert len(ticks) == 3 and ticks[-1] == result.todo
+    assert "[ ]" not in lines[-1]["summary"]["todo"]
+    assert lines[-1]["record"] == "finish" and lines[-1]["status"] == "done"
+    assert [e["step"] for e in lines if e["record"] == "step"] == list(
+        range(1, len(double.requests) + 1))
 
 
 # -- end to end: a price from Shop into a note --------------------------------------------
