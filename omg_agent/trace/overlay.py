@@ -30,30 +30,54 @@ def action_overlay(size: tuple[int, int], actions: Sequence[dict[str, Any]],
         return ""
     unit = max(w, h) / 100
     shapes: list[str] = []
-    for i, action in enumerate(actions):
-        result = _result_for(i, results)
+    for i, (action, result) in enumerate(pair_results(actions, results)):
         shapes.extend(_shapes(i, action, result, (w, h), unit, elements))
-    # Results without a matching action (a driver that reports only outcomes).
-    for result in results[len(actions):]:
-        action = result.get("action") if isinstance(result.get("action"), dict) else {}
-        shapes.extend(_shapes(int(result.get("index", 0)), action, result, (w, h), unit,
-                              elements))
     if not shapes:
         return ""
     return (f'<svg class="overlay" viewBox="0 0 {w} {h}" preserveAspectRatio="none" '
             f'role="img" aria-label="actions">{"".join(shapes)}</svg>')
 
 
-def _result_for(i: int, results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    for result in results:
-        if result.get("index") == i:
-            return result
-    return results[i] if i < len(results) and "index" not in results[i] else {}
+def pair_results(actions: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]
+                 ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each action with its result, then the results no action claimed (with their action).
+
+    A result belongs to action ``i`` when its ``index`` is ``i`` and its type (``type`` or
+    ``action.type``) does not contradict; else to the first unclaimed result of the same
+    type, since executors number only the actions they ran (not ``mem_save``, …); a result
+    with neither index nor type goes by position.
+    """
+    free = list(range(len(results)))
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for i, action in enumerate(actions):
+        kind = action.get("type")
+        fits = [j for j in free if _result_type(results[j]) in (None, kind)]
+        exact = [j for j in fits if results[j].get("index") == i]
+        typed = [j for j in fits if _result_type(results[j]) == kind]
+        positional = [j for j in fits if j == i and "index" not in results[j]]
+        chosen = next(iter(exact or typed or positional), None)
+        if chosen is None:
+            pairs.append((action, {}))
+            continue
+        free.remove(chosen)
+        pairs.append((action, results[chosen]))
+    for j in free:
+        nested = results[j].get("action")
+        pairs.append((nested if isinstance(nested, dict)
+                      else {"type": results[j].get("type", "?")}, results[j]))
+    return pairs
+
+
+def _result_type(result: dict[str, Any]) -> str | None:
+    kind = result.get("type")
+    if kind is None and isinstance(result.get("action"), dict):
+        kind = result["action"].get("type")
+    return str(kind) if kind is not None else None
 
 
 def _shapes(i: int, action: dict[str, Any], result: dict[str, Any], size: tuple[int, int],
             unit: float, elements: Sequence[dict[str, Any]]) -> list[str]:
-    kind = str(action.get("type") or _nested_type(result))
+    kind = str(action.get("type") or _result_type(result) or "")
     start = _point(result.get("point"))
     color = BAD_COLOR if result.get("ok") is False else OK_COLOR
     dashed = False
@@ -75,11 +99,6 @@ def _shapes(i: int, action: dict[str, Any], result: dict[str, Any], size: tuple[
     elif kind == "long_press":
         shapes.append(_circle(start, unit * 0.7, 0, color, dashed, fill=True))
     return [*shapes, label]
-
-
-def _nested_type(result: dict[str, Any]) -> str:
-    action = result.get("action")
-    return str(action.get("type", "")) if isinstance(action, dict) else ""
 
 
 def _point(value: Any) -> tuple[float, float] | None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent.trace.loader import EventRecord, StepRecord, Trace, load_trace
-from omg_agent.trace.overlay import action_overlay
+from omg_agent.trace.overlay import action_overlay, pair_results
 
 log = logging.getLogger(__name__)
 
@@ -186,15 +186,8 @@ def _thought(reply: str) -> str:
 def _actions(step: StepRecord) -> str:
     if not step.actions and not step.results:
         return ""
-    items = []
-    count = max(len(step.actions), len(step.results))
-    for i in range(count):
-        action = step.actions[i] if i < len(step.actions) else {}
-        result = next((r for r in step.results if r.get("index") == i),
-                      step.results[i] if i < len(step.results) else {})
-        if not action and isinstance(result.get("action"), dict):
-            action = result["action"]
-        items.append(f"<li>{_action_text(action)}{_result_text(result)}</li>")
+    items = [f"<li>{_action_text(action)}{_result_text(result)}</li>"
+             for action, result in pair_results(step.actions, step.results)]
     return f'<ol class="actions">{"".join(items)}</ol>'
 
 

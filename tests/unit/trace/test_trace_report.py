@@ -161,3 +161,22 @@ def test_orchestrator_style_names_todo_text_timings_and_text_summary_are_underst
     assert 'class="observe" style="width:25.00%"' in html and "model 1000 ms" in html
     assert "stopped: finished" in (run / "result.json").read_text()
     assert "Summary</dt><dd>done: open Shop; stopped: finished" in html
+
+
+def test_results_numbered_by_the_executor_are_paired_with_their_action_by_type(tmp_path):
+    run = tmp_path / "run"
+    with TraceRecorder(run, task="t") as rec:
+        rec.record_step(
+            1, observation=_obs(),
+            actions=[{"type": "mem_save", "key": "price", "value": "$5"},
+                     {"type": "tap", "target": {"kind": "point", "x": 100, "y": 100}}],
+            results=[{"index": 0, "type": "tap", "ok": False, "point": [700, 900],
+                      "detail": "missed"},
+                     {"type": "mem_save", "ok": True, "detail": "$price = '$5'"}])
+    html = render_report(run).read_text()
+    svg = _svg_of_step(html, 1)
+    assert svg.count("<circle") == 1 and 'cx="700.0" cy="900.0"' in svg
+    assert "stroke-dasharray" not in svg and "#d92d20" in svg  # a failed tap, in red
+    items = re.findall(r"<li><b>(\w+)</b>.*?</li>", html)
+    assert items == ["mem_save", "tap"]
+    assert re.search(r"<b>tap</b>.*?failed.*?missed", html)
