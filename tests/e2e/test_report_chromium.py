@@ -65,7 +65,9 @@ def test_report_opens_in_headless_chromium_without_errors(tmp_path):
             page.wait_for_function("Array.from(document.images).every(i => i.complete)")
             steps = page.locator("section.step").count()
             images = page.eval_on_selector_all(
-                "section.step img.plain", "els => els.map(e => e.naturalWidth)")
+                "section.step img", "els => els.map(e => e.naturalWidth)")
+            page.click("section.step label[for$='-som']")  # show the set-of-marks screen
+            som_shown = page.locator("section.step img.som").first.is_visible()
             circles = page.locator("section.step svg.overlay circle.tap").count()
             swipes = page.locator("section.step svg.overlay g.swipe").count()
             header = page.inner_text("header.run")
@@ -74,6 +76,7 @@ def test_report_opens_in_headless_chromium_without_errors(tmp_path):
             browser.close()
     assert errors == [] and dialogs == []
     assert steps == 2
-    assert len(images) == 2 and all(w > 0 for w in images)
+    assert len(images) == 4 and all(w > 0 for w in images)  # plain + set-of-marks, 2 steps
+    assert som_shown
     assert circles == 1 and swipes == 1
     assert "find the price <script>alert(1)</script>" in header  # shown as text, not run
