@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from omg_agent.bench.cli import app as bench_app
+from omg_agent.brain.run_cli import run as run_command
 from omg_agent.drivers.cli import register as register_device_commands
 from omg_agent.errors import OmgError
 from omg_agent.trace.cli import register as register_trace_commands
@@ -22,6 +23,7 @@ app.add_typer(vphone_app, name="vphone")
 app.add_typer(bench_app, name="bench")
 register_device_commands(app)
 register_trace_commands(app)
+app.command(name="run")(run_command)
 console = Console()
 
 

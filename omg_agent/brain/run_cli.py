@@ -1,0 +1,186 @@
+"""``omg-agent run "task"``: build the brain's objects, run one task, show it live, print.
+
+Thin, like every CLI module: it loads :class:`Settings` once, picks (or starts) the device,
+builds the driver, the two model clients, the memory bank and the trace recorder, and hands
+them to :class:`~omg_agent.brain.orchestrator.Orchestrator`. With no device given and none
+attached it starts a vphone in this process. With no model configured it prints exactly
+what to set and exits 1. ``ask_user`` questions are asked on the terminal when stdin is a
+TTY; otherwise the run stops with status ``ask_user`` and the question.
+
+Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+
+import typer
+from rich.console import Console, Group
+from rich.live import Live
+from rich.markup import escape
+from rich.panel import Panel
+from rich.text import Text
+
+from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
+from omg_agent.config import Settings
+from omg_agent.errors import OmgError
+
+log = logging.getLogger(__name__)
+console = Console()
+err_console = Console(stderr=True)
+EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3}
+SIM_MESSAGE = ("--model sim needs the bench's expert policy (the scripted vphone expert), "
+               "which this build does not ship yet. Configure a real model instead "
+               "(OMG_MODEL and OMG_BASE_URL, see `omg-agent config show`).")
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    raise typer.Exit(1)
+
+
+class LiveView:
+    """The rich live display: plan with ticks, step, last action, step/budget, tokens."""
+
+    def __init__(self, task: str) -> None:
+        self.task = task
+        self.live = Live(Text("planning…"), console=console, refresh_per_second=8,
+                         transient=False)
+
+    def __enter__(self) -> LiveView:
+        self.live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.stop()
+
+    def update(self, p: Progress) -> None:
+        todo = Text(p.todo.replace("- [x]", "✔").replace("- [ ]", "○") or "(no plan yet)")
+        status = Text(f"{p.phase} · step {p.steps_used}/{p.steps_limit} · tokens "
+                      f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
+        body = Group(todo, Text(f"now: {p.step}", style="cyan"),
+                     Text(f"last: {p.last_action or '-'}", style="dim"), status)
+        self.live.update(Panel(body, title=escape(self.task), border_style="blue"))
+
+    def ask(self, question: str) -> str | None:
+        self.live.stop()
+        try:
+            answer = typer.prompt(f"The agent asks: {question}\nYour answer (empty: stop)",
+                                  default="", show_default=False)
+        finally:
+            self.live.start()
+        return answer.strip() or None
+
+
+def _serial(stack: ExitStack, device: str | None) -> str:
+    """The serial to drive: the one given, the only one attached, or a vphone started here."""
+    import adbutils
+
+    from omg_agent.drivers.cli import pick_serial
+    from omg_agent.vphone import adbhost
+
+    client = adbutils.AdbClient()
+    if device != "vphone":
+        try:
+            attached = [d.serial for d in client.device_list()]
+        except adbutils.AdbError as exc:
+            _fail(f"adb server not reachable ({exc}); run `adb start-server`")
+            raise
+        if device or attached:
+            return pick_serial(client, device)
+    from omg_agent.vphone.phone import VirtualPhone
+
+    phone = VirtualPhone()
+    stack.callback(phone.close)
+    server = phone.serve()
+    serial = adbhost.connect("127.0.0.1", server.port)
+    stack.callback(adbhost.disconnect, serial)
+    err_console.print(f"no device given: started a vphone as {serial}")
+    return serial
+
+
+def _print_result(result: RunResult, run_dir: Path, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps({**result.as_dict(), "run_dir": str(run_dir)},
+                              ensure_ascii=False))
+        return
+    colour = {"done": "green", "failed": "red", "ask_user": "yellow"}[result.status]
+    console.print(f"[{colour}]{result.status}[/{colour}]: {escape(result.answer or '')}")
+    if result.question:
+        console.print(f"question: {escape(result.question)}")
+    console.print(escape(result.summary()))
+    console.print(f"steps {result.steps_used} · model calls {result.model_calls} · tokens "
+                  f"{result.tokens_in:,}/{result.tokens_out:,} · {result.wall_s:.1f} s · "
+                  f"trace {run_dir}")
+
+
+def run(
+    task: str = typer.Argument(..., help="What to do, in plain language."),
+    device: str | None = typer.Option(None, "--device", "-s",
+                                      help="adb serial, or 'vphone' to start one."),
+    driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
+    max_steps: int | None = typer.Option(None, "--max-steps", help="Step budget."),
+    plan: Path | None = typer.Option(None, "--plan", help="A predefined plan (YAML)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON only."),
+    model: str | None = typer.Option(None, "--model",
+                                     help="Model name for both roles ('sim': the double)."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
+) -> None:
+    """Run one task on the phone and print the result.
+
+    Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
+    """
+    if model == "sim":
+        _fail(SIM_MESSAGE)
+    try:
+        settings = Settings.load(overrides={"max_steps": max_steps, "device": device,
+                                            "model": model, "runs_dir": runs_dir})
+    except OmgError as exc:
+        _fail(str(exc))
+        raise
+    if not settings.model_configured:
+        err_console.print(settings.missing_model_help())
+        raise typer.Exit(1)
+    if driver not in ("adb", "u2", "auto"):
+        _fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
+    try:
+        result, run_dir = _run(task, settings, driver, plan, as_json)
+    except OmgError as exc:
+        _fail(str(exc))
+        raise
+    _print_result(result, run_dir, as_json)
+    raise typer.Exit(EXIT_CODES[result.status])
+
+
+def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
+         as_json: bool) -> tuple[RunResult, Path]:
+    from omg_agent.brain.llm import LLMClient
+    from omg_agent.brain.memory import MemoryBank
+    from omg_agent.brain.planner import load_plan_file
+    from omg_agent.drivers.select import choose_driver
+    from omg_agent.trace.recorder import TraceRecorder, new_run_dir
+
+    if plan is not None:
+        load_plan_file(plan)  # a bad file fails before any device or model is touched
+    with ExitStack() as stack:
+        serial = _serial(stack, settings.device)
+        driver = choose_driver(serial, driver_kind)  # type: ignore[arg-type]
+        stack.callback(driver.close)
+        planner = stack.enter_context(LLMClient(settings, "planner"))
+        operator = stack.enter_context(LLMClient(settings, "operator"))
+        memory = stack.enter_context(MemoryBank(settings.memory_path, uuid.uuid4().hex[:12],
+                                                long_term=settings.long_term_memory))
+        run_dir = new_run_dir(settings.runs_dir, task)
+        secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
+        recorder = stack.enter_context(TraceRecorder(run_dir, task=task, redact=secrets))
+        view = None if as_json else stack.enter_context(LiveView(task))
+        ask = view.ask if view is not None and sys.stdin.isatty() else None
+        orchestrator = Orchestrator(driver, planner, operator, memory, settings, recorder,
+                                    ask, on_progress=view.update if view else None)
+        return orchestrator.run(task, plan), run_dir
+    raise AssertionError("unreachable")

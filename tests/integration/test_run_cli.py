@@ -1,0 +1,65 @@
+"""``omg-agent run`` through typer's runner: setup errors, and a whole run on a vphone with the
+real openai client talking to the model double."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from omg_agent.bench.model_double import ModelDouble
+from omg_agent.cli import app
+
+BLANK = {"OMG_MODEL": "", "OMG_BASE_URL": "", "OMG_API_KEY": "", "OPENAI_API_KEY": "",
+         "OPENAI_BASE_URL": "", "OMG_CONFIG": "", "OMG_PLANNER_MODEL": "",
+         "OMG_OPERATOR_MODEL": ""}
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)  # no omg.toml around
+    return tmp_path
+
+
+def test_without_a_model_it_says_what_to_set_and_exits_1(in_tmp: Path) -> None:
+    result = CliRunner().invoke(app, ["run", "open Shop"], env=BLANK)
+    assert result.exit_code == 1
+    assert "No model is configured" in result.output and "OMG_MODEL" in result.output
+
+
+def test_model_sim_is_refused_with_a_clear_message(in_tmp: Path) -> None:
+    result = CliRunner().invoke(app, ["run", "open Shop", "--model", "sim"], env=BLANK)
+    assert result.exit_code == 1
+    assert "expert policy" in result.output
+
+
+def test_a_bad_plan_file_is_named_before_anything_starts(in_tmp: Path) -> None:
+    (in_tmp / "plan.yaml").write_text("steps:\n  - description: A\n")
+    env = {**BLANK, "OMG_MODEL": "m", "OMG_BASE_URL": "http://127.0.0.1:9/v1"}
+    result = CliRunner().invoke(app, ["run", "x", "--plan", "plan.yaml"], env=env)
+    assert result.exit_code == 1
+    assert "plan.yaml" in result.output and "success_criteria" in result.output
+
+
+def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path) -> None:
+    script = [json.dumps({"goal": "look", "steps": [
+                  {"description": "Look at the screen", "success_criteria": "anything"}]}),
+              json.dumps({"thought": "the home screen is shown", "last_action_result": "none",
+                          "execute_now": {"intent": "settle",
+                                          "actions": [{"type": "wait", "seconds": 0.1}]}}),
+              json.dumps({"thought": "done", "last_action_result": "success",
+                          "goal_complete": True, "answer": "looked"})]
+    with ModelDouble(script) as double:
+        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
+        result = CliRunner().invoke(app, ["run", "look at the screen", "--device",
+                                          vphone.serial, "--driver", "adb", "--json",
+                                          "--runs-dir", str(in_tmp / "runs")], env=env)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["status"] == "done" and out["answer"] == "looked"
+    assert out["steps_used"] == 3 and out["model_calls"] == 3
+    run_dir = Path(out["run_dir"])
+    assert (run_dir / "trace.jsonl").is_file()
+    assert json.loads((run_dir / "result.json").read_text())["status"] == "done"
