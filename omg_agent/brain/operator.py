@@ -174,6 +174,9 @@ class Operator:
                 result.results = [{"index": o.index, "type": o.action.type, "ok": o.ok,
                                    "detail": o.detail, "point": o.point, "source": o.source}
                                   for o in result.executed.outcomes]
+                bad = [o for o in result.executed.outcomes if not o.ok]
+                if bad:
+                    result.error = f"{bad[0].action.type}: {bad[0].detail or 'failed'}"
         except (DeviceError, AnchorNotFound, MemoryBankError, TurnFailed) as exc:
             log.info("turn failed: %s", exc)
             result.kind, result.error = "acted", str(exc)

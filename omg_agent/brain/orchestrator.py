@@ -79,6 +79,11 @@ class Orchestrator:
             s.finish("FAILED", "", exhaustion_report(s.budget.limit, s.todo.done(),
                                                      s.todo.pending(), s.current_step))
             self._event("budget", used=s.budget.used, limit=s.budget.limit)
+            index = s.todo.cursor
+            if index is not None:
+                pm = post_mortem(index + 1, s.todo.steps[index], s, "BUDGET")
+                s.post_mortems.append(pm)
+                self._event("post_mortem", **pm)
         except (LLMError, OmgError) as exc:
             log.warning("run stopped: %s", exc)
             s.finish("FAILED", "", StopReport(tuple(s.todo.done()), f"error: {exc}",

@@ -387,3 +387,51 @@ def test_a_price_found_in_shop_is_saved_in_notes_from_the_screen(vphone, memory,
     assert saved.app == "com.omg.shop" and shown != WRONG
     assert result.done == [f"Find the price of {PRODUCT} in Shop", "Save $price in a new note"]
     assert result.steps_used <= 40 and "Replan" in counted(double)
+
+
+# -- failures: post-mortem, on_fail ---------------------------------------------------------
+def _missing_button(request: dict[str, Any]) -> str:
+    return bundle({"type": "tap", "target": {"kind": "anchor", "text": "Buy now"}},
+                  result="failed" if "Previous turns" in user_text(request)
+                  and "- none" not in user_text(request) else "none")
+
+
+@pytest.mark.parametrize("on_fail", ["replan", "abort"])
+def test_repeated_failures_end_the_step_with_a_post_mortem(vphone, memory, tmp_path,
+                                                           on_fail: str) -> None:
+    replans: list[str] = []
+
+    def replan(request: dict[str, Any]) -> str:
+        replans.append(user_text(request))
+        return json.dumps({"status": "done", "response": "there is no Buy now button"})
+
+    policy = ByContract(TaskPlan=lambda r: plan({"description": "Tap Buy now",
+                                                 "on_fail": on_fail, "complexity": 5}),
+                        DecisionBundle=_missing_button, Replan=replan)
+    recorder = Recorder()
+    result, double = run(vphone, policy, memory, tmp_path, recorder=recorder)
+    assert counted(double).count("DecisionBundle") == 3  # the failure threshold, not 15 tries
+    assert len(result.post_mortems) == 1
+    pm = result.post_mortems[0]
+    assert pm["reason"] == "ELEMENT_NOT_FOUND" and len(pm["strategies_tried"]) == 3
+    assert "post_mortem" in recorder.kinds()
+    if on_fail == "replan":
+        assert result.status == "done" and result.answer == "there is no Buy now button"
+        assert "Post-mortem" in replans[0] and "ELEMENT_NOT_FOUND" in replans[0]
+    else:
+        assert result.status == "failed" and replans == []
+        assert "failed (ELEMENT_NOT_FOUND)" in result.stopped_because
+        assert result.next_hint == pm["suggested_recovery"]
+
+
+def test_a_step_failing_with_on_fail_ask_user_asks_and_the_answer_replans(
+        vphone, memory, tmp_path) -> None:
+    asked: list[str] = []
+    policy = ByContract(
+        TaskPlan=lambda r: plan({"description": "Tap Buy now", "on_fail": "ask_user"}),
+        DecisionBundle=_missing_button,
+        Replan=lambda r: json.dumps({"status": "done", "response": "stopped as told"}))
+    result, _ = run(vphone, policy, memory, tmp_path,
+                    ask_user=lambda q: asked.append(q) or "stop")
+    assert len(asked) == 1 and "Tap Buy now" in asked[0] and "ELEMENT_NOT_FOUND" in asked[0]
+    assert result.status == "done" and result.answer == "stopped as told"

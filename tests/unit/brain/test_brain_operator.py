@@ -1,0 +1,62 @@
+"""Reading mem_save values off the screen, and post-mortem reasons."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from omg_agent.brain.budget import StepBudget
+from omg_agent.brain.operator import TurnFailed, read_from_screen
+from omg_agent.brain.run_state import RunState, classify_failure, post_mortem
+from omg_agent.core.actions import MemSave
+from omg_agent.core.contracts import TaskStep
+from omg_agent.core.geometry import Bounds
+from omg_agent.core.observation import Observation, OcrBox, UIElement
+
+PRICE = UIElement(2, "android.widget.TextView", "text", Bounds(0, 400, 1000, 500),
+                  text="¥8,249.00", resource_id="com.omg.shop:id/price")
+NAME = UIElement(1, "android.widget.TextView", "text", Bounds(0, 300, 1000, 400),
+                 text="MacBook Air 13", resource_id="com.omg.shop:id/name")
+OBS = Observation(Image.new("RGB", (1000, 2000)), (NAME, PRICE), package="com.omg.shop")
+
+
+def save(**from_screen) -> MemSave:
+    return MemSave(key="price", from_screen=from_screen)
+
+
+@pytest.mark.parametrize("source", [
+    {"target": {"kind": "element", "id": 2}},
+    {"target": {"kind": "anchor", "resource_id": "price"}},
+    {"target": {"kind": "anchor", "text": "¥", "match": "contains"}},
+    {"target": {"kind": "point", "x": 500, "y": 225}},
+    {"region": {"left": 0, "top": 210, "right": 1000, "bottom": 240}},
+])
+def test_the_value_comes_from_the_screen_whatever_the_target_form(source) -> None:
+    assert read_from_screen(save(**source), OBS) == "¥8,249.00"
+
+
+def test_a_region_prefers_ocr_boxes_when_there_are_some() -> None:
+    obs = Observation(Image.new("RGB", (1000, 2000)), (NAME, PRICE),
+                      ocr=(OcrBox("¥9", Bounds(0, 430, 200, 470), 0.9),))
+    region = {"left": 0, "top": 200, "right": 1000, "bottom": 250}
+    assert read_from_screen(save(region=region), obs) == "¥9"
+
+
+def test_nothing_at_the_target_is_a_failed_turn_not_an_empty_value() -> None:
+    with pytest.raises(TurnFailed, match="nothing readable"):
+        read_from_screen(save(target={"kind": "element", "id": 9}), OBS)
+
+
+def test_post_mortem_reasons() -> None:
+    state = RunState("t", StepBudget(5))
+    state.last_obs = OBS
+    state.last_error = "nothing on screen matches text='Buy'"
+    assert classify_failure(state) == "ELEMENT_NOT_FOUND"
+    state.last_error = ""
+    state.screen_hashes = ["a", "a", "a"]
+    assert classify_failure(state) == "LOOP"
+    state.history = ["(step 1) tap [tap] → failed", "(step 2) other"]
+    pm = post_mortem(1, TaskStep(description="Buy", success_criteria="paid"), state,
+                     "TIMEOUT")
+    assert pm["reason"] == "TIMEOUT" and pm["strategies_tried"] == [state.history[0]]
+    assert "MacBook Air 13" in pm["last_screen"] and pm["suggested_recovery"]
