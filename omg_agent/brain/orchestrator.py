@@ -12,7 +12,9 @@
 checked at the top of every turn (DESIGN.md §3). The first plan is free; every operator
 reply attempt, replan attempt and executed bundle counts. A step is verified by the model's
 ``step_complete`` plus, when its ``success_criteria`` quotes visible text ("…"), that text
-being on the screen, plus its ``data_output`` key being saved. A predefined plan (YAML) is
+being on the screen, plus its ``data_output`` key being saved; its screen becomes the
+checkpoint that a later failed step rolls back to (back presses until the screen hash
+matches) before retrying or replanning. A predefined plan (YAML) is
 followed in order and the run finishes only when its todo list is fully ticked.
 """
 
@@ -32,6 +34,7 @@ from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.planner import Planner, TodoList, load_plan_file
 from omg_agent.brain.run_state import Phase, Progress, RunResult, RunState, post_mortem
 from omg_agent.config import Settings
+from omg_agent.core.actions import Back
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver
@@ -42,6 +45,7 @@ log = logging.getLogger(__name__)
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
 FAILURE_THRESHOLD = 3
 MAX_JUMPS = 2
+MAX_BACKS = 3  # rollback presses before giving up on the checkpoint
 
 
 class Orchestrator:
@@ -167,6 +171,7 @@ class Orchestrator:
                 self._failed_turn(index, step, problem)
                 return
             s.todo.tick(index)
+            s.checkpoint = turn.observation.screen_hash
             self._event("step_done", step=index + 1, todo=s.todo.markdown())
             s.reset_step()
             s.outcome = f"step {index + 1} '{step.description}' done"
@@ -197,6 +202,8 @@ class Orchestrator:
         s.outcome = f"step {index + 1} '{step.description}' failed ({pm['reason']})"
         s.reset_step()
         on_fail, jump = step.on_fail, step.jump_target
+        if on_fail not in ("ask_user", "abort"):
+            self._rollback()
         if on_fail == "retry" and index not in s.retried:
             s.retried.add(index)
             s.note = f"Retrying after a failure ({pm['reason']}): {pm['suggested_recovery']}"
@@ -212,6 +219,20 @@ class Orchestrator:
                                               pm["suggested_recovery"]))
         else:
             s.pending_pm, s.phase = pm, "REPLAN"
+
+    def _rollback(self) -> None:
+        """Press back until the screen is the last verified one again (a few presses)."""
+        s = self._s
+        if not s.checkpoint:
+            return
+        for presses in range(MAX_BACKS + 1):
+            if self.driver.observe().screen_hash == s.checkpoint:
+                self._event("rollback", presses=presses, reached=True)
+                return
+            if presses < MAX_BACKS:
+                s.budget.charge("bundle")
+                self.driver.execute([Back()])
+        self._event("rollback", presses=MAX_BACKS, reached=False)
 
     def _ask(self) -> None:
         s = self._s

@@ -97,6 +97,7 @@ class RunState:
     post_mortems: list[dict[str, Any]] = field(default_factory=list)
     answer: str = ""
     report: StopReport | None = None
+    checkpoint: str = ""  # screen hash of the last verified step
 
     @property
     def current_step(self) -> str | None:

@@ -435,3 +435,36 @@ def test_a_step_failing_with_on_fail_ask_user_asks_and_the_answer_replans(
                     ask_user=lambda q: asked.append(q) or "stop")
     assert len(asked) == 1 and "Tap Buy now" in asked[0] and "ELEMENT_NOT_FOUND" in asked[0]
     assert result.status == "done" and result.answer == "stopped as told"
+
+
+def test_a_failed_step_rolls_back_to_the_last_verified_screen(vphone, memory,
+                                                              tmp_path) -> None:
+    def decide(request: dict[str, Any]) -> str:
+        els, step, pkg = screen(request), step_of(request), app_of(request)
+        if step == 1:
+            if pkg != "com.omg.notes":
+                return bundle({"type": "launch", "app": "com.omg.notes"})
+            return bundle(step_complete=True)
+        if find(els, res="body_input") is None:
+            fab = find(els, res="fab_new")
+            return bundle({"type": "tap", "target": {"kind": "element", "id": fab["id"]}})
+        return bundle({"type": "tap", "target": {"kind": "anchor", "text": "Buy now"}},
+                      result="failed")
+
+    policy = ByContract(
+        TaskPlan=lambda r: plan({"description": "Open Notes",
+                                 "success_criteria": 'the list says "No notes yet"'},
+                                {"description": "Buy in the editor", "on_fail": "replan"}),
+        DecisionBundle=decide,
+        Replan=lambda r: (json.dumps({"status": "replanned", "plan": json.loads(plan(
+            {"description": "Buy in the editor", "on_fail": "replan"}))})
+            if "failed" not in user_text(r) else
+            json.dumps({"status": "done", "response": "cannot buy in Notes"})))
+    recorder = Recorder()
+    result, _ = run(vphone, policy, memory, tmp_path, recorder=recorder)
+    assert result.status == "done" and result.answer == "cannot buy in Notes"
+    rollbacks = [d for k, d in recorder.events if k == "rollback"]
+    # back closes the keyboard first (as on Android), then leaves the editor
+    assert len(rollbacks) == 1 and rollbacks[0]["reached"]
+    assert 1 <= rollbacks[0]["presses"] <= 2
+    assert vphone.phone.apps["com.omg.notes"].state()["screen"] == "main"
