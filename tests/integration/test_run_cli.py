@@ -63,3 +63,23 @@ def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path
     run_dir = Path(out["run_dir"])
     assert (run_dir / "trace.jsonl").is_file()
     assert json.loads((run_dir / "result.json").read_text())["status"] == "done"
+
+
+def _look_script() -> list[str]:
+    return [json.dumps({"goal": "look", "steps": [
+                {"description": "Look at the screen", "success_criteria": "anything"}]}),
+            json.dumps({"thought": "done", "last_action_result": "none",
+                        "goal_complete": True, "answer": "looked"})]
+
+
+def test_device_vphone_starts_one_in_process_and_shows_live_progress(in_tmp: Path) -> None:
+    with ModelDouble(_look_script()) as double:
+        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
+        result = CliRunner().invoke(app, ["run", "look at the screen", "--device", "vphone",
+                                          "--driver", "adb", "--runs-dir",
+                                          str(in_tmp / "runs")], env=env)
+    assert result.exit_code == 0, result.output
+    assert "started a vphone" in result.output
+    assert "✔ 1. Look at the screen" in result.output  # the live plan with its tick
+    assert "done: looked" in result.output and "Stopped because: the task is complete" \
+        in result.output
