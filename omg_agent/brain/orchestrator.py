@@ -80,19 +80,15 @@ class Orchestrator:
             while s.phase not in ("DONE", "FAILED", "ASK_USER_PENDING"):
                 self.step()
         except BudgetExhausted:
-            s.finish("FAILED", "", exhaustion_report(s.budget.limit, s.todo.done(),
-                                                     s.todo.pending(), s.current_step))
-            self._event("budget", used=s.budget.used, limit=s.budget.limit)
-            index = s.todo.cursor
-            if index is not None:
-                pm = post_mortem(index + 1, s.todo.steps[index], s, "BUDGET")
-                s.post_mortems.append(pm)
-                self._event("post_mortem", **pm)
+            self._budget_spent()
         except (LLMError, OmgError) as exc:
-            log.warning("run stopped: %s", exc)
-            s.finish("FAILED", "", StopReport(tuple(s.todo.done()), f"error: {exc}",
-                                              _error_hint(exc)))
-            self._event("error", message=str(exc))
+            if isinstance(exc, LLMReplyError) and s.budget.exhausted:
+                self._budget_spent()  # the last replies allowed were invalid
+            else:
+                log.warning("run stopped: %s", exc)
+                s.finish("FAILED", "", StopReport(tuple(s.todo.done()), f"error: {exc}",
+                                                  _error_hint(exc)))
+                self._event("error", message=str(exc))
         result = s.result(time.perf_counter() - started, self._usage(base))
         if self.recorder is not None:
             self.recorder.finish(result.status, result.answer, {
@@ -101,6 +97,17 @@ class Orchestrator:
                 "todo": result.todo, "stop_report": result.summary()})
         self._progress()
         return result
+
+    def _budget_spent(self) -> None:
+        s = self._s
+        s.finish("FAILED", "", exhaustion_report(s.budget.limit, s.todo.done(),
+                                                 s.todo.pending(), s.current_step))
+        self._event("budget", used=s.budget.used, limit=s.budget.limit)
+        index = s.todo.cursor
+        if index is not None:
+            pm = post_mortem(index + 1, s.todo.steps[index], s, "BUDGET")
+            s.post_mortems.append(pm)
+            self._event("post_mortem", **pm)
 
     def step(self) -> None:
         """One turn of the state machine (the budget is checked first)."""
@@ -143,8 +150,9 @@ class Orchestrator:
             self._fail_step(index, step, "TIMEOUT" if s.step_turns < step.max_tries
                             else None)
             return
+        answers = [f"The user was asked {q!r} and answered: {a}" for q, a in s.answers]
         ctx = TurnContext(s.task, step, index + 1, s.todo.markdown(), tuple(s.history),
-                          s.note)
+                          "\n".join([*answers, s.note]).strip())
         try:
             turn = self.operator.turn(ctx, s.budget)
         except LLMReplyError as exc:
@@ -171,7 +179,7 @@ class Orchestrator:
                 self._failed_turn(index, step, problem)
                 return
             s.todo.tick(index)
-            s.checkpoint = turn.observation.screen_hash
+            s.checkpoint, s.note = turn.observation.screen_hash, ""
             self._event("step_done", step=index + 1, todo=s.todo.markdown())
             s.reset_step()
             s.outcome = f"step {index + 1} '{step.description}' done"
@@ -247,7 +255,7 @@ class Orchestrator:
             return
         self._event("user_answer", question=question, answer=answer)
         s.answers.append((question, answer))
-        s.note = f"The user was asked {question!r} and answered: {answer}"
+        s.note = ""
         s.reset_step()
         s.user_answer, s.asked = answer, question
         s.outcome = s.outcome or "the operator needed the user's input"

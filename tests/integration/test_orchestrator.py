@@ -468,3 +468,14 @@ def test_a_failed_step_rolls_back_to_the_last_verified_screen(vphone, memory,
     assert len(rollbacks) == 1 and rollbacks[0]["reached"]
     assert 1 <= rollbacks[0]["presses"] <= 2
     assert vphone.phone.apps["com.omg.notes"].state()["screen"] == "main"
+
+
+def test_bad_replies_up_to_the_limit_stop_on_the_budget_not_on_an_error(vphone, memory,
+                                                                        tmp_path) -> None:
+    policy = ByContract(TaskPlan=lambda r: plan({"description": "Anything"}),
+                        DecisionBundle=lambda r: "{not json")
+    result, double = run(vphone, policy, memory, tmp_path, max_steps=4)
+    assert len(counted(double)) == 4 == result.steps_used  # 3 + 1: the last call got 1 try
+    assert result.status == "failed"
+    assert "step budget of 4" in result.stopped_because
+    assert result.post_mortems[-1]["reason"] == "BUDGET"
