@@ -8,8 +8,11 @@ the model cannot misremember it) → hand the device actions up to the first sem
 boundary to ``driver.execute`` (one batched call) → record. Hand-offs (``ask_user``,
 ``done``) and the step/goal verdicts come back in :class:`TurnResult` for the orchestrator.
 
+All ``mem_save`` actions of a bundle read the observation the model decided on (the screen
+it saw), even when they come after a non-boundary device action in the bundle.
+
 Budget: each reply attempt counts a ``decision`` step, each executed bundle a ``bundle``
-step (:class:`~omg_agent.brain.budget.StepBudget`); device errors are caught here, at the
+step (a bundle that is only an ``ask_user`` / ``done`` hand-off runs nothing and is free) (:class:`~omg_agent.brain.budget.StepBudget`); device errors are caught here, at the
 turn boundary, and become a failed turn.
 """
 
