@@ -12,8 +12,9 @@ All ``mem_save`` actions of a bundle read the observation the model decided on (
 it saw), even when they come after a non-boundary device action in the bundle.
 
 Budget: each reply attempt counts a ``decision`` step, each executed bundle a ``bundle``
-step (a bundle that is only an ``ask_user`` / ``done`` hand-off runs nothing and is free) (:class:`~omg_agent.brain.budget.StepBudget`); device errors are caught here, at the
-turn boundary, and become a failed turn.
+step (:class:`~omg_agent.brain.budget.StepBudget`); a bundle that is only an ``ask_user``
+or ``done`` hand-off runs nothing and is free. Device errors are caught here, at the turn
+boundary, and become a failed turn.
 """
 
 from __future__ import annotations
