@@ -371,8 +371,10 @@ def _shop_replan(request: dict[str, Any]) -> str:
          "success_criteria": "the note list shows the note"}))})
 
 
-def test_a_price_found_in_shop_is_saved_in_notes_from_the_screen(vphone, memory,
-                                                                 tmp_path) -> None:
+@pytest.mark.parametrize("seed", [pytest.param(s, marks=pytest.mark.vphone(seed=s))
+                                  for s in (0, 7)])  # other prices, popup or not
+def test_a_price_found_in_shop_is_saved_in_notes_from_the_screen(vphone, memory, tmp_path,
+                                                                 seed: int) -> None:
     policy = ByContract(TaskPlan=_shop_plan, DecisionBundle=_shop_to_notes,
                         Replan=_shop_replan)
     result, double = run(vphone, policy, memory, tmp_path,
