@@ -1,0 +1,7 @@
+"""The expert policy for the model double: vphone tasks, noise knobs, and a runner."""
+
+from omg_agent.bench.expert.policy import ExpertPolicy, NoiseProfile
+from omg_agent.bench.expert.tasks import Task, bench_tasks, known_goals, task_for_goal
+
+__all__ = ["ExpertPolicy", "NoiseProfile", "Task", "bench_tasks", "known_goals",
+           "task_for_goal"]

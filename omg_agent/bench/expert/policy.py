@@ -1,0 +1,144 @@
+"""The expert policy: a model double's brain that reads the vphone's TRUE state.
+
+:class:`ExpertPolicy` answers each request in the contract it asks for (see
+:func:`~omg_agent.bench.model_double.contract_name`): a one-step ``TaskPlan`` for the planner,
+a ``DecisionBundle`` for the operator (the task's next moves, with element ids read from the
+request's element list), a ``Replan`` after a sub-task. Seeded :class:`NoiseProfile` knobs
+make it behave like an imperfect model: misplaced taps (point targets off the element
+centre, relying on the driver's snapping), no-op turns, malformed JSON, premature
+``goal_complete``, a wrongly remembered value, and one action per reply vs bundles.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from omg_agent.bench.expert.screen import Screen, request_text
+from omg_agent.bench.expert.tasks import MoveContext, Task
+from omg_agent.bench.model_double import contract_name
+from omg_agent.core.actions import ends_bundle, parse_action
+
+log = logging.getLogger(__name__)
+MAX_BUNDLE = 5
+
+
+@dataclass(frozen=True)
+class NoiseProfile:
+    """How imperfect the simulated model is; every draw comes from one seeded RNG."""
+
+    tap_offset_px: int = 0
+    noop_rate: float = 0.0
+    malformed_rate: float = 0.0
+    premature_done_rate: float = 0.0
+    wrong_memory_rate: float = 0.0
+    bundling: Literal["single", "multi"] = "multi"
+
+    @classmethod
+    def named(cls, name: str, bundling: Literal["single", "multi"] = "multi") -> NoiseProfile:
+        profiles = {
+            "none": cls(bundling=bundling),
+            "moderate": cls(tap_offset_px=24, noop_rate=0.08, malformed_rate=0.05,
+                            premature_done_rate=0.0, wrong_memory_rate=0.5,
+                            bundling=bundling),
+        }
+        if name not in profiles:
+            raise ValueError(f"unknown noise profile {name!r}: choose "
+                             + " or ".join(profiles))
+        return profiles[name]
+
+
+class ExpertPolicy:
+    """Answers for one task on one phone (``phone`` is the in-process VirtualPhone)."""
+
+    def __init__(self, task: Task, phone: Any, noise: NoiseProfile | None = None,
+                 seed: int = 0) -> None:
+        self.task = task
+        self.phone = phone
+        self.noise = noise or NoiseProfile()
+        self.rng = random.Random(seed)
+        self.turns = 0
+        self._lock = threading.Lock()
+
+    def reply(self, request: dict[str, Any]) -> str:
+        with self._lock:
+            name = contract_name(request)
+            if name == "TaskPlan":
+                return json.dumps(self._plan())
+            if name == "Replan":
+                return json.dumps(self._replan())
+            return self._decide(request)
+
+    # -- planner -------------------------------------------------------------------------
+    def _plan(self) -> dict[str, Any]:
+        step: dict[str, Any] = {"description": self.task.goal,
+                                "success_criteria": self.task.criteria, "complexity": 3}
+        if self.task.data_output:
+            step["data_output"] = self.task.data_output
+        return {"goal": self.task.goal, "steps": [step]}
+
+    def _replan(self) -> dict[str, Any]:
+        if self.task.check(self.phone):
+            return {"status": "done", "response": f"done: {self.task.goal}"}
+        return {"status": "replanned", "plan": self._plan()}
+
+    # -- operator ------------------------------------------------------------------------
+    def _decide(self, request: dict[str, Any]) -> str:
+        n = self.noise
+        first = self.turns == 0
+        self.turns += 1
+        if self.rng.random() < n.malformed_rate:
+            return '{"thought": "cut off", "last_action_'
+        result = "none" if first else "success"
+        if self.task.check(self.phone) or self.rng.random() < n.premature_done_rate:
+            return _bundle(result, goal_complete=True, step_complete=True,
+                           answer=f"done: {self.task.goal}")
+        if self.rng.random() < n.noop_rate:
+            return _bundle(result, [{"type": "wait", "seconds": 0.1}], intent="look again")
+        text = request_text(request)
+        screen = Screen(text)
+        ctx = MoveContext(text, wrong_memory=self.rng.random() < n.wrong_memory_rate)
+        moves = self.task.moves(self.phone, screen, ctx)
+        if not moves:
+            return _bundle(result, [{"type": "wait", "seconds": 0.5}], intent="settle")
+        moves = [self._offset(m, screen) for m in moves]
+        return _bundle(result, self._cut(moves), intent=self.task.goal)
+
+    def _cut(self, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The actions of one reply: the first (single) or up to the first boundary."""
+        if self.noise.bundling == "single":
+            return moves[:1]
+        out = []
+        for move in moves[:MAX_BUNDLE]:
+            out.append(move)
+            if ends_bundle(parse_action(move)):
+                break
+        return out
+
+    def _offset(self, move: dict[str, Any], screen: Screen) -> dict[str, Any]:
+        """A tap on an element becomes a point a few pixels off its centre (noise)."""
+        px = self.noise.tap_offset_px
+        target = move.get("target") or {}
+        if px <= 0 or move.get("type") != "tap" or target.get("kind") != "element":
+            return move
+        element = next((e for e in screen.elements if e.id == target["id"]), None)
+        if element is None:
+            return move
+        prof = self.phone.profile
+        dx = self.rng.uniform(-px, px) * 1000 / prof.width
+        dy = self.rng.uniform(-px, px) * 1000 / prof.height
+        x = min(1000, max(0, round(element.x + dx)))
+        y = min(1000, max(0, round(element.y + dy)))
+        return {**move, "target": {"kind": "point", "x": x, "y": y}}
+
+
+def _bundle(result: str, actions: list[dict[str, Any]] | None = None, *,
+            intent: str = "act", **flags: Any) -> str:
+    body: dict[str, Any] = {
+        "thought": "reading the screen", "last_action_result": result,
+        "execute_now": {"intent": intent, "actions": actions} if actions else None}
+    return json.dumps({**body, **flags}, ensure_ascii=False)

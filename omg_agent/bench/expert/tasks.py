@@ -1,0 +1,366 @@
+"""Vphone tasks the expert policy knows: goal text, setup, a check on the TRUE app state, and
+the expert's next moves.
+
+``moves(phone, screen, ctx)`` returns the actions a careful model would take next from this
+screen, in order: the policy sends the first one (single-action bundling) or all of them up
+to the first boundary (multi-action bundling). An empty list means "nothing left to do".
+``check(phone)`` reads ``phone.apps[pkg]`` — never the agent's claim.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from omg_agent.bench.expert.screen import Screen, launch, tap, type_into
+from omg_agent.vphone.apps.shop_catalog import BY_ID, format_price
+
+log = logging.getLogger(__name__)
+
+SHOP, NOTES, SETTINGS = "com.omg.shop", "com.omg.notes", "com.android.settings"
+FEED, MESSAGES = "com.omg.feed", "com.omg.messages"
+WRONG_PRICE = "¥1.00"
+Moves = list[dict[str, Any]]
+
+
+@dataclass
+class MoveContext:
+    """What a task may know beyond the screen: the memory listing, and noise switches."""
+
+    request_text: str = ""
+    wrong_memory: bool = False
+
+
+@dataclass
+class Task:
+    """A goal on a fresh vphone. Subclasses set ``goal`` and implement the three hooks."""
+
+    goal: str = ""
+    data_output: str = ""
+    criteria: str = "the goal is visible on the screen"
+
+    def setup(self, phone: Any) -> None:
+        """Make the run reproducible (e.g. Shop's promo popup); the default does nothing."""
+
+    def check(self, phone: Any) -> bool:
+        raise NotImplementedError
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        raise NotImplementedError
+
+
+def _fg(phone: Any) -> str:
+    return phone.focus()[0]
+
+
+def _screen_name(phone: Any, package: str) -> str:
+    return phone.apps[package].screen.name
+
+
+def _back() -> dict[str, Any]:
+    return {"type": "back"}
+
+
+def _wait(seconds: float = 1.0) -> dict[str, Any]:
+    return {"type": "wait", "seconds": seconds}
+
+
+def _product_id(name: str) -> str:
+    for pid, product in BY_ID.items():
+        if product.name.lower() == name.lower():
+            return pid
+    raise ValueError(f"no product {name!r} in the Shop catalogue")
+
+
+def _to_product(phone: Any, screen: Screen, pid: str, ctx: MoveContext) -> Moves:
+    """Moves that bring the Shop to product ``pid``'s page (empty once there)."""
+    shop = phone.apps[SHOP]
+    name = BY_ID[pid].name
+    if _fg(phone) != SHOP:
+        return [launch(SHOP)]
+    if shop.popup_visible:
+        no = screen.find(text="No thanks") or screen.find(res="close")
+        return [tap(no)] if no else [_back()]
+    where = shop.screen.name
+    if where == "product" and shop.screen.params.get("pid") == pid:
+        return []
+    if where == "main":
+        box = screen.find(res="search_input")
+        return [type_into(box, name, submit=True)] if box else [_wait()]
+    if where == "results":
+        if screen.find(res="progress") is not None:
+            return [_wait(1.0)]
+        row = screen.find(res="product_item", desc=name) or screen.find(text=name)
+        if row is None:
+            return [_back()]
+        extra = ([{"type": "mem_save", "key": "price", "value": WRONG_PRICE}]
+                 if ctx.wrong_memory else [])
+        return [*extra, tap(row)]
+    return [_back()]
+
+
+@dataclass
+class ShopPriceToNotes(Task):
+    product: str = "MacBook Air 13"
+
+    def __post_init__(self) -> None:
+        self.goal = f"Find the price of {self.product} in Shop and save it in Notes"
+        self.data_output = "price"
+        self.criteria = "a note whose text is the product's price"
+
+    def price(self, phone: Any) -> str:
+        return format_price(phone.apps[SHOP].prices[_product_id(self.product)])
+
+    def check(self, phone: Any) -> bool:
+        return any(n["body"] == self.price(phone) for n in phone.apps[NOTES].notes)
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        saved = f'$price = "{self.price(phone)}"' in ctx.request_text
+        if not saved:
+            pid = _product_id(self.product)
+            moves = _to_product(phone, screen, pid, ctx)
+            if moves:
+                return moves
+            price = screen.find(res="price")
+            if price is None:
+                return [_wait(0.5)]
+            return [{"type": "mem_save", "key": "price",
+                     "from_screen": {"target": {"kind": "element", "id": price.id}}},
+                    launch(NOTES)]
+        return _write_note(phone, screen, None, "$price", shown=self.price(phone))
+
+
+def _write_note(phone: Any, screen: Screen, title: str | None, body: str,
+                shown: str | None = None) -> Moves:
+    if _fg(phone) != NOTES:
+        return [launch(NOTES)]
+    if _screen_name(phone, NOTES) != "editor":
+        fab = screen.find(res="fab_new")
+        return [tap(fab)] if fab else [_wait(0.5)]
+    notes = phone.apps[NOTES]
+    moves: Moves = []
+    title_box, body_box = screen.find(res="title_input"), screen.find(res="body_input")
+    if title is not None and title_box is not None and notes.field("title") != title:
+        moves.append(type_into(title_box, title))
+    if body_box is not None and notes.field("body") != (shown or body):
+        moves.append(type_into(body_box, body))
+    save = screen.find(res="save")
+    return [*moves, tap(save)] if save else moves or [_wait(0.5)]
+
+
+@dataclass
+class CreateNote(Task):
+    title: str = "Groceries"
+    body: str = "milk, eggs, bread"
+
+    def __post_init__(self) -> None:
+        self.goal = f"Create a note titled {self.title} with body {self.body}"
+        self.criteria = "the note list shows the new note"
+
+    def check(self, phone: Any) -> bool:
+        return {"title": self.title, "body": self.body} in phone.apps[NOTES].notes
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        return [] if self.check(phone) else _write_note(phone, screen, self.title, self.body)
+
+
+@dataclass
+class Switch(Task):
+    """Turn a Settings switch (``wifi`` / ``bluetooth``) on or off."""
+
+    attr: str = "wifi"
+    on: bool = False
+
+    def __post_init__(self) -> None:
+        name = {"wifi": "Wi-Fi", "bluetooth": "Bluetooth"}[self.attr]
+        self.goal = f"Turn {'on' if self.on else 'off'} {name}"
+        self.criteria = f"the {name} switch is {'on' if self.on else 'off'}"
+
+    def setup(self, phone: Any) -> None:
+        setattr(phone.apps[SETTINGS], self.attr, not self.on)
+
+    def check(self, phone: Any) -> bool:
+        return getattr(phone.apps[SETTINGS], self.attr) == self.on
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        if _fg(phone) != SETTINGS or _screen_name(phone, SETTINGS) != "main":
+            return [launch(SETTINGS)] if _fg(phone) != SETTINGS else [_back()]
+        switch = screen.find(res=f"{self.attr}_switch")
+        return [tap(switch)] if switch else [_wait(0.5)]
+
+
+@dataclass
+class Brightness(Task):
+    level: int = 30
+
+    def __post_init__(self) -> None:
+        self.goal = f"Set display brightness to about {self.level}%"
+        self.criteria = f"the Display screen shows Brightness: about {self.level}%"
+
+    def check(self, phone: Any) -> bool:
+        return abs(phone.apps[SETTINGS].brightness - self.level) <= 5
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        if _fg(phone) != SETTINGS:
+            return [launch(SETTINGS)]
+        where = _screen_name(phone, SETTINGS)
+        if where == "main":
+            row = screen.find(text="Display")
+            return [tap(row)] if row else [_wait(0.5)]
+        if where != "display":
+            return [_back()]
+        bar = phone.find_view(resource_id=f"{SETTINGS}:id/brightness")
+        if bar is None:
+            return [_wait(0.5)]
+        left, top, right, bottom = bar.bounds
+        prof = phone.profile
+        x = left + (right - left) * self.level / 100
+        return [{"type": "tap", "target": {
+            "kind": "point", "x": round(x * 1000 / prof.width),
+            "y": round((top + bottom) / 2 * 1000 / prof.height)}}]
+
+
+@dataclass
+class SendMessage(Task):
+    contact: str = "Bob"
+    text: str = "See you at 7"
+
+    def __post_init__(self) -> None:
+        self.goal = f"Send {self.text} to {self.contact} in Messages"
+        self.criteria = f"the conversation with {self.contact} shows the message"
+
+    def check(self, phone: Any) -> bool:
+        return {"to": self.contact, "text": self.text} in phone.apps[MESSAGES].sent
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        if _fg(phone) != MESSAGES:
+            return [launch(MESSAGES)]
+        where = _screen_name(phone, MESSAGES)
+        if where == "main":
+            fab = screen.find(res="fab_new")
+            return [tap(fab)] if fab else [_wait(0.5)]
+        if where != "new":
+            return [_back()]
+        app = phone.apps[MESSAGES]
+        to, body, send = (screen.find(res=r) for r in ("recipient", "body", "send"))
+        moves = [type_into(to, self.contact)] if to and app.field("to") != self.contact else []
+        moves += [type_into(body, self.text)] if body and app.field("body") != self.text else []
+        return [*moves, tap(send)] if send else moves or [_wait(0.5)]
+
+
+@dataclass
+class LikePosts(Task):
+    count: int = 3
+
+    def __post_init__(self) -> None:
+        self.goal = f"Like the first {self.count} posts in Feed"
+        self.criteria = f"posts 1 to {self.count} show Liked"
+
+    def check(self, phone: Any) -> bool:
+        return set(range(1, self.count + 1)) <= phone.apps[FEED].liked
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        if _fg(phone) != FEED:
+            return [launch(FEED)]
+        liked = phone.apps[FEED].liked
+        todo = [n for n in range(1, self.count + 1) if n not in liked]
+        for n in todo:
+            button = screen.find(res="like", desc=f"Like post {n}")
+            if button is not None:
+                return [tap(button)]
+        feed = screen.find(res="feed")
+        start = {"kind": "element", "id": feed.id} if feed else None
+        swipe: dict[str, Any] = {"type": "swipe", "direction": "up", "distance": 400}
+        return [{**swipe, "start": start} if start else swipe]
+
+
+@dataclass
+class AddToCart(Task):
+    product: str = "AirPods Pro"
+
+    def __post_init__(self) -> None:
+        self.goal = f"Add {self.product} to the cart in Shop"
+        self.criteria = "the cart badge counts the product"
+
+    def check(self, phone: Any) -> bool:
+        return _product_id(self.product) in phone.apps[SHOP].cart
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        moves = _to_product(phone, screen, _product_id(self.product),
+                            MoveContext(ctx.request_text))
+        if moves:
+            return moves
+        add = screen.find(res="add_to_cart")
+        return [tap(add)] if add else [_wait(0.5)]
+
+
+@dataclass
+class Recogniser:
+    """Maps goal text to a task instance."""
+
+    pattern: re.Pattern[str]
+    build: Any
+    example: str
+    tasks: list[Task] = field(default_factory=list)
+
+
+RECOGNISERS = (
+    Recogniser(re.compile(r"find the price of (.+?) in shop and save it in notes", re.I),
+               lambda m: ShopPriceToNotes(product=m.group(1)),
+               "Find the price of MacBook Air 13 in Shop and save it in Notes"),
+    Recogniser(re.compile(r"turn (on|off) (wi-?fi|bluetooth)", re.I),
+               lambda m: Switch(attr="bluetooth" if m.group(2).lower() == "bluetooth"
+                                else "wifi", on=m.group(1).lower() == "on"),
+               "Turn off Wi-Fi / Turn on Bluetooth"),
+    Recogniser(re.compile(r"create a note titled (.+?) with body (.+)", re.I),
+               lambda m: CreateNote(title=m.group(1), body=m.group(2)),
+               "Create a note titled Groceries with body milk, eggs, bread"),
+    Recogniser(re.compile(r"send (.+) to (\S+) in messages", re.I),
+               lambda m: SendMessage(contact=m.group(2), text=m.group(1)),
+               "Send See you at 7 to Bob in Messages"),
+    Recogniser(re.compile(r"like the first (\d+) posts in feed", re.I),
+               lambda m: LikePosts(count=int(m.group(1))),
+               "Like the first 3 posts in Feed"),
+    Recogniser(re.compile(r"add (.+?) to the cart in shop", re.I),
+               lambda m: AddToCart(product=m.group(1)),
+               "Add AirPods Pro to the cart in Shop"),
+    Recogniser(re.compile(r"set (?:display )?brightness to about (\d+)\s*%", re.I),
+               lambda m: Brightness(level=int(m.group(1))),
+               "Set display brightness to about 30%"),
+)
+
+
+def task_for_goal(goal: str) -> Task | None:
+    """The task a goal's text names, or None."""
+    for rec in RECOGNISERS:
+        m = rec.pattern.search(goal.strip().rstrip("."))
+        if m:
+            try:
+                return rec.build(m)
+            except ValueError as exc:  # e.g. a product the Shop does not sell
+                log.info("goal %r: %s", goal, exc)
+                return None
+    return None
+
+
+def known_goals() -> list[str]:
+    return [rec.example for rec in RECOGNISERS]
+
+
+def bench_tasks() -> list[Task]:
+    """The benchmark's tasks, in table order."""
+    return [ShopPriceToNotes(), Switch(attr="wifi", on=False),
+            Switch(attr="bluetooth", on=True), CreateNote(),
+            SendMessage(), LikePosts(count=4), AddToCart(), Brightness(level=30)]
