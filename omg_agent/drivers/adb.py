@@ -30,10 +30,10 @@ from omg_agent.core.observation import Observation
 from omg_agent.drivers import adbparse
 from omg_agent.drivers.adbio import AdbIO
 from omg_agent.drivers.adbplan import BundleRunner
-from omg_agent.drivers.base import DeviceInfo, ExecResult
+from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.textinput import ADB_IME
-from omg_agent.errors import ActionRejected, DeviceError
+from omg_agent.errors import ActionRejected, DeviceError, DeviceOffline
 from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)
@@ -115,6 +115,8 @@ class AdbDriver:
             data = self.io.run("screencap 2>/dev/null")  # exec: would mix warnings in
             try:
                 return adbparse.decode_raw_frame(data), data
+            except adbparse.TruncatedFrame as exc:  # the transport broke mid-frame
+                raise DeviceOffline(str(exc), serial=self.serial, command="screencap") from None
             except adbparse.FrameError as exc:
                 log.warning("%s: raw screencap unusable (%s); using PNG", self.serial, exc)
                 self._png_only = True
@@ -208,13 +210,7 @@ class AdbDriver:
         return self._runner.run(list(actions), observation)
 
     def launch(self, app: str) -> None:
-        from omg_agent.core.actions import Launch
-
-        result = self.execute([Launch(app=app)])
-        if not result.ok:
-            detail = result.outcomes[0].detail if result.outcomes else "not run"
-            raise ActionRejected(f"could not launch {app!r}: {detail}", serial=self.serial,
-                                 command=f"launch {app}")
+        launch_via_execute(self, app, self.serial)
 
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
                      change_grace: float = 0.3) -> bool:

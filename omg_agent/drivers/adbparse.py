@@ -41,8 +41,18 @@ class ScreenInfo:
     model: str
 
 
+class TruncatedFrame(FrameError):
+    """A raw frame whose header is sound but whose pixels stop short: the stream broke."""
+
+
 def decode_raw_frame(data: bytes) -> Image.Image:
     """An RGB image from raw ``screencap`` output (header + w*h*4 pixel bytes)."""
+    if len(data) >= RAW_HEADER.size:
+        width, height, fmt = RAW_HEADER.unpack_from(data)[:3]
+        expected = RAW_HEADER.size + width * height * 4
+        if (0 < width <= 16384 and 0 < height <= 16384 and fmt in PIXEL_FORMATS
+                and len(data) < expected and len(data) != LEGACY_HEADER.size + width * height * 4):
+            raise TruncatedFrame(f"raw frame cut short: {len(data)} of {expected} bytes")
     for header in (RAW_HEADER, LEGACY_HEADER):
         if len(data) < header.size:
             continue

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from omg_agent.core.actions import Action
+from omg_agent.core.actions import Action, Launch
 from omg_agent.core.observation import Observation
+from omg_agent.errors import ActionRejected
 
 
 @dataclass(frozen=True)
@@ -73,3 +74,13 @@ class Driver(Protocol):
     def current_app(self) -> tuple[str, str]: ...
 
     def close(self) -> None: ...
+
+
+def launch_via_execute(driver: Driver, app: str, serial: str) -> None:
+    """``launch`` for drivers whose ``execute`` handles a ``Launch`` action: run it, and turn
+    a failed outcome into :class:`ActionRejected` naming the app and why."""
+    result = driver.execute([Launch(app=app)])
+    if not result.ok:
+        detail = result.outcomes[0].detail if result.outcomes else "not run"
+        raise ActionRejected(f"could not launch {app!r}: {detail}", serial=serial,
+                             command=f"launch {app}")

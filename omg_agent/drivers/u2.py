@@ -31,15 +31,15 @@ import adbutils
 import uiautomator2
 from PIL import Image
 
-from omg_agent.core.actions import Action, Launch
+from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.adbparse import parse_focus
-from omg_agent.drivers.base import DeviceInfo, ExecResult
+from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, match_profile
 from omg_agent.drivers.u2wire import U2ServerGone, U2Wire
-from omg_agent.errors import ActionRejected, DeviceError, DeviceOffline
+from omg_agent.errors import DeviceError, DeviceOffline
 from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)
@@ -233,11 +233,7 @@ class U2Driver:
         return self._runner.run(list(actions), observation)
 
     def launch(self, app: str) -> None:
-        result = self.execute([Launch(app=app)])
-        if not result.ok:
-            detail = result.outcomes[0].detail if result.outcomes else "not run"
-            raise ActionRejected(f"could not launch {app!r}: {detail}", serial=self.serial,
-                                 command=f"launch {app}")
+        launch_via_execute(self, app, self.serial)
 
     def close(self) -> None:
         """Stop the worker thread and the u2 server this driver started (if it did)."""

@@ -230,6 +230,25 @@ class VirtualPhone:
                 self.app.set_field(self.app.focus, "")
                 self.changed()
 
+    def find_view(self, *, text: str | None = None, resource_id: str | None = None,
+                  desc: str | None = None) -> View | None:
+        """The first view of the current screen matching every given field (host side)."""
+        def match(v: View) -> bool:
+            return ((text is None or v.text == text)
+                    and (resource_id is None or v.resource_id == resource_id)
+                    and (desc is None or v.desc == desc))
+
+        with self.lock:
+            return find(self._frame().root, match)
+
+    def tap_view(self, **how: str | None) -> View:
+        """Tap the centre of the view ``find_view(**how)`` finds; LookupError if none."""
+        view = self.find_view(**how)
+        if view is None:
+            raise LookupError(f"no view matching {how} on {self.foreground}")
+        self.tap(*view.center)
+        return view
+
     def focused_view(self) -> View | None:
         with self.lock:
             return find(self._frame().root, lambda v: v.focused)

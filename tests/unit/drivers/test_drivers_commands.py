@@ -159,3 +159,13 @@ def test_ime_probe():
     out = f"a/.A\n{ADB_IME}\n@@\na/.A\n@@\na/.A\n"
     assert adbparse.parse_ime_probe(out, "@@") == ({"a/.A", ADB_IME}, {"a/.A"}, "a/.A")
     assert adbparse.parse_ime_probe("junk", "@@") == (set(), set(), "")
+
+
+def test_a_raw_frame_cut_short_is_a_broken_stream_not_a_format_problem():
+    header = struct.pack("<4I", 4, 2, 1, 1)
+    with pytest.raises(adbparse.TruncatedFrame):
+        adbparse.decode_raw_frame(header + bytes(10))
+    assert adbparse.decode_raw_frame(header + bytes(32)).size == (4, 2)
+    with pytest.raises(adbparse.FrameError) as info:
+        adbparse.decode_raw_frame(b"garbage that is not a frame")
+    assert not isinstance(info.value, adbparse.TruncatedFrame)

@@ -12,11 +12,9 @@ PKG = "com.omg.login"
 KEY_HOME, KEY_BACK, KEY_ENTER = 3, 4, 66
 
 
-def find(phone: VirtualPhone, *, text: str | None = None, rid: str | None = None) -> View | None:
-    for v in phone.view_tree().walk():
-        if (text is None or v.text == text) and (rid is None or v.resource_id == f"{PKG}:id/{rid}"):
-            return v
-    return None
+def find(phone: VirtualPhone, *, text: str | None = None, rid: str | None = None,
+         desc: str | None = None) -> View | None:
+    return phone.find_view(text=text, resource_id=rid and f"{PKG}:id/{rid}", desc=desc)
 
 
 def tap(phone: VirtualPhone, **how: str) -> None:

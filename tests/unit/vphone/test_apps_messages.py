@@ -15,11 +15,7 @@ KEY_BACK, KEY_ENTER = 4, 66
 
 def find(phone: VirtualPhone, *, text: str | None = None, rid: str | None = None,
          desc: str | None = None) -> View | None:
-    for v in phone.view_tree().walk():
-        if ((text is None or v.text == text) and (rid is None or v.resource_id == f"{PKG}:id/{rid}")
-                and (desc is None or v.desc == desc)):
-            return v
-    return None
+    return phone.find_view(text=text, resource_id=rid and f"{PKG}:id/{rid}", desc=desc)
 
 
 def tap(phone: VirtualPhone, **how: str) -> None:
