@@ -21,3 +21,20 @@ def observe(
     from omg_agent.bench.observe import report
 
     print(report(steps, ocr_runs, input_runs))
+
+
+@app.command()
+def calls(
+    tasks: int | None = typer.Option(None, "--tasks", help="Run only the first N tasks."),
+    noise: str = typer.Option("moderate", "--noise", help="Noise profile: none or moderate."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the vphones and the noise."),
+) -> None:
+    """Model calls with one action per reply vs semantic bundles, on vphone tasks.
+
+    Example: omg-agent bench calls --noise moderate
+    """
+    from omg_agent.bench.calls import report
+
+    if noise not in ("none", "moderate"):
+        raise typer.BadParameter("choose none or moderate", param_hint="--noise")
+    print(report(tasks, noise, seed))

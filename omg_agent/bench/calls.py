@@ -1,0 +1,59 @@
+"""``omg-agent bench calls``: model calls with one action per reply vs semantic bundles.
+
+For each expert task, on a fresh seeded in-process vphone, the Orchestrator runs twice with
+the same seed and noise — the expert double answering one action per reply, then bundles up
+to the first boundary — and one table shows both side by side: success (from the phone's
+true state), model calls, counted steps and tokens, per task and in total.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from omg_agent.bench.expert.policy import NoiseProfile
+from omg_agent.bench.expert.runner import TaskRun, run_task
+from omg_agent.bench.expert.tasks import bench_tasks
+
+log = logging.getLogger(__name__)
+
+
+def compare(tasks: int | None = None, noise: str = "moderate",
+            seed: int = 0) -> list[tuple[TaskRun, TaskRun]]:
+    """(single, multi) runs per task."""
+    rows = []
+    for task in bench_tasks()[:tasks]:
+        single = run_task(task, NoiseProfile.named(noise, "single"), seed=seed)
+        multi = run_task(task, NoiseProfile.named(noise, "multi"), seed=seed)
+        rows.append((single, multi))
+    return rows
+
+
+def _cells(r: TaskRun) -> str:
+    return (f"{'✔' if r.success else '✘'} | {r.model_calls} | {r.steps} | "
+            f"{r.tokens_in:,} / {r.tokens_out:,}")
+
+
+def table(rows: list[tuple[TaskRun, TaskRun]], noise: str, seed: int) -> str:
+    lines = [f"Model calls, one action per reply vs bundles (expert double, noise "
+             f"{noise!r}, seed {seed}; success read from the phone's state):", "",
+             "| task | single: ok | calls | steps | tokens in / out "
+             "| bundles: ok | calls | steps | tokens in / out | fewer calls |",
+             "|---|:-:|---:|---:|---:|:-:|---:|---:|---:|---:|"]
+    for s, m in rows:
+        fewer = 1 - m.model_calls / s.model_calls if s.model_calls else 0.0
+        lines.append(f"| {s.goal} | {_cells(s)} | {_cells(m)} | {fewer:.0%} |")
+    total = {k: [sum(getattr(r[i], k) for r in rows) for i in (0, 1)]
+             for k in ("success", "model_calls", "steps", "tokens_in", "tokens_out")}
+    n = len(rows)
+    calls = total["model_calls"]
+    fewer = 1 - calls[1] / calls[0] if calls[0] else 0.0
+    lines.append(
+        f"| **total** | {total['success'][0]}/{n} | {calls[0]} | {total['steps'][0]} | "
+        f"{total['tokens_in'][0]:,} / {total['tokens_out'][0]:,} | "
+        f"{total['success'][1]}/{n} | {calls[1]} | {total['steps'][1]} | "
+        f"{total['tokens_in'][1]:,} / {total['tokens_out'][1]:,} | **{fewer:.0%}** |")
+    return "\n".join(lines)
+
+
+def report(tasks: int | None = None, noise: str = "moderate", seed: int = 0) -> str:
+    return table(compare(tasks, noise, seed), noise, seed)
