@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from omg_agent.core.geometry import NORM_MAX, Point, ScreenGeometry
+from omg_agent.drivers.appnames import lookup_app, normalize_name
 from omg_agent.drivers.textinput import ime_envelope
 
 KEY_HOME, KEY_BACK = 3, 4
@@ -91,14 +92,14 @@ def launch(package: str) -> str:
 
 
 # -- app names --------------------------------------------------------------------------
-def _norm(name: str) -> str:
-    return re.sub(r"[\s_\-]+", "", name).casefold()
-
-
 def alias_package(app: str, aliases: Mapping[str, str]) -> str | None:
-    """The package an alias table gives ``app`` (case, space and dash insensitive)."""
-    wanted = _norm(app)
-    return next((pkg for name, pkg in aliases.items() if _norm(name) == wanted), None)
+    """The package an alias table (name → package) gives ``app``, compared as people say app
+    names (:mod:`omg_agent.drivers.appnames`: case, width, spaces and filler words)."""
+    table: dict[str, list[str]] = {}
+    for name, pkg in aliases.items():
+        table.setdefault(pkg, []).append(name)
+    hit = lookup_app(app, table)
+    return hit if hit in table else None
 
 
 def resolve_package(app: str, *, packages: Iterable[str] = (),
@@ -119,8 +120,8 @@ def resolve_package(app: str, *, packages: Iterable[str] = (),
         return hit
     if not installed:
         return app.strip() if PACKAGE_NAME.fullmatch(app.strip()) else None
-    wanted = _norm(app)
-    hits = [p for p in installed if _norm(p.rsplit(".", 1)[-1]) == wanted]
+    wanted = normalize_name(app)
+    hits = [p for p in installed if normalize_name(p.rsplit(".", 1)[-1]) == wanted]
     return hits[0] if len(hits) == 1 else None
 
 

@@ -35,6 +35,8 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from omg_agent.core.geometry import ScreenGeometry
+from omg_agent.drivers.appnames import PACKAGE_RE as _PACKAGE_RE
+from omg_agent.drivers.appnames import lookup_app, normalize_name
 from omg_agent.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -42,18 +44,8 @@ log = logging.getLogger(__name__)
 PROFILE_PACKAGE = "omg_agent.device_profiles"
 COMMON_NAME = "_common"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-_PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$")
-_IGNORED_CHARS = re.compile(r"[\s\-_·・'’\"“”]+")
-# Words around an app name that do not change which app is meant ("打开微信", "WeChat app").
-_PREFIXES = ("open", "launch", "start", "打开", "启动", "开启", "进入", "打開", "啟動")
-_SUFFIXES = ("application", "app", "应用程序", "应用", "客户端", "軟體", "程式", "應用")
 
 BarsSource = Literal["published", "estimated", "insets", "windows", "hierarchy", "default"]
-
-
-def normalize_name(name: str) -> str:
-    """An app name as compared: NFKC (full-width → ASCII), case-folded, no spaces/dashes."""
-    return _IGNORED_CHARS.sub("", unicodedata.normalize("NFKC", name)).casefold()
 
 
 def _check_apps(table: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
@@ -377,39 +369,10 @@ def match_profile(model: str, brand: str, size: tuple[int, int] | None = None,
     return best
 
 
-def _strip_fillers(key: str) -> str:
-    for prefix in _PREFIXES:
-        if key.startswith(prefix) and len(key) > len(prefix):
-            key = key[len(prefix):]
-            break
-    for suffix in _SUFFIXES:
-        if key.endswith(suffix) and len(key) > len(suffix):
-            return key[: -len(suffix)]
-    return key
-
-
 def resolve_app(name: str, profile: DeviceProfileSpec | None = None) -> str | None:
-    """The package a person means by ``name`` on this device, or ``None``.
-
-    Case, full-width forms and spaces are ignored ("wechat", "ＷｅＣｈａｔ", "微信" all work);
-    "打开微信" / "WeChat app" lose their filler words. A package name comes back as given.
-    Without a profile, the common aliases are used.
-    """
-    query = name.strip()
-    if not query:
-        return None
-    table = profile.apps if profile is not None else load_common().apps
-    if query in table:
-        return query
-    index = {normalize_name(alias): package
-             for package, aliases in table.items() for alias in aliases}
-    key = normalize_name(query)
-    for candidate in (key, _strip_fillers(key)):
-        if candidate in index:
-            return index[candidate]
-    if _PACKAGE_RE.fullmatch(query):
-        return query
-    return None
+    """The package a person means by ``name`` (see :func:`appnames.lookup_app`); without a
+    profile, the common aliases are used."""
+    return lookup_app(name, profile.apps if profile is not None else load_common().apps)
 
 
 def probe_profile(device: Any, save_dir: Path | None = None) -> DeviceProfileSpec:
