@@ -4,7 +4,9 @@ Thin, like every CLI module: it loads :class:`Settings` once, picks (or starts) 
 builds the driver, the two model clients, the memory bank and the trace recorder, and hands
 them to :class:`~omg_agent.brain.orchestrator.Orchestrator`. With no device given and none
 attached it starts a vphone in this process. With no model configured it prints exactly
-what to set and exits 1. ``ask_user`` questions are asked on the terminal when stdin is a
+what to set and exits 1. ``--model sim`` runs a known vphone task (see
+:mod:`omg_agent.bench.expert.sim`) against the bench's expert double on an in-process vphone,
+saying so plainly. ``ask_user`` questions are asked on the terminal when stdin is a
 TTY; otherwise the run stops with status ``ask_user`` and the question.
 
 Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer.
@@ -18,6 +20,7 @@ import sys
 import uuid
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console, Group
@@ -34,9 +37,6 @@ log = logging.getLogger(__name__)
 console = Console()
 err_console = Console(stderr=True)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3}
-SIM_MESSAGE = ("--model sim needs the bench's expert policy (the scripted vphone expert), "
-               "which this build does not ship yet. Configure a real model instead "
-               "(OMG_MODEL and OMG_BASE_URL, see `omg-agent config show`).")
 
 
 def _fail(message: str) -> None:
@@ -135,21 +135,29 @@ def run(
 
     Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
     """
+    sim = None
     if model == "sim":
-        _fail(SIM_MESSAGE)
+        from omg_agent.bench.expert.sim import sim_task, unknown_goal_message
+
+        sim = sim_task(task)
+        if sim is None:
+            _fail(unknown_goal_message(task))
+        if device not in (None, "vphone"):
+            _fail("--model sim drives an in-process vphone only: drop --device")
+        model, device = None, "vphone"
     try:
         settings = Settings.load(overrides={"max_steps": max_steps, "device": device,
                                             "model": model, "runs_dir": runs_dir})
     except OmgError as exc:
         _fail(str(exc))
         raise
-    if not settings.model_configured:
+    if sim is None and not settings.model_configured:
         err_console.print(settings.missing_model_help())
         raise typer.Exit(1)
     if driver not in ("adb", "u2", "auto"):
         _fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
     try:
-        result, run_dir = _run(task, settings, driver, plan, as_json)
+        result, run_dir = _run(task, settings, driver, plan, as_json, sim)
     except OmgError as exc:
         _fail(str(exc))
         raise
@@ -158,7 +166,7 @@ def run(
 
 
 def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
-         as_json: bool) -> tuple[RunResult, Path]:
+         as_json: bool, sim: Any = None) -> tuple[RunResult, Path]:
     from omg_agent.brain.llm import LLMClient
     from omg_agent.brain.memory import MemoryBank
     from omg_agent.brain.planner import load_plan_file
@@ -168,7 +176,16 @@ def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
     if plan is not None:
         load_plan_file(plan)  # a bad file fails before any device or model is touched
     with ExitStack() as stack:
-        serial = _serial(stack, settings.device)
+        if sim is not None:
+            from omg_agent.bench.expert.sim import NOTICE, start_sim
+
+            err_console.print(f"[yellow]{escape(NOTICE)}[/yellow]", soft_wrap=True)
+            serial, base_url = start_sim(stack, sim)
+            settings = settings.model_copy(update={"base_url": base_url, "model": "sim",
+                                                   "planner_model": None,
+                                                   "operator_model": None})
+        else:
+            serial = _serial(stack, settings.device)
         driver = choose_driver(serial, driver_kind)  # type: ignore[arg-type]
         stack.callback(driver.close)
         planner = stack.enter_context(LLMClient(settings, "planner"))

@@ -62,6 +62,7 @@ class ExpertPolicy:
         self.noise = noise or NoiseProfile()
         self.rng = random.Random(seed)
         self.turns = 0
+        self._wrong_saved = False
         self._lock = threading.Lock()
 
     def reply(self, request: dict[str, Any]) -> str:
@@ -101,8 +102,10 @@ class ExpertPolicy:
             return _bundle(result, [{"type": "wait", "seconds": 0.1}], intent="look again")
         text = request_text(request)
         screen = Screen(text)
-        ctx = MoveContext(text, wrong_memory=self.rng.random() < n.wrong_memory_rate)
-        moves = self.task.moves(self.phone, screen, ctx)
+        wrong = not self._wrong_saved and self.rng.random() < n.wrong_memory_rate
+        moves = self.task.moves(self.phone, screen, MoveContext(text, wrong_memory=wrong))
+        if any(m["type"] == "mem_save" and "value" in m for m in moves):
+            self._wrong_saved = True  # a misremembered value is said once, not every turn
         if not moves:
             return _bundle(result, [{"type": "wait", "seconds": 0.5}], intent="settle")
         moves = [self._offset(m, screen) for m in moves]

@@ -106,6 +106,7 @@ class ShopPriceToNotes(Task):
     product: str = "MacBook Air 13"
 
     def __post_init__(self) -> None:
+        self.product = BY_ID[_product_id(self.product)].name  # ValueError: not sold
         self.goal = f"Find the price of {self.product} in Shop and save it in Notes"
         self.data_output = "price"
         self.criteria = "a note whose text is the product's price"
@@ -289,6 +290,7 @@ class AddToCart(Task):
     product: str = "AirPods Pro"
 
     def __post_init__(self) -> None:
+        self.product = BY_ID[_product_id(self.product)].name  # ValueError: not sold
         self.goal = f"Add {self.product} to the cart in Shop"
         self.criteria = "the cart badge counts the product"
 
