@@ -21,9 +21,12 @@ def compare(tasks: int | None = None, noise: str = "moderate",
             seed: int = 0) -> list[tuple[TaskRun, TaskRun]]:
     """(single, multi) runs per task."""
     rows = []
-    for task in bench_tasks()[:tasks]:
-        single = run_task(task, NoiseProfile.named(noise, "single"), seed=seed)
-        multi = run_task(task, NoiseProfile.named(noise, "multi"), seed=seed)
+    for index, task in enumerate(bench_tasks()[:tasks]):
+        draws = seed * 1000 + index  # each task its own noise stream, same for both sides
+        single = run_task(task, NoiseProfile.named(noise, "single"), seed=seed,
+                          noise_seed=draws)
+        multi = run_task(task, NoiseProfile.named(noise, "multi"), seed=seed,
+                         noise_seed=draws)
         rows.append((single, multi))
     return rows
 

@@ -43,7 +43,7 @@ class NoiseProfile:
         profiles = {
             "none": cls(bundling=bundling),
             "moderate": cls(tap_offset_px=24, noop_rate=0.08, malformed_rate=0.05,
-                            premature_done_rate=0.0, wrong_memory_rate=0.5,
+                            premature_done_rate=0.03, wrong_memory_rate=0.5,
                             bundling=bundling),
         }
         if name not in profiles:

@@ -61,14 +61,15 @@ def sim_settings(base_url: str, runs_dir: Path, max_steps: int = 40) -> Settings
                     runs_dir=runs_dir)
 
 
-def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0,
+def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int | None = None,
              max_steps: int = 40) -> TaskRun:
-    """Run ``task`` once on a fresh phone with ``seed``; success read from the phone."""
+    """Run ``task`` once on a fresh phone with ``seed`` (the noise draws from
+    ``noise_seed``, default ``seed``); success read from the phone."""
     from omg_agent.drivers.adb import AdbDriver
 
     with vphone_on_adb(seed) as (phone, serial), tempfile.TemporaryDirectory() as tmp:
         task.setup(phone)
-        policy = ExpertPolicy(task, phone, noise, seed=seed)
+        policy = ExpertPolicy(task, phone, noise, seed=seed if noise_seed is None else noise_seed)
         with ModelDouble(policy) as double, MemoryBank(None, f"bench-{seed}") as memory:
             settings = sim_settings(double.base_url, Path(tmp), max_steps)
             llm = LLMClient(settings, "operator")

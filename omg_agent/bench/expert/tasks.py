@@ -20,7 +20,7 @@ from omg_agent.vphone.apps.shop_catalog import BY_ID, format_price
 log = logging.getLogger(__name__)
 
 SHOP, NOTES, SETTINGS = "com.omg.shop", "com.omg.notes", "com.android.settings"
-FEED, MESSAGES = "com.omg.feed", "com.omg.messages"
+FEED, MESSAGES, LOGIN = "com.omg.feed", "com.omg.messages", "com.omg.login"
 WRONG_PRICE = "¥1.00"
 Moves = list[dict[str, Any]]
 
@@ -309,6 +309,47 @@ class AddToCart(Task):
 
 
 @dataclass
+class Login(Task):
+    """Sign in; without a password given, the phone's valid one is put in the goal."""
+
+    user: str = "demo"
+    password: str | None = None
+
+    def __post_init__(self) -> None:
+        self._set_goal()
+        self.criteria = "the app welcomes the user"
+
+    def _set_goal(self) -> None:
+        self.goal = (f"Sign in to Login as {self.user} with password "
+                     f"{self.password or '<the valid password>'}")
+
+    def setup(self, phone: Any) -> None:
+        if self.password is None:
+            self.password = phone.apps[LOGIN].valid_password
+            self._set_goal()
+
+    def check(self, phone: Any) -> bool:
+        app = phone.apps[LOGIN]
+        return bool(app.logged_in and app.user == self.user)
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        if _fg(phone) != LOGIN:
+            return [launch(LOGIN)]
+        if _screen_name(phone, LOGIN) != "main":
+            return [_back()]
+        app, password = phone.apps[LOGIN], self.password or ""
+        user_box, pass_box = screen.find(res="username"), screen.find(res="password")
+        moves = [type_into(user_box, self.user)] if user_box and app.field(
+            "username") != self.user else []
+        moves += [type_into(pass_box, password)] if pass_box and app.field(
+            "password") != password else []
+        sign_in = screen.find(res="sign_in")
+        return [*moves, tap(sign_in)] if sign_in else moves or [_wait(0.5)]
+
+
+@dataclass
 class Recogniser:
     """Maps goal text to a task instance."""
 
@@ -341,6 +382,9 @@ RECOGNISERS = (
     Recogniser(re.compile(r"set (?:display )?brightness to about (\d+)\s*%", re.I),
                lambda m: Brightness(level=int(m.group(1))),
                "Set display brightness to about 30%"),
+    Recogniser(re.compile(r"sign in to login as (\S+) with password (\S+)", re.I),
+               lambda m: Login(user=m.group(1), password=m.group(2)),
+               "Sign in to Login as demo with password <password>"),
 )
 
 
@@ -365,4 +409,4 @@ def bench_tasks() -> list[Task]:
     """The benchmark's tasks, in table order."""
     return [ShopPriceToNotes(), Switch(attr="wifi", on=False),
             Switch(attr="bluetooth", on=True), CreateNote(),
-            SendMessage(), LikePosts(count=4), AddToCart(), Brightness(level=30)]
+            SendMessage(), LikePosts(count=4), AddToCart(), Brightness(level=30), Login()]
