@@ -32,7 +32,8 @@ def compare(tasks: int | None = None, noise: str = "moderate",
 
 
 def _cells(r: TaskRun) -> str:
-    return (f"{'✔' if r.success else '✘'} | {r.model_calls} | {r.steps} | "
+    ok = "✔" if r.success else "✘*" if r.status == "done" else "✘"
+    return (f"{ok} | {r.model_calls} | {r.steps} | "
             f"{r.tokens_in:,} / {r.tokens_out:,}")
 
 
@@ -55,6 +56,10 @@ def table(rows: list[tuple[TaskRun, TaskRun]], noise: str, seed: int) -> str:
         f"{total['tokens_in'][0]:,} / {total['tokens_out'][0]:,} | "
         f"{total['success'][1]}/{n} | {calls[1]} | {total['steps'][1]} | "
         f"{total['tokens_in'][1]:,} / {total['tokens_out'][1]:,} | **{fewer:.0%}** |")
+    lines += ["", "✘* the agent reported done but the phone's state says the task is not "
+              "(premature goal_complete noise).", "",
+              "Command: omg-agent bench calls --noise " + noise + (
+                  f" --seed {seed}" if seed else "")]
     return "\n".join(lines)
 
 
