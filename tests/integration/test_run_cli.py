@@ -29,7 +29,7 @@ def test_without_a_model_it_says_what_to_set_and_exits_1(in_tmp: Path) -> None:
     assert "No model is configured" in result.output and "OMG_MODEL" in result.output
 
 
-def test_model_sim_is_refused_with_a_clear_message(in_tmp: Path) -> None:
+def test_model_sim_with_a_goal_it_has_no_expert_for_is_refused_clearly(in_tmp: Path) -> None:
     result = CliRunner().invoke(app, ["run", "open Shop", "--model", "sim"], env=BLANK)
     assert result.exit_code == 1
     assert "expert policy" in result.output
