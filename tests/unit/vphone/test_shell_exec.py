@@ -17,16 +17,6 @@ except ImportError:
     from shell_fake_phone import FakePhone, run
 
 
-@pytest.fixture
-def phone() -> FakePhone:
-    return FakePhone()
-
-
-@pytest.fixture
-def shell(phone: FakePhone) -> Shell:
-    sh = Shell(phone)
-    yield sh
-    sh.close()
 
 
 # -- lists and exit codes -----------------------------------------------------------------------

@@ -15,14 +15,6 @@ except ImportError:
     from shell_fake_phone import PNG_SCREEN, RAW_SCREEN, XML_DUMP, FakePhone, run, run_bytes
 
 
-@pytest.fixture
-def phone() -> FakePhone:
-    return FakePhone()
-
-
-@pytest.fixture
-def shell(phone: FakePhone) -> Shell:
-    return Shell(phone)
 
 
 # -- screen ----------------------------------------------------------------------------------------

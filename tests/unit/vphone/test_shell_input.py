@@ -16,14 +16,6 @@ except ImportError:
     from shell_fake_phone import ADB_IME, LATIN_IME, FakePhone, run
 
 
-@pytest.fixture
-def phone() -> FakePhone:
-    return FakePhone()
-
-
-@pytest.fixture
-def shell(phone: FakePhone) -> Shell:
-    return Shell(phone)
 
 
 # -- input ---------------------------------------------------------------------------------------

@@ -17,14 +17,6 @@ except ImportError:
     from shell_fake_phone import ADB_IME, FakePhone, run
 
 
-@pytest.fixture
-def phone() -> FakePhone:
-    return FakePhone()
-
-
-@pytest.fixture
-def shell(phone: FakePhone) -> Shell:
-    return Shell(phone)
 
 
 class AdbutilsClient(ShellExtension):
