@@ -11,6 +11,7 @@ from rich.console import Console
 
 from omg_agent.bench.cli import app as bench_app
 from omg_agent.brain.run_cli import run as run_command
+from omg_agent.config_cli import app as config_app
 from omg_agent.drivers.cli import register as register_device_commands
 from omg_agent.errors import OmgError
 from omg_agent.trace.cli import register as register_trace_commands
@@ -21,6 +22,7 @@ app = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-langua
                   no_args_is_help=True)
 app.add_typer(vphone_app, name="vphone")
 app.add_typer(bench_app, name="bench")
+app.add_typer(config_app, name="config")
 register_device_commands(app)
 register_trace_commands(app)
 app.command(name="run")(run_command)

@@ -1,0 +1,37 @@
+"""``omg-agent config show``: the settings in force and where each came from (secrets hidden)."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from omg_agent.config import Settings
+from omg_agent.errors import ConfigError
+
+app = typer.Typer(help="Inspect OMG-Agent's settings (OMG_* variables and omg.toml).",
+                  no_args_is_help=True)
+
+
+@app.command()
+def show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Print every setting, its value and its source; the API key is never shown.
+
+    Example: omg-agent config show
+    """
+    try:
+        settings = Settings.load()
+    except ConfigError as exc:
+        Console().print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from exc
+    values = settings.redacted_dict()
+    if as_json:
+        print(json.dumps({k: {"value": v, "source": settings.source(k)}
+                          for k, v in values.items()}, ensure_ascii=False, indent=2))
+        return
+    table = Table("setting", "value", "source")
+    for key, value in values.items():
+        table.add_row(key, "" if value is None else str(value), settings.source(key))
+    Console().print(table)
