@@ -48,7 +48,7 @@ class VirtualPhone:
         self.clock = clock
         self.lock = threading.RLock()
         self.fs = MemFS()
-        self.props = self._default_props()
+        self.props = self.profile.props()
         self.settings: dict[str, dict[str, str]] = {
             "system": {"screen_brightness": "153", "system_locales": "en-US"},
             "secure": {"default_input_method": LATIN_IME,
@@ -76,19 +76,6 @@ class VirtualPhone:
         self.adbd = None
 
     # -- identity ------------------------------------------------------------------------
-    def _default_props(self) -> dict[str, str]:
-        p = self.profile
-        return {
-            "ro.product.model": p.model, "ro.product.brand": p.brand,
-            "ro.product.manufacturer": p.manufacturer, "ro.product.name": p.product,
-            "ro.product.device": p.device, "ro.build.version.sdk": str(p.sdk),
-            "ro.build.version.release": p.release, "ro.serialno": p.serialno,
-            "ro.product.cpu.abi": "x86_64", "ro.sf.lcd_density": str(p.density),
-            "ro.build.characteristics": "default", "ro.debuggable": "1",
-            "ro.secure": "1", "sys.boot_completed": "1", "persist.sys.locale": "en-US",
-            "ro.build.fingerprint": f"omg/{p.product}/{p.device}:{p.release}/OMG/{p.sdk}:user",
-        }
-
     def locale(self) -> str:
         return self.settings["system"].get("system_locales", "en-US").split(",")[0]
 

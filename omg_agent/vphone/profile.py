@@ -62,6 +62,20 @@ class DeviceProfile:
     def px(self, dp: float) -> int:
         return round(dp * self.scale)
 
+    def props(self) -> dict[str, str]:
+        """The ``getprop`` table a phone of this profile starts with."""
+        return {
+            "ro.product.model": self.model, "ro.product.brand": self.brand,
+            "ro.product.manufacturer": self.manufacturer, "ro.product.name": self.product,
+            "ro.product.device": self.device, "ro.build.version.sdk": str(self.sdk),
+            "ro.build.version.release": self.release, "ro.serialno": self.serialno,
+            "ro.product.cpu.abi": "x86_64", "ro.sf.lcd_density": str(self.density),
+            "ro.build.characteristics": "default", "ro.debuggable": "1",
+            "ro.secure": "1", "sys.boot_completed": "1", "persist.sys.locale": "en-US",
+            "ro.build.fingerprint": (f"omg/{self.product}/{self.device}:{self.release}/OMG/"
+                                     f"{self.sdk}:user"),
+        }
+
 
 PROFILES: dict[str, DeviceProfile] = {
     "default": DeviceProfile(
