@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 
+from omg_agent.bench.expert.goals import bench_tasks
 from omg_agent.bench.expert.policy import NoiseProfile
 from omg_agent.bench.expert.runner import TaskRun, run_task
-from omg_agent.bench.expert.tasks import bench_tasks
 
 log = logging.getLogger(__name__)
 

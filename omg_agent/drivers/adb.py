@@ -28,7 +28,7 @@ import adbutils
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import adbparse
-from omg_agent.drivers.adbio import AdbIO
+from omg_agent.drivers.adbio import AdbIO, only_serial
 from omg_agent.drivers.adbplan import BundleRunner
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.perception_kit import DevicePerception
@@ -61,7 +61,7 @@ class AdbDriver:
                  ocr=None,
                  timeout: float = 30.0) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
-        self.serial = serial or self._only_device()
+        self.serial = serial or only_serial(self.client)
         self.io = AdbIO(self.client, self.serial, timeout=timeout)
         self.settle_timeout = settle_timeout
         self.settle_window = settle_window
@@ -79,13 +79,6 @@ class AdbDriver:
         self._dump_to_file = False
         self.last_observation: Observation | None = None
         self._runner = BundleRunner(self)
-
-    def _only_device(self) -> str:
-        serials = [d.serial for d in self.client.device_list()]
-        if len(serials) != 1:
-            raise DeviceError(f"pass a serial: {len(serials)} devices attached "
-                              f"({', '.join(serials) or 'none'})")
-        return serials[0]
 
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:

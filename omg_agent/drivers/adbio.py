@@ -194,3 +194,12 @@ class AdbIO:
         lowered = message.lower()
         kind = DeviceOffline if any(w in lowered for w in _OFFLINE) else DeviceError
         return kind(message, serial=self.serial, command=label)
+
+
+def only_serial(client: adbutils.AdbClient) -> str:
+    """The serial of the one attached device; DeviceError naming them when there isn't one."""
+    serials = [d.serial for d in client.device_list()]
+    if len(serials) != 1:
+        raise DeviceError(f"pass a serial: {len(serials)} devices attached "
+                          f"({', '.join(serials) or 'none'})")
+    return serials[0]

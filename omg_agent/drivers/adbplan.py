@@ -27,7 +27,6 @@ from omg_agent.core.actions import (
     Launch,
     LongPress,
     MemSave,
-    PointTarget,
     Swipe,
     Tap,
     TypeText,
@@ -213,19 +212,8 @@ class BundleRunner:
 
     def _swipe_points(self, item: _Item, action: Swipe, obs: Observation | None
                       ) -> tuple[Point, Point]:
-        geometry = self.d.geometry
-
-        def point(target) -> Point:
-            if isinstance(target, PointTarget):  # a drag path is not snapped to elements
-                return geometry.to_pixels((target.x, target.y))
-            return self._resolve(item, target, obs)
-
-        if action.from_ is not None and action.to is not None:
-            start, end = point(action.from_), point(action.to)
-        else:
-            start = point(action.start) if action.start is not None else None
-            start, end = cmds.swipe_points(geometry, start, action.direction or "up",
-                                           action.distance)
+        start, end = cmds.swipe_endpoints(self.d.geometry, action,
+                                          lambda target: self._resolve(item, target, obs))
         item.detail = f"swipe {start.x},{start.y} -> {end.x},{end.y}"
         return start, end
 
@@ -296,11 +284,7 @@ class BundleRunner:
 
 
 def _needs_screen(action: Action) -> bool:
-    target = getattr(action, "target", None)
-    if isinstance(action, Swipe):
-        return any(t is not None and not isinstance(t, PointTarget)
-                   for t in (action.from_, action.to, action.start))
-    return target is not None or (isinstance(action, TypeText))
+    return cmds.targets_need_screen(action) or isinstance(action, TypeText)
 
 
 def _outcome(item: _Item, ok: bool, detail: str = "") -> ActionOutcome:

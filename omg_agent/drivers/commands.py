@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from omg_agent.core.actions import Action, PointTarget, Swipe
 from omg_agent.core.geometry import NORM_MAX, Point, ScreenGeometry
 from omg_agent.drivers.appnames import lookup_app, normalize_name
 from omg_agent.drivers.textinput import ime_envelope
@@ -69,6 +71,30 @@ def swipe_points(geometry: ScreenGeometry, start: Point | None, direction: str,
     ox, oy = offset[direction]
     start = geometry.clamp(start)
     return start, geometry.clamp(Point(start.x + ox, start.y + oy))
+
+
+def swipe_endpoints(geometry: ScreenGeometry, action: Swipe,
+                    resolve: Callable[[Any], Point]) -> tuple[Point, Point]:
+    """Pixel start and end of a swipe action: ``from``/``to`` targets, or a start (default the
+    centre) plus direction and distance. Point targets are taken as they are (a drag path is
+    not snapped to elements); other targets go through ``resolve``."""
+    def point(target: Any) -> Point:
+        if isinstance(target, PointTarget):
+            return geometry.to_pixels((target.x, target.y))
+        return resolve(target)
+
+    if action.from_ is not None and action.to is not None:
+        return point(action.from_), point(action.to)
+    start = point(action.start) if action.start is not None else None
+    return swipe_points(geometry, start, action.direction or "up", action.distance)
+
+
+def targets_need_screen(action: Action) -> bool:
+    """Whether resolving the action's targets needs an observation (anything but points)."""
+    if isinstance(action, Swipe):
+        return any(t is not None and not isinstance(t, PointTarget)
+                   for t in (action.from_, action.to, action.start))
+    return getattr(action, "target", None) is not None
 
 
 def keyevent(*codes: int) -> str:

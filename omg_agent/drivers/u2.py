@@ -33,6 +33,7 @@ from PIL import Image
 
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
+from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.perception_kit import DevicePerception
@@ -69,7 +70,7 @@ class U2Driver:
                  profile: DeviceProfileSpec | None = None, anchorer: Any = None,
                  ocr: Any = None, settle_timeout: float = 2.0) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
-        self.serial = serial or self._only_device()
+        self.serial = serial or only_serial(self.client)
         self.device = self.client.device(self.serial)
         self.settle_timeout = settle_timeout
         self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
@@ -87,13 +88,6 @@ class U2Driver:
         from omg_agent.drivers.u2exec import U2BundleRunner  # it imports this module
 
         self._runner = U2BundleRunner(self)
-
-    def _only_device(self) -> str:
-        serials = [d.serial for d in self.client.device_list()]
-        if len(serials) != 1:
-            raise DeviceError(f"pass a serial: {len(serials)} devices attached "
-                              f"({', '.join(serials) or 'none'})")
-        return serials[0]
 
     def call(self, method: str, *params: Any) -> Any:
         """One JSON-RPC call to the u2 server; a server that is gone is restarted once."""

@@ -28,7 +28,6 @@ from omg_agent.core.actions import (
     Launch,
     LongPress,
     MemSave,
-    PointTarget,
     Swipe,
     Tap,
     TypeText,
@@ -133,21 +132,14 @@ class U2BundleRunner:
         return p, f"{verb} at {p.x},{p.y}{on} ({resolved.source}{snap})", resolved.source, el
 
     def _swipe_points(self, action: Swipe, obs: Observation | None) -> tuple[Point, Point, str]:
-        geometry = self.d.geometry
         source = "point"
 
-        def point(target: Any) -> Point:
+        def resolve(target: Any) -> Point:
             nonlocal source
-            if isinstance(target, PointTarget):  # a drag path is not snapped to elements
-                return geometry.to_pixels((target.x, target.y))
             p, _, source, _ = self._resolve(target, obs, "swipe")
             return p
 
-        if action.from_ is not None and action.to is not None:
-            return point(action.from_), point(action.to), source
-        start = point(action.start) if action.start is not None else None
-        start, end = cmds.swipe_points(geometry, start, action.direction or "up",
-                                       action.distance)
+        start, end = cmds.swipe_endpoints(self.d.geometry, action, resolve)
         return start, end, source
 
     # -- text ----------------------------------------------------------------------------
@@ -205,7 +197,4 @@ class U2BundleRunner:
 
 
 def _needs_screen(action: Action) -> bool:
-    if isinstance(action, Swipe):
-        return any(t is not None and not isinstance(t, PointTarget)
-                   for t in (action.from_, action.to, action.start))
-    return getattr(action, "target", None) is not None
+    return cmds.targets_need_screen(action)
