@@ -299,7 +299,7 @@ class VirtualPhone:
             pkg, activity = self.focus()
             return {"foreground": pkg, "activity": activity, "ime": self.ime_current,
                     "locale": self.locale(), "overlay": self.overlay.title(),
-                    "apps": {p: a.state() for p, a in self.apps.items() if a.state()}}
+                    "apps": {p: st for p, a in self.apps.items() if (st := a.state())}}
 
     # -- faults and timing ---------------------------------------------------------------
     def command_latency(self, kind: str) -> float:
