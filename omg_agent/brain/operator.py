@@ -50,7 +50,7 @@ from omg_agent.errors import AnchorNotFound, DeviceError, MemoryBankError, OmgEr
 
 log = logging.getLogger(__name__)
 
-TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user"]
+TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible"]
 HISTORY = 6
 
 
@@ -154,10 +154,11 @@ class Operator:
     # -- acting --------------------------------------------------------------------------
     def _act(self, bundle: DecisionBundle, obs: Observation, ctx: TurnContext,
              budget: StepBudget) -> TurnResult:
-        kind: TurnKind = ("goal_complete" if bundle.goal_complete else
+        kind: TurnKind = ("infeasible" if bundle.goal_infeasible else
+                          "goal_complete" if bundle.goal_complete else
                           "step_complete" if bundle.step_complete else "acted")
         result = TurnResult(kind, bundle, obs, answer=bundle.answer)
-        if bundle.execute_now is None:
+        if bundle.execute_now is None or kind == "infeasible":
             return result
         chosen = bundle.execute_now.actions[: bundle.execute_now.boundary_index + 1]
         try:

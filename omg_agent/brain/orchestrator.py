@@ -32,7 +32,14 @@ from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.planner import Planner, TodoList, load_plan_file
-from omg_agent.brain.run_state import Phase, Progress, RunResult, RunState, post_mortem
+from omg_agent.brain.run_state import (
+    FINAL_PHASES,
+    Phase,
+    Progress,
+    RunResult,
+    RunState,
+    post_mortem,
+)
 from omg_agent.config import Settings
 from omg_agent.core.actions import Back
 from omg_agent.core.contracts import TaskStep
@@ -77,7 +84,7 @@ class Orchestrator:
         self.state = s = RunState(task, StepBudget(self.settings.max_steps))
         try:
             self._plan(task, plan_file)
-            while s.phase not in ("DONE", "FAILED", "ASK_USER_PENDING"):
+            while s.phase not in FINAL_PHASES:
                 self.step()
         except BudgetExhausted:
             self._budget_spent()
@@ -171,6 +178,13 @@ class Orchestrator:
         s = self._s
         if turn.kind == "ask_user":
             s.question, s.phase = turn.question, "ASK_USER"
+            return
+        if turn.kind == "infeasible":
+            why = turn.answer or "the operator found the task cannot be done"
+            self._event("infeasible", step=index + 1, reason=why)
+            s.finish("INFEASIBLE", why, StopReport(
+                tuple(s.todo.done()), f"the task cannot be done: {why}",
+                "check the task (names, items, settings) and run a feasible one"))
             return
         if turn.kind in ("step_complete", "goal_complete"):
             problem = self._unverified(step, turn.observation)

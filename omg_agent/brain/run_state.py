@@ -15,10 +15,12 @@ from omg_agent.brain.planner import TodoList
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 
-Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING"]
-Status = Literal["done", "failed", "ask_user"]
+Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
+                "INFEASIBLE"]
+Status = Literal["done", "failed", "ask_user", "infeasible"]
 _STATUS: dict[str, Status] = {"DONE": "done", "FAILED": "failed",
-                              "ASK_USER_PENDING": "ask_user"}
+                              "ASK_USER_PENDING": "ask_user", "INFEASIBLE": "infeasible"}
+FINAL_PHASES = ("DONE", "FAILED", "ASK_USER_PENDING", "INFEASIBLE")
 RECOVERY = {
     "ELEMENT_NOT_FOUND": "scroll or search for the element, or reach it by another path",
     "CLICK_MISSED": "tap the element by id or anchor instead of a point, or wait for loading",

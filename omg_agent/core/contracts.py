@@ -159,8 +159,13 @@ class DecisionBundle(_Contract):
         False, description="The current plan step's success criteria are met on this screen.")
     goal_complete: bool = Field(
         False, description="The whole task is done (seen on screen, not assumed).")
+    goal_infeasible: bool = Field(
+        False, description="The task cannot be done on this phone (e.g. the item, contact or "
+                           "setting does not exist): stop and say why in answer. Never "
+                           "pretend a task is done.")
     answer: str | None = Field(
-        None, description="With goal_complete: the answer or a one-line summary for the user.")
+        None, description="With goal_complete: the answer or a one-line summary for the user; "
+                          "with goal_infeasible: why it cannot be done.")
 
     @model_validator(mode="before")
     @classmethod
@@ -178,8 +183,12 @@ class DecisionBundle(_Contract):
 
     @model_validator(mode="after")
     def _consistent(self) -> DecisionBundle:
-        if self.execute_now is None and not (self.step_complete or self.goal_complete):
-            raise ValueError("execute_now is required unless step_complete or goal_complete")
+        if self.execute_now is None and not (self.step_complete or self.goal_complete
+                                             or self.goal_infeasible):
+            raise ValueError("execute_now is required unless step_complete, goal_complete or "
+                             "goal_infeasible")
+        if self.goal_infeasible and self.goal_complete:
+            raise ValueError("a task cannot be both goal_complete and goal_infeasible")
         if self.goal_complete and self.execute_now is not None:
             device = [a.type for a in self.execute_now.actions
                       if not isinstance(a, MemSave | Done)]

@@ -108,6 +108,8 @@ class ExpertPolicy:
             self._wrong_saved = True  # a misremembered value is said once, not every turn
         if not moves:
             return _bundle(result, [{"type": "wait", "seconds": 0.5}], intent="settle")
+        if moves[0]["type"] == "report_infeasible":
+            return _bundle(result, goal_infeasible=True, answer=moves[0]["reason"])
         moves = [self._offset(m, screen) for m in moves]
         return _bundle(result, self._cut(moves), intent=self.task.goal)
 

@@ -96,3 +96,18 @@ def type_into(e: Element, text: str, *, submit: bool = False) -> dict[str, Any]:
 
 def launch(package: str) -> dict[str, Any]:
     return {"type": "launch", "app": package}
+
+
+def report_infeasible(reason: str) -> dict[str, Any]:
+    """The pseudo-move that makes the expert report the goal infeasible (``goal_infeasible``)."""
+    return {"type": "report_infeasible", "reason": reason}
+
+
+def anchor(*, text: str | None = None, res: str | None = None,
+           desc: str | None = None) -> dict[str, Any]:
+    """An anchor target: found by text / resource-id / desc on whatever screen is current."""
+    target: dict[str, Any] = {"kind": "anchor"}
+    for key, value in (("text", text), ("resource_id", res), ("desc", desc)):
+        if value is not None:
+            target[key] = value
+    return target

@@ -34,11 +34,23 @@ class MoveContext:
 
 @dataclass
 class Task:
-    """A goal on a fresh vphone. Subclasses set ``goal`` and implement the three hooks."""
+    """A goal on a fresh vphone. Subclasses set ``goal`` and implement the three hooks.
+
+    Suite metadata: ``id`` (stable, unique in the suite), ``tags`` (difficulty tags such as
+    single-app, cross-app, needs-memory, repetitive, has-hazard, needs-ask-user, sensitive,
+    impossible, zh) and ``impossible``: the right outcome is the agent reporting the goal
+    infeasible (status ``infeasible``) with ``check(phone)`` still true (nothing harmed).
+    ``moves`` may return ``[report_infeasible(reason)]`` (see :mod:`.screen`).
+    Moves after a boundary must target anchors (text / resource-id / desc), never element
+    ids: the executor resolves them on the new screen or stops the bundle there.
+    """
 
     goal: str = ""
     data_output: str = ""
     criteria: str = "the goal is visible on the screen"
+    id: str = ""
+    tags: tuple[str, ...] = ()
+    impossible: bool = False
 
     def setup(self, phone: Any) -> None:
         """Make the run reproducible (e.g. Shop's promo popup); the default does nothing."""

@@ -177,7 +177,8 @@ def test_response_format_has_the_openai_shape() -> None:
     assert fmt["json_schema"]["strict"] is False
     schema = fmt["json_schema"]["schema"]
     assert set(schema["properties"]) == {"thought", "last_action_result", "execute_now",
-                                         "step_complete", "goal_complete", "answer"}
+                                         "step_complete", "goal_complete", "goal_infeasible",
+                                         "answer"}
     assert "Tap" in schema["$defs"] and "ExecuteNow" in schema["$defs"]
     json.dumps(fmt)  # JSON-ready
 
