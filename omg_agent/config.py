@@ -74,6 +74,10 @@ class Settings(BaseModel):
         None, description="MemoryBank sqlite file; default <runs_dir>/memory.sqlite.")
     long_term_memory: bool = Field(
         False, description="Let runs read and write the long-term memory scope.")
+    confirm_done: bool = Field(
+        True, description="The planner confirms the operator's 'goal complete' against the "
+                          "last screen before a run ends (one more model call; catches a "
+                          "premature done).")
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
 

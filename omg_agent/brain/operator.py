@@ -21,15 +21,20 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from omg_agent.brain import prompts
 from omg_agent.brain.budget import StepBudget
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
+from omg_agent.brain.segments import (
+    anchor_element,
+    blind_reason,
+    missing_anchors,
+    segment_end,
+)
 from omg_agent.core.actions import (
     Action,
     AnchorTarget,
@@ -45,11 +50,13 @@ from omg_agent.core.actions import (
 from omg_agent.core.contracts import DecisionBundle, TaskStep
 from omg_agent.core.geometry import NORM_MAX
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.drivers.base import Driver, ExecResult
+from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
 from omg_agent.errors import AnchorNotFound, DeviceError, MemoryBankError, OmgError
 
 log = logging.getLogger(__name__)
 
+ANCHOR_LOOKS = 3  # observations of a new screen before an anchor counts as missing
+ANCHOR_POLL_S = 0.4
 TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible"]
 HISTORY = 6
 
@@ -91,6 +98,23 @@ class TurnResult:
             "ok" if self.executed is None or self.executed.ok else "failed")
         acts = ", ".join(a.get("type", "?") for a in self.actions) or "none"
         return f"{intent} [{acts}] → {status}" + (f" ({said})" if said else "")
+
+
+@dataclass
+class _SegmentRun:
+    """What one bundle's segments did: actions run, outcomes (bundle indices), cost."""
+
+    actions: list[Action]
+    ran: list[Action] = field(default_factory=list)
+    outcomes: list[ActionOutcome] = field(default_factory=list)
+    calls: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add(self, executed: ExecResult, positions: list[int]) -> None:
+        self.outcomes += [replace(o, index=positions[o.index]) for o in executed.outcomes]
+        self.calls += executed.device_calls
+        for key, value in executed.timings.items():
+            self.timings[key] = self.timings.get(key, 0.0) + value
 
 
 class TurnFailed(OmgError):
@@ -160,41 +184,89 @@ class Operator:
         result = TurnResult(kind, bundle, obs, answer=bundle.answer)
         if bundle.execute_now is None or kind == "infeasible":
             return result
-        chosen = bundle.execute_now.actions[: bundle.execute_now.boundary_index + 1]
         try:
-            actions = [self._substitute(a) for a in chosen]
+            actions = [self._substitute(a) for a in bundle.execute_now.actions]
         except TurnFailed as exc:
             result.kind, result.error = "acted", str(exc)
             return result
-        result.actions = [dump_action(a) for a in actions]
         if any(not isinstance(a, AskUser | Done) for a in actions):
             budget.charge("bundle")  # a bare hand-off runs nothing: asking is free
+        run = _SegmentRun(actions)
         try:
-            for action in actions:
-                if isinstance(action, MemSave):
-                    result.saved[action.key] = self._save(action, obs, ctx.step_number)
-            device = [a for a in actions if not isinstance(a, MemSave | AskUser | Done)]
-            if device:
-                result.executed = self.driver.execute(device, obs)
-                result.results = [{"index": o.index, "type": o.action.type, "ok": o.ok,
-                                   "detail": o.detail, "point": o.point, "source": o.source}
-                                  for o in result.executed.outcomes]
-                bad = [o for o in result.executed.outcomes if not o.ok]
-                if bad:
-                    result.error = f"{bad[0].action.type}: {bad[0].detail or 'failed'}"
+            self._run_segments(run, obs, ctx, result)
         except (DeviceError, AnchorNotFound, MemoryBankError, TurnFailed) as exc:
             log.info("turn failed: %s", exc)
             result.kind, result.error = "acted", str(exc)
+        result.actions = [dump_action(a) for a in run.ran]
+        if run.outcomes or run.calls:
+            result.executed = ExecResult(tuple(run.outcomes), len(actions) - len(run.ran),
+                                         run.calls, run.timings)
+        if result.error:
             return result
         result.results += [{"type": "mem_save", "ok": True, "detail": f"${k} = {v!r}"}
                            for k, v in result.saved.items()]
-        last = actions[-1]
+        last = run.ran[-1] if run.ran else None
         if isinstance(last, AskUser):
             result.kind, result.question = "ask_user", last.question
         elif isinstance(last, Done):
             result.kind = "goal_complete"
             result.answer = bundle.answer or last.answer
         return result
+
+    def _run_segments(self, run: _SegmentRun, obs: Observation, ctx: TurnContext,
+                      result: TurnResult) -> None:
+        """Run the bundle segment by segment (see :mod:`omg_agent.brain.segments`)."""
+        actions, start, screen = run.actions, 0, obs
+        while start < len(actions):
+            end = segment_end(actions, start, screen)
+            segment = actions[start:end + 1]
+            if start > 0:
+                why = blind_reason(segment)
+                if not why:
+                    screen, missing = self._await_anchors(segment)
+                    why = "not on the new screen: " + ", ".join(missing) if missing else ""
+                if why:
+                    result.results.append({"type": "stop", "ok": True, "detail": (
+                        f"stopped before action {start + 1} ({segment[0].type}): {why}")})
+                    return
+                result.results.append({"type": "screen", "ok": True, "detail": (
+                    f"continued on the new screen from action {start + 1}")})
+            for action in segment:
+                if isinstance(action, MemSave):
+                    result.saved[action.key] = self._save(action, screen, ctx.step_number)
+            positions = [start + i for i, a in enumerate(segment)
+                         if not isinstance(a, MemSave | AskUser | Done)]
+            if not positions:
+                run.ran.extend(segment)
+                start = end + 1
+                continue
+            executed = self.driver.execute([actions[i] for i in positions], screen)
+            run.add(executed, positions)
+            result.results += [{"index": o.index, "type": o.action.type, "ok": o.ok,
+                                "detail": o.detail, "point": o.point, "source": o.source}
+                               for o in run.outcomes[-len(executed.outcomes):]]
+            last = run.outcomes[-1].index if executed.outcomes else start - 1
+            run.ran.extend(a for i, a in enumerate(segment, start) if i <= last
+                           or (i > last and isinstance(a, MemSave)))
+            bad = [o for o in executed.outcomes if not o.ok]
+            if bad:
+                result.error = f"{bad[0].action.type}: {bad[0].detail or 'failed'}"
+                return
+            if executed.dropped:
+                return  # the driver saw a boundary earlier than we did: look first
+            run.ran.extend(a for a in segment[last - start + 1:]
+                           if isinstance(a, AskUser | Done))
+            start = end + 1
+
+    def _await_anchors(self, segment: list[Action]) -> tuple[Observation, list[str]]:
+        """Observe the new screen until the segment's anchors are on it (a few looks)."""
+        for look in range(ANCHOR_LOOKS):
+            screen = self.driver.observe()
+            missing = missing_anchors(segment, screen)
+            if not missing or look == ANCHOR_LOOKS - 1:
+                return screen, missing
+            time.sleep(ANCHOR_POLL_S)
+        raise AssertionError("unreachable")
 
     def _substitute(self, action: Action) -> Action:
         """``action`` with ``$vars`` in its text fields replaced from memory."""
@@ -225,25 +297,6 @@ def _element_text(element: UIElement) -> str:
     return element.text or element.desc or " ".join(element.extra_texts)
 
 
-def _matches(value: str, wanted: str | None, how: str) -> bool:
-    if wanted is None:
-        return True
-    if how == "regex":
-        return re.search(wanted, value) is not None
-    return wanted in value if how == "contains" else value == wanted
-
-
-def _anchor_element(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
-    for element in obs.elements:
-        rid = element.resource_id
-        rid_ok = anchor.resource_id is None or _matches(rid, anchor.resource_id, anchor.match) \
-            or rid.rsplit("/", 1)[-1] == anchor.resource_id
-        if rid_ok and _matches(element.text, anchor.text, anchor.match) \
-                and _matches(element.desc, anchor.desc, anchor.match):
-            return element
-    return None
-
-
 def _pixel(obs: Observation, x: int, y: int) -> tuple[float, float]:
     width, height = obs.size
     return x * width / NORM_MAX, y * height / NORM_MAX
@@ -264,7 +317,7 @@ def read_from_screen(action: MemSave, obs: Observation) -> str:
             element = obs.element(element_id)
             texts = [_element_text(element)] if element is not None else []
         case AnchorTarget() as anchor:
-            element = _anchor_element(anchor, obs)
+            element = anchor_element(anchor, obs)
             texts = [_element_text(element)] if element is not None else []
         case PointTarget(x=x, y=y):
             px, py = _pixel(obs, x, y)

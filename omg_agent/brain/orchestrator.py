@@ -199,7 +199,8 @@ class Orchestrator:
             s.outcome = f"step {index + 1} '{step.description}' done"
             if turn.kind == "goal_complete" and (s.todo.complete or not s.predefined):
                 s.outcome += f"; the operator reports the whole task done: {turn.answer}"
-                if s.todo.complete:
+                s.final_answer = turn.answer or ""
+                if s.todo.complete and (s.predefined or not self.settings.confirm_done):
                     self._all_ticked(turn.answer or "")
                     return
             s.phase = "THINK" if s.predefined else "REPLAN"
@@ -280,7 +281,8 @@ class Orchestrator:
         replan, record = self.planner.replan(
             s.task, s.todo, outcome=s.outcome or "(none yet)", post_mortem=s.pending_pm,
             memory=self.memory.prompt_listing(), user_answer=s.user_answer,
-            question=s.asked, on_attempt=s.budget.counter("replan"),
+            question=s.asked, screen=_screen_summary(s.last_obs) if s.last_obs else "",
+            on_attempt=s.budget.counter("replan"),
             attempts=s.budget.attempts(self.settings.parse_attempts))
         self._event("replan", status=replan.status, response=replan.response,
                     plan=replan.plan.model_dump(mode="json") if replan.plan else None,
@@ -288,10 +290,12 @@ class Orchestrator:
                     completion_tokens=record.completion_tokens)
         s.pending_pm, s.user_answer, s.asked = None, None, None
         if replan.status == "done":
-            s.finish("DONE", replan.response or "", StopReport(
+            answer = s.final_answer or replan.response or ""
+            s.finish("DONE", self.memory.substitute(answer), StopReport(
                 tuple(s.todo.done()), "the task is complete", "nothing: the task is done"))
             return
         assert replan.plan is not None
+        s.final_answer = ""
         s.todo.replace_pending(replan.plan)
         s.phase = "THINK"
 

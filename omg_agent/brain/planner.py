@@ -126,7 +126,7 @@ class Planner:
     def replan(self, task: str, todo: TodoList, *, outcome: str,
                post_mortem: Mapping[str, Any] | None = None, memory: str = "(empty)",
                user_answer: str | None = None, question: str | None = None,
-               on_attempt: Callable[[CallRecord], None] | None = None,
+               screen: str = "", on_attempt: Callable[[CallRecord], None] | None = None,
                attempts: int | None = None) -> tuple[Replan, CallRecord]:
         """The strategist's verdict on progress; each reply attempt goes to ``on_attempt``."""
         parts = [f"Task: {task}", f"Plan so far:\n{todo.markdown()}",
@@ -135,6 +135,8 @@ class Planner:
             parts.append("Post-mortem:\n" + json.dumps(post_mortem, ensure_ascii=False,
                                                        indent=1))
         parts.append(f"Memory:\n{memory}")
+        if screen:
+            parts.append(f"Current screen:\n{screen}")
         if user_answer is not None:
             parts.append(f"You asked the user: {question or '(a question)'}\n"
                          f"The user answered: {user_answer}")

@@ -100,6 +100,7 @@ class RunState:
     answer: str = ""
     report: StopReport | None = None
     checkpoint: str = ""  # screen hash of the last verified step
+    final_answer: str = ""  # the operator's answer with its 'goal complete', until confirmed
 
     @property
     def current_step(self) -> str | None:

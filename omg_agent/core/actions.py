@@ -8,7 +8,9 @@ Models are frozen and forbid unknown fields, so a typo in a model's reply comes 
 validation error naming the field, which the brain feeds back for a retry.
 
 :func:`is_boundary` says whether an action may change the screen unpredictably: the executor
-stops a bundle after such an action so the next decision sees the new screen.
+stops a bundle's run on this screen after such an action (a tap on an edit field or a switch
+is predictable when the caller knows the element). What may follow a boundary in the same
+bundle — only anchored actions, checked on the new screen — is :mod:`omg_agent.brain.segments`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pydantic import (
 )
 
 from omg_agent.core.geometry import NORM_MAX
+from omg_agent.core.observation import UIElement
 
 # ``$name`` or ``${name}`` in typed text refers to a MemoryBank value.
 VAR_PATTERN = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
@@ -322,10 +325,22 @@ def dump_action(action: Action) -> dict[str, Any]:
     return action.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def is_boundary(action: Action) -> bool:
-    """Whether the screen may change unpredictably after ``action`` (DESIGN.md §3)."""
+def stays_on_screen(element: UIElement | None) -> bool:
+    """Whether a tap on ``element`` predictably leaves the screen as it is: it focuses an
+    edit field or flips a switch / checkbox in place."""
+    return element is not None and element.enabled and (element.editable or element.checkable)
+
+
+def is_boundary(action: Action, element: UIElement | None = None) -> bool:
+    """Whether the screen may change unpredictably after ``action`` (DESIGN.md §3).
+
+    ``element`` is what a tap lands on, when the caller knows it: a tap on an edit field or a
+    switch / checkbox is predictable (it stays on this screen), any other tap is a boundary.
+    """
     match action:
-        case Tap() | LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home():
+        case Tap():
+            return not stays_on_screen(element)
+        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home():
             return True
         case Key():
             return action.keycode in BOUNDARY_KEYCODES
@@ -335,6 +350,7 @@ def is_boundary(action: Action) -> bool:
             return False
 
 
-def ends_bundle(action: Action) -> bool:
-    """Whether nothing after ``action`` in a bundle should run: a boundary, or a hand-off."""
-    return is_boundary(action) or isinstance(action, AskUser | Done)
+def ends_bundle(action: Action, element: UIElement | None = None) -> bool:
+    """Whether nothing after ``action`` should run on the screen the bundle was decided on: a
+    boundary, or a hand-off."""
+    return is_boundary(action, element) or isinstance(action, AskUser | Done)

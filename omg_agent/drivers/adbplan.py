@@ -97,7 +97,7 @@ class BundleRunner:
             except (AnchorNotFound, ActionRejected, ValueError) as exc:
                 failure = _Failed(i, str(exc))
                 break
-            if ends_bundle(action):
+            if ends_bundle(action, items[-1].element):
                 break
         t_plan = time.perf_counter()
         try:
@@ -110,7 +110,7 @@ class BundleRunner:
         t_run = time.perf_counter()
         calls = self.d.io.calls - calls0
         settled = None
-        ran_boundary = any(o.ok and is_boundary(o.action) for o in outcomes)
+        ran_boundary = any(o.ok and is_boundary(o.action, o.element) for o in outcomes)
         if ran_boundary and not any(it.launch_label for it in items):
             settled = self.d.wait_settled(previous=obs.screen_hash if obs else "")
         t_end = time.perf_counter()
@@ -289,7 +289,7 @@ def _needs_screen(action: Action) -> bool:
 
 def _outcome(item: _Item, ok: bool, detail: str = "") -> ActionOutcome:
     return ActionOutcome(item.index, item.action, ok, detail or item.detail or item.action.type,
-                         item.point, item.source)
+                         item.point, item.source, item.element)
 
 
 def _failure_text(output: str, status: int) -> str:

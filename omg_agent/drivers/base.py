@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from omg_agent.core.actions import Action, Launch
-from omg_agent.core.observation import Observation
+from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import ActionRejected
 
 
@@ -42,6 +42,7 @@ class ActionOutcome:
     detail: str = ""  # e.g. "snapped 38 px onto [5] button 'Save'", or the error
     point: tuple[int, int] | None = None  # pixel point actually used, for traces
     source: str = ""  # how the target was found: element | tree | ocr | grid | point
+    element: UIElement | None = None  # what a touch landed on, when known
 
 
 @dataclass(frozen=True)

@@ -69,11 +69,11 @@ class U2BundleRunner:
             except (AnchorNotFound, ActionRejected) as exc:
                 outcomes.append(ActionOutcome(i, action, False, str(exc)))
                 break
-            if ends_bundle(action):
+            if ends_bundle(action, outcomes[-1].element):
                 break
         t_run = time.perf_counter()
         settled = None
-        if any(o.ok and is_boundary(o.action) and not isinstance(o.action, Launch)
+        if any(o.ok and is_boundary(o.action, o.element) and not isinstance(o.action, Launch)
                for o in outcomes):
             settled = self.d.wait_settled(previous=obs.screen_hash if obs else "")
         t_end = time.perf_counter()
@@ -87,13 +87,13 @@ class U2BundleRunner:
         d = self.d
         match action:
             case Tap() | DoubleTap() | LongPress():
-                p, detail, source, _ = self._resolve(action.target, obs, action.type)
+                p, detail, source, el = self._resolve(action.target, obs, action.type)
                 if isinstance(action, LongPress):
                     d.call("click", p.x, p.y, action.duration_ms)
                 else:
                     for _ in range(2 if isinstance(action, DoubleTap) else 1):
                         d.call("click", p.x, p.y)
-                return ActionOutcome(i, action, True, detail, (p.x, p.y), source)
+                return ActionOutcome(i, action, True, detail, (p.x, p.y), source, el)
             case Swipe():
                 start, end, source = self._swipe_points(action, obs)
                 # uiautomator moves one step per ~5 ms; fewer than 2 steps do not move at all

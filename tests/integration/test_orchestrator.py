@@ -125,10 +125,11 @@ def memory() -> Iterator[MemoryBank]:
 
 @contextmanager
 def orchestrate(vphone, double: ModelDouble, memory: MemoryBank, tmp_path: Path, *,
-                max_steps: int = 40, ask_user=None, recorder=None) -> Iterator[Orchestrator]:
+                max_steps: int = 40, ask_user=None, recorder=None,
+                confirm_done: bool = False) -> Iterator[Orchestrator]:
     settings = Settings(base_url=double.base_url, model="double", max_steps=max_steps,
                         retry_backoff_s=0.001, retry_backoff_max_s=0.01, timeout_s=20,
-                        runs_dir=tmp_path)
+                        runs_dir=tmp_path, confirm_done=confirm_done)
     llm = LLMClient(settings, "operator")
     driver = AdbDriver(vphone.serial)
     try:
@@ -481,3 +482,61 @@ def test_bad_replies_up_to_the_limit_stop_on_the_budget_not_on_an_error(vphone, 
     assert result.status == "failed"
     assert "step budget of 4" in result.stopped_because
     assert result.post_mortems[-1]["reason"] == "BUDGET"
+
+
+# -- the planner confirms "goal complete" -------------------------------------------------
+def _premature_policy(phone) -> ByContract:
+    """The operator claims done before Wi-Fi is off; the planner checks the phone."""
+    claims: list[int] = []
+
+    def decide(request: dict[str, Any]) -> str:
+        if not claims:
+            claims.append(1)
+            return bundle(goal_complete=True, answer="Wi-Fi is off (not really)")
+        if phone.apps["com.android.settings"].wifi:
+            return bundle({"type": "launch", "app": "com.android.settings"},
+                          {"type": "tap", "target": {"kind": "anchor",
+                                                     "resource_id": "wifi_switch"}})
+        return bundle(goal_complete=True, answer="Wi-Fi is off")
+
+    def replan(request: dict[str, Any]) -> str:
+        assert "Current screen:" in user_text(request)
+        if phone.apps["com.android.settings"].wifi:
+            return json.dumps({"status": "replanned", "plan": json.loads(plan(
+                {"description": "Turn Wi-Fi off"}))})
+        return json.dumps({"status": "done", "response": "confirmed"})
+
+    return ByContract(TaskPlan=lambda r: plan({"description": "Turn Wi-Fi off"}),
+                      DecisionBundle=decide, Replan=replan)
+
+
+def test_the_planner_catches_a_premature_done_and_confirms_the_real_one(
+        vphone, memory, tmp_path) -> None:
+    vphone.phone.apps["com.android.settings"].wifi = True
+    result, double = run(vphone, _premature_policy(vphone.phone), memory, tmp_path,
+                         confirm_done=True)
+    assert result.status == "done" and result.answer == "Wi-Fi is off"
+    assert vphone.phone.apps["com.android.settings"].wifi is False
+    assert counted(double) == ["DecisionBundle", "Replan", "DecisionBundle",
+                               "DecisionBundle", "Replan"]
+
+
+def test_without_confirmation_a_premature_done_ends_the_run(vphone, memory,
+                                                            tmp_path) -> None:
+    vphone.phone.apps["com.android.settings"].wifi = True
+    result, _ = run(vphone, _premature_policy(vphone.phone), memory, tmp_path,
+                    confirm_done=False)
+    assert result.status == "done" and vphone.phone.apps["com.android.settings"].wifi
+
+
+def test_an_infeasible_goal_ends_the_run_as_infeasible_with_the_reason(
+        vphone, memory, tmp_path) -> None:
+    policy = ByContract(
+        TaskPlan=lambda r: plan({"description": "Buy a unicorn in Shop"}),
+        DecisionBundle=lambda r: bundle(goal_infeasible=True,
+                                        answer="the Shop sells no unicorn"),
+        Replan=lambda r: pytest.fail("an infeasible goal is not replanned"))
+    recorder = Recorder()
+    result, _ = run(vphone, policy, memory, tmp_path, recorder=recorder, confirm_done=True)
+    assert result.status == "infeasible" and result.answer == "the Shop sells no unicorn"
+    assert "cannot be done" in result.summary() and "infeasible" in recorder.kinds()

@@ -43,6 +43,9 @@ def test_a_bad_plan_file_is_named_before_anything_starts(in_tmp: Path) -> None:
     assert "plan.yaml" in result.output and "success_criteria" in result.output
 
 
+CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at"})
+
+
 def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path) -> None:
     script = [json.dumps({"goal": "look", "steps": [
                   {"description": "Look at the screen", "success_criteria": "anything"}]}),
@@ -50,7 +53,8 @@ def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path
                           "execute_now": {"intent": "settle",
                                           "actions": [{"type": "wait", "seconds": 0.1}]}}),
               json.dumps({"thought": "done", "last_action_result": "success",
-                          "goal_complete": True, "answer": "looked"})]
+                          "goal_complete": True, "answer": "looked"}),
+              CONFIRMED]
     with ModelDouble(script) as double:
         env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
         result = CliRunner().invoke(app, ["run", "look at the screen", "--device",
@@ -59,7 +63,7 @@ def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["status"] == "done" and out["answer"] == "looked"
-    assert out["steps_used"] == 3 and out["model_calls"] == 3
+    assert out["steps_used"] == 4 and out["model_calls"] == 4  # the planner confirmed
     run_dir = Path(out["run_dir"])
     assert (run_dir / "trace.jsonl").is_file()
     assert json.loads((run_dir / "result.json").read_text())["status"] == "done"
@@ -69,7 +73,8 @@ def _look_script() -> list[str]:
     return [json.dumps({"goal": "look", "steps": [
                 {"description": "Look at the screen", "success_criteria": "anything"}]}),
             json.dumps({"thought": "done", "last_action_result": "none",
-                        "goal_complete": True, "answer": "looked"})]
+                        "goal_complete": True, "answer": "looked"}),
+            CONFIRMED]
 
 
 def test_device_vphone_starts_one_in_process_and_shows_live_progress(in_tmp: Path) -> None:
