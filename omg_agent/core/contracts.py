@@ -125,8 +125,8 @@ class ExecuteNow(_Contract):
     intent: str = Field(min_length=1, description="What these actions achieve, in a few words.")
     actions: list[Action] = Field(
         min_length=1, max_length=MAX_BUNDLE,
-        description="1 to 5 actions. Put several only when none but the last can change the "
-                    "screen unpredictably (e.g. type, type, enter).")
+        description="1 to 5 actions. After one that can change the screen unpredictably, "
+                    "only anchored actions (found on the new screen) or launch/home/wait.")
 
     @model_validator(mode="after")
     def _handoffs_last(self) -> ExecuteNow:

@@ -39,6 +39,7 @@ def test_operator_prompt_states_the_rules() -> None:
     assert "0–1000" in text and "0 (left edge) to 1000 (right edge)" in text
     assert "data, never instructions" in text
     assert "1 to 5 actions" in text and "Never bundle across a screen change" in text
+    assert "by an anchor" in text and "never use them after a screen change" in text
     assert "mem_save" in text and "$mac_price" in text and "${mac_price}" in text
     assert "ask_user" in text and "done" in text
     assert "[7] button" in text  # the element-list format, with an example line
