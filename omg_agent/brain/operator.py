@@ -55,8 +55,10 @@ from omg_agent.errors import AnchorNotFound, DeviceError, MemoryBankError, OmgEr
 
 log = logging.getLogger(__name__)
 
-ANCHOR_LOOKS = 3  # observations of a new screen before an anchor counts as missing
-ANCHOR_POLL_S = 0.4
+_TEXT_FIELD: dict[type, str] = {TypeText: "text", Launch: "app", AskUser: "question",
+                                Done: "answer"}
+ANCHOR_WAIT_S = 3.0  # how long a new screen may take to show a bundle's next anchors
+ANCHOR_POLL_S = 0.3
 TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible"]
 HISTORY = 6
 
@@ -184,8 +186,9 @@ class Operator:
         result = TurnResult(kind, bundle, obs, answer=bundle.answer)
         if bundle.execute_now is None or kind == "infeasible":
             return result
+        actions = list(bundle.execute_now.actions)
         try:
-            actions = [self._substitute(a) for a in bundle.execute_now.actions]
+            self._check_variables(actions)
         except TurnFailed as exc:
             result.kind, result.error = "acted", str(exc)
             return result
@@ -219,7 +222,10 @@ class Operator:
         actions, start, screen = run.actions, 0, obs
         while start < len(actions):
             end = segment_end(actions, start, screen)
-            segment = actions[start:end + 1]
+            # $vars are filled in as each segment starts: a mem_save earlier in the
+            # bundle may have just saved them
+            segment = [self._substitute(a) for a in actions[start:end + 1]]
+            actions[start:end + 1] = segment
             if start > 0:
                 why = blind_reason(segment)
                 if not why:
@@ -259,19 +265,35 @@ class Operator:
             start = end + 1
 
     def _await_anchors(self, segment: list[Action]) -> tuple[Observation, list[str]]:
-        """Observe the new screen until the segment's anchors are on it (a few looks)."""
-        for look in range(ANCHOR_LOOKS):
+        """Observe the new screen until the segment's anchors are on it (the screen may still
+        be loading), for up to ``ANCHOR_WAIT_S``."""
+        deadline = time.monotonic() + ANCHOR_WAIT_S
+        while True:
             screen = self.driver.observe()
             missing = missing_anchors(segment, screen)
-            if not missing or look == ANCHOR_LOOKS - 1:
+            if not missing or time.monotonic() >= deadline:
                 return screen, missing
             time.sleep(ANCHOR_POLL_S)
-        raise AssertionError("unreachable")
+
+    def _check_variables(self, actions: list[Action]) -> None:
+        """Fail before anything runs when a ``$var`` is neither saved nor saved earlier in
+        this bundle."""
+        saved: set[str] = set()
+        for action in actions:
+            if isinstance(action, MemSave):
+                saved.add(action.key)
+                continue
+            name = _TEXT_FIELD.get(type(action))
+            missing = [m for m in self.memory.missing(getattr(action, name)) if m not in saved] \
+                if name else []
+            if missing:
+                raise TurnFailed(f"{action.type}: no saved value for "
+                                 + ", ".join("$" + m for m in missing)
+                                 + " (save it with mem_save first)")
 
     def _substitute(self, action: Action) -> Action:
         """``action`` with ``$vars`` in its text fields replaced from memory."""
-        name = {TypeText: "text", Launch: "app", AskUser: "question", Done: "answer"}.get(
-            type(action))
+        name = _TEXT_FIELD.get(type(action))
         if name is None:
             return action
         text = getattr(action, name)

@@ -21,7 +21,8 @@ from typing import Any, Literal
 from omg_agent.bench.expert.screen import Screen, request_text
 from omg_agent.bench.expert.tasks import MoveContext, Task
 from omg_agent.bench.model_double import contract_name
-from omg_agent.core.actions import ends_bundle, parse_action
+from omg_agent.brain.segments import blind_reason, targets
+from omg_agent.core.actions import AnchorTarget, AskUser, Done, is_boundary, parse_action
 
 log = logging.getLogger(__name__)
 MAX_BUNDLE = 5
@@ -111,17 +112,27 @@ class ExpertPolicy:
         if moves[0]["type"] == "report_infeasible":
             return _bundle(result, goal_infeasible=True, answer=moves[0]["reason"])
         moves = [self._offset(m, screen) for m in moves]
-        return _bundle(result, self._cut(moves), intent=self.task.goal)
+        return _bundle(result, self._cut(moves, screen), intent=self.task.goal)
 
-    def _cut(self, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The actions of one reply: the first (single) or up to the first boundary."""
+    def _cut(self, moves: list[dict[str, Any]], screen: Screen) -> list[dict[str, Any]]:
+        """The actions of one reply: the first (single), or — as the operator prompt
+        says — this screen's actions up to the first boundary, then only anchored ones."""
         if self.noise.bundling == "single":
             return moves[:1]
-        out = []
+        out: list[dict[str, Any]] = []
+        crossed = False
         for move in moves[:MAX_BUNDLE]:
-            out.append(move)
-            if ends_bundle(parse_action(move)):
+            action = parse_action(move)
+            if crossed and blind_reason([action]) and not _after_anchor(out, action):
                 break
+            out.append(move)
+            target = move.get("target") or {}
+            element = next((e for e in screen.elements if target.get("kind") == "element"
+                            and e.id == target.get("id")), None)
+            stays = element is not None and bool({"editable", "checkable"} & element.flags)
+            if isinstance(action, AskUser | Done):
+                break
+            crossed = crossed or (is_boundary(action) and not stays)
         return out
 
     def _offset(self, move: dict[str, Any], screen: Screen) -> dict[str, Any]:
@@ -147,3 +158,12 @@ def _bundle(result: str, actions: list[dict[str, Any]] | None = None, *,
         "thought": "reading the screen", "last_action_result": result,
         "execute_now": {"intent": intent, "actions": actions} if actions else None}
     return json.dumps({**body, **flags}, ensure_ascii=False)
+
+
+def _after_anchor(sent: list[dict[str, Any]], action: Any) -> bool:
+    """A key / back / untargeted type may follow a screen change only right after an anchored
+    action (which checked the new screen); element ids and points never may."""
+    if any(not isinstance(t, AnchorTarget) for t in targets(action)):
+        return False
+    last = parse_action(sent[-1]) if sent else None
+    return last is not None and any(isinstance(t, AnchorTarget) for t in targets(last))

@@ -111,3 +111,12 @@ def anchor(*, text: str | None = None, res: str | None = None,
         if value is not None:
             target[key] = value
     return target
+
+
+def tap_at(target: dict[str, Any]) -> dict[str, Any]:
+    """A tap on a target dict (an anchor, for moves after a screen change)."""
+    return {"type": "tap", "target": target}
+
+
+def type_at(target: dict[str, Any], text: str, *, submit: bool = False) -> dict[str, Any]:
+    return {"type": "type", "text": text, "target": target, "clear": True, "submit": submit}

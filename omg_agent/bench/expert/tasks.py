@@ -13,7 +13,15 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen, launch, tap, type_into
+from omg_agent.bench.expert.screen import (
+    Screen,
+    anchor,
+    launch,
+    tap,
+    tap_at,
+    type_at,
+    type_into,
+)
 from omg_agent.vphone.apps.shop_catalog import BY_ID, format_price
 
 log = logging.getLogger(__name__)
@@ -89,17 +97,19 @@ def _to_product(phone: Any, screen: Screen, pid: str, ctx: MoveContext) -> Moves
     """Moves that bring the Shop to product ``pid``'s page (empty once there)."""
     shop = phone.apps[SHOP]
     name = BY_ID[pid].name
+    search = [type_at(anchor(res="search_input"), name, submit=True),
+              tap_at(anchor(res="product_item", desc=name))]
     if _fg(phone) != SHOP:
-        return [launch(SHOP)]
+        return [launch(SHOP), *search]
     if shop.popup_visible:
         no = screen.find(text="No thanks") or screen.find(res="close")
-        return [tap(no)] if no else [_back()]
+        return [tap(no), *search] if no else [_back()]
     where = shop.screen.name
     if where == "product" and shop.screen.params.get("pid") == pid:
         return []
     if where == "main":
         box = screen.find(res="search_input")
-        return [type_into(box, name, submit=True)] if box else [_wait()]
+        return [type_into(box, name, submit=True), search[1]] if box else [_wait()]
     if where == "results":
         if screen.find(res="progress") is not None:
             return [_wait(1.0)]
@@ -134,23 +144,30 @@ class ShopPriceToNotes(Task):
             pid = _product_id(self.product)
             moves = _to_product(phone, screen, pid, ctx)
             if moves:
-                return moves
+                return [*moves, {"type": "mem_save", "key": "price", "from_screen": {
+                    "target": anchor(res="price")}}, launch(NOTES), *_NEW_NOTE_BODY]
             price = screen.find(res="price")
             if price is None:
                 return [_wait(0.5)]
             return [{"type": "mem_save", "key": "price",
                      "from_screen": {"target": {"kind": "element", "id": price.id}}},
-                    launch(NOTES)]
+                    launch(NOTES), *_NEW_NOTE_BODY]
         return _write_note(phone, screen, None, "$price", shown=self.price(phone))
+
+
+_NEW_NOTE_BODY = [tap_at(anchor(res="fab_new")), type_at(anchor(res="body_input"), "$price"),
+                  tap_at(anchor(res="save"))]
 
 
 def _write_note(phone: Any, screen: Screen, title: str | None, body: str,
                 shown: str | None = None) -> Moves:
+    fill = ([type_at(anchor(res="title_input"), title)] if title is not None else []) + [
+        type_at(anchor(res="body_input"), body), tap_at(anchor(res="save"))]
     if _fg(phone) != NOTES:
-        return [launch(NOTES)]
+        return [launch(NOTES), tap_at(anchor(res="fab_new")), *fill]
     if _screen_name(phone, NOTES) != "editor":
         fab = screen.find(res="fab_new")
-        return [tap(fab)] if fab else [_wait(0.5)]
+        return [tap(fab), *fill] if fab else [_wait(0.5)]
     notes = phone.apps[NOTES]
     moves: Moves = []
     title_box, body_box = screen.find(res="title_input"), screen.find(res="body_input")
@@ -199,8 +216,9 @@ class Switch(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
+        flip = tap_at(anchor(res=f"{self.attr}_switch"))
         if _fg(phone) != SETTINGS or _screen_name(phone, SETTINGS) != "main":
-            return [launch(SETTINGS)] if _fg(phone) != SETTINGS else [_back()]
+            return [launch(SETTINGS) if _fg(phone) != SETTINGS else _back(), flip]
         switch = screen.find(res=f"{self.attr}_switch")
         return [tap(switch)] if switch else [_wait(0.5)]
 
@@ -220,7 +238,7 @@ class Brightness(Task):
         if self.check(phone):
             return []
         if _fg(phone) != SETTINGS:
-            return [launch(SETTINGS)]
+            return [launch(SETTINGS), tap_at(anchor(text="Display"))]
         where = _screen_name(phone, SETTINGS)
         if where == "main":
             row = screen.find(text="Display")
@@ -253,12 +271,14 @@ class SendMessage(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
+        fill = [type_at(anchor(res="recipient"), self.contact),
+                type_at(anchor(res="body"), self.text), tap_at(anchor(res="send"))]
         if _fg(phone) != MESSAGES:
-            return [launch(MESSAGES)]
+            return [launch(MESSAGES), tap_at(anchor(res="fab_new")), *fill]
         where = _screen_name(phone, MESSAGES)
         if where == "main":
             fab = screen.find(res="fab_new")
-            return [tap(fab)] if fab else [_wait(0.5)]
+            return [tap(fab), *fill] if fab else [_wait(0.5)]
         if where != "new":
             return [_back()]
         app = phone.apps[MESSAGES]
@@ -282,14 +302,15 @@ class LikePosts(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
-        if _fg(phone) != FEED:
-            return [launch(FEED)]
         liked = phone.apps[FEED].liked
         todo = [n for n in range(1, self.count + 1) if n not in liked]
-        for n in todo:
+        likes = [tap_at(anchor(res="like", desc=f"Like post {n}")) for n in todo]
+        if _fg(phone) != FEED:
+            return [launch(FEED), *likes]
+        for i, n in enumerate(todo):
             button = screen.find(res="like", desc=f"Like post {n}")
             if button is not None:
-                return [tap(button)]
+                return [tap(button), *likes[i + 1:]]
         feed = screen.find(res="feed")
         start = {"kind": "element", "id": feed.id} if feed else None
         swipe: dict[str, Any] = {"type": "swipe", "direction": "up", "distance": 400}
@@ -314,7 +335,7 @@ class AddToCart(Task):
         moves = _to_product(phone, screen, _product_id(self.product),
                             MoveContext(ctx.request_text))
         if moves:
-            return moves
+            return [*moves, tap_at(anchor(res="add_to_cart"))]
         add = screen.find(res="add_to_cart")
         return [tap(add)] if add else [_wait(0.5)]
 
@@ -346,11 +367,12 @@ class Login(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
+        app, password = phone.apps[LOGIN], self.password or ""
         if _fg(phone) != LOGIN:
-            return [launch(LOGIN)]
+            return [launch(LOGIN), type_at(anchor(res="username"), self.user),
+                    type_at(anchor(res="password"), password), tap_at(anchor(res="sign_in"))]
         if _screen_name(phone, LOGIN) != "main":
             return [_back()]
-        app, password = phone.apps[LOGIN], self.password or ""
         user_box, pass_box = screen.find(res="username"), screen.find(res="password")
         moves = [type_into(user_box, self.user)] if user_box and app.field(
             "username") != self.user else []
