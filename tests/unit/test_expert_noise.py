@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from omg_agent.bench.expert import ExpertPolicy, NoiseProfile
+from omg_agent.bench.expert.screen import Screen
 from omg_agent.bench.expert.tasks import NOTES, SETTINGS, CreateNote, Switch
 from omg_agent.vphone.phone import VirtualPhone
 
@@ -74,3 +75,26 @@ def test_plan_and_replan_follow_the_phone(phone) -> None:
     assert json.loads(policy.reply(request("Replan", "x")))["status"] == "done"
     done = json.loads(policy.reply(request("DecisionBundle", WIFI)))
     assert done["goal_complete"] is True
+
+
+def test_after_a_boundary_the_expert_sends_only_anchors(phone) -> None:
+    """From the home screen: launch, then the anchored fab / fields / save of the editor."""
+    multi = json.loads(ExpertPolicy(CreateNote(), phone).reply(
+        request("DecisionBundle", "Elements on screen:\n[1] text \"Notes\" @500,500")))
+    actions = multi["execute_now"]["actions"]
+    assert actions[0] == {"type": "launch", "app": NOTES}
+    assert len(actions) == 5
+    assert all(a["target"]["kind"] == "anchor" for a in actions[1:])
+
+
+def test_an_element_id_after_a_boundary_is_cut(phone) -> None:
+    """On the Notes list the fab is an element (this screen); what follows is anchored; a
+    task that put an element id after the boundary would have it cut."""
+    policy = ExpertPolicy(CreateNote(), phone)
+    screen = Screen('Elements on screen:\n[5] button "New note" res=fab_new @900,900 '
+                    '{clickable}')
+    moves = [{"type": "tap", "target": {"kind": "element", "id": 5}},
+             {"type": "tap", "target": {"kind": "anchor", "resource_id": "save"}},
+             {"type": "tap", "target": {"kind": "element", "id": 7}},
+             {"type": "back"}]
+    assert [m["target"]["kind"] for m in policy._cut(moves, screen)] == ["element", "anchor"]
