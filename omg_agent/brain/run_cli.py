@@ -9,7 +9,8 @@ what to set and exits 1. ``--model sim`` runs a known vphone task (see
 saying so plainly. ``ask_user`` questions are asked on the terminal when stdin is a
 TTY; otherwise the run stops with status ``ask_user`` and the question.
 
-Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer.
+Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer, 4 the agent
+judged the task infeasible.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from omg_agent.errors import OmgError
 log = logging.getLogger(__name__)
 console = Console()
 err_console = Console(stderr=True)
-EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3}
+EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4}
+COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow"}
 
 
 def _fail(message: str) -> None:
@@ -58,6 +60,8 @@ class LiveView:
 
     def __exit__(self, *exc: object) -> None:
         self.live.stop()
+        if not console.is_terminal:  # a terminal ends the last frame's line; a pipe does not
+            console.print()
 
     def update(self, p: Progress) -> None:
         todo = Text(p.todo.replace("- [x]", "✔").replace("- [ ]", "○") or "(no plan yet)")
@@ -109,7 +113,7 @@ def _print_result(result: RunResult, run_dir: Path, as_json: bool) -> None:
         typer.echo(json.dumps({**result.as_dict(), "run_dir": str(run_dir)},
                               ensure_ascii=False))
         return
-    colour = {"done": "green", "failed": "red", "ask_user": "yellow"}[result.status]
+    colour = COLOURS.get(result.status, "red")
     console.print(f"[{colour}]{result.status}[/{colour}]: {escape(result.answer or '')}")
     if result.question:
         console.print(f"question: {escape(result.question)}")
@@ -162,7 +166,7 @@ def run(
         _fail(str(exc))
         raise
     _print_result(result, run_dir, as_json)
-    raise typer.Exit(EXIT_CODES[result.status])
+    raise typer.Exit(EXIT_CODES.get(result.status, 1))
 
 
 def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,

@@ -1,4 +1,5 @@
-"""``omg-agent vphone start/state/fault/stop`` and ``omg-agent demo`` as a user runs them."""
+"""``omg-agent vphone start/state/fault/stop`` as a user runs them (``omg-agent demo``: see
+test_demo_cli.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-
-from PIL import Image
 
 
 def free_port() -> int:
@@ -61,11 +60,3 @@ def test_unknown_profile_is_named_in_the_error(tmp_path):
     result = omg("vphone", "start", "--profile", "brick", env=env)
     assert result.returncode == 1 and "unknown profile 'brick'" in result.stdout
 
-
-def test_demo_connects_and_saves_a_screenshot(tmp_path):
-    env = {**os.environ, "COLUMNS": "200"}
-    result = omg("demo", "--out", str(tmp_path), env=env, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "device product:vphone_x86_64" in result.stdout
-    with Image.open(tmp_path / "vphone-home.png") as image:
-        assert image.size == (1080, 2400)
