@@ -158,8 +158,9 @@ def suite(
 
       omg-agent bench suite --model sim
 
-      omg-agent bench suite --model sim --config single:bundling=single
-      --config bundles:bundling=multi --tasks wifi-off,single-app --repeat 2
+      omg-agent bench suite --model sim --tasks cross-app,settings.wifi --repeat 3
+
+      omg-agent bench suite --model sim --config one:bundling=single --config many:bundling=multi
 
       omg-agent bench suite --model http://localhost:8000/v1 --parallel 1 --json
     """
