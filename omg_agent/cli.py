@@ -15,6 +15,7 @@ from omg_agent.bench.cli import app as bench_app
 from omg_agent.brain.run_cli import run as run_command
 from omg_agent.config_cli import app as config_app
 from omg_agent.demo_cli import demo as demo_command
+from omg_agent.doctor_cli import doctor as doctor_command
 from omg_agent.drivers.cli import register as register_device_commands
 from omg_agent.trace.cli import register as register_trace_commands
 from omg_agent.vphone.cli import app as vphone_app
@@ -25,6 +26,7 @@ app.add_typer(vphone_app, name="vphone")
 app.add_typer(bench_app, name="bench")
 app.add_typer(config_app, name="config")
 app.command(name="demo")(demo_command)
+app.command(name="doctor")(doctor_command)
 register_device_commands(app)
 register_trace_commands(app)
 app.command(name="run")(run_command)

@@ -17,7 +17,8 @@ estimated like OpenAI bills it, roughly: prompt tokens = characters of the JSON 
 (images taken out) / 4, plus :data:`IMAGE_TOKENS` per image — 765, OpenAI's figure for a
 high-detail 1024x1024 image (4 tiles of 512 x 170 + 85); completion tokens = characters / 4.
 With ``supports_json_schema=False`` it rejects ``response_format`` ``json_schema`` with a 400,
-like vLLM builds without guided decoding.
+like vLLM builds without guided decoding; with ``supports_images=False`` it rejects any
+message holding an ``image_url`` part with a 400, like a text-only model.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ class _State:
     supports_json_schema: bool
     supports_json_object: bool
     models: tuple[str, ...]
+    supports_images: bool = True
     requests: list[RecordedRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -115,10 +117,11 @@ class ModelDouble:
 
     def __init__(self, policy: Policy | Sequence[Reply], *, supports_json_schema: bool = True,
                  supports_json_object: bool = True, models: Sequence[str] = ("double",),
-                 host: str = "127.0.0.1") -> None:
+                 supports_images: bool = True, host: str = "127.0.0.1") -> None:
         if not hasattr(policy, "reply"):
             policy = ScriptedPolicy(policy)  # type: ignore[arg-type]
-        self.state = _State(policy, supports_json_schema, supports_json_object, tuple(models))
+        self.state = _State(policy, supports_json_schema, supports_json_object, tuple(models),
+                            supports_images)
         self._server = _Server((host, 0), _Handler)
         self._server.state = self.state
         self._thread = threading.Thread(target=self._server.serve_forever,
@@ -210,6 +213,10 @@ class _Handler(BaseHTTPRequestHandler):
             return {"object": "error", "type": "BadRequestError", "code": 400,
                     "param": "response_format",
                     "message": f"response_format type {kind!r} is not supported"}
+        if not state.supports_images and RecordedRequest("POST", "", body).images:
+            return {"object": "error", "type": "BadRequestError", "code": 400,
+                    "param": "messages",
+                    "message": "this model does not support image input (image_url)"}
         return None
 
     def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
