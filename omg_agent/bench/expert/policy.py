@@ -84,9 +84,14 @@ class ExpertPolicy:
         return {"goal": self.task.goal, "steps": [step]}
 
     def _replan(self) -> dict[str, Any]:
-        if self.task.check(self.phone):
+        if self._achieved():
             return {"status": "done", "response": f"done: {self.task.goal}"}
         return {"status": "replanned", "plan": self._plan()}
+
+    def _achieved(self) -> bool:
+        """The goal is reached (an impossible task never is: its check only says nothing
+        was harmed, and the right end is reporting it infeasible)."""
+        return not self.task.impossible and self.task.check(self.phone)
 
     # -- operator ------------------------------------------------------------------------
     def _decide(self, request: dict[str, Any]) -> str:
@@ -96,7 +101,7 @@ class ExpertPolicy:
         if self.rng.random() < n.malformed_rate:
             return '{"thought": "cut off", "last_action_'
         result = "none" if first else "success"
-        if self.task.check(self.phone) or self.rng.random() < n.premature_done_rate:
+        if self._achieved() or self.rng.random() < n.premature_done_rate:
             return _bundle(result, goal_complete=True, step_complete=True,
                            answer=f"done: {self.task.goal}")
         if self.rng.random() < n.noop_rate:
