@@ -1,7 +1,8 @@
 """Notes / 备忘录: a list of notes and an editor with title and body fields.
 
 ``Save`` stores the draft; BACK from the editor discards it (as an editor without autosave
-does), so a task only counts as done when the note was really saved.
+does), so a task only counts as done when the note was really saved. ``Delete`` removes the
+note and the list says so ("Note deleted") until another note is opened.
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ class NotesApp(App):
     def reset_data(self) -> None:
         self.notes: list[dict] = []
 
+    def reset_ui(self) -> None:
+        super().reset_ui()
+        self.toast = ""
+
     def multiline(self, key: str) -> bool:
         return key == "body"
 
     def _open_editor(self, index: int | None = None) -> None:
         self.push("editor", index=index)
+        self.toast = ""
         note = self.notes[index] if index is not None else {"title": "", "body": ""}
         self.fields = {"title": note["title"], "body": note["body"]}
         self.focus = "title" if index is None else None
@@ -45,6 +51,7 @@ class NotesApp(App):
         index = self.screen.params.get("index")
         if index is not None:
             del self.notes[index]
+            self.toast = self.t("Note deleted", "备忘录已删除")
         self.stack.pop()
         self.fields, self.focus = {}, None
 
@@ -72,6 +79,9 @@ class NotesApp(App):
                                    resource_id=f"{self.package}:id/note_item"))
         bottom = kit.content[3]
         size = kit.dp(64)
+        if self.toast:
+            root.add(kit.text(kit.row(bottom - size - kit.dp(72), 32), self.toast, color=MUTED,
+                              align="center", resource_id=f"{self.package}:id/toast"))
         root.add(kit.button((kit.width - size - kit.dp(24), bottom - size - kit.dp(24),
                              kit.width - kit.dp(24), bottom - kit.dp(24)), "+",
                             self._open_editor, desc=self.t("New note", "新建备忘录"),
@@ -103,4 +113,4 @@ class NotesApp(App):
             draft = {"title": self.field("title"), "body": self.field("body"),
                      "focus": self.focus}
         return {"notes": [dict(n) for n in self.notes], "draft": draft,
-                "screen": self.screen.name}
+                "screen": self.screen.name, "toast": self.toast}

@@ -72,8 +72,8 @@ class SettingsApp(App):
                                                     "已连接" if self.wifi else "已关闭"),
                                "wifi", "wifi_switch"))
         rows.append(switch_row(top + h, self.t("Bluetooth", "蓝牙"),
-                               self.t("On" if self.bluetooth else "Off",
-                                      "已开启" if self.bluetooth else "已关闭"),
+                               self.t("On, discoverable" if self.bluetooth else "Off",
+                                      "已开启，可被发现" if self.bluetooth else "已关闭"),
                                "bluetooth", "bluetooth_switch"))
         links = [("display", self.t("Display", "显示"), self.t("Brightness", "亮度")),
                  ("updates", self.t("System update", "系统更新"), ""),

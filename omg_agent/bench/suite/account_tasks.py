@@ -1,0 +1,78 @@
+"""Login tasks: sign in with the password in the goal (the Sign in button moves between
+visits), and sign in with a password the user gives when asked (a secret: sensitive).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from omg_agent.bench.expert.screen import Screen, tap, type_into
+from omg_agent.bench.expert.tasks import LOGIN, Login, MoveContext, Moves, Task
+from omg_agent.bench.suite.nav import answer, ask, back, front, wait, where
+
+log = logging.getLogger(__name__)
+
+
+def welcome(user: str) -> str:
+    return f'the Login app shows "Welcome, {user}"'
+
+
+def sign_in(phone: Any, screen: Screen, user: str, password: str) -> Moves:
+    """Moves that sign ``user`` in with ``password`` from any screen."""
+    moves = front(phone, screen, LOGIN)
+    if moves:
+        return moves
+    if where(phone, LOGIN) != "main":
+        return [back()]
+    app = phone.apps[LOGIN]
+    user_box, pass_box = screen.find(res="username"), screen.find(res="password")
+    moves = [type_into(user_box, user)] if user_box and app.field("username") != user else []
+    moves += [type_into(pass_box, password)] if pass_box and app.field(
+        "password") != password else []
+    button = screen.find(res="sign_in")
+    return [*moves, tap(button)] if button else moves or [wait()]
+
+
+@dataclass
+class SignIn(Login):
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.criteria = welcome(self.user)
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        return sign_in(phone, screen, self.user, self.password or "")
+
+
+@dataclass
+class AskPassword(Task):
+    """Sign in when only the user knows the password: ask, then type the answer."""
+
+    user: str = "demo"
+
+    def __post_init__(self) -> None:
+        self.goal = f"Sign in to Login as {self.user}; ask me for the password"
+        self.criteria = welcome(self.user)
+        self.question = f"What is the password for {self.user}?"
+        self.password = ""
+
+    def setup(self, phone: Any) -> None:
+        self.password = phone.apps[LOGIN].valid_password
+
+    def check(self, phone: Any) -> bool:
+        app = phone.apps[LOGIN]
+        return bool(app.logged_in and app.user == self.user)
+
+    def answer_user(self, question: str) -> str | None:
+        return self.password or None
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        password = answer(ctx, self.question)
+        if password is None:
+            return [ask(self.question)]
+        return sign_in(phone, screen, self.user, password)

@@ -1,0 +1,177 @@
+"""Cross-app tasks that carry a value in memory from one app to another: a Shop price into
+Notes, an About-phone value into Notes, the last message of a contact into Notes, and a
+Feed post's author as the recipient of a message.
+
+The expert saves the value with ``mem_save from_screen`` (read off the element, so it cannot
+be misremembered) and types ``$key``; when the noise makes it save a wrong value first, the
+memory listing in the request no longer matches the truth and it reads the value again.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from omg_agent.bench.expert.screen import Screen, launch, tap
+from omg_agent.bench.expert.tasks import (
+    FEED,
+    MESSAGES,
+    NOTES,
+    SETTINGS,
+    MoveContext,
+    Moves,
+    ShopPriceToNotes,
+    Task,
+)
+from omg_agent.bench.suite.nav import (
+    POST_NUMBER,
+    back,
+    front,
+    open_thread,
+    point,
+    reply_in_thread,
+    saved,
+    scroll_feed,
+    visible_posts,
+    wait,
+    where,
+    with_wrong,
+    write_note,
+)
+from omg_agent.bench.suite.notes_tasks import LIST_BAR, listed
+from omg_agent.bench.suite.social_tasks import in_thread, was_sent
+
+log = logging.getLogger(__name__)
+
+
+def read_then(element_id: int, key: str, package: str) -> Moves:
+    """Save the element's text as ``$key``, then open ``package``."""
+    return [{"type": "mem_save", "key": key,
+             "from_screen": {"target": {"kind": "element", "id": element_id}}},
+            launch(package)]
+
+
+@dataclass
+class PriceToNotes(ShopPriceToNotes):
+    """The original Shop → Notes task, with the price quoted in its criteria."""
+
+    def setup(self, phone: Any) -> None:
+        self.criteria = f'the "{LIST_BAR}" list shows "{self.price(phone)}"'
+
+
+@dataclass
+class AboutToNotes(Task):
+    """Read one row of Settings > About phone into a new note."""
+
+    row: str = "Build number"
+    title: str = "Phone"
+
+    def __post_init__(self) -> None:
+        self.goal = (f"Find the {self.row} in Settings > About phone and save it in a note "
+                     f"titled {self.title}")
+        self.data_output = "about"
+        self.criteria = f'a note titled "{self.title}" in the "{LIST_BAR}" list'
+        self.value = ""
+
+    def setup(self, phone: Any) -> None:
+        self.value = phone.settings["_about"][self.row]
+        self.criteria = listed(self.title, self.value)
+
+    def check(self, phone: Any) -> bool:
+        return {"title": self.title, "body": self.value} in phone.apps[NOTES].notes
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if saved(ctx, "about", self.value):
+            return write_note(phone, screen, self.title, "$about", self.value)
+        moves = front(phone, screen, SETTINGS)
+        if moves:
+            return with_wrong(ctx, "about", moves)
+        name = where(phone, SETTINGS)
+        if name == "main":
+            row = screen.find(text="About phone") or screen.find(text="关于手机")
+            return with_wrong(ctx, "about", [tap(row)]) if row else [wait()]
+        if name != "about":
+            return [back()]
+        value = screen.find(res="summary", text=self.value)
+        return read_then(value.id, "about", NOTES) if value else [wait()]
+
+
+@dataclass
+class MessageToNotes(Task):
+    """Copy the last message a contact sent into a new note."""
+
+    contact: str = "Bob"
+    text: str = ""  # the incoming message the setup adds
+    title: str = "From Bob"
+
+    def __post_init__(self) -> None:
+        self.goal = (f"Copy the last message {self.contact} sent me in Messages into a new "
+                     f"note titled {self.title}")
+        self.data_output = "message"
+        self.criteria = listed(self.title, self.text)
+
+    def setup(self, phone: Any) -> None:
+        phone.apps[MESSAGES].threads[self.contact].append({"from_me": False,
+                                                          "text": self.text})
+
+    def check(self, phone: Any) -> bool:
+        return {"title": self.title, "body": self.text} in phone.apps[NOTES].notes
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if saved(ctx, "message", self.text):
+            return write_note(phone, screen, self.title, "$message", self.text)
+        moves = open_thread(phone, screen, self.contact)
+        if moves:
+            return with_wrong(ctx, "message", moves)
+        bubble = [e for e in screen.all(res="message_text") if e.text == self.text]
+        return read_then(bubble[-1].id, "message", NOTES) if bubble else [wait()]
+
+
+def _author_of(screen: Screen, post: int) -> int | None:
+    """The element id of post ``post``'s author name, when it is on screen."""
+    elements = screen.elements
+    for i, e in enumerate(elements):
+        m = POST_NUMBER.search(e.text) if e.res == "meta" else None
+        if m and int(m.group(1)) == post:
+            before = elements[i - 1] if i else None
+            return before.id if before is not None and before.res == "author" else None
+    return None
+
+
+@dataclass
+class AuthorToMessage(Task):
+    """Find who wrote a Feed post and send them a message."""
+
+    post: int = 3
+    author: str = "Alice"  # the setup makes this contact the post's author
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        self.goal = (f"Find who wrote post {self.post} in Feed and send them {self.text} in "
+                     "Messages")
+        self.data_output = "author"
+        self.criteria = in_thread(self.author, self.text)
+
+    def setup(self, phone: Any) -> None:
+        phone.apps[FEED].posts[self.post - 1]["author"] = self.author
+
+    def check(self, phone: Any) -> bool:
+        return was_sent(phone, self.author, self.text)
+
+    def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
+        if self.check(phone):
+            return []
+        if saved(ctx, "author", self.author):
+            return open_thread(phone, screen, self.author) or reply_in_thread(
+                phone, screen, self.text)
+        moves = front(phone, screen, FEED)
+        if moves:
+            return with_wrong(ctx, "author", moves)
+        author = _author_of(screen, self.post)
+        if author is not None:
+            return read_then(author, "author", MESSAGES)
+        shown = visible_posts(screen)
+        if self.post in shown:  # its header is cut off at the top: pull the list down a bit
+            return [{"type": "swipe", "from": point(500, 400), "to": point(500, 600)}]
+        return [scroll_feed(up=not shown or self.post > max(shown))]

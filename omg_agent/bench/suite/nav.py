@@ -1,0 +1,263 @@
+"""Moves the suite's tasks share: bring an app to the front past system dialogs, reach a
+screen of Notes, Shop, Messages or Feed from wherever the phone is, and read the user's
+answers out of the operator's request.
+
+Every helper returns the next moves from the CURRENT screen (an empty list once the place
+is reached), so a task's ``moves`` can chain them and recover from any screen a noisy
+model left the phone on: a wrong app, a wrong note, a popup, an ANR dialog.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from omg_agent.bench.expert.screen import Screen, launch, tap, type_into
+from omg_agent.bench.expert.tasks import (
+    FEED,
+    MESSAGES,
+    NOTES,
+    SHOP,
+    MoveContext,
+    Moves,
+)
+
+log = logging.getLogger(__name__)
+
+SYSTEM = "android"  # the package of the phone's own dialogs (ANR, crash)
+_ASKED = re.compile(r"The user was asked (.+) and answered: (.*)$")
+POST_NUMBER = re.compile(r"(?:Post |第)(\d+)")
+YES = ("yes", "y", "ok", "sure", "go ahead", "是", "好", "确认")
+
+
+def fg(phone: Any) -> str:
+    return phone.focus()[0]
+
+
+def where(phone: Any, package: str) -> str:
+    return phone.apps[package].screen.name
+
+
+def back() -> dict[str, Any]:
+    return {"type": "back"}
+
+
+def wait(seconds: float = 0.5) -> dict[str, Any]:
+    return {"type": "wait", "seconds": seconds}
+
+
+def ask(question: str) -> dict[str, Any]:
+    return {"type": "ask_user", "question": question}
+
+
+def point(x: int, y: int) -> dict[str, Any]:
+    return {"kind": "point", "x": x, "y": y}
+
+
+def front(phone: Any, screen: Screen, package: str) -> Moves:
+    """Moves that put ``package`` in front, past a system dialog (empty when it is)."""
+    if fg(phone) == SYSTEM:
+        button = screen.find(text="Wait") or screen.find(text="App info")
+        return [tap(button)] if button else [back()]
+    return [] if fg(phone) == package else [launch(package)]
+
+
+# -- the user's answers ------------------------------------------------------------------
+def answer(ctx: MoveContext, question: str) -> str | None:
+    """The user's answer to ``question`` as the request shows it, or None if not asked."""
+    for line in reversed(ctx.request_text.splitlines()):
+        m = _ASKED.search(line)
+        if m and question in m.group(1):
+            return m.group(2).strip()
+    return None
+
+
+def agreed(reply: str) -> bool:
+    text = reply.strip().lower()
+    return any(text.startswith(word) for word in YES)
+
+
+def confirm(ctx: MoveContext, question: str, move: dict[str, Any]) -> Moves:
+    """Ask before an irreversible ``move``; make it once the user said yes."""
+    reply = answer(ctx, question)
+    if reply is None:
+        return [ask(question)]
+    return [move] if agreed(reply) else [wait()]
+
+
+def saved(ctx: MoveContext, key: str, value: str) -> bool:
+    """Whether the memory listing in the request holds ``$key`` = ``value`` exactly."""
+    return f"${key} = {json.dumps(value, ensure_ascii=False)}" in ctx.request_text
+
+
+def with_wrong(ctx: MoveContext, key: str, moves: Moves) -> Moves:
+    """``moves``, after a wrongly remembered ``$key`` when the noise says so (the expert
+    reads the real value off the screen later, which overwrites it)."""
+    if not ctx.wrong_memory or not moves:
+        return moves
+    return [{"type": "mem_save", "key": key, "value": "?"}, *moves]
+
+
+# -- Notes -------------------------------------------------------------------------------
+def notes_list(phone: Any, screen: Screen) -> Moves:
+    """Moves to the Notes list; leaving an editor discards its draft."""
+    return front(phone, screen, NOTES) or ([] if where(phone, NOTES) == "main" else [back()])
+
+
+def open_note(phone: Any, screen: Screen, title: str) -> Moves:
+    """Moves to the editor of the saved note titled ``title`` (empty when there)."""
+    moves = front(phone, screen, NOTES)
+    if moves:
+        return moves
+    app = phone.apps[NOTES]
+    if app.screen.name == "editor":
+        index = app.screen.params.get("index")
+        same = index is not None and index < len(app.notes) and app.notes[index][
+            "title"] == title
+        return [] if same else [back()]
+    item = screen.find(res="note_item", text=title)
+    return [tap(item)] if item else [wait()]
+
+
+def new_note(phone: Any, screen: Screen) -> Moves:
+    """Moves to an empty new-note editor (empty when in one)."""
+    moves = front(phone, screen, NOTES)
+    if moves:
+        return moves
+    app = phone.apps[NOTES]
+    if app.screen.name == "editor":
+        return [] if app.screen.params.get("index") is None else [back()]
+    fab = screen.find(res="fab_new")
+    return [tap(fab)] if fab else [wait()]
+
+
+def fill_and_save(phone: Any, screen: Screen, fields: dict[str, tuple[str, str]]) -> Moves:
+    """In an open editor: type each field whose text differs, then tap Save.
+
+    ``fields`` maps a field key (title / body) to (what to type, what it shows after):
+    they differ when the text is a ``$var`` the operator substitutes.
+    """
+    app = phone.apps[NOTES]
+    moves: Moves = []
+    for key, (text, shown) in fields.items():
+        box = screen.find(res=f"{key}_input")
+        if box is not None and app.field(key) != shown:
+            moves.append(type_into(box, text))
+    save = screen.find(res="save")
+    return [*moves, tap(save)] if save else moves or [wait()]
+
+
+def write_note(phone: Any, screen: Screen, title: str, body: str,
+               shown_body: str | None = None) -> Moves:
+    """Moves that create the note (title, body) in Notes from any screen."""
+    return new_note(phone, screen) or fill_and_save(
+        phone, screen, {"title": (title, title), "body": (body, shown_body or body)})
+
+
+# -- Shop --------------------------------------------------------------------------------
+def shop_front(phone: Any, screen: Screen) -> Moves:
+    """Moves that bring the Shop up with no promo popup over it."""
+    moves = front(phone, screen, SHOP)
+    if moves:
+        return moves
+    if phone.apps[SHOP].popup_visible:
+        no = screen.find(text="No thanks") or screen.find(res="close")
+        return [tap(no)] if no else [back()]
+    return []
+
+
+def shop_cart(phone: Any, screen: Screen) -> Moves:
+    """Moves to the Shop's cart (empty when there)."""
+    moves = shop_front(phone, screen)
+    if moves or where(phone, SHOP) == "cart":
+        return moves
+    icon = screen.find(res="cart")
+    return [tap(icon)] if icon else [back()]
+
+
+# -- Messages ----------------------------------------------------------------------------
+def open_thread(phone: Any, screen: Screen, contact: str) -> Moves:
+    """Moves to the conversation with ``contact`` (empty when there)."""
+    moves = front(phone, screen, MESSAGES)
+    if moves:
+        return moves
+    app = phone.apps[MESSAGES]
+    name = app.screen.name
+    if name == "thread":
+        return [] if app.screen.params.get("contact") == contact else [back()]
+    if name != "main":
+        return [back()]
+    row = screen.find(res="conversation", desc=contact)
+    return [tap(row)] if row else [wait()]
+
+
+def reply_in_thread(phone: Any, screen: Screen, text: str) -> Moves:
+    """In an open thread: type ``text`` (unless it is already there) and tap Send."""
+    app = phone.apps[MESSAGES]
+    box, send = screen.find(res="compose"), screen.find(res="send")
+    moves = [type_into(box, text)] if box and app.field("compose") != text else []
+    return [*moves, tap(send)] if send else moves or [wait()]
+
+
+def new_message(phone: Any, screen: Screen, to: str, text: str,
+                ctx: MoveContext | None = None, question: str = "") -> Moves:
+    """Moves that send ``text`` to ``to`` from the New message screen; with ``question``,
+    the user confirms before Send."""
+    moves = front(phone, screen, MESSAGES)
+    if moves:
+        return moves
+    app = phone.apps[MESSAGES]
+    name = app.screen.name
+    if name == "main":
+        fab = screen.find(res="fab_new")
+        return [tap(fab)] if fab else [wait()]
+    if name != "new":
+        return [back()]
+    box_to, box_body, send = (screen.find(res=r) for r in ("recipient", "body", "send"))
+    moves = [type_into(box_to, to)] if box_to and app.field("to") != to else []
+    moves += [type_into(box_body, text)] if box_body and app.field("body") != text else []
+    if moves or send is None:
+        return moves or [wait()]
+    return confirm(ctx, question, tap(send)) if ctx and question else [tap(send)]
+
+
+# -- Feed --------------------------------------------------------------------------------
+def visible_posts(screen: Screen) -> list[int]:
+    """Post numbers on screen, from the Like buttons' desc and the posts' meta lines."""
+    found = {int(e.desc.rsplit(" ", 1)[-1]) for e in screen.all(res="like")
+             if e.desc.rsplit(" ", 1)[-1].isdigit()}
+    for e in screen.all(res="meta"):
+        m = POST_NUMBER.search(e.text)
+        if m:
+            found.add(int(m.group(1)))
+    return sorted(found)
+
+
+def scroll_feed(up: bool) -> dict[str, Any]:
+    """One swipe on the Feed list: ``up`` reveals the posts below."""
+    start, end = (point(500, 880), point(500, 200)) if up else (point(500, 200),
+                                                                 point(500, 880))
+    return {"type": "swipe", "from": start, "to": end}
+
+
+def toggle_posts(phone: Any, screen: Screen, posts: list[int]) -> Moves:
+    """Moves that tap Like on each post in ``posts`` (in order), scrolling to find it."""
+    moves = front(phone, screen, FEED)
+    if moves or not posts:
+        return moves
+    for n in posts:
+        button = screen.find(res="like", desc=f"Like post {n}")
+        if button is not None:
+            return [tap(button)]
+    shown = visible_posts(screen)
+    target = posts[0]
+    return [scroll_feed(up=not shown or target > max(shown))]
+
+
+def like_exactly(phone: Any, screen: Screen, want: set[int], allowed: set[int]) -> Moves:
+    """Moves that leave every post of ``want`` liked and none outside ``allowed`` liked."""
+    liked = phone.apps[FEED].liked
+    todo = sorted((want - liked) | (liked - allowed))
+    return toggle_posts(phone, screen, todo)
