@@ -11,15 +11,20 @@ from rich.table import Table
 from omg_agent.config import Settings
 from omg_agent.errors import ConfigError
 
-app = typer.Typer(help="Inspect OMG-Agent's settings (OMG_* variables and omg.toml).",
-                  no_args_is_help=True)
+app = typer.Typer(help="Inspect OMG-Agent's settings (OMG_* variables and omg.toml).\n\n"
+                       "Example: omg-agent config show --json", no_args_is_help=True)
 
 
 @app.command()
 def show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Print every setting, its value and its source; the API key is never shown.
 
+    Sources, strongest first: OMG_* variables, omg.toml (or $OMG_CONFIG), OPENAI_API_KEY /
+    OPENAI_BASE_URL, defaults.
+
     Example: omg-agent config show
+
+    Example: OMG_MODEL=gpt-4o omg-agent config show --json
     """
     try:
         settings = Settings.load()

@@ -137,7 +137,14 @@ def run(
 ) -> None:
     """Run one task on the phone and print the result.
 
+    Uses the configured model (see `omg-agent config show`); with no device attached it
+    starts a vphone. Exit codes: 0 done, 1 failed, 3 waiting for an answer, 4 infeasible.
+
     Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
+
+    Example: omg-agent run "Turn off Wi-Fi" --model sim --json
+
+    Example: omg-agent run "打开设置，关闭蓝牙" --device emulator-5554 --max-steps 30
     """
     sim = None
     if model == "sim":

@@ -15,7 +15,8 @@ from omg_agent.vphone.control import FAULTS
 from omg_agent.vphone.profile import PROFILES
 
 app = typer.Typer(help="Run the virtual phone (vphone): a simulated Android device that "
-                       "speaks the real ADB protocol.", no_args_is_help=True)
+                       "speaks the real ADB protocol.\n\nExample: omg-agent vphone start "
+                       "--connect", no_args_is_help=True)
 console = Console()
 
 
@@ -47,10 +48,13 @@ def start(
     latency: bool = typer.Option(False, "--latency", help="Simulate real-device latencies."),
     foreground: bool = typer.Option(False, "--foreground", help="Serve in this process until "
                                     "Ctrl-C instead of in the background."),
+    as_json: bool = typer.Option(False, "--json", help="Print port, pid and serial as JSON."),
 ) -> None:
-    """Start a vphone.
+    """Start a vphone (in the background unless --foreground).
 
     Example: omg-agent vphone start --port 5555 --connect
+
+    Example: omg-agent vphone start --port 5556 --seed 3 --profile compact --connect --json
     """
     if profile not in PROFILES:
         _fail(ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}"))
@@ -60,18 +64,26 @@ def start(
         return
     try:
         record = daemon.spawn(port, seed, profile, latency)
-        console.print(f"vphone started: adbd on 127.0.0.1:{record['port']} "
-                      f"(pid {record['pid']}, profile {profile}, seed {seed})")
-        if connect:
-            serial = adbhost.connect("127.0.0.1", record["port"])
-            console.print(serial)
+        serial = adbhost.connect("127.0.0.1", record["port"]) if connect else None
     except OmgError as exc:
         _fail(exc)
+        return
+    if as_json:
+        print(json.dumps({"port": record["port"], "pid": record["pid"], "profile": profile,
+                          "seed": seed, "serial": serial}))
+        return
+    console.print(f"vphone started: adbd on 127.0.0.1:{record['port']} "
+                  f"(pid {record['pid']}, profile {profile}, seed {seed})")
+    if serial:
+        console.print(serial)
 
 
 @app.command()
 def stop(port: int | None = typer.Option(None, help="Port of the vphone to stop.")) -> None:
-    """Stop a running vphone (and adb disconnect it)."""
+    """Stop a running vphone (and adb disconnect it).
+
+    Example: omg-agent vphone stop --port 5555
+    """
     try:
         record = daemon.read_record(port)
         adbhost.disconnect(record["serial"])
@@ -82,13 +94,43 @@ def stop(port: int | None = typer.Option(None, help="Port of the vphone to stop.
 
 
 @app.command()
-def state(port: int | None = typer.Option(None, help="Port of the vphone.")) -> None:
-    """Print the vphone's app state as JSON (what the benchmark's checks read)."""
+def state(
+    port: int | None = typer.Option(None, help="Port of the vphone."),
+    as_json: bool = typer.Option(True, "--json/--summary",
+                                 help="The whole state as JSON (default), or one line per app."),
+) -> None:
+    """Print the vphone's state: foreground app, IME, and every app's state (what the
+    benchmark's checks read).
+
+    Example: omg-agent vphone state --port 5555
+
+    Example: omg-agent vphone state --summary
+    """
     try:
         record = daemon.read_record(port)
-        print(json.dumps(_control(record, "GET", "/state"), ensure_ascii=False, indent=2))
+        data = _control(record, "GET", "/state")
     except OmgError as exc:
         _fail(exc)
+        return
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    for key, value in data.items():
+        if key != "apps":
+            console.print(f"{key}: {value}", markup=False, highlight=False)
+    for package, app_state in (data.get("apps") or {}).items():
+        console.print(f"{package}: {_summary(app_state)}", markup=False, highlight=False)
+
+
+def _summary(app_state: object) -> str:
+    """One line for an app's state: scalars as they are, collections by their size."""
+    if not isinstance(app_state, dict):
+        return str(app_state)
+    parts = []
+    for key, value in app_state.items():
+        shown = f"{len(value)} items" if isinstance(value, list | dict) else repr(value)
+        parts.append(f"{key}={shown}")
+    return ", ".join(parts)
 
 
 @app.command()
