@@ -88,6 +88,8 @@ def _print_outcome(o) -> None:
     console.print(f"model {escape(model)} · model calls {o.model_calls} · steps {o.steps} · "
                   f"tokens {o.tokens_in:,}/{o.tokens_out:,} · {o.wall_s:.1f} s")
     console.print(f"HTML trace report: {escape(o.report)}", soft_wrap=True)
+    if not o.ok and not o.simulated:
+        console.print("Check the model endpoint with `omg-agent doctor --only model`.")
 
 
 def _fail(message: str) -> None:
