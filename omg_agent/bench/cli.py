@@ -19,7 +19,8 @@ from rich.markup import escape
 
 from omg_agent.errors import OmgError
 
-app = typer.Typer(help="Benchmarks: print side-by-side tables from one run.",
+app = typer.Typer(help="Benchmarks: print side-by-side tables from one run.\n\n"
+                       "Example: omg-agent bench suite --model sim --parallel 2",
                   no_args_is_help=True)
 err_console = Console(stderr=True)
 DEFAULT_SUITE_OUT = Path("runs/bench-suite")

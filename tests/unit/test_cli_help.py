@@ -24,15 +24,8 @@ def _walk(command, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...]
 
 
 COMMANDS = list(_walk(typer.main.get_command(app)))
-# bench/cli.py belongs to the bench's engineer: its group help has no example yet.
-PENDING = {("bench",): "the `bench` group's help (omg_agent/bench/cli.py) has no example yet"}
-
-
 def _cases() -> list:
-    return [pytest.param(path, id=" ".join(path) or "root",
-                         marks=[pytest.mark.xfail(reason=PENDING[path], strict=False)]
-                         if path in PENDING else [])
-            for path, _ in COMMANDS]
+    return [pytest.param(path, id=" ".join(path) or "root") for path, _ in COMMANDS]
 
 
 def test_the_app_has_the_commands_the_readme_names() -> None:
