@@ -85,8 +85,14 @@ class ExpertPolicy:
 
     def _replan(self) -> dict[str, Any]:
         if self._achieved():
-            return {"status": "done", "response": f"done: {self.task.goal}"}
+            return {"status": "done", "response": self._summary()}
         return {"status": "replanned", "plan": self._plan()}
+
+    def _summary(self) -> str:
+        """The answer for the user: the goal, and the value it produced ($var, filled in by
+        the agent's memory)."""
+        key = self.task.data_output
+        return f"Finished: {self.task.goal}" + (f" — ${key}" if key else "")
 
     def _achieved(self) -> bool:
         """The goal is reached (an impossible task never is: its check only says nothing
@@ -103,7 +109,7 @@ class ExpertPolicy:
         result = "none" if first else "success"
         if self._achieved() or self.rng.random() < n.premature_done_rate:
             return _bundle(result, goal_complete=True, step_complete=True,
-                           answer=f"done: {self.task.goal}")
+                           answer=self._summary())
         if self.rng.random() < n.noop_rate:
             return _bundle(result, [{"type": "wait", "seconds": 0.1}], intent="look again")
         text = request_text(request)
