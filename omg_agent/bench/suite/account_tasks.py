@@ -10,7 +10,7 @@ from typing import Any
 
 from omg_agent.bench.expert.screen import Screen, tap, type_into
 from omg_agent.bench.expert.tasks import LOGIN, Login, MoveContext, Moves, Task
-from omg_agent.bench.suite.nav import answer, ask, back, front, wait, where
+from omg_agent.bench.suite.nav import a_tap, a_type, answer, ask, back, front, wait, where
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +21,8 @@ def welcome(user: str) -> str:
 
 def sign_in(phone: Any, screen: Screen, user: str, password: str) -> Moves:
     """Moves that sign ``user`` in with ``password`` from any screen."""
-    moves = front(phone, screen, LOGIN)
+    moves = front(phone, screen, LOGIN, [a_type("username", user), a_type("password", password),
+                                         a_tap(res="sign_in")])
     if moves:
         return moves
     if where(phone, LOGIN) != "main":

@@ -26,11 +26,14 @@ from omg_agent.bench.expert.tasks import (
 )
 from omg_agent.bench.suite.nav import (
     POST_NUMBER,
+    a_tap,
     back,
     front,
+    note_route,
     open_thread,
     point,
     reply_in_thread,
+    reply_route,
     saved,
     scroll_feed,
     visible_posts,
@@ -45,11 +48,12 @@ from omg_agent.bench.suite.social_tasks import in_thread, was_sent
 log = logging.getLogger(__name__)
 
 
-def read_then(element_id: int, key: str, package: str) -> Moves:
-    """Save the element's text as ``$key``, then open ``package``."""
+def read_then(element_id: int, key: str, package: str, route: Moves) -> Moves:
+    """Save the element's text as ``$key``, open ``package`` and follow the anchored
+    ``route`` there."""
     return [{"type": "mem_save", "key": key,
              "from_screen": {"target": {"kind": "element", "id": element_id}}},
-            launch(package)]
+            launch(package), *route]
 
 
 @dataclass
@@ -84,17 +88,19 @@ class AboutToNotes(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if saved(ctx, "about", self.value):
             return write_note(phone, screen, self.title, "$about", self.value)
-        moves = front(phone, screen, SETTINGS)
+        label = phone.apps[SETTINGS].t("About phone", "关于手机")
+        moves = front(phone, screen, SETTINGS, [a_tap(text=label)])
         if moves:
             return with_wrong(ctx, "about", moves)
         name = where(phone, SETTINGS)
         if name == "main":
-            row = screen.find(text="About phone") or screen.find(text="关于手机")
+            row = screen.find(text=label)
             return with_wrong(ctx, "about", [tap(row)]) if row else [wait()]
         if name != "about":
             return [back()]
         value = screen.find(res="summary", text=self.value)
-        return read_then(value.id, "about", NOTES) if value else [wait()]
+        route = note_route(self.title, "$about")
+        return read_then(value.id, "about", NOTES, route) if value else [wait()]
 
 
 @dataclass
@@ -125,7 +131,8 @@ class MessageToNotes(Task):
         if moves:
             return with_wrong(ctx, "message", moves)
         bubble = [e for e in screen.all(res="message_text") if e.text == self.text]
-        return read_then(bubble[-1].id, "message", NOTES) if bubble else [wait()]
+        route = note_route(self.title, "$message")
+        return read_then(bubble[-1].id, "message", NOTES, route) if bubble else [wait()]
 
 
 def _author_of(screen: Screen, post: int) -> int | None:
@@ -162,15 +169,16 @@ class AuthorToMessage(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
+        to_author = [a_tap(res="conversation", desc=self.author), *reply_route(self.text)]
         if saved(ctx, "author", self.author):
-            return open_thread(phone, screen, self.author) or reply_in_thread(
+            return open_thread(phone, screen, self.author, to_author[1:]) or reply_in_thread(
                 phone, screen, self.text)
         moves = front(phone, screen, FEED)
         if moves:
             return with_wrong(ctx, "author", moves)
         author = _author_of(screen, self.post)
-        if author is not None:
-            return read_then(author, "author", MESSAGES)
+        if author is not None:  # the name is on this screen: the route may use it
+            return read_then(author, "author", MESSAGES, to_author)
         shown = visible_posts(screen)
         if self.post in shown:  # its header is cut off at the top: pull the list down a bit
             return [{"type": "swipe", "from": point(500, 400), "to": point(500, 600)}]

@@ -4,7 +4,10 @@ answers out of the operator's request.
 
 Every helper returns the next moves from the CURRENT screen (an empty list once the place
 is reached), so a task's ``moves`` can chain them and recover from any screen a noisy
-model left the phone on: a wrong app, a wrong note, a popup, an ANR dialog.
+model left the phone on: a wrong app, a wrong note, a popup, an ANR dialog. After a move
+that changes the screen, a helper may add the route it expects on the next screen, always
+as anchors (resource-id / text / desc): the operator runs them only if the new screen has
+them, else it stops there and the next decision sees that screen.
 """
 
 from __future__ import annotations
@@ -14,7 +17,15 @@ import logging
 import re
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen, launch, tap, type_into
+from omg_agent.bench.expert.screen import (
+    Screen,
+    anchor,
+    launch,
+    tap,
+    tap_at,
+    type_at,
+    type_into,
+)
 from omg_agent.bench.expert.tasks import (
     FEED,
     MESSAGES,
@@ -29,6 +40,7 @@ log = logging.getLogger(__name__)
 SYSTEM = "android"  # the package of the phone's own dialogs (ANR, crash)
 _ASKED = re.compile(r"The user was asked (.+) and answered: (.*)$")
 POST_NUMBER = re.compile(r"(?:Post |第)(\d+)")
+TOP_POSTS = 4  # posts whose Like button shows on a Feed scrolled to the top
 YES = ("yes", "y", "ok", "sure", "go ahead", "是", "好", "确认")
 
 
@@ -56,12 +68,22 @@ def point(x: int, y: int) -> dict[str, Any]:
     return {"kind": "point", "x": x, "y": y}
 
 
-def front(phone: Any, screen: Screen, package: str) -> Moves:
-    """Moves that put ``package`` in front, past a system dialog (empty when it is)."""
+def a_tap(**how: str) -> dict[str, Any]:
+    """A tap on the element an anchor names (res / text / desc) on whatever screen is up."""
+    return tap_at(anchor(**how))
+
+
+def a_type(res: str, text: str) -> dict[str, Any]:
+    return type_at(anchor(res=res), text)
+
+
+def front(phone: Any, screen: Screen, package: str, then: Moves | None = None) -> Moves:
+    """Moves that put ``package`` in front, past a system dialog (empty when it is);
+    ``then`` is the anchored route to follow once it is launched."""
     if fg(phone) == SYSTEM:
         button = screen.find(text="Wait") or screen.find(text="App info")
         return [tap(button)] if button else [back()]
-    return [] if fg(phone) == package else [launch(package)]
+    return [] if fg(phone) == package else [launch(package), *(then or [])]
 
 
 # -- the user's answers ------------------------------------------------------------------
@@ -106,9 +128,11 @@ def notes_list(phone: Any, screen: Screen) -> Moves:
     return front(phone, screen, NOTES) or ([] if where(phone, NOTES) == "main" else [back()])
 
 
-def open_note(phone: Any, screen: Screen, title: str) -> Moves:
-    """Moves to the editor of the saved note titled ``title`` (empty when there)."""
-    moves = front(phone, screen, NOTES)
+def open_note(phone: Any, screen: Screen, title: str, then: Moves | None = None) -> Moves:
+    """Moves to the editor of the saved note titled ``title`` (empty when there), then the
+    anchored ``then``."""
+    route = [a_tap(res="note_item", text=title), *(then or [])]
+    moves = front(phone, screen, NOTES, route)
     if moves:
         return moves
     app = phone.apps[NOTES]
@@ -118,19 +142,7 @@ def open_note(phone: Any, screen: Screen, title: str) -> Moves:
             "title"] == title
         return [] if same else [back()]
     item = screen.find(res="note_item", text=title)
-    return [tap(item)] if item else [wait()]
-
-
-def new_note(phone: Any, screen: Screen) -> Moves:
-    """Moves to an empty new-note editor (empty when in one)."""
-    moves = front(phone, screen, NOTES)
-    if moves:
-        return moves
-    app = phone.apps[NOTES]
-    if app.screen.name == "editor":
-        return [] if app.screen.params.get("index") is None else [back()]
-    fab = screen.find(res="fab_new")
-    return [tap(fab)] if fab else [wait()]
+    return [tap(item), *route[1:]] if item else [wait()]
 
 
 def fill_and_save(phone: Any, screen: Screen, fields: dict[str, tuple[str, str]]) -> Moves:
@@ -152,8 +164,19 @@ def fill_and_save(phone: Any, screen: Screen, fields: dict[str, tuple[str, str]]
 def write_note(phone: Any, screen: Screen, title: str, body: str,
                shown_body: str | None = None) -> Moves:
     """Moves that create the note (title, body) in Notes from any screen."""
-    return new_note(phone, screen) or fill_and_save(
-        phone, screen, {"title": (title, title), "body": (body, shown_body or body)})
+    route = note_route(title, body)
+    fill = route[1:]
+    moves = front(phone, screen, NOTES, route)
+    if moves:
+        return moves
+    app = phone.apps[NOTES]
+    if app.screen.name != "editor":
+        fab = screen.find(res="fab_new")
+        return [tap(fab), *fill] if fab else [wait()]
+    if app.screen.params.get("index") is not None:
+        return [back()]  # another note's editor: leave it unsaved
+    return fill_and_save(phone, screen, {"title": (title, title),
+                                         "body": (body, shown_body or body)})
 
 
 # -- Shop --------------------------------------------------------------------------------
@@ -168,19 +191,21 @@ def shop_front(phone: Any, screen: Screen) -> Moves:
     return []
 
 
-def shop_cart(phone: Any, screen: Screen) -> Moves:
-    """Moves to the Shop's cart (empty when there)."""
+def shop_cart(phone: Any, screen: Screen, then: Moves | None = None) -> Moves:
+    """Moves to the Shop's cart (empty when there), then the anchored ``then``."""
     moves = shop_front(phone, screen)
     if moves or where(phone, SHOP) == "cart":
         return moves
     icon = screen.find(res="cart")
-    return [tap(icon)] if icon else [back()]
+    return [tap(icon), *(then or [])] if icon else [back()]
 
 
 # -- Messages ----------------------------------------------------------------------------
-def open_thread(phone: Any, screen: Screen, contact: str) -> Moves:
-    """Moves to the conversation with ``contact`` (empty when there)."""
-    moves = front(phone, screen, MESSAGES)
+def open_thread(phone: Any, screen: Screen, contact: str, then: Moves | None = None) -> Moves:
+    """Moves to the conversation with ``contact`` (empty when there), then the anchored
+    ``then``."""
+    route = [a_tap(res="conversation", desc=contact), *(then or [])]
+    moves = front(phone, screen, MESSAGES, route)
     if moves:
         return moves
     app = phone.apps[MESSAGES]
@@ -190,7 +215,17 @@ def open_thread(phone: Any, screen: Screen, contact: str) -> Moves:
     if name != "main":
         return [back()]
     row = screen.find(res="conversation", desc=contact)
-    return [tap(row)] if row else [wait()]
+    return [tap(row), *route[1:]] if row else [wait()]
+
+
+def reply_route(text: str) -> Moves:
+    return [a_type("compose", text), a_tap(res="send")]
+
+
+def note_route(title: str, body: str) -> Moves:
+    """From the Notes list: a new note with ``title`` and ``body``, saved."""
+    return [a_tap(res="fab_new"), a_type("title_input", title), a_type("body_input", body),
+            a_tap(res="save")]
 
 
 def reply_in_thread(phone: Any, screen: Screen, text: str) -> Moves:
@@ -205,22 +240,29 @@ def new_message(phone: Any, screen: Screen, to: str, text: str,
                 ctx: MoveContext | None = None, question: str = "") -> Moves:
     """Moves that send ``text`` to ``to`` from the New message screen; with ``question``,
     the user confirms before Send."""
-    moves = front(phone, screen, MESSAGES)
+    fill = [a_type("recipient", to), a_type("body", text)]
+    if not question:
+        fill.append(a_tap(res="send"))
+    moves = front(phone, screen, MESSAGES, [a_tap(res="fab_new"), *fill])
     if moves:
         return moves
     app = phone.apps[MESSAGES]
     name = app.screen.name
     if name == "main":
         fab = screen.find(res="fab_new")
-        return [tap(fab)] if fab else [wait()]
+        return [tap(fab), *fill] if fab else [wait()]
     if name != "new":
         return [back()]
     box_to, box_body, send = (screen.find(res=r) for r in ("recipient", "body", "send"))
     moves = [type_into(box_to, to)] if box_to and app.field("to") != to else []
     moves += [type_into(box_body, text)] if box_body and app.field("body") != text else []
-    if moves or send is None:
+    if question and moves:
+        return moves  # typed first; the question comes on the filled-in screen
+    if send is None:
         return moves or [wait()]
-    return confirm(ctx, question, tap(send)) if ctx and question else [tap(send)]
+    if question and ctx is not None:
+        return confirm(ctx, question, tap(send))
+    return [*moves, tap(send)]
 
 
 # -- Feed --------------------------------------------------------------------------------
@@ -244,13 +286,19 @@ def scroll_feed(up: bool) -> dict[str, Any]:
 
 def toggle_posts(phone: Any, screen: Screen, posts: list[int]) -> Moves:
     """Moves that tap Like on each post in ``posts`` (in order), scrolling to find it."""
-    moves = front(phone, screen, FEED)
-    if moves or not posts:
+    if not posts:
+        return front(phone, screen, FEED)
+    top = phone.apps[FEED].offset == 0  # the first posts show at launch
+    moves = front(phone, screen, FEED, [a_tap(res="like", desc=f"Like post {n}")
+                                        for n in posts if top and n <= TOP_POSTS])
+    if moves:
         return moves
-    for n in posts:
+    for i, n in enumerate(posts):
         button = screen.find(res="like", desc=f"Like post {n}")
         if button is not None:
-            return [tap(button)]
+            later = [a_tap(res="like", desc=f"Like post {m}") for m in posts[i + 1:]
+                     if screen.find(res="like", desc=f"Like post {m}")]  # liking scrolls nothing
+            return [tap(button), *later]
     shown = visible_posts(screen)
     target = posts[0]
     return [scroll_feed(up=not shown or target > max(shown))]

@@ -15,6 +15,8 @@ from typing import Any
 from omg_agent.bench.expert.screen import Screen, tap
 from omg_agent.bench.expert.tasks import NOTES, CreateNote, MoveContext, Moves, Task
 from omg_agent.bench.suite.nav import (
+    a_tap,
+    a_type,
     answer,
     ask,
     confirm,
@@ -88,7 +90,8 @@ class EditNoteBody(Task):
         if self.check(phone):
             return []
         title = self.notes[self.index]["title"]
-        return open_note(phone, screen, title) or fill_and_save(
+        route = [a_type("body_input", self.body), a_tap(res="save")]
+        return open_note(phone, screen, title, route) or fill_and_save(
             phone, screen, {"body": (self.body, self.body)})
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from omg_agent.bench.expert.screen import Screen, tap
 from omg_agent.bench.expert.tasks import SETTINGS, Brightness, MoveContext, Moves, Switch, Task
-from omg_agent.bench.suite.nav import back, front, point, wait, where
+from omg_agent.bench.suite.nav import a_tap, back, front, point, wait, where
 
 log = logging.getLogger(__name__)
 
@@ -31,17 +31,18 @@ def shown(attr: str, on: bool, zh: bool) -> str:
 
 def switch_moves(phone: Any, screen: Screen, wanted: dict[str, bool]) -> Moves:
     """Moves that flip each Settings switch in ``wanted`` to its value, from any screen."""
-    moves = front(phone, screen, SETTINGS)
+    app = phone.apps[SETTINGS]
+    flips = [attr for attr, on in wanted.items() if getattr(app, attr) != on]
+    route = [a_tap(res=f"{attr}_switch") for attr in flips]  # a switch tap stays on screen
+    moves = front(phone, screen, SETTINGS, route)
     if moves:
         return moves
     if where(phone, SETTINGS) != "main":
-        return [back()]
-    app = phone.apps[SETTINGS]
-    for attr, on in wanted.items():
-        if getattr(app, attr) != on:
-            switch = screen.find(res=f"{attr}_switch")
-            return [tap(switch)] if switch else [wait()]
-    return []
+        return [back(), *route]
+    switches = [screen.find(res=f"{attr}_switch") for attr in flips]
+    if not all(switches):
+        return [wait()]
+    return [tap(s) for s in switches if s is not None]
 
 
 @dataclass
@@ -122,12 +123,13 @@ class ExactBrightness(Brightness):
         self.criteria = f'the Display screen shows "Brightness: {self.level}%"'
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
-        moves = front(phone, screen, SETTINGS)
+        label = phone.apps[SETTINGS].t("Display", "显示")
+        moves = front(phone, screen, SETTINGS, [a_tap(text=label)])
         if moves:
             return moves
         name = where(phone, SETTINGS)
         if name == "main":
-            row = screen.find(text="Display") or screen.find(text="显示")
+            row = screen.find(text=label)
             return [tap(row)] if row else [wait()]
         if name != "display":
             return [back()]

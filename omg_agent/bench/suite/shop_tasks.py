@@ -23,6 +23,7 @@ from omg_agent.bench.expert.tasks import (
     _to_product,
 )
 from omg_agent.bench.suite.nav import (
+    a_tap,
     answer,
     ask,
     back,
@@ -53,16 +54,18 @@ def fill_cart(phone: Any, screen: Screen, wanted: dict[str, int],
     have = cart(phone)
     for pid, qty in have.items():
         if qty > wanted.get(pid, 0):  # too many: take one out in the cart
-            moves = shop_cart(phone, screen)
+            how = {"res": "remove", "desc": f"Remove {BY_ID[pid].name}"}
+            moves = shop_cart(phone, screen, [a_tap(**how)])
             if moves:
                 return moves
-            minus = screen.find(res="remove", desc=f"Remove {BY_ID[pid].name}")
+            minus = screen.find(**how)
             return [tap(minus)] if minus else [wait()]
     for pid, qty in wanted.items():
         if have.get(pid, 0) < qty:
             moves = _to_product(phone, screen, pid, MoveContext(ctx.request_text))
             if moves:
-                return moves
+                onto = moves[-1]["type"] == "tap"  # the tap that opens the product page
+                return [*moves, a_tap(res="add_to_cart")] if onto else moves
             add = screen.find(res="add_to_cart")
             return [tap(add)] if add else [wait()]
     return []
@@ -201,7 +204,7 @@ class BuyProduct(Task):
         if where(phone, SHOP) == "checkout":
             pay = screen.find(res="pay")
             return confirm(ctx, self.question, tap(pay)) if pay else [wait()]
-        moves = shop_cart(phone, screen)
+        moves = shop_cart(phone, screen, [a_tap(res="checkout")])
         if moves:
             return moves
         checkout = screen.find(res="checkout")

@@ -22,6 +22,7 @@ from omg_agent.bench.suite.nav import (
     new_message,
     open_thread,
     reply_in_thread,
+    reply_route,
 )
 from omg_agent.bench.suite.settings_tasks import ZH_LOCALE
 
@@ -75,8 +76,8 @@ class Reply(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
-        return open_thread(phone, screen, self.contact) or reply_in_thread(phone, screen,
-                                                                           self.text)
+        return open_thread(phone, screen, self.contact, reply_route(self.text)) or \
+            reply_in_thread(phone, screen, self.text)
 
 
 @dataclass
@@ -129,7 +130,8 @@ class AskRecipient(Task):
         who = answer(ctx, self.question)
         if who is None:
             return [ask(self.question)]
-        return open_thread(phone, screen, who) or reply_in_thread(phone, screen, self.text)
+        return open_thread(phone, screen, who, reply_route(self.text)) or reply_in_thread(
+            phone, screen, self.text)
 
 
 # -- Feed --------------------------------------------------------------------------------
