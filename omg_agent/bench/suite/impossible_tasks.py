@@ -26,10 +26,11 @@ from omg_agent.bench.expert.tasks import (
 )
 from omg_agent.bench.suite.nav import (
     back,
+    below,
     front,
     notes_list,
+    scroll_feed,
     shop_front,
-    toggle_posts,
     visible_posts,
     wait,
     where,
@@ -153,7 +154,7 @@ class CommentOnPost(Task):
         if moves:
             return moves
         if self.post not in visible_posts(screen):
-            return toggle_posts(phone, screen, [self.post])
+            return [scroll_feed(up=below(screen, self.post))]
         return [report_infeasible(f"Post {self.post} in Feed has only a Like button: Feed "
                                   "has no way to comment.")]
 

@@ -284,6 +284,19 @@ def scroll_feed(up: bool) -> dict[str, Any]:
     return {"type": "swipe", "from": start, "to": end}
 
 
+def like_button(phone: Any, screen: Screen, post: int) -> Any:
+    """The Like button of ``post`` when it shows WHOLE in the list (a sliver at an edge
+    cannot be tapped reliably), else None."""
+    how = {"res": "like", "desc": f"Like post {post}"}
+    button = screen.find(**how)
+    view = phone.find_view(resource_id=f"{FEED}:id/like", desc=how["desc"])
+    feed = phone.find_view(resource_id=f"{FEED}:id/feed")
+    if button is None or view is None or feed is None:
+        return None
+    inside = feed.bounds[1] <= view.bounds[1] and view.bounds[3] <= feed.bounds[3]
+    return button if inside else None
+
+
 def toggle_posts(phone: Any, screen: Screen, posts: list[int]) -> Moves:
     """Moves that tap Like on each post in ``posts`` (in order), scrolling to find it."""
     if not posts:
@@ -294,14 +307,21 @@ def toggle_posts(phone: Any, screen: Screen, posts: list[int]) -> Moves:
     if moves:
         return moves
     for i, n in enumerate(posts):
-        button = screen.find(res="like", desc=f"Like post {n}")
+        button = like_button(phone, screen, n)
         if button is not None:
             later = [a_tap(res="like", desc=f"Like post {m}") for m in posts[i + 1:]
-                     if screen.find(res="like", desc=f"Like post {m}")]  # liking scrolls nothing
+                     if like_button(phone, screen, m)]  # liking scrolls nothing
             return [tap(button), *later]
+    return [scroll_feed(up=below(screen, posts[0]))]
+
+
+def below(screen: Screen, post: int) -> bool:
+    """Whether ``post``'s Like button is further down the Feed than the screen shows."""
+    button = screen.find(res="like", desc=f"Like post {post}")
+    if button is not None:  # cut off at an edge
+        return button.y > 500
     shown = visible_posts(screen)
-    target = posts[0]
-    return [scroll_feed(up=not shown or target > max(shown))]
+    return not shown or post >= max(shown)  # a post whose head shows has its button below
 
 
 def like_exactly(phone: Any, screen: Screen, want: set[int], allowed: set[int]) -> Moves:
