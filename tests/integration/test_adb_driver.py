@@ -148,6 +148,20 @@ def test_a_bundle_stops_after_its_first_boundary(vphone, driver):
     assert draft(vphone) == {"title": "", "body": "", "focus": "title"}
 
 
+def test_taps_on_switches_do_not_end_the_bundle(vphone, driver, shell_log):
+    vphone.phone.start_activity("com.android.settings")
+    obs = driver.observe()
+    wifi = vphone.phone.apps["com.android.settings"].wifi
+    shell_log.clear()
+    result = driver.execute([act(type="tap", target={"resource_id": "wifi_switch"}),
+                             act(type="tap", target={"resource_id": "bluetooth_switch"}),
+                             act(type="tap", target={"text": "Display"}),
+                             act(type="tap", target={"resource_id": "wifi_switch"})], obs)
+    assert [o.ok for o in result.outcomes] == [True] * 3 and result.dropped == 1
+    assert vphone.phone.apps["com.android.settings"].wifi is (not wifi)
+    assert result.device_calls == 1  # the two switches and the row: one shell call
+
+
 def test_batched_inputs_are_one_device_call(vphone, driver, shell_log):
     obs = open_note_body(vphone, driver)
     shell_log.clear()
