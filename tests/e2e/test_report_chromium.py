@@ -4,21 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.trace import TraceRecorder, render_report
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 XSS = "<script>alert(1)</script><img src=x onerror=alert(2)>"
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason=f"{CHROMIUM} is missing (scripts/setup.sh installs it)")
 
 
 def _obs(shade: int) -> Observation:
@@ -47,34 +39,21 @@ def _run(tmp_path: Path) -> Path:
     return run
 
 
-def test_report_opens_in_headless_chromium_without_errors(tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (pip install playwright)")
+def test_report_opens_in_headless_chromium_without_errors(tmp_path, chromium_page):
     report = render_report(_run(tmp_path))
-    errors: list[str] = []
-    dialogs: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.goto(report.as_uri(), wait_until="load")
-            page.wait_for_function("Array.from(document.images).every(i => i.complete)")
-            steps = page.locator("section.step").count()
-            images = page.eval_on_selector_all(
-                "section.step img", "els => els.map(e => e.naturalWidth)")
-            page.click("section.step label[for$='-som']")  # show the set-of-marks screen
-            som_shown = page.locator("section.step img.som").first.is_visible()
-            circles = page.locator("section.step svg.overlay circle.tap").count()
-            swipes = page.locator("section.step svg.overlay g.swipe").count()
-            header = page.inner_text("header.run")
-            page.keyboard.press("j")  # the navigation script runs without errors
-        finally:
-            browser.close()
-    assert errors == [] and dialogs == []
+    page = chromium_page.page
+    page.goto(report.as_uri(), wait_until="load")
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+    steps = page.locator("section.step").count()
+    images = page.eval_on_selector_all(
+        "section.step img", "els => els.map(e => e.naturalWidth)")
+    page.click("section.step label[for$='-som']")  # show the set-of-marks screen
+    som_shown = page.locator("section.step img.som").first.is_visible()
+    circles = page.locator("section.step svg.overlay circle.tap").count()
+    swipes = page.locator("section.step svg.overlay g.swipe").count()
+    header = page.inner_text("header.run")
+    page.keyboard.press("j")  # the navigation script runs without errors
+    assert chromium_page.errors == [] and chromium_page.dialogs == []
     assert steps == 2
     assert len(images) == 4 and all(w > 0 for w in images)  # plain + set-of-marks, 2 steps
     assert som_shown

@@ -6,22 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from omg_agent.bench.model_double import ModelDouble
 from omg_agent.cli import app
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 BLANK = {"OMG_MODEL": "", "OMG_BASE_URL": "", "OMG_API_KEY": "", "OPENAI_API_KEY": "",
          "OPENAI_BASE_URL": "", "OMG_CONFIG": "", "OMG_PLANNER_MODEL": "",
          "OMG_OPERATOR_MODEL": ""}
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason=f"{CHROMIUM} is missing (scripts/setup.sh installs it)")
 
 
 def _script() -> list[str]:
@@ -37,8 +29,8 @@ def _script() -> list[str]:
     ]
 
 
-def test_a_run_trace_renders_as_a_report_that_chromium_opens(vphone, tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_a_run_trace_renders_as_a_report_that_chromium_opens(vphone, tmp_path,
+                                                             chromium_page):
     with ModelDouble(_script()) as double:
         env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
         result = CliRunner().invoke(app, ["run", "open Settings", "--device", vphone.serial,
@@ -54,20 +46,11 @@ def test_a_run_trace_renders_as_a_report_that_chromium_opens(vphone, tmp_path):
     report = run_dir / "report.html"
     assert report.is_file()
 
-    errors: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(report.as_uri(), wait_until="load")
-            page.wait_for_function("Array.from(document.images).every(i => i.complete)")
-            widths = page.eval_on_selector_all("section.step img",
-                                               "els => els.map(e => e.naturalWidth)")
-            header = page.inner_text("header.run")
-        finally:
-            browser.close()
-    assert errors == []
+    page = chromium_page.page
+    page.goto(report.as_uri(), wait_until="load")
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+    widths = page.eval_on_selector_all("section.step img", "els => els.map(e => e.naturalWidth)")
+    header = page.inner_text("header.run")
+    assert chromium_page.errors == []
     assert widths and all(w > 0 for w in widths)
     assert "open Settings" in header

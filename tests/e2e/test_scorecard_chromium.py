@@ -13,14 +13,6 @@ from omg_agent.bench.expert import bench_tasks
 from omg_agent.bench.scorecard import write_scorecard
 from omg_agent.bench.suite_run import SuitePlan, parse_variants, run_suite, scorecard_of
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason=f"{CHROMIUM} is missing (scripts/setup.sh installs it)")
-
 
 def _scorecard(out: Path) -> tuple[Path, dict]:
     """A real two-task, two-variant suite run (the tight budget makes some runs fail)."""
@@ -41,28 +33,17 @@ def _drawn(page, selector: str) -> list[dict]:
         scale: e.ownerSVGElement.dataset.scale}))""")
 
 
-def test_scorecard_plots_render_and_draw_the_json_numbers(tmp_path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (pip install playwright)")
+def test_scorecard_plots_render_and_draw_the_json_numbers(tmp_path, chromium_page) -> None:
     html_path, card = _scorecard(tmp_path / "suite")
-    errors: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
-            page.goto(html_path.as_uri(), wait_until="load")
-            page.wait_for_selector("body[data-plotted=yes]")
-            svgs = page.locator("figure.plot svg").count()
-            bars = _drawn(page, "#plot-success rect.bar")
-            points = _drawn(page, "#plot-calls circle.point")
-            segments = _drawn(page, "#plot-time rect.seg")
-            links = page.eval_on_selector_all("a.report", "els => els.map(e => e.href)")
-        finally:
-            browser.close()
-    assert errors == []
+    page = chromium_page.page
+    page.goto(html_path.as_uri(), wait_until="load")
+    page.wait_for_selector("body[data-plotted=yes]")
+    svgs = page.locator("figure.plot svg").count()
+    bars = _drawn(page, "#plot-success rect.bar")
+    points = _drawn(page, "#plot-calls circle.point")
+    segments = _drawn(page, "#plot-time rect.seg")
+    links = page.eval_on_selector_all("a.report", "els => els.map(e => e.href)")
+    assert chromium_page.errors == []
     assert svgs == 3
     aggs = card["aggregates"]
     variants = [v["name"] for v in card["variants"]]
