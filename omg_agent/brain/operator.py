@@ -265,14 +265,19 @@ class Operator:
             start = end + 1
 
     def _await_anchors(self, segment: list[Action]) -> tuple[Observation, list[str]]:
-        """Observe the new screen until the segment's anchors are on it (the screen may still
-        be loading), for up to ``ANCHOR_WAIT_S``."""
+        """Observe the new screen until the segment's anchors are on it, for up to
+        ``ANCHOR_WAIT_S`` while it may still be loading: a screen that stands still with no
+        progress indicator is not loading — it is another screen (a popup), so stop."""
         deadline = time.monotonic() + ANCHOR_WAIT_S
+        previous = ""
         while True:
             screen = self.driver.observe()
             missing = missing_anchors(segment, screen)
-            if not missing or time.monotonic() >= deadline:
+            settled = bool(previous) and screen.screen_hash == previous and not any(
+                e.role == "progress" for e in screen.elements)
+            if not missing or settled or time.monotonic() >= deadline:
                 return screen, missing
+            previous = screen.screen_hash
             time.sleep(ANCHOR_POLL_S)
 
     def _check_variables(self, actions: list[Action]) -> None:
