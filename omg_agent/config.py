@@ -74,10 +74,22 @@ class Settings(BaseModel):
         None, description="MemoryBank sqlite file; default <runs_dir>/memory.sqlite.")
     long_term_memory: bool = Field(
         False, description="Let runs read and write the long-term memory scope.")
-    confirm_done: bool = Field(
-        True, description="The planner confirms the operator's 'goal complete' against the "
-                          "last screen before a run ends (one more model call; catches a "
-                          "premature done).")
+    confirm_done: Literal["always", "unverified", "never"] = Field(
+        "unverified", description="When the planner confirms the operator's 'goal complete' "
+                                  "against the last screen (one more model call): always; "
+                                  "unverified = only when the step's success criteria quote "
+                                  "no on-screen text to check; never.")
+
+    @field_validator("confirm_done", mode="before")
+    @classmethod
+    def _confirm_flag(cls, value: Any) -> Any:
+        """true / false read as always / never."""
+        if isinstance(value, bool):
+            return "always" if value else "never"
+        if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0",
+                                                                  "yes", "no", "on", "off"):
+            return "always" if value.strip().lower() in ("true", "1", "yes", "on") else "never"
+        return value
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
 

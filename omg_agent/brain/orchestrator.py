@@ -200,7 +200,7 @@ class Orchestrator:
             if turn.kind == "goal_complete" and (s.todo.complete or not s.predefined):
                 s.outcome += f"; the operator reports the whole task done: {turn.answer}"
                 s.final_answer = turn.answer or ""
-                if s.todo.complete and (s.predefined or not self.settings.confirm_done):
+                if s.todo.complete and (s.predefined or not self._confirms(step)):
                     self._all_ticked(turn.answer or "")
                     return
             s.phase = "THINK" if s.predefined else "REPLAN"
@@ -307,6 +307,12 @@ class Orchestrator:
         s.finish("DONE", self.memory.substitute(answer or "all plan steps are done"),
                  StopReport(tuple(s.todo.done()), "the task is complete",
                             "nothing: the task is done"))
+
+    def _confirms(self, step: TaskStep) -> bool:
+        """Whether the planner must confirm a 'goal complete' on ``step`` (see Settings)."""
+        mode = self.settings.confirm_done
+        return mode == "always" or (mode == "unverified"
+                                    and not _QUOTED.search(step.success_criteria))
 
     # -- checks and plumbing -------------------------------------------------------------
     def _unverified(self, step: TaskStep, obs: Observation) -> str:

@@ -126,7 +126,7 @@ def memory() -> Iterator[MemoryBank]:
 @contextmanager
 def orchestrate(vphone, double: ModelDouble, memory: MemoryBank, tmp_path: Path, *,
                 max_steps: int = 40, ask_user=None, recorder=None,
-                confirm_done: bool = False) -> Iterator[Orchestrator]:
+                confirm_done: bool | str = False) -> Iterator[Orchestrator]:
     settings = Settings(base_url=double.base_url, model="double", max_steps=max_steps,
                         retry_backoff_s=0.001, retry_backoff_max_s=0.01, timeout_s=20,
                         runs_dir=tmp_path, confirm_done=confirm_done)
@@ -540,3 +540,26 @@ def test_an_infeasible_goal_ends_the_run_as_infeasible_with_the_reason(
     result, _ = run(vphone, policy, memory, tmp_path, recorder=recorder, confirm_done=True)
     assert result.status == "infeasible" and result.answer == "the Shop sells no unicorn"
     assert "cannot be done" in result.summary() and "infeasible" in recorder.kinds()
+
+
+@pytest.mark.parametrize(("criteria", "confirmed"), [
+    ('Settings shows "Wi-Fi"', False),  # checkable on the screen: no extra model call
+    ("Settings is open", True)])        # nothing quoted to check: the planner confirms
+def test_by_default_the_planner_confirms_only_what_the_screen_cannot_show(
+        vphone, memory, tmp_path, criteria: str, confirmed: bool) -> None:
+    turns: list[int] = []
+
+    def decide(request: dict[str, Any]) -> str:
+        turns.append(1)
+        if len(turns) == 1:
+            return bundle({"type": "launch", "app": "com.android.settings"})
+        return bundle(goal_complete=True, answer="Settings is open")
+
+    policy = ByContract(
+        TaskPlan=lambda r: plan({"description": "Open Settings", "success_criteria": criteria}),
+        DecisionBundle=decide,
+        Replan=lambda r: json.dumps({"status": "done", "response": "confirmed"}))
+    result, double = run(vphone, policy, memory, tmp_path, confirm_done="unverified")
+    assert result.status == "done" and result.answer == "Settings is open"
+    assert counted(double) == ["DecisionBundle", "DecisionBundle"] + (
+        ["Replan"] if confirmed else [])

@@ -70,7 +70,7 @@ def test_the_page_embeds_plot_data_that_cannot_close_its_script() -> None:
 def test_variants_parse_and_reject_unknown_keys_by_name() -> None:
     v = parse_variant("lean:bundling=single,max_steps=12,confirm_done=false")
     assert (v.name, v.bundling, v.max_steps) == ("lean", "single", 12)
-    assert dict(v.settings) == {"confirm_done": False}
+    assert dict(v.settings) == {"confirm_done": "never"}  # false reads as never
     with pytest.raises(ConfigError, match="unknown key 'bundle'"):
         parse_variant("x:bundle=single")
     with pytest.raises(ConfigError, match="bundling must be single or multi"):
