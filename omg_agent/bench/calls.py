@@ -1,31 +1,44 @@
 """``omg-agent bench calls``: model calls with one action per reply vs semantic bundles.
 
-For each expert task, on a fresh seeded in-process vphone, the Orchestrator runs twice with
-the same seed and noise — the expert double answering one action per reply, then bundles up
+For each of the suite's classic multi-step tasks (:data:`CALL_TASKS`: Shop → Notes, switches,
+a note, a message, likes, the cart, brightness, sign-in), on a fresh seeded in-process vphone,
+the Orchestrator runs twice with the same seed and noise — the expert double answering one
+action per reply, then bundles up
 to the first boundary — and one table shows both side by side: success (from the phone's
 true state), model calls, counted steps and tokens, per task and in total.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 
-from omg_agent.bench.expert.goals import bench_tasks
 from omg_agent.bench.expert.policy import NoiseProfile
 from omg_agent.bench.expert.runner import TaskRun, run_task
 
 log = logging.getLogger(__name__)
+CALL_TASKS = ("shop.price_to_notes", "settings.wifi", "settings.bluetooth", "notes.create",
+              "messages.send", "feed.like_first", "shop.add_to_cart", "settings.brightness",
+              "login.sign_in")
+
+
+def call_tasks(seed: int = 0) -> list:
+    """The benchmark's tasks from the suite, in table order."""
+    from omg_agent.bench.suite import suite_tasks
+
+    by_id = {t.id: t for t in suite_tasks(seed)}
+    return [by_id[i] for i in CALL_TASKS]
 
 
 def compare(tasks: int | None = None, noise: str = "moderate",
             seed: int = 0) -> list[tuple[TaskRun, TaskRun]]:
     """(single, multi) runs per task."""
     rows = []
-    for index, task in enumerate(bench_tasks()[:tasks]):
+    for index, task in enumerate(call_tasks(seed)[:tasks]):
         draws = seed * 1000 + index  # each task its own noise stream, same for both sides
-        single = run_task(task, NoiseProfile.named(noise, "single"), seed=seed,
+        single = run_task(copy.deepcopy(task), NoiseProfile.named(noise, "single"), seed=seed,
                           noise_seed=draws)
-        multi = run_task(task, NoiseProfile.named(noise, "multi"), seed=seed,
+        multi = run_task(copy.deepcopy(task), NoiseProfile.named(noise, "multi"), seed=seed,
                          noise_seed=draws)
         rows.append((single, multi))
     return rows

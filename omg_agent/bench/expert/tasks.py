@@ -103,7 +103,7 @@ def _to_product(phone: Any, screen: Screen, pid: str, ctx: MoveContext) -> Moves
         return [launch(SHOP), *search]
     if shop.popup_visible:
         no = screen.find(text="No thanks") or screen.find(res="close")
-        return [tap(no), *search] if no else [_back()]
+        return [tap(no) if no else _back(), *search]  # back closes the popup too
     where = shop.screen.name
     if where == "product" and shop.screen.params.get("pid") == pid:
         return []
