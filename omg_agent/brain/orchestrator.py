@@ -12,10 +12,12 @@
 checked at the top of every turn (DESIGN.md §3). The first plan is free; every operator
 reply attempt, replan attempt and executed bundle counts. A step is verified by the model's
 ``step_complete`` plus, when its ``success_criteria`` quotes visible text ("…"), that text
-being on the screen, plus its ``data_output`` key being saved; its screen becomes the
-checkpoint that a later failed step rolls back to (back presses until the screen hash
-matches) before retrying or replanning. A predefined plan (YAML) is
-followed in order and the run finishes only when its todo list is fully ticked.
+being on the screen outside edit fields (typed, unsent text proves nothing), plus its
+``data_output`` key being saved; its screen becomes the checkpoint that a later failed step
+rolls back to (back presses until the screen hash matches) before retrying or replanning.
+When the operator says the whole goal is done, the planner confirms it (``confirm_done``).
+A predefined plan (YAML) is followed in order and the run finishes only when its todo list
+is fully ticked.
 """
 
 from __future__ import annotations
@@ -354,8 +356,14 @@ class Orchestrator:
 
 
 def _screen_texts(obs: Observation) -> list[str]:
-    texts = [t for e in obs.elements for t in (e.text, e.desc, *e.extra_texts) if t]
-    texts += [b.text for b in obs.ocr or ()]
+    """The screen's text as evidence of an outcome: what the user typed into an edit field
+    (still there, unsent) proves nothing, so fields — and OCR read inside them — are left out."""
+    fields = [e.bounds for e in obs.elements if e.editable]
+    texts = [t for e in obs.elements if not e.editable
+             for t in (e.text, e.desc, *e.extra_texts) if t]
+    texts += [b.text for b in obs.ocr or ()
+              if not any(f.left <= b.bounds.center.x <= f.right
+                         and f.top <= b.bounds.center.y <= f.bottom for f in fields)]
     return [t.lower() for t in texts]
 
 

@@ -563,3 +563,38 @@ def test_by_default_the_planner_confirms_only_what_the_screen_cannot_show(
     assert result.status == "done" and result.answer == "Settings is open"
     assert counted(double) == ["DecisionBundle", "DecisionBundle"] + (
         ["Replan"] if confirmed else [])
+
+
+def test_text_typed_into_a_field_is_no_evidence_that_it_was_sent(vphone, memory,
+                                                                 tmp_path) -> None:
+    """The criteria quote the message; typed into the box (unsent) it does not verify."""
+    phone = vphone.phone
+    claims: list[int] = []
+
+    def decide(request: dict[str, Any]) -> str:
+        text = user_text(request)
+        if "res=body" not in text and not phone.apps["com.omg.messages"].sent:
+            return bundle({"type": "launch", "app": "com.omg.messages"},
+                          {"type": "tap", "target": {"kind": "anchor", "resource_id": "fab_new"}},
+                          {"type": "type", "text": "Bob",
+                           "target": {"kind": "anchor", "resource_id": "recipient"}},
+                          {"type": "type", "text": "See you at 7",
+                           "target": {"kind": "anchor", "resource_id": "body"}})
+        if not claims:
+            claims.append(1)  # premature: the message is only typed
+            return bundle(goal_complete=True, answer="sent")
+        if not phone.apps["com.omg.messages"].sent:
+            return bundle({"type": "tap", "target": {"kind": "anchor", "resource_id": "send"}})
+        return bundle(goal_complete=True, answer="sent")
+
+    policy = ByContract(
+        TaskPlan=lambda r: plan({"description": "Send it", "success_criteria":
+                                 'the conversation shows "See you at 7"'}),
+        DecisionBundle=decide, Replan=lambda r: pytest.fail("criteria are checkable"))
+    recorder = Recorder()
+    result, _ = run(vphone, policy, memory, tmp_path, recorder=recorder,
+                    confirm_done="unverified")
+    assert result.status == "done"
+    assert phone.apps["com.omg.messages"].sent == [{"to": "Bob", "text": "See you at 7"}]
+    notes = [s["note"] for s in recorder.steps]
+    assert notes.count("goal_complete") == 2  # the first claim was not verified
