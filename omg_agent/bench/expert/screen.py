@@ -120,3 +120,21 @@ def tap_at(target: dict[str, Any]) -> dict[str, Any]:
 
 def type_at(target: dict[str, Any], text: str, *, submit: bool = False) -> dict[str, Any]:
     return {"type": "type", "text": text, "target": target, "clear": True, "submit": submit}
+
+
+def fg(phone: Any) -> str:
+    """The foreground package of an in-process vphone."""
+    return phone.focus()[0]
+
+
+def where(phone: Any, package: str) -> str:
+    """The name of ``package``'s current screen (its true state)."""
+    return phone.apps[package].screen.name
+
+
+def back() -> dict[str, Any]:
+    return {"type": "back"}
+
+
+def wait(seconds: float = 0.5) -> dict[str, Any]:
+    return {"type": "wait", "seconds": seconds}

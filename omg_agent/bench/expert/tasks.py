@@ -16,11 +16,15 @@ from typing import Any
 from omg_agent.bench.expert.screen import (
     Screen,
     anchor,
+    back,
+    fg,
     launch,
     tap,
     tap_at,
     type_at,
     type_into,
+    wait,
+    where,
 )
 from omg_agent.vphone.apps.shop_catalog import BY_ID, format_price
 
@@ -70,22 +74,6 @@ class Task:
         raise NotImplementedError
 
 
-def _fg(phone: Any) -> str:
-    return phone.focus()[0]
-
-
-def _screen_name(phone: Any, package: str) -> str:
-    return phone.apps[package].screen.name
-
-
-def _back() -> dict[str, Any]:
-    return {"type": "back"}
-
-
-def _wait(seconds: float = 1.0) -> dict[str, Any]:
-    return {"type": "wait", "seconds": seconds}
-
-
 def _product_id(name: str) -> str:
     for pid, product in BY_ID.items():
         if product.name.lower() == name.lower():
@@ -99,27 +87,27 @@ def _to_product(phone: Any, screen: Screen, pid: str, ctx: MoveContext) -> Moves
     name = BY_ID[pid].name
     search = [type_at(anchor(res="search_input"), name, submit=True),
               tap_at(anchor(res="product_item", desc=name))]
-    if _fg(phone) != SHOP:
+    if fg(phone) != SHOP:
         return [launch(SHOP), *search]
     if shop.popup_visible:
         no = screen.find(text="No thanks") or screen.find(res="close")
-        return [tap(no) if no else _back(), *search]  # back closes the popup too
-    where = shop.screen.name
-    if where == "product" and shop.screen.params.get("pid") == pid:
+        return [tap(no) if no else back(), *search]  # back closes the popup too
+    page = shop.screen.name
+    if page == "product" and shop.screen.params.get("pid") == pid:
         return []
-    if where == "main":
+    if page == "main":
         box = screen.find(res="search_input")
-        return [type_into(box, name, submit=True), search[1]] if box else [_wait()]
-    if where == "results":
+        return [type_into(box, name, submit=True), search[1]] if box else [wait(1.0)]
+    if page == "results":
         if screen.find(res="progress") is not None:
-            return [_wait(1.0)]
+            return [wait(1.0)]
         row = screen.find(res="product_item", desc=name) or screen.find(text=name)
         if row is None:
-            return [_back()]
+            return [back()]
         extra = ([{"type": "mem_save", "key": "price", "value": WRONG_PRICE}]
                  if ctx.wrong_memory else [])
         return [*extra, tap(row)]
-    return [_back()]
+    return [back()]
 
 
 @dataclass
@@ -148,7 +136,7 @@ class ShopPriceToNotes(Task):
                     "target": anchor(res="price")}}, launch(NOTES), *_NEW_NOTE_BODY]
             price = screen.find(res="price")
             if price is None:
-                return [_wait(0.5)]
+                return [wait(0.5)]
             return [{"type": "mem_save", "key": "price",
                      "from_screen": {"target": {"kind": "element", "id": price.id}}},
                     launch(NOTES), *_NEW_NOTE_BODY]
@@ -163,11 +151,11 @@ def _write_note(phone: Any, screen: Screen, title: str | None, body: str,
                 shown: str | None = None) -> Moves:
     fill = ([type_at(anchor(res="title_input"), title)] if title is not None else []) + [
         type_at(anchor(res="body_input"), body), tap_at(anchor(res="save"))]
-    if _fg(phone) != NOTES:
+    if fg(phone) != NOTES:
         return [launch(NOTES), tap_at(anchor(res="fab_new")), *fill]
-    if _screen_name(phone, NOTES) != "editor":
+    if where(phone, NOTES) != "editor":
         fab = screen.find(res="fab_new")
-        return [tap(fab), *fill] if fab else [_wait(0.5)]
+        return [tap(fab), *fill] if fab else [wait(0.5)]
     notes = phone.apps[NOTES]
     moves: Moves = []
     title_box, body_box = screen.find(res="title_input"), screen.find(res="body_input")
@@ -176,7 +164,7 @@ def _write_note(phone: Any, screen: Screen, title: str | None, body: str,
     if body_box is not None and notes.field("body") != (shown or body):
         moves.append(type_into(body_box, body))
     save = screen.find(res="save")
-    return [*moves, tap(save)] if save else moves or [_wait(0.5)]
+    return [*moves, tap(save)] if save else moves or [wait(0.5)]
 
 
 @dataclass
@@ -217,10 +205,10 @@ class Switch(Task):
         if self.check(phone):
             return []
         flip = tap_at(anchor(res=f"{self.attr}_switch"))
-        if _fg(phone) != SETTINGS or _screen_name(phone, SETTINGS) != "main":
-            return [launch(SETTINGS) if _fg(phone) != SETTINGS else _back(), flip]
+        if fg(phone) != SETTINGS or where(phone, SETTINGS) != "main":
+            return [launch(SETTINGS) if fg(phone) != SETTINGS else back(), flip]
         switch = screen.find(res=f"{self.attr}_switch")
-        return [tap(switch)] if switch else [_wait(0.5)]
+        return [tap(switch)] if switch else [wait(0.5)]
 
 
 @dataclass
@@ -237,17 +225,17 @@ class Brightness(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
-        if _fg(phone) != SETTINGS:
+        if fg(phone) != SETTINGS:
             return [launch(SETTINGS), tap_at(anchor(text="Display"))]
-        where = _screen_name(phone, SETTINGS)
-        if where == "main":
+        name = where(phone, SETTINGS)
+        if name == "main":
             row = screen.find(text="Display")
-            return [tap(row)] if row else [_wait(0.5)]
-        if where != "display":
-            return [_back()]
+            return [tap(row)] if row else [wait(0.5)]
+        if name != "display":
+            return [back()]
         bar = phone.find_view(resource_id=f"{SETTINGS}:id/brightness")
         if bar is None:
-            return [_wait(0.5)]
+            return [wait(0.5)]
         left, top, right, bottom = bar.bounds
         prof = phone.profile
         x = left + (right - left) * self.level / 100
@@ -273,19 +261,19 @@ class SendMessage(Task):
             return []
         fill = [type_at(anchor(res="recipient"), self.contact),
                 type_at(anchor(res="body"), self.text), tap_at(anchor(res="send"))]
-        if _fg(phone) != MESSAGES:
+        if fg(phone) != MESSAGES:
             return [launch(MESSAGES), tap_at(anchor(res="fab_new")), *fill]
-        where = _screen_name(phone, MESSAGES)
-        if where == "main":
+        name = where(phone, MESSAGES)
+        if name == "main":
             fab = screen.find(res="fab_new")
-            return [tap(fab), *fill] if fab else [_wait(0.5)]
-        if where != "new":
-            return [_back()]
+            return [tap(fab), *fill] if fab else [wait(0.5)]
+        if name != "new":
+            return [back()]
         app = phone.apps[MESSAGES]
         to, body, send = (screen.find(res=r) for r in ("recipient", "body", "send"))
         moves = [type_into(to, self.contact)] if to and app.field("to") != self.contact else []
         moves += [type_into(body, self.text)] if body and app.field("body") != self.text else []
-        return [*moves, tap(send)] if send else moves or [_wait(0.5)]
+        return [*moves, tap(send)] if send else moves or [wait(0.5)]
 
 
 @dataclass
@@ -305,7 +293,7 @@ class LikePosts(Task):
         liked = phone.apps[FEED].liked
         todo = [n for n in range(1, self.count + 1) if n not in liked]
         likes = [tap_at(anchor(res="like", desc=f"Like post {n}")) for n in todo]
-        if _fg(phone) != FEED:
+        if fg(phone) != FEED:
             return [launch(FEED), *likes]
         for i, n in enumerate(todo):
             button = screen.find(res="like", desc=f"Like post {n}")
@@ -337,7 +325,7 @@ class AddToCart(Task):
         if moves:
             return [*moves, tap_at(anchor(res="add_to_cart"))]
         add = screen.find(res="add_to_cart")
-        return [tap(add)] if add else [_wait(0.5)]
+        return [tap(add)] if add else [wait(0.5)]
 
 
 @dataclass
@@ -368,15 +356,15 @@ class Login(Task):
         if self.check(phone):
             return []
         app, password = phone.apps[LOGIN], self.password or ""
-        if _fg(phone) != LOGIN:
+        if fg(phone) != LOGIN:
             return [launch(LOGIN), type_at(anchor(res="username"), self.user),
                     type_at(anchor(res="password"), password), tap_at(anchor(res="sign_in"))]
-        if _screen_name(phone, LOGIN) != "main":
-            return [_back()]
+        if where(phone, LOGIN) != "main":
+            return [back()]
         user_box, pass_box = screen.find(res="username"), screen.find(res="password")
         moves = [type_into(user_box, self.user)] if user_box and app.field(
             "username") != self.user else []
         moves += [type_into(pass_box, password)] if pass_box and app.field(
             "password") != password else []
         sign_in = screen.find(res="sign_in")
-        return [*moves, tap(sign_in)] if sign_in else moves or [_wait(0.5)]
+        return [*moves, tap(sign_in)] if sign_in else moves or [wait(0.5)]

@@ -20,11 +20,15 @@ from typing import Any
 from omg_agent.bench.expert.screen import (
     Screen,
     anchor,
+    back,
+    fg,
     launch,
     tap,
     tap_at,
     type_at,
     type_into,
+    wait,
+    where,
 )
 from omg_agent.bench.expert.tasks import (
     FEED,
@@ -42,22 +46,6 @@ _ASKED = re.compile(r"The user was asked (.+) and answered: (.*)$")
 POST_NUMBER = re.compile(r"(?:Post |第)(\d+)")
 TOP_POSTS = 4  # posts whose Like button shows on a Feed scrolled to the top
 YES = ("yes", "y", "ok", "sure", "go ahead", "是", "好", "确认")
-
-
-def fg(phone: Any) -> str:
-    return phone.focus()[0]
-
-
-def where(phone: Any, package: str) -> str:
-    return phone.apps[package].screen.name
-
-
-def back() -> dict[str, Any]:
-    return {"type": "back"}
-
-
-def wait(seconds: float = 0.5) -> dict[str, Any]:
-    return {"type": "wait", "seconds": seconds}
 
 
 def ask(question: str) -> dict[str, Any]:
