@@ -10,9 +10,13 @@ services print nothing and succeed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from omg_agent.vphone.shell.commands.ids import object_hash, pid_of, task_id, uid_of
 from omg_agent.vphone.shell.context import CommandTable, Ctx
+
+if TYPE_CHECKING:
+    from omg_agent.vphone.profile import DeviceProfile
 
 BATTERY = """Current Battery Service state:
   AC powered: false
@@ -70,7 +74,24 @@ def _window(ctx: Ctx, args: list[str]) -> None:
         f"  mInputMethodWindow=Window{{{object_hash('ime:' + ime)} u0 InputMethod}}\n"
         f"  mCurrentFocus={window}\n"
         f"  mFocusedApp={_record(package, short)}\n"
+        + _insets(ctx.phone.profile)
     )
+
+
+def _insets(prof: DeviceProfile) -> str:
+    """The display's inset sources, in the form of the profile's Android version: none before
+    Android 11 (sdk 30), ``type=ITYPE_…`` on 11–13, ``id=… type=statusBars`` on 14+."""
+    if prof.sdk < 30:
+        return ""
+    w, h = prof.width, prof.height
+    bars = (("ITYPE_STATUS_BAR", "statusBars", "0001", f"[0,0][{w},{prof.status_bar_height}]"),
+            ("ITYPE_NAVIGATION_BAR", "navigationBars", "0002",
+             f"[0,{h - prof.nav_bar_height}][{w},{h}]"))
+    lines = ["", "  InsetsStateController", "    InsetsState"]
+    for old, new, suffix, frame in bars:
+        kind = f"id=3f2a{suffix} type={new}" if prof.sdk >= 34 else f"type={old}"
+        lines.append(f"      InsetsSource {kind} frame={frame} visible=true")
+    return "\n".join(lines) + "\n"
 
 
 def _activity(ctx: Ctx, args: list[str]) -> None:
