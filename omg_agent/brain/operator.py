@@ -246,22 +246,26 @@ class Operator:
                 run.ran.extend(segment)
                 start = end + 1
                 continue
+            before = len(run.outcomes)
             executed = self.driver.execute([actions[i] for i in positions], screen)
             run.add(executed, positions)
+            fresh = run.outcomes[before:]
             result.results += [{"index": o.index, "type": o.action.type, "ok": o.ok,
                                 "detail": o.detail, "point": o.point, "source": o.source}
-                               for o in run.outcomes[-len(executed.outcomes):]]
-            last = run.outcomes[-1].index if executed.outcomes else start - 1
-            run.ran.extend(a for i, a in enumerate(segment, start) if i <= last
-                           or (i > last and isinstance(a, MemSave)))
-            bad = [o for o in executed.outcomes if not o.ok]
+                               for o in fresh]
+            last = fresh[-1].index if fresh else start - 1
+            finished = not executed.dropped and all(o.ok for o in fresh)
+            # what ran: the device actions up to the last outcome, the mem_saves (done
+            # above), and a closing hand-off once everything before it went through
+            run.ran.extend(a for i, a in enumerate(segment, start)
+                           if i <= last or isinstance(a, MemSave)
+                           or (finished and isinstance(a, AskUser | Done)))
+            bad = [o for o in fresh if not o.ok]
             if bad:
                 result.error = f"{bad[0].action.type}: {bad[0].detail or 'failed'}"
                 return
             if executed.dropped:
                 return  # the driver saw a boundary earlier than we did: look first
-            run.ran.extend(a for a in segment[last - start + 1:]
-                           if isinstance(a, AskUser | Done))
             start = end + 1
 
     def _await_anchors(self, segment: list[Action]) -> tuple[Observation, list[str]]:
