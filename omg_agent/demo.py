@@ -78,14 +78,6 @@ def demo_task() -> Any:
     return ShopPriceToNotes(product=DEMO_PRODUCT)
 
 
-def simulated_settings(settings: Settings, base_url: str) -> Settings:
-    """``settings`` pointed at the expert double: its URL, its model name, no key."""
-    from omg_agent.bench.expert.runner import with_overrides
-
-    return with_overrides(settings, {"base_url": base_url, "model": "sim", "api_key": None,
-                                     "planner_model": None, "operator_model": None})
-
-
 def run_demo(settings: Settings, out: Path, *, seed: int = 0,
              on_progress: Callable[[Any], None] | None = None,
              ask: Callable[[str], str | None] | None = None) -> DemoOutcome:
@@ -96,7 +88,10 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
     model endpoint that refuses every request, …).
     """
     from omg_agent.bench.expert.runner import vphone_on_adb
+    from omg_agent.bench.expert.sim import on_double, start_double
     from omg_agent.bench.expert.tasks import NOTES
+    from omg_agent.brain.agent import open_agent
+    from omg_agent.drivers.adb import AdbDriver
     from omg_agent.trace.recorder import new_run_dir
     from omg_agent.trace.report import render_report
 
@@ -106,9 +101,13 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
     with vphone_on_adb(seed) as (phone, serial), ExitStack() as stack:
         task.setup(phone)
         if simulated:
-            settings = simulated_settings(settings, _start_double(stack, task, phone, seed))
+            settings = on_double(settings, start_double(stack, task, phone, seed))
         log.info("demo: %s on %s with model %s", task.goal, serial, settings.model_for("operator"))
-        result = _orchestrate(stack, settings, serial, task.goal, run_dir, on_progress, ask)
+        driver = AdbDriver(serial)
+        stack.callback(driver.close)
+        result = open_agent(stack, driver, settings, task.goal, run_dir=run_dir,
+                            session=f"demo-{uuid.uuid4().hex[:8]}", ask_user=ask,
+                            on_progress=on_progress).run(task.goal)
         price = task.price(phone)
         notes = tuple(str(n.get("body", "")) for n in phone.apps[NOTES].notes)
     report = render_report(run_dir)
@@ -119,33 +118,3 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
         steps=result.steps_used, tokens_in=result.tokens_in, tokens_out=result.tokens_out,
         wall_s=round(result.wall_s, 2), run_dir=str(run_dir), report=str(report),
         summary=result.summary())
-
-
-def _start_double(stack: ExitStack, task: Any, phone: Any, seed: int) -> str:
-    from omg_agent.bench.expert.policy import ExpertPolicy, NoiseProfile
-    from omg_agent.bench.model_double import ModelDouble
-
-    policy = ExpertPolicy(task, phone, NoiseProfile.named("none"), seed=seed)
-    double = stack.enter_context(ModelDouble(policy, models=("sim",)))
-    return double.base_url
-
-
-def _orchestrate(stack: ExitStack, settings: Settings, serial: str, goal: str, run_dir: Path,
-                 on_progress: Callable[[Any], None] | None,
-                 ask: Callable[[str], str | None] | None) -> Any:
-    from omg_agent.brain.llm import LLMClient
-    from omg_agent.brain.memory import MemoryBank
-    from omg_agent.brain.orchestrator import Orchestrator
-    from omg_agent.drivers.adb import AdbDriver
-    from omg_agent.trace.recorder import TraceRecorder
-
-    driver = AdbDriver(serial)
-    stack.callback(driver.close)
-    planner = stack.enter_context(LLMClient(settings, "planner"))
-    operator = stack.enter_context(LLMClient(settings, "operator"))
-    memory = stack.enter_context(MemoryBank(None, f"demo-{uuid.uuid4().hex[:8]}"))
-    secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
-    recorder = stack.enter_context(TraceRecorder(run_dir, task=goal, redact=secrets))
-    orchestrator = Orchestrator(driver, planner, operator, memory, settings, recorder, ask,
-                                on_progress=on_progress)
-    return orchestrator.run(goal)

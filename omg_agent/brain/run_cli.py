@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import uuid
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
+from omg_agent.brain.orchestrator import Progress, RunResult
 from omg_agent.config import Settings
 from omg_agent.errors import OmgError
 
@@ -178,37 +177,30 @@ def run(
 
 def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
          as_json: bool, sim: Any = None) -> tuple[RunResult, Path]:
-    from omg_agent.brain.llm import LLMClient
-    from omg_agent.brain.memory import MemoryBank
+    from omg_agent.brain.agent import open_agent
     from omg_agent.brain.planner import load_plan_file
     from omg_agent.drivers.select import choose_driver
-    from omg_agent.trace.recorder import TraceRecorder, new_run_dir
+    from omg_agent.trace.recorder import new_run_dir
 
     if plan is not None:
         load_plan_file(plan)  # a bad file fails before any device or model is touched
     with ExitStack() as stack:
         if sim is not None:
-            from omg_agent.bench.expert.sim import NOTICE, start_sim
+            from omg_agent.bench.expert.sim import NOTICE, on_double, start_sim
 
             err_console.print(f"[yellow]{escape(NOTICE)}[/yellow]", soft_wrap=True)
             serial, base_url = start_sim(stack, sim)
-            settings = settings.model_copy(update={"base_url": base_url, "model": "sim",
-                                                   "planner_model": None,
-                                                   "operator_model": None})
+            settings = on_double(settings, base_url)
         else:
             serial = _serial(stack, settings.device)
         driver = choose_driver(serial, driver_kind)  # type: ignore[arg-type]
         stack.callback(driver.close)
-        planner = stack.enter_context(LLMClient(settings, "planner"))
-        operator = stack.enter_context(LLMClient(settings, "operator"))
-        memory = stack.enter_context(MemoryBank(settings.memory_path, uuid.uuid4().hex[:12],
-                                                long_term=settings.long_term_memory))
         run_dir = new_run_dir(settings.runs_dir, task)
-        secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
-        recorder = stack.enter_context(TraceRecorder(run_dir, task=task, redact=secrets))
         view = None if as_json else stack.enter_context(LiveView(task))
-        ask = view.ask if view is not None and sys.stdin.isatty() else None
-        orchestrator = Orchestrator(driver, planner, operator, memory, settings, recorder,
-                                    ask, on_progress=view.update if view else None)
+        orchestrator = open_agent(
+            stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
+            long_term=settings.long_term_memory,
+            ask_user=view.ask if view is not None and sys.stdin.isatty() else None,
+            on_progress=view.update if view else None)
         return orchestrator.run(task, plan), run_dir
     raise AssertionError("unreachable")

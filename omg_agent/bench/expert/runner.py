@@ -24,9 +24,7 @@ from typing import Any
 from omg_agent.bench.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.bench.expert.tasks import Task
 from omg_agent.bench.model_double import ModelDouble
-from omg_agent.brain.llm import LLMClient
-from omg_agent.brain.memory import MemoryBank
-from omg_agent.brain.orchestrator import Orchestrator, RunResult
+from omg_agent.brain.agent import open_agent
 from omg_agent.config import Settings
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
@@ -148,7 +146,10 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         settings = with_overrides(settings, overrides or {})
         driver = AdbDriver(serial)
         stack.callback(driver.close)
-        result = _orchestrate(stack, task, driver, settings, seed, trace_dir)
+        ask = getattr(task, "answer_user", None)
+        result = open_agent(stack, driver, settings, task.goal, run_dir=trace_dir,
+                            session=f"bench-{seed}",
+                            ask_user=ask if callable(ask) else None).run(task.goal)
         success = task.check(phone) and (result.status == "infeasible" or not task.impossible)
     log.info("%s: %s (agent said %s)", task.goal, success, result.status)
     timings, turns, report = {}, 0, None
@@ -163,23 +164,3 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
                    seed=seed, wall_s=round(result.wall_s, 4), timings=timings, turns=turns,
                    setup_digest=digest, answer=result.answer,
                    trace_dir=str(trace_dir) if trace_dir is not None else None, report=report)
-
-
-def _orchestrate(stack: ExitStack, task: Task, driver: Any, settings: Settings, seed: int,
-                 trace_dir: Path | None) -> RunResult:
-    """The Orchestrator's run, with its model clients, memory, recorder and user."""
-    planner = stack.enter_context(LLMClient(settings, "planner"))
-    operator = planner
-    if settings.model_for("operator") != settings.model_for("planner"):
-        operator = stack.enter_context(LLMClient(settings, "operator"))
-    memory = stack.enter_context(MemoryBank(None, f"bench-{seed}"))
-    recorder = None
-    if trace_dir is not None:
-        from omg_agent.trace.recorder import TraceRecorder
-
-        secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
-        recorder = stack.enter_context(TraceRecorder(trace_dir, task=task.goal,
-                                                     redact=secrets))
-    ask = getattr(task, "answer_user", None)
-    return Orchestrator(driver, planner, operator, memory, settings, recorder,
-                        ask if callable(ask) else None).run(task.goal)

@@ -1,0 +1,44 @@
+"""Assembling one agent run: the model clients, the memory bank, the trace recorder and the
+Orchestrator over a driver — the same way for ``omg-agent run``, the demo and the bench.
+
+:func:`open_agent` enters everything it opens into the caller's ``ExitStack`` (closed with
+it) and returns the Orchestrator, ready for ``run(task)``.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from omg_agent.brain.llm import LLMClient
+from omg_agent.brain.memory import MemoryBank
+from omg_agent.brain.orchestrator import Orchestrator
+from omg_agent.config import Settings
+from omg_agent.drivers.base import Driver
+
+log = logging.getLogger(__name__)
+
+
+def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, *,
+               run_dir: Path | None = None, memory_path: Path | None = None,
+               long_term: bool = False, session: str | None = None,
+               ask_user: Callable[[str], str | None] | None = None,
+               on_progress: Callable[[Any], None] | None = None) -> Orchestrator:
+    """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there
+    (the API key redacted). ``memory_path`` None keeps the memory bank in memory."""
+    planner = stack.enter_context(LLMClient(settings, "planner"))
+    operator = stack.enter_context(LLMClient(settings, "operator"))
+    memory = stack.enter_context(MemoryBank(memory_path, session or uuid.uuid4().hex[:12],
+                                            long_term=long_term))
+    recorder = None
+    if run_dir is not None:
+        from omg_agent.trace.recorder import TraceRecorder
+
+        secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
+        recorder = stack.enter_context(TraceRecorder(run_dir, task=task, redact=secrets))
+    return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
+                        on_progress=on_progress)
