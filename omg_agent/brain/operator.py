@@ -30,20 +30,17 @@ from omg_agent.brain.budget import StepBudget
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.segments import (
-    anchor_element,
     blind_reason,
+    element_for,
     missing_anchors,
     segment_end,
 )
 from omg_agent.core.actions import (
     Action,
-    AnchorTarget,
     AskUser,
     Done,
-    ElementTarget,
     Launch,
     MemSave,
-    PointTarget,
     TypeText,
     dump_action,
 )
@@ -333,28 +330,14 @@ def _pixel(obs: Observation, x: int, y: int) -> tuple[float, float]:
     return x * width / NORM_MAX, y * height / NORM_MAX
 
 
-def _inside(element: UIElement, px: float, py: float) -> bool:
-    left, top, right, bottom = tuple(element.bounds)
-    return left <= px <= right and top <= py <= bottom
-
-
 def read_from_screen(action: MemSave, obs: Observation) -> str:
     """The text ``action.from_screen`` points at in ``obs``; raises when there is none."""
     source = action.from_screen
     assert source is not None
     texts: list[str] = []
-    match source.target:
-        case ElementTarget(id=element_id):
-            element = obs.element(element_id)
-            texts = [_element_text(element)] if element is not None else []
-        case AnchorTarget() as anchor:
-            element = anchor_element(anchor, obs)
-            texts = [_element_text(element)] if element is not None else []
-        case PointTarget(x=x, y=y):
-            px, py = _pixel(obs, x, y)
-            hits = [e for e in obs.elements if _inside(e, px, py) and _element_text(e)]
-            hits.sort(key=lambda e: e.bounds.area)
-            texts = [_element_text(hits[0])] if hits else []
+    if source.target is not None:
+        element = element_for(source.target, obs, having=_element_text)
+        texts = [_element_text(element)] if element is not None else []
     if source.region is not None:
         r = source.region
         (left, top), (right, bottom) = _pixel(obs, r.left, r.top), _pixel(obs, r.right,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from omg_agent.core.actions import (
     Action,
@@ -83,8 +83,10 @@ def anchor_element(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
     return None
 
 
-def element_for(target: Target, obs: Observation) -> UIElement | None:
-    """The element ``target`` lands on in ``obs`` (the smallest one under a point)."""
+def element_for(target: Target, obs: Observation,
+                having: Callable[[UIElement], object] | None = None) -> UIElement | None:
+    """The element ``target`` lands on in ``obs``: under a point, the smallest one (of those
+    ``having`` accepts, when given)."""
     match target:
         case ElementTarget(id=element_id):
             return obs.element(element_id)
@@ -94,7 +96,7 @@ def element_for(target: Target, obs: Observation) -> UIElement | None:
             width, height = obs.size
             px, py = x * width / NORM_MAX, y * height / NORM_MAX
             hits = [e for e in obs.elements if e.bounds.left <= px <= e.bounds.right
-                    and e.bounds.top <= py <= e.bounds.bottom]
+                    and e.bounds.top <= py <= e.bounds.bottom and (having is None or having(e))]
             return min(hits, key=lambda e: e.bounds.area) if hits else None
     return None
 
