@@ -39,12 +39,10 @@ def model_checks(settings: Settings) -> list[Check]:
         return [Check("model", "warn", "no model configured: `omg-agent demo` uses the "
                       "simulated double; `omg-agent run` needs a model",
                       settings.missing_model_help())]
-    from omg_agent.brain.llm import NO_KEY, OPENAI_URL
+    from omg_agent.brain.llm import OPENAI_URL, openai_client
 
     url = settings.base_url or OPENAI_URL
-    key = settings.api_key.get_secret_value() if settings.api_key else NO_KEY
-    client = openai.OpenAI(base_url=url, api_key=key, max_retries=0,
-                           timeout=min(settings.timeout_s, DOCTOR_TIMEOUT_S))
+    client = openai_client(settings, min(settings.timeout_s, DOCTOR_TIMEOUT_S))
     with client:
         reach, served = _reachable(client, url)
         lines = [reach]

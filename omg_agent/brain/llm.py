@@ -119,6 +119,13 @@ class _Reply:
     mode: FormatMode
 
 
+def openai_client(settings: Settings, timeout_s: float | None = None) -> openai.OpenAI:
+    """The SDK client for the configured endpoint (no SDK retries: callers retry)."""
+    key = settings.api_key.get_secret_value() if settings.api_key else NO_KEY
+    return openai.OpenAI(base_url=settings.base_url or OPENAI_URL, api_key=key,
+                         timeout=timeout_s or settings.timeout_s, max_retries=0)
+
+
 class LLMClient:
     """A model endpoint for one role. Close it (or use ``with``) when done."""
 
@@ -139,9 +146,7 @@ class LLMClient:
         self._options = dict(request_options or {})
         self._sleep = sleep
         self._rng = rng or random.Random()
-        key = settings.api_key.get_secret_value() if settings.api_key else NO_KEY
-        self._client = openai.OpenAI(base_url=settings.base_url or OPENAI_URL, api_key=key,
-                                     timeout=settings.timeout_s, max_retries=0)
+        self._client = openai_client(settings)
 
     def close(self) -> None:
         self._client.close()
