@@ -151,11 +151,11 @@ def _served_model(settings: Settings) -> str:
     """The first model an endpoint lists (vLLM, SGLang and Ollama serve one or a few)."""
     import openai
 
-    key = settings.api_key.get_secret_value() if settings.api_key else "none"
+    from omg_agent.brain.llm import openai_client
+
     try:
-        with openai.OpenAI(base_url=settings.base_url, api_key=key,
-                           timeout=settings.timeout_s, max_retries=1) as client:
-            names = [m.id for m in client.models.list()]
+        with openai_client(settings) as client:
+            names = [m.id for m in client.with_options(max_retries=1).models.list()]
     except openai.OpenAIError as exc:
         raise ModelNotConfigured(f"{settings.base_url} lists no models ({exc}); set "
                                  "OMG_MODEL=<model name>") from None
