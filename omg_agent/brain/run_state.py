@@ -20,7 +20,7 @@ Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_US
 Status = Literal["done", "failed", "ask_user", "infeasible"]
 _STATUS: dict[str, Status] = {"DONE": "done", "FAILED": "failed",
                               "ASK_USER_PENDING": "ask_user", "INFEASIBLE": "infeasible"}
-FINAL_PHASES = ("DONE", "FAILED", "ASK_USER_PENDING", "INFEASIBLE")
+FINAL_PHASES = tuple(_STATUS)  # the phases a run ends in
 RECOVERY = {
     "ELEMENT_NOT_FOUND": "scroll or search for the element, or reach it by another path",
     "CLICK_MISSED": "tap the element by id or anchor instead of a point, or wait for loading",
