@@ -17,7 +17,6 @@ acting blind.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 
 from omg_agent.core.actions import (
@@ -42,6 +41,7 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.geometry import NORM_MAX
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.perception.anchor import match_anchor
 
 log = logging.getLogger(__name__)
 
@@ -63,24 +63,11 @@ def targets(action: Action) -> list[Target]:
             return []
 
 
-def _matches(value: str, wanted: str | None, how: str) -> bool:
-    if wanted is None:
-        return True
-    if how == "regex":
-        return re.search(wanted, value) is not None
-    return wanted in value if how == "contains" else value == wanted
-
-
 def anchor_element(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
-    """The first element of ``obs`` the anchor names (tree only), or None."""
-    for element in obs.elements:
-        rid = element.resource_id
-        rid_ok = anchor.resource_id is None or _matches(rid, anchor.resource_id, anchor.match) \
-            or rid.rsplit("/", 1)[-1] == anchor.resource_id
-        if rid_ok and _matches(element.text, anchor.text, anchor.match) \
-                and _matches(element.desc, anchor.desc, anchor.match):
-            return element
-    return None
+    """The element acting on ``anchor`` acts on in ``obs`` (tree only), or None — found by
+    :func:`~omg_agent.perception.anchor.match_anchor`, as the drivers find it."""
+    found = match_anchor(anchor, obs.elements)
+    return found.target if found is not None else None
 
 
 def element_for(target: Target, obs: Observation,
