@@ -39,7 +39,6 @@ from omg_agent.core.actions import (
     Wait,
     ends_bundle,
 )
-from omg_agent.core.geometry import NORM_MAX
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.perception.anchor import match_anchor
 
@@ -66,7 +65,7 @@ def targets(action: Action) -> list[Target]:
 def anchor_element(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
     """The element acting on ``anchor`` acts on in ``obs`` (tree only), or None — found by
     :func:`~omg_agent.perception.anchor.match_anchor`, as the drivers find it."""
-    found = match_anchor(anchor, obs.elements)
+    found = match_anchor(anchor, obs.elements, obs.screen.safe_zone)
     return found.target if found is not None else None
 
 
@@ -80,11 +79,7 @@ def element_for(target: Target, obs: Observation,
         case AnchorTarget():
             return anchor_element(target, obs)
         case PointTarget(x=x, y=y):
-            width, height = obs.size
-            px, py = x * width / NORM_MAX, y * height / NORM_MAX
-            hits = [e for e in obs.elements if e.bounds.left <= px <= e.bounds.right
-                    and e.bounds.top <= py <= e.bounds.bottom and (having is None or having(e))]
-            return min(hits, key=lambda e: e.bounds.area) if hits else None
+            return obs.element_at(obs.to_pixels((x, y)), having)
     return None
 
 

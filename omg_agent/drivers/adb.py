@@ -157,7 +157,8 @@ class AdbDriver:
             timings["ocr"] = timings["total"] - (t4 - t0)
         obs = Observation(screenshot=image, elements=elements, package=self._focus[0],
                           activity=self._focus[1], screen_hash=screen_hash,
-                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings)
+                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings,
+                          geometry=self.geometry)
         self.last_observation = obs
         return obs
 

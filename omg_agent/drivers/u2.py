@@ -189,7 +189,8 @@ class U2Driver:
                    "focus": t4 - t3, "total": time.perf_counter() - t0}
         obs = Observation(screenshot=image, elements=elements, package=self._focus[0],
                           activity=self._focus[1], screen_hash=screen_hash,
-                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings)
+                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings,
+                          geometry=self.geometry)
         self.last_observation = obs
         return obs
 

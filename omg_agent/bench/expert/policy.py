@@ -23,6 +23,7 @@ from omg_agent.bench.expert.tasks import MoveContext, Task
 from omg_agent.bench.model_double import contract_name
 from omg_agent.brain.segments import blind_reason, targets
 from omg_agent.core.actions import AnchorTarget, AskUser, Done, is_boundary, parse_action
+from omg_agent.core.geometry import pixel_to_norm
 
 log = logging.getLogger(__name__)
 MAX_BUNDLE = 5
@@ -156,8 +157,8 @@ class ExpertPolicy:
         if element is None:
             return move
         prof = self.phone.profile
-        dx = self.rng.uniform(-px, px) * 1000 / prof.width
-        dy = self.rng.uniform(-px, px) * 1000 / prof.height
+        dx, dy = pixel_to_norm((self.rng.uniform(-px, px), self.rng.uniform(-px, px)),
+                               (prof.width, prof.height))
         x = min(1000, max(0, round(element.x + dx)))
         y = min(1000, max(0, round(element.y + dy)))
         return {**move, "target": {"kind": "point", "x": x, "y": y}}
