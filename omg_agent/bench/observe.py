@@ -25,7 +25,8 @@ from pathlib import Path
 import adbutils
 
 from omg_agent.core.geometry import Bounds
-from omg_agent.perception.uitree import parse_elements, render_elements
+from omg_agent.perception.elementlist import render
+from omg_agent.perception.uitree import parse_elements
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 
@@ -109,7 +110,8 @@ def bench_pipelines(steps: int) -> dict[str, Stat]:
 
 
 def bench_tokens() -> list[tuple[str, int, int]]:
-    """(screen, raw XML tokens, element-list tokens); tokens ≈ characters / 4."""
+    """(screen, raw XML tokens, element-list tokens); tokens ≈ characters / 4. The list is
+    the one the model receives (``perception.elementlist``)."""
     phone = VirtualPhone()
     phone.apps["com.omg.shop"].promo_mode = "never"  # type: ignore[attr-defined]
     rows = []
@@ -117,7 +119,7 @@ def bench_tokens() -> list[tuple[str, int, int]]:
                                                  if p != phone.launcher.package]:
         phone.start_activity(package)
         xml = phone.dump_xml()
-        listing = render_elements(parse_elements(xml))
+        listing = render(parse_elements(xml), (phone.profile.width, phone.profile.height))
         rows.append((package, len(xml) // 4, max(1, len(listing) // 4)))
     return rows
 

@@ -36,11 +36,12 @@ from omg_agent.brain.structured import (
     parse_reply,
     schema_instructions,
 )
-from omg_agent.brain.vision import EncodedImage, encode_jpeg, format_elements, user_message
+from omg_agent.brain.vision import EncodedImage, encode_jpeg, user_message
 from omg_agent.config import Role, Settings
 from omg_agent.core.contracts import response_format
 from omg_agent.core.observation import Observation
 from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, ModelNotConfigured
+from omg_agent.perception import elementlist
 from omg_agent.perception.som import draw_marks
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,7 @@ class LLMClient:
                                 max_side=self.settings.image_max_side)
         return self.vision_message(
             text, screenshot=observation.screenshot if screenshot else None, marks=marked,
-            elements_text=format_elements(observation.elements, observation.size))
+            elements_text=elementlist.render(observation.elements, observation.screen))
 
     # -- calls ---------------------------------------------------------------------------
     def chat(self, messages: Sequence[Message], *,
