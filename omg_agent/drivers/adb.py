@@ -8,12 +8,10 @@ Implements :class:`~omg_agent.drivers.base.Driver` (DESIGN.md §3–4, issue 3 i
   fallback) on two threads at once, parses the element list, hashes the screen, and asks
   ``dumpsys window`` for the foreground app only when the screen hash (or the dump's
   package) changed since the last time it asked;
-* ``execute(actions)`` resolves targets to pixels with ``perception.anchor``, runs the bundle
-  up to its first boundary as packed shell calls (:mod:`.commands`, :mod:`.textinput`:
-  normally one call), and then waits for the screen to settle instead of sleeping.
-
-Launching by app name: an installed package, an alias, a package named like the app, else
-the label on the home screen (tapped there; the package it opened is remembered).
+* ``execute(actions)`` is the shared :class:`~omg_agent.drivers.executor.BundleExecutor`
+  (targets resolved with ``perception.anchor``, the bundle cut at its first boundary, launch
+  fallbacks, settling) over :class:`~omg_agent.drivers.adbport.AdbShellPort`, which runs the
+  bundle as packed shell calls (:mod:`.commands`, :mod:`.textinput`: normally one call).
 """
 
 from __future__ import annotations
@@ -29,8 +27,9 @@ from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import adbparse
 from omg_agent.drivers.adbio import AdbIO, only_serial
-from omg_agent.drivers.adbplan import BundleRunner
+from omg_agent.drivers.adbport import AdbShellPort
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
+from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.textinput import ADB_IME
 from omg_agent.errors import ActionRejected, DeviceError, DeviceOffline
@@ -78,7 +77,8 @@ class AdbDriver:
         self._png_only = False
         self._dump_to_file = False
         self.last_observation: Observation | None = None
-        self._runner = BundleRunner(self)
+        self.port = AdbShellPort(self.io, ime_state=self.ime_state, ime_settle_s=ime_settle_s)
+        self._executor = BundleExecutor(self, self.port, lambda: self.aliases)
 
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:
@@ -201,7 +201,7 @@ class AdbDriver:
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],
                 observation: Observation | None = None) -> ExecResult:
-        return self._runner.run(list(actions), observation)
+        return self._executor.run(list(actions), observation)
 
     def launch(self, app: str) -> None:
         launch_via_execute(self, app, self.serial)

@@ -375,6 +375,13 @@ def resolve_app(name: str, profile: DeviceProfileSpec | None = None) -> str | No
     return lookup_app(name, profile.apps if profile is not None else load_common().apps)
 
 
+def app_aliases(profile: DeviceProfileSpec | None = None) -> dict[str, str]:
+    """App name → package for a driver: the profile's table, else the common aliases."""
+    if profile is not None:
+        return profile.aliases()
+    return {name: package for package, names in load_common().apps.items() for name in names}
+
+
 def probe_profile(device: Any, save_dir: Path | None = None) -> DeviceProfileSpec:
     """Measure an unknown device and save its profile; see :mod:`omg_agent.drivers.probe`."""
     from omg_agent.drivers.probe import probe_profile as probe  # probe imports this module

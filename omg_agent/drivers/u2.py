@@ -13,7 +13,8 @@ through :class:`~omg_agent.drivers.u2wire.U2Wire`, ~2 ms a call instead of the c
 ~56 ms (see there why). ``observe()`` runs the dump on a worker thread while the screenshot
 comes in, parses elements with :func:`~omg_agent.perception.uitree.parse_elements`, hashes
 the screen and asks for the foreground app only when the screen hash (or the dump's
-package) changed. ``execute()`` is :class:`~omg_agent.drivers.u2exec.U2BundleRunner`.
+package) changed. ``execute()`` is the shared
+:class:`~omg_agent.drivers.executor.BundleExecutor` over :class:`~omg_agent.drivers.u2port.U2Port`.
 """
 
 from __future__ import annotations
@@ -36,9 +37,11 @@ from omg_agent.core.observation import Observation
 from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
+from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
-from omg_agent.drivers.profiles import DeviceProfileSpec, match_profile
+from omg_agent.drivers.profiles import DeviceProfileSpec, app_aliases, match_profile
+from omg_agent.drivers.u2port import U2Port
 from omg_agent.drivers.u2wire import U2ServerGone, U2Wire
 from omg_agent.errors import DeviceError, DeviceOffline
 from omg_agent.perception.uitree import parse_elements
@@ -85,9 +88,8 @@ class U2Driver:
         self._focus: tuple[str, str] = ("", "")
         self._focus_hash = ""
         self.last_observation: Observation | None = None
-        from omg_agent.drivers.u2exec import U2BundleRunner  # it imports this module
-
-        self._runner = U2BundleRunner(self)
+        self._aliases: dict[str, str] = {}  # from the device profile, filled by info()
+        self._executor = BundleExecutor(self, U2Port(self), self.aliases)
 
     def call(self, method: str, *params: Any) -> Any:
         """One JSON-RPC call to the u2 server; a server that is gone is restarted once."""
@@ -129,6 +131,7 @@ class U2Driver:
             brand, model = brand.strip().lower(), model.strip()
             if self.profile is None:
                 self.profile = match_profile(model, brand, (width, height), density)
+            self._aliases = app_aliases(self.profile)
             if self.profile is not None:
                 self.profile = self.profile.for_screen(width, height, density)
                 status, nav = self.profile.status_bar_height, self.profile.nav_bar_height
@@ -139,6 +142,11 @@ class U2Driver:
                                     brand=brand, model=model, status_bar_px=status,
                                     nav_bar_px=nav, driver=self.name)
         return self._info
+
+    def aliases(self) -> dict[str, str]:
+        """App name -> package from the device profile (matched on first use)."""
+        self.info()
+        return self._aliases
 
     # perception parts, wired once from info() (see drivers.perception_kit)
     geometry = property(lambda self: self.perception.geometry)
@@ -225,7 +233,7 @@ class U2Driver:
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],
                 observation: Observation | None = None) -> ExecResult:
-        return self._runner.run(list(actions), observation)
+        return self._executor.run(list(actions), observation)
 
     def launch(self, app: str) -> None:
         launch_via_execute(self, app, self.serial)
