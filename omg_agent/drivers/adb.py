@@ -31,6 +31,7 @@ from omg_agent.drivers.adbport import AdbShellPort
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
+from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.textinput import ADB_IME
 from omg_agent.errors import ActionRejected, DeviceError, DeviceOffline
 from omg_agent.perception.uitree import parse_elements
@@ -54,6 +55,7 @@ class AdbDriver:
     name = "adb"
 
     def __init__(self, serial: str | None = None, *, client: adbutils.AdbClient | None = None,
+                 profile: DeviceProfileSpec | None = None,
                  status_bar_px: int | None = None, nav_bar_px: int | None = None,
                  settle_timeout: float = 2.0, aliases: Mapping[str, str] | None = None,
                  settle_window: float = 0.25, ime_settle_s: float = 0.25, anchorer=None,
@@ -65,7 +67,9 @@ class AdbDriver:
         self.settle_timeout = settle_timeout
         self.settle_window = settle_window
         self.ime_settle_s = ime_settle_s
-        self.aliases: dict[str, str] = dict(aliases or {})
+        self.profile = profile  # resized to the screen (or estimated) by info()
+        self.aliases: dict[str, str] = {**(profile.aliases() if profile else {}),
+                                         **(aliases or {})}
         self._bars = (status_bar_px, nav_bar_px)
         self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
         self._info: DeviceInfo | None = None
@@ -85,14 +89,13 @@ class AdbDriver:
         if self._info is None:
             screen = adbparse.parse_screen_info(
                 self.io.run(INFO_CMD).decode("utf-8", "replace"))
-            scale = screen.density / 160
             status, nav = self._bars
-            self._info = DeviceInfo(
-                serial=self.serial, width=screen.width, height=screen.height,
-                density=screen.density, sdk=screen.sdk, brand=screen.brand,
-                model=screen.model, driver=self.name,
-                status_bar_px=round(24 * scale) if status is None else status,
-                nav_bar_px=round(48 * scale) if nav is None else nav)  # as drivers.probe
+            self.profile = driver_profile(screen.width, screen.height, screen.density,
+                                          brand=screen.brand, model=screen.model,
+                                          given=self.profile, status_bar=status, nav_bar=nav)
+            self._info = DeviceInfo.of_profile(self.serial, self.profile, driver=self.name,
+                                               sdk=screen.sdk, brand=screen.brand,
+                                               model=screen.model)
         return self._info
 
     # perception parts, wired once from info() (see drivers.perception_kit)

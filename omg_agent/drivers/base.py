@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from omg_agent.core.actions import Action, Launch
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import ActionRejected
+
+if TYPE_CHECKING:
+    from omg_agent.drivers.profiles import DeviceProfileSpec
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,16 @@ class DeviceInfo:
     status_bar_px: int = 0
     nav_bar_px: int = 0
     driver: str = "adb"
+
+    @classmethod
+    def of_profile(cls, serial: str, profile: DeviceProfileSpec, *, driver: str, sdk: int = 0,
+                   brand: str = "", model: str = "") -> DeviceInfo:
+        """What a driver reports, from the one profile it works from
+        (:func:`~omg_agent.drivers.profiles.driver_profile`)."""
+        return cls(serial=serial, width=profile.width, height=profile.height,
+                   density=profile.density, sdk=sdk, brand=brand, model=model,
+                   status_bar_px=profile.status_bar_height,
+                   nav_bar_px=profile.nav_bar_height, driver=driver)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ import adbutils
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.drivers.profiles import (
+    NAV_BAR_DP,
+    STATUS_BAR_DP,
     DeviceProfileSpec,
     default_profile_dir,
     match_profile,
@@ -41,8 +43,6 @@ from omg_agent.errors import DeviceError
 
 log = logging.getLogger(__name__)
 
-STATUS_BAR_DP = 24
-NAV_BAR_DP = 48
 ADB_KEYBOARDS = ("com.android.adbkeyboard/.AdbIME", "com.github.uiautomator/.AdbKeyboard")
 _INPUT_REFUSED = ("securityexception", "inject_events", "permission denial", "not allowed")
 _SOURCE_RANK = ("insets", "windows", "hierarchy", "default")

@@ -40,7 +40,7 @@ from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
-from omg_agent.drivers.profiles import DeviceProfileSpec, app_aliases, match_profile
+from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.u2port import U2Port
 from omg_agent.drivers.u2wire import U2ServerGone, U2Wire
 from omg_agent.errors import DeviceError, DeviceOffline
@@ -64,7 +64,8 @@ class U2Driver:
     """A phone through its uiautomator2 server. ``serial=None`` picks the only device.
 
     ``profile`` gives bar bands and app aliases; without one, the shipped profile that
-    matches the device (if any) is used, else 24 dp bars and the common aliases.
+    matches the device (if any) is used, else 24 dp / 48 dp bars and the common aliases
+    (:func:`~omg_agent.drivers.profiles.driver_profile`).
     """
 
     name = "u2"
@@ -129,18 +130,12 @@ class U2Driver:
             except ValueError:
                 density = 160
             brand, model = brand.strip().lower(), model.strip()
-            if self.profile is None:
-                self.profile = match_profile(model, brand, (width, height), density)
-            self._aliases = app_aliases(self.profile)
-            if self.profile is not None:
-                self.profile = self.profile.for_screen(width, height, density)
-                status, nav = self.profile.status_bar_height, self.profile.nav_bar_height
-            else:
-                status = nav = round(24 * density / 160)
-            self._info = DeviceInfo(serial=self.serial, width=width, height=height,
-                                    density=density, sdk=int(raw.get("sdkInt") or 0),
-                                    brand=brand, model=model, status_bar_px=status,
-                                    nav_bar_px=nav, driver=self.name)
+            self.profile = driver_profile(width, height, density, brand=brand, model=model,
+                                          given=self.profile, match=True)
+            self._aliases = self.profile.aliases()
+            self._info = DeviceInfo.of_profile(self.serial, self.profile, driver=self.name,
+                                               sdk=int(raw.get("sdkInt") or 0), brand=brand,
+                                               model=model)
         return self._info
 
     def aliases(self) -> dict[str, str]:
