@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from omg_agent.core.actions import (
     Action,
+    AnchorTarget,
     AskUser,
     Back,
     Done,
@@ -57,6 +58,7 @@ from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
 from omg_agent.drivers.textinput import KEY_ENTER
 from omg_agent.errors import ActionRejected, AnchorNotFound
+from omg_agent.perception.anchor import match_anchor
 
 log = logging.getLogger(__name__)
 
@@ -309,9 +311,9 @@ class BundleExecutor:
         self._run_now(plan.index, "could not press home to find the app's icon")
         d.wait_settled()
         obs = d.observe()
-        wanted = app.strip().casefold()
-        icon = next((e for e in obs.elements if e.clickable and wanted in
-                     (e.text.strip().casefold(), e.desc.strip().casefold())), None)
+        found = (match_anchor(AnchorTarget(text=app.strip()), obs.elements,
+                              obs.screen.safe_zone) if app.strip() else None)
+        icon = found.host if found is not None else None  # the clickable icon
         if icon is None:
             labels = sorted({e.label for e in obs.elements if e.clickable and e.label})
             raise _Failed(plan.index, f"no app called {app!r}: not a package, not an alias, "
