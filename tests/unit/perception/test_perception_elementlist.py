@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,8 +19,6 @@ from omg_agent.perception.elementlist import (
     render,
     shown,
 )
-from omg_agent.perception.uitree import estimate_tokens, parse_elements
-from omg_agent.vphone.phone import VirtualPhone
 
 SCREEN = ScreenGeometry(1080, 2400, status_bar=66, nav_bar=132)
 
@@ -93,14 +90,3 @@ def test_render_then_parse_gives_back_what_the_model_was_shown(items) -> None:
         assert (back.x, back.y) == SCREEN.to_normalized(e.center)
         want = {f for f in FLAGS if getattr(e, f)} | ({"disabled"} if not e.enabled else set())
         assert back.flags == want
-
-
-@pytest.mark.parametrize("package", ["com.android.settings", "com.omg.shop", "com.omg.notes"])
-def test_the_list_the_model_receives_is_several_times_smaller_than_the_xml(package) -> None:
-    phone = VirtualPhone()
-    phone.apps["com.omg.shop"].promo_mode = "never"  # type: ignore[attr-defined]
-    phone.start_activity(package)
-    xml = phone.dump_xml()
-    listing = render(parse_elements(xml), phone.screenshot().size)
-    assert "<node" not in listing and "bounds=" not in listing
-    assert 6 * estimate_tokens(listing) <= estimate_tokens(xml)

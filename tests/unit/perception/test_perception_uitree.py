@@ -16,6 +16,7 @@ from omg_agent.perception.elementlist import render
 from omg_agent.perception.uitree import (
     UITreeError,
     changed_elements,
+    estimate_tokens,
     parse_elements,
 )
 from omg_agent.vphone.phone import VirtualPhone
@@ -173,6 +174,15 @@ def test_every_visible_text_survives_as_an_element_or_merged_into_one(name):
     lost = [v.text for v, b in _shown_views(root) if v.text and not b.empty
             and v.text not in texts]
     assert lost == []
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_the_list_the_model_receives_is_at_most_a_seventh_of_the_xml_tokens(name):
+    xml, _ = SCREENS[name]
+    compact = render(parse_elements(xml), (1080, 2400))
+    assert "<node" not in compact and "bounds=" not in compact
+    assert 7 * estimate_tokens(compact) <= estimate_tokens(xml), (
+        f"{estimate_tokens(compact)} vs {estimate_tokens(xml)} tokens")
 
 
 def test_a_list_row_takes_its_texts_and_the_text_nodes_disappear():
