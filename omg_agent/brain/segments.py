@@ -70,14 +70,19 @@ def anchor_element(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
 
 
 def element_for(target: Target, obs: Observation,
-                having: Callable[[UIElement], object] | None = None) -> UIElement | None:
-    """The element ``target`` lands on in ``obs``: under a point, the smallest one (of those
-    ``having`` accepts, when given)."""
+                having: Callable[[UIElement], object] | None = None, *,
+                touched: bool = False) -> UIElement | None:
+    """The element ``target`` names in ``obs``: under a point, the smallest one (of those
+    ``having`` accepts, when given); for an anchor, the element it matches — or, with
+    ``touched``, the clickable element a tap on it lands on (as the drivers tap it)."""
     match target:
         case ElementTarget(id=element_id):
             return obs.element(element_id)
         case AnchorTarget():
-            return anchor_element(target, obs)
+            found = match_anchor(target, obs.elements, obs.screen.safe_zone)
+            if found is None:
+                return None
+            return found.target if touched else found.element
         case PointTarget(x=x, y=y):
             return obs.element_at(obs.to_pixels((x, y)), having)
     return None
@@ -88,7 +93,8 @@ def segment_end(actions: Sequence[Action], start: int, obs: Observation | None) 
     for index in range(start, len(actions)):
         action = actions[index]
         found = targets(action)
-        element = element_for(found[0], obs) if found and obs is not None else None
+        element = element_for(found[0], obs, touched=True) if found and obs is not None \
+            else None
         if ends_bundle(action, element):
             return index
     return len(actions) - 1
