@@ -11,6 +11,12 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
   ``json_object`` and then no ``response_format``, with the schema in the prompt instead,
   and the client remembers what worked. Each reply is parsed and validated; an invalid one
   is sent back with the error and the call retried, ``parse_attempts`` replies at most.
+- **Secrets**: every request goes out through the run's
+  :class:`~omg_agent.core.secrets.SecretVault` (``secrets``): the model sees
+  ``{{secret:NAME}}`` placeholders, never the values.
+- **Not an API**: an endpoint that answers 200 with something other than JSON (an HTML page:
+  ``OMG_BASE_URL`` points at a web UI, not the API's ``/v1``) fails at once with
+  :class:`~omg_agent.errors.LLMRequestError` naming the endpoint (:func:`not_json_error`).
 - **Accounting**: every HTTP attempt produces a :class:`CallRecord` passed to the
   ``on_attempt`` callbacks (the orchestrator counts each *reply* as a step —
   :attr:`CallRecord.counts_as_step` — and may raise from the callback to stop the call when
@@ -40,6 +46,7 @@ from omg_agent.brain.vision import EncodedImage, encode_jpeg, format_elements, u
 from omg_agent.config import Role, Settings
 from omg_agent.core.contracts import response_format
 from omg_agent.core.observation import Observation
+from omg_agent.core.secrets import SecretVault
 from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, ModelNotConfigured
 from omg_agent.perception.som import draw_marks
 
@@ -133,7 +140,8 @@ class LLMClient:
                  on_attempt: AttemptCallback | None = None,
                  request_options: Mapping[str, Any] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None,
+                 secrets: SecretVault | None = None) -> None:
         model = settings.model_for(role)
         if not settings.model_configured or model is None:
             raise ModelNotConfigured(settings.missing_model_help())
@@ -146,6 +154,7 @@ class LLMClient:
         self._options = dict(request_options or {})
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self.secrets = secrets if secrets is not None else SecretVault()
         self._client = openai_client(settings)
 
     def close(self) -> None:
@@ -295,12 +304,14 @@ class LLMClient:
         kwargs: dict[str, Any] = {**self._options}
         if fmt is not None:
             kwargs["response_format"] = fmt
+        messages = self.secrets.scrub(messages)  # the one way out to the model
         retries = self.settings.max_retries
         for retry in range(retries + 1):
             started = time.perf_counter()
             try:
-                completion = self._client.chat.completions.create(
+                raw = self._client.chat.completions.with_raw_response.create(
                     model=self.model, messages=messages, **kwargs)
+                completion = raw.parse()
             except openai.APIStatusError as exc:
                 status, text = exc.status_code, _error_text(exc)
                 retryable = (status in _RETRYABLE or status >= 500) and not _no_quota(exc)
@@ -318,6 +329,10 @@ class LLMClient:
                                           latency_s=time.perf_counter() - started), callbacks)
                 wait = None
             else:
+                if not hasattr(completion, "choices"):
+                    raise not_json_error(self.settings.base_url or OPENAI_URL,
+                                         raw.headers.get("content-type"), role=self.role,
+                                         model=self.model)
                 return self._reply(completion, mode, time.perf_counter() - started)
             if retry == retries:
                 raise LLMUnavailable(f"{error} (after {retries + 1} tries)", role=self.role,
@@ -348,6 +363,19 @@ class LLMClient:
         return _Reply(text, choice.finish_reason if choice else None,
                       usage.prompt_tokens if usage else 0,
                       usage.completion_tokens if usage else 0, latency_s, mode)
+
+
+def not_json_message(url: str, content_type: str | None) -> str:
+    """What to say about an endpoint whose 200 reply is not JSON (a web page, most often)."""
+    kind = (content_type or "").split(";")[0].strip() or "no content type"
+    what = "JSON that is not a chat completion" if "json" in kind else f"{kind}, not JSON"
+    return f"model endpoint {url} answered with {what}: is OMG_BASE_URL the API's /v1 URL?"
+
+
+def not_json_error(url: str, content_type: str | None, *, role: str = "",
+                   model: str = "") -> LLMRequestError:
+    return LLMRequestError(not_json_message(url, content_type), status=200, role=role,
+                           model=model)
 
 
 def _error_text(exc: openai.APIStatusError) -> str:

@@ -31,6 +31,7 @@ from rich.text import Text
 
 from omg_agent.brain.orchestrator import Progress, RunResult
 from omg_agent.config import Settings
+from omg_agent.core.secrets import parse_assignments
 from omg_agent.errors import OmgError
 
 log = logging.getLogger(__name__)
@@ -133,6 +134,10 @@ def run(
     model: str | None = typer.Option(None, "--model",
                                      help="Model name for both roles ('sim': the double)."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
+    secret: list[str] = typer.Option(
+        [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the "
+                             "model and every file see only the placeholder (repeatable; "
+                             "OMG_SECRET_<NAME> works too)."),
 ) -> None:
     """Run one task on the phone and print the result.
 
@@ -144,6 +149,8 @@ def run(
     Example: omg-agent run "Turn off Wi-Fi" --model sim --json
 
     Example: omg-agent run "打开设置，关闭蓝牙" --device emulator-5554 --max-steps 30
+
+    Example: omg-agent run "Sign in to Login as demo with password {{secret:pw}}" --secret pw=…
     """
     sim = None
     if model == "sim":
@@ -156,8 +163,14 @@ def run(
             _fail("--model sim drives an in-process vphone only: drop --device")
         model, device = None, "vphone"
     try:
+        named = parse_assignments(secret)
+    except ValueError as exc:
+        _fail(f"--secret: {exc}")
+        raise
+    try:
         settings = Settings.load(overrides={"max_steps": max_steps, "device": device,
-                                            "model": model, "runs_dir": runs_dir})
+                                            "model": model, "runs_dir": runs_dir,
+                                            "secrets": named or None})
     except OmgError as exc:
         _fail(str(exc))
         raise
@@ -177,7 +190,7 @@ def run(
 
 def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
          as_json: bool, sim: Any = None) -> tuple[RunResult, Path]:
-    from omg_agent.brain.agent import open_agent
+    from omg_agent.brain.agent import open_agent, run_secrets
     from omg_agent.brain.planner import load_plan_file
     from omg_agent.drivers.select import choose_driver
     from omg_agent.trace.recorder import new_run_dir
@@ -195,12 +208,15 @@ def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
             serial = _serial(stack, settings.device)
         driver = choose_driver(serial, driver_kind)  # type: ignore[arg-type]
         stack.callback(driver.close)
-        run_dir = new_run_dir(settings.runs_dir, task)
-        view = None if as_json else stack.enter_context(LiveView(task))
+        secrets = run_secrets(task, settings)
+        shown = secrets.mask(task)  # the folder's name and the display: placeholders only
+        run_dir = new_run_dir(settings.runs_dir, shown)
+        view = None if as_json else stack.enter_context(LiveView(shown))
         orchestrator = open_agent(
             stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
             long_term=settings.long_term_memory,
             ask_user=view.ask if view is not None and sys.stdin.isatty() else None,
-            on_progress=view.update if view else None)
-        return orchestrator.run(task, plan), run_dir
+            on_progress=(lambda p: view.update(secrets.scrub(p))) if view else None,
+            secrets=secrets)
+        return secrets.scrub(orchestrator.run(task, plan)), run_dir
     raise AssertionError("unreachable")

@@ -169,7 +169,7 @@ class U2BundleRunner:
         what += ", submitted" if action.submit else ""
         log.info("%s: %s", d.serial, what)
         return ActionOutcome(i, action, True, f"{detail}; {what}" if detail else what,
-                             point, source)
+                             point, source, element)
 
     # -- launching -----------------------------------------------------------------------
     def _launch(self, app: str) -> str:
