@@ -104,7 +104,8 @@ def _reachable(client: openai.OpenAI, url: str) -> tuple[Check, list[str] | None
 def _not_json(url: str, content_type: str | None) -> Check:
     from omg_agent.brain.llm import not_json_message
 
-    return Check("model endpoint", "fail", not_json_message(url, content_type),
+    return Check("model endpoint", "fail",
+                 not_json_message(url, content_type).removeprefix("model endpoint "),
                  "set OMG_BASE_URL to the API's base URL, which usually ends in /v1 "
                  "(e.g. http://localhost:8000/v1), not a web page")
 
