@@ -193,11 +193,14 @@ def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
     from omg_agent.brain.agent import open_agent, run_secrets
     from omg_agent.brain.planner import load_plan_file
     from omg_agent.drivers.select import choose_driver
+    from omg_agent.trace.logmask import masking_logs
     from omg_agent.trace.recorder import new_run_dir
 
     if plan is not None:
         load_plan_file(plan)  # a bad file fails before any device or model is touched
     with ExitStack() as stack:
+        secrets = run_secrets(task, settings)
+        stack.enter_context(masking_logs(secrets))  # from the first line logged
         if sim is not None:
             from omg_agent.bench.expert.sim import NOTICE, on_double, start_sim
 
@@ -208,7 +211,6 @@ def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
             serial = _serial(stack, settings.device)
         driver = choose_driver(serial, driver_kind)  # type: ignore[arg-type]
         stack.callback(driver.close)
-        secrets = run_secrets(task, settings)
         shown = secrets.mask(task)  # the folder's name and the display: placeholders only
         run_dir = new_run_dir(settings.runs_dir, shown)
         view = None if as_json else stack.enter_context(LiveView(shown))

@@ -134,3 +134,60 @@ def test_no_secret_reaches_any_file_log_line_or_model_request(
     assert "{{secret:password}}" in trace and "{{secret:password2}}" in trace
     assert any("typed" in r.getMessage() or "type " in r.getMessage()
                for r in caplog.records)  # the driver's typing lines were logged, masked
+
+
+class TypesThePlaceholder:
+    """Opens Login and signs in typing ``{{secret:pw}}``, as the task says to."""
+
+    def reply(self, request: dict[str, Any]) -> str:
+        text = _text(request)
+        match contract_name(request):
+            case "TaskPlan":
+                return json.dumps(_plan("Sign in to Login as demo"))
+            case "Replan":
+                return json.dumps({"status": "done", "response": "signed in"})
+        if "Welcome, demo" in text:
+            return _bundle(step_complete=True, goal_complete=True,
+                           answer="Signed in as demo with {{secret:pw}}")
+        return _bundle({"type": "launch", "app": LOGIN},
+                       {"type": "type", "target": _anchor("username"), "text": "demo"},
+                       {"type": "type", "target": _anchor("password"),
+                        "text": "{{secret:pw}}"},
+                       {"type": "tap", "target": _anchor("sign_in")})
+
+
+BLANK = {"OMG_MODEL": "", "OMG_BASE_URL": "", "OMG_API_KEY": "", "OPENAI_API_KEY": "",
+         "OPENAI_BASE_URL": "", "OMG_CONFIG": "", "OMG_PLANNER_MODEL": "",
+         "OMG_OPERATOR_MODEL": ""}
+
+
+def test_run_secret_option_types_the_value_and_shows_only_the_placeholder(
+        vphone, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.chdir(tmp_path)
+    caplog.set_level(logging.DEBUG)
+    password = vphone.phone.apps[LOGIN].valid_password
+    with ModelDouble(TypesThePlaceholder()) as double:
+        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
+        result = CliRunner().invoke(app, [
+            "-v", "run", "Sign in to Login as demo with password {{secret:pw}}", "--device",
+            vphone.serial, "--driver", "adb", "--json", "--runs-dir", str(tmp_path / "runs"),
+            "--secret", f"pw={password}"], env=env)
+    assert result.exit_code == 0, result.output
+    assert vphone.phone.apps[LOGIN].state()["logged_in"]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["answer"] == "Signed in as demo with {{secret:pw}}"
+    run_dir = Path(out["run_dir"])
+    CliRunner().invoke(app, ["report", str(run_dir)])
+    leaks = [p for p in run_dir.rglob("*") if p.is_file() and password.encode() in
+             p.read_bytes()]
+    assert leaks == [] and (run_dir / "report.html").is_file()
+    assert password not in result.output and password not in caplog.text
+    assert not any(password in json.dumps(r.body) for r in double.requests)
+
+
+def test_a_malformed_secret_option_is_refused_without_echoing_it(tmp_path: Path) -> None:
+    env = {**BLANK, "OMG_MODEL": "m", "OMG_BASE_URL": "http://127.0.0.1:9/v1"}
+    result = CliRunner().invoke(app, ["run", "x", "--secret", "hunter2-pw"], env=env)
+    assert result.exit_code == 1
+    assert "NAME=VALUE" in result.output and "hunter2-pw" not in result.output
