@@ -108,7 +108,8 @@ def describe_action(action: Action, element: UIElement | None = None) -> str:
     def where(target: Target | None) -> str:
         if element is not None:
             label = element.desc if element.password else element.label
-            return repr(label) if label else element.resource_id.rsplit("/", 1)[-1] or "?"
+            short = element.resource_id.rsplit("/", 1)[-1]
+            return repr(label) if label else short or f"the {element.role or 'element'}"
         match target:
             case PointTarget(x=x, y=y):
                 return f"point ({x},{y})"
