@@ -92,7 +92,8 @@ class _Ladder:
     """The no-effect episode under way: misses counted, rungs issued, the action that missed."""
 
     misses: int = 0
-    issued: int = 0  # how many of LADDER's rungs were given (skipped ones included)
+    issued: int = 0  # how many of LADDER's rungs were passed (skipped ones included)
+    tried: tuple[Rung, ...] = ()  # the rungs given
     record: ActionRecord | None = None
     pending: Rung = Rung.NONE
 
@@ -241,8 +242,8 @@ class LoopGuard:
                 action, note = retap.action, f"retrying offset to {retap.note}"
             else:
                 action, note = Back(), "pressing back"
-            self._step = replace(self._step, ladder=replace(ladder, issued=index + 1,
-                                                            pending=rung))
+            self._step = replace(self._step, ladder=replace(
+                ladder, issued=index + 1, tried=(*ladder.tried, rung), pending=rung))
             return Verdict(rung, f"{head}: {note}", action, "no_effect")
         return self._loop("no_effect", self._ladder_end(ladder))
 
@@ -250,8 +251,9 @@ class LoopGuard:
         missed = ladder.record
         label = missed.label if missed else "the last action"
         app = f" in {missed.app}" if missed and missed.app else ""
-        return (f"{label} had no effect ×{ladder.misses}{app}; waiting, an offset retry "
-                "and back did not help", missed)
+        tried = ", ".join(str(r) for r in ladder.tried)
+        return (f"{label} had no effect ×{ladder.misses}{app}"
+                + (f" ({tried} did not help)" if tried else ""), missed)
 
     def _cycle(self) -> tuple[str, ActionRecord | None] | None:
         found = find_cycle(self._step.records, self._same)

@@ -89,7 +89,8 @@ def test_dead_button_climbs_wait_offset_back_then_post_mortem() -> None:
     verdict = run_rung(guard, verdict, "S", "PREVIOUS")
     assert verdict.rung is Rung.POST_MORTEM and verdict.failure == "LOOP"
     assert verdict.action is None and verdict.trigger == "no_effect"
-    assert "tap 'Check for update' had no effect ×3 in com.android.settings" in verdict.reason
+    assert verdict.reason == ("LOOP: tap 'Check for update' had no effect ×3 in "
+                              "com.android.settings (wait, offset, back did not help)")
     assert "another route" in verdict.hint and "budget" not in verdict.hint
     assert guard.post_mortems == 1
 
