@@ -299,7 +299,8 @@ def find_cycle(records: Sequence[ActionRecord],
     """(period, repetitions) of a cycle ending at the last record, or None.
 
     The same action three times, or a sequence of 2–4 actions twice in a row, is a cycle when
-    the screens its last round reached were all seen before that round.
+    the screens its last round reached were all seen before that round (a round that changed
+    the element list below the hash's resolution reached something new: a stepper's +).
     """
     for period in _PERIODS:
         reps = 3 if period == 1 else 2
@@ -311,6 +312,8 @@ def find_cycle(records: Sequence[ActionRecord],
             continue
         earlier = [h for r in records[:-period] for h in (r.before, r.after) if h]
         reached = [r.after for r in records[-period:]]
+        if any(r.ui_changed for r in records[-period:]):
+            continue
         if all(reached) and all(any(same(h, e) for e in earlier) for h in reached):
             return period, reps
     return None
