@@ -413,3 +413,45 @@ def test_the_ladder_only_ever_climbs_one_rung_at_a_time(misses: list[bool]) -> N
         if not miss:  # a new screen (the count starts over), then back to the dead button
             previous = -1 if previous < order.index(Rung.POST_MORTEM) else previous
             assert guard.record(Back(), None, after, "S", APP).rung is Rung.NONE
+
+
+# -- the caller's protocol, end to end on a tiny scripted world --------------------------
+def _world(screen_name: str, action) -> str:
+    """HOME --tap System--> S; on S the update button is dead; back from S is HOME."""
+    if isinstance(action, Back):
+        return "HOME"
+    if screen_name == "HOME" and isinstance(action, Tap):
+        return "S"
+    return screen_name
+
+
+@pytest.mark.parametrize("same_plan", [True, False])
+def test_a_dead_button_costs_at_most_four_model_calls_after_the_first_miss(
+        same_plan: bool) -> None:
+    guard = LoopGuard(human_reachable=False)
+    guard.note_replan("open System\ncheck for update")
+    here, calls, first_miss, rungs = "S", 0, None, []
+    for _ in range(60):
+        calls += 1  # the operator decides
+        action = TAP_UPDATE if here == "S" else Tap(target=AnchorTarget(text="System"))
+        before, here = here, _world(here, action)
+        verdict = guard.record(action, UPDATE if before == "S" else TITLE, before, here, APP,
+                               observation=screen())
+        first_miss = first_miss or (calls if verdict.trigger == "no_effect" else None)
+        while verdict.action is not None:  # rungs 1–3: no model call
+            rungs.append(verdict.rung)
+            before, here = here, _world(here, verdict.action)
+            verdict = guard.record(verdict.action, UPDATE, before, here, APP,
+                                   observation=screen())
+        if verdict.rung is Rung.POST_MORTEM:
+            rungs.append(verdict.rung)
+            calls += 1  # the planner replans with the LOOP post-mortem
+            plan = "open System\ncheck for update" if same_plan else "open About\nupdate"
+            if guard.note_replan(plan):
+                verdict = guard.give_up("the planner sent a plan already tried")
+            guard.reset()
+        if verdict.rung is Rung.STOP:
+            rungs.append(verdict.rung)
+            break
+    assert rungs == [Rung.WAIT, Rung.OFFSET, Rung.BACK, Rung.POST_MORTEM, Rung.STOP]
+    assert first_miss == 1 and calls - first_miss <= 4
