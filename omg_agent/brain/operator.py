@@ -158,10 +158,13 @@ class Operator:
         self.marks = marks
         self.turns = 0
 
-    def turn(self, ctx: TurnContext, budget: StepBudget) -> TurnResult:
-        """One observe → decide → act turn (raises ``BudgetExhausted`` when spent)."""
-        started = time.perf_counter()
-        obs = self.driver.observe()
+    def turn(self, ctx: TurnContext, budget: StepBudget, *,
+             observation: Observation | None = None, observe_s: float = 0.0) -> TurnResult:
+        """One observe → decide → act turn (raises ``BudgetExhausted`` when spent);
+        ``observation`` is the screen when the caller has just looked (it took
+        ``observe_s``)."""
+        started = time.perf_counter() - observe_s
+        obs = observation or self.driver.observe()
         observed = time.perf_counter()
         messages = [{"role": "system", "content": prompts.render("operator")},
                     self.llm.observation_message(self._prompt(ctx, obs), obs,

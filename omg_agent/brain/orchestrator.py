@@ -34,6 +34,7 @@ from typing import Any
 
 from omg_agent.brain.budget import BudgetExhausted, StepBudget, StopReport, exhaustion_report
 from omg_agent.brain.llm import LLMClient
+from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.planner import Planner, TodoList, load_plan_file
@@ -57,6 +58,7 @@ from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import LLMError, LLMReplyError, OmgError
+from omg_agent.guards.loops import LoopGuard, Rung, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +87,7 @@ class Orchestrator:
         self.ask_user = ask_user
         self.on_progress = on_progress
         self.failure_threshold = failure_threshold
+        self.loops = LoopWatch(LoopGuard(human_reachable=ask_user is not None))
         self.state: RunState | None = None
         self._started = 0.0
         self._base: list[tuple[int, int, int]] = []
@@ -190,6 +193,7 @@ class Orchestrator:
                       "completion_tokens": record.completion_tokens}
         s.todo = TodoList.of(plan)
         s.todo.goal = s.todo.goal or task
+        self.loops.guard.note_replan(_plan_text(plan.steps))
         self._event("plan", predefined=s.predefined, todo=s.todo.markdown(), **tokens)
         s.phase = "THINK"
 
@@ -204,10 +208,17 @@ class Orchestrator:
             self._fail_step(index, step, FailureKind.TIMEOUT
                             if s.attempt.turns < step.max_tries else None)
             return
+        started = time.perf_counter()
+        obs = self.driver.observe()
+        verdict = self.loops.judge(obs)
+        if verdict is not None and verdict.escalated:
+            self._climb(index, step, verdict, obs)
+            return
         ctx = TurnContext(s.task, step, index + 1, s.todo.markdown(), s.history(),
                           "\n".join([s.dialogue.for_operator(), s.note]).strip())
         try:
-            turn = self.operator.turn(ctx, s.budget)
+            turn = self.operator.turn(ctx, s.budget, observation=obs,
+                                      observe_s=time.perf_counter() - started)
         except LLMReplyError as exc:
             s.budget.check()
             s.attempt = s.attempt.after_turn("", Failure(FailureKind.NO_DECISION,
@@ -222,6 +233,7 @@ class Orchestrator:
         summary = turn.summary() + (f" → {problem.message}" if claimed and problem else "")
         s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash,
                                     problem))
+        self.loops.acted(turn.executed, turn.observation)
         match turn.kind:
             case "ask_user":
                 s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
@@ -237,6 +249,36 @@ class Orchestrator:
                 if claimed:
                     self._event("not_verified", step=index + 1, reason=problem.message)
                 self._maybe_fail_step(index, step)
+
+    def _climb(self, index: int, step: TaskStep, verdict: Verdict, obs: Observation) -> None:
+        """A rung of the loop ladder: wait / re-tap offset / back run here without a model
+        call; then a LOOP post-mortem; then the user (or a stop)."""
+        s = self._s
+        self._event("loop_guard", step=index + 1, rung=str(verdict.rung),
+                    reason=verdict.reason, trigger=verdict.trigger)
+        failure = Failure(FailureKind.LOOP, verdict.reason)
+        s.records.append(TurnRecord(index + 1, f"loop guard: {verdict.reason}",
+                                    obs.screen_hash, failure))
+        s.last_obs = obs
+        if verdict.action is not None:
+            s.budget.charge("bundle")
+            executed = self.driver.execute([verdict.action], obs)
+            self.loops.acted(executed, obs)
+            return
+        s.attempt = s.attempt.failed(failure)
+        self._loop_end(verdict, index, step)
+
+    def _loop_end(self, verdict: Verdict, index: int | None, step: TaskStep | None) -> None:
+        s = self._s
+        if verdict.rung is Rung.POST_MORTEM and index is not None and step is not None:
+            self._fail_step(index, step, FailureKind.LOOP)
+        elif verdict.rung is Rung.ASK_USER:
+            s.dialogue = s.dialogue.ask(f"I am stuck: {verdict.reason.removeprefix('LOOP: ')}."
+                                        f" I could {verdict.hint}. How should I continue?")
+            s.phase = "ASK_USER"
+        else:
+            why, hint = self.loops.guard.stop_message()
+            s.finish("FAILED", "", StopReport(tuple(s.todo.done()), why, hint))
 
     def _verify_claim(self, step: TaskStep, turn: TurnResult) -> Failure | None:
         """Whether the screen shows what the operator claims: a step is checked against its
@@ -257,6 +299,7 @@ class Orchestrator:
         s.checkpoint, s.note, s.pending_pm = turn.observation.screen_hash, "", None
         self._event("step_done", step=index + 1, todo=s.todo.markdown())
         s.new_attempt()
+        self.loops.new_step()
         s.outcome = f"step {index + 1} '{step.description}' done"
         if turn.kind != "goal_complete" or (s.predefined and not s.todo.complete):
             s.phase = "THINK" if s.predefined else "REPLAN"
@@ -282,10 +325,11 @@ class Orchestrator:
         self._event("post_mortem", **pm.for_prompt())
         s.outcome = f"step {index + 1} '{step.description}' failed ({pm.reason})"
         s.new_attempt()
+        self.loops.new_step()
         on_fail, jump = step.on_fail, step.jump_target
         if on_fail not in ("ask_user", "abort"):
             self._rollback()
-        if on_fail == "retry" and index not in s.retried:
+        if on_fail == "retry" and index not in s.retried and pm.reason != FailureKind.LOOP:
             s.retried.add(index)
             s.note = f"Retrying after a failure ({pm.reason}): {pm.suggested_recovery}"
         elif jump is not None and s.jumps.get(index, 0) < MAX_JUMPS:
@@ -360,6 +404,10 @@ class Orchestrator:
         s.pending_pm, s.claim, s.dialogue = None, None, s.dialogue.seen()
         if replan.status == "replanned":
             assert replan.plan is not None
+            if self.loops.guard.note_replan(_plan_text(replan.plan.steps)):
+                self._loop_end(self.loops.guard.give_up(
+                    "the planner sent a plan that was already tried"), None, None)
+                return
             s.todo.replace_pending(replan.plan)
             s.phase = "THINK"
             return
@@ -423,6 +471,10 @@ class Orchestrator:
     def _s(self) -> RunState:
         assert self.state is not None, "run() first"
         return self.state
+
+
+def _plan_text(steps: list[TaskStep]) -> str:
+    return "\n".join(f"{s.description} | {s.action_guide}" for s in steps)
 
 
 def _screen_summary(obs: Observation, limit: int = 25) -> str:

@@ -206,6 +206,10 @@ class LoopGuard:
     def post_mortems(self) -> int:
         return self._run.post_mortems
 
+    def same(self, a: str, b: str) -> bool:
+        """Whether two screen hashes show the same screen (the hash's own distance)."""
+        return self._same(a, b)
+
     # -- transitions ------------------------------------------------------------------------
     def _same(self, a: str, b: str) -> bool:
         try:

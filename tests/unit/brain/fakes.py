@@ -34,7 +34,7 @@ from omg_agent.drivers.base import ActionOutcome, DeviceInfo, ExecResult
 from omg_agent.errors import AnchorNotFound
 
 W, H = 1000, 2000
-_IMAGE = Image.new("RGB", (100, 200), "white")
+_IMAGE = Image.new("RGB", (W, H), "white")
 
 
 def el(id_: int, text: str = "", *, res: str = "", desc: str = "", role: str = "button",

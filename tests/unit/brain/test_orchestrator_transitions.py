@@ -341,3 +341,55 @@ def test_a_predefined_plan_goes_on_after_an_early_goal_claim_until_all_ticked() 
         with orchestrator(phone.world(), model) as orch:
             result = orch.run("two steps", path)
     assert result.status == "done" and model.contracts() == ["DecisionBundle"] * 2
+
+
+# -- the loop guard ---------------------------------------------------------------------------
+DEAD_TAP = {"type": "tap", "target": {"kind": "point", "x": 990, "y": 372}}  # edge of row 7
+
+
+def test_a_dead_button_climbs_wait_offset_back_then_a_post_mortem_without_model_calls() -> None:
+    phone = Phone()
+    model = ScriptedModel(replies(
+        ("TaskPlan", plan({"description": "Check for update", "complexity": 5})),
+        ("DecisionBundle", bundle(DEAD_TAP)),
+        ("Replan", {"status": "give_up", "response": "the button does nothing"})))
+    recorder = Recorder()
+    world = phone.world("settings")
+    with orchestrator(world, model, recorder=recorder, max_steps=40) as orch:
+        result = orch.run("check for updates")
+    rungs = [d["rung"] for k, d in recorder.events if k == "loop_guard"]
+    assert rungs == ["wait", "offset", "back", "post_mortem"]
+    # no model call from the first no-effect to the post-mortem; a loop goes to the planner
+    assert model.contracts() == ["TaskPlan", "DecisionBundle", "Replan"]
+    assert [a for _, a in world.log] == ["tap", "wait", "tap", "back"]
+    assert result.status == "failed" and result.steps_used < 40
+    assert result.post_mortems[0]["reason"] == "LOOP"
+    assert "budget" not in result.summary().lower()
+
+
+def test_an_a_b_a_b_cycle_is_caught_within_six_actions() -> None:
+    phone = Phone()
+    model = ScriptedModel(replies(
+        ("TaskPlan", plan({"description": "Find it", "complexity": 5})),
+        ("DecisionBundle", lambda t: bundle(tap("Settings")) if "launcher" in t
+         else bundle({"type": "back"})),
+        ("Replan", {"status": "give_up", "response": "going round in circles"})))
+    recorder = Recorder()
+    world = phone.world("home")
+    with orchestrator(world, model, recorder=recorder) as orch:
+        result = orch.run("find it")
+    assert [d["rung"] for k, d in recorder.events if k == "loop_guard"] == ["post_mortem"]
+    assert len(world.log) <= 6 and result.post_mortems[0]["reason"] == "LOOP"
+
+
+def test_two_identical_replans_end_in_a_question_not_a_third_plan() -> None:
+    same = plan({"description": "Tap Buy", "on_fail": "replan"})
+    model = ScriptedModel(replies(
+        ("TaskPlan", same), ("DecisionBundle", bundle(tap("Buy"))),
+        ("Replan", {"status": "replanned", "plan": same})))
+    asked: list[str] = []
+    with orchestrator(Phone().world(), model, ask_user=lambda q: asked.append(q) or None) \
+            as orch:
+        result = orch.run("buy")
+    assert model.contracts().count("Replan") == 1
+    assert result.status == "ask_user" and "already tried" in asked[0]
