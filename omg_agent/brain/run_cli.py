@@ -5,7 +5,7 @@ builds the driver, the two model clients, the memory bank and the trace recorder
 them to :class:`~omg_agent.brain.orchestrator.Orchestrator`. With no device given and none
 attached it starts a vphone in this process. With no model configured it prints exactly
 what to set and exits 1. ``--model sim`` runs a known vphone task (see
-:mod:`omg_agent.bench.expert.sim`) against the bench's expert double on an in-process vphone,
+:mod:`omg_agent.sim.expert.sim`) against the expert double on an in-process vphone,
 saying so plainly. ``ask_user`` questions are asked on the terminal when stdin is a
 TTY; otherwise the run stops with status ``ask_user`` and the question.
 
@@ -147,7 +147,7 @@ def run(
     """
     sim = None
     if model == "sim":
-        from omg_agent.bench.expert.sim import sim_task, unknown_goal_message
+        from omg_agent.sim.expert.sim import sim_task, unknown_goal_message
 
         sim = sim_task(task)
         if sim is None:
@@ -186,7 +186,7 @@ def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
         load_plan_file(plan)  # a bad file fails before any device or model is touched
     with ExitStack() as stack:
         if sim is not None:
-            from omg_agent.bench.expert.sim import NOTICE, on_double, start_sim
+            from omg_agent.sim.expert.sim import NOTICE, on_double, start_sim
 
             err_console.print(f"[yellow]{escape(NOTICE)}[/yellow]", soft_wrap=True)
             serial, base_url = start_sim(stack, sim)

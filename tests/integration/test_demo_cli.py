@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from omg_agent.bench.model_double import ModelDouble
+from omg_agent.sim.model_double import ModelDouble
 
 BLANK = {"OMG_MODEL": "", "OMG_BASE_URL": "", "OMG_API_KEY": "", "OPENAI_API_KEY": "",
          "OPENAI_BASE_URL": "", "OMG_CONFIG": "", "OMG_PLANNER_MODEL": "",

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from omg_agent.bench.expert import NoiseProfile
-from omg_agent.bench.expert.runner import run_task
-from omg_agent.bench.expert.tasks import (
+from omg_agent.bench.suite import TAGS, select, suite_tasks
+from omg_agent.sim.expert import NoiseProfile
+from omg_agent.sim.expert.runner import run_task
+from omg_agent.sim.expert.tasks import (
     FEED,
     LOGIN,
     MESSAGES,
@@ -26,7 +27,6 @@ from omg_agent.bench.expert.tasks import (
     Task,
     _product_id,
 )
-from omg_agent.bench.suite import TAGS, select, suite_tasks
 from omg_agent.vphone.phone import VirtualPhone
 
 SEED = 0  # the suite's parameter seed
