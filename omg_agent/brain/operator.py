@@ -48,7 +48,7 @@ from omg_agent.core.contracts import DecisionBundle, TaskStep
 from omg_agent.core.geometry import NORM_MAX
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
-from omg_agent.errors import AnchorNotFound, DeviceError, MemoryBankError, OmgError
+from omg_agent.errors import AnchorNotFound, DeviceError, MemoryBankError, TurnFailed
 
 log = logging.getLogger(__name__)
 
@@ -114,10 +114,6 @@ class _SegmentRun:
         self.calls += executed.device_calls
         for key, value in executed.timings.items():
             self.timings[key] = self.timings.get(key, 0.0) + value
-
-
-class TurnFailed(OmgError):
-    """A bundle the operator refuses to run as given (unknown $var, unreadable screen)."""
 
 
 class Operator:

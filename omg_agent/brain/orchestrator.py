@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omg_agent.brain.budget import BudgetExhausted, StepBudget, StopReport, exhaustion_report
+from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
@@ -47,7 +47,7 @@ from omg_agent.core.actions import Back
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver
-from omg_agent.errors import LLMError, LLMReplyError, OmgError
+from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
 
 log = logging.getLogger(__name__)
 

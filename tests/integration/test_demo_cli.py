@@ -30,11 +30,12 @@ def omg(*args: str, cwd: Path, env: dict[str, str] | None = None,
 
 @pytest.fixture(autouse=True)
 def _needs_adb() -> None:
+    from omg_agent.errors import AdbNotFound
     from omg_agent.vphone import adbhost
 
     try:
         adbhost.adb_path()
-    except adbhost.AdbNotFound as exc:
+    except AdbNotFound as exc:
         pytest.skip(str(exc))
 
 
