@@ -55,6 +55,7 @@ from omg_agent.errors import (
     DeviceError,
     MemoryBankError,
     OmgError,
+    TurnFailed,
 )
 
 log = logging.getLogger(__name__)
@@ -136,14 +137,6 @@ class _SegmentRun:
         self.calls += executed.device_calls
         for key, value in executed.timings.items():
             self.timings[key] = self.timings.get(key, 0.0) + value
-
-
-class TurnFailed(OmgError):
-    """A bundle the operator refuses to run as given (unknown $var, unreadable screen)."""
-
-    def __init__(self, message: str, kind: FailureKind = FailureKind.MISSING_VALUE) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 class Operator:

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omg_agent.brain.budget import BudgetExhausted, StepBudget, StopReport, exhaustion_report
+from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
@@ -57,7 +57,7 @@ from omg_agent.core.contracts import Replan, TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import Driver
-from omg_agent.errors import LLMError, LLMReplyError, OmgError
+from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
 from omg_agent.guards.loops import LoopGuard, Rung, Verdict
 
 log = logging.getLogger(__name__)

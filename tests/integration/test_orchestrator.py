@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from omg_agent.bench.model_double import ModelDouble, contract_name
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator, RunResult
 from omg_agent.config import Settings
 from omg_agent.drivers.adb import AdbDriver
+from omg_agent.sim.model_double import ModelDouble, contract_name
 from omg_agent.trace.recorder import TraceRecorder
 from omg_agent.vphone.apps.shop_catalog import format_price
 

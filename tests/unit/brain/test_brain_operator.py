@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from omg_agent.brain.budget import StepBudget
-from omg_agent.brain.operator import TurnFailed, read_from_screen
+from omg_agent.brain.operator import read_from_screen
 from omg_agent.brain.run_state import (
     Attempt,
     RunState,
@@ -19,6 +19,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, OcrBox, UIElement
 from omg_agent.core.results import Failure, FailureKind
+from omg_agent.errors import TurnFailed
 
 PRICE = UIElement(2, "android.widget.TextView", "text", Bounds(0, 400, 1000, 500),
                   text="¥8,249.00", resource_id="com.omg.shop:id/price")
