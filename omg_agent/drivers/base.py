@@ -50,6 +50,7 @@ class ActionOutcome:
     point: tuple[int, int] | None = None  # pixel point actually used, for traces
     source: str = ""  # how the target was found: element | tree | ocr | grid | point
     element: UIElement | None = None  # what a touch landed on, when known
+    error: Exception | None = None  # why it failed (AnchorNotFound, ActionRejected, …)
 
 
 @dataclass(frozen=True)
