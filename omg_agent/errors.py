@@ -21,7 +21,7 @@
     │   ├── LLMRequestError    the endpoint refused the request (4xx; knows the status)
     │   └── LLMReplyError      no reply parsed and validated in N attempts (knows the last)
     ├── MemoryBankError        the memory store cannot be opened or written, or bad scope
-    ├── TurnFailed             a bundle the operator refuses to run (unknown $var, unreadable)
+    ├── TurnFailed             a bundle the operator refuses to run (knows its FailureKind)
     └── BudgetExhausted        the step budget is spent (knows used, limit, counts by kind)
 
 Errors are caught at a step boundary and recorded there; nowhere else.
@@ -135,6 +135,10 @@ class MemoryBankError(OmgError):
 class TurnFailed(OmgError):
     """A bundle the operator refuses to run as given (unknown $var, unreadable screen);
     ``kind`` is its :class:`~omg_agent.core.results.FailureKind`."""
+
+    def __init__(self, message: str, kind: FailureKind = FailureKind.MISSING_VALUE) -> None:
+        super().__init__(message)
+        self.kind = kind
 
     def __init__(self, message: str, kind: FailureKind = FailureKind.MISSING_VALUE) -> None:
         super().__init__(message)
