@@ -140,10 +140,6 @@ class TurnFailed(OmgError):
         super().__init__(message)
         self.kind = kind
 
-    def __init__(self, message: str, kind: FailureKind = FailureKind.MISSING_VALUE) -> None:
-        super().__init__(message)
-        self.kind = kind
-
 
 class BudgetExhausted(OmgError):
     """The step budget is spent; ``used`` of ``limit`` steps, by kind in ``counts``."""
