@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from omg_agent.bench.model_double import ModelDouble, contract_name
 from omg_agent.brain.agent import open_agent
 from omg_agent.cli import app
 from omg_agent.config import Settings
 from omg_agent.drivers.adb import AdbDriver
+from omg_agent.sim.model_double import ModelDouble, contract_name
 
 LOGIN = "com.omg.login"
 MEMO = "K7-tulip-93"
