@@ -32,7 +32,7 @@ from rich.text import Text
 from omg_agent.brain.orchestrator import Progress, RunResult
 from omg_agent.cli.console import console, err_console, fail
 from omg_agent.config import Settings
-from omg_agent.core.secrets import parse_assignments
+from omg_agent.core.secrets import asks_for_secret, parse_assignments
 from omg_agent.errors import OmgError
 
 log = logging.getLogger(__name__)
@@ -68,8 +68,10 @@ class LiveView:
     def ask(self, question: str) -> str | None:
         self.live.stop()
         try:
+            # an answer about a password, code or PIN is not echoed on the terminal
             answer = typer.prompt(f"The agent asks: {question}\nYour answer (empty: stop)",
-                                  default="", show_default=False)
+                                  default="", show_default=False,
+                                  hide_input=asks_for_secret(question))
         finally:
             self.live.start()
         return answer.strip() or None

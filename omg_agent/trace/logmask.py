@@ -30,9 +30,10 @@ class SecretLogFilter(logging.Filter):
         except (TypeError, ValueError):  # a bad format string: show it masked, unformatted
             message = f"{record.msg} {record.args!r}"
         masked = self.vault.mask(message)
-        if masked != message or record.args:
+        if masked != message:
             record.msg, record.args = masked, None
         if record.exc_info and not record.exc_text:
+            # formatted here once, masked; handlers reuse the cached text
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
             record.exc_text = self.vault.mask(record.exc_text)
