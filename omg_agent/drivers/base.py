@@ -49,7 +49,7 @@ class ActionOutcome:
     detail: str = ""  # e.g. "snapped 38 px onto [5] button 'Save'", or the error
     point: tuple[int, int] | None = None  # pixel point actually used, for traces
     source: str = ""  # how the target was found: element | tree | ocr | grid | point
-    element: UIElement | None = None  # what a touch landed on, when known
+    element: UIElement | None = None  # what a touch landed on or text went into, if known
     error: Exception | None = None  # why it failed (AnchorNotFound, ActionRejected, …)
 
 
