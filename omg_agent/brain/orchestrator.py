@@ -55,7 +55,7 @@ from omg_agent.config import Settings
 from omg_agent.core.actions import Back
 from omg_agent.core.contracts import Replan, TaskStep
 from omg_agent.core.observation import Observation
-from omg_agent.core.results import Failure, FailureKind
+from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
 from omg_agent.guards.loops import LoopGuard, Rung, Verdict
@@ -205,8 +205,10 @@ class Orchestrator:
             return
         step = s.todo.steps[index]
         if s.attempt.turns >= step.max_tries or s.attempt.elapsed() > step.time_budget_s:
+            # out of time, or out of tries while making progress: a timeout, not a loop
             self._fail_step(index, step, FailureKind.TIMEOUT
-                            if s.attempt.turns < step.max_tries else None)
+                            if s.attempt.turns < step.max_tries or not s.attempt.failures
+                            else None)
             return
         started = time.perf_counter()
         obs = self.driver.observe()
@@ -405,13 +407,34 @@ class Orchestrator:
         if replan.status == "replanned":
             assert replan.plan is not None
             if self.loops.guard.note_replan(_plan_text(replan.plan.steps)):
-                self._loop_end(self.loops.guard.give_up(
-                    "the planner sent a plan that was already tried"), None, None)
+                self._repeated_plan(replan)
                 return
             s.todo.replace_pending(replan.plan)
             s.phase = "THINK"
             return
         self._planner_ends(replan, failed=failed_step is not None, claim=claim)
+
+    def _repeated_plan(self, replan: Replan) -> None:
+        """A plan already tried is a loop: the first time it goes back to the planner as a
+        LOOP post-mortem, the second time the user is asked (or the run stops)."""
+        s = self._s
+        s.plan_repeats += 1
+        if s.plan_repeats > 1:
+            self._loop_end(self.loops.guard.give_up(
+                "the planner sent a plan that was already tried, twice"), None, None)
+            return
+        assert replan.plan is not None
+        index = s.todo.cursor if s.todo.cursor is not None else len(s.todo.steps) - 1
+        s.pending_pm = PostMortem(
+            step=index + 1, description=s.todo.steps[index].description,
+            reason=FailureKind.LOOP,
+            last_screen=_screen_summary(s.last_obs) if s.last_obs else "no observation",
+            strategies_tried=(_plan_text(replan.plan.steps),),
+            last_error="this plan was already tried and did not work",
+            suggested_recovery="write a different plan: another route, smaller steps, or "
+                               "give_up with an honest response")
+        self._event("post_mortem", **s.pending_pm.for_prompt())
+        s.outcome = "the planner sent a plan that was already tried"
 
     def _planner_ends(self, replan: Replan, *, failed: bool, claim: str | None) -> None:
         """The planner says the run is over: believe 'done' only after a verified claim or

@@ -391,5 +391,9 @@ def test_two_identical_replans_end_in_a_question_not_a_third_plan() -> None:
     with orchestrator(Phone().world(), model, ask_user=lambda q: asked.append(q) or None) \
             as orch:
         result = orch.run("buy")
-    assert model.contracts().count("Replan") == 1
+    # the first repeat goes back to the planner as a LOOP post-mortem; the second asks
+    assert model.contracts().count("Replan") == 2
+    assert "already tried" in [r for r in model.requests
+                               if "Replan" in str(r.get("response_format"))][1]["messages"][-1][
+                                   "content"]
     assert result.status == "ask_user" and "already tried" in asked[0]
