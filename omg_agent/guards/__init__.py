@@ -1,0 +1,1 @@
+"""Guards: loops, sensitive actions, injected instructions and secrets (DESIGN.md §5)."""
