@@ -79,9 +79,11 @@ def cjk_part(text: str) -> str:
 _PHRASES = [(cls, [tuple(latin_words(p)) for p in en], zh) for cls, en, zh in _LABEL_CUES]
 
 
-def label_class(label: str) -> tuple[SensitiveClass, str] | None:
+def label_class(label: str, *, whole: bool = False) -> tuple[SensitiveClass, str] | None:
     """The sensitive class a control labelled ``label`` belongs to, with the cue that said
-    so, or ``None`` for a harmless or long label."""
+    so, or ``None`` for a harmless or long label. ``whole``: the cue must be the entire
+    label (prices aside) — for list rows, whose titles are often the user's own words
+    ("Call the plumber") and which navigate rather than act."""
     if not label.strip():
         return None
     words = latin_words(label)
@@ -89,14 +91,15 @@ def label_class(label: str) -> tuple[SensitiveClass, str] | None:
             and not any(tuple(words[:len(h)]) == h for h in _HARMLESS_EN):
         for cls, phrases, _ in _PHRASES:
             for phrase in sorted(phrases, key=len, reverse=True):
-                if tuple(words[:len(phrase)]) == phrase:
+                if tuple(words[:len(phrase)]) == phrase and (
+                        not whole or len(words) == len(phrase)):
                     return cls, " ".join(phrase)
     han = cjk_part(label)
     if han and len(han) <= MAX_CJK_CHARS and not han.startswith(_NEGATIONS_ZH) \
             and not any(h in han for h in _HARMLESS_ZH):
         for cls, _, cues in _PHRASES:
             for cue in cues:
-                if cue in han:
+                if cue == han or (not whole and cue in han):
                     return cls, cue
     return None
 

@@ -148,7 +148,7 @@ def _touch(verb: str, e: UIElement, obs: Observation) -> Sensitivity | None:
     short_id = e.resource_id.rsplit("/", 1)[-1].replace("_", " ")
     for source, label in (("label", e.text), ("description", e.desc), ("resource-id",
                                                                          short_id)):
-        hit = label_class(label)
+        hit = label_class(label, whole=e.role in ("item", "text"))
         if hit is not None:
             cls, cue = hit
             what = _quote(e)
@@ -177,7 +177,7 @@ def _submit(f: UIElement, obs: Observation, verb: str, suffix: str = "") -> Sens
             short_id, f.desc, f.text):
         return None
     send = next((e for e in obs.elements if e.enabled and (e.clickable or e.long_clickable)
-                 and _is_send(e)), None)
+                 and not e.editable and e.role == "button" and _is_send(e)), None)
     if send is None:
         return None
     return _make("send", f"ENTER in a message box next to {_quote(send)} sends it",
