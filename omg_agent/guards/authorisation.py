@@ -35,6 +35,7 @@ _VERB_CLASS: dict[str, SensitiveClass] = {
     "发布": "send", "拨打": "send",
     "install": "install", "安装": "install",
     "grant": "permission", "allow": "permission", "授权": "permission",
+    "enter": "secret_entry", "type": "secret_entry",
 }
 _CLASS_ALIASES: dict[str, SensitiveClass] = {
     **{c: c for c in CLASSES}, "pay": "payment", "payments": "payment", "buy": "payment",
@@ -43,7 +44,8 @@ _CLASS_ALIASES: dict[str, SensitiveClass] = {
     "secrets": "secret_entry", "password": "secret_entry", "security": "account_security",
 }
 _GENERIC_OBJECTS = frozenset({"messages", "message", "texts", "text", "sms", "it", "them",
-                              "things", "anything", "payments", "items", "stuff"})
+                              "things", "anything", "payments", "items", "stuff", "password",
+                              "passwords", "my password"})
 _STOP_WORDS = ("without", "when", "if", "but", "and", "as", "so")
 _AMOUNT = re.compile(r"\s+(?:up\s+to|at\s+most|below|under|of)\s+[^\s,;.]+(?:\s+(?:yuan|rmb|"
                      r"dollars?|euros?|元))?", re.IGNORECASE)

@@ -37,7 +37,7 @@ _EN_PATTERNS = (
     r"all|your|original)\b[^.]{0,20}\b(?:instructions?|prompts?|rules|tasks?|directions)\b",
     rf"\b(?:dear|attention|note to|hey|hello|hi)?,?\s*(?:the\s+)?{_AGENT}\b\s*[,:：!-]+\s*"
     rf"(?:please\s+|now\s+|must\s+|you must\s+|immediately\s+)*{_ACT}\b",
-    rf"\b(?:the\s+)?{_AGENT}\s+(?:must|should|has to|needs to|is required to|will)\s+{_ACT}\b",
+    rf"\b(?:the\s+)?{_AGENT}\s+(?:must|should|has to|needs to|is required to)\s+{_ACT}\b",
     rf"\bif you are an? {_AGENT}\b",
     r"\bas an? (?:ai|language model|assistant)\b",
     r"\bsystem\s+(?:prompt|instructions?|override|message to the (?:ai|agent|assistant))\b",

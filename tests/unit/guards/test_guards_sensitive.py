@@ -145,7 +145,8 @@ def test_card_fields_are_secret_by_their_id_or_hint():
 @pytest.mark.parametrize(("label", "cls"), [
     ("Allow", "permission"), ("允许", "permission"), ("Install", "install"),
     ("安装", "install"), ("Uninstall", "delete"), ("卸载", "delete"),
-    ("Factory reset", "delete"), ("恢复出厂设置", "delete"), ("Change password", "account_security"),
+    ("Factory reset", "delete"), ("恢复出厂设置", "delete"),
+    ("Change password", "account_security"),
     ("修改密码", "account_security"), ("Share", "send"), ("分享", "send"), ("Call", "send"),
     ("拨打", "send"), ("Place order", "payment"), ("提交订单", "payment"), ("Buy now", "payment"),
     ("立即购买", "payment"), ("Confirm payment", "payment"), ("确认订单", "payment"),
