@@ -99,10 +99,11 @@ class Gate:
 
     authorisations: Sequence[Authorisation] = field(default_factory=tuple)
 
-    def check(self, action: object, element: UIElement | None,
-              obs: Observation) -> Decision:
-        """``allow`` or ``confirm`` for ``action`` landing on ``element`` of ``obs``."""
-        found = classify(action, element, obs)
+    def check(self, action: object, element: UIElement | None, obs: Observation, *,
+              ocr_text: str | None = None) -> Decision:
+        """``allow`` or ``confirm`` for ``action`` landing on ``element`` of ``obs``
+        (``ocr_text``: see :func:`classify`)."""
+        found = classify(action, element, obs, ocr_text=ocr_text)
         if found is None:
             return ALLOW
         for auth in self.authorisations:
@@ -117,15 +118,18 @@ class Gate:
 
 
 # -- classification --------------------------------------------------------------------------
-def classify(action: object, element: UIElement | None,
-             obs: Observation) -> Sensitivity | None:
+def classify(action: object, element: UIElement | None, obs: Observation, *,
+             ocr_text: str | None = None) -> Sensitivity | None:
     """The sensitivity of ``action`` on ``element`` (what the target resolved to on ``obs``;
-    for typing: the target field, else the focused one), or ``None`` when it is harmless."""
+    for typing: the target field, else the focused one), or ``None`` when it is harmless.
+
+    ``ocr_text`` is the text read in pixels where a touch lands (:func:`text_at`), for
+    buttons the element tree does not show: a WebView's, a game's.
+    """
     match action:
         case Tap() | LongPress() | DoubleTap():
-            if element is None:
-                return None
-            return _touch(_VERBS[type(action)], tap_receiver(element, obs.elements), obs)
+            receiver = tap_receiver(element, obs.elements) if element is not None else None
+            return _touch(_VERBS[type(action)], receiver, obs, ocr_text)
         case TypeText():
             field_ = element if element is not None and element.editable else obs.focused
             if field_ is None:
@@ -140,11 +144,20 @@ def classify(action: object, element: UIElement | None,
     return None
 
 
-def _touch(verb: str, e: UIElement, obs: Observation) -> Sensitivity | None:
-    if not e.enabled or e.editable or e.role not in _LABELLED_ROLES:
+def _touch(verb: str, e: UIElement | None, obs: Observation,
+           ocr_text: str | None) -> Sensitivity | None:
+    if e is not None and (not e.enabled or e.editable):
         return None
-    if e.role == "text" and not (e.clickable or e.long_clickable):
-        return None  # a paragraph or a caption: words, not a control
+    if e is None or e.role not in _LABELLED_ROLES or not (
+            e.clickable or e.long_clickable or e.checkable):
+        # No control in the tree takes the touch (a paragraph, a WebView, nothing):
+        # only words read in the pixels there can say what it is.
+        hit = label_class(ocr_text) if ocr_text else None
+        if hit is None:
+            return None
+        where = f"{e.role}, " if e is not None else ""
+        return _make(hit[0], f"the text read there says {hit[1]!r}",
+                     f'{verb} "{ocr_text}" (read on screen; {where}{obs.package})', e, obs)
     short_id = e.resource_id.rsplit("/", 1)[-1].replace("_", " ")
     for source, label in (("label", e.text), ("description", e.desc), ("resource-id",
                                                                          short_id)):
@@ -226,6 +239,12 @@ def _field_name(f: UIElement) -> str:
     if f.password:
         return f'the password field "{f.resource_id.rsplit("/", 1)[-1] or f.desc}"'
     return _quote(f)
+
+
+def text_at(obs: Observation, point: tuple[int, int]) -> str | None:
+    """The OCR text of ``obs`` under a pixel point (the smallest box), if OCR ran."""
+    boxes = [b for b in obs.ocr or () if b.bounds.contains(point)]
+    return min(boxes, key=lambda b: b.bounds.area).text if boxes else None
 
 
 # -- target → element ---------------------------------------------------------------------------

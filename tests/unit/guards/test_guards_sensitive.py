@@ -18,9 +18,10 @@ from conftest import (
 )
 
 from omg_agent.core.actions import parse_action
-from omg_agent.core.geometry import ScreenGeometry
+from omg_agent.core.geometry import Bounds, ScreenGeometry
+from omg_agent.core.observation import Observation, OcrBox
 from omg_agent.guards.authorisation import Authorisation, parse_allow, parse_authorisations
-from omg_agent.guards.sensitive import Gate, classify, target_element
+from omg_agent.guards.sensitive import Gate, classify, target_element, text_at
 from omg_agent.perception.anchor import Anchorer
 
 ZH = "zh-CN"
@@ -348,3 +349,18 @@ def test_everyday_actions_on_every_app_pass_the_gate(make_phone, locale):
              if (d := gate.check(action, e, obs)).needs_confirmation]
     assert len(cases) > 40
     assert asked == []
+
+
+def test_a_button_only_pixels_show_is_read_by_ocr():
+    web = made_screen("com.android.chrome", [
+        {"role": "web", "cls": "android.webkit.WebView", "bounds": (0, 200, 1080, 2200)}])
+    obs = Observation(web.screenshot, web.elements, package=web.package,
+                      ocr=(OcrBox("立即支付", Bounds(300, 1500, 780, 1600), 0.9),
+                           OcrBox("Great deals", Bounds(100, 400, 900, 480), 0.9)))
+    tapped = parse_action({"type": "tap", "target": {"x": 500, "y": 646}})
+    web_el = obs.elements[0]
+    assert classify(tapped, web_el, obs) is None  # no words: nothing to go on
+    found = classify(tapped, web_el, obs, ocr_text=text_at(obs, (540, 1550)))
+    assert found.cls == "payment" and '"立即支付" (read on screen' in found.describe
+    assert classify(tapped, None, obs, ocr_text=text_at(obs, (540, 440))) is None
+    assert Gate().check(tapped, None, obs, ocr_text="Pay now").needs_confirmation
