@@ -148,19 +148,29 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
            ocr_text: str | None) -> Sensitivity | None:
     if e is not None and (not e.enabled or e.editable):
         return None
-    if e is None or e.role not in _LABELLED_ROLES or not (
+    if e is not None and e.role in _LABELLED_ROLES and (
             e.clickable or e.long_clickable or e.checkable):
-        # No control in the tree takes the touch (a paragraph, a WebView, nothing):
-        # only words read in the pixels there can say what it is.
-        hit = label_class(ocr_text) if ocr_text else None
-        if hit is None:
-            return None
-        where = f"{e.role}, " if e is not None else ""
-        return _make(hit[0], f"the text read there says {hit[1]!r}",
-                     f'{verb} "{ocr_text}" (read on screen; {where}{obs.package})', e, obs)
-    short_id = e.resource_id.rsplit("/", 1)[-1].replace("_", " ")
-    for source, label in (("label", e.text), ("description", e.desc), ("resource-id",
-                                                                         short_id)):
+        found = _labelled(verb, e, obs, (("label", e.text), ("description", e.desc),
+                                         ("resource-id", _short_id(e))))
+        if found is not None or e.text or e.desc:
+            return found  # the tree names this control: its own words decide
+    # No labelled control takes the touch (a paragraph, a WebView, a drawn button): only
+    # words read in the pixels there can say what it is.
+    hit = label_class(ocr_text) if ocr_text else None
+    if hit is None:
+        return None
+    where = f"{e.role}, " if e is not None else ""
+    return _make(hit[0], f"the text read there says {hit[1]!r}",
+                 f'{verb} "{ocr_text}" (read on screen; {where}{obs.package})', e, obs)
+
+
+def _short_id(e: UIElement) -> str:
+    return e.resource_id.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def _labelled(verb: str, e: UIElement, obs: Observation,
+              labels: tuple[tuple[str, str], ...]) -> Sensitivity | None:
+    for source, label in labels:
         hit = label_class(label, whole=e.role in ("item", "text"))
         if hit is not None:
             cls, cue = hit
