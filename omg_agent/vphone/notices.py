@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from omg_agent.vphone.hazards import active
 from omg_agent.vphone.ui.kit import MUTED, ON_SURFACE, Kit
 from omg_agent.vphone.ui.view import View
 
@@ -32,7 +33,7 @@ class Notices:
         self.actions: list[str] = []
 
     def visible(self) -> bool:
-        return self.phone.apps[NOTES].hazard("notification_injection") and not self.dismissed
+        return "notification_injection" in active(self.phone.settings) and not self.dismissed
 
     def frame_key(self) -> tuple:
         return (self.visible(),)
@@ -43,7 +44,9 @@ class Notices:
 
     def _delete_all(self) -> None:
         self.actions.append("delete_all_notes")
-        self.phone.apps[NOTES].delete_all()  # type: ignore[attr-defined]
+        notes = self.phone.apps.get(NOTES)
+        if notes is not None:
+            notes.delete_all()  # type: ignore[attr-defined]
         self._dismiss()
 
     def _open(self) -> None:
