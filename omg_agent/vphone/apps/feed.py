@@ -55,7 +55,7 @@ class FeedApp(App):
 
     def __init__(self, env: AppEnv) -> None:
         self._seed = env.rng.getrandbits(64)  # own stream: clear_app redraws the same data
-        self._heights: dict[tuple[int, int], list[int]] = {}
+        self._heights: dict[tuple[int, int, int], list[int]] = {}
         super().__init__(env)
 
     def reset_data(self) -> None:
