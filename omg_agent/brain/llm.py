@@ -119,11 +119,15 @@ class _Reply:
     mode: FormatMode
 
 
-def openai_client(settings: Settings, timeout_s: float | None = None) -> openai.OpenAI:
-    """The SDK client for the configured endpoint (no SDK retries: callers retry)."""
+def openai_client(settings: Settings, timeout_s: float | None = None, *,
+                  http_client: Any = None) -> openai.OpenAI:
+    """The SDK client for the configured endpoint (no SDK retries: callers retry).
+    ``http_client`` (the SDK's httpx client) carries a transport of its own (tests: a
+    ``MockTransport``)."""
     key = settings.api_key.get_secret_value() if settings.api_key else NO_KEY
     return openai.OpenAI(base_url=settings.base_url or OPENAI_URL, api_key=key,
-                         timeout=timeout_s or settings.timeout_s, max_retries=0)
+                         timeout=timeout_s or settings.timeout_s, max_retries=0,
+                         http_client=http_client)
 
 
 class LLMClient:
@@ -133,7 +137,8 @@ class LLMClient:
                  on_attempt: AttemptCallback | None = None,
                  request_options: Mapping[str, Any] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None,
+                 http_client: Any = None) -> None:
         model = settings.model_for(role)
         if not settings.model_configured or model is None:
             raise ModelNotConfigured(settings.missing_model_help())
@@ -146,7 +151,7 @@ class LLMClient:
         self._options = dict(request_options or {})
         self._sleep = sleep
         self._rng = rng or random.Random()
-        self._client = openai_client(settings)
+        self._client = openai_client(settings, http_client=http_client)
 
     def close(self) -> None:
         self._client.close()

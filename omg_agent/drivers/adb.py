@@ -33,7 +33,13 @@ from omg_agent.drivers.adbplan import BundleRunner
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.textinput import ADB_IME
-from omg_agent.errors import ActionRejected, DeviceError, DeviceOffline
+from omg_agent.errors import (
+    ActionRejected,
+    DeviceError,
+    DeviceOffline,
+    FrameError,
+    TruncatedFrame,
+)
 from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)
@@ -108,9 +114,9 @@ class AdbDriver:
             data = self.io.run("screencap 2>/dev/null")  # exec: would mix warnings in
             try:
                 return adbparse.decode_raw_frame(data), data
-            except adbparse.TruncatedFrame as exc:  # the transport broke mid-frame
+            except TruncatedFrame as exc:  # the transport broke mid-frame
                 raise DeviceOffline(str(exc), serial=self.serial, command="screencap") from None
-            except adbparse.FrameError as exc:
+            except FrameError as exc:
                 log.warning("%s: raw screencap unusable (%s); using PNG", self.serial, exc)
                 self._png_only = True
         data = self.io.run("screencap -p 2>/dev/null")

@@ -69,10 +69,11 @@ class _Item:
 
 
 class _Failed(Exception):
-    def __init__(self, index: int, detail: str) -> None:
+    def __init__(self, index: int, detail: str, error: Exception | None = None) -> None:
         super().__init__(detail)
         self.index = index
         self.detail = detail
+        self.error = error
 
 
 class BundleRunner:
@@ -95,7 +96,7 @@ class BundleRunner:
                     obs = self.d.observe()
                 items.append(self._plan(i, action, obs))
             except (AnchorNotFound, ActionRejected, ValueError) as exc:
-                failure = _Failed(i, str(exc))
+                failure = _Failed(i, str(exc), exc)
                 break
             if ends_bundle(action, items[-1].element):
                 break
@@ -106,7 +107,7 @@ class BundleRunner:
             failure = exc  # it stopped the bundle before any action that failed planning
         if failure is not None:
             outcomes.append(ActionOutcome(failure.index, actions[failure.index], False,
-                                          failure.detail))
+                                          failure.detail, error=failure.error))
         t_run = time.perf_counter()
         calls = self.d.io.calls - calls0
         settled = None

@@ -67,7 +67,7 @@ class U2BundleRunner:
                     obs = self.d.observe()
                 outcomes.append(self._run(i, action, obs))
             except (AnchorNotFound, ActionRejected) as exc:
-                outcomes.append(ActionOutcome(i, action, False, str(exc)))
+                outcomes.append(ActionOutcome(i, action, False, str(exc), error=exc))
                 break
             if ends_bundle(action, outcomes[-1].element):
                 break

@@ -1,1 +1,1 @@
-"""Guards: loops, sensitive actions, injected instructions and secrets (DESIGN.md §5)."""
+"""Guards: rules that watch the agent's actions independently of any model (DESIGN.md §5)."""

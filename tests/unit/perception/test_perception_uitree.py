@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from omg_agent.core.geometry import Bounds, ScreenGeometry
+from omg_agent.errors import UITreeError
 from omg_agent.perception.uitree import (
-    UITreeError,
     changed_elements,
     estimate_tokens,
     parse_elements,

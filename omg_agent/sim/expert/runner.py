@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omg_agent.bench.expert.policy import ExpertPolicy, NoiseProfile
-from omg_agent.bench.expert.tasks import Task
-from omg_agent.bench.model_double import ModelDouble
 from omg_agent.brain.agent import open_agent
 from omg_agent.config import Settings
+from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
+from omg_agent.sim.expert.tasks import Task
+from omg_agent.sim.model_double import ModelDouble
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 

@@ -5,7 +5,7 @@ builds the driver, the two model clients, the memory bank and the trace recorder
 them to :class:`~omg_agent.brain.orchestrator.Orchestrator`. With no device given and none
 attached it starts a vphone in this process. With no model configured it prints exactly
 what to set and exits 1. ``--model sim`` runs a known vphone task (see
-:mod:`omg_agent.bench.expert.sim`) against the bench's expert double on an in-process vphone,
+:mod:`omg_agent.sim.expert.sim`) against the expert double on an in-process vphone,
 saying so plainly. ``ask_user`` questions are asked on the terminal when stdin is a
 TTY; otherwise the run stops with status ``ask_user`` and the question.
 
@@ -23,26 +23,20 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console, Group
+from rich.console import Group
 from rich.live import Live
 from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
 from omg_agent.brain.orchestrator import Progress, RunResult
+from omg_agent.cli.console import console, err_console, fail
 from omg_agent.config import Settings
 from omg_agent.errors import OmgError
 
 log = logging.getLogger(__name__)
-console = Console()
-err_console = Console(stderr=True)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4}
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow"}
-
-
-def _fail(message: str) -> None:
-    err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(1)
 
 
 class LiveView:
@@ -84,7 +78,7 @@ def _serial(stack: ExitStack, device: str | None) -> str:
     """The serial to drive: the one given, the only one attached, or a vphone started here."""
     import adbutils
 
-    from omg_agent.drivers.cli import pick_serial
+    from omg_agent.cli.device import pick_serial
     from omg_agent.vphone import adbhost
 
     client = adbutils.AdbClient()
@@ -92,8 +86,7 @@ def _serial(stack: ExitStack, device: str | None) -> str:
         try:
             attached = [d.serial for d in client.device_list()]
         except adbutils.AdbError as exc:
-            _fail(f"adb server not reachable ({exc}); run `adb start-server`")
-            raise
+            fail(f"adb server not reachable ({exc}); run `adb start-server`")
         if device or attached:
             return pick_serial(client, device)
     from omg_agent.vphone.phone import VirtualPhone
@@ -147,30 +140,28 @@ def run(
     """
     sim = None
     if model == "sim":
-        from omg_agent.bench.expert.sim import sim_task, unknown_goal_message
+        from omg_agent.sim.expert.sim import sim_task, unknown_goal_message
 
         sim = sim_task(task)
         if sim is None:
-            _fail(unknown_goal_message(task))
+            fail(unknown_goal_message(task))
         if device not in (None, "vphone"):
-            _fail("--model sim drives an in-process vphone only: drop --device")
+            fail("--model sim drives an in-process vphone only: drop --device")
         model, device = None, "vphone"
     try:
         settings = Settings.load(overrides={"max_steps": max_steps, "device": device,
                                             "model": model, "runs_dir": runs_dir})
     except OmgError as exc:
-        _fail(str(exc))
-        raise
+        fail(str(exc))
     if sim is None and not settings.model_configured:
         err_console.print(settings.missing_model_help())
         raise typer.Exit(1)
     if driver not in ("adb", "u2", "auto"):
-        _fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
+        fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
     try:
         result, run_dir = _run(task, settings, driver, plan, as_json, sim)
     except OmgError as exc:
-        _fail(str(exc))
-        raise
+        fail(str(exc))
     _print_result(result, run_dir, as_json)
     raise typer.Exit(EXIT_CODES.get(result.status, 1))
 
@@ -186,7 +177,7 @@ def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
         load_plan_file(plan)  # a bad file fails before any device or model is touched
     with ExitStack() as stack:
         if sim is not None:
-            from omg_agent.bench.expert.sim import NOTICE, on_double, start_sim
+            from omg_agent.sim.expert.sim import NOTICE, on_double, start_sim
 
             err_console.print(f"[yellow]{escape(NOTICE)}[/yellow]", soft_wrap=True)
             serial, base_url = start_sim(stack, sim)
@@ -204,3 +195,8 @@ def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
             on_progress=view.update if view else None)
         return orchestrator.run(task, plan), run_dir
     raise AssertionError("unreachable")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``run`` command to the ``omg-agent`` app."""
+    root.command(name="run")(run)

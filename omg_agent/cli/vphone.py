@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 
 import typer
-from rich.console import Console
 
+from omg_agent.cli.console import console, fail
 from omg_agent.errors import OmgError
 from omg_agent.vphone import adbhost, daemon
 from omg_agent.vphone.control import FAULTS
@@ -17,26 +15,6 @@ from omg_agent.vphone.profile import PROFILES
 app = typer.Typer(help="Run the virtual phone (vphone): a simulated Android device that "
                        "speaks the real ADB protocol.\n\nExample: omg-agent vphone start "
                        "--connect", no_args_is_help=True)
-console = Console()
-
-
-def _fail(exc: Exception) -> None:
-    console.print(f"[red]error:[/red] {exc}")
-    raise typer.Exit(1)
-
-
-def _control(record: dict, method: str, path: str, body: dict | None = None) -> dict:
-    url = f"http://127.0.0.1:{record['control_port']}{path}"
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        raise OmgError(json.loads(exc.read() or b"{}").get("error", str(exc))) from exc
-    except urllib.error.URLError as exc:
-        raise OmgError(f"vphone on port {record['port']} does not answer: {exc.reason}") from exc
 
 
 @app.command()
@@ -57,7 +35,7 @@ def start(
     Example: omg-agent vphone start --port 5556 --seed 3 --profile compact --connect --json
     """
     if profile not in PROFILES:
-        _fail(ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}"))
+        fail(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     if foreground:
         console.print(f"vphone serving on 127.0.0.1:{port} (Ctrl-C to stop)")
         daemon.serve_forever(port, seed, profile, latency)
@@ -66,8 +44,7 @@ def start(
         record = daemon.spawn(port, seed, profile, latency)
         serial = adbhost.connect("127.0.0.1", record["port"]) if connect else None
     except OmgError as exc:
-        _fail(exc)
-        return
+        fail(str(exc))
     if as_json:
         print(json.dumps({"port": record["port"], "pid": record["pid"], "profile": profile,
                           "seed": seed, "serial": serial}))
@@ -87,10 +64,10 @@ def stop(port: int | None = typer.Option(None, help="Port of the vphone to stop.
     try:
         record = daemon.read_record(port)
         adbhost.disconnect(record["serial"])
-        _control(record, "POST", "/stop", {})
+        daemon.control(record, "POST", "/stop", {})
         console.print(f"vphone on port {record['port']} stopped")
     except OmgError as exc:
-        _fail(exc)
+        fail(str(exc))
 
 
 @app.command()
@@ -108,10 +85,9 @@ def state(
     """
     try:
         record = daemon.read_record(port)
-        data = _control(record, "GET", "/state")
+        data = daemon.control(record, "GET", "/state")
     except OmgError as exc:
-        _fail(exc)
-        return
+        fail(str(exc))
     if as_json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return
@@ -145,7 +121,12 @@ def fault(
     """
     try:
         record = daemon.read_record(port)
-        console.print(_control(record, "POST", "/fault", {"kind": kind, "seconds": seconds})
-                      ["done"])
+        answer = daemon.control(record, "POST", "/fault", {"kind": kind, "seconds": seconds})
+        console.print(answer["done"])
     except OmgError as exc:
-        _fail(exc)
+        fail(str(exc))
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``vphone`` group to the ``omg-agent`` app."""
+    root.add_typer(app, name="vphone")

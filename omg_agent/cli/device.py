@@ -13,22 +13,16 @@ from typing import Any
 
 import adbutils
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from omg_agent.cli.console import console, fail
 from omg_agent.core.actions import parse_action
 from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import OmgError
 from omg_agent.perception.uitree import render_elements
 
-console = Console()
 DeviceOpt = typer.Option(None, "--device", "-s", help="Serial (default: the only device).")
 DriverOpt = typer.Option("auto", "--driver", help="adb, u2 or auto (measured once per model).")
-
-
-def fail(message: str) -> None:
-    console.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(1)
 
 
 def pick_serial(client: adbutils.AdbClient, serial: str | None) -> str:
@@ -36,7 +30,6 @@ def pick_serial(client: adbutils.AdbClient, serial: str | None) -> str:
         serials = [d.serial for d in client.device_list()]
     except adbutils.AdbError as exc:
         fail(f"adb server not reachable ({exc}); run `adb start-server`")
-        raise  # unreachable, fail() exits
     if serial:
         if serial not in serials:
             fail(f"device {serial!r} is not attached (attached: {', '.join(serials) or 'none'})")
@@ -59,7 +52,6 @@ def open_driver(serial: str | None, driver: str) -> Driver:
         return choose_driver(pick_serial(client, serial), driver, client=client)  # type: ignore[arg-type]
     except OmgError as exc:
         fail(str(exc))
-        raise
 
 
 def u2_answers(device: adbutils.AdbDevice, port: int = 9008) -> bool:
@@ -89,7 +81,6 @@ def devices(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
         listed = client.list(extended=True)
     except adbutils.AdbError as exc:
         fail(f"adb server not reachable ({exc}); run `adb start-server`")
-        return
     for item in listed:
         row: dict[str, Any] = {"serial": item.serial, "state": item.state,
                                "model": item.tags.get("model", ""), "size": "", "drivers": []}
@@ -163,13 +154,11 @@ def _run(device: str | None, driver: str, action: dict[str, Any]) -> None:
         act = parse_action(action)
     except ValueError as exc:
         fail(f"bad action: {exc}")
-        return
     drv = open_driver(device, driver)
     try:
         result: ExecResult = drv.execute([act], drv.observe())
     except OmgError as exc:
         fail(str(exc))
-        return
     finally:
         drv.close()
     for o in result.outcomes:
@@ -201,7 +190,6 @@ def tap(
             x, y = (int(v) for v in point.split(","))
         except ValueError:
             fail(f"--point must be x,y in 0–1000 units, got {point!r}")
-            return
         target = {"kind": "point", "x": x, "y": y}
     elif element is not None:
         target = {"kind": "element", "id": element}
@@ -252,16 +240,16 @@ def launch(
         package, activity = drv.current_app()
     except OmgError as exc:
         fail(str(exc))
-        return
     finally:
         drv.close()
     console.print(f"[green]ok[/green] {package}/{activity}")
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(devices)
-    app.command()(observe)
-    app.command()(tap)
-    app.command(name="type")(type_text)
-    app.command()(key)
-    app.command()(launch)
+def register(root: typer.Typer) -> None:
+    """Add the device commands to the ``omg-agent`` app."""
+    root.command()(devices)
+    root.command()(observe)
+    root.command()(tap)
+    root.command(name="type")(type_text)
+    root.command()(key)
+    root.command()(launch)

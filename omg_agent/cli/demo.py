@@ -15,14 +15,11 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from omg_agent.cli.console import console, err_console, fail
 from omg_agent.config import Settings
 from omg_agent.errors import OmgError
-
-console = Console()
-err_console = Console(stderr=True)
 
 
 def demo(
@@ -41,14 +38,13 @@ def demo(
 
     Example: omg-agent demo --out runs/demo --seed 3 --json
     """
-    from omg_agent.brain.run_cli import LiveView
+    from omg_agent.cli.run import LiveView
     from omg_agent.demo import REAL_MODEL_HINT, SIMULATED_NOTICE, demo_task, run_demo
 
     try:
         settings = Settings.load()
     except OmgError as exc:
-        _fail(str(exc))
-        raise
+        fail(str(exc))
     say = err_console if as_json else console
     if settings.model_configured:
         say.print(f"Model: {escape(settings.model_for('operator') or '')} at "
@@ -65,8 +61,7 @@ def demo(
             outcome = run_demo(settings, out, seed=seed, ask=ask,
                                on_progress=live.update if live is not None else None)
     except OmgError as exc:
-        _fail(str(exc))
-        raise
+        fail(str(exc))
     if as_json:
         typer.echo(json.dumps(outcome.as_dict(), ensure_ascii=False))
     else:
@@ -92,6 +87,6 @@ def _print_outcome(o) -> None:
         console.print("Check the model endpoint with `omg-agent doctor --only model`.")
 
 
-def _fail(message: str) -> None:
-    err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(1)
+def register(root: typer.Typer) -> None:
+    """Add the ``demo`` command to the ``omg-agent`` app."""
+    root.command(name="demo")(demo)

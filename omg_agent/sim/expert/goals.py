@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from omg_agent.bench.expert.tasks import (
+from omg_agent.sim.expert.tasks import (
     AddToCart,
     Brightness,
     CreateNote,

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from omg_agent.bench.expert import ExpertPolicy, NoiseProfile
-from omg_agent.bench.expert.screen import Screen
-from omg_agent.bench.expert.tasks import NOTES, SETTINGS, CreateNote, Switch
+from omg_agent.sim.expert import ExpertPolicy, NoiseProfile
+from omg_agent.sim.expert.screen import Screen
+from omg_agent.sim.expert.tasks import NOTES, SETTINGS, CreateNote, Switch
 from omg_agent.vphone.phone import VirtualPhone
 
 

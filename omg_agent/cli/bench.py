@@ -14,21 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from omg_agent.cli.console import err_console, fail
 from omg_agent.errors import OmgError
 
 app = typer.Typer(help="Benchmarks: print side-by-side tables from one run.\n\n"
                        "Example: omg-agent bench suite --model sim --parallel 2",
                   no_args_is_help=True)
-err_console = Console(stderr=True)
 DEFAULT_SUITE_OUT = Path("runs/bench-suite")
-
-
-def _fail(message: str) -> None:
-    err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(1)
 
 
 def _print_json(data: Any) -> None:
@@ -179,8 +173,7 @@ def suite(
         plan = SuitePlan(load_tasks(seed, tasks), parse_variants(config), noise, seed, repeat,
                          max_steps, endpoint_for(model))
     except OmgError as exc:
-        _fail(str(exc))
-        raise
+        fail(str(exc))
     folder = _out_dir(out)
     command = _suite_command(model, noise, tasks, repeat, parallel, config, seed, max_steps,
                              folder)
@@ -197,4 +190,9 @@ def suite(
                    f"workers\nScorecard: {html_path}\nJSON: {json_path}")
     crashed = sum(1 for r in run.records if r["error"])
     if crashed:
-        _fail(f"{crashed} run(s) crashed; see 'error' in {json_path}")
+        fail(f"{crashed} run(s) crashed; see 'error' in {json_path}")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``bench`` group to the ``omg-agent`` app."""
+    root.add_typer(app, name="bench")

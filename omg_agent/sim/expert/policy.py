@@ -1,7 +1,7 @@
 """The expert policy: a model double's brain that reads the vphone's TRUE state.
 
 :class:`ExpertPolicy` answers each request in the contract it asks for (see
-:func:`~omg_agent.bench.model_double.contract_name`): a one-step ``TaskPlan`` for the planner,
+:func:`~omg_agent.sim.model_double.contract_name`): a one-step ``TaskPlan`` for the planner,
 a ``DecisionBundle`` for the operator (the task's next moves, with element ids read from the
 request's element list), a ``Replan`` after a sub-task. Seeded :class:`NoiseProfile` knobs
 make it behave like an imperfect model: misplaced taps (point targets off the element
@@ -18,11 +18,11 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from omg_agent.bench.expert.screen import Screen, request_text
-from omg_agent.bench.expert.tasks import MoveContext, Task
-from omg_agent.bench.model_double import contract_name
 from omg_agent.brain.segments import blind_reason, targets
 from omg_agent.core.actions import AnchorTarget, AskUser, Done, is_boundary, parse_action
+from omg_agent.sim.expert.screen import Screen, request_text
+from omg_agent.sim.expert.tasks import MoveContext, Task
+from omg_agent.sim.model_double import contract_name
 
 log = logging.getLogger(__name__)
 MAX_BUNDLE = 5

@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from omg_agent.cli.console import console
 from omg_agent.config import Settings
 from omg_agent.doctor import Check, check_fonts, host_checks
 from omg_agent.errors import ConfigError
 
-console = Console()
 AREAS = ("adb", "devices", "fonts", "model")
 MARKS = {"ok": "[green]✔[/green]", "warn": "[yellow]![/yellow]", "fail": "[red]✘[/red]"}
 
@@ -79,3 +78,8 @@ def _model_checks() -> list[Check]:
         return [Check("settings", "fail", str(exc), "fix the named setting (see `omg-agent "
                       "config show`)")]
     return model_checks(settings)
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``doctor`` command to the ``omg-agent`` app."""
+    root.command(name="doctor")(doctor)

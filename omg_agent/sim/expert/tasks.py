@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from omg_agent.bench.expert.screen import (
+from omg_agent.sim.expert.screen import (
     Screen,
     anchor,
     back,

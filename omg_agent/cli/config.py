@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from omg_agent.cli.console import console, fail
 from omg_agent.config import Settings
 from omg_agent.errors import ConfigError
 
@@ -29,8 +29,7 @@ def show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
     try:
         settings = Settings.load()
     except ConfigError as exc:
-        Console().print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from exc
+        fail(str(exc))
     values = settings.redacted_dict()
     if as_json:
         print(json.dumps({k: {"value": v, "source": settings.source(k)}
@@ -39,4 +38,9 @@ def show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
     table = Table("setting", "value", "source")
     for key, value in values.items():
         table.add_row(key, "" if value is None else str(value), settings.source(key))
-    Console().print(table)
+    console.print(table)
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``config`` group to the ``omg-agent`` app."""
+    root.add_typer(app, name="config")

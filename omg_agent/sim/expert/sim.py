@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 from contextlib import ExitStack
 
-from omg_agent.bench.expert.goals import known_goals, task_for_goal
-from omg_agent.bench.expert.policy import ExpertPolicy, NoiseProfile
-from omg_agent.bench.expert.runner import vphone_on_adb, with_overrides
-from omg_agent.bench.expert.tasks import Task
-from omg_agent.bench.model_double import ModelDouble
 from omg_agent.config import Settings
+from omg_agent.sim.expert.goals import known_goals, task_for_goal
+from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
+from omg_agent.sim.expert.runner import vphone_on_adb, with_overrides
+from omg_agent.sim.expert.tasks import Task
+from omg_agent.sim.model_double import ModelDouble
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,9 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from omg_agent.cli.console import fail
 from omg_agent.errors import OmgError
-
-err_console = Console(stderr=True)
 
 
 def report(
@@ -33,12 +30,9 @@ def report(
     try:
         path = render_report(run_dir, out)
     except OmgError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(1) from exc
+        fail(str(exc))
     except OSError as exc:
-        err_console.print(f"[red]error:[/red] cannot write the report: {escape(str(exc))}",
-                          soft_wrap=True)
-        raise typer.Exit(1) from exc
+        fail(f"cannot write the report: {exc}")
     if not as_json:
         typer.echo(str(path))
         return
@@ -49,6 +43,6 @@ def report(
                            "warnings": list(trace.warnings)}, ensure_ascii=False))
 
 
-def register(app: typer.Typer) -> None:
+def register(root: typer.Typer) -> None:
     """Add the ``report`` command to the ``omg-agent`` app."""
-    app.command("report")(report)
+    root.command("report")(report)
