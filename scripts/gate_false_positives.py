@@ -17,8 +17,6 @@ import sys
 
 from PIL import Image
 
-from omg_agent.bench.expert.screen import Screen
-from omg_agent.bench.expert.tasks import MoveContext, Task
 from omg_agent.bench.suite import suite_tasks
 from omg_agent.brain.vision import format_elements
 from omg_agent.core.actions import (
@@ -43,6 +41,8 @@ from omg_agent.guards.authorisation import parse_authorisations
 from omg_agent.guards.sensitive import Gate
 from omg_agent.perception.anchor import Anchorer
 from omg_agent.perception.uitree import parse_elements
+from omg_agent.sim.expert.screen import Screen
+from omg_agent.sim.expert.tasks import MoveContext, Task
 from omg_agent.vphone.phone import VirtualPhone
 
 MAX_TURNS = 40

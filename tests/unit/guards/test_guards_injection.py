@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from conftest import FEED, MESSAGES, NOTES, SHOP, element, made_screen, observe, tap
+from gate_screens import FEED, MESSAGES, NOTES, SHOP, element, made_screen, observe, tap
 
 from omg_agent.core.actions import parse_action
 from omg_agent.core.observation import Observation, UIElement

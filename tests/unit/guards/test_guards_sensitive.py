@@ -4,7 +4,7 @@ Chinese, pre-authorised targets, and the benign actions of every app that must p
 from __future__ import annotations
 
 import pytest
-from conftest import (
+from gate_screens import (
     FEED,
     LOGIN,
     MESSAGES,
