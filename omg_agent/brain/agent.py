@@ -22,6 +22,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
@@ -29,6 +30,10 @@ from omg_agent.config import Settings
 from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
+from omg_agent.errors import ConfigError
+from omg_agent.guards.authorisation import parse_allow, parse_authorisations
+from omg_agent.guards.confirmation import ConfirmationChannel
+from omg_agent.guards.sensitive import Gate
 from omg_agent.trace.logmask import masking_logs
 
 log = logging.getLogger(__name__)
@@ -40,10 +45,13 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                long_term: bool = False, session: str | None = None,
                ask_user: Callable[[str], str | None] | None = None,
                on_progress: Callable[[Any], None] | None = None,
+               confirm: ConfirmationChannel | None = None,
                secrets: SecretVault | None = None) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
-    ``memory_path`` None keeps the memory bank in memory. ``secrets`` (default: a new vault)
-    receives the run's secrets; pass one to mask what the caller prints with it too."""
+    ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
+    sensitive-action gate asks for a yes (None: nobody — a held action stops the run
+    resumable). ``secrets`` (default: a new vault) receives the run's secrets; pass one to
+    mask what the caller prints with it too."""
     vault = run_secrets(task, settings, secrets)
     stack.enter_context(masking_logs(vault))
     driver = SecretTyping(driver, vault)
@@ -57,7 +65,8 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
 
         recorder = stack.enter_context(TraceRecorder(run_dir, task=task, secrets=vault))
     return Orchestrator(driver, planner, operator, memory, settings, recorder,
-                        _noting_answers(ask_user, vault), on_progress=on_progress)
+                        _noting_answers(ask_user, vault), on_progress=on_progress,
+                        gatekeeper=gatekeeper(settings, task, confirm))
 
 
 def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
@@ -86,3 +95,16 @@ def _noting_answers(ask_user: Callable[[str], str | None] | None, vault: SecretV
         return answer
 
     return ask
+
+
+def gatekeeper(settings: Settings, task: str,
+               confirm: ConfirmationChannel | None) -> GateKeeper | None:
+    """The run's gate: what the task text and ``settings.allow`` pre-authorise, and who is
+    asked for the rest (``None`` when the settings switch the gate off)."""
+    if not settings.gate:
+        return None
+    try:
+        allowed = parse_allow([settings.allow]) if settings.allow else []
+    except ValueError as exc:
+        raise ConfigError(f"allow: {exc}") from None
+    return GateKeeper(Gate([*parse_authorisations(task), *allowed]), confirm, task)
