@@ -31,7 +31,9 @@ _PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)\}\}")
 # A definition written into a task: {{secret:NAME=VALUE}} (VALUE may not contain "}}").
 _DEFINITION = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)=(.+?)\}\}")
 _NAME_OK = re.compile(r"[^A-Za-z0-9_.-]+")
-_KEYWORDS = (r"passwords?|passcodes?|passphrase|passwd|pwd|pin(?:\s*code)?|otp|"
+# "PIN" in capitals, or "pin code" / "pin: …" / "pin is …": "pin 100 notes" is a verb
+_KEYWORDS = (r"passwords?|passcodes?|passphrase|passwd|pwd|(?-i:PIN)(?:\s*code)?|"
+             r"pin\s*code|pin(?=\s*(?:is\b|[:：=]))|otp|"
              r"verification\s+code|security\s+code|one[- ]time\s+code|"
              r"密码|口令|验证码|校验码|动态码|支付密码")
 # "password omg5865", "password: x", "password is x", "密码是x", "PIN 1234", quoted or not.

@@ -89,6 +89,8 @@ def test_an_inline_definition_is_masked_even_before_it_is_registered() -> None:
     ("log in, password: hunter two", [("password", "hunter")]),
     ('password is "open sesame"', [("password", "open sesame")]),
     ("unlock with PIN 4711.", [("pin", "4711")]),
+    ("my pin is 4711", [("pin", "4711")]),
+    ("pin 100 notes to the top", []),
     ("登录账号 demo，密码是 芝麻开门", [("password", "芝麻开门")]),
     ("输入验证码 864210 完成登录", [("code", "864210")]),
     ("use {{secret:pw=x y z}} here", [("pw", "x y z")]),
