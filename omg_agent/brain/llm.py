@@ -24,7 +24,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import openai
 from PIL import Image
@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 Message = dict[str, Any]
+# What the SDK's type stubs call a message list; ours are the same wire-format dicts.
+_SdkMessages = list["openai.types.chat.ChatCompletionMessageParam"]
 FormatMode = Literal["json_schema", "json_object", "none"]
 _FALLBACK: dict[FormatMode, FormatMode | None] = {
     "json_schema": "json_object", "json_object": "none", "none": None}
@@ -305,7 +307,7 @@ class LLMClient:
             started = time.perf_counter()
             try:
                 completion = self._client.chat.completions.create(
-                    model=self.model, messages=messages, **kwargs)
+                    model=self.model, messages=cast(_SdkMessages, messages), **kwargs)
             except openai.APIStatusError as exc:
                 status, text = exc.status_code, _error_text(exc)
                 retryable = (status in _RETRYABLE or status >= 500) and not _no_quota(exc)
@@ -374,7 +376,7 @@ def _no_quota(exc: openai.APIStatusError) -> bool:
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
-    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    value = exc.response.headers.get("retry-after")
     try:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
