@@ -77,8 +77,17 @@ class Settings(BaseModel):
     confirm_done: Literal["always", "unverified", "never"] = Field(
         "unverified", description="When the planner confirms the operator's 'goal complete' "
                                   "against the last screen (one more model call): always; "
-                                  "unverified = only when the step's success criteria quote "
-                                  "no on-screen text to check; never.")
+                                  "unverified = only when the plan's last step has no "
+                                  "checks the system can verify on the screen; never.")
+    allow: str = Field(
+        "", description="Sensitive-action classes the user pre-authorises, comma-separated "
+                        "(payment, delete, send, install, permission, secret_entry, "
+                        "account_security; 'send:Bob' names a target). Nothing else skips "
+                        "the confirmation.")
+    gate: bool = Field(True, description="Hold sensitive actions for the user's yes. Off "
+                                         "only for benchmarks that measure the gate.")
+    loop_guard: bool = Field(True, description="Break loops without model calls (wait, "
+                                               "re-tap offset, back, post-mortem).")
 
     @field_validator("confirm_done", mode="before")
     @classmethod

@@ -30,13 +30,14 @@ class _Pending:
 class LoopWatch:
     """One run's loop guard plus the action waiting for its after-screen."""
 
-    def __init__(self, guard: LoopGuard) -> None:
+    def __init__(self, guard: LoopGuard, *, enabled: bool = True) -> None:
         self.guard = guard
+        self.enabled = enabled  # off: nothing is judged (benchmarks measure the guard)
         self._pending: _Pending | None = None
 
     def acted(self, executed: ExecResult | None, before: Observation) -> None:
         """Remember the last device action that went through (with what it landed on)."""
-        ran = [o for o in executed.outcomes if o.ok] if executed else []
+        ran = [o for o in executed.outcomes if o.ok] if executed and self.enabled else []
         ran = [o for o in ran if not isinstance(o.action, MemSave | AskUser | Done)]
         self._pending = _Pending(ran[-1].action, ran[-1].element, before) if ran else None
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from omg_agent.brain import prompts
 from omg_agent.brain.budget import StepBudget
+from omg_agent.brain.gatekeeper import GateKeeper, GateStop
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.segments import (
@@ -64,7 +65,8 @@ _TEXT_FIELD: dict[type, str] = {TypeText: "text", Launch: "app", AskUser: "quest
                                 Done: "answer"}
 ANCHOR_WAIT_S = 3.0  # how long a new screen may take to show a bundle's next anchors
 ANCHOR_POLL_S = 0.3
-TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible"]
+TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible",
+                   "needs_confirmation"]
 HISTORY = 6
 
 
@@ -90,6 +92,7 @@ class TurnResult:
     question: str | None = None
     answer: str | None = None
     failure: Failure | None = None  # this turn's actions failed (typed, with the message)
+    held: GateStop | None = None  # the sensitive action the gate held, when it held one
 
     @property
     def error(self) -> str:
@@ -143,12 +146,14 @@ class Operator:
     """Runs operator turns against one driver, one model, one memory bank."""
 
     def __init__(self, driver: Driver, llm: LLMClient, memory: MemoryBank, *,
-                 recorder: Any = None, marks: bool = False) -> None:
+                 recorder: Any = None, marks: bool = False,
+                 gatekeeper: GateKeeper | None = None) -> None:
         self.driver = driver
         self.llm = llm
         self.memory = memory
         self.recorder = recorder
         self.marks = marks
+        self.gatekeeper = gatekeeper
         self.turns = 0
 
     def turn(self, ctx: TurnContext, budget: StepBudget, *,
@@ -267,15 +272,20 @@ class Operator:
                 run.ran.extend(segment)
                 start = end + 1
                 continue
+            held = self.gatekeeper.review([actions[i] for i in positions], screen) \
+                if self.gatekeeper is not None else None
+            if held is not None:
+                positions = positions[:held.index]  # what comes before the held action
+            executed = self.driver.execute([actions[i] for i in positions], screen) \
+                if positions else ExecResult(())
             before = len(run.outcomes)
-            executed = self.driver.execute([actions[i] for i in positions], screen)
             run.add(executed, positions)
             fresh = run.outcomes[before:]
             result.results += [{"index": o.index, "type": o.action.type, "ok": o.ok,
                                 "detail": o.detail, "point": o.point, "source": o.source}
                                for o in fresh]
             last = fresh[-1].index if fresh else start - 1
-            finished = not executed.dropped and all(o.ok for o in fresh)
+            finished = not executed.dropped and all(o.ok for o in fresh) and held is None
             # what ran: the device actions up to the last outcome, the mem_saves (done
             # above), and a closing hand-off once everything before it went through
             run.ran.extend(a for i, a in enumerate(segment, start)
@@ -288,6 +298,9 @@ class Operator:
                 return
             if executed.dropped:
                 return  # the driver saw a boundary earlier than we did: look first
+            if held is not None:
+                _hold(result, held)
+                return
             start = end + 1
 
     def _await_anchors(self, segment: list[Action]) -> tuple[Observation, list[str]]:
@@ -377,6 +390,20 @@ def read_from_screen(action: MemSave, obs: Observation) -> str:
         raise TurnFailed(f"mem_save {action.key}: nothing readable on screen at {where}",
                          FailureKind.ELEMENT_NOT_FOUND)
     return value
+
+
+def _hold(result: TurnResult, held: GateStop) -> None:
+    """The gate held an action: the user said no (a failed turn the model sees), or no human
+    could be asked (the run stops until someone answers)."""
+    result.held = held
+    result.results.append({"type": "gate", "ok": False, "detail": (
+        f"held for the user's confirmation: {held.request.describe} — "
+        + ("the user said no" if held.answer is False else "no one to ask yet"))})
+    if held.answer is False:
+        result.failure = Failure(FailureKind.DECLINED,
+                                 f"the user said no to: {held.request.describe}")
+    else:
+        result.kind, result.question = "needs_confirmation", held.question
 
 
 def _failure_kind(exc: OmgError) -> FailureKind:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
+from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
@@ -52,10 +53,10 @@ from omg_agent.brain.run_state import (
 )
 from omg_agent.brain.verify import verify_step
 from omg_agent.config import Settings
-from omg_agent.core.actions import Back
+from omg_agent.core.actions import Back, Wait
 from omg_agent.core.contracts import Replan, TaskStep
 from omg_agent.core.observation import Observation
-from omg_agent.core.results import Failure, FailureKind
+from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
 from omg_agent.guards.loops import LoopGuard, Rung, Verdict
@@ -65,6 +66,7 @@ log = logging.getLogger(__name__)
 FAILURE_THRESHOLD = 3
 MAX_JUMPS = 2
 MAX_BACKS = 3  # rollback presses before giving up on the checkpoint
+YES = ("yes", "y", "ok", "okay", "allow", "go ahead", "是", "好", "确认", "可以")
 DONE_HINT = "nothing: the task is done"
 
 
@@ -75,10 +77,13 @@ class Orchestrator:
                  memory: MemoryBank, settings: Settings, recorder: Any = None,
                  ask_user: Callable[[str], str | None] | None = None, *,
                  on_progress: Callable[[Progress], None] | None = None,
-                 failure_threshold: int = FAILURE_THRESHOLD) -> None:
+                 failure_threshold: int = FAILURE_THRESHOLD,
+                 gatekeeper: GateKeeper | None = None) -> None:
         self.driver = driver
         self.planner = Planner(planner_llm)
-        self.operator = Operator(driver, operator_llm, memory, recorder=recorder)
+        self.gatekeeper = gatekeeper
+        self.operator = Operator(driver, operator_llm, memory, recorder=recorder,
+                                 gatekeeper=gatekeeper)
         self.llms = [planner_llm] if planner_llm is operator_llm else [planner_llm,
                                                                        operator_llm]
         self.memory = memory
@@ -87,7 +92,8 @@ class Orchestrator:
         self.ask_user = ask_user
         self.on_progress = on_progress
         self.failure_threshold = failure_threshold
-        self.loops = LoopWatch(LoopGuard(human_reachable=ask_user is not None))
+        self.loops = LoopWatch(LoopGuard(human_reachable=ask_user is not None),
+                               enabled=settings.loop_guard)
         self.state: RunState | None = None
         self._started = 0.0
         self._base: list[tuple[int, int, int]] = []
@@ -102,10 +108,25 @@ class Orchestrator:
         return self.finish_loop()
 
     def resume(self, state: RunState, answer: str) -> RunResult:
-        """Go on with a run that stopped for the user's answer (see :mod:`.resume`)."""
+        """Go on with a run that stopped for the user's answer (see :mod:`.resume`): an
+        answer to a question, or yes / no to the sensitive action the gate held."""
         self.begin(state)
-        self._answered(answer)
+        if state.phase == "NEEDS_CONFIRMATION" and state.held is not None:
+            self._confirmed(state.held, answer)
+        else:
+            self._answered(answer)
         return self.finish_loop()
+
+    def _confirmed(self, held: str, answer: str) -> None:
+        s = self._s
+        yes = answer.strip().lower() in YES
+        self._event("user_confirmation", action=held, answer=yes)
+        s.dialogue, s.held = s.dialogue.answered("yes" if yes else "no"), None
+        if yes and self.gatekeeper is not None:
+            self.gatekeeper.approve(held)
+        s.note = (f"The user confirmed: {held}. Go ahead with it." if yes else
+                  f"The user said no to: {held}. Do not do it; find another way or stop.")
+        s.phase = "THINK"
 
     def begin(self, state: RunState) -> None:
         self.state = state
@@ -205,8 +226,10 @@ class Orchestrator:
             return
         step = s.todo.steps[index]
         if s.attempt.turns >= step.max_tries or s.attempt.elapsed() > step.time_budget_s:
+            # out of time, or out of tries while making progress: a timeout, not a loop
             self._fail_step(index, step, FailureKind.TIMEOUT
-                            if s.attempt.turns < step.max_tries else None)
+                            if s.attempt.turns < step.max_tries or not s.attempt.failures
+                            else None)
             return
         started = time.perf_counter()
         obs = self.driver.observe()
@@ -237,6 +260,13 @@ class Orchestrator:
         match turn.kind:
             case "ask_user":
                 s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
+            case "needs_confirmation" if turn.held is not None:
+                held = turn.held.request.describe
+                s.dialogue, s.held = s.dialogue.ask(turn.question or held), held
+                self._event("needs_confirmation", step=index + 1, action=held)
+                s.finish("NEEDS_CONFIRMATION", "", StopReport(
+                    tuple(s.todo.done()), f"waiting for the user's yes to: {held}",
+                    "answer with: omg-agent run --resume RUN_DIR --answer yes (or no)"))
             case "infeasible":
                 why = turn.answer or "the operator found the task cannot be done"
                 self._event("infeasible", step=index + 1, reason=why)
@@ -262,7 +292,10 @@ class Orchestrator:
         s.last_obs = obs
         if verdict.action is not None:
             s.budget.charge("bundle")
-            executed = self.driver.execute([verdict.action], obs)
+            action = verdict.action
+            if self.gatekeeper is not None and self.gatekeeper.holds(action, obs):
+                action = Wait(seconds=0.1)  # never re-tap a sensitive target unasked
+            executed = self.driver.execute([action], obs)
             self.loops.acted(executed, obs)
             return
         s.attempt = s.attempt.failed(failure)
@@ -404,14 +437,35 @@ class Orchestrator:
         s.pending_pm, s.claim, s.dialogue = None, None, s.dialogue.seen()
         if replan.status == "replanned":
             assert replan.plan is not None
-            if self.loops.guard.note_replan(_plan_text(replan.plan.steps)):
-                self._loop_end(self.loops.guard.give_up(
-                    "the planner sent a plan that was already tried"), None, None)
+            if self.loops.enabled and self.loops.guard.note_replan(_plan_text(replan.plan.steps)):
+                self._repeated_plan(replan)
                 return
             s.todo.replace_pending(replan.plan)
             s.phase = "THINK"
             return
         self._planner_ends(replan, failed=failed_step is not None, claim=claim)
+
+    def _repeated_plan(self, replan: Replan) -> None:
+        """A plan already tried is a loop: the first time it goes back to the planner as a
+        LOOP post-mortem, the second time the user is asked (or the run stops)."""
+        s = self._s
+        s.plan_repeats += 1
+        if s.plan_repeats > 1:
+            self._loop_end(self.loops.guard.give_up(
+                "the planner sent a plan that was already tried, twice"), None, None)
+            return
+        assert replan.plan is not None
+        index = s.todo.cursor if s.todo.cursor is not None else len(s.todo.steps) - 1
+        s.pending_pm = PostMortem(
+            step=index + 1, description=s.todo.steps[index].description,
+            reason=FailureKind.LOOP,
+            last_screen=_screen_summary(s.last_obs) if s.last_obs else "no observation",
+            strategies_tried=(_plan_text(replan.plan.steps),),
+            last_error="this plan was already tried and did not work",
+            suggested_recovery="write a different plan: another route, smaller steps, or "
+                               "give_up with an honest response")
+        self._event("post_mortem", **s.pending_pm.for_prompt())
+        s.outcome = "the planner sent a plan that was already tried"
 
     def _planner_ends(self, replan: Replan, *, failed: bool, claim: str | None) -> None:
         """The planner says the run is over: believe 'done' only after a verified claim or

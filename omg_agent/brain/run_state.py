@@ -170,6 +170,8 @@ class RunState:
     pending_pm: PostMortem | None = None  # the failed step's post-mortem, for the planner
     post_mortems: list[PostMortem] = field(default_factory=list)
     note: str = ""  # for the operator's next turn
+    plan_repeats: int = 0  # replans identical to a plan already tried
+    held: str | None = None  # the sensitive action waiting for the user's yes
     answer: str = ""
     report: StopReport | None = None
 

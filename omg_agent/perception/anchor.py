@@ -310,6 +310,12 @@ def _element_tier(e: UIElement, queries: dict[str, TextQuery]) -> tuple[int, int
     return worst, rank
 
 
+def tap_receiver(e: UIElement, elements: Sequence[UIElement]) -> UIElement:
+    """The element a tap on ``e`` reaches: ``e`` if it is tappable, else the smallest
+    tappable element around its centre (a text inside a row taps the row), else ``e``."""
+    return e if _is_tappable(e) else (_clickable_host(e, elements) or e)
+
+
 def _clickable_host(e: UIElement, elements: Sequence[UIElement]) -> UIElement | None:
     hosts = [h for h in elements if _is_tappable(h) and h.bounds.contains(e.center)]
     return min(hosts, key=lambda h: h.bounds.area) if hosts else None

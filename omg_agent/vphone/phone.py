@@ -24,7 +24,10 @@ from omg_agent.vphone.apps import default_apps
 from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.launcher import Launcher
 from omg_agent.vphone.display import Display, Frame
+from omg_agent.vphone.hazards import SETTING as HAZARD_SETTING
+from omg_agent.vphone.hazards import check as check_hazards
 from omg_agent.vphone.memfs import MemFS
+from omg_agent.vphone.notices import Notices
 from omg_agent.vphone.profile import DeviceProfile, get_profile
 from omg_agent.vphone.shellio import ShellIO
 from omg_agent.vphone.system import SystemOverlay
@@ -73,6 +76,7 @@ class VirtualPhone:
         self.apps[self.launcher.package] = self.launcher
         self.foreground = self.launcher.package
         self.overlay = SystemOverlay(self)
+        self.notices = Notices(self)
         self.display = Display(self.profile, clock)
         self._version = 0
         self._offline_until = 0.0
@@ -111,11 +115,15 @@ class VirtualPhone:
 
     def _frame(self) -> Frame:
         app = self.app
-        key = (self._version, app.package, app.frame_key())
+        key = (self._version, app.package, app.frame_key(),
+               self.settings["global"].get(HAZARD_SETTING, ""), self.notices.frame_key())
         return self.display.frame(key, self._build, caret=app.focus is not None)
 
     def _build(self) -> View:
         root = self.app.build(Kit(self.profile, self.app.package))
+        banner = self.notices.build(Kit(self.profile, "com.android.systemui"))
+        if banner is not None:
+            root.add(banner)
         dialog = self.overlay.build(Kit(self.profile, "android"))
         if dialog is not None:
             root.add(dialog)
@@ -300,11 +308,24 @@ class VirtualPhone:
             self.settings["global"]["wifi_on"] = "1" if on else "0"
             self.changed()
 
+    def set_hazards(self, *names: str) -> None:
+        """Switch on exactly these hazards (none: all off); see :mod:`..hazards`."""
+        check_hazards(names)
+        with self.lock:
+            self.settings["global"][HAZARD_SETTING] = ",".join(names)
+            self.changed()
+
+    def enable_hazard(self, name: str) -> None:
+        with self.lock:
+            have = [h for h in self.settings["global"].get(HAZARD_SETTING, "").split(",") if h]
+            self.set_hazards(*dict.fromkeys([*have, name]))
+
     def state(self) -> dict:
         with self.lock:
             pkg, activity = self.focus()
             return {"foreground": pkg, "activity": activity, "ime": self.ime_current,
                     "locale": self.locale(), "overlay": self.overlay.title(),
+                    "notification": self.notices.state(),
                     "apps": {p: st for p, a in self.apps.items() if (st := a.state())}}
 
     # -- faults and timing ---------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -72,21 +73,25 @@ class ExpertPolicy:
             if name == "TaskPlan":
                 return json.dumps(self._plan())
             if name == "Replan":
-                return json.dumps(self._replan())
+                return json.dumps(self._replan(request_text(request)))
             return self._decide(request)
 
     # -- planner -------------------------------------------------------------------------
-    def _plan(self) -> dict[str, Any]:
-        step: dict[str, Any] = {"description": self.task.goal,
-                                "success_criteria": self.task.criteria, "complexity": 3}
+    def _plan(self, guide: str = "") -> dict[str, Any]:
+        step: dict[str, Any] = {"description": self.task.goal, "action_guide": guide,
+                                "success_criteria": self.task.criteria, "complexity": 3,
+                                "checks": criteria_checks(self.task.criteria)}
         if self.task.data_output:
             step["data_output"] = self.task.data_output
         return {"goal": self.task.goal, "steps": [step]}
 
-    def _replan(self) -> dict[str, Any]:
+    def _replan(self, text: str) -> dict[str, Any]:
         if self._achieved():
             return {"status": "done", "response": self._summary()}
-        return {"status": "replanned", "plan": self._plan()}
+        # what is left, from where the phone is now (as the replan prompt asks)
+        where = re.search(r"Current screen:\s*app (\S+)", text)
+        guide = f"continue from the current screen ({where.group(1)})" if where else ""
+        return {"status": "replanned", "plan": self._plan(guide)}
 
     def _summary(self) -> str:
         """The answer for the user: the goal, and the value it produced ($var, filled in by
@@ -178,3 +183,13 @@ def _after_anchor(sent: list[dict[str, Any]], action: Any) -> bool:
         return False
     last = parse_action(sent[-1]) if sent else None
     return last is not None and any(isinstance(t, AnchorTarget) for t in targets(last))
+
+
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
+
+
+def criteria_checks(criteria: str) -> list[dict[str, Any]]:
+    """The checks a careful planner attaches to criteria that quote what the screen shows:
+    an element showing each quoted text."""
+    return [{"kind": "element", "text": m.group(1) or m.group(2), "match": "contains"}
+            for m in _QUOTED.finditer(criteria)]

@@ -22,6 +22,7 @@ try:  # the openai SDK's HTTP library: httpx2 in openai 3, httpx before
 except ImportError:  # pragma: no cover
     import httpx  # type: ignore[no-redef]
 
+from omg_agent.brain.agent import gatekeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
@@ -32,6 +33,7 @@ from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome, DeviceInfo, ExecResult
 from omg_agent.errors import AnchorNotFound
+from omg_agent.guards.confirmation import ConfirmationChannel
 
 W, H = 1000, 2000
 _IMAGE = Image.new("RGB", (W, H), "white")
@@ -160,14 +162,17 @@ class ScriptedModel:
 @contextmanager
 def orchestrator(world: FakeWorld, model: ScriptedModel, *, max_steps: int = 30,
                  ask_user: Callable[[str], str | None] | None = None,
-                 recorder: Any = None, **settings: Any) -> Iterator[Orchestrator]:
+                 recorder: Any = None, task: str = "the task",
+                 confirm: ConfirmationChannel | None = None,
+                 **settings: Any) -> Iterator[Orchestrator]:
     config = Settings(base_url="http://model.test/v1", model="scripted",
                       max_steps=max_steps, retry_backoff_s=0.001, retry_backoff_max_s=0.001,
                       **settings)
     http = httpx.Client(transport=httpx.MockTransport(model.handler))
     with LLMClient(config, "operator", http_client=http) as llm, \
             MemoryBank(None, "unit") as memory:
-        yield Orchestrator(FakeDriver(world), llm, llm, memory, config, recorder, ask_user)
+        yield Orchestrator(FakeDriver(world), llm, llm, memory, config, recorder, ask_user,
+                           gatekeeper=gatekeeper(config, task, confirm))
 
 
 def bundle(*actions: dict[str, Any], result: str = "success", **flags: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from omg_agent.core.actions import Action, Back, Tap
 from omg_agent.core.observation import UIElement
+from omg_agent.guards.confirmation import ScriptedChannel
 
 from .fakes import FakeWorld, Recorder, ScriptedModel, bundle, el, orchestrator, plan, tap
 
@@ -156,9 +157,11 @@ def test_a_goal_is_verified_against_the_last_step_not_the_current_one() -> None:
         ("TaskPlan", three),
         ("DecisionBundle", bundle(tap("Notes"), tap("old"), tap("Delete"))),
         ("DecisionBundle", bundle(goal_complete=True, answer="deleted 'old'"))))
-    with orchestrator(phone.world(), model) as orch:
+    yes = ScriptedChannel([True])  # the gate asks before Delete; the user says yes
+    with orchestrator(phone.world(), model, confirm=yes) as orch:
         result = orch.run("Delete the note old")
     assert result.status == "done" and phone.notes == ["keep"]
+    assert [r.cls for r in yes.requests] == ["delete"]
     assert "[ ]" not in result.todo
 
 
@@ -220,7 +223,7 @@ def test_retry_once_then_replan_with_the_post_mortem() -> None:
         return {"status": "give_up", "response": "no way"}
 
     model = ScriptedModel(replies(("TaskPlan", plan({"description": "Tap Buy"})),
-                                  ("DecisionBundle", bundle(tap("Buy"))),
+                                  ("DecisionBundle", bundle(tap("Details"))),
                                   ("Replan", replan)))
     recorder = Recorder()
     with orchestrator(Phone().world(), model, recorder=recorder) as orch:
@@ -241,7 +244,7 @@ def test_jump_to_unticks_back_to_the_named_step() -> None:
         if "Current step 1" in text:
             opened.append(1)
             return bundle(step_complete=True)
-        return bundle(tap("Buy"))
+        return bundle(tap("Details"))
 
     model = ScriptedModel(replies(("TaskPlan", steps), ("DecisionBundle", decide),
                                   ("Replan", lambda t: {"status": "replanned",
@@ -264,7 +267,7 @@ def test_a_failed_step_rolls_back_to_the_last_verified_screen() -> None:
         ("DecisionBundle", bundle(tap("Notes"))),
         ("DecisionBundle", bundle(step_complete=True)),
         ("DecisionBundle", bundle(tap("old"))),
-        ("DecisionBundle", bundle(tap("Buy"))),
+        ("DecisionBundle", bundle(tap("Details"))),
         ("Replan", plan and {"status": "replanned", "plan": plan({"description": "Edit"})}),
         ("Replan", {"status": "give_up", "response": "cannot"})))
     recorder = Recorder()
@@ -385,11 +388,48 @@ def test_an_a_b_a_b_cycle_is_caught_within_six_actions() -> None:
 def test_two_identical_replans_end_in_a_question_not_a_third_plan() -> None:
     same = plan({"description": "Tap Buy", "on_fail": "replan"})
     model = ScriptedModel(replies(
-        ("TaskPlan", same), ("DecisionBundle", bundle(tap("Buy"))),
+        ("TaskPlan", same), ("DecisionBundle", bundle(tap("Details"))),
         ("Replan", {"status": "replanned", "plan": same})))
     asked: list[str] = []
     with orchestrator(Phone().world(), model, ask_user=lambda q: asked.append(q) or None) \
             as orch:
         result = orch.run("buy")
-    assert model.contracts().count("Replan") == 1
+    # the first repeat goes back to the planner as a LOOP post-mortem; the second asks
+    assert model.contracts().count("Replan") == 2
+    assert "already tried" in [r for r in model.requests
+                               if "Replan" in str(r.get("response_format"))][1]["messages"][-1][
+                                   "content"]
     assert result.status == "ask_user" and "already tried" in asked[0]
+
+
+# -- resuming in another process ---------------------------------------------------------------
+def test_a_saved_question_resumes_in_a_fresh_orchestrator_with_one_step_count(tmp_path) -> None:
+    from omg_agent.brain.resume import load_state, restore_memory, save_state
+
+    phone = Phone()
+    answered = plan({"description": "Open the app the user names",
+                     "checks": [{"kind": "app", "app": "Settings"}]})
+    model = ScriptedModel(replies(
+        ("TaskPlan", plan({"description": "Ask"})),
+        ("DecisionBundle", bundle({"type": "mem_save", "key": "who", "value": "me"},
+                                  {"type": "ask_user", "question": "Which app?"})),
+        ("DecisionBundle", bundle(tap("Settings"))),
+        ("DecisionBundle", bundle(goal_complete=True, answer="opened $who")),
+        ("Replan", {"status": "replanned", "plan": answered})))
+    world = phone.world()
+    with orchestrator(world, model) as first:
+        stopped = first.run("open the app I name")
+        assert stopped.status == "ask_user" and first.state is not None
+        save_state(tmp_path, first.state, first.memory, turns=first.operator.turns,
+                   usage=(stopped.model_calls, stopped.tokens_in, stopped.tokens_out),
+                   device="fake")
+    saved = load_state(tmp_path)
+    assert saved.state.dialogue.pending == "Which app?" and saved.memory == {"who": "me"}
+    with orchestrator(world, model) as second:
+        restore_memory(second.memory, saved.memory)
+        second.prior_usage = saved.usage
+        second.operator.turns = saved.turns
+        result = second.resume(saved.state, "Settings")
+    assert result.status == "done" and result.answer == "opened me"
+    assert result.steps_used > stopped.steps_used
+    assert result.model_calls == len(model.requests)  # usage carried across the stop
