@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import openai
 from PIL import Image
@@ -64,7 +64,7 @@ def _models(settings: Settings) -> list[tuple[str, str]]:
     out: dict[str, str] = {}
     for role in ("planner", "operator"):
         own = f"{role}_model"
-        model = settings.model_for(role)  # type: ignore[arg-type]
+        model = settings.model_for(role)
         if model and model not in out:
             out[model] = own if getattr(settings, own) else "model"
     return [(field, model) for model, field in out.items()]
@@ -177,7 +177,9 @@ def _vision(client: openai.OpenAI, model: str, settings: Settings, field: str) -
     colour, word = VISION_COLOUR
     image = encode_jpeg(Image.new("RGB", (64, 64), colour), max_side=settings.image_max_side,
                         quality=settings.jpeg_quality)
-    message = user_message(VISION_PROMPT, images=[image])
+    # The SDK's stubs want a TypedDict; user_message builds the same wire-format dict.
+    message = cast("openai.types.chat.ChatCompletionUserMessageParam",
+                   user_message(VISION_PROMPT, images=[image]))
     text, error = _ask(lambda: client.chat.completions.create(model=model, messages=[message]))
     fix = (f"OMG-Agent sends screenshots: set {_variable(settings, field)} to a "
            f"vision-language model ({VLM_EXAMPLES})")

@@ -30,7 +30,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import openai
 from PIL import Image
@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 Message = dict[str, Any]
+# What the SDK's type stubs call a message list; ours are the same wire-format dicts.
+_SdkMessages = list["openai.types.chat.ChatCompletionMessageParam"]
 FormatMode = Literal["json_schema", "json_object", "none"]
 _FALLBACK: dict[FormatMode, FormatMode | None] = {
     "json_schema": "json_object", "json_object": "none", "none": None}
@@ -315,7 +317,7 @@ class LLMClient:
             started = time.perf_counter()
             try:
                 raw = self._client.chat.completions.with_raw_response.create(
-                    model=self.model, messages=messages, **kwargs)
+                    model=self.model, messages=cast(_SdkMessages, messages), **kwargs)
                 completion = raw.parse()
             except openai.APIStatusError as exc:
                 status, text = exc.status_code, _error_text(exc)
@@ -402,7 +404,7 @@ def _no_quota(exc: openai.APIStatusError) -> bool:
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
-    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    value = exc.response.headers.get("retry-after")
     try:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:

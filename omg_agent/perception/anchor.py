@@ -200,6 +200,7 @@ class Anchorer:
         regions = [r for r in (region, self._hint_region(key)) if r is not None]
         tried = []
         zone = self.geometry.safe_zone
+        boxes: Sequence[OcrBox]
         for crop in (*dict.fromkeys(regions), None):
             boxes = self.ocr.read(observation.screenshot, region=crop,
                                   key=observation.screen_hash or None)

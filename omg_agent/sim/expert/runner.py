@@ -152,7 +152,8 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
                             ask_user=ask if callable(ask) else None).run(task.goal)
         success = task.check(phone) and (result.status == "infeasible" or not task.impossible)
     log.info("%s: %s (agent said %s)", task.goal, success, result.status)
-    timings, turns, report = {}, 0, None
+    timings: dict[str, float] = {}
+    turns, report = 0, None
     if trace_dir is not None:
         from omg_agent.trace.report import render_report
 
