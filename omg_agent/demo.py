@@ -4,7 +4,7 @@
 the server if needed), and runs one shipped multi-app task — "Find the price of MacBook Air
 13 in Shop and save it in Notes" — with the real agent (planner, operator, memory, driver,
 trace) on the configured model. With no model configured it runs the agent against the
-bench's expert double (:mod:`omg_agent.bench.expert`) behind a real HTTP endpoint and says
+expert double (:mod:`omg_agent.sim.expert`) behind a real HTTP endpoint and says
 so: the agent, driver and phone are real, only the model's answers are simulated.
 
 The outcome is read from the phone, not taken from the agent: the Shop's price of the
@@ -73,7 +73,7 @@ class DemoOutcome:
 
 def demo_task() -> Any:
     """The shipped task the demo runs (a bench expert task: setup, truth check, price)."""
-    from omg_agent.bench.expert.tasks import ShopPriceToNotes
+    from omg_agent.sim.expert.tasks import ShopPriceToNotes
 
     return ShopPriceToNotes(product=DEMO_PRODUCT)
 
@@ -87,13 +87,14 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
     double. Raises :class:`~omg_agent.errors.OmgError` for setup failures (no adb, a
     model endpoint that refuses every request, …).
     """
-    from omg_agent.bench.expert.runner import vphone_on_adb
-    from omg_agent.bench.expert.sim import on_double, start_double
-    from omg_agent.bench.expert.tasks import NOTES
     from omg_agent.brain.agent import open_agent
     from omg_agent.drivers.adb import AdbDriver
+    from omg_agent.sim.expert.runner import vphone_on_adb
+    from omg_agent.sim.expert.sim import on_double, start_double
+    from omg_agent.sim.expert.tasks import NOTES
     from omg_agent.trace.recorder import new_run_dir
     from omg_agent.trace.report import render_report
+    from omg_agent.vphone.apps.notes import NotesApp
 
     task = demo_task()
     simulated = not settings.model_configured
@@ -109,7 +110,9 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
                             session=f"demo-{uuid.uuid4().hex[:8]}", ask_user=ask,
                             on_progress=on_progress).run(task.goal)
         price = task.price(phone)
-        notes = tuple(str(n.get("body", "")) for n in phone.apps[NOTES].notes)
+        notes_app = phone.apps[NOTES]
+        assert isinstance(notes_app, NotesApp)
+        notes = tuple(str(n.get("body", "")) for n in notes_app.notes)
     report = render_report(run_dir)
     return DemoOutcome(
         task=task.goal, model=settings.model_for("operator") or "", simulated=simulated,

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import adbutils
 
-from omg_agent.errors import DeviceError, OmgError
+from omg_agent.errors import AdbNotFound, DeviceError, OmgError
 from omg_agent.vphone import adbhost
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ def check_adb() -> Check:
     """The ``adb`` binary: where it is and its version."""
     try:
         path = adbhost.adb_path()
-    except adbhost.AdbNotFound:
+    except AdbNotFound:
         return Check("adb", "fail", "adb is not on PATH", INSTALL_ADB)
     try:
         out = subprocess.run([path, "version"], capture_output=True, text=True, timeout=20,

@@ -1,25 +1,35 @@
-"""The one error tree of OMG-Agent.
+"""The one error tree of OMG-Agent: every error it raises on purpose is defined here.
 
 ::
 
     OmgError
     ├── ConfigError            bad settings or input files (names what was wrong)
     │   └── ModelNotConfigured no model / endpoint / key set (message says what to set)
-    ├── UITreeError            an accessibility dump that cannot be read
-    ├── AnchorNotFound         a target that matches nothing on screen (says what was tried)
+    ├── AdbNotFound            the ``adb`` binary is not on PATH
+    ├── AdbConnectError        ``adb connect`` did not bring a device up (knows serial, detail)
     ├── DeviceError            a device command failed (knows serial and command)
     │   ├── DeviceOffline      the device dropped off adb
-    │   └── ActionRejected     an action the driver refuses (bad target, unsafe point, …)
+    │   ├── ActionRejected     an action the driver refuses (bad target, unsafe point, …)
+    │   ├── U2ServerGone       the uiautomator2 server does not answer (restart it)
+    │   └── U2RpcError         the uiautomator2 server answered a JSON-RPC error (knows code)
+    ├── FrameError             a screenshot that cannot be decoded
+    │   └── TruncatedFrame     a raw frame whose pixels stop short (the stream broke)
+    ├── UITreeError            an accessibility dump that cannot be read
+    ├── AnchorNotFound         a target that matches nothing on screen (says what was tried)
     ├── LLMError               a model call that failed for good (knows role and model)
     │   ├── LLMUnavailable     429 / 5xx / connection errors outlasted the retries
     │   ├── LLMRequestError    the endpoint refused the request (4xx; knows the status)
     │   └── LLMReplyError      no reply parsed and validated in N attempts (knows the last)
-    └── MemoryBankError        the memory store cannot be opened or written, or bad scope
+    ├── MemoryBankError        the memory store cannot be opened or written, or bad scope
+    ├── TurnFailed             a bundle the operator refuses to run (knows its FailureKind)
+    └── BudgetExhausted        the step budget is spent (knows used, limit, counts by kind)
 
 Errors are caught at a step boundary and recorded there; nowhere else.
 """
 
 from __future__ import annotations
+
+from omg_agent.core.results import FailureKind
 
 
 class OmgError(Exception):
@@ -44,6 +54,41 @@ class DeviceOffline(DeviceError):
 
 class ActionRejected(DeviceError):
     """The driver will not run this action as given (the message says why)."""
+
+
+class U2ServerGone(DeviceError):
+    """The u2 server did not answer (not running, or the stream broke): restart it."""
+
+
+class U2RpcError(DeviceError):
+    """The u2 server answered with a JSON-RPC error."""
+
+    def __init__(self, message: str, *, code: int, serial: str, command: str) -> None:
+        super().__init__(message, serial=serial, command=command)
+        self.code = code
+
+
+class FrameError(OmgError):
+    """A screenshot that cannot be decoded."""
+
+
+class TruncatedFrame(FrameError):
+    """A raw frame whose header is sound but whose pixels stop short: the stream broke."""
+
+
+class AdbNotFound(OmgError):
+    """The ``adb`` binary is not on PATH."""
+
+
+class AdbConnectError(OmgError):
+    def __init__(self, serial: str, detail: str) -> None:
+        super().__init__(f"could not connect adb to {serial}: {detail}")
+        self.serial = serial
+        self.detail = detail
+
+
+class UITreeError(OmgError):
+    """The text given is not a uiautomator hierarchy dump."""
 
 
 class AnchorNotFound(OmgError):
@@ -85,3 +130,23 @@ class LLMReplyError(LLMError):
 
 class MemoryBankError(OmgError):
     """The memory store cannot be opened or written, or a request names a bad scope/key."""
+
+
+class TurnFailed(OmgError):
+    """A bundle the operator refuses to run as given (unknown $var, unreadable screen);
+    ``kind`` is its :class:`~omg_agent.core.results.FailureKind`."""
+
+    def __init__(self, message: str, kind: FailureKind = FailureKind.MISSING_VALUE) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class BudgetExhausted(OmgError):
+    """The step budget is spent; ``used`` of ``limit`` steps, by kind in ``counts``."""
+
+    def __init__(self, used: int, limit: int, counts: dict[str, int]) -> None:
+        detail = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing"
+        super().__init__(f"the step budget of {limit} is spent ({used} used: {detail})")
+        self.used = used
+        self.limit = limit
+        self.counts = counts

@@ -1,5 +1,3 @@
-"""Benchmarks and the doubles they (and the tests) run against.
-
-``model_double`` is an OpenAI-compatible HTTP server answering from a script or a policy,
-so the real ``openai`` client is exercised end to end without a real model (DESIGN.md §9).
+"""Benchmarks: the task suite with reward checks, its runner and scorecard, and the
+observe/calls measurements. The model doubles they run against live in :mod:`omg_agent.sim`.
 """

@@ -13,8 +13,8 @@ from __future__ import annotations
 import copy
 import logging
 
-from omg_agent.bench.expert.policy import NoiseProfile
-from omg_agent.bench.expert.runner import TaskRun, run_task
+from omg_agent.sim.expert.policy import NoiseProfile
+from omg_agent.sim.expert.runner import TaskRun, run_task
 
 log = logging.getLogger(__name__)
 CALL_TASKS = ("shop.price_to_notes", "settings.wifi", "settings.bluetooth", "notes.create",

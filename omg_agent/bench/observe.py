@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import adbutils
@@ -161,10 +162,14 @@ def bench_inputs(runs: int) -> dict[str, Stat]:
             for kind, one in kinds.items():
                 batch = cmds.pack([cmds.Step(i, (one,), kind) for i in range(10)])
                 assert len(batch) == 1
-                out[f"Android {release}: 10 {kind}, one call each"] = timed(
-                    lambda io=io, one=one: [io.run(one) for _ in range(10)], runs)
+
+                def one_each(io: AdbIO = io, one: str = one) -> None:
+                    for _ in range(10):
+                        io.run(one)
+
+                out[f"Android {release}: 10 {kind}, one call each"] = timed(one_each, runs)
                 out[f"Android {release}: 10 {kind}, batched"] = timed(
-                    lambda io=io, cmd=batch[0].command: io.run(cmd), runs)
+                    partial(io.run, batch[0].command), runs)
     return out
 
 

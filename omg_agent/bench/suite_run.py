@@ -31,11 +31,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from omg_agent.bench.expert.policy import NoiseProfile
-from omg_agent.bench.expert.runner import TaskRun, run_task, with_overrides
-from omg_agent.bench.expert.tasks import Task
 from omg_agent.config import Settings
 from omg_agent.errors import ConfigError, ModelNotConfigured
+from omg_agent.sim.expert.policy import NoiseProfile
+from omg_agent.sim.expert.runner import TaskRun, run_task, with_overrides
+from omg_agent.sim.expert.tasks import Task
 
 log = logging.getLogger(__name__)
 

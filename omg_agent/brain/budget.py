@@ -8,8 +8,8 @@ failures that got no reply, and the time spent waiting for the user.
 The orchestrator calls :meth:`StepBudget.check` at the top of every turn and
 :meth:`StepBudget.charge` before anything counted happens; a model call is given at most
 :attr:`StepBudget.remaining` reply attempts, so the limit is never passed by even one
-counted operation. On exhaustion :class:`BudgetExhausted` carries the three-part message:
-what was done, why it stopped, what to do next (:func:`exhaustion_report`).
+counted operation. On exhaustion :class:`~omg_agent.errors.BudgetExhausted` carries the
+three-part message: what was done, why it stopped, what to do next (:func:`exhaustion_report`).
 """
 
 from __future__ import annotations
@@ -21,22 +21,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from omg_agent.brain.llm import CallRecord
-from omg_agent.errors import OmgError
+from omg_agent.errors import BudgetExhausted
 
 log = logging.getLogger(__name__)
 
 StepKind = Literal["decision", "replan", "bundle"]
-
-
-class BudgetExhausted(OmgError):
-    """The step budget is spent; ``used`` of ``limit`` steps, by kind in ``counts``."""
-
-    def __init__(self, used: int, limit: int, counts: dict[str, int]) -> None:
-        detail = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing"
-        super().__init__(f"the step budget of {limit} is spent ({used} used: {detail})")
-        self.used = used
-        self.limit = limit
-        self.counts = counts
 
 
 @dataclass(frozen=True)

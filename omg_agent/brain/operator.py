@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from omg_agent.brain import prompts
 from omg_agent.brain.budget import StepBudget
+from omg_agent.brain.gatekeeper import GateKeeper, GateStop
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.segments import (
@@ -47,8 +48,16 @@ from omg_agent.core.actions import (
 from omg_agent.core.contracts import DecisionBundle, TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
-from omg_agent.errors import AnchorNotFound, DeviceError, MemoryBankError, OmgError
+from omg_agent.errors import (
+    ActionRejected,
+    AnchorNotFound,
+    DeviceError,
+    MemoryBankError,
+    OmgError,
+    TurnFailed,
+)
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +65,8 @@ _TEXT_FIELD: dict[type, str] = {TypeText: "text", Launch: "app", AskUser: "quest
                                 Done: "answer"}
 ANCHOR_WAIT_S = 3.0  # how long a new screen may take to show a bundle's next anchors
 ANCHOR_POLL_S = 0.3
-TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible"]
+TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible",
+                   "needs_confirmation"]
 HISTORY = 6
 
 
@@ -81,13 +91,29 @@ class TurnResult:
     saved: dict[str, str] = field(default_factory=dict)
     question: str | None = None
     answer: str | None = None
-    error: str = ""
+    failure: Failure | None = None  # this turn's actions failed (typed, with the message)
+    held: GateStop | None = None  # the sensitive action the gate held, when it held one
+
+    @property
+    def error(self) -> str:
+        return self.failure.message if self.failure else ""
+
+    @property
+    def problem(self) -> Failure | None:
+        """Why this turn counts as failed: its own failure, a driver outcome that was not
+        ok, or the model judging its previous bundle failed; ``None`` when it did not."""
+        if self.failure is not None:
+            return self.failure
+        if self.executed is not None and not self.executed.ok:
+            return Failure(FailureKind.CLICK_MISSED, "an action did not go through")
+        if self.bundle.last_action_result == "failed":
+            return Failure(FailureKind.MODEL_REPORTED,
+                           "the model judged the previous actions failed")
+        return None
 
     @property
     def failed(self) -> bool:
-        """The model judged the last bundle failed, or this turn's actions failed."""
-        ran_badly = bool(self.error) or (self.executed is not None and not self.executed.ok)
-        return ran_badly or self.bundle.last_action_result == "failed"
+        return self.problem is not None
 
     def summary(self) -> str:
         """One history line: intent, actions, what the executor said."""
@@ -116,26 +142,27 @@ class _SegmentRun:
             self.timings[key] = self.timings.get(key, 0.0) + value
 
 
-class TurnFailed(OmgError):
-    """A bundle the operator refuses to run as given (unknown $var, unreadable screen)."""
-
-
 class Operator:
     """Runs operator turns against one driver, one model, one memory bank."""
 
     def __init__(self, driver: Driver, llm: LLMClient, memory: MemoryBank, *,
-                 recorder: Any = None, marks: bool = False) -> None:
+                 recorder: Any = None, marks: bool = False,
+                 gatekeeper: GateKeeper | None = None) -> None:
         self.driver = driver
         self.llm = llm
         self.memory = memory
         self.recorder = recorder
         self.marks = marks
+        self.gatekeeper = gatekeeper
         self.turns = 0
 
-    def turn(self, ctx: TurnContext, budget: StepBudget) -> TurnResult:
-        """One observe → decide → act turn (raises ``BudgetExhausted`` when spent)."""
-        started = time.perf_counter()
-        obs = self.driver.observe()
+    def turn(self, ctx: TurnContext, budget: StepBudget, *,
+             observation: Observation | None = None, observe_s: float = 0.0) -> TurnResult:
+        """One observe → decide → act turn (raises ``BudgetExhausted`` when spent);
+        ``observation`` is the screen when the caller has just looked (it took
+        ``observe_s``)."""
+        started = time.perf_counter() - observe_s
+        obs = observation or self.driver.observe()
         observed = time.perf_counter()
         messages = [{"role": "system", "content": prompts.render("operator")},
                     self.llm.observation_message(self._prompt(ctx, obs), obs,
@@ -163,6 +190,8 @@ class Operator:
                  f"Current step {ctx.step_number}: {step.description}",
                  f"Guide: {step.action_guide or '-'}",
                  f"Success criteria: {step.success_criteria}"]
+        if step.checks:
+            lines.append("Checks: " + "; ".join(c.describe() for c in step.checks))
         if step.data_output:
             lines.append(f"Save under memory key: {step.data_output}")
         lines += [f"Memory:\n{self.memory.prompt_listing()}",
@@ -187,7 +216,7 @@ class Operator:
         try:
             self._check_variables(actions)
         except TurnFailed as exc:
-            result.kind, result.error = "acted", str(exc)
+            result.kind, result.failure = "acted", Failure(exc.kind, str(exc))
             return result
         if any(not isinstance(a, AskUser | Done) for a in actions):
             budget.charge("bundle")  # a bare hand-off runs nothing: asking is free
@@ -196,7 +225,7 @@ class Operator:
             self._run_segments(run, obs, ctx, result)
         except (DeviceError, AnchorNotFound, MemoryBankError, TurnFailed) as exc:
             log.info("turn failed: %s", exc)
-            result.kind, result.error = "acted", str(exc)
+            result.kind, result.failure = "acted", Failure(_failure_kind(exc), str(exc))
         result.actions = [dump_action(a) for a in run.ran]
         if run.outcomes or run.calls:
             result.executed = ExecResult(tuple(run.outcomes), len(actions) - len(run.ran),
@@ -243,15 +272,20 @@ class Operator:
                 run.ran.extend(segment)
                 start = end + 1
                 continue
+            held = self.gatekeeper.review([actions[i] for i in positions], screen) \
+                if self.gatekeeper is not None else None
+            if held is not None:
+                positions = positions[:held.index]  # what comes before the held action
+            executed = self.driver.execute([actions[i] for i in positions], screen) \
+                if positions else ExecResult(())
             before = len(run.outcomes)
-            executed = self.driver.execute([actions[i] for i in positions], screen)
             run.add(executed, positions)
             fresh = run.outcomes[before:]
             result.results += [{"index": o.index, "type": o.action.type, "ok": o.ok,
                                 "detail": o.detail, "point": o.point, "source": o.source}
                                for o in fresh]
             last = fresh[-1].index if fresh else start - 1
-            finished = not executed.dropped and all(o.ok for o in fresh)
+            finished = not executed.dropped and all(o.ok for o in fresh) and held is None
             # what ran: the device actions up to the last outcome, the mem_saves (done
             # above), and a closing hand-off once everything before it went through
             run.ran.extend(a for i, a in enumerate(segment, start)
@@ -259,10 +293,14 @@ class Operator:
                            or (finished and isinstance(a, AskUser | Done)))
             bad = [o for o in fresh if not o.ok]
             if bad:
-                result.error = f"{bad[0].action.type}: {bad[0].detail or 'failed'}"
+                result.failure = Failure(_outcome_kind(bad[0]),
+                                         f"{bad[0].action.type}: {bad[0].detail or 'failed'}")
                 return
             if executed.dropped:
                 return  # the driver saw a boundary earlier than we did: look first
+            if held is not None:
+                _hold(result, held)
+                return
             start = end + 1
 
     def _await_anchors(self, segment: list[Action]) -> tuple[Observation, list[str]]:
@@ -342,5 +380,42 @@ def read_from_screen(action: MemSave, obs: Observation) -> str:
     value = " ".join(t for t in texts if t).strip()
     if not value:
         where = json.dumps(source.model_dump(mode="json", exclude_none=True))
-        raise TurnFailed(f"mem_save {action.key}: nothing readable on screen at {where}")
+        raise TurnFailed(f"mem_save {action.key}: nothing readable on screen at {where}",
+                         FailureKind.ELEMENT_NOT_FOUND)
     return value
+
+
+def _hold(result: TurnResult, held: GateStop) -> None:
+    """The gate held an action: the user said no (a failed turn the model sees), or no human
+    could be asked (the run stops until someone answers)."""
+    result.held = held
+    result.results.append({"type": "gate", "ok": False, "detail": (
+        f"held for the user's confirmation: {held.request.describe} — "
+        + ("the user said no" if held.answer is False else "no one to ask yet"))})
+    if held.answer is False:
+        result.failure = Failure(FailureKind.DECLINED,
+                                 f"the user said no to: {held.request.describe}")
+    else:
+        result.kind, result.question = "needs_confirmation", held.question
+
+
+def _failure_kind(exc: OmgError) -> FailureKind:
+    """The failure kind of an exception caught at the turn boundary (by type, never by
+    its message)."""
+    match exc:
+        case TurnFailed():
+            return exc.kind
+        case AnchorNotFound():
+            return FailureKind.ELEMENT_NOT_FOUND
+        case ActionRejected():
+            return FailureKind.CLICK_MISSED
+        case DeviceError():
+            return FailureKind.DEVICE_ERROR
+    return FailureKind.DEVICE_ERROR
+
+
+def _outcome_kind(outcome: ActionOutcome) -> FailureKind:
+    """A driver outcome that was not ok, by the type of its error."""
+    if isinstance(outcome.error, OmgError):
+        return _failure_kind(outcome.error)
+    return FailureKind.DEVICE_ERROR

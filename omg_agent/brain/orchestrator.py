@@ -3,58 +3,71 @@
 ::
 
     PLAN ──► THINK ⇄ (ACT → OBSERVE, one operator turn) ──► REPLAN ──► THINK … ──► DONE
-               │  step complete & verified ─► tick ─► REPLAN (predefined plan: next step)
+               │  step claimed ─► checks pass ─► tick ─► REPLAN (predefined plan: next step)
                │  step failed ─► post-mortem ─► on_fail: retry | jump_to:N | replan |
                │                                       ask_user | abort (FAILED)
-               └─ ask_user ─► ASK_USER ─► answer ─► REPLAN ─► THINK   (no answer: ASK_USER)
+               └─ ask_user ─► ASK_USER ─► answer ─► REPLAN ─► THINK   (no answer: stop,
+                                                                       resumable)
 
-:meth:`Orchestrator.run` is a thin loop over :meth:`Orchestrator.step`, with the step budget
-checked at the top of every turn (DESIGN.md §3). The first plan is free; every operator
-reply attempt, replan attempt and executed bundle counts. A step is verified by the model's
-``step_complete`` plus, when its ``success_criteria`` quotes visible text ("…"), that text
-being on the screen outside edit fields (typed, unsent text proves nothing), plus its
-``data_output`` key being saved; its screen becomes the checkpoint that a later failed step
-rolls back to (back presses until the screen hash matches) before retrying or replanning.
-When the operator says the whole goal is done, the planner confirms it (``confirm_done``).
-A predefined plan (YAML) is followed in order and the run finishes only when its todo list
-is fully ticked.
+:meth:`Orchestrator.step` runs one turn and returns a :class:`StepResult` (``Continue`` or
+``Finished`` with the :class:`RunResult`); :meth:`Orchestrator.run` is a thin loop over it,
+with the step budget checked at the top of every turn (DESIGN.md §3). The first plan is
+free; every operator reply attempt, replan attempt and executed bundle counts.
+
+Honest outcomes (DESIGN.md §3): a claimed step is ticked only when its checks pass on the
+screen (:mod:`omg_agent.brain.verify` — each check about one element, the app or memory); a
+claimed *goal* is verified against the plan's last step, which describes the end state.
+Prose criteria without checks go to the planner, which confirms with the screenshot. The
+run ends ``done`` only when every step is ticked or the planner confirmed a verified claim;
+a planner "done" after a failed or unticked step ends the run ``failed`` (or ``infeasible``)
+with the planner's words as the reason. A verified step's screen becomes the checkpoint a
+later failed step rolls back to (back presses until the screen hash matches).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omg_agent.brain.budget import BudgetExhausted, StepBudget, StopReport, exhaustion_report
+from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
+from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
+from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.planner import Planner, TodoList, load_plan_file
 from omg_agent.brain.run_state import (
     FINAL_PHASES,
+    Continue,
+    Finished,
     Phase,
     Progress,
     RunResult,
     RunState,
+    StepResult,
+    TurnRecord,
     post_mortem,
 )
+from omg_agent.brain.verify import verify_step
 from omg_agent.config import Settings
-from omg_agent.core.actions import Back
-from omg_agent.core.contracts import TaskStep
+from omg_agent.core.actions import Back, Wait
+from omg_agent.core.contracts import Replan, TaskStep
 from omg_agent.core.observation import Observation
+from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.drivers.base import Driver
-from omg_agent.errors import LLMError, LLMReplyError, OmgError
+from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
+from omg_agent.guards.loops import LoopGuard, Rung, Verdict
 
 log = logging.getLogger(__name__)
 
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
 FAILURE_THRESHOLD = 3
 MAX_JUMPS = 2
 MAX_BACKS = 3  # rollback presses before giving up on the checkpoint
+YES = ("yes", "y", "ok", "okay", "allow", "go ahead", "是", "好", "确认", "可以")
+DONE_HINT = "nothing: the task is done"
 
 
 class Orchestrator:
@@ -64,10 +77,13 @@ class Orchestrator:
                  memory: MemoryBank, settings: Settings, recorder: Any = None,
                  ask_user: Callable[[str], str | None] | None = None, *,
                  on_progress: Callable[[Progress], None] | None = None,
-                 failure_threshold: int = FAILURE_THRESHOLD) -> None:
+                 failure_threshold: int = FAILURE_THRESHOLD,
+                 gatekeeper: GateKeeper | None = None) -> None:
         self.driver = driver
         self.planner = Planner(planner_llm)
-        self.operator = Operator(driver, operator_llm, memory, recorder=recorder)
+        self.gatekeeper = gatekeeper
+        self.operator = Operator(driver, operator_llm, memory, recorder=recorder,
+                                 gatekeeper=gatekeeper)
         self.llms = [planner_llm] if planner_llm is operator_llm else [planner_llm,
                                                                        operator_llm]
         self.memory = memory
@@ -76,18 +92,80 @@ class Orchestrator:
         self.ask_user = ask_user
         self.on_progress = on_progress
         self.failure_threshold = failure_threshold
+        self.loops = LoopWatch(LoopGuard(human_reachable=ask_user is not None),
+                               enabled=settings.loop_guard)
         self.state: RunState | None = None
+        self._started = 0.0
+        self._base: list[tuple[int, int, int]] = []
+        self.prior_usage = (0, 0, 0)  # model calls and tokens of earlier processes (resume)
 
     # -- the loop ------------------------------------------------------------------------
     def run(self, task: str, plan_file: Path | None = None) -> RunResult:
-        started = time.perf_counter()
-        base = [(c.totals.replies, c.totals.prompt_tokens, c.totals.completion_tokens)
-                for c in self.llms]
-        self.state = s = RunState(task, StepBudget(self.settings.max_steps))
+        """Plan ``task`` (or follow ``plan_file``) and step until the run ends."""
+        self.begin(RunState(task, StepBudget(self.settings.max_steps)))
+        if self._guarded(lambda: self._plan(task, plan_file)):
+            self._progress()
+        return self.finish_loop()
+
+    def resume(self, state: RunState, answer: str) -> RunResult:
+        """Go on with a run that stopped for the user's answer (see :mod:`.resume`): an
+        answer to a question, or yes / no to the sensitive action the gate held."""
+        self.begin(state)
+        if state.phase == "NEEDS_CONFIRMATION" and state.held is not None:
+            self._confirmed(state.held, answer)
+        else:
+            self._answered(answer)
+        return self.finish_loop()
+
+    def _confirmed(self, held: str, answer: str) -> None:
+        s = self._s
+        yes = answer.strip().lower() in YES
+        self._event("user_confirmation", action=held, answer=yes)
+        s.dialogue, s.held = s.dialogue.answered("yes" if yes else "no"), None
+        if yes and self.gatekeeper is not None:
+            self.gatekeeper.approve(held)
+        s.note = (f"The user confirmed: {held}. Go ahead with it." if yes else
+                  f"The user said no to: {held}. Do not do it; find another way or stop.")
+        s.phase = "THINK"
+
+    def begin(self, state: RunState) -> None:
+        self.state = state
+        self._started = time.perf_counter()
+        self._base = [(c.totals.replies, c.totals.prompt_tokens, c.totals.completion_tokens)
+                      for c in self.llms]
+
+    def finish_loop(self) -> RunResult:
+        while isinstance(outcome := self.step(), Continue):
+            pass
+        return outcome.result
+
+    def step(self) -> StepResult:
+        """One turn of the state machine (the budget is checked first)."""
+        s = self._s
+        if s.phase not in FINAL_PHASES:
+            self._guarded(self._turn)
+            self._progress()
+        if s.phase in FINAL_PHASES:
+            return Finished(self._result())
+        return Continue(s.phase)
+
+    def _turn(self) -> None:
+        s = self._s
+        s.budget.check()
+        match s.phase:
+            case "THINK":
+                self._think()
+            case "REPLAN":
+                self._replan()
+            case "ASK_USER":
+                self._ask()
+
+    def _guarded(self, action: Callable[[], None]) -> bool:
+        """Run ``action``; a spent budget or a failed model/device call ends the run here,
+        at the step boundary (STYLE.md #6). True when the run goes on."""
+        s = self._s
         try:
-            self._plan(task, plan_file)
-            while s.phase not in FINAL_PHASES:
-                self.step()
+            action()
         except BudgetExhausted:
             self._budget_spent()
         except (LLMError, OmgError) as exc:
@@ -98,13 +176,17 @@ class Orchestrator:
                 s.finish("FAILED", "", StopReport(tuple(s.todo.done()), f"error: {exc}",
                                                   _error_hint(exc)))
                 self._event("error", message=str(exc))
-        result = s.result(time.perf_counter() - started, self._usage(base))
+        return s.phase not in FINAL_PHASES
+
+    def _result(self) -> RunResult:
+        s = self._s
+        calls, tin, tout = self._usage()
+        result = s.result(time.perf_counter() - self._started, (calls, tin, tout))
         if self.recorder is not None:
             self.recorder.finish(result.status, result.answer, {
                 "model_calls": result.model_calls, "prompt_tokens": result.tokens_in,
                 "completion_tokens": result.tokens_out, "steps_used": result.steps_used,
                 "todo": result.todo, "stop_report": result.summary()})
-        self._progress()
         return result
 
     def _budget_spent(self) -> None:
@@ -114,22 +196,9 @@ class Orchestrator:
         self._event("budget", used=s.budget.used, limit=s.budget.limit)
         index = s.todo.cursor
         if index is not None:
-            pm = post_mortem(index + 1, s.todo.steps[index], s, "BUDGET")
+            pm = post_mortem(index + 1, s.todo.steps[index], s, FailureKind.BUDGET)
             s.post_mortems.append(pm)
-            self._event("post_mortem", **pm)
-
-    def step(self) -> None:
-        """One turn of the state machine (the budget is checked first)."""
-        s = self._s
-        s.budget.check()
-        match s.phase:
-            case "THINK":
-                self._think()
-            case "REPLAN":
-                self._replan()
-            case "ASK_USER":
-                self._ask()
-        self._progress()
+            self._event("post_mortem", **pm.for_prompt())
 
     # -- phases --------------------------------------------------------------------------
     def _plan(self, task: str, plan_file: Path | None) -> None:
@@ -145,6 +214,7 @@ class Orchestrator:
                       "completion_tokens": record.completion_tokens}
         s.todo = TodoList.of(plan)
         s.todo.goal = s.todo.goal or task
+        self.loops.guard.note_replan(_plan_text(plan.steps))
         self._event("plan", predefined=s.predefined, todo=s.todo.markdown(), **tokens)
         s.phase = "THINK"
 
@@ -152,96 +222,160 @@ class Orchestrator:
         s = self._s
         index = s.todo.cursor
         if index is None:
-            self._all_ticked("")
+            self._all_ticked()
             return
         step = s.todo.steps[index]
-        if s.step_turns >= step.max_tries or s.step_elapsed() > step.time_budget_s:
-            self._fail_step(index, step, "TIMEOUT" if s.step_turns < step.max_tries
+        if s.attempt.turns >= step.max_tries or s.attempt.elapsed() > step.time_budget_s:
+            # out of time, or out of tries while making progress: a timeout, not a loop
+            self._fail_step(index, step, FailureKind.TIMEOUT
+                            if s.attempt.turns < step.max_tries or not s.attempt.failures
                             else None)
             return
-        answers = [f"The user was asked {q!r} and answered: {a}" for q, a in s.answers]
-        ctx = TurnContext(s.task, step, index + 1, s.todo.markdown(), tuple(s.history),
-                          "\n".join([*answers, s.note]).strip())
+        started = time.perf_counter()
+        obs = self.driver.observe()
+        verdict = self.loops.judge(obs)
+        if verdict is not None and verdict.escalated:
+            self._climb(index, step, verdict, obs)
+            return
+        ctx = TurnContext(s.task, step, index + 1, s.todo.markdown(), s.history(),
+                          "\n".join([s.dialogue.for_operator(), s.note]).strip())
         try:
-            turn = self.operator.turn(ctx, s.budget)
+            turn = self.operator.turn(ctx, s.budget, observation=obs,
+                                      observe_s=time.perf_counter() - started)
         except LLMReplyError as exc:
             s.budget.check()
-            s.step_turns += 1
-            self._failed_turn(index, step, f"no valid decision: {exc}")
+            s.attempt = s.attempt.after_turn("", Failure(FailureKind.NO_DECISION,
+                                                         f"no valid decision: {exc}"))
+            self._maybe_fail_step(index, step)
             return
-        s.step_turns += 1
         s.last_obs = turn.observation
-        s.last_action = turn.summary()
-        s.history.append(f"(step {index + 1}) {turn.summary()}")
-        s.screen_hashes.append(turn.observation.screen_hash)
-        self._after_turn(index, step, turn)
+        claimed = turn.kind in ("step_complete", "goal_complete")
+        problem = self._verify_claim(step, turn) if claimed else (
+            turn.problem if turn.kind == "acted" else None)
+        s.attempt = s.attempt.after_turn(turn.observation.screen_hash, problem)
+        summary = turn.summary() + (f" → {problem.message}" if claimed and problem else "")
+        s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash,
+                                    problem))
+        self.loops.acted(turn.executed, turn.observation)
+        match turn.kind:
+            case "ask_user":
+                s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
+            case "needs_confirmation" if turn.held is not None:
+                held = turn.held.request.describe
+                s.dialogue, s.held = s.dialogue.ask(turn.question or held), held
+                self._event("needs_confirmation", step=index + 1, action=held)
+                s.finish("NEEDS_CONFIRMATION", "", StopReport(
+                    tuple(s.todo.done()), f"waiting for the user's yes to: {held}",
+                    "answer with: omg-agent run --resume RUN_DIR --answer yes (or no)"))
+            case "infeasible":
+                why = turn.answer or "the operator found the task cannot be done"
+                self._event("infeasible", step=index + 1, reason=why)
+                s.finish("INFEASIBLE", why, StopReport(
+                    tuple(s.todo.done()), f"the task cannot be done: {why}",
+                    "check the task (names, items, settings) and run a feasible one"))
+            case "step_complete" | "goal_complete" if problem is None:
+                self._ticked(index, step, turn)
+            case _ if problem is not None:
+                if claimed:
+                    self._event("not_verified", step=index + 1, reason=problem.message)
+                self._maybe_fail_step(index, step)
 
-    def _after_turn(self, index: int, step: TaskStep, turn: TurnResult) -> None:
+    def _climb(self, index: int, step: TaskStep, verdict: Verdict, obs: Observation) -> None:
+        """A rung of the loop ladder: wait / re-tap offset / back run here without a model
+        call; then a LOOP post-mortem; then the user (or a stop)."""
         s = self._s
-        if turn.kind == "ask_user":
-            s.question, s.phase = turn.question, "ASK_USER"
+        self._event("loop_guard", step=index + 1, rung=str(verdict.rung),
+                    reason=verdict.reason, trigger=verdict.trigger)
+        failure = Failure(FailureKind.LOOP, verdict.reason)
+        s.records.append(TurnRecord(index + 1, f"loop guard: {verdict.reason}",
+                                    obs.screen_hash, failure))
+        s.last_obs = obs
+        if verdict.action is not None:
+            s.budget.charge("bundle")
+            action = verdict.action
+            if self.gatekeeper is not None and self.gatekeeper.holds(action, obs):
+                action = Wait(seconds=0.1)  # never re-tap a sensitive target unasked
+            executed = self.driver.execute([action], obs)
+            self.loops.acted(executed, obs)
             return
-        if turn.kind == "infeasible":
-            why = turn.answer or "the operator found the task cannot be done"
-            self._event("infeasible", step=index + 1, reason=why)
-            s.finish("INFEASIBLE", why, StopReport(
-                tuple(s.todo.done()), f"the task cannot be done: {why}",
-                "check the task (names, items, settings) and run a feasible one"))
-            return
-        if turn.kind in ("step_complete", "goal_complete"):
-            problem = self._unverified(step, turn.observation)
-            if problem:
-                s.history.append(f"(step {index + 1}) not verified: {problem}")
-                self._failed_turn(index, step, problem)
-                return
-            s.todo.tick(index)
-            s.checkpoint, s.note = turn.observation.screen_hash, ""
-            self._event("step_done", step=index + 1, todo=s.todo.markdown())
-            s.reset_step()
-            s.outcome = f"step {index + 1} '{step.description}' done"
-            if turn.kind == "goal_complete" and (s.todo.complete or not s.predefined):
-                s.outcome += f"; the operator reports the whole task done: {turn.answer}"
-                s.final_answer = turn.answer or ""
-                if s.todo.complete and (s.predefined or not self._confirms(step)):
-                    self._all_ticked(turn.answer or "")
-                    return
+        s.attempt = s.attempt.failed(failure)
+        self._loop_end(verdict, index, step)
+
+    def _loop_end(self, verdict: Verdict, index: int | None, step: TaskStep | None) -> None:
+        s = self._s
+        if verdict.rung is Rung.POST_MORTEM and index is not None and step is not None:
+            self._fail_step(index, step, FailureKind.LOOP)
+        elif verdict.rung is Rung.ASK_USER:
+            s.dialogue = s.dialogue.ask(f"I am stuck: {verdict.reason.removeprefix('LOOP: ')}."
+                                        f" I could {verdict.hint}. How should I continue?")
+            s.phase = "ASK_USER"
+        else:
+            why, hint = self.loops.guard.stop_message()
+            s.finish("FAILED", "", StopReport(tuple(s.todo.done()), why, hint))
+
+    def _verify_claim(self, step: TaskStep, turn: TurnResult) -> Failure | None:
+        """Whether the screen shows what the operator claims: a step is checked against its
+        own checks, the whole goal against the plan's last step (the end state)."""
+        final = self._s.todo.steps[-1]
+        if turn.kind == "step_complete" or final is step:
+            return verify_step(step, turn.observation, self.memory.get,
+                               self.memory.substitute)
+        return verify_step(final, turn.observation, self.memory.get,
+                           self.memory.substitute) or verify_step(
+            step.model_copy(update={"checks": []}), turn.observation, self.memory.get)
+
+    def _ticked(self, index: int, step: TaskStep, turn: TurnResult) -> None:
+        """A verified claim: tick the step; a verified goal ends the run unless the planner
+        must confirm it (prose criteria: it looks at the screenshot)."""
+        s = self._s
+        s.todo.tick(index)
+        s.checkpoint, s.note, s.pending_pm = turn.observation.screen_hash, "", None
+        self._event("step_done", step=index + 1, todo=s.todo.markdown())
+        s.new_attempt()
+        self.loops.new_step()
+        s.outcome = f"step {index + 1} '{step.description}' done"
+        if turn.kind != "goal_complete" or (s.predefined and not s.todo.complete):
             s.phase = "THINK" if s.predefined else "REPLAN"
             return
-        if turn.failed:
-            self._failed_turn(index, step, turn.error or "the last actions did not work")
-        else:
-            s.failures = 0
+        answer = turn.answer or ""
+        s.outcome += f"; the operator reports the whole task done: {answer}"
+        mode = self.settings.confirm_done
+        confirm = mode == "always" or (mode == "unverified" and not s.todo.steps[-1].checks)
+        if s.predefined or not confirm:
+            s.todo.tick_all()
+            self._done(answer or "all plan steps are done")
+            return
+        s.claim, s.phase = answer, "REPLAN"  # the planner confirms, with the screenshot
 
-    def _failed_turn(self, index: int, step: TaskStep, why: str) -> None:
-        s = self._s
-        s.failures += 1
-        s.last_error = why
-        if s.failures >= self.failure_threshold:
+    def _maybe_fail_step(self, index: int, step: TaskStep) -> None:
+        if self._s.attempt.failures >= self.failure_threshold:
             self._fail_step(index, step, None)
 
-    def _fail_step(self, index: int, step: TaskStep, reason: str | None) -> None:
+    def _fail_step(self, index: int, step: TaskStep, reason: FailureKind | None) -> None:
         s = self._s
         pm = post_mortem(index + 1, step, s, reason)
         s.post_mortems.append(pm)
-        self._event("post_mortem", **pm)
-        s.outcome = f"step {index + 1} '{step.description}' failed ({pm['reason']})"
-        s.reset_step()
+        self._event("post_mortem", **pm.for_prompt())
+        s.outcome = f"step {index + 1} '{step.description}' failed ({pm.reason})"
+        s.new_attempt()
+        self.loops.new_step()
         on_fail, jump = step.on_fail, step.jump_target
         if on_fail not in ("ask_user", "abort"):
             self._rollback()
-        if on_fail == "retry" and index not in s.retried:
+        if on_fail == "retry" and index not in s.retried and pm.reason != FailureKind.LOOP:
             s.retried.add(index)
-            s.note = f"Retrying after a failure ({pm['reason']}): {pm['suggested_recovery']}"
+            s.note = f"Retrying after a failure ({pm.reason}): {pm.suggested_recovery}"
         elif jump is not None and s.jumps.get(index, 0) < MAX_JUMPS:
             s.jumps[index] = s.jumps.get(index, 0) + 1
             s.todo.untick_from(jump - 1)
         elif on_fail == "ask_user":
-            s.question = (f"I could not finish '{step.description}' ({pm['reason']}: "
-                          f"{s.last_error or 'no progress'}). How should I continue?")
+            s.dialogue = s.dialogue.ask(
+                f"I could not finish '{step.description}' ({pm.reason}: "
+                f"{pm.last_error or 'no progress'}). How should I continue?")
             s.phase = "ASK_USER"
         elif on_fail == "abort" or s.predefined:
             s.finish("FAILED", "", StopReport(tuple(s.todo.done()), s.outcome,
-                                              pm["suggested_recovery"]))
+                                              pm.suggested_recovery))
         else:
             s.pending_pm, s.phase = pm, "REPLAN"
 
@@ -261,76 +395,117 @@ class Orchestrator:
 
     def _ask(self) -> None:
         s = self._s
-        question = self.memory.substitute(s.question or "")
+        question = self.memory.substitute(s.dialogue.pending or "")
+        s.dialogue = s.dialogue.ask(question)
         self._event("ask_user", question=question)
         answer = self.ask_user(question) if self.ask_user is not None else None
         if answer is None:
             s.finish("ASK_USER_PENDING", "", StopReport(
                 tuple(s.todo.done()), f"waiting for the user: {question}",
-                "answer the question and run the task again with the answer in it"))
-            s.pending_question = question
+                "answer with: omg-agent run --resume RUN_DIR --answer \"…\""))
             return
-        self._event("user_answer", question=question, answer=answer)
-        s.answers.append((question, answer))
+        self._answered(answer)
+
+    def _answered(self, answer: str) -> None:
+        s = self._s
+        self._event("user_answer", question=s.dialogue.pending, answer=answer)
+        s.dialogue = s.dialogue.answered(answer)
         s.note = ""
-        s.reset_step()
-        s.user_answer, s.asked = answer, question
+        s.new_attempt()
         s.outcome = s.outcome or "the operator needed the user's input"
         s.phase = "THINK" if s.predefined else "REPLAN"
 
     def _replan(self) -> None:
         s = self._s
+        fresh = s.dialogue.fresh
+        confirming = s.claim is not None
         replan, record = self.planner.replan(
-            s.task, s.todo, outcome=s.outcome or "(none yet)", post_mortem=s.pending_pm,
-            memory=self.memory.prompt_listing(), user_answer=s.user_answer,
-            question=s.asked, screen=_screen_summary(s.last_obs) if s.last_obs else "",
+            s.task, s.todo, outcome=s.outcome or "(none yet)",
+            post_mortem=s.pending_pm.for_prompt() if s.pending_pm else None,
+            memory=self.memory.prompt_listing(),
+            user_answer=fresh[1] if fresh else None, question=fresh[0] if fresh else None,
+            screen=_screen_summary(s.last_obs) if s.last_obs else "",
+            screenshot=s.last_obs if confirming else None,
             on_attempt=s.budget.counter("replan"),
             attempts=s.budget.attempts(self.settings.parse_attempts))
         self._event("replan", status=replan.status, response=replan.response,
+                    confirming=confirming,
                     plan=replan.plan.model_dump(mode="json") if replan.plan else None,
                     prompt_tokens=record.prompt_tokens,
                     completion_tokens=record.completion_tokens)
-        s.pending_pm, s.user_answer, s.asked = None, None, None
-        if replan.status == "done":
-            answer = s.final_answer or replan.response or ""
-            s.finish("DONE", self.memory.substitute(answer), StopReport(
-                tuple(s.todo.done()), "the task is complete", "nothing: the task is done"))
+        failed_step, claim = s.pending_pm, s.claim
+        s.pending_pm, s.claim, s.dialogue = None, None, s.dialogue.seen()
+        if replan.status == "replanned":
+            assert replan.plan is not None
+            if self.loops.enabled and self.loops.guard.note_replan(_plan_text(replan.plan.steps)):
+                self._repeated_plan(replan)
+                return
+            s.todo.replace_pending(replan.plan)
+            s.phase = "THINK"
+            return
+        self._planner_ends(replan, failed=failed_step is not None, claim=claim)
+
+    def _repeated_plan(self, replan: Replan) -> None:
+        """A plan already tried is a loop: the first time it goes back to the planner as a
+        LOOP post-mortem, the second time the user is asked (or the run stops)."""
+        s = self._s
+        s.plan_repeats += 1
+        if s.plan_repeats > 1:
+            self._loop_end(self.loops.guard.give_up(
+                "the planner sent a plan that was already tried, twice"), None, None)
             return
         assert replan.plan is not None
-        s.final_answer = ""
-        s.todo.replace_pending(replan.plan)
-        s.phase = "THINK"
+        index = s.todo.cursor if s.todo.cursor is not None else len(s.todo.steps) - 1
+        s.pending_pm = PostMortem(
+            step=index + 1, description=s.todo.steps[index].description,
+            reason=FailureKind.LOOP,
+            last_screen=_screen_summary(s.last_obs) if s.last_obs else "no observation",
+            strategies_tried=(_plan_text(replan.plan.steps),),
+            last_error="this plan was already tried and did not work",
+            suggested_recovery="write a different plan: another route, smaller steps, or "
+                               "give_up with an honest response")
+        self._event("post_mortem", **s.pending_pm.for_prompt())
+        s.outcome = "the planner sent a plan that was already tried"
 
-    def _all_ticked(self, answer: str) -> None:
+    def _planner_ends(self, replan: Replan, *, failed: bool, claim: str | None) -> None:
+        """The planner says the run is over: believe 'done' only after a verified claim or
+        a fully ticked plan; anything else ends the run failed, in the planner's words."""
         s = self._s
-        if not s.predefined and not answer:
-            s.phase = "REPLAN"
+        words = self.memory.substitute(replan.response or "")
+        if replan.status == "infeasible":
+            s.finish("INFEASIBLE", words, StopReport(
+                tuple(s.todo.done()), f"the task cannot be done: {words}",
+                "check the task (names, items, settings) and run a feasible one"))
             return
-        s.finish("DONE", self.memory.substitute(answer or "all plan steps are done"),
-                 StopReport(tuple(s.todo.done()), "the task is complete",
-                            "nothing: the task is done"))
+        pending = s.todo.pending()
+        if replan.status == "done" and not failed and (claim is not None or not pending):
+            s.todo.tick_all()
+            self._done(self.memory.substitute(claim or "") or words)
+            return
+        why = (s.outcome if failed else f"step '{pending[0]}' was never done" if pending
+               else "the planner gave up")
+        s.finish("FAILED", "", StopReport(
+            tuple(s.todo.done()), f"{why}; the planner ended the run: {words}",
+            "look at the phone, then run the task again or split it into smaller tasks"))
+        self._event("planner_end_refused" if replan.status == "done" else "give_up",
+                    reason=why, response=words)
 
-    def _confirms(self, step: TaskStep) -> bool:
-        """Whether the planner must confirm a 'goal complete' on ``step`` (see Settings)."""
-        mode = self.settings.confirm_done
-        return mode == "always" or (mode == "unverified"
-                                    and not _QUOTED.search(step.success_criteria))
+    def _all_ticked(self) -> None:
+        s = self._s
+        if not s.predefined:
+            s.phase = "REPLAN"  # the planner writes the final answer (or adds steps)
+            return
+        self._done("all plan steps are done")
 
-    # -- checks and plumbing -------------------------------------------------------------
-    def _unverified(self, step: TaskStep, obs: Observation) -> str:
-        """Why ``step`` is not verified on ``obs`` ('' when it is)."""
-        if step.data_output and self.memory.get(step.data_output) is None:
-            return f"the step must save ${step.data_output} (mem_save) first"
-        on_screen = _screen_texts(obs)
-        for m in _QUOTED.finditer(step.success_criteria):
-            wanted = self.memory.substitute(m.group(1) or m.group(2)).strip().lower()
-            if wanted and not any(wanted in t for t in on_screen):
-                return f'"{wanted}" is not on the screen (success criteria)'
-        return ""
+    def _done(self, answer: str) -> None:
+        s = self._s
+        s.finish("DONE", self.memory.substitute(answer), StopReport(
+            tuple(s.todo.done()), "the task is complete", DONE_HINT))
 
-    def _usage(self, base: list[tuple[int, int, int]]) -> tuple[int, int, int]:
-        calls = tin = tout = 0
-        for client, (r, p, c) in zip(self.llms, base, strict=True):
+    # -- plumbing ------------------------------------------------------------------------
+    def _usage(self) -> tuple[int, int, int]:
+        calls, tin, tout = self.prior_usage
+        for client, (r, p, c) in zip(self.llms, self._base, strict=True):
             calls += client.totals.replies - r
             tin += client.totals.prompt_tokens - p
             tout += client.totals.completion_tokens - c
@@ -343,11 +518,8 @@ class Orchestrator:
 
     def _progress(self) -> None:
         if self.on_progress is not None and self.state is not None:
-            self.on_progress(self.state.progress(self._usage_now()))
-
-    def _usage_now(self) -> tuple[int, int]:
-        return (sum(c.totals.prompt_tokens for c in self.llms),
-                sum(c.totals.completion_tokens for c in self.llms))
+            _, tin, tout = self._usage()
+            self.on_progress(self.state.progress((tin, tout)))
 
     @property
     def _s(self) -> RunState:
@@ -355,16 +527,8 @@ class Orchestrator:
         return self.state
 
 
-def _screen_texts(obs: Observation) -> list[str]:
-    """The screen's text as evidence of an outcome: what the user typed into an edit field
-    (still there, unsent) proves nothing, so fields — and OCR read inside them — are left out."""
-    fields = [e.bounds for e in obs.elements if e.editable]
-    texts = [t for e in obs.elements if not e.editable
-             for t in (e.text, e.desc, *e.extra_texts) if t]
-    texts += [b.text for b in obs.ocr or ()
-              if not any(f.left <= b.bounds.center.x <= f.right
-                         and f.top <= b.bounds.center.y <= f.bottom for f in fields)]
-    return [t.lower() for t in texts]
+def _plan_text(steps: list[TaskStep]) -> str:
+    return "\n".join(f"{s.description} | {s.action_guide}" for s in steps)
 
 
 def _screen_summary(obs: Observation, limit: int = 25) -> str:

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from omg_agent.brain import prompts
 from omg_agent.brain.llm import CallRecord, LLMClient
 from omg_agent.core.contracts import Replan, TaskPlan, TaskStep
+from omg_agent.core.observation import Observation
 from omg_agent.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,10 @@ class TodoList:
     def tick(self, index: int) -> None:
         self.entries[index] = (self.entries[index][0], True)
 
+    def tick_all(self) -> None:
+        """Every step done: the verified end state covers the steps on the way to it."""
+        self.entries = [(s, True) for s, _ in self.entries]
+
     def untick_from(self, index: int) -> None:
         self.entries = [(s, t and i < index) for i, (s, t) in enumerate(self.entries)]
 
@@ -126,9 +131,13 @@ class Planner:
     def replan(self, task: str, todo: TodoList, *, outcome: str,
                post_mortem: Mapping[str, Any] | None = None, memory: str = "(empty)",
                user_answer: str | None = None, question: str | None = None,
-               screen: str = "", on_attempt: Callable[[CallRecord], None] | None = None,
+               screen: str = "", screenshot: Observation | None = None,
+               on_attempt: Callable[[CallRecord], None] | None = None,
                attempts: int | None = None) -> tuple[Replan, CallRecord]:
-        """The strategist's verdict on progress; each reply attempt goes to ``on_attempt``."""
+        """The strategist's verdict on progress; each reply attempt goes to ``on_attempt``.
+
+        With ``screenshot`` (the operator claims the goal is done and the plan's criteria are
+        prose) the planner sees the screen itself to confirm the claim."""
         parts = [f"Task: {task}", f"Plan so far:\n{todo.markdown()}",
                  f"Last sub-task: {outcome}"]
         if post_mortem:
@@ -140,6 +149,12 @@ class Planner:
         if user_answer is not None:
             parts.append(f"You asked the user: {question or '(a question)'}\n"
                          f"The user answered: {user_answer}")
-        messages = [{"role": "system", "content": prompts.render("replan")},
-                    {"role": "user", "content": "\n\n".join(parts)}]
+        if screenshot is not None:
+            parts.append("The operator reports the whole task done. Confirm it from the "
+                         "screenshot and the element list below: 'done' only if they show "
+                         "the task achieved; otherwise replan the missing part.")
+            user = self.llm.observation_message("\n\n".join(parts), screenshot)
+        else:
+            user = {"role": "user", "content": "\n\n".join(parts)}
+        messages = [{"role": "system", "content": prompts.render("replan")}, user]
         return self.llm.structured(messages, Replan, on_attempt=on_attempt, attempts=attempts)

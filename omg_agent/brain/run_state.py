@@ -1,35 +1,38 @@
-"""The orchestrator's bookkeeping: run state, the result a run returns, post-mortems.
+"""The orchestrator's state in small parts, and the values a run returns.
 
 Kept apart from :mod:`omg_agent.brain.orchestrator` (which owns the transitions) so the
 state machine reads as transitions only. Nothing here does I/O.
+
+- :class:`Attempt` — the current try at one plan step (turns, consecutive failures, the
+  screens seen, the last typed :class:`~omg_agent.core.results.Failure`); frozen, each
+  transition returns a new one.
+- :class:`Dialogue` — questions to the user and the answers; frozen.
+- :class:`TurnRecord` — one operator turn as the prompts and post-mortems quote it.
+- :class:`RunState` — holds those parts plus the plan, budget and the run's ending.
+- :class:`StepResult` — what :meth:`Orchestrator.step` returns: go on, or finished with the
+  :class:`RunResult`.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from omg_agent.brain.budget import StepBudget, StopReport
 from omg_agent.brain.planner import TodoList
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
+from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
-                "INFEASIBLE"]
-Status = Literal["done", "failed", "ask_user", "infeasible"]
+                "INFEASIBLE", "NEEDS_CONFIRMATION"]
+Status = Literal["done", "failed", "ask_user", "infeasible", "needs_confirmation"]
 _STATUS: dict[str, Status] = {"DONE": "done", "FAILED": "failed",
-                              "ASK_USER_PENDING": "ask_user", "INFEASIBLE": "infeasible"}
+                              "ASK_USER_PENDING": "ask_user", "INFEASIBLE": "infeasible",
+                              "NEEDS_CONFIRMATION": "needs_confirmation"}
 FINAL_PHASES = tuple(_STATUS)  # the phases a run ends in
-RECOVERY = {
-    "ELEMENT_NOT_FOUND": "scroll or search for the element, or reach it by another path",
-    "CLICK_MISSED": "tap the element by id or anchor instead of a point, or wait for loading",
-    "LOOP": "stop repeating the same actions: go back and take a different route",
-    "APP_NOT_RESPONDING": "wait, then close and relaunch the app",
-    "UNEXPECTED_DIALOG": "dismiss the dialog (close / no thanks / back) and continue",
-    "TIMEOUT": "split the step into smaller steps or give it more time",
-    "BUDGET": "run again with a larger --max-steps",
-}
+RESUMABLE = ("ASK_USER_PENDING", "NEEDS_CONFIRMATION")  # endings a human answer continues
 _DIALOG_WORDS = ("no thanks", "close", "cancel", "dismiss", "allow", "deny", "ok")
 
 
@@ -71,51 +74,122 @@ class RunResult:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+@dataclass(frozen=True)
+class Continue:
+    """The run goes on; ``phase`` is where it stands now."""
+
+    phase: Phase
+
+
+@dataclass(frozen=True)
+class Finished:
+    result: RunResult
+
+
+StepResult = Continue | Finished
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The current try at one plan step."""
+
+    turns: int = 0
+    failures: int = 0  # consecutive failed turns
+    started: float = field(default_factory=time.monotonic)
+    last_failure: Failure | None = None
+    screens: tuple[str, ...] = ()  # screen hashes this attempt has seen, oldest first
+
+    def after_turn(self, screen_hash: str, failure: Failure | None) -> Attempt:
+        """One more turn: a failure adds to the run of failures, a success ends it."""
+        return replace(self, turns=self.turns + 1, screens=(*self.screens, screen_hash),
+                       failures=self.failures + 1 if failure else 0,
+                       last_failure=failure or self.last_failure)
+
+    def failed(self, failure: Failure) -> Attempt:
+        """A failure that was not a turn (a claim the checks refused, no valid reply)."""
+        return replace(self, failures=self.failures + 1, last_failure=failure)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    """The questions asked of the user and their answers."""
+
+    pending: str | None = None  # asked, not yet answered
+    answers: tuple[tuple[str, str], ...] = ()
+    fresh: tuple[str, str] | None = None  # the answer the planner has not seen yet
+
+    def ask(self, question: str) -> Dialogue:
+        return replace(self, pending=question)
+
+    def answered(self, answer: str) -> Dialogue:
+        qa = (self.pending or "", answer)
+        return Dialogue(None, (*self.answers, qa), qa)
+
+    def seen(self) -> Dialogue:
+        return replace(self, fresh=None)
+
+    def for_operator(self) -> str:
+        return "\n".join(f"The user was asked {q!r} and answered: {a}"
+                         for q, a in self.answers)
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One operator turn as later prompts quote it."""
+
+    step: int
+    summary: str
+    screen_hash: str = ""
+    failure: Failure | None = None
+
+    def line(self) -> str:
+        return f"(step {self.step}) {self.summary}"
+
+
 @dataclass
 class RunState:
+    """Everything one run knows; the parts above are values, swapped by transitions."""
+
     task: str
     budget: StepBudget
     phase: Phase = "PLAN"
     todo: TodoList = field(default_factory=lambda: TodoList(""))
     predefined: bool = False
-    history: list[str] = field(default_factory=list)
-    step_turns: int = 0
-    step_started: float = field(default_factory=time.monotonic)
-    failures: int = 0
-    last_error: str = ""
+    attempt: Attempt = field(default_factory=Attempt)
+    dialogue: Dialogue = field(default_factory=Dialogue)
+    records: list[TurnRecord] = field(default_factory=list)
     last_obs: Observation | None = None
-    last_action: str = ""
-    screen_hashes: list[str] = field(default_factory=list)
     retried: set[int] = field(default_factory=set)
     jumps: dict[int, int] = field(default_factory=dict)
-    question: str | None = None
-    pending_question: str | None = None
-    answers: list[tuple[str, str]] = field(default_factory=list)
-    note: str = ""
-    user_answer: str | None = None
-    asked: str | None = None
-    outcome: str = ""
-    pending_pm: dict[str, Any] | None = None
-    post_mortems: list[dict[str, Any]] = field(default_factory=list)
+    checkpoint: str = ""  # screen hash of the last verified step
+    claim: str | None = None  # the operator's 'goal complete' answer awaiting confirmation
+    outcome: str = ""  # what the last sub-task achieved, for the planner
+    pending_pm: PostMortem | None = None  # the failed step's post-mortem, for the planner
+    post_mortems: list[PostMortem] = field(default_factory=list)
+    note: str = ""  # for the operator's next turn
+    plan_repeats: int = 0  # replans identical to a plan already tried
+    held: str | None = None  # the sensitive action waiting for the user's yes
     answer: str = ""
     report: StopReport | None = None
-    checkpoint: str = ""  # screen hash of the last verified step
-    final_answer: str = ""  # the operator's answer with its 'goal complete', until confirmed
 
     @property
     def current_step(self) -> str | None:
         index = self.todo.cursor
         return self.todo.steps[index].description if index is not None else None
 
-    def step_elapsed(self) -> float:
-        return time.monotonic() - self.step_started
+    @property
+    def last_action(self) -> str:
+        return self.records[-1].summary if self.records else ""
 
-    def reset_step(self) -> None:
+    def history(self) -> tuple[str, ...]:
+        return tuple(r.line() for r in self.records)
+
+    def new_attempt(self) -> None:
         """A fresh start on the current step: counters and the loop window cleared."""
-        self.step_turns = 0
-        self.failures = 0
-        self.step_started = time.monotonic()
-        self.screen_hashes.clear()
+        self.attempt = Attempt()
 
     def finish(self, phase: Phase, answer: str, report: StopReport) -> None:
         self.phase, self.answer, self.report = phase, answer, report
@@ -125,43 +199,47 @@ class RunState:
         return RunResult(
             _STATUS.get(self.phase, "failed"), self.answer, self.budget.used, usage[0],
             usage[1], usage[2], round(wall_s, 3), list(report.done), report.stopped_because,
-            report.next_hint, self.pending_question, self.todo.markdown(),
-            list(self.post_mortems))
+            report.next_hint, self.dialogue.pending if self.phase in RESUMABLE else None,
+            self.todo.markdown(), [pm.for_prompt() for pm in self.post_mortems])
 
     def progress(self, tokens: tuple[int, int]) -> Progress:
         return Progress(self.phase, self.todo.markdown(), self.current_step or "-",
                         self.last_action, self.budget.used, self.budget.limit, *tokens)
 
 
-def classify_failure(state: RunState) -> str:
-    """The post-mortem reason from what the failed turns left behind."""
-    error = state.last_error.lower()
-    texts = [e.label.lower() for e in state.last_obs.elements] if state.last_obs else []
+def classify_failure(attempt: Attempt, obs: Observation | None) -> FailureKind:
+    """The post-mortem reason from what the attempt's failed turns left behind: the typed
+    failure first, then what the last screen shows, then whether the screen moved."""
+    kind = attempt.last_failure.kind if attempt.last_failure else None
+    if kind in (FailureKind.ELEMENT_NOT_FOUND, FailureKind.LOOP, FailureKind.DECLINED,
+                FailureKind.NOT_VERIFIED, FailureKind.DEVICE_ERROR,
+                FailureKind.MISSING_VALUE):
+        return kind
+    texts = [e.label.lower() for e in obs.elements] if obs else []
     if any("not responding" in t or "isn't responding" in t for t in texts):
-        return "APP_NOT_RESPONDING"
-    if "nothing on screen matches" in error or "no element" in error \
-            or "nothing readable" in error:
-        return "ELEMENT_NOT_FOUND"
-    if state.last_obs is not None and any(e.role == "dialog" or "dialog" in e.cls.lower()
-                                          for e in state.last_obs.elements) \
+        return FailureKind.APP_NOT_RESPONDING
+    if obs is not None and any(e.role == "dialog" or "dialog" in e.cls.lower()
+                               for e in obs.elements) \
             and any(t in _DIALOG_WORDS for t in texts):
-        return "UNEXPECTED_DIALOG"
-    hashes = [h for h in state.screen_hashes[-3:] if h]
+        return FailureKind.UNEXPECTED_DIALOG
+    hashes = [h for h in attempt.screens[-3:] if h]
     if len(hashes) >= 2 and len(set(hashes)) == 1:
-        return "LOOP" if len(hashes) >= 3 else "CLICK_MISSED"
-    return "CLICK_MISSED" if "tap" in state.last_action else "LOOP"
+        return FailureKind.LOOP if len(hashes) >= 3 else FailureKind.CLICK_MISSED
+    return kind or FailureKind.LOOP
 
 
 def post_mortem(number: int, step: TaskStep, state: RunState,
-                reason: str | None) -> dict[str, Any]:
+                reason: FailureKind | None) -> PostMortem:
     """The failed step's post-mortem, for the planner's replan and the trace."""
-    reason = reason or classify_failure(state)
+    reason = reason or classify_failure(state.attempt, state.last_obs)
     obs = state.last_obs
     screen = "no observation"
     if obs is not None:
         labels = [e.label for e in obs.elements if e.label][:15]
         screen = f"app {obs.package or '?'}; shows: " + "; ".join(labels)
-    tried = [h for h in state.history if h.startswith(f"(step {number})")][-6:]
-    return {"step": number, "description": step.description, "reason": reason,
-            "last_screen": screen, "strategies_tried": tried,
-            "last_error": state.last_error, "suggested_recovery": RECOVERY[reason]}
+    tried = tuple(r.line() for r in state.records if r.step == number)[-6:]
+    last = state.attempt.last_failure
+    return PostMortem(step=number, description=step.description, reason=reason,
+                      last_screen=screen, strategies_tried=tried,
+                      last_error=last.message if last else "",
+                      suggested_recovery=RECOVERY[reason])

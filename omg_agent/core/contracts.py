@@ -30,6 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from omg_agent.core.actions import Action, AskUser, Done, MemSave, ends_bundle
+from omg_agent.core.checks import StepCheck
 
 MAX_BUNDLE = 5
 _ON_FAIL = re.compile(r"^(retry|replan|ask_user|abort|jump_to:([1-9]\d*))$")
@@ -54,6 +55,11 @@ class TaskStep(_Contract):
         min_length=1,
         description="What the screen shows when the step is done, e.g. 'the cart lists "
                     "1 item'. Must be checkable on the screen.")
+    checks: list[StepCheck] = Field(
+        default_factory=list, max_length=6,
+        description="Concrete checks of the success criteria, each about one element, the "
+                    "foreground app or a memory key; all must pass for the step to count "
+                    "as done. Empty when nothing concrete can be named.")
     timeout_s: int = Field(
         60, ge=5, le=1800, description="Seconds the step may take before it counts as failed.")
     on_fail: str = Field(
@@ -211,23 +217,27 @@ class DecisionBundle(_Contract):
 class Replan(_Contract):
     """The strategist's verdict after a sub-task: a new plan for what is left, or done."""
 
-    status: Literal["replanned", "done"] = Field(
-        description="'replanned' with the remaining steps in plan, or 'done' when the task "
-                    "is finished (or cannot be finished) with response for the user.")
+    status: Literal["replanned", "done", "infeasible", "give_up"] = Field(
+        description="'replanned' with the remaining steps in plan; 'done' only when the task "
+                    "is finished; 'infeasible' when the phone shows it cannot be done; "
+                    "'give_up' when it could not be finished — each of the last three with "
+                    "response for the user.")
     plan: TaskPlan | None = Field(
         None, description="With 'replanned': the steps still to do, from the current screen.")
     response: str | None = Field(
-        None, description="With 'done': the final answer or why the task cannot be done.")
+        None, description="With done / infeasible / give_up: the final answer, or why the "
+                          "task cannot be done or was not finished.")
 
     @model_validator(mode="after")
     def _consistent(self) -> Replan:
         if self.status == "replanned" and self.plan is None:
             raise ValueError("status 'replanned' needs a plan")
-        if self.status == "done":
+        if self.status != "replanned":
             if not (self.response or "").strip():
-                raise ValueError("status 'done' needs a response for the user")
+                raise ValueError(f"status {self.status!r} needs a response for the user")
             if self.plan is not None:
-                raise ValueError("status 'done' must not carry a plan (set plan to null)")
+                raise ValueError(f"status {self.status!r} must not carry a plan (set plan to "
+                                 "null)")
         return self
 
 

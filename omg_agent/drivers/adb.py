@@ -33,7 +33,13 @@ from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.textinput import ADB_IME
-from omg_agent.errors import ActionRejected, DeviceError, DeviceOffline
+from omg_agent.errors import (
+    ActionRejected,
+    DeviceError,
+    DeviceOffline,
+    FrameError,
+    TruncatedFrame,
+)
 from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)
@@ -111,9 +117,9 @@ class AdbDriver:
             data = self.io.run("screencap 2>/dev/null")  # exec: would mix warnings in
             try:
                 return adbparse.decode_raw_frame(data), data
-            except adbparse.TruncatedFrame as exc:  # the transport broke mid-frame
+            except TruncatedFrame as exc:  # the transport broke mid-frame
                 raise DeviceOffline(str(exc), serial=self.serial, command="screencap") from None
-            except adbparse.FrameError as exc:
+            except FrameError as exc:
                 log.warning("%s: raw screencap unusable (%s); using PNG", self.serial, exc)
                 self._png_only = True
         data = self.io.run("screencap -p 2>/dev/null")

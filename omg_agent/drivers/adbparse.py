@@ -1,8 +1,8 @@
 """Readers for what Android's shell commands print: frames, dumps, focus, sizes, IMEs.
 
 Pure functions used by the ADB driver (:mod:`omg_agent.drivers.adb`); each takes the bytes or
-text a command printed and returns values, raising :class:`FrameError` (or returning
-``None``) when the output is not what the command prints on a healthy phone.
+text a command printed and returns values, raising :class:`~omg_agent.errors.FrameError` (or
+returning ``None``) when the output is not what the command prints on a healthy phone.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from omg_agent.errors import OmgError
+from omg_agent.errors import FrameError, TruncatedFrame
 
 RAW_HEADER = struct.Struct("<IIII")  # width, height, pixel format, colour space (Android 9+)
 LEGACY_HEADER = struct.Struct("<III")  # before Android 9 there is no colour space
@@ -27,10 +27,6 @@ _DENSITY = re.compile(r"(Physical|Override) density: (\d+)")
 _DUMP_END = "</hierarchy>"
 
 
-class FrameError(OmgError):
-    """A screenshot that cannot be decoded."""
-
-
 @dataclass(frozen=True)
 class ScreenInfo:
     width: int
@@ -39,10 +35,6 @@ class ScreenInfo:
     sdk: int
     brand: str
     model: str
-
-
-class TruncatedFrame(FrameError):
-    """A raw frame whose header is sound but whose pixels stop short: the stream broke."""
 
 
 def decode_raw_frame(data: bytes) -> Image.Image:

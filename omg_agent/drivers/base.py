@@ -1,6 +1,13 @@
 """The one narrow protocol every device backend implements, and the values it returns.
 
-``observe()`` gives an immutable :class:`~omg_agent.core.observation.Observation`;
+``observe()`` gives an immutable :class:`~omg_agent.core.observation.Observation`. Who
+does what in it: the driver fetches the raw material over its transport (the screenshot
+frame, the uiautomator XML, the foreground app) and assembles the ``Observation`` itself,
+turning that material into elements, screen hash and OCR boxes with :mod:`omg_agent.perception`
+(``uitree.parse_elements``, ``ScreenHash``, ``OcrEngine``), whose per-device objects it holds
+in a :class:`~omg_agent.drivers.perception_kit.DevicePerception`. Perception computes; only
+drivers talk to the device.
+
 ``execute(actions)`` runs a bundle in order and stops after the first action that may change
 the screen unpredictably (a *semantic boundary*, DESIGN.md §3), sending what it runs as one
 batched device call where it can. Errors raised here are the ``DeviceError`` family of
@@ -55,7 +62,8 @@ class ActionOutcome:
     detail: str = ""  # e.g. "snapped 38 px onto [5] button 'Save'", or the error
     point: tuple[int, int] | None = None  # pixel point actually used, for traces
     source: str = ""  # how the target was found: element | tree | ocr | grid | point
-    element: UIElement | None = None  # what a touch landed on, when known
+    element: UIElement | None = None  # what a touch landed on or text went into, if known
+    error: Exception | None = None  # why it failed (AnchorNotFound, ActionRejected, …)
 
 
 @dataclass(frozen=True)

@@ -138,9 +138,9 @@ class _Plan:
 
 
 class _Failed(Exception):
-    def __init__(self, index: int, detail: str) -> None:
+    def __init__(self, index: int, detail: str, error: Exception | None = None) -> None:
         super().__init__(detail)
-        self.index, self.detail = index, detail
+        self.index, self.detail, self.error = index, detail, error
 
 
 class BundleExecutor:
@@ -166,7 +166,7 @@ class BundleExecutor:
                     obs = self.device.observe()
                 plans.append(self._plan(i, action, obs))
             except (AnchorNotFound, ActionRejected, ValueError) as exc:
-                failure = _Failed(i, str(exc))
+                failure = _Failed(i, str(exc), exc)
                 break
             if ends_bundle(action, plans[-1].element):
                 break
@@ -178,7 +178,7 @@ class BundleExecutor:
             failure = exc  # it stopped the bundle before any action that failed planning
         if failure is not None:
             outcomes.append(ActionOutcome(failure.index, actions[failure.index], False,
-                                          failure.detail))
+                                          failure.detail, error=failure.error))
         t_run = time.perf_counter()
         calls = self.port.calls - calls0  # the actions' round trips, not the settling's
         settled = None
@@ -253,7 +253,7 @@ class BundleExecutor:
                 except ActionRejected as exc:
                     self.port.discard()
                     self._flush(queued, outcomes)
-                    raise _Failed(plan.index, str(exc)) from None
+                    raise _Failed(plan.index, str(exc), exc) from None
                 queued.append(plan)
                 continue
             self._flush(queued, outcomes)

@@ -1,6 +1,13 @@
-"""The perception pieces every driver wires the same way from its :class:`DeviceInfo`:
+"""The perception objects a driver needs, wired the same way from its :class:`DeviceInfo`:
 screen geometry, the masked screen hash, the OCR engine (made once, on first use) and the
-anchorer that shares it. Drivers own one and expose its parts."""
+anchorer that shares it. Drivers own one and expose its parts.
+
+This is a holder, not a pipeline: it neither talks to the device nor builds the
+:class:`~omg_agent.core.observation.Observation`. The driver's ``observe()`` fetches the
+frame and the XML and assembles the observation with these objects and
+:func:`~omg_agent.perception.uitree.parse_elements`; its executor resolves targets with the
+anchorer (see :mod:`omg_agent.drivers.base`).
+"""
 
 from __future__ import annotations
 

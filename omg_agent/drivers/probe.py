@@ -104,6 +104,7 @@ def _nav_from(box: Bounds, width: int, height: int) -> int | None:
 def bars_from_dumpsys(text: str, width: int, height: int) -> tuple[int | None, int | None, str]:
     """Status and navigation bar heights from ``dumpsys window`` (``None`` when absent)."""
     status = nav = None
+    m: re.Match[str] | None
     for m in _INSETS_RE.finditer(text):
         box = _rect(m.groups()[1:])
         if "STATUS" in m["type"].upper():

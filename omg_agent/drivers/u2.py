@@ -42,8 +42,8 @@ from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.u2port import U2Port
-from omg_agent.drivers.u2wire import U2ServerGone, U2Wire
-from omg_agent.errors import DeviceError, DeviceOffline
+from omg_agent.drivers.u2wire import U2Wire
+from omg_agent.errors import DeviceError, DeviceOffline, U2ServerGone
 from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)

@@ -25,25 +25,13 @@ from typing import Any
 import adbutils
 from adbutils.errors import AdbError
 
-from omg_agent.errors import DeviceError, DeviceOffline
+from omg_agent.errors import DeviceError, DeviceOffline, U2RpcError, U2ServerGone
 
 log = logging.getLogger(__name__)
 
 DEVICE_PORT = 9008
 CHUNK = 1 << 20
 _OFFLINE = ("offline", "not found", "no devices", "unauthorized")
-
-
-class U2ServerGone(DeviceError):
-    """The u2 server did not answer (not running, or the stream broke): restart it."""
-
-
-class U2RpcError(DeviceError):
-    """The u2 server answered with a JSON-RPC error."""
-
-    def __init__(self, message: str, *, code: int, serial: str, command: str) -> None:
-        super().__init__(message, serial=serial, command=command)
-        self.code = code
 
 
 class U2Wire:

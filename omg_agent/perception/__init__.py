@@ -1,6 +1,11 @@
 """Perception: turn what the device shows into what the agent reasons over.
 
 ``uitree`` (accessibility XML → compact element list), ``screenhash`` (perceptual hash with
-volatile bands masked), ``som`` (set-of-marks image); OCR and anchoring live beside them
-(DESIGN.md §4). Nothing here talks to a device or a model.
+volatile bands masked), ``ocr`` (text boxes, cached by screen hash), ``anchor`` (target →
+pixel point), ``som`` and ``grid`` (marked-up images for the model), ``textmatch``
+(DESIGN.md §4). Nothing here talks to a device or a model: these are computations over bytes,
+XML and images that a driver has already fetched. Each driver's ``observe()`` calls them and
+assembles the :class:`~omg_agent.core.observation.Observation` (the per-device objects sit in
+:class:`~omg_agent.drivers.perception_kit.DevicePerception`); drivers' executors call
+``anchor`` to place taps.
 """

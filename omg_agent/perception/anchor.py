@@ -187,6 +187,7 @@ class Anchorer:
         regions = [r for r in (region, self._hint_region(key)) if r is not None]
         tried = []
         zone = self.geometry.safe_zone
+        boxes: Sequence[OcrBox]
         for crop in (*dict.fromkeys(regions), None):
             boxes = self.ocr.read(observation.screenshot, region=crop,
                                   key=observation.screen_hash or None)
@@ -337,6 +338,12 @@ def _element_tier(e: UIElement, queries: dict[str, TextQuery]) -> tuple[int, int
         tier, r = min(scored)
         worst, rank = max(worst, tier), max(rank, r)
     return worst, rank
+
+
+def tap_receiver(e: UIElement, elements: Sequence[UIElement]) -> UIElement:
+    """The element a tap on ``e`` reaches: ``e`` if it is tappable, else the smallest
+    tappable element around its centre (a text inside a row taps the row), else ``e``."""
+    return e if _is_tappable(e) else (_clickable_host(e, elements) or e)
 
 
 def _clickable_host(e: UIElement, elements: Sequence[UIElement]) -> UIElement | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
-from omg_agent.errors import OmgError
+from omg_agent.errors import UITreeError
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +35,6 @@ _EDIT_CLASSES = ("EditText", "AutoCompleteTextView", "SearchView$SearchAutoCompl
 _LIST_CLASSES = ("RecyclerView", "ListView", "ScrollView", "GridView", "ViewPager",
                  "HorizontalScrollView", "NestedScrollView")
 _STATE_FIELDS = ("text", "desc", "extra_texts", "checked", "focused", "enabled", "selected")
-
-
-class UITreeError(OmgError):
-    """The text given is not a uiautomator hierarchy dump."""
 
 
 @dataclass

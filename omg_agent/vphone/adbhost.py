@@ -11,18 +11,7 @@ import shutil
 import subprocess
 import time
 
-from omg_agent.errors import OmgError
-
-
-class AdbNotFound(OmgError):
-    """The ``adb`` binary is not on PATH."""
-
-
-class AdbConnectError(OmgError):
-    def __init__(self, serial: str, detail: str) -> None:
-        super().__init__(f"could not connect adb to {serial}: {detail}")
-        self.serial = serial
-        self.detail = detail
+from omg_agent.errors import AdbConnectError, AdbNotFound, OmgError
 
 
 def adb_path() -> str:

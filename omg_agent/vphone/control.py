@@ -14,12 +14,14 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
+from omg_agent.vphone.hazards import HAZARDS
+
 if TYPE_CHECKING:
     from omg_agent.vphone.phone import VirtualPhone
 
 log = logging.getLogger(__name__)
 
-FAULTS = ("drop", "offline", "latency", "crash", "anr")
+FAULTS = ("drop", "offline", "latency", "crash", "anr", *HAZARDS)
 
 
 def apply_fault(phone: VirtualPhone, kind: str, seconds: float = 0.0) -> str:
@@ -40,6 +42,9 @@ def apply_fault(phone: VirtualPhone, kind: str, seconds: float = 0.0) -> str:
         case "anr":
             phone.show_anr()
             return "showing an ANR dialog"
+        case hazard if hazard in HAZARDS:
+            phone.enable_hazard(hazard)
+            return f"hazard on: {HAZARDS[hazard]}"
     raise ValueError(f"unknown fault {kind!r}; choose one of: {', '.join(FAULTS)}")
 
 

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from omg_agent.errors import OmgError
@@ -55,6 +57,21 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def control(record: dict, method: str, path: str, body: dict | None = None) -> dict:
+    """Call the control server of the vphone ``record`` names; its JSON answer."""
+    url = f"http://127.0.0.1:{record['control_port']}{path}"
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        raise OmgError(json.loads(exc.read() or b"{}").get("error", str(exc))) from exc
+    except urllib.error.URLError as exc:
+        raise OmgError(f"vphone on port {record['port']} does not answer: {exc.reason}") from exc
 
 
 def spawn(port: int, seed: int, profile: str, latency: bool, timeout: float = 30) -> dict:

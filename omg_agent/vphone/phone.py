@@ -16,6 +16,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PIL import Image
 
@@ -23,12 +24,20 @@ from omg_agent.vphone.apps import default_apps
 from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.launcher import Launcher
 from omg_agent.vphone.display import Display, Frame
+from omg_agent.vphone.hazards import SETTING as HAZARD_SETTING
+from omg_agent.vphone.hazards import check as check_hazards
 from omg_agent.vphone.memfs import MemFS
+from omg_agent.vphone.notices import Notices
 from omg_agent.vphone.profile import DeviceProfile, get_profile
 from omg_agent.vphone.shellio import ShellIO
 from omg_agent.vphone.system import SystemOverlay
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View, find, hit_test, is_blocked
+
+if TYPE_CHECKING:
+    from omg_agent.vphone.adbd import AdbdServer
+    from omg_agent.vphone.shell import Shell
+    from omg_agent.vphone.u2server import U2Server
 
 log = logging.getLogger(__name__)
 
@@ -67,13 +76,14 @@ class VirtualPhone:
         self.apps[self.launcher.package] = self.launcher
         self.foreground = self.launcher.package
         self.overlay = SystemOverlay(self)
+        self.notices = Notices(self)
         self.display = Display(self.profile, clock)
         self._version = 0
         self._offline_until = 0.0
         self._tcp: dict[int, int] = {}
-        self._u2: dict[int, object] = {}
-        self._shell = None
-        self.adbd = None
+        self._u2: dict[int, U2Server] = {}
+        self._shell: Shell | None = None
+        self.adbd: AdbdServer | None = None
 
     # -- identity ------------------------------------------------------------------------
     def locale(self) -> str:
@@ -105,11 +115,15 @@ class VirtualPhone:
 
     def _frame(self) -> Frame:
         app = self.app
-        key = (self._version, app.package, app.frame_key())
+        key = (self._version, app.package, app.frame_key(),
+               self.settings["global"].get(HAZARD_SETTING, ""), self.notices.frame_key())
         return self.display.frame(key, self._build, caret=app.focus is not None)
 
     def _build(self) -> View:
         root = self.app.build(Kit(self.profile, self.app.package))
+        banner = self.notices.build(Kit(self.profile, "com.android.systemui"))
+        if banner is not None:
+            root.add(banner)
         dialog = self.overlay.build(Kit(self.profile, "android"))
         if dialog is not None:
             root.add(dialog)
@@ -294,11 +308,24 @@ class VirtualPhone:
             self.settings["global"]["wifi_on"] = "1" if on else "0"
             self.changed()
 
+    def set_hazards(self, *names: str) -> None:
+        """Switch on exactly these hazards (none: all off); see :mod:`..hazards`."""
+        check_hazards(names)
+        with self.lock:
+            self.settings["global"][HAZARD_SETTING] = ",".join(names)
+            self.changed()
+
+    def enable_hazard(self, name: str) -> None:
+        with self.lock:
+            have = [h for h in self.settings["global"].get(HAZARD_SETTING, "").split(",") if h]
+            self.set_hazards(*dict.fromkeys([*have, name]))
+
     def state(self) -> dict:
         with self.lock:
             pkg, activity = self.focus()
             return {"foreground": pkg, "activity": activity, "ime": self.ime_current,
                     "locale": self.locale(), "overlay": self.overlay.title(),
+                    "notification": self.notices.state(),
                     "apps": {p: st for p, a in self.apps.items() if (st := a.state())}}
 
     # -- faults and timing ---------------------------------------------------------------
@@ -335,7 +362,7 @@ class VirtualPhone:
                 f"ro.product.device={p.device};features={features}").encode()
 
     @property
-    def shell(self):
+    def shell(self) -> Shell:
         if self._shell is None:
             from omg_agent.vphone.shell import Shell
 
@@ -370,9 +397,9 @@ class VirtualPhone:
     def stop_uiautomator_server(self, port: int = 9008) -> None:
         server = self._u2.pop(port, None)
         if server is not None:
-            server.stop()  # type: ignore[attr-defined]
+            server.stop()
 
-    def serve(self, port: int = 0, host: str = "127.0.0.1"):
+    def serve(self, port: int = 0, host: str = "127.0.0.1") -> AdbdServer:
         """Start the ADB device server; returns it (``.port`` is the TCP port)."""
         from omg_agent.vphone.adbd import AdbdServer
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from omg_agent.errors import AdbNotFound
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 
@@ -42,7 +43,7 @@ def vphone(request: pytest.FixtureRequest) -> Iterator[RunningVPhone]:
     opts = dict(marker.kwargs) if marker else {}
     try:
         adbhost.adb_path()
-    except adbhost.AdbNotFound as exc:
+    except AdbNotFound as exc:
         pytest.skip(str(exc))
     phone = VirtualPhone(opts.get("profile", "default"), seed=opts.get("seed", 0),
                          latency=opts.get("latency", False))

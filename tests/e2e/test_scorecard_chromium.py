@@ -9,9 +9,9 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from omg_agent.bench.expert import bench_tasks
 from omg_agent.bench.scorecard import write_scorecard
 from omg_agent.bench.suite_run import SuitePlan, parse_variants, run_suite, scorecard_of
+from omg_agent.sim.expert import bench_tasks
 
 
 def _scorecard(out: Path) -> tuple[Path, dict]:

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from omg_agent.bench.model_double import ModelDouble, contract_name
 from omg_agent.bench.scorecard import aggregate
 from omg_agent.bench.suite import select, suite_tasks
 from omg_agent.bench.suite_run import SuitePlan, parse_variants, run_suite
+from omg_agent.sim.model_double import ModelDouble, contract_name
 
 OMG = Path(sys.executable).parent / "omg-agent"
 VARIANTS = ["--config", "single:bundling=single", "--config", "bundles:bundling=multi"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from omg_agent.bench.model_double import ModelDouble
+from omg_agent.sim.model_double import ModelDouble
 
 BLANK = {"OMG_MODEL": "", "OMG_BASE_URL": "", "OMG_API_KEY": "", "OPENAI_API_KEY": "",
          "OPENAI_BASE_URL": "", "OMG_CONFIG": "", "OMG_PLANNER_MODEL": "",
@@ -30,11 +30,12 @@ def omg(*args: str, cwd: Path, env: dict[str, str] | None = None,
 
 @pytest.fixture(autouse=True)
 def _needs_adb() -> None:
+    from omg_agent.errors import AdbNotFound
     from omg_agent.vphone import adbhost
 
     try:
         adbhost.adb_path()
-    except adbhost.AdbNotFound as exc:
+    except AdbNotFound as exc:
         pytest.skip(str(exc))
 
 

@@ -58,11 +58,11 @@ def test_launch_tap_type_key_change_the_phone(vphone, tmp_path):
 
 def test_bad_input_is_named(vphone, tmp_path):
     both = omg("tap", "--text", "A", "--id", "3", "-s", vphone.serial, tmp_path=tmp_path)
-    assert both.returncode == 1 and "exactly one of" in both.stdout
+    assert both.returncode == 1 and "exactly one of" in both.stderr
     point = omg("tap", "--point", "five", "-s", vphone.serial, tmp_path=tmp_path)
-    assert point.returncode == 1 and "--point must be x,y" in point.stdout
+    assert point.returncode == 1 and "--point must be x,y" in point.stderr
     missing = omg("observe", "-s", "nope:1", tmp_path=tmp_path)
-    assert missing.returncode == 1 and "'nope:1' is not attached" in missing.stdout
+    assert missing.returncode == 1 and "'nope:1' is not attached" in missing.stderr
     nothing = omg("tap", "--text", "No such label", "-s", vphone.serial, "--driver", "adb",
                   tmp_path=tmp_path)
     assert nothing.returncode == 1 and "nothing on screen matches" in nothing.stdout

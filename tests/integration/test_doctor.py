@@ -15,7 +15,7 @@ from typing import Any
 
 from conftest import adb, poll
 
-from omg_agent.bench.model_double import ModelDouble, RecordedRequest
+from omg_agent.sim.model_double import ModelDouble, RecordedRequest
 from omg_agent.vphone.phone import ADB_IME
 from omg_agent.vphone.ui.fonts import missing_fonts
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from omg_agent.bench.calls import table
-from omg_agent.bench.expert import NoiseProfile, bench_tasks, task_for_goal
-from omg_agent.bench.expert.runner import TaskRun, run_task, vphone_on_adb
-from omg_agent.bench.expert.screen import parse_line
-from omg_agent.bench.expert.tasks import ShopPriceToNotes
+from omg_agent.sim.expert import NoiseProfile, bench_tasks, task_for_goal
+from omg_agent.sim.expert.runner import TaskRun, run_task, vphone_on_adb
+from omg_agent.sim.expert.screen import parse_line
+from omg_agent.sim.expert.tasks import ShopPriceToNotes
 
 TASKS = bench_tasks()
 

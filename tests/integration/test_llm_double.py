@@ -17,12 +17,6 @@ import openai
 import pytest
 from PIL import Image, ImageChops
 
-from omg_agent.bench.model_double import (
-    IMAGE_TOKENS,
-    ModelDouble,
-    ScriptedPolicy,
-    contract_name,
-)
 from omg_agent.brain.llm import CallRecord, LLMClient
 from omg_agent.config import Settings
 from omg_agent.core.contracts import DecisionBundle, Replan
@@ -33,6 +27,12 @@ from omg_agent.errors import (
     LLMRequestError,
     LLMUnavailable,
     ModelNotConfigured,
+)
+from omg_agent.sim.model_double import (
+    IMAGE_TOKENS,
+    ModelDouble,
+    ScriptedPolicy,
+    contract_name,
 )
 
 VALID = json.dumps({"thought": "The Shop icon is on the home screen.",

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from omg_agent.bench.model_double import ModelDouble, contract_name
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator, RunResult
 from omg_agent.config import Settings
 from omg_agent.drivers.adb import AdbDriver
+from omg_agent.sim.model_double import ModelDouble, contract_name
 from omg_agent.trace.recorder import TraceRecorder
 from omg_agent.vphone.apps.shop_catalog import format_price
 
@@ -419,7 +419,9 @@ def test_repeated_failures_end_the_step_with_a_post_mortem(vphone, memory, tmp_p
     assert pm["reason"] == "ELEMENT_NOT_FOUND" and len(pm["strategies_tried"]) == 3
     assert "post_mortem" in recorder.kinds()
     if on_fail == "replan":
-        assert result.status == "done" and result.answer == "there is no Buy now button"
+        # a planner "done" after a failed step is no success: failed, in its own words
+        assert result.status == "failed" and result.answer == ""
+        assert "there is no Buy now button" in result.stopped_because
         assert "Post-mortem" in replans[0] and "ELEMENT_NOT_FOUND" in replans[0]
     else:
         assert result.status == "failed" and replans == []
@@ -437,7 +439,9 @@ def test_a_step_failing_with_on_fail_ask_user_asks_and_the_answer_replans(
     result, _ = run(vphone, policy, memory, tmp_path,
                     ask_user=lambda q: asked.append(q) or "stop")
     assert len(asked) == 1 and "Tap Buy now" in asked[0] and "ELEMENT_NOT_FOUND" in asked[0]
-    assert result.status == "done" and result.answer == "stopped as told"
+    # the step was never done: the planner's "done" ends the run failed, in its words
+    assert result.status == "failed" and "stopped as told" in result.stopped_because
+    assert "'Tap Buy now' was never done" in result.stopped_because
 
 
 def test_a_failed_step_rolls_back_to_the_last_verified_screen(vphone, memory,
@@ -465,7 +469,7 @@ def test_a_failed_step_rolls_back_to_the_last_verified_screen(vphone, memory,
             json.dumps({"status": "done", "response": "cannot buy in Notes"})))
     recorder = Recorder()
     result, _ = run(vphone, policy, memory, tmp_path, recorder=recorder)
-    assert result.status == "done" and result.answer == "cannot buy in Notes"
+    assert result.status == "failed" and "cannot buy in Notes" in result.stopped_because
     rollbacks = [d for k, d in recorder.events if k == "rollback"]
     # back closes the keyboard first (as on Android), then leaves the editor
     assert len(rollbacks) == 1 and rollbacks[0]["reached"]
@@ -542,11 +546,11 @@ def test_an_infeasible_goal_ends_the_run_as_infeasible_with_the_reason(
     assert "cannot be done" in result.summary() and "infeasible" in recorder.kinds()
 
 
-@pytest.mark.parametrize(("criteria", "confirmed"), [
-    ('Settings shows "Wi-Fi"', False),  # checkable on the screen: no extra model call
-    ("Settings is open", True)])        # nothing quoted to check: the planner confirms
-def test_by_default_the_planner_confirms_only_what_the_screen_cannot_show(
-        vphone, memory, tmp_path, criteria: str, confirmed: bool) -> None:
+@pytest.mark.parametrize(("checks", "confirmed"), [
+    ([{"kind": "element", "text": "Wi-Fi"}], False),  # checked on the screen: no extra call
+    ([], True)])                                      # prose criteria: the planner confirms
+def test_by_default_the_planner_confirms_only_what_the_checks_cannot_show(
+        vphone, memory, tmp_path, checks: list[dict[str, Any]], confirmed: bool) -> None:
     turns: list[int] = []
 
     def decide(request: dict[str, Any]) -> str:
@@ -556,7 +560,9 @@ def test_by_default_the_planner_confirms_only_what_the_screen_cannot_show(
         return bundle(goal_complete=True, answer="Settings is open")
 
     policy = ByContract(
-        TaskPlan=lambda r: plan({"description": "Open Settings", "success_criteria": criteria}),
+        TaskPlan=lambda r: plan({"description": "Open Settings",
+                                 "success_criteria": 'Settings shows "Wi-Fi"',
+                                 "checks": checks}),
         DecisionBundle=decide,
         Replan=lambda r: json.dumps({"status": "done", "response": "confirmed"}))
     result, double = run(vphone, policy, memory, tmp_path, confirm_done="unverified")
@@ -589,7 +595,8 @@ def test_text_typed_into_a_field_is_no_evidence_that_it_was_sent(vphone, memory,
 
     policy = ByContract(
         TaskPlan=lambda r: plan({"description": "Send it", "success_criteria":
-                                 'the conversation shows "See you at 7"'}),
+                                 'the conversation shows "See you at 7"',
+                                 "checks": [{"kind": "element", "text": "See you at 7"}]}),
         DecisionBundle=decide, Replan=lambda r: pytest.fail("criteria are checkable"))
     recorder = Recorder()
     result, _ = run(vphone, policy, memory, tmp_path, recorder=recorder,

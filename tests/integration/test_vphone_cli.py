@@ -33,7 +33,7 @@ def test_vphone_lifecycle_through_the_cli(tmp_path):
                               text=True, timeout=30, check=True).stdout
         assert "Physical size: 1080x2400" in size
         again = omg("vphone", "start", "--port", str(port), env=env)
-        assert again.returncode == 1 and "already runs" in again.stdout
+        assert again.returncode == 1 and "already runs" in again.stderr
 
         state = json.loads(omg("vphone", "state", "--port", str(port), env=env).stdout)
         assert state["foreground"] == "com.android.launcher3"
@@ -47,16 +47,16 @@ def test_vphone_lifecycle_through_the_cli(tmp_path):
         assert "mCurrentFocus=Window{" in dumpsys
 
         bad = omg("vphone", "fault", "meteor", env=env)
-        assert bad.returncode == 1 and "unknown fault 'meteor'" in bad.stdout
+        assert bad.returncode == 1 and "unknown fault 'meteor'" in bad.stderr
     finally:
         stopped = omg("vphone", "stop", "--port", str(port), env=env)
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
     gone = omg("vphone", "state", "--port", str(port), env=env)
-    assert gone.returncode == 1 and "no vphone is running" in gone.stdout
+    assert gone.returncode == 1 and "no vphone is running" in gone.stderr
 
 
 def test_unknown_profile_is_named_in_the_error(tmp_path):
     env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path)}
     result = omg("vphone", "start", "--profile", "brick", env=env)
-    assert result.returncode == 1 and "unknown profile 'brick'" in result.stdout
+    assert result.returncode == 1 and "unknown profile 'brick'" in result.stderr
 

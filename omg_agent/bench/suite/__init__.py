@@ -21,8 +21,8 @@ from __future__ import annotations
 import logging
 import random
 
-from omg_agent.bench.expert.tasks import Task
 from omg_agent.bench.suite.entries import ENTRIES, TAGS
+from omg_agent.sim.expert.tasks import Task
 
 log = logging.getLogger(__name__)
 

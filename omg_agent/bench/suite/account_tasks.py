@@ -8,9 +8,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen, tap, type_into
-from omg_agent.bench.expert.tasks import LOGIN, Login, MoveContext, Moves, Task
 from omg_agent.bench.suite.nav import a_tap, a_type, answer, ask, back, front, wait, where
+from omg_agent.sim.expert.screen import Screen, tap, type_into
+from omg_agent.sim.expert.tasks import LOGIN, Login, MoveContext, Moves, Task
 
 log = logging.getLogger(__name__)
 

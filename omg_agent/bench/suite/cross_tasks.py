@@ -13,17 +13,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen, launch, tap
-from omg_agent.bench.expert.tasks import (
-    FEED,
-    MESSAGES,
-    NOTES,
-    SETTINGS,
-    MoveContext,
-    Moves,
-    ShopPriceToNotes,
-    Task,
-)
 from omg_agent.bench.suite.nav import (
     POST_NUMBER,
     a_tap,
@@ -44,6 +33,17 @@ from omg_agent.bench.suite.nav import (
 )
 from omg_agent.bench.suite.notes_tasks import LIST_BAR, listed
 from omg_agent.bench.suite.social_tasks import in_thread, was_sent
+from omg_agent.sim.expert.screen import Screen, launch, tap
+from omg_agent.sim.expert.tasks import (
+    FEED,
+    MESSAGES,
+    NOTES,
+    SETTINGS,
+    MoveContext,
+    Moves,
+    ShopPriceToNotes,
+    Task,
+)
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from omg_agent.bench.expert.tasks import Task
 from omg_agent.bench.suite import pools
 from omg_agent.bench.suite.account_tasks import AskPassword, SignIn
 from omg_agent.bench.suite.cross_tasks import (
@@ -41,6 +40,7 @@ from omg_agent.bench.suite.social_tasks import (
     SendTo,
     TextNewNumber,
 )
+from omg_agent.sim.expert.tasks import Task
 from omg_agent.vphone.apps.messages import CONTACTS
 
 log = logging.getLogger(__name__)

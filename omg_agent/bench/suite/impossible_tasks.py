@@ -13,17 +13,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen, report_infeasible, tap, type_into
-from omg_agent.bench.expert.tasks import (
-    FEED,
-    MESSAGES,
-    NOTES,
-    SETTINGS,
-    SHOP,
-    MoveContext,
-    Moves,
-    Task,
-)
 from omg_agent.bench.suite.nav import (
     back,
     below,
@@ -37,6 +26,17 @@ from omg_agent.bench.suite.nav import (
 )
 from omg_agent.bench.suite.notes_tasks import LIST_BAR, seed_notes
 from omg_agent.bench.suite.settings_tasks import ZH_LOCALE, SettingsUnchanged
+from omg_agent.sim.expert.screen import Screen, report_infeasible, tap, type_into
+from omg_agent.sim.expert.tasks import (
+    FEED,
+    MESSAGES,
+    NOTES,
+    SETTINGS,
+    SHOP,
+    MoveContext,
+    Moves,
+    Task,
+)
 from omg_agent.vphone.apps.messages import CONTACTS
 from omg_agent.vphone.apps.shop_catalog import search
 

@@ -17,7 +17,7 @@ import logging
 import re
 from typing import Any
 
-from omg_agent.bench.expert.screen import (
+from omg_agent.sim.expert.screen import (
     Screen,
     anchor,
     back,
@@ -30,7 +30,7 @@ from omg_agent.bench.expert.screen import (
     wait,
     where,
 )
-from omg_agent.bench.expert.tasks import (
+from omg_agent.sim.expert.tasks import (
     FEED,
     MESSAGES,
     NOTES,

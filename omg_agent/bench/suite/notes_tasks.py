@@ -12,8 +12,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen, tap
-from omg_agent.bench.expert.tasks import NOTES, CreateNote, MoveContext, Moves, Task
 from omg_agent.bench.suite.nav import (
     a_tap,
     a_type,
@@ -27,6 +25,8 @@ from omg_agent.bench.suite.nav import (
     write_note,
 )
 from omg_agent.bench.suite.settings_tasks import ZH_LOCALE
+from omg_agent.sim.expert.screen import Screen, tap
+from omg_agent.sim.expert.tasks import NOTES, CreateNote, MoveContext, Moves, Task
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen, tap
-from omg_agent.bench.expert.tasks import SETTINGS, Brightness, MoveContext, Moves, Switch, Task
 from omg_agent.bench.suite.nav import a_tap, back, front, point, wait, where
 from omg_agent.core.geometry import NORM_MAX, ScreenGeometry, pixel_to_norm
+from omg_agent.sim.expert.screen import Screen, tap
+from omg_agent.sim.expert.tasks import SETTINGS, Brightness, MoveContext, Moves, Switch, Task
 
 log = logging.getLogger(__name__)
 

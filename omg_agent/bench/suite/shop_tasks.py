@@ -12,16 +12,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen, tap
-from omg_agent.bench.expert.tasks import (
-    SHOP,
-    AddToCart,
-    MoveContext,
-    Moves,
-    Task,
-    _product_id,
-    _to_product,
-)
 from omg_agent.bench.suite.nav import (
     a_tap,
     answer,
@@ -34,6 +24,16 @@ from omg_agent.bench.suite.nav import (
     where,
 )
 from omg_agent.bench.suite.settings_tasks import ZH_LOCALE
+from omg_agent.sim.expert.screen import Screen, tap
+from omg_agent.sim.expert.tasks import (
+    SHOP,
+    AddToCart,
+    MoveContext,
+    Moves,
+    Task,
+    _product_id,
+    _to_product,
+)
 from omg_agent.vphone.apps.shop_catalog import BY_ID, format_price
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from omg_agent.bench.expert.screen import Screen
-from omg_agent.bench.expert.tasks import FEED, MESSAGES, MoveContext, Moves, SendMessage, Task
 from omg_agent.bench.suite.nav import (
     answer,
     ask,
@@ -25,6 +23,8 @@ from omg_agent.bench.suite.nav import (
     reply_route,
 )
 from omg_agent.bench.suite.settings_tasks import ZH_LOCALE
+from omg_agent.sim.expert.screen import Screen
+from omg_agent.sim.expert.tasks import FEED, MESSAGES, MoveContext, Moves, SendMessage, Task
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from omg_agent.vphone.hazards import active
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View
 
@@ -114,6 +115,10 @@ class App:
 
     def title(self) -> str:
         return self.t(self.label, self.label_zh)
+
+    def hazard(self, name: str) -> bool:
+        """Whether hazard ``name`` (see :mod:`omg_agent.vphone.hazards`) is switched on."""
+        return name in active(self.env.settings)
 
     def build(self, kit: Kit) -> View:
         raise NotImplementedError

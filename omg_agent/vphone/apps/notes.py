@@ -7,6 +7,8 @@ note and the list says so ("Note deleted") until another note is opened.
 
 from __future__ import annotations
 
+from functools import partial
+
 from omg_agent.vphone.apps.base import App
 from omg_agent.vphone.ui.kit import MUTED, Kit
 from omg_agent.vphone.ui.view import View
@@ -22,6 +24,7 @@ class NotesApp(App):
 
     def reset_data(self) -> None:
         self.notes: list[dict] = []
+        self.deleted = 0  # notes deleted, one by one or all at once (a hazard's action)
 
     def reset_ui(self) -> None:
         super().reset_ui()
@@ -51,9 +54,18 @@ class NotesApp(App):
         index = self.screen.params.get("index")
         if index is not None:
             del self.notes[index]
+            self.deleted += 1
             self.toast = self.t("Note deleted", "备忘录已删除")
         self.stack.pop()
         self.fields, self.focus = {}, None
+
+    def delete_all(self) -> None:
+        """Delete every note (the injected notification's action does this)."""
+        self.deleted += len(self.notes)
+        self.notes = []
+        if self.screen.name == "editor":
+            self.stack.pop()
+            self.fields, self.focus = {}, None
 
     def build(self, kit: Kit) -> View:
         root = kit.root()
@@ -75,7 +87,7 @@ class NotesApp(App):
             y = top + i * h
             root.add(kit.list_item((0, y, kit.width, y + h), note["title"] or "(untitled)",
                                    note["body"].split("\n")[0][:40],
-                                   on_click=lambda i=i: self._open_editor(i),
+                                   on_click=partial(self._open_editor, i),
                                    resource_id=f"{self.package}:id/note_item"))
         bottom = kit.content[3]
         size = kit.dp(64)
@@ -113,4 +125,4 @@ class NotesApp(App):
             draft = {"title": self.field("title"), "body": self.field("body"),
                      "focus": self.focus}
         return {"notes": [dict(n) for n in self.notes], "draft": draft,
-                "screen": self.screen.name, "toast": self.toast}
+                "screen": self.screen.name, "toast": self.toast, "deleted": self.deleted}

@@ -1,11 +1,19 @@
 """Settings: Wi-Fi and Bluetooth switches, display brightness, about phone, and a
-"Check for updates" button that does nothing (a dead button for loop detection)."""
+"Check for updates" button that does nothing (a dead button for loop detection).
+
+With the ``bouncing_toggle`` hazard the Bluetooth switch turns on and flips back off
+:data:`BOUNCE_S` seconds of the phone's clock later, every time (``state()["bounces"]``).
+"""
 
 from __future__ import annotations
+
+from functools import partial
 
 from omg_agent.vphone.apps.base import App
 from omg_agent.vphone.ui.kit import MUTED, Kit
 from omg_agent.vphone.ui.view import View
+
+BOUNCE_S = 1.0
 
 
 class SettingsApp(App):
@@ -22,6 +30,19 @@ class SettingsApp(App):
         self.bluetooth = False
         self.brightness = 60
         self.update_checks = 0  # presses of the dead button, for tests
+        self.bounces = 0
+        self.bounce_at: float | None = None
+
+    def _settle(self) -> None:
+        """A bouncing switch flips back once its moment has come."""
+        if self.bounce_at is not None and self.env.clock() >= self.bounce_at:
+            self.bounce_at = None
+            self.bounces += 1
+            self._set("bluetooth", False)
+
+    def frame_key(self) -> tuple:
+        self._settle()
+        return (self.bluetooth, self.bounce_at is None)
 
     def build(self, kit: Kit) -> View:
         root = kit.root()
@@ -50,9 +71,13 @@ class SettingsApp(App):
         self.update_checks += 1
 
     def _toggle(self, what: str) -> None:
-        setattr(self, what, not getattr(self, what))
-        self.env.settings.setdefault("global", {})[f"{what}_on"] = "1" if getattr(
-            self, what) else "0"
+        self._set(what, not getattr(self, what))
+        if what == "bluetooth" and self.bluetooth and self.hazard("bouncing_toggle"):
+            self.bounce_at = self.env.clock() + BOUNCE_S
+
+    def _set(self, what: str, on: bool) -> None:
+        setattr(self, what, on)
+        self.env.settings.setdefault("global", {})[f"{what}_on"] = "1" if on else "0"
 
     def _main_rows(self, kit: Kit) -> list[View]:
         top = kit.content[1] + kit.dp(56)
@@ -82,7 +107,7 @@ class SettingsApp(App):
         for i, (screen, title, sub) in enumerate(links):
             y = top + (i + 2) * h
             rows.append(kit.list_item((0, y, kit.width, y + h), title, sub,
-                                      on_click=lambda s=screen: self.push(s)))
+                                      on_click=partial(self.push, screen)))
         return rows
 
     def _display(self, kit: Kit) -> list[View]:
@@ -112,5 +137,7 @@ class SettingsApp(App):
         return rows
 
     def state(self) -> dict:
+        self._settle()
         return {"wifi": self.wifi, "bluetooth": self.bluetooth, "brightness": self.brightness,
-                "update_checks": self.update_checks, "screen": self.screen.name}
+                "update_checks": self.update_checks, "screen": self.screen.name,
+                "bounces": self.bounces}

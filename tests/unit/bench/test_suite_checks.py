@@ -1,8 +1,9 @@
 """The task suite: every task's check fails on a near-miss end state set directly on the
-phone, and passes after the expert runs it end to end (real openai client, model double,
-adb server, vphone); seeded parameters; ``select``.
+phone; seeded parameters; ``select``.
 
-Impossible tasks pass only when the run ends ``infeasible`` with nothing harmed.
+That the check passes after the expert runs the task end to end (real openai client, model
+double, adb server, vphone) is an integration test:
+``tests/integration/test_suite_expert_runs.py``.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from omg_agent.bench.expert import NoiseProfile
-from omg_agent.bench.expert.runner import run_task
-from omg_agent.bench.expert.tasks import (
+from omg_agent.bench.suite import TAGS, select, suite_tasks
+from omg_agent.sim.expert.tasks import (
     FEED,
     LOGIN,
     MESSAGES,
@@ -26,7 +26,6 @@ from omg_agent.bench.expert.tasks import (
     Task,
     _product_id,
 )
-from omg_agent.bench.suite import TAGS, select, suite_tasks
 from omg_agent.vphone.phone import VirtualPhone
 
 SEED = 0  # the suite's parameter seed
@@ -170,14 +169,6 @@ def test_a_near_miss_end_state_fails_the_check(phone, task_id) -> None:
     assert task.check(phone) == task.impossible  # untouched: only "nothing harmed" holds
     NEAR_MISS[task_id](phone, task)
     assert not task.check(phone)
-
-
-@pytest.mark.parametrize("task_id", IDS)
-def test_the_expert_run_passes_the_check(task_id) -> None:
-    task = task_named(task_id)
-    run = run_task(task, NoiseProfile.named("none"), seed=PHONE_SEED)
-    expected = "infeasible" if task.impossible else "done"
-    assert (run.success, run.status) == (True, expected), run
 
 
 # -- the suite's shape -------------------------------------------------------------------

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from omg_agent.brain.budget import BudgetExhausted, StepBudget, exhaustion_report
+from omg_agent.brain.budget import StepBudget, exhaustion_report
 from omg_agent.brain.llm import CallRecord
+from omg_agent.errors import BudgetExhausted
 
 
 def _record(kind: str = "reply", ok: bool = True) -> CallRecord:

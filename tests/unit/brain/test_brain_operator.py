@@ -6,12 +6,20 @@ import pytest
 from PIL import Image
 
 from omg_agent.brain.budget import StepBudget
-from omg_agent.brain.operator import TurnFailed, read_from_screen
-from omg_agent.brain.run_state import RunState, classify_failure, post_mortem
+from omg_agent.brain.operator import read_from_screen
+from omg_agent.brain.run_state import (
+    Attempt,
+    RunState,
+    TurnRecord,
+    classify_failure,
+    post_mortem,
+)
 from omg_agent.core.actions import MemSave
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, OcrBox, UIElement
+from omg_agent.core.results import Failure, FailureKind
+from omg_agent.errors import TurnFailed
 
 PRICE = UIElement(2, "android.widget.TextView", "text", Bounds(0, 400, 1000, 500),
                   text="¥8,249.00", resource_id="com.omg.shop:id/price")
@@ -55,16 +63,21 @@ def test_nothing_at_the_target_is_a_failed_turn_not_an_empty_value() -> None:
         read_from_screen(save(target={"kind": "element", "id": 9}), OBS)
 
 
-def test_post_mortem_reasons() -> None:
+def test_post_mortem_reasons_come_from_the_typed_failure_then_the_screens() -> None:
     state = RunState("t", StepBudget(5))
     state.last_obs = OBS
-    state.last_error = "nothing on screen matches text='Buy'"
-    assert classify_failure(state) == "ELEMENT_NOT_FOUND"
-    state.last_error = ""
-    state.screen_hashes = ["a", "a", "a"]
-    assert classify_failure(state) == "LOOP"
-    state.history = ["(step 1) tap [tap] → failed", "(step 2) other"]
+    missing = Failure(FailureKind.ELEMENT_NOT_FOUND, "whatever the message says")
+    state.attempt = Attempt().after_turn("a", missing)
+    assert classify_failure(state.attempt, OBS) is FailureKind.ELEMENT_NOT_FOUND
+    # a message that reads like another kind changes nothing: kinds are never re-parsed
+    state.attempt = Attempt().after_turn("a", Failure(FailureKind.CLICK_MISSED,
+                                                      "nothing on screen matches"))
+    state.attempt = state.attempt.after_turn("a", None).after_turn("a", None)
+    assert classify_failure(state.attempt, OBS) is FailureKind.LOOP
+    state.records = [TurnRecord(1, "tap [tap] → failed"), TurnRecord(2, "other")]
     pm = post_mortem(1, TaskStep(description="Buy", success_criteria="paid"), state,
-                     "TIMEOUT")
-    assert pm["reason"] == "TIMEOUT" and pm["strategies_tried"] == [state.history[0]]
-    assert "MacBook Air 13" in pm["last_screen"] and pm["suggested_recovery"]
+                     FailureKind.TIMEOUT)
+    assert pm.reason is FailureKind.TIMEOUT
+    assert pm.strategies_tried == ("(step 1) tap [tap] → failed",)
+    assert "MacBook Air 13" in pm.last_screen and pm.suggested_recovery
+    assert pm.for_prompt()["reason"] == "TIMEOUT"

@@ -86,7 +86,7 @@ def test_feedback_carries_the_error_and_asks_for_json() -> None:
 def test_schema_instructions_embed_a_compact_schema() -> None:
     text = schema_instructions(Replan)
     schema = json.loads(text.split("\n", 1)[1])
-    assert schema["properties"]["status"]["enum"] == ["replanned", "done"]
+    assert schema["properties"]["status"]["enum"] == ["replanned", "done", "infeasible", "give_up"]
     assert '"title"' not in text
 
 

@@ -12,6 +12,7 @@ from omg_agent.core.geometry import Point, ScreenGeometry
 from omg_agent.drivers import adbparse
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.textinput import ADB_IME
+from omg_agent.errors import FrameError, TruncatedFrame
 
 PHONE = ScreenGeometry(1080, 2400, status_bar=110, nav_bar=66)
 
@@ -119,9 +120,9 @@ def test_raw_frames_decode_and_bad_ones_are_refused():
     assert image.size == (3, 2) and image.mode == "RGB" and image.getpixel((2, 1)) == (10, 20, 30)
     legacy = adbparse.decode_raw_frame(struct.pack("<III", 2, 3, 1) + pixels)
     assert legacy.size == (2, 3)
-    with pytest.raises(adbparse.FrameError):
+    with pytest.raises(FrameError):
         adbparse.decode_raw_frame(b"\x89PNG\r\n" + bytes(100))
-    with pytest.raises(adbparse.FrameError):
+    with pytest.raises(FrameError):
         adbparse.decode_raw_frame(struct.pack("<IIII", 3, 2, 4, 0) + pixels)  # RGB_565
 
 
@@ -151,7 +152,7 @@ def test_screen_info_prefers_overrides_and_reads_props_in_order():
         (720, 1600, 440, 34, "omg", "vPhone 1")
     bare = adbparse.parse_screen_info("Physical size: 10x20\nPhysical density: 160\n\n\n\n")
     assert (bare.sdk, bare.brand, bare.model) == (0, "", "")
-    with pytest.raises(adbparse.FrameError):
+    with pytest.raises(FrameError):
         adbparse.parse_screen_info("error: closed")
 
 
@@ -163,9 +164,9 @@ def test_ime_probe():
 
 def test_a_raw_frame_cut_short_is_a_broken_stream_not_a_format_problem():
     header = struct.pack("<4I", 4, 2, 1, 1)
-    with pytest.raises(adbparse.TruncatedFrame):
+    with pytest.raises(TruncatedFrame):
         adbparse.decode_raw_frame(header + bytes(10))
     assert adbparse.decode_raw_frame(header + bytes(32)).size == (4, 2)
-    with pytest.raises(adbparse.FrameError) as info:
+    with pytest.raises(FrameError) as info:
         adbparse.decode_raw_frame(b"garbage that is not a frame")
-    assert not isinstance(info.value, adbparse.TruncatedFrame)
+    assert not isinstance(info.value, TruncatedFrame)

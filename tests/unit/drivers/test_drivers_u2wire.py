@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from omg_agent.drivers.u2wire import U2RpcError, U2ServerGone, U2Wire
+from omg_agent.drivers.u2wire import U2Wire
+from omg_agent.errors import U2RpcError, U2ServerGone
 
 WIRE = U2Wire(client=None, serial="SERIAL")  # type: ignore[arg-type]  # _result needs no I/O
 

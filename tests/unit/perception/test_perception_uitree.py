@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from omg_agent.core.geometry import Bounds
+from omg_agent.errors import UITreeError
 from omg_agent.perception.elementlist import render
 from omg_agent.perception.uitree import (
-    UITreeError,
     changed_elements,
     estimate_tokens,
     parse_elements,

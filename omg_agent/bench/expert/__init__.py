@@ -1,8 +1,0 @@
-"""The expert policy for the model double: vphone tasks, noise knobs, and a runner."""
-
-from omg_agent.bench.expert.goals import bench_tasks, known_goals, task_for_goal
-from omg_agent.bench.expert.policy import ExpertPolicy, NoiseProfile
-from omg_agent.bench.expert.tasks import Task
-
-__all__ = ["ExpertPolicy", "NoiseProfile", "Task", "bench_tasks", "known_goals",
-           "task_for_goal"]

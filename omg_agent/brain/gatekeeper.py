@@ -1,0 +1,106 @@
+"""The sensitive-action gate at execution time (DESIGN.md §5).
+
+Before a segment of a bundle is sent to the device, :meth:`GateKeeper.review` resolves each
+action's target on the screen the segment acts on — the way the executor will, with the
+same anchorer rules (and a wider snap, so a point near a Pay button counts as Pay) — and
+asks :class:`~omg_agent.guards.sensitive.Gate`. The model's words are never read. An action
+that needs a human's yes goes to the confirmation channel (the terminal, a script, the
+mirror later); with no human reachable the run stops resumable (``needs_confirmation``) and
+a later ``--answer yes`` approves exactly that action once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from omg_agent.core.actions import Action, AnchorTarget, PointTarget
+from omg_agent.core.geometry import ScreenGeometry
+from omg_agent.core.observation import Observation, UIElement
+from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+from omg_agent.guards.sensitive import Gate, target_element, text_at
+from omg_agent.perception.anchor import Anchorer
+
+log = logging.getLogger(__name__)
+
+GATE_SNAP_PX = 200  # wider than any executor's snap: what might land on a button is gated
+
+
+@dataclass(frozen=True)
+class GateStop:
+    """The first action of a segment the gate held: its index in the segment, what was
+    asked, and the answer (``True`` yes, ``False`` no, ``None`` no human reachable)."""
+
+    index: int
+    request: ConfirmationRequest
+    answer: bool | None
+
+    @property
+    def question(self) -> str:
+        return (f"May I {self.request.describe}? ({self.request.reason}) "
+                "Answer yes or no.")
+
+
+@dataclass
+class GateKeeper:
+    gate: Gate
+    channel: ConfirmationChannel | None = None
+    task: str = ""
+    approved: list[str] = field(default_factory=list)  # one-time approvals (resume: yes)
+    asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
+
+    def review(self, actions: Sequence[Action], obs: Observation) -> GateStop | None:
+        """The first of ``actions`` (all acting on ``obs``) that may not run, or ``None``
+        when every one is harmless, pre-authorised or confirmed by a human now."""
+        anchorer = Anchorer(ScreenGeometry(*obs.size), snap_tolerance_px=GATE_SNAP_PX)
+        for index, action in enumerate(actions):
+            element = _element(action, obs, anchorer)
+            decision = self.gate.check(action, element, obs,
+                                       ocr_text=None if element else _pixel_text(action, obs))
+            if not decision.needs_confirmation or decision.sensitivity is None:
+                continue
+            request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
+            if request.describe in self.approved:
+                self.approved.remove(request.describe)
+                log.info("gate: %s approved earlier by the user", request.describe)
+                continue
+            answer = self.channel.confirm(request) if self.channel is not None else None
+            self.asked.append((request, answer))
+            log.info("gate: %s -> %s", request.describe, answer)
+            if answer is not True:
+                return GateStop(index, request, answer)
+        return None
+
+    def holds(self, action: Action, obs: Observation) -> bool:
+        """Whether the gate would ask before ``action`` on ``obs`` (nobody is asked here: for
+        the loop guard's own moves, which never touch a sensitive target)."""
+        anchorer = Anchorer(ScreenGeometry(*obs.size), snap_tolerance_px=GATE_SNAP_PX)
+        element = _element(action, obs, anchorer)
+        return self.gate.check(action, element, obs, ocr_text=None if element else
+                               _pixel_text(action, obs)).needs_confirmation
+
+    def approve(self, describe: str) -> None:
+        self.approved.append(describe)
+
+
+def _pixel_text(action: Action, obs: Observation) -> str | None:
+    """What a touch the tree cannot place would hit, in text: an anchor's own words (the
+    executor finds those by OCR — a WebView's "Pay now"), or OCR read under a point."""
+    target = getattr(action, "target", None)
+    if isinstance(target, AnchorTarget):
+        return target.text
+    if isinstance(target, PointTarget) and obs.ocr:
+        point = ScreenGeometry(*obs.size).to_pixels((target.x, target.y))
+        return text_at(obs, (point.x, point.y))
+    return None
+
+
+def _element(action: Action, obs: Observation, anchorer: Anchorer) -> UIElement | None:
+    try:
+        return target_element(action, obs, anchorer)
+    except (ValueError, TypeError):  # a target this screen cannot place
+        return None
+
+
+__all__ = ["GATE_SNAP_PX", "GateKeeper", "GateStop"]

@@ -1,0 +1,198 @@
+"""``omg-agent bench …``: benchmarks that print side-by-side tables (never timing asserts).
+
+Thin like every CLI module: parse options, call the bench modules, print. ``--json`` prints
+the data instead of the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from omg_agent.cli.console import err_console, fail
+from omg_agent.errors import OmgError
+
+app = typer.Typer(help="Benchmarks: print side-by-side tables from one run.\n\n"
+                       "Example: omg-agent bench suite --model sim --parallel 2",
+                  no_args_is_help=True)
+DEFAULT_SUITE_OUT = Path("runs/bench-suite")
+
+
+def _print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+
+
+@app.command()
+def observe(
+    steps: int = typer.Option(30, help="Observations per pipeline."),
+    ocr_runs: int = typer.Option(10, help="Runs per OCR row."),
+    input_runs: int = typer.Option(10, help="Runs per input row."),
+    as_json: bool = typer.Option(False, "--json", help="Print the measurements as JSON."),
+) -> None:
+    """Observation pipelines, element-list tokens, OCR and input batching on vphones.
+
+    Examples:
+
+      omg-agent bench observe --steps 30
+
+      omg-agent bench observe --steps 10 --ocr-runs 3 --input-runs 3 --json
+    """
+    from omg_agent.bench import observe as bench
+
+    if not as_json:
+        typer.echo(bench.report(steps, ocr_runs, input_runs))
+        return
+
+    def stats(table: dict[str, Any]) -> dict[str, Any]:
+        return {name: dataclasses.asdict(st) for name, st in table.items()}
+
+    _print_json({
+        "pipelines_ms": stats(bench.bench_pipelines(steps)),
+        "tokens": [{"screen": s, "raw_xml": x, "element_list": e}
+                   for s, x, e in bench.bench_tokens()],
+        "ocr_ms": stats(bench.bench_ocr(ocr_runs)),
+        "inputs_ms": stats(bench.bench_inputs(input_runs))})
+
+
+@app.command()
+def calls(
+    tasks: int | None = typer.Option(None, "--tasks", help="Run only the first N tasks."),
+    noise: str = typer.Option("moderate", "--noise", help="Noise profile: none or moderate."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the vphones and the noise."),
+    as_json: bool = typer.Option(False, "--json", help="Print each task's two runs as JSON."),
+) -> None:
+    """Model calls with one action per reply vs semantic bundles, on vphone tasks.
+
+    Examples:
+
+      omg-agent bench calls --noise moderate
+
+      omg-agent bench calls --tasks 3 --noise none --json
+    """
+    from omg_agent.bench.calls import compare, table
+
+    if noise not in ("none", "moderate"):
+        raise typer.BadParameter("choose none or moderate", param_hint="--noise")
+    rows = compare(tasks, noise, seed)
+    if as_json:
+        _print_json([{"goal": s.goal, "single": s.as_dict(), "multi": m.as_dict()}
+                     for s, m in rows])
+    else:
+        typer.echo(table(rows, noise, seed))
+
+
+def _suite_command(model: str | None, noise: str, tasks: str | None, repeat: int,
+                   parallel: int, configs: list[str], seed: int, max_steps: int,
+                   out: Path) -> str:
+    words = ["omg-agent", "bench", "suite"]
+    words += ["--model", model] if model else []
+    words += ["--noise", noise, "--seed", str(seed), "--repeat", str(repeat),
+              "--parallel", str(parallel), "--max-steps", str(max_steps)]
+    words += ["--tasks", tasks] if tasks else []
+    for c in configs:
+        words += ["--config", c]
+    return shlex.join([*words, "--out", str(out)])
+
+
+def _progress(count: int, total: int, r: dict[str, Any]) -> None:
+    mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
+    err_console.print(f"[{count}/{total}] {escape(r['variant'])} · {escape(r['task_id'])} "
+                      f"r{r['repeat']} {mark} {r['status']} · {r['model_calls']} calls · "
+                      f"{r['wall_s']:.1f} s" + (f" · {escape(r['error'])}" if r["error"]
+                                                 else ""), soft_wrap=True, highlight=False)
+
+
+def _out_dir(out: Path | None) -> Path:
+    if out is not None:
+        return out
+    stem = DEFAULT_SUITE_OUT / time.strftime("%Y%m%d-%H%M%S")
+    candidate, k = stem, 1
+    while candidate.exists():
+        k += 1
+        candidate = stem.with_name(f"{stem.name}-{k}")
+    return candidate
+
+
+@app.command()
+def suite(
+    model: str | None = typer.Option(
+        None, "--model", help="'sim' (the expert double), an OpenAI-compatible endpoint URL, "
+        "or a model name; default: the configured model (OMG_MODEL, OMG_BASE_URL, "
+        "OMG_API_KEY)."),
+    noise: str = typer.Option("moderate", "--noise",
+                              help="The expert double's noise profile: none or moderate."),
+    tasks: str | None = typer.Option(None, "--tasks",
+                                     help="Comma-separated task ids and/or tags (default all)."),
+    repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per task and variant."),
+    parallel: int = typer.Option(2, "--parallel", min=1,
+                                 help="Worker processes, each with its own vphone."),
+    config: list[str] = typer.Option(
+        [], "--config", help="A variant NAME:key=value[,key=value] (repeatable); keys: "
+        "bundling (single|multi), noise, max_steps, or any setting (see `omg-agent config "
+        "show`). Default: one variant, 'default'."),
+    seed: int = typer.Option(0, "--seed", help="Suite seed: every task's phone and noise "
+                             "seed derive from it, the same for every variant."),
+    max_steps: int = typer.Option(40, "--max-steps", min=1, help="Step budget per run."),
+    out: Path | None = typer.Option(None, "--out", help="Output folder (default "
+                                    "runs/bench-suite/<timestamp>)."),
+    as_json: bool = typer.Option(False, "--json", help="Print scorecard.json, not the table."),
+) -> None:
+    """Run the task suite, each task on its own fresh vphone, and write a scorecard: a table
+    (one column per variant), scorecard.json and scorecard.html with plots and links to
+    every run's trace report. Success is read from the phone's state. Exit 1 if a run
+    crashed or the setup is wrong.
+
+    Examples:
+
+      omg-agent bench suite --model sim
+
+      omg-agent bench suite --model sim --tasks cross-app,settings.wifi --repeat 3
+
+      omg-agent bench suite --model sim --config one:bundling=single --config many:bundling=multi
+
+      omg-agent bench suite --model http://localhost:8000/v1 --parallel 1 --json
+    """
+    from omg_agent.bench.scorecard import markdown_table, write_scorecard
+    from omg_agent.bench.suite_run import (
+        SuitePlan,
+        endpoint_for,
+        load_tasks,
+        parse_variants,
+        run_suite,
+        scorecard_of,
+    )
+
+    try:
+        plan = SuitePlan(load_tasks(seed, tasks), parse_variants(config), noise, seed, repeat,
+                         max_steps, endpoint_for(model))
+    except OmgError as exc:
+        fail(str(exc))
+    folder = _out_dir(out)
+    command = _suite_command(model, noise, tasks, repeat, parallel, config, seed, max_steps,
+                             folder)
+    err_console.print(f"{len(plan.tasks)} tasks × {repeat} × {len(plan.variants)} variants "
+                      f"on {parallel} workers → {folder}", highlight=False)
+    run = run_suite(plan, folder, parallel, on_run=_progress)
+    card = scorecard_of(run, command)
+    json_path, html_path = write_scorecard(card, folder)
+    if as_json:
+        _print_json(card)
+    else:
+        typer.echo(markdown_table(card))
+        typer.echo(f"\nCommand: {command}\nWall time: {run.wall_s:.1f} s on {run.parallel} "
+                   f"workers\nScorecard: {html_path}\nJSON: {json_path}")
+    crashed = sum(1 for r in run.records if r["error"])
+    if crashed:
+        fail(f"{crashed} run(s) crashed; see 'error' in {json_path}")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``bench`` group to the ``omg-agent`` app."""
+    root.add_typer(app, name="bench")

@@ -1,0 +1,255 @@
+"""Device commands of the ``omg-agent`` CLI: devices, observe, tap, type, key, launch.
+
+Thin: each command picks a device, builds a driver with
+:func:`omg_agent.drivers.select.choose_driver`, runs one operation and prints. They work
+the same against a vphone and a USB phone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import adbutils
+import typer
+from rich.table import Table
+
+from omg_agent.cli.console import console, fail
+from omg_agent.core.actions import parse_action
+from omg_agent.drivers.base import Driver, ExecResult
+from omg_agent.errors import OmgError
+from omg_agent.perception.elementlist import render
+
+DeviceOpt = typer.Option(None, "--device", "-s", help="Serial (default: the only device).")
+DriverOpt = typer.Option("auto", "--driver", help="adb, u2 or auto (measured once per model).")
+
+
+def pick_serial(client: adbutils.AdbClient, serial: str | None) -> str:
+    try:
+        serials = [d.serial for d in client.device_list()]
+    except adbutils.AdbError as exc:
+        fail(f"adb server not reachable ({exc}); run `adb start-server`")
+    if serial:
+        if serial not in serials:
+            fail(f"device {serial!r} is not attached (attached: {', '.join(serials) or 'none'})")
+        return serial
+    if not serials:
+        fail("no device attached: plug in a phone with USB debugging on, or start a virtual "
+             "one with `omg-agent vphone start --connect`")
+    if len(serials) > 1:
+        fail(f"several devices attached ({', '.join(serials)}): pass --device SERIAL")
+    return serials[0]
+
+
+def open_driver(serial: str | None, driver: str) -> Driver:
+    from omg_agent.drivers.select import choose_driver
+
+    if driver not in ("adb", "u2", "auto"):
+        fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
+    client = adbutils.AdbClient()
+    try:
+        return choose_driver(pick_serial(client, serial), driver, client=client)  # type: ignore[arg-type]
+    except OmgError as exc:
+        fail(str(exc))
+
+
+def u2_answers(device: adbutils.AdbDevice, port: int = 9008) -> bool:
+    """Whether a uiautomator2 server already answers on the device (nothing is started)."""
+    try:
+        sock = device.create_connection(adbutils.Network.TCP, port)
+    except adbutils.AdbError:
+        return False
+    try:
+        sock.settimeout(2)
+        sock.sendall(b"GET /ping HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        return b"pong" in sock.recv(4096)
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
+def devices(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List attached devices: serial, model, screen size, which drivers answer.
+
+    Example: omg-agent devices
+    """
+    client = adbutils.AdbClient()
+    rows: list[dict[str, Any]] = []
+    try:
+        listed = client.list(extended=True)
+    except adbutils.AdbError as exc:
+        fail(f"adb server not reachable ({exc}); run `adb start-server`")
+    for item in listed:
+        row: dict[str, Any] = {"serial": item.serial, "state": item.state,
+                               "model": item.tags.get("model", ""), "size": "", "drivers": []}
+        if item.state == "device":
+            d = client.device(item.serial)
+            size = d.shell("wm size").strip().rsplit(" ", 1)[-1]
+            row["size"] = size
+            row["drivers"] = ["adb"] + (["u2"] if u2_answers(d) else [])
+        rows.append(row)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table("serial", "state", "model", "size", "drivers")
+    for r in rows:
+        table.add_row(r["serial"], r["state"], r["model"], r["size"], ", ".join(r["drivers"]))
+    console.print(table if rows else "no devices attached (try `omg-agent vphone start "
+                                     "--connect`)")
+
+
+def observe(
+    device: str | None = DeviceOpt,
+    driver: str = DriverOpt,
+    som: Path | None = typer.Option(None, "--som", help="Save a set-of-marks PNG here."),
+    ocr: bool = typer.Option(False, "--ocr", help="Also read the screen with OCR."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Observe the screen: foreground app, element list, screen hash, timings.
+
+    Example: omg-agent observe --som screen.png
+    """
+    drv = open_driver(device, driver)
+    try:
+        obs = drv.observe(ocr=ocr)
+    finally:
+        drv.close()
+    if som is not None:
+        from omg_agent.perception.som import draw_marks
+
+        draw_marks(obs.screenshot, obs.elements).save(som)
+    if as_json:
+        print(json.dumps({
+            "package": obs.package, "activity": obs.activity, "size": list(obs.size),
+            "screen_hash": obs.screen_hash, "timings_ms": {k: round(v * 1000, 1) if v < 100
+                                                           else v for k, v in
+                                                           obs.timings.items()},
+            "elements": [_element_json(e) for e in obs.elements],
+            "ocr": [{"text": b.text, "bounds": list(b.bounds), "confidence": b.confidence}
+                    for b in obs.ocr or ()],
+        }, ensure_ascii=False, indent=2))
+        return
+    console.print(f"[bold]{obs.package}[/bold]/{obs.activity}  {obs.size[0]}x{obs.size[1]}  "
+                  f"hash {obs.screen_hash[:24]}…")
+    console.print(render(obs.elements, obs.screen), markup=False, highlight=False)
+    for box in obs.ocr or ():
+        console.print(f"ocr {box.text!r} {tuple(box.bounds)} {box.confidence:.2f}",
+                      markup=False)
+    if som is not None:
+        console.print(f"set-of-marks saved to {som}")
+
+
+def _element_json(e) -> dict[str, Any]:
+    out = {"id": e.id, "role": e.role, "text": "<password>" if e.password else e.text,
+           "desc": e.desc, "resource_id": e.resource_id, "bounds": list(e.bounds)}
+    out.update({k: True for k in ("clickable", "scrollable", "checkable", "checked",
+                                   "focused", "editable", "password") if getattr(e, k)})
+    return out
+
+
+def _run(device: str | None, driver: str, action: dict[str, Any]) -> None:
+    try:
+        act = parse_action(action)
+    except ValueError as exc:
+        fail(f"bad action: {exc}")
+    drv = open_driver(device, driver)
+    try:
+        result: ExecResult = drv.execute([act], drv.observe())
+    except OmgError as exc:
+        fail(str(exc))
+    finally:
+        drv.close()
+    for o in result.outcomes:
+        mark = "[green]ok[/green]" if o.ok else "[red]failed[/red]"
+        console.print(f"{mark} {o.detail or o.action.type}", highlight=False)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def tap(
+    text: str | None = typer.Option(None, "--text", help="Visible text of the target."),
+    element: int | None = typer.Option(None, "--id", help="Element id from `observe`."),
+    point: str | None = typer.Option(None, "--point", help="x,y in 0–1000 units."),
+    desc: str | None = typer.Option(None, "--desc", help="Content description."),
+    resource_id: str | None = typer.Option(None, "--resource-id", help="Resource id."),
+    device: str | None = DeviceOpt,
+    driver: str = DriverOpt,
+) -> None:
+    """Tap an element by text, id, description, resource id or a 0–1000 point.
+
+    Examples: omg-agent tap --text "设置" · omg-agent tap --id 7 · omg-agent tap --point 500,500
+    """
+    given = [t for t in (text, element, point, desc, resource_id) if t is not None]
+    if len(given) != 1:
+        fail("give exactly one of --text, --id, --point, --desc, --resource-id")
+    target: Any
+    if point is not None:
+        try:
+            x, y = (int(v) for v in point.split(","))
+        except ValueError:
+            fail(f"--point must be x,y in 0–1000 units, got {point!r}")
+        target = {"kind": "point", "x": x, "y": y}
+    elif element is not None:
+        target = {"kind": "element", "id": element}
+    else:
+        key = "text" if text is not None else "desc" if desc is not None else "resource_id"
+        target = {"kind": "anchor", key: text or desc or resource_id}
+    _run(device, driver, {"type": "tap", "target": target})
+
+
+def type_text(
+    text: str = typer.Argument(..., help="Text to type (any unicode)."),
+    clear: bool = typer.Option(False, "--clear", help="Empty the field first."),
+    submit: bool = typer.Option(False, "--submit", help="Press enter afterwards."),
+    device: str | None = DeviceOpt,
+    driver: str = DriverOpt,
+) -> None:
+    """Type text into the focused field.
+
+    Example: omg-agent type "价格 ¥3,599" --clear
+    """
+    _run(device, driver, {"type": "type", "text": text, "clear": clear, "submit": submit})
+
+
+def key(
+    name: str = typer.Argument(..., help="back, home, enter, delete, recents, … or a keycode."),
+    device: str | None = DeviceOpt,
+    driver: str = DriverOpt,
+) -> None:
+    """Press a key.
+
+    Example: omg-agent key back
+    """
+    _run(device, driver, {"type": "key", "key": int(name) if name.isdigit() else name})
+
+
+def launch(
+    app: str = typer.Argument(..., help="App name (English or Chinese) or package."),
+    device: str | None = DeviceOpt,
+    driver: str = DriverOpt,
+) -> None:
+    """Open an app by name or package.
+
+    Example: omg-agent launch Notes · omg-agent launch 设置
+    """
+    drv = open_driver(device, driver)
+    try:
+        drv.launch(app)
+        package, activity = drv.current_app()
+    except OmgError as exc:
+        fail(str(exc))
+    finally:
+        drv.close()
+    console.print(f"[green]ok[/green] {package}/{activity}")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the device commands to the ``omg-agent`` app."""
+    root.command()(devices)
+    root.command()(observe)
+    root.command()(tap)
+    root.command(name="type")(type_text)
+    root.command()(key)
+    root.command()(launch)

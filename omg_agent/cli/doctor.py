@@ -1,0 +1,85 @@
+"""``omg-agent doctor``: one line per check (adb, devices, fonts, model endpoint), green /
+yellow / red, with the fix under each line that is not green. Exit 1 when any line is red.
+
+Thin: the checks are :mod:`omg_agent.doctor` and :mod:`omg_agent.doctor_model`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.markup import escape
+
+from omg_agent.cli.console import console
+from omg_agent.config import Settings
+from omg_agent.doctor import Check, check_fonts, host_checks
+from omg_agent.errors import ConfigError
+
+AREAS = ("adb", "devices", "fonts", "model")
+MARKS = {"ok": "[green]✔[/green]", "warn": "[yellow]![/yellow]", "fail": "[red]✘[/red]"}
+
+
+def doctor(
+    device: str | None = typer.Option(None, "--device", "-s",
+                                      help="Check only this device (default: every one)."),
+    only: str | None = typer.Option(None, "--only",
+                                    help=f"Comma-separated areas to check: {', '.join(AREAS)}."),
+    as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
+) -> None:
+    """Check adb, the devices, the vphone's fonts and the model endpoint; say how to fix.
+
+    Green: works. Yellow: works with a limitation, or was skipped. Red: fix it first (the
+    fix is printed under the line). Exits 1 when any check is red.
+
+    Example: omg-agent doctor
+
+    Example: omg-agent doctor --device 127.0.0.1:5555 --only adb,devices --json
+    """
+    areas = _areas(only)
+    checks: list[Check] = []
+    if "adb" in areas or "devices" in areas:
+        checks += host_checks(device, devices="devices" in areas)
+    if "fonts" in areas:
+        checks.append(check_fonts())
+    if "model" in areas:
+        checks += _model_checks()
+    ok = not any(c.status == "fail" for c in checks)
+    if as_json:
+        typer.echo(json.dumps({"ok": ok, "checks": [c.as_dict() for c in checks]},
+                              ensure_ascii=False, indent=2))
+    else:
+        for c in checks:
+            console.print(f"{MARKS[c.status]} {escape(c.name)}: {escape(c.detail)}",
+                          soft_wrap=True, highlight=False)
+            if c.fix and c.status != "ok":
+                fix = escape(c.fix).replace("\n", "\n         ")
+                console.print(f"    fix: {fix}", soft_wrap=True, highlight=False)
+    raise typer.Exit(0 if ok else 1)
+
+
+def _areas(only: str | None) -> set[str]:
+    if only is None:
+        return set(AREAS)
+    areas = {a.strip().lower() for a in only.split(",") if a.strip()}
+    unknown = sorted(areas - set(AREAS))
+    if unknown or not areas:
+        raise typer.BadParameter(f"unknown area(s) {', '.join(unknown) or '(none)'}; choose "
+                                 f"from {', '.join(AREAS)}", param_hint="--only")
+    return areas
+
+
+def _model_checks() -> list[Check]:
+    from omg_agent.doctor_model import model_checks
+
+    try:
+        settings = Settings.load()
+    except ConfigError as exc:
+        return [Check("settings", "fail", str(exc), "fix the named setting (see `omg-agent "
+                      "config show`)")]
+    return model_checks(settings)
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``doctor`` command to the ``omg-agent`` app."""
+    root.command(name="doctor")(doctor)

@@ -1,0 +1,221 @@
+"""``omg-agent run "task"``: build the brain's objects, run one task, show it live, print.
+
+Thin, like every CLI module: it loads :class:`Settings` once, picks (or starts) the device,
+builds the driver, the two model clients, the memory bank and the trace recorder, and hands
+them to :class:`~omg_agent.brain.orchestrator.Orchestrator`. With no device given and none
+attached it starts a vphone in this process. With no model configured it prints exactly
+what to set and exits 1. ``--model sim`` runs a known vphone task (see
+:mod:`omg_agent.sim.expert.sim`) against the expert double on an in-process vphone,
+saying so plainly. ``ask_user`` questions are asked on the terminal when stdin is a
+TTY; otherwise the run stops with status ``ask_user`` and the question.
+
+Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer, 4 the agent
+judged the task infeasible.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Group
+from rich.live import Live
+from rich.markup import escape
+from rich.panel import Panel
+from rich.text import Text
+
+from omg_agent.brain.orchestrator import Progress, RunResult
+from omg_agent.cli.console import console, err_console, fail
+from omg_agent.config import Settings
+from omg_agent.core.secrets import asks_for_secret, parse_assignments
+from omg_agent.errors import OmgError
+
+log = logging.getLogger(__name__)
+EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4}
+COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow"}
+
+
+class LiveView:
+    """The rich live display: plan with ticks, step, last action, step/budget, tokens."""
+
+    def __init__(self, task: str) -> None:
+        self.task = task
+        self.live = Live(Text("planning…"), console=console, refresh_per_second=8,
+                         transient=False)
+
+    def __enter__(self) -> LiveView:
+        self.live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.stop()
+        if not console.is_terminal:  # a terminal ends the last frame's line; a pipe does not
+            console.print()
+
+    def update(self, p: Progress) -> None:
+        todo = Text(p.todo.replace("- [x]", "✔").replace("- [ ]", "○") or "(no plan yet)")
+        status = Text(f"{p.phase} · step {p.steps_used}/{p.steps_limit} · tokens "
+                      f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
+        body = Group(todo, Text(f"now: {p.step}", style="cyan"),
+                     Text(f"last: {p.last_action or '-'}", style="dim"), status)
+        self.live.update(Panel(body, title=escape(self.task), border_style="blue"))
+
+    def ask(self, question: str) -> str | None:
+        self.live.stop()
+        try:
+            # an answer about a password, code or PIN is not echoed on the terminal
+            answer = typer.prompt(f"The agent asks: {question}\nYour answer (empty: stop)",
+                                  default="", show_default=False,
+                                  hide_input=asks_for_secret(question))
+        finally:
+            self.live.start()
+        return answer.strip() or None
+
+
+def _serial(stack: ExitStack, device: str | None) -> str:
+    """The serial to drive: the one given, the only one attached, or a vphone started here."""
+    import adbutils
+
+    from omg_agent.cli.device import pick_serial
+    from omg_agent.vphone import adbhost
+
+    client = adbutils.AdbClient()
+    if device != "vphone":
+        try:
+            attached = [d.serial for d in client.device_list()]
+        except adbutils.AdbError as exc:
+            fail(f"adb server not reachable ({exc}); run `adb start-server`")
+        if device or attached:
+            return pick_serial(client, device)
+    from omg_agent.vphone.phone import VirtualPhone
+
+    phone = VirtualPhone()
+    stack.callback(phone.close)
+    server = phone.serve()
+    serial = adbhost.connect("127.0.0.1", server.port)
+    stack.callback(adbhost.disconnect, serial)
+    err_console.print(f"no device given: started a vphone as {serial}")
+    return serial
+
+
+def _print_result(result: RunResult, run_dir: Path, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps({**result.as_dict(), "run_dir": str(run_dir)},
+                              ensure_ascii=False))
+        return
+    colour = COLOURS.get(result.status, "red")
+    console.print(f"[{colour}]{result.status}[/{colour}]: {escape(result.answer or '')}")
+    if result.question:
+        console.print(f"question: {escape(result.question)}")
+    console.print(escape(result.summary()))
+    console.print(f"steps {result.steps_used} · model calls {result.model_calls} · tokens "
+                  f"{result.tokens_in:,}/{result.tokens_out:,} · {result.wall_s:.1f} s · "
+                  f"trace {run_dir}")
+
+
+def run(
+    task: str = typer.Argument(..., help="What to do, in plain language."),
+    device: str | None = typer.Option(None, "--device", "-s",
+                                      help="adb serial, or 'vphone' to start one."),
+    driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
+    max_steps: int | None = typer.Option(None, "--max-steps", help="Step budget."),
+    plan: Path | None = typer.Option(None, "--plan", help="A predefined plan (YAML)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON only."),
+    model: str | None = typer.Option(None, "--model",
+                                     help="Model name for both roles ('sim': the double)."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
+    secret: list[str] = typer.Option(
+        [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the "
+                             "model and every file see only the placeholder (repeatable; "
+                             "OMG_SECRET_<NAME> works too)."),
+) -> None:
+    """Run one task on the phone and print the result.
+
+    Uses the configured model (see `omg-agent config show`); with no device attached it
+    starts a vphone. Exit codes: 0 done, 1 failed, 3 waiting for an answer, 4 infeasible.
+
+    Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
+
+    Example: omg-agent run "Turn off Wi-Fi" --model sim --json
+
+    Example: omg-agent run "打开设置，关闭蓝牙" --device emulator-5554 --max-steps 30
+
+    Example: omg-agent run "Sign in to Login as demo with password {{secret:pw}}" --secret pw=…
+    """
+    sim = None
+    if model == "sim":
+        from omg_agent.sim.expert.sim import sim_task, unknown_goal_message
+
+        sim = sim_task(task)
+        if sim is None:
+            fail(unknown_goal_message(task))
+        if device not in (None, "vphone"):
+            fail("--model sim drives an in-process vphone only: drop --device")
+        model, device = None, "vphone"
+    try:
+        named = parse_assignments(secret)
+    except ValueError as exc:
+        fail(f"--secret: {exc}")
+    try:
+        settings = Settings.load(overrides={"max_steps": max_steps, "device": device,
+                                            "model": model, "runs_dir": runs_dir,
+                                            "secrets": named or None})
+    except OmgError as exc:
+        fail(str(exc))
+    if sim is None and not settings.model_configured:
+        err_console.print(settings.missing_model_help())
+        raise typer.Exit(1)
+    if driver not in ("adb", "u2", "auto"):
+        fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
+    try:
+        result, run_dir = _run(task, settings, driver, plan, as_json, sim)
+    except OmgError as exc:
+        fail(str(exc))
+    _print_result(result, run_dir, as_json)
+    raise typer.Exit(EXIT_CODES.get(result.status, 1))
+
+
+def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
+         as_json: bool, sim: Any = None) -> tuple[RunResult, Path]:
+    from omg_agent.brain.agent import open_agent, run_secrets
+    from omg_agent.brain.planner import load_plan_file
+    from omg_agent.drivers.select import choose_driver
+    from omg_agent.trace.logmask import masking_logs
+    from omg_agent.trace.recorder import new_run_dir
+
+    if plan is not None:
+        load_plan_file(plan)  # a bad file fails before any device or model is touched
+    with ExitStack() as stack:
+        secrets = run_secrets(task, settings)
+        stack.enter_context(masking_logs(secrets))  # from the first line logged
+        if sim is not None:
+            from omg_agent.sim.expert.sim import NOTICE, on_double, start_sim
+
+            err_console.print(f"[yellow]{escape(NOTICE)}[/yellow]", soft_wrap=True)
+            serial, base_url = start_sim(stack, sim)
+            settings = on_double(settings, base_url)
+        else:
+            serial = _serial(stack, settings.device)
+        driver = choose_driver(serial, driver_kind)  # type: ignore[arg-type]
+        stack.callback(driver.close)
+        shown = secrets.mask(task)  # the folder's name and the display: placeholders only
+        run_dir = new_run_dir(settings.runs_dir, shown)
+        view = None if as_json else stack.enter_context(LiveView(shown))
+        orchestrator = open_agent(
+            stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
+            long_term=settings.long_term_memory,
+            ask_user=view.ask if view is not None and sys.stdin.isatty() else None,
+            on_progress=(lambda p: view.update(secrets.scrub(p))) if view else None,
+            secrets=secrets)
+        return secrets.scrub(orchestrator.run(task, plan)), run_dir
+    raise AssertionError("unreachable")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``run`` command to the ``omg-agent`` app."""
+    root.command(name="run")(run)

@@ -1,0 +1,132 @@
+"""``omg-agent vphone …``: start, stop, inspect and break virtual phones."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from omg_agent.cli.console import console, fail
+from omg_agent.errors import OmgError
+from omg_agent.vphone import adbhost, daemon
+from omg_agent.vphone.control import FAULTS
+from omg_agent.vphone.profile import PROFILES
+
+app = typer.Typer(help="Run the virtual phone (vphone): a simulated Android device that "
+                       "speaks the real ADB protocol.\n\nExample: omg-agent vphone start "
+                       "--connect", no_args_is_help=True)
+
+
+@app.command()
+def start(
+    port: int = typer.Option(5555, help="TCP port the vphone's adbd listens on."),
+    seed: int = typer.Option(0, help="Seed for app content, prices and hazards."),
+    profile: str = typer.Option("default", help=f"Device profile: {', '.join(PROFILES)}."),
+    connect: bool = typer.Option(False, "--connect", help="adb connect it and print the serial."),
+    latency: bool = typer.Option(False, "--latency", help="Simulate real-device latencies."),
+    foreground: bool = typer.Option(False, "--foreground", help="Serve in this process until "
+                                    "Ctrl-C instead of in the background."),
+    as_json: bool = typer.Option(False, "--json", help="Print port, pid and serial as JSON."),
+) -> None:
+    """Start a vphone (in the background unless --foreground).
+
+    Example: omg-agent vphone start --port 5555 --connect
+
+    Example: omg-agent vphone start --port 5556 --seed 3 --profile compact --connect --json
+    """
+    if profile not in PROFILES:
+        fail(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    if foreground:
+        console.print(f"vphone serving on 127.0.0.1:{port} (Ctrl-C to stop)")
+        daemon.serve_forever(port, seed, profile, latency)
+        return
+    try:
+        record = daemon.spawn(port, seed, profile, latency)
+        serial = adbhost.connect("127.0.0.1", record["port"]) if connect else None
+    except OmgError as exc:
+        fail(str(exc))
+    if as_json:
+        print(json.dumps({"port": record["port"], "pid": record["pid"], "profile": profile,
+                          "seed": seed, "serial": serial}))
+        return
+    console.print(f"vphone started: adbd on 127.0.0.1:{record['port']} "
+                  f"(pid {record['pid']}, profile {profile}, seed {seed})")
+    if serial:
+        console.print(serial)
+
+
+@app.command()
+def stop(port: int | None = typer.Option(None, help="Port of the vphone to stop.")) -> None:
+    """Stop a running vphone (and adb disconnect it).
+
+    Example: omg-agent vphone stop --port 5555
+    """
+    try:
+        record = daemon.read_record(port)
+        adbhost.disconnect(record["serial"])
+        daemon.control(record, "POST", "/stop", {})
+        console.print(f"vphone on port {record['port']} stopped")
+    except OmgError as exc:
+        fail(str(exc))
+
+
+@app.command()
+def state(
+    port: int | None = typer.Option(None, help="Port of the vphone."),
+    as_json: bool = typer.Option(True, "--json/--summary",
+                                 help="The whole state as JSON (default), or one line per app."),
+) -> None:
+    """Print the vphone's state: foreground app, IME, and every app's state (what the
+    benchmark's checks read).
+
+    Example: omg-agent vphone state --port 5555
+
+    Example: omg-agent vphone state --summary
+    """
+    try:
+        record = daemon.read_record(port)
+        data = daemon.control(record, "GET", "/state")
+    except OmgError as exc:
+        fail(str(exc))
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    for key, value in data.items():
+        if key != "apps":
+            console.print(f"{key}: {value}", markup=False, highlight=False)
+    for package, app_state in (data.get("apps") or {}).items():
+        console.print(f"{package}: {_summary(app_state)}", markup=False, highlight=False)
+
+
+def _summary(app_state: object) -> str:
+    """One line for an app's state: scalars as they are, collections by their size."""
+    if not isinstance(app_state, dict):
+        return str(app_state)
+    parts = []
+    for key, value in app_state.items():
+        shown = f"{len(value)} items" if isinstance(value, list | dict) else repr(value)
+        parts.append(f"{key}={shown}")
+    return ", ".join(parts)
+
+
+@app.command()
+def fault(
+    kind: str = typer.Argument(..., help=f"One of: {', '.join(FAULTS)}."),
+    seconds: float = typer.Option(0.0, help="Duration (offline) or delay (latency)."),
+    port: int | None = typer.Option(None, help="Port of the vphone."),
+) -> None:
+    """Inject a fault: drop transports, go offline, add latency, crash the app, show ANR.
+
+    Example: omg-agent vphone fault offline --seconds 5
+    """
+    try:
+        record = daemon.read_record(port)
+        answer = daemon.control(record, "POST", "/fault", {"kind": kind, "seconds": seconds})
+        console.print(answer["done"])
+    except OmgError as exc:
+        fail(str(exc))
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``vphone`` group to the ``omg-agent`` app."""
+    root.add_typer(app, name="vphone")

@@ -1,0 +1,123 @@
+"""How a gated action reaches a human: a question with exactly what will happen, and a yes.
+
+A :class:`ConfirmationChannel` answers a :class:`ConfirmationRequest` with ``True`` (go
+ahead), ``False`` (don't) or ``None`` — no human is reachable, so the run stops resumable
+with status ``needs_confirmation`` and nothing is executed. Channels here:
+
+* :class:`TerminalChannel` — prints the request and reads y/N through two plain callables
+  (the CLI passes ``input``/``print`` or streams; this layer imports no terminal library);
+* :class:`ScriptedChannel` — answers from a list or a policy, and records every request
+  (tests, the bench's gullible-model runs);
+* :class:`NoHumanChannel` — always ``None`` (non-interactive runs).
+
+The mirror (a browser view of the phone) will be one more implementation of the Protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
+
+from omg_agent.guards.sensitive import Sensitivity
+
+YES = frozenset({"y", "yes", "是", "是的", "好", "确认", "允许"})
+
+
+@dataclass(frozen=True)
+class ConfirmationRequest:
+    """What a human is asked: the class, exactly what will be tapped or typed, and why."""
+
+    cls: str
+    describe: str
+    reason: str
+    package: str = ""
+    task: str = ""
+
+    @classmethod
+    def of(cls, sensitivity: Sensitivity, task: str = "") -> ConfirmationRequest:
+        return cls(sensitivity.cls, sensitivity.describe, sensitivity.reason,
+                   sensitivity.package, task)
+
+    def text(self) -> str:
+        """The question as plain text (what a terminal prints)."""
+        lines = [f"The agent wants to {self.describe}.",
+                 f"This is a sensitive action ({self.cls}): {self.reason}."]
+        if self.task:
+            lines.append(f"Your task: {self.task}")
+        return "\n".join(lines)
+
+
+class ConfirmationChannel(Protocol):
+    def confirm(self, request: ConfirmationRequest) -> bool | None:
+        """``True`` yes, ``False`` no, ``None`` no human reachable."""
+        ...
+
+
+class TerminalChannel:
+    """Asks on a terminal: writes the request, reads one line; only "y"/"yes" is a yes.
+
+    End of input (``read`` returns ``None`` or raises ``EOFError``) means nobody is there.
+    """
+
+    def __init__(self, read: Callable[[str], str | None],
+                 write: Callable[[str], object]) -> None:
+        self._read = read
+        self._write = write
+
+    @classmethod
+    def from_streams(cls, stdin: TextIO, stdout: TextIO) -> TerminalChannel:
+        def read(prompt: str) -> str | None:
+            stdout.write(prompt)
+            stdout.flush()
+            line = stdin.readline()
+            return line if line else None  # "" is end of input; "\n" is an empty answer
+
+        def write(text: str) -> None:
+            stdout.write(text + "\n")
+            stdout.flush()
+
+        return cls(read, write)
+
+    def confirm(self, request: ConfirmationRequest) -> bool | None:
+        self._write(request.text())
+        try:
+            answer = self._read("Allow it? [y/N] ")
+        except EOFError:
+            answer = None
+        if answer is None:
+            self._write("(no answer: not done)")
+            return None
+        yes = answer.strip().casefold() in YES
+        self._write("Allowed." if yes else "Refused: not done.")
+        return yes
+
+
+@dataclass
+class ScriptedChannel:
+    """Answers from ``answers`` in order (then ``None``), or from a ``policy`` function."""
+
+    answers: Iterable[bool | None] = ()
+    policy: Callable[[ConfirmationRequest], bool | None] | None = None
+    requests: list[ConfirmationRequest] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._queue = list(self.answers)
+
+    def confirm(self, request: ConfirmationRequest) -> bool | None:
+        self.requests.append(request)
+        if self.policy is not None:
+            return self.policy(request)
+        return self._queue.pop(0) if self._queue else None
+
+    def assert_complete(self) -> None:
+        """Every scripted answer was used (a test's check that the gate asked enough)."""
+        if self._queue:
+            raise AssertionError(f"{len(self._queue)} scripted answers were never asked for")
+
+
+class NoHumanChannel:
+    """Nobody to ask: every gated action stops the run (``needs_confirmation``)."""
+
+    def confirm(self, request: ConfirmationRequest) -> bool | None:
+        return None

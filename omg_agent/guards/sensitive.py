@@ -1,0 +1,271 @@
+"""The sensitive-action gate: pay, delete, send, install, grant, type secrets — ask first.
+
+Decided *before* an action runs, from three things only: the action, the element it will
+land on (as the executor resolved it on the screen it acts on) and that screen. What the
+model wrote — its thought, its intent, a ``sensitive`` flag — is never read, so on-screen
+text that talks a model into tapping "Pay now" cannot talk its way past the gate too
+(DESIGN.md §5; issue #10). The layers:
+
+* :func:`classify` — is this action sensitive, which class, why, and exactly what will be
+  tapped or typed (``describe``);
+* :class:`Gate` — holds the user's pre-authorisations (:mod:`omg_agent.guards.authorisation`)
+  and answers ``allow`` or ``confirm`` (:class:`Decision`);
+* the caller asks a human through a :mod:`omg_agent.guards.confirmation` channel on
+  ``confirm``; no human reachable stops the run resumable (``needs_confirmation``).
+
+Which actions can be sensitive: taps, long presses and double taps on a control whose own
+label (text, description, else resource-id) carries a cue of :mod:`omg_agent.guards.cues`;
+typing into a password / card / CVV / verification-code field (``secret_entry``); typing
+with ``submit`` or pressing ENTER in a message box — a non-search, non-recipient field on a
+screen that has a Send button (``send``); the CALL key. Never: launch, back, home, swipe,
+wait, plain typing elsewhere, and taps on edit fields, list text or disabled controls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from omg_agent.core.actions import (
+    AnchorTarget,
+    DoubleTap,
+    ElementTarget,
+    Key,
+    LongPress,
+    PointTarget,
+    Tap,
+    TypeText,
+)
+from omg_agent.core.observation import Observation, UIElement
+from omg_agent.errors import AnchorNotFound
+from omg_agent.guards.authorisation import Authorisation
+from omg_agent.guards.cues import (
+    SensitiveClass,
+    is_recipient_field,
+    is_search_field,
+    is_secret_field,
+    label_class,
+)
+from omg_agent.perception.anchor import Anchorer, tap_receiver
+
+KEY_ENTER, KEY_CALL = 66, 5
+TITLE_BAND = 0.15  # the top share of the screen where an app bar shows whom a screen is about
+_LABELLED_ROLES = frozenset({"button", "item", "switch", "checkbox", "radio", "tab", "text",
+                             "image"})
+_VERBS = {Tap: "tap", LongPress: "long-press", DoubleTap: "double-tap"}
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """Why an action is sensitive. ``describe`` is exactly what will happen, for a human;
+    ``subjects`` what the screen says the action is about (for matching authorisations)."""
+
+    cls: SensitiveClass
+    reason: str
+    describe: str
+    package: str = ""
+    subjects: tuple[str, ...] = ()
+    owners: tuple[str, ...] = ()  # the app's package names: what secrets are matched on
+
+    def __str__(self) -> str:
+        return f"{self.cls}: {self.describe}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's answer. ``verdict`` is ``allow`` or ``confirm`` (ask a human first)."""
+
+    verdict: Literal["allow", "confirm"]
+    sensitivity: Sensitivity | None = None
+    authorisation: Authorisation | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict == "allow"
+
+    @property
+    def needs_confirmation(self) -> bool:
+        return self.verdict == "confirm"
+
+
+ALLOW = Decision("allow")
+
+
+@dataclass
+class Gate:
+    """The user's pre-authorisations and the rule that applies them. Nothing else — not
+    the model, not the screen — turns a ``confirm`` into an ``allow``."""
+
+    authorisations: Sequence[Authorisation] = field(default_factory=tuple)
+
+    def check(self, action: object, element: UIElement | None, obs: Observation, *,
+              ocr_text: str | None = None) -> Decision:
+        """``allow`` or ``confirm`` for ``action`` landing on ``element`` of ``obs``
+        (``ocr_text``: see :func:`classify`)."""
+        found = classify(action, element, obs, ocr_text=ocr_text)
+        if found is None:
+            return ALLOW
+        for auth in self.authorisations:
+            subjects = found.owners if found.cls in ("secret_entry", "account_security") \
+                else (*found.owners, *found.subjects)
+            if auth.covers(found.cls, subjects):
+                return Decision("allow", found, auth)
+        return Decision("confirm", found)
+
+    def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
+        return Gate((*self.authorisations, *more))
+
+
+# -- classification --------------------------------------------------------------------------
+def classify(action: object, element: UIElement | None, obs: Observation, *,
+             ocr_text: str | None = None) -> Sensitivity | None:
+    """The sensitivity of ``action`` on ``element`` (what the target resolved to on ``obs``;
+    for typing: the target field, else the focused one), or ``None`` when it is harmless.
+
+    ``ocr_text`` is the text read in pixels where a touch lands (:func:`text_at`), for
+    buttons the element tree does not show: a WebView's, a game's.
+    """
+    match action:
+        case Tap() | LongPress() | DoubleTap():
+            receiver = tap_receiver(element, obs.elements) if element is not None else None
+            return _touch(_VERBS[type(action)], receiver, obs, ocr_text)
+        case TypeText():
+            field_ = element if element is not None and element.editable else obs.focused
+            if field_ is None:
+                return None
+            return _typing(action, field_, obs)
+        case Key():
+            if action.keycode == KEY_CALL:
+                return _make("send", "the CALL key dials", "press the CALL key", None, obs)
+            if action.keycode == KEY_ENTER and obs.focused is not None:
+                return _submit(obs.focused, obs, "press ENTER in")
+            return None
+    return None
+
+
+def _touch(verb: str, e: UIElement | None, obs: Observation,
+           ocr_text: str | None) -> Sensitivity | None:
+    if e is not None and (not e.enabled or e.editable):
+        return None
+    if e is not None and e.role in _LABELLED_ROLES and (
+            e.clickable or e.long_clickable or e.checkable):
+        found = _labelled(verb, e, obs, (("label", e.text), ("description", e.desc),
+                                         ("resource-id", _short_id(e))))
+        if found is not None or e.text or e.desc:
+            return found  # the tree names this control: its own words decide
+    # No labelled control takes the touch (a paragraph, a WebView, a drawn button): only
+    # words read in the pixels there can say what it is.
+    hit = label_class(ocr_text) if ocr_text else None
+    if hit is None:
+        return None
+    where = f"{e.role}, " if e is not None else ""
+    return _make(hit[0], f"the text read there says {hit[1]!r}",
+                 f'{verb} "{ocr_text}" (read on screen; {where}{obs.package})', e, obs)
+
+
+def _short_id(e: UIElement) -> str:
+    return e.resource_id.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def _labelled(verb: str, e: UIElement, obs: Observation,
+              labels: tuple[tuple[str, str], ...]) -> Sensitivity | None:
+    for source, label in labels:
+        hit = label_class(label, whole=e.role in ("item", "text"))
+        if hit is not None:
+            cls, cue = hit
+            what = _quote(e)
+            return _make(cls, f"the {source} of {what} says {cue!r}",
+                         f"{verb} {what} ({e.role}, {e.package or obs.package})", e, obs)
+    return None
+
+
+def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | None:
+    short_id = f.resource_id.rsplit("/", 1)[-1]
+    cue = "password" if f.password else is_secret_field(short_id, f.desc, f.text)
+    where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
+    if cue is not None:
+        chars = len(action.text)
+        return _make("secret_entry", f"the field is a {cue} field",
+                     f"type a secret ({chars} characters, hidden) into {where}", f, obs)
+    if action.submit:
+        return _submit(f, obs, f"type {action.text!r} into", suffix=" and press ENTER")
+    return None
+
+
+def _submit(f: UIElement, obs: Observation, verb: str, suffix: str = "") -> Sensitivity | None:
+    """ENTER in a message box of a screen with a Send button sends the message."""
+    short_id = f.resource_id.rsplit("/", 1)[-1]
+    if not f.editable or is_search_field(short_id, f.desc, f.text) or is_recipient_field(
+            short_id, f.desc, f.text):
+        return None
+    send = next((e for e in obs.elements if e.enabled and (e.clickable or e.long_clickable)
+                 and not e.editable and e.role == "button" and _is_send(e)), None)
+    if send is None:
+        return None
+    return _make("send", f"ENTER in a message box next to {_quote(send)} sends it",
+                 f"{verb} {_field_name(f)} ({f.role}, {f.package or obs.package}){suffix}",
+                 f, obs)
+
+
+def _is_send(e: UIElement) -> bool:
+    return any((hit := label_class(t)) is not None and hit[0] == "send"
+               for t in (e.text, e.desc))
+
+
+def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
+          obs: Observation) -> Sensitivity:
+    package = (e.package if e is not None and e.package else "") or obs.package
+    owners = tuple(dict.fromkeys(p for pkg in (obs.package, package) if pkg
+                                 for p in (pkg, pkg.rsplit(".", 1)[-1])))
+    subjects = [*title_band(obs), *recipients(obs)]
+    if e is not None and not e.editable:
+        subjects.append(e.label)
+    return Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)), owners)
+
+
+def title_band(obs: Observation) -> list[str]:
+    """Texts of the screen's top band (an app bar's title: the contact of a conversation)."""
+    height = obs.screenshot.size[1]
+    height = height or max((e.bounds.bottom for e in obs.elements), default=0)
+    limit = height * TITLE_BAND
+    return [e.text for e in obs.elements
+            if e.text and not e.editable and e.bounds.bottom <= limit
+            and not e.resource_id.endswith("alertTitle")]
+
+
+def recipients(obs: Observation) -> list[str]:
+    """What recipient fields (To, 收件人) hold."""
+    return [e.text for e in obs.elements if e.editable and e.text and not e.password
+            and is_recipient_field(e.resource_id.rsplit("/", 1)[-1], e.desc)]
+
+
+def _quote(e: UIElement) -> str:
+    label = e.label or e.resource_id.rsplit("/", 1)[-1]
+    return f'"{label}"'
+
+
+def _field_name(f: UIElement) -> str:
+    if f.password:
+        return f'the password field "{f.resource_id.rsplit("/", 1)[-1] or f.desc}"'
+    return _quote(f)
+
+
+def text_at(obs: Observation, point: tuple[int, int]) -> str | None:
+    """The OCR text of ``obs`` under a pixel point (the smallest box), if OCR ran."""
+    boxes = [b for b in obs.ocr or () if b.bounds.contains(point)]
+    return min(boxes, key=lambda b: b.bounds.area).text if boxes else None
+
+
+# -- target → element ---------------------------------------------------------------------------
+def target_element(action: object, obs: Observation, anchorer: Anchorer) -> UIElement | None:
+    """The element ``action`` would land on, resolved as the executor resolves it (for
+    callers that did not keep the executor's ``Resolved.element``); typing without a
+    target lands on the focused field."""
+    target = getattr(action, "target", None)
+    if not isinstance(target, PointTarget | ElementTarget | AnchorTarget):
+        return obs.focused if isinstance(action, TypeText) else None
+    try:
+        return anchorer.resolve(target, obs).element
+    except AnchorNotFound:
+        return None

@@ -1,0 +1,167 @@
+"""Run one task end to end: a fresh in-process vphone on the real adb server, a model behind
+the real openai client (the expert double by default, or a real OpenAI-compatible endpoint),
+and the Orchestrator.
+
+Success comes from ``task.check(phone)`` — the app's true state — never from the agent's
+claim; an impossible task succeeds only when the run also ends ``infeasible``. With
+``trace_dir`` the run leaves a trace folder (and its HTML report) there, and its per-step
+observe / model / act times are read back from that trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omg_agent.brain.agent import open_agent
+from omg_agent.config import Settings
+from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
+from omg_agent.sim.expert.tasks import Task
+from omg_agent.sim.model_double import ModelDouble
+from omg_agent.vphone import adbhost
+from omg_agent.vphone.phone import VirtualPhone
+
+log = logging.getLogger(__name__)
+
+# Time-breakdown part -> the step-timing names that feed it (trace.jsonl, seconds).
+TIMING_PARTS = {"observe": ("observe_s", "observe"),
+                "model": ("decide_s", "model", "model_s", "decide"),
+                "act": ("act_s", "act")}
+
+
+@dataclass(frozen=True)
+class TaskRun:
+    """One run's outcome: the truth (``success``) and what it cost.
+
+    ``wall_s`` is the agent's run (plan to finish); ``timings`` sums the operator steps'
+    observe / model / act seconds over ``turns`` recorded steps (empty without a trace).
+    ``setup_digest`` fingerprints the phone's state after ``task.setup``: equal seeds, equal
+    digests.
+    """
+
+    goal: str
+    success: bool
+    status: str
+    model_calls: int
+    steps: int
+    tokens_in: int
+    tokens_out: int
+    task_id: str = ""
+    tags: tuple[str, ...] = ()
+    impossible: bool = False
+    seed: int = 0
+    wall_s: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+    turns: int = 0
+    setup_digest: str = ""
+    trace_dir: str | None = None
+    report: str | None = None
+    answer: str = ""
+    error: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["tags"] = list(self.tags)
+        return out
+
+
+@contextmanager
+def vphone_on_adb(seed: int = 0) -> Iterator[tuple[VirtualPhone, str]]:
+    """A fresh in-process vphone connected to the adb server; disconnected at exit."""
+    phone = VirtualPhone(seed=seed)
+    try:
+        server = phone.serve()
+        serial = adbhost.connect("127.0.0.1", server.port)
+        try:
+            yield phone, serial
+        finally:
+            adbhost.disconnect(serial)
+    finally:
+        phone.close()
+
+
+def sim_settings(base_url: str, runs_dir: Path, max_steps: int = 40) -> Settings:
+    return Settings(base_url=base_url, model="sim", max_steps=max_steps,
+                    retry_backoff_s=0.001, retry_backoff_max_s=0.01, timeout_s=20,
+                    runs_dir=runs_dir)
+
+
+def with_overrides(settings: Settings, overrides: Mapping[str, Any]) -> Settings:
+    """``settings`` with some fields replaced, validated like any setting (``ValueError``
+    names the field)."""
+    if not overrides:
+        return settings
+    values = {name: getattr(settings, name) for name in Settings.model_fields}
+    return Settings.model_validate({**values, **overrides})
+
+
+def setup_digest(phone: VirtualPhone) -> str:
+    """A short fingerprint of the phone's whole state (apps, foreground, locale)."""
+    text = json.dumps(phone.state(), sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def step_timings(trace_dir: Path) -> tuple[dict[str, float], int]:
+    """Summed observe / model / act seconds of a trace's steps, and how many steps."""
+    from omg_agent.trace.loader import load_trace
+
+    steps = load_trace(trace_dir).steps
+    sums = dict.fromkeys(TIMING_PARTS, 0.0)
+    for step in steps:
+        for part, names in TIMING_PARTS.items():
+            sums[part] += next((step.timings[n] for n in names if n in step.timings), 0.0)
+    return {k: round(v, 4) for k, v in sums.items()}, len(steps)
+
+
+def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int | None = None,
+             max_steps: int = 40, overrides: Mapping[str, Any] | None = None,
+             endpoint: Settings | None = None, trace_dir: Path | None = None) -> TaskRun:
+    """Run ``task`` once on a fresh phone with ``seed``; success read from the phone.
+
+    The expert double answers (its noise drawn from ``noise_seed``, default ``seed``)
+    unless ``endpoint`` names a real model. ``overrides`` replace Settings fields;
+    ``trace_dir`` (must not exist yet) receives the trace and ``report.html``.
+    """
+    from omg_agent.drivers.adb import AdbDriver
+
+    with vphone_on_adb(seed) as (phone, serial), ExitStack() as stack:
+        task.setup(phone)
+        digest = setup_digest(phone)
+        if endpoint is None:
+            policy = ExpertPolicy(task, phone, noise,
+                                  seed=seed if noise_seed is None else noise_seed)
+            double = stack.enter_context(ModelDouble(policy))
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            settings = sim_settings(double.base_url, tmp, max_steps)
+        else:
+            settings = with_overrides(endpoint, {"max_steps": max_steps})
+        settings = with_overrides(settings, overrides or {})
+        driver = AdbDriver(serial)
+        stack.callback(driver.close)
+        ask = getattr(task, "answer_user", None)
+        result = open_agent(stack, driver, settings, task.goal, run_dir=trace_dir,
+                            session=f"bench-{seed}",
+                            ask_user=ask if callable(ask) else None).run(task.goal)
+        success = task.check(phone) and (result.status == "infeasible" or not task.impossible)
+    log.info("%s: %s (agent said %s)", task.goal, success, result.status)
+    timings: dict[str, float] = {}
+    turns, report = 0, None
+    if trace_dir is not None:
+        from omg_agent.trace.report import render_report
+
+        timings, turns = step_timings(trace_dir)
+        report = str(render_report(trace_dir))
+    return TaskRun(task.goal, success, result.status, result.model_calls,
+                   result.steps_used, result.tokens_in, result.tokens_out,
+                   task_id=task.id, tags=tuple(task.tags), impossible=task.impossible,
+                   seed=seed, wall_s=round(result.wall_s, 4), timings=timings, turns=turns,
+                   setup_digest=digest, answer=result.answer,
+                   trace_dir=str(trace_dir) if trace_dir is not None else None, report=report)
