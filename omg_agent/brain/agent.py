@@ -46,12 +46,12 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                ask_user: Callable[[str], str | None] | None = None,
                on_progress: Callable[[Any], None] | None = None,
                confirm: ConfirmationChannel | None = None,
-               secrets: SecretVault | None = None) -> Orchestrator:
+               secrets: SecretVault | None = None, resume: bool = False) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
     ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
     sensitive-action gate asks for a yes (None: nobody — a held action stops the run
     resumable). ``secrets`` (default: a new vault) receives the run's secrets; pass one to
-    mask what the caller prints with it too."""
+    mask what the caller prints with it too. ``resume`` continues the trace in ``run_dir``."""
     vault = run_secrets(task, settings, secrets)
     stack.enter_context(masking_logs(vault))
     driver = SecretTyping(driver, vault)
@@ -63,10 +63,11 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
     if run_dir is not None:
         from omg_agent.trace.recorder import TraceRecorder
 
-        recorder = stack.enter_context(TraceRecorder(run_dir, task=task, secrets=vault))
-    return Orchestrator(driver, planner, operator, memory, settings, recorder,
-                        _noting_answers(ask_user, vault), on_progress=on_progress,
-                        gatekeeper=gatekeeper(settings, task, confirm))
+        recorder = stack.enter_context(TraceRecorder(run_dir, task=task, secrets=vault,
+                                                     resume=resume))
+    return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
+                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm),
+                        secrets=vault)
 
 
 def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
@@ -80,21 +81,6 @@ def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
     if len(key) >= MIN_API_KEY:  # a placeholder key ("x", "none") is no secret to hide
         vault.add("api_key", key)
     return vault
-
-
-def _noting_answers(ask_user: Callable[[str], str | None] | None, vault: SecretVault
-                    ) -> Callable[[str], str | None] | None:
-    """``ask_user`` that adds an answer about a password, code or PIN to ``vault`` before
-    anyone records or sends it."""
-    if ask_user is None:
-        return None
-
-    def ask(question: str) -> str | None:
-        answer = ask_user(question)
-        vault.note_answer(question, answer)
-        return answer
-
-    return ask
 
 
 def gatekeeper(settings: Settings, task: str,

@@ -94,11 +94,13 @@ class TraceRecorder:
     """
 
     def __init__(self, run_dir: Path, *, task: str, redact: Iterable[str] = (),
-                 secrets: SecretVault | None = None) -> None:
+                 secrets: SecretVault | None = None, resume: bool = False) -> None:
         self.run_dir = Path(run_dir)
         self.trace_path = self.run_dir / TRACE_FILE
-        if self.trace_path.exists():
-            raise ConfigError(f"{self.trace_path} already exists: give each run its own folder")
+        if resume != self.trace_path.exists():
+            raise ConfigError(f"{self.trace_path} does not exist: nothing to resume" if resume
+                              else f"{self.trace_path} already exists: give each run its "
+                                   "own folder")
         (self.run_dir / SCREENS_DIR).mkdir(parents=True, exist_ok=True)
         self.task = task
         self.secrets = secrets if secrets is not None else SecretVault()
@@ -112,8 +114,25 @@ class TraceRecorder:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.finished = False
-        self._write({"record": "task", "task": task, "started": self._started,
-                     "version": FORMAT_VERSION})
+        if resume:  # a resumed run goes on in the same trace: numbers and counts continue
+            self._continue()
+            self._write({"record": "event", "kind": "resume", "t": 0.0, "data": {}})
+        else:
+            self._write({"record": "task", "task": task, "started": self._started,
+                         "version": FORMAT_VERSION})
+
+    def _continue(self) -> None:
+        for line in self.trace_path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record.get("record") == "step":
+                self._step_numbers.add(int(record["step"]))
+                self._count_call(int(record.get("prompt_tokens") or 0),
+                                 int(record.get("completion_tokens") or 0),
+                                 bool(record.get("model_reply")))
+            elif record.get("record") == "task":
+                self._started = float(record.get("started") or self._started)
+        self._used_names = {p.stem.removesuffix("-som")
+                            for p in (self.run_dir / SCREENS_DIR).glob("*.jpg")}
 
     def __enter__(self) -> TraceRecorder:
         return self
