@@ -137,9 +137,9 @@ class ExactBrightness(Brightness):
         bar = phone.find_view(resource_id=f"{SETTINGS}:id/brightness")
         if bar is None:
             return [wait()]
-        screen = ScreenGeometry(phone.profile.width, phone.profile.height)
-        x = _seek_x(bar.bounds, self.level, screen)
-        y = screen.to_normalized((0, (bar.bounds[1] + bar.bounds[3]) / 2)).y
+        geometry = ScreenGeometry(phone.profile.width, phone.profile.height)
+        x = _seek_x(bar.bounds, self.level, geometry)
+        y = geometry.to_normalized((0, (bar.bounds[1] + bar.bounds[3]) / 2)).y
         return [{"type": "tap", "target": point(x, y)}] if x is not None else [wait()]
 
 
