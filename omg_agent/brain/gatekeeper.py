@@ -11,11 +11,12 @@ a later ``--answer yes`` approves exactly that action once.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from omg_agent.core.actions import Action, AnchorTarget, PointTarget
+from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
 from omg_agent.guards.sensitive import Gate, target_element, text_at
@@ -57,6 +58,9 @@ class GateKeeper:
             element = _element(action, obs, anchorer)
             decision = self.gate.check(action, element, obs,
                                        ocr_text=None if element else _pixel_text(action, obs))
+            # the screen as the next action of the segment will find it: what this one types
+            # is in its field (a recipient typed before Send counts as the recipient)
+            obs = _typed_into(obs, action, element)
             if not decision.needs_confirmation or decision.sensitivity is None:
                 continue
             request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
@@ -81,6 +85,16 @@ class GateKeeper:
 
     def approve(self, describe: str) -> None:
         self.approved.append(describe)
+
+
+def _typed_into(obs: Observation, action: Action, element: UIElement | None) -> Observation:
+    if not isinstance(action, TypeText) or element is None or not element.editable \
+            or element.password:
+        return obs
+    text = action.text if action.clear else element.text + action.text
+    typed = dataclasses.replace(element, text=text)
+    return dataclasses.replace(obs, elements=tuple(typed if e is element else e
+                                                   for e in obs.elements))
 
 
 def _pixel_text(action: Action, obs: Observation) -> str | None:
