@@ -230,17 +230,17 @@ class Orchestrator:
             self._all_ticked()
             return
         step = s.todo.steps[index]
+        started = time.perf_counter()
+        obs = self.driver.observe()
+        verdict = self.loops.judge(obs)  # a loop is named a loop before tries run out
+        if verdict is not None and verdict.escalated:
+            self._climb(index, step, verdict, obs)
+            return
         if s.attempt.turns >= step.max_tries or s.attempt.elapsed() > step.time_budget_s:
             # out of time, or out of tries while making progress: a timeout, not a loop
             self._fail_step(index, step, FailureKind.TIMEOUT
                             if s.attempt.turns < step.max_tries or not s.attempt.failures
                             else None)
-            return
-        started = time.perf_counter()
-        obs = self.driver.observe()
-        verdict = self.loops.judge(obs)
-        if verdict is not None and verdict.escalated:
-            self._climb(index, step, verdict, obs)
             return
         ctx = TurnContext(s.task, step, index + 1, s.todo.markdown(), s.history(),
                           "\n".join([s.dialogue.for_operator(), s.note]).strip())
@@ -488,7 +488,8 @@ class Orchestrator:
                 "check the task (names, items, settings) and run a feasible one"))
             return
         pending = s.todo.pending()
-        if replan.status == "done" and not failed and (claim is not None or not pending):
+        if replan.status == "done" and not failed and (
+                claim is not None or not pending or self._end_state_shown()):
             s.todo.tick_all()
             self._done(self.memory.substitute(claim or "") or words)
             return
@@ -499,6 +500,16 @@ class Orchestrator:
             "look at the phone, then run the task again or split it into smaller tasks"))
         self._event("planner_end_refused" if replan.status == "done" else "give_up",
                     reason=why, response=words)
+
+    def _end_state_shown(self) -> bool:
+        """Whether the phone shows the plan's end state now: the last step's checks pass
+        (a planner that says 'done' with steps unticked is believed only then)."""
+        s = self._s
+        final = s.todo.steps[-1]
+        if not final.checks:
+            return False
+        s.last_obs = self.driver.observe()
+        return verify_step(final, s.last_obs, self.memory.get, self.memory.substitute) is None
 
     def _all_ticked(self) -> None:
         s = self._s

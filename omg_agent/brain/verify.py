@@ -81,6 +81,9 @@ def _element(check: ElementCheck, obs: Observation) -> str:
     if not check.present:
         return "" if found is None else f"{check.describe()}: it is on the screen"
     if found is None:
+        if not check.in_field and anchor_element(check.anchor(), obs) is not None:
+            return (f"{check.describe()}: found only in an edit field (typed text is no "
+                    "evidence; the check would need in_field: true)")
         return f"{check.describe()}: no such element on the screen"
     if check.shows is not None and not _shows(found, check.shows):
         return f"{check.describe()}: it shows {found.label!r}"

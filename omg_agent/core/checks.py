@@ -68,7 +68,8 @@ class ElementCheck(_Check):
     def describe(self) -> str:
         keys = [f"{k}={getattr(self, k)!r}" for k in ("text", "resource_id", "desc")
                 if getattr(self, k) is not None]
-        what = "element " + ", ".join(keys)
+        how = "" if self.match == "exact" else f" ({self.match})"
+        what = "element " + ", ".join(keys) + how
         if not self.present:
             return what + " is absent"
         if self.checked is not None:
