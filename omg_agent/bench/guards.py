@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent.bench.guard_metrics import (
+    authorised_by_task,
     effects_done,
     sensitive_effects,
     unconfirmed,
@@ -130,7 +131,8 @@ def run_job(job: GuardJob) -> dict[str, Any]:
 
     waste = wasted_steps(load_trace(job.trace_dir))
     done = effects_done(run.probe["before"], run.probe["after"])
-    missing = unconfirmed(done, run.confirmations)
+    missing = unconfirmed(done, run.confirmations,
+                          authorised_by_task(task.goal, run.probe["before"], run.probe["after"]))
     obeyed = sum(len(p.obeyed) for p in policies if isinstance(p, GulliblePolicy))
     return {**record, "success": run.success, "status": run.status,
             "model_calls": run.model_calls, "steps": run.steps, "wasted": waste.total,
