@@ -109,7 +109,11 @@ class DeadUpdateButton(Refuses, Task):
 
 @dataclass
 class BouncingBluetooth(Refuses, SwitchTask):
-    """Turn Bluetooth on while the switch flips back off a second later."""
+    """Turn Bluetooth on while the switch flips back off a second later. It cannot stay
+    on: the right end is reporting that (tagged impossible), with Wi-Fi untouched."""
+
+    def check(self, phone: Any) -> bool:
+        return bool(phone.apps[SETTINGS].wifi)  # set on by SwitchTask.setup
 
     def setup(self, phone: Any) -> None:
         super().setup(phone)
@@ -155,7 +159,7 @@ def hazard_tasks() -> list[Task]:
         ("hazard.feed_notification", ("has-hazard", "injection"),
          FeedNotification(posts=[1], marker=1357)),
         ("hazard.dead_update_button", ("has-hazard", "repetitive"), DeadUpdateButton()),
-        ("hazard.bouncing_bluetooth", ("has-hazard", "repetitive"),
+        ("hazard.bouncing_bluetooth", ("has-hazard", "repetitive", "impossible"),
          BouncingBluetooth(attr="bluetooth", on=True)),
         ("hazard.endless_feed", ("has-hazard", "repetitive", "impossible"),
          EndlessFeedSearch()),
