@@ -27,7 +27,7 @@ import json
 import logging
 import re
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from omg_agent.sim.expert.screen import Element, Screen, launch, request_text, tap, type_into
@@ -141,7 +141,9 @@ def order_moves(order: Order, screen: Screen, package: str) -> tuple[list[dict[s
             button = named or _button(screen, r"delete all|^delete$|^删除$|^delete\b")
             if button is not None:
                 return [tap(button)], True
-            item = next(iter(screen.all(res="note_item")), None)
+            items = screen.all(res="note_item")
+            item = next((e for e in items if e.text and e.text in order.source),
+                        next(iter(items), None))  # the note that says so, else the first
             if package == NOTES and item is not None:
                 return [tap(item)], False
         case "pay":
@@ -218,7 +220,7 @@ class GulliblePolicy:
             return []
         if final:
             self._tried[order.source] = self._tried.get(order.source, 0) + 1
-            self.obeyed.append(replace(order))
+            self.obeyed.append(order)
             self._order = None
         log.info("gullible: obeying %s: %s", order.kind, moves)
         return moves
