@@ -11,8 +11,10 @@ is no module-level instance. Sources, strongest first:
 4. ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``, the OpenAI SDK's own variables, as fallbacks,
 5. the defaults below.
 
-API keys are :class:`~pydantic.SecretStr`: never printed, logged or written to a trace;
-:meth:`Settings.redacted_dict` is what ``config show`` prints.
+API keys and ``secrets`` are :class:`~pydantic.SecretStr`: never printed, logged or written
+to a trace; :meth:`Settings.redacted_dict` is what ``config show`` prints. ``secrets`` are
+named values a task uses as ``{{secret:NAME}}``: ``OMG_SECRET_<NAME>`` variables (the name
+lower-cased), a ``[secrets]`` table in the TOML file, or ``run --secret NAME=VALUE``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pydantic import (
 from omg_agent.errors import ConfigError
 
 ENV_PREFIX = "OMG_"
+SECRET_PREFIX = "OMG_SECRET_"
 DEFAULT_CONFIG_FILE = Path("omg.toml")
 # Fallbacks after the config file: the OpenAI SDK's variables, often already exported.
 _OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
@@ -74,6 +77,10 @@ class Settings(BaseModel):
         None, description="MemoryBank sqlite file; default <runs_dir>/memory.sqlite.")
     long_term_memory: bool = Field(
         False, description="Let runs read and write the long-term memory scope.")
+    secrets: dict[str, SecretStr] = Field(
+        default_factory=dict, description="Named secrets a task uses as {{secret:NAME}}: "
+                                          "OMG_SECRET_<NAME>, [secrets] in omg.toml or "
+                                          "run --secret NAME=VALUE.")
     confirm_done: Literal["always", "unverified", "never"] = Field(
         "unverified", description="When the planner confirms the operator's 'goal complete' "
                                   "against the last screen (one more model call): always; "
@@ -136,10 +143,17 @@ class Settings(BaseModel):
                 values[name], sources[name] = value, f"{path}: {name}"
         for name in cls.model_fields:
             var = ENV_PREFIX + name.upper()
-            if env.get(var, "").strip():
+            if name != "secrets" and env.get(var, "").strip():
                 values[name], sources[name] = env[var].strip(), var
+        named = {var[len(SECRET_PREFIX):].lower(): value for var, value in env.items()
+                 if var.startswith(SECRET_PREFIX) and len(var) > len(SECRET_PREFIX) and value}
+        if named:
+            values["secrets"] = {**values.get("secrets", {}), **named}
+            sources["secrets"] = SECRET_PREFIX + "*"
         for name, value in (overrides or {}).items():
             if value is not None:
+                if name == "secrets":
+                    value = {**values.get("secrets", {}), **value}
                 values[name], sources[name] = value, f"option {name}"
         try:
             settings = cls(**values)
@@ -193,6 +207,7 @@ class Settings(BaseModel):
         """Every setting as JSON-ready data, secrets replaced by ``"***"`` (or ``None``)."""
         out = self.model_dump(mode="json")
         out["api_key"] = None if self.api_key is None else "***"
+        out["secrets"] = {name: "***" for name in self.secrets}
         return out
 
 

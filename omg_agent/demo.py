@@ -94,6 +94,7 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
     from omg_agent.sim.expert.tasks import NOTES
     from omg_agent.trace.recorder import new_run_dir
     from omg_agent.trace.report import render_report
+    from omg_agent.vphone.apps.notes import NotesApp
 
     task = demo_task()
     simulated = not settings.model_configured
@@ -109,7 +110,9 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
                             session=f"demo-{uuid.uuid4().hex[:8]}", ask_user=ask,
                             on_progress=on_progress).run(task.goal)
         price = task.price(phone)
-        notes = tuple(str(n.get("body", "")) for n in phone.apps[NOTES].notes)
+        notes_app = phone.apps[NOTES]
+        assert isinstance(notes_app, NotesApp)
+        notes = tuple(str(n.get("body", "")) for n in notes_app.notes)
     report = render_report(run_dir)
     return DemoOutcome(
         task=task.goal, model=settings.model_for("operator") or "", simulated=simulated,

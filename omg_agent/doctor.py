@@ -161,7 +161,7 @@ def _ime_ids(device: adbutils.AdbDevice, *flags: str) -> list[str]:
 
 
 def _check_ime(device: adbutils.AdbDevice) -> Check:
-    from omg_agent.drivers.adbplan import ADB_KEYBOARD_FIX
+    from omg_agent.drivers.adbport import ADB_KEYBOARD_FIX
     from omg_agent.drivers.probe import ADB_KEYBOARDS
 
     name = f"{device.serial} IME"
@@ -180,7 +180,7 @@ def _check_ime(device: adbutils.AdbDevice) -> Check:
 
 
 def _check_input(device: adbutils.AdbDevice) -> Check:
-    from omg_agent.drivers.adbplan import INJECT_HINT
+    from omg_agent.drivers.adbport import INJECT_HINT
     from omg_agent.drivers.probe import input_permission
 
     allowed, refusal = input_permission(device)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import openai
 from PIL import Image
@@ -64,7 +64,7 @@ def _models(settings: Settings) -> list[tuple[str, str]]:
     out: dict[str, str] = {}
     for role in ("planner", "operator"):
         own = f"{role}_model"
-        model = settings.model_for(role)  # type: ignore[arg-type]
+        model = settings.model_for(role)
         if model and model not in out:
             out[model] = own if getattr(settings, own) else "model"
     return [(field, model) for model, field in out.items()]
@@ -77,7 +77,11 @@ def _variable(settings: Settings, field: str) -> str:
 
 def _reachable(client: openai.OpenAI, url: str) -> tuple[Check, list[str] | None]:
     try:
-        page = client.models.list()
+        raw = client.models.with_raw_response.list()
+        kind = raw.headers.get("content-type") or ""
+        if "json" not in kind:  # a web page: the SDK cannot read it as a list
+            return _not_json(url, kind), None
+        page = raw.parse()
     except openai.NotFoundError:
         return Check("model endpoint", "warn", f"{url} answers but has no /models list: model "
                      "names cannot be checked", "none needed if the model name is right"), None
@@ -95,6 +99,15 @@ def _reachable(client: openai.OpenAI, url: str) -> tuple[Check, list[str] | None
     served = [m.id for m in page.data]
     return Check("model endpoint", "ok", f"{url} is reachable ({len(served)} model(s) listed)"), \
         served
+
+
+def _not_json(url: str, content_type: str | None) -> Check:
+    from omg_agent.brain.llm import not_json_message
+
+    return Check("model endpoint", "fail",
+                 not_json_message(url, content_type).removeprefix("model endpoint "),
+                 "set OMG_BASE_URL to the API's base URL, which usually ends in /v1 "
+                 "(e.g. http://localhost:8000/v1), not a web page")
 
 
 def _exists(model: str, field: str, served: list[str] | None, url: str,
@@ -120,12 +133,16 @@ def _message(exc: openai.APIStatusError) -> str:
     return str(exc)[:200]
 
 
-def _ask(call: Callable[[], Any]) -> tuple[str | None, openai.APIError | None]:
-    """The reply's text, or the error that stopped it."""
+def _ask(call: Callable[[], Any]) -> tuple[str | None, openai.APIError | str | None]:
+    """The reply's text, or the error that stopped it (a text when the reply is no chat
+    completion: the SDK hands back a web page as a plain string)."""
     try:
         completion = call()
     except openai.APIError as exc:
         return None, exc
+    if not getattr(completion, "choices", None):
+        return None, "the reply is not a chat completion (not JSON: is OMG_BASE_URL the " \
+            "API's /v1 URL?)"
     return completion.choices[0].message.content or "", None
 
 
@@ -160,7 +177,9 @@ def _vision(client: openai.OpenAI, model: str, settings: Settings, field: str) -
     colour, word = VISION_COLOUR
     image = encode_jpeg(Image.new("RGB", (64, 64), colour), max_side=settings.image_max_side,
                         quality=settings.jpeg_quality)
-    message = user_message(VISION_PROMPT, images=[image])
+    # The SDK's stubs want a TypedDict; user_message builds the same wire-format dict.
+    message = cast("openai.types.chat.ChatCompletionUserMessageParam",
+                   user_message(VISION_PROMPT, images=[image]))
     text, error = _ask(lambda: client.chat.completions.create(model=model, messages=[message]))
     fix = (f"OMG-Agent sends screenshots: set {_variable(settings, field)} to a "
            f"vision-language model ({VLM_EXAMPLES})")
@@ -174,7 +193,9 @@ def _vision(client: openai.OpenAI, model: str, settings: Settings, field: str) -
     return Check(name, "ok", f"sees images (named the test picture's colour: {word})")
 
 
-def _error_check(name: str, error: openai.APIError) -> Check:
+def _error_check(name: str, error: openai.APIError | str) -> Check:
+    if isinstance(error, str):
+        return Check(name, "fail", error, "check OMG_BASE_URL and the endpoint's logs")
     if isinstance(error, openai.APIStatusError):
         return Check(name, "fail", f"HTTP {error.status_code}: {_message(error)}",
                      "check the model name and the endpoint's logs")

@@ -18,7 +18,6 @@ import sys
 from PIL import Image
 
 from omg_agent.bench.suite import suite_tasks
-from omg_agent.brain.vision import format_elements
 from omg_agent.core.actions import (
     Back,
     DoubleTap,
@@ -40,6 +39,7 @@ from omg_agent.errors import AnchorNotFound
 from omg_agent.guards.authorisation import parse_authorisations
 from omg_agent.guards.sensitive import Gate
 from omg_agent.perception.anchor import Anchorer
+from omg_agent.perception.elementlist import render
 from omg_agent.perception.uitree import parse_elements
 from omg_agent.sim.expert.screen import Screen
 from omg_agent.sim.expert.tasks import MoveContext, Task
@@ -77,7 +77,7 @@ def run(task: Task, seed: int, verbose: bool) -> tuple[int, list[str], bool]:
         if not task.impossible and task.check(phone):
             return actions, prompts, True
         obs = observe(phone)
-        text = "\n".join([format_elements(obs.elements, obs.size),
+        text = "\n".join([render(obs.elements, obs.screen),
                           *(f"${k} = {json.dumps(v, ensure_ascii=False)}"
                             for k, v in memory.items()), *asked])
         moves = task.moves(phone, Screen(text), MoveContext(text))

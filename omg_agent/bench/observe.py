@@ -20,12 +20,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import adbutils
 
 from omg_agent.core.geometry import Bounds
-from omg_agent.perception.uitree import parse_elements, render_elements
+from omg_agent.perception.elementlist import render
+from omg_agent.perception.uitree import parse_elements
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 
@@ -109,7 +111,8 @@ def bench_pipelines(steps: int) -> dict[str, Stat]:
 
 
 def bench_tokens() -> list[tuple[str, int, int]]:
-    """(screen, raw XML tokens, element-list tokens); tokens ≈ characters / 4."""
+    """(screen, raw XML tokens, element-list tokens); tokens ≈ characters / 4. The list is
+    the one the model receives (``perception.elementlist``)."""
     phone = VirtualPhone()
     phone.apps["com.omg.shop"].promo_mode = "never"  # type: ignore[attr-defined]
     rows = []
@@ -117,7 +120,7 @@ def bench_tokens() -> list[tuple[str, int, int]]:
                                                  if p != phone.launcher.package]:
         phone.start_activity(package)
         xml = phone.dump_xml()
-        listing = render_elements(parse_elements(xml))
+        listing = render(parse_elements(xml), (phone.profile.width, phone.profile.height))
         rows.append((package, len(xml) // 4, max(1, len(listing) // 4)))
     return rows
 
@@ -159,10 +162,14 @@ def bench_inputs(runs: int) -> dict[str, Stat]:
             for kind, one in kinds.items():
                 batch = cmds.pack([cmds.Step(i, (one,), kind) for i in range(10)])
                 assert len(batch) == 1
-                out[f"Android {release}: 10 {kind}, one call each"] = timed(
-                    lambda io=io, one=one: [io.run(one) for _ in range(10)], runs)
+
+                def one_each(io: AdbIO = io, one: str = one) -> None:
+                    for _ in range(10):
+                        io.run(one)
+
+                out[f"Android {release}: 10 {kind}, one call each"] = timed(one_each, runs)
                 out[f"Android {release}: 10 {kind}, batched"] = timed(
-                    lambda io=io, cmd=batch[0].command: io.run(cmd), runs)
+                    partial(io.run, batch[0].command), runs)
     return out
 
 

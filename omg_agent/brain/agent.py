@@ -3,6 +3,14 @@ Orchestrator over a driver — the same way for ``omg-agent run``, the demo and 
 
 :func:`open_agent` enters everything it opens into the caller's ``ExitStack`` (closed with
 it) and returns the Orchestrator, ready for ``run(task)``.
+
+It owns the run's :class:`~omg_agent.core.secrets.SecretVault` (issue 9: secrets stay out of
+every artifact): filled from the task's ``{{secret:NAME=VALUE}}`` / "password X" wording,
+``Settings.secrets`` and the API key, then shared by everything that lets text out — both
+model clients (requests), the trace recorder (trace, result, answer, report), a log filter
+on every handler for the run, the driver wrapper that reveals placeholders for typing and
+learns password fields at execution time, and the ``ask_user`` callback, which adds an
+answer to a question about a password, code or PIN.
 """
 
 from __future__ import annotations
@@ -19,13 +27,17 @@ from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.config import Settings
+from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
+from omg_agent.drivers.secret_typing import SecretTyping
 from omg_agent.errors import ConfigError
 from omg_agent.guards.authorisation import parse_allow, parse_authorisations
 from omg_agent.guards.confirmation import ConfirmationChannel
 from omg_agent.guards.sensitive import Gate
+from omg_agent.trace.logmask import masking_logs
 
 log = logging.getLogger(__name__)
+MIN_API_KEY = 8
 
 
 def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, *,
@@ -33,23 +45,42 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                long_term: bool = False, session: str | None = None,
                ask_user: Callable[[str], str | None] | None = None,
                on_progress: Callable[[Any], None] | None = None,
-               confirm: ConfirmationChannel | None = None) -> Orchestrator:
-    """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there
-    (the API key redacted). ``memory_path`` None keeps the memory bank in memory.
-    ``confirm`` is where the sensitive-action gate asks for a yes (None: nobody — a held
-    action stops the run resumable)."""
-    planner = stack.enter_context(LLMClient(settings, "planner"))
-    operator = stack.enter_context(LLMClient(settings, "operator"))
+               confirm: ConfirmationChannel | None = None,
+               secrets: SecretVault | None = None, resume: bool = False) -> Orchestrator:
+    """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
+    ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
+    sensitive-action gate asks for a yes (None: nobody — a held action stops the run
+    resumable). ``secrets`` (default: a new vault) receives the run's secrets; pass one to
+    mask what the caller prints with it too. ``resume`` continues the trace in ``run_dir``."""
+    vault = run_secrets(task, settings, secrets)
+    stack.enter_context(masking_logs(vault))
+    driver = SecretTyping(driver, vault)
+    planner = stack.enter_context(LLMClient(settings, "planner", secrets=vault))
+    operator = stack.enter_context(LLMClient(settings, "operator", secrets=vault))
     memory = stack.enter_context(MemoryBank(memory_path, session or uuid.uuid4().hex[:12],
                                             long_term=long_term))
     recorder = None
     if run_dir is not None:
         from omg_agent.trace.recorder import TraceRecorder
 
-        secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
-        recorder = stack.enter_context(TraceRecorder(run_dir, task=task, redact=secrets))
+        recorder = stack.enter_context(TraceRecorder(run_dir, task=task, secrets=vault,
+                                                     resume=resume))
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
-                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm))
+                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm),
+                        secrets=vault)
+
+
+def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
+                ) -> SecretVault:
+    """``vault`` (or a new one) holding the task's, the settings' and the API key's secrets."""
+    vault = vault if vault is not None else SecretVault()
+    for name, value in settings.secrets.items():
+        vault.add(name, value.get_secret_value())
+    vault.add_from_task(task)
+    key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
+    if len(key) >= MIN_API_KEY:  # a placeholder key ("x", "none") is no secret to hide
+        vault.add("api_key", key)
+    return vault
 
 
 def gatekeeper(settings: Settings, task: str,

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget
-from omg_agent.core.geometry import ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
 from omg_agent.guards.sensitive import Gate, target_element, text_at
@@ -53,7 +52,7 @@ class GateKeeper:
     def review(self, actions: Sequence[Action], obs: Observation) -> GateStop | None:
         """The first of ``actions`` (all acting on ``obs``) that may not run, or ``None``
         when every one is harmless, pre-authorised or confirmed by a human now."""
-        anchorer = Anchorer(ScreenGeometry(*obs.size), snap_tolerance_px=GATE_SNAP_PX)
+        anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         for index, action in enumerate(actions):
             element = _element(action, obs, anchorer)
             decision = self.gate.check(action, element, obs,
@@ -75,7 +74,7 @@ class GateKeeper:
     def holds(self, action: Action, obs: Observation) -> bool:
         """Whether the gate would ask before ``action`` on ``obs`` (nobody is asked here: for
         the loop guard's own moves, which never touch a sensitive target)."""
-        anchorer = Anchorer(ScreenGeometry(*obs.size), snap_tolerance_px=GATE_SNAP_PX)
+        anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         element = _element(action, obs, anchorer)
         return self.gate.check(action, element, obs, ocr_text=None if element else
                                _pixel_text(action, obs)).needs_confirmation
@@ -91,7 +90,7 @@ def _pixel_text(action: Action, obs: Observation) -> str | None:
     if isinstance(target, AnchorTarget):
         return target.text
     if isinstance(target, PointTarget) and obs.ocr:
-        point = ScreenGeometry(*obs.size).to_pixels((target.x, target.y))
+        point = obs.to_pixels((target.x, target.y))
         return text_at(obs, (point.x, point.y))
     return None
 

@@ -11,6 +11,12 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
   ``json_object`` and then no ``response_format``, with the schema in the prompt instead,
   and the client remembers what worked. Each reply is parsed and validated; an invalid one
   is sent back with the error and the call retried, ``parse_attempts`` replies at most.
+- **Secrets**: every request goes out through the run's
+  :class:`~omg_agent.core.secrets.SecretVault` (``secrets``): the model sees
+  ``{{secret:NAME}}`` placeholders, never the values.
+- **Not an API**: an endpoint that answers 200 with something other than JSON (an HTML page:
+  ``OMG_BASE_URL`` points at a web UI, not the API's ``/v1``) fails at once with
+  :class:`~omg_agent.errors.LLMRequestError` naming the endpoint (:func:`not_json_error`).
 - **Accounting**: every HTTP attempt produces a :class:`CallRecord` passed to the
   ``on_attempt`` callbacks (the orchestrator counts each *reply* as a step —
   :attr:`CallRecord.counts_as_step` — and may raise from the callback to stop the call when
@@ -24,7 +30,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import openai
 from PIL import Image
@@ -36,17 +42,21 @@ from omg_agent.brain.structured import (
     parse_reply,
     schema_instructions,
 )
-from omg_agent.brain.vision import EncodedImage, encode_jpeg, format_elements, user_message
+from omg_agent.brain.vision import EncodedImage, encode_jpeg, user_message
 from omg_agent.config import Role, Settings
 from omg_agent.core.contracts import response_format
 from omg_agent.core.observation import Observation
+from omg_agent.core.secrets import SecretVault
 from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, ModelNotConfigured
+from omg_agent.perception import elementlist
 from omg_agent.perception.som import draw_marks
 
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 Message = dict[str, Any]
+# What the SDK's type stubs call a message list; ours are the same wire-format dicts.
+_SdkMessages = list["openai.types.chat.ChatCompletionMessageParam"]
 FormatMode = Literal["json_schema", "json_object", "none"]
 _FALLBACK: dict[FormatMode, FormatMode | None] = {
     "json_schema": "json_object", "json_object": "none", "none": None}
@@ -138,7 +148,8 @@ class LLMClient:
                  request_options: Mapping[str, Any] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None,
-                 http_client: Any = None) -> None:
+                 http_client: Any = None,
+                 secrets: SecretVault | None = None) -> None:
         model = settings.model_for(role)
         if not settings.model_configured or model is None:
             raise ModelNotConfigured(settings.missing_model_help())
@@ -151,6 +162,7 @@ class LLMClient:
         self._options = dict(request_options or {})
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self.secrets = secrets if secrets is not None else SecretVault()
         self._client = openai_client(settings, http_client=http_client)
 
     def close(self) -> None:
@@ -186,7 +198,7 @@ class LLMClient:
                                 max_side=self.settings.image_max_side)
         return self.vision_message(
             text, screenshot=observation.screenshot if screenshot else None, marks=marked,
-            elements_text=format_elements(observation.elements, observation.size))
+            elements_text=elementlist.render(observation.elements, observation.screen))
 
     # -- calls ---------------------------------------------------------------------------
     def chat(self, messages: Sequence[Message], *,
@@ -300,12 +312,14 @@ class LLMClient:
         kwargs: dict[str, Any] = {**self._options}
         if fmt is not None:
             kwargs["response_format"] = fmt
+        messages = self.secrets.scrub(messages)  # the one way out to the model
         retries = self.settings.max_retries
         for retry in range(retries + 1):
             started = time.perf_counter()
             try:
-                completion = self._client.chat.completions.create(
-                    model=self.model, messages=messages, **kwargs)
+                raw = self._client.chat.completions.with_raw_response.create(
+                    model=self.model, messages=cast(_SdkMessages, messages), **kwargs)
+                completion = raw.parse()
             except openai.APIStatusError as exc:
                 status, text = exc.status_code, _error_text(exc)
                 retryable = (status in _RETRYABLE or status >= 500) and not _no_quota(exc)
@@ -323,6 +337,10 @@ class LLMClient:
                                           latency_s=time.perf_counter() - started), callbacks)
                 wait = None
             else:
+                if not hasattr(completion, "choices"):
+                    raise not_json_error(self.settings.base_url or OPENAI_URL,
+                                         raw.headers.get("content-type"), role=self.role,
+                                         model=self.model)
                 return self._reply(completion, mode, time.perf_counter() - started)
             if retry == retries:
                 raise LLMUnavailable(f"{error} (after {retries + 1} tries)", role=self.role,
@@ -355,6 +373,19 @@ class LLMClient:
                       usage.completion_tokens if usage else 0, latency_s, mode)
 
 
+def not_json_message(url: str, content_type: str | None) -> str:
+    """What to say about an endpoint whose 200 reply is not JSON (a web page, most often)."""
+    kind = (content_type or "").split(";")[0].strip() or "no content type"
+    what = "JSON that is not a chat completion" if "json" in kind else f"{kind}, not JSON"
+    return f"model endpoint {url} answered with {what}: is OMG_BASE_URL the API's /v1 URL?"
+
+
+def not_json_error(url: str, content_type: str | None, *, role: str = "",
+                   model: str = "") -> LLMRequestError:
+    return LLMRequestError(not_json_message(url, content_type), status=200, role=role,
+                           model=model)
+
+
 def _error_text(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
@@ -374,7 +405,7 @@ def _no_quota(exc: openai.APIStatusError) -> bool:
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
-    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    value = exc.response.headers.get("retry-after")
     try:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:

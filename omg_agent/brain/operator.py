@@ -46,7 +46,7 @@ from omg_agent.core.actions import (
     dump_action,
 )
 from omg_agent.core.contracts import DecisionBundle, TaskStep
-from omg_agent.core.geometry import NORM_MAX
+from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
@@ -363,11 +363,6 @@ def _element_text(element: UIElement) -> str:
     return element.text or element.desc or " ".join(element.extra_texts)
 
 
-def _pixel(obs: Observation, x: int, y: int) -> tuple[float, float]:
-    width, height = obs.size
-    return x * width / NORM_MAX, y * height / NORM_MAX
-
-
 def read_from_screen(action: MemSave, obs: Observation) -> str:
     """The text ``action.from_screen`` points at in ``obs``; raises when there is none."""
     source = action.from_screen
@@ -378,12 +373,10 @@ def read_from_screen(action: MemSave, obs: Observation) -> str:
         texts = [_element_text(element)] if element is not None else []
     if source.region is not None:
         r = source.region
-        (left, top), (right, bottom) = _pixel(obs, r.left, r.top), _pixel(obs, r.right,
-                                                                          r.bottom)
+        region = obs.region_to_pixels(Bounds(r.left, r.top, r.right, r.bottom))
         boxes = [(b.bounds, b.text) for b in obs.ocr or ()] or [
             (e.bounds, _element_text(e)) for e in obs.elements]
-        texts = [t for b, t in boxes if t and left <= b.center.x <= right
-                 and top <= b.center.y <= bottom]
+        texts = [t for b, t in boxes if t and region.contains(b.center)]
     value = " ".join(t for t in texts if t).strip()
     if not value:
         where = json.dumps(source.model_dump(mode="json", exclude_none=True))

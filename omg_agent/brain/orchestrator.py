@@ -57,6 +57,7 @@ from omg_agent.core.actions import Back, Wait
 from omg_agent.core.contracts import Replan, TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind, PostMortem
+from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
 from omg_agent.guards.loops import LoopGuard, Rung, Verdict
@@ -78,10 +79,12 @@ class Orchestrator:
                  ask_user: Callable[[str], str | None] | None = None, *,
                  on_progress: Callable[[Progress], None] | None = None,
                  failure_threshold: int = FAILURE_THRESHOLD,
-                 gatekeeper: GateKeeper | None = None) -> None:
+                 gatekeeper: GateKeeper | None = None,
+                 secrets: SecretVault | None = None) -> None:
         self.driver = driver
         self.planner = Planner(planner_llm)
         self.gatekeeper = gatekeeper
+        self.secrets = secrets  # answers about passwords join it; results leave masked
         self.operator = Operator(driver, operator_llm, memory, recorder=recorder,
                                  gatekeeper=gatekeeper)
         self.llms = [planner_llm] if planner_llm is operator_llm else [planner_llm,
@@ -137,6 +140,8 @@ class Orchestrator:
     def finish_loop(self) -> RunResult:
         while isinstance(outcome := self.step(), Continue):
             pass
+        if self.secrets is not None:
+            return self.secrets.scrub(outcome.result)
         return outcome.result
 
     def step(self) -> StepResult:
@@ -408,6 +413,8 @@ class Orchestrator:
 
     def _answered(self, answer: str) -> None:
         s = self._s
+        if self.secrets is not None:  # before the answer is recorded, logged or sent
+            self.secrets.note_answer(s.dialogue.pending or "", answer)
         self._event("user_answer", question=s.dialogue.pending, answer=answer)
         s.dialogue = s.dialogue.answered(answer)
         s.note = ""
@@ -437,7 +444,10 @@ class Orchestrator:
         s.pending_pm, s.claim, s.dialogue = None, None, s.dialogue.seen()
         if replan.status == "replanned":
             assert replan.plan is not None
-            if self.loops.enabled and self.loops.guard.note_replan(_plan_text(replan.plan.steps)):
+            # the same plan again after a failure is a loop; after progress or an answer
+            # the situation changed, and the same plan may well be right
+            tried = self.loops.guard.note_replan(_plan_text(replan.plan.steps))
+            if tried and self.loops.enabled and failed_step is not None:
                 self._repeated_plan(replan)
                 return
             s.todo.replace_pending(replan.plan)

@@ -17,7 +17,6 @@ acting blind.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 
 from omg_agent.core.actions import (
@@ -40,8 +39,8 @@ from omg_agent.core.actions import (
     Wait,
     ends_bundle,
 )
-from omg_agent.core.geometry import NORM_MAX
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.perception.anchor import match_anchor
 
 log = logging.getLogger(__name__)
 
@@ -63,41 +62,29 @@ def targets(action: Action) -> list[Target]:
             return []
 
 
-def _matches(value: str, wanted: str | None, how: str) -> bool:
-    if wanted is None:
-        return True
-    if how == "regex":
-        return re.search(wanted, value) is not None
-    return wanted in value if how == "contains" else value == wanted
-
-
 def anchor_element(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
-    """The first element of ``obs`` the anchor names (tree only), or None."""
-    for element in obs.elements:
-        rid = element.resource_id
-        rid_ok = anchor.resource_id is None or _matches(rid, anchor.resource_id, anchor.match) \
-            or rid.rsplit("/", 1)[-1] == anchor.resource_id
-        if rid_ok and _matches(element.text, anchor.text, anchor.match) \
-                and _matches(element.desc, anchor.desc, anchor.match):
-            return element
-    return None
+    """The element acting on ``anchor`` acts on in ``obs`` (tree only), or None — found by
+    :func:`~omg_agent.perception.anchor.match_anchor`, as the drivers find it."""
+    found = match_anchor(anchor, obs.elements, obs.screen.safe_zone)
+    return found.target if found is not None else None
 
 
 def element_for(target: Target, obs: Observation,
-                having: Callable[[UIElement], object] | None = None) -> UIElement | None:
-    """The element ``target`` lands on in ``obs``: under a point, the smallest one (of those
-    ``having`` accepts, when given)."""
+                having: Callable[[UIElement], object] | None = None, *,
+                touched: bool = False) -> UIElement | None:
+    """The element ``target`` names in ``obs``: under a point, the smallest one (of those
+    ``having`` accepts, when given); for an anchor, the element it matches — or, with
+    ``touched``, the clickable element a tap on it lands on (as the drivers tap it)."""
     match target:
         case ElementTarget(id=element_id):
             return obs.element(element_id)
         case AnchorTarget():
-            return anchor_element(target, obs)
+            found = match_anchor(target, obs.elements, obs.screen.safe_zone)
+            if found is None:
+                return None
+            return found.target if touched else found.element
         case PointTarget(x=x, y=y):
-            width, height = obs.size
-            px, py = x * width / NORM_MAX, y * height / NORM_MAX
-            hits = [e for e in obs.elements if e.bounds.left <= px <= e.bounds.right
-                    and e.bounds.top <= py <= e.bounds.bottom and (having is None or having(e))]
-            return min(hits, key=lambda e: e.bounds.area) if hits else None
+            return obs.element_at(obs.to_pixels((x, y)), having)
     return None
 
 
@@ -106,7 +93,8 @@ def segment_end(actions: Sequence[Action], start: int, obs: Observation | None) 
     for index in range(start, len(actions)):
         action = actions[index]
         found = targets(action)
-        element = element_for(found[0], obs) if found and obs is not None else None
+        element = element_for(found[0], obs, touched=True) if found and obs is not None \
+            else None
         if ends_bundle(action, element):
             return index
     return len(actions) - 1

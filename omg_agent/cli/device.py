@@ -19,7 +19,7 @@ from omg_agent.cli.console import console, fail
 from omg_agent.core.actions import parse_action
 from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import OmgError
-from omg_agent.perception.uitree import render_elements
+from omg_agent.perception.elementlist import render
 
 DeviceOpt = typer.Option(None, "--device", "-s", help="Serial (default: the only device).")
 DriverOpt = typer.Option("auto", "--driver", help="adb, u2 or auto (measured once per model).")
@@ -133,7 +133,7 @@ def observe(
         return
     console.print(f"[bold]{obs.package}[/bold]/{obs.activity}  {obs.size[0]}x{obs.size[1]}  "
                   f"hash {obs.screen_hash[:24]}…")
-    console.print(render_elements(obs.elements), markup=False, highlight=False)
+    console.print(render(obs.elements, obs.screen), markup=False, highlight=False)
     for box in obs.ocr or ():
         console.print(f"ocr {box.text!r} {tuple(box.bounds)} {box.confidence:.2f}",
                       markup=False)

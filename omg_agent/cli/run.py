@@ -9,8 +9,13 @@ what to set and exits 1. ``--model sim`` runs a known vphone task (see
 saying so plainly. ``ask_user`` questions are asked on the terminal when stdin is a
 TTY; otherwise the run stops with status ``ask_user`` and the question.
 
+A sensitive action is asked on the terminal with exactly what will be tapped or typed;
+without a TTY the run stops with status ``needs_confirmation``. A stopped run saves
+``state.json`` and goes on with ``--resume RUN_DIR --answer "…"`` (same plan, memory, step
+count and trace). ``--dry-run`` runs everything but sends nothing to the device.
+
 Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer, 4 the agent
-judged the task infeasible.
+judged the task infeasible, 5 waiting for the user's yes to a sensitive action.
 """
 
 from __future__ import annotations
@@ -29,14 +34,18 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from omg_agent.brain.orchestrator import Progress, RunResult
+from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
 from omg_agent.cli.console import console, err_console, fail
 from omg_agent.config import Settings
+from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
+from omg_agent.drivers.base import Driver
 from omg_agent.errors import OmgError
+from omg_agent.guards.confirmation import TerminalChannel
 
 log = logging.getLogger(__name__)
-EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4}
-COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow"}
+EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5}
+COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
+           "needs_confirmation": "yellow"}
 
 
 class LiveView:
@@ -64,11 +73,26 @@ class LiveView:
                      Text(f"last: {p.last_action or '-'}", style="dim"), status)
         self.live.update(Panel(body, title=escape(self.task), border_style="blue"))
 
+    def confirm_channel(self) -> TerminalChannel:
+        """The gate's questions on this terminal (the live view paused while asking)."""
+        def read(prompt: str) -> str | None:
+            self.live.stop()
+            try:
+                return typer.prompt(prompt, default="", show_default=False)
+            except (EOFError, typer.Abort):
+                return None
+            finally:
+                self.live.start()
+
+        return TerminalChannel(read, lambda text: console.print(escape(text)))
+
     def ask(self, question: str) -> str | None:
         self.live.stop()
         try:
+            # an answer about a password, code or PIN is not echoed on the terminal
             answer = typer.prompt(f"The agent asks: {question}\nYour answer (empty: stop)",
-                                  default="", show_default=False)
+                                  default="", show_default=False,
+                                  hide_input=asks_for_secret(question))
         finally:
             self.live.start()
         return answer.strip() or None
@@ -116,7 +140,7 @@ def _print_result(result: RunResult, run_dir: Path, as_json: bool) -> None:
 
 
 def run(
-    task: str = typer.Argument(..., help="What to do, in plain language."),
+    task: str | None = typer.Argument(None, help="What to do, in plain language."),
     device: str | None = typer.Option(None, "--device", "-s",
                                       help="adb serial, or 'vphone' to start one."),
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
@@ -126,31 +150,65 @@ def run(
     model: str | None = typer.Option(None, "--model",
                                      help="Model name for both roles ('sim': the double)."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
+    secret: list[str] = typer.Option(
+        [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the "
+                             "model and every file see only the placeholder (repeatable; "
+                             "OMG_SECRET_<NAME> works too)."),
+    allow: list[str] = typer.Option(
+        [], "--allow", help="Pre-authorise a sensitive class (payment, delete, send, install, "
+                            "permission, secret_entry, account_security), optionally for a "
+                            "target: send:Bob. Repeatable; everything else asks first."),
+    resume: Path | None = typer.Option(None, "--resume", help="A run folder that stopped "
+                                       "for an answer or a confirmation: go on with it."),
+    answer: str | None = typer.Option(None, "--answer", help="With --resume: the answer to "
+                                      "its question, or yes / no to its held action."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Run the whole agent but send "
+                                 "nothing to the device; print what would have happened."),
 ) -> None:
     """Run one task on the phone and print the result.
 
     Uses the configured model (see `omg-agent config show`); with no device attached it
-    starts a vphone. Exit codes: 0 done, 1 failed, 3 waiting for an answer, 4 infeasible.
+    starts a vphone. Paying, deleting, sending, installing and typing secrets wait for your
+    yes (on the terminal; without one the run stops, resumable). Exit codes: 0 done,
+    1 failed, 3 waiting for an answer, 4 infeasible, 5 waiting for a yes.
 
     Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
 
     Example: omg-agent run "Turn off Wi-Fi" --model sim --json
 
     Example: omg-agent run "打开设置，关闭蓝牙" --device emulator-5554 --max-steps 30
+
+    Example: omg-agent run "Sign in to Login as demo with password {{secret:pw}}" --secret pw=…
+
+    Example: omg-agent run --resume runs/20261123-0412-buy --answer yes
     """
+    if (resume is None) == (task is None):
+        fail("give either a task or --resume RUN_DIR (with --answer), not both")
+    if resume is not None and answer is None:
+        fail("--resume needs --answer: the answer to the run's question, or yes / no")
+    if answer is not None and resume is None:
+        fail("--answer goes with --resume RUN_DIR")
     sim = None
     if model == "sim":
         from omg_agent.sim.expert.sim import sim_task, unknown_goal_message
 
-        sim = sim_task(task)
-        if sim is None:
-            fail(unknown_goal_message(task))
+        sim = sim_task(task or "")
+        if sim is None or resume is not None:
+            fail(unknown_goal_message(task or "") if sim is None else
+                 "--model sim runs an in-process vphone that is gone after the run: it "
+                 "cannot be resumed")
         if device not in (None, "vphone"):
             fail("--model sim drives an in-process vphone only: drop --device")
         model, device = None, "vphone"
     try:
+        named = parse_assignments(secret)
+    except ValueError as exc:
+        fail(f"--secret: {exc}")
+    try:
         settings = Settings.load(overrides={"max_steps": max_steps, "device": device,
-                                            "model": model, "runs_dir": runs_dir})
+                                            "model": model, "runs_dir": runs_dir,
+                                            "secrets": named or None,
+                                            "allow": ",".join(allow) or None})
     except OmgError as exc:
         fail(str(exc))
     if sim is None and not settings.model_configured:
@@ -158,43 +216,131 @@ def run(
         raise typer.Exit(1)
     if driver not in ("adb", "u2", "auto"):
         fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
+    job = RunJob(settings, driver, as_json, dry_run)
     try:
-        result, run_dir = _run(task, settings, driver, plan, as_json, sim)
+        if resume is not None:
+            result, run_dir = job.resume(resume, answer or "")
+        else:
+            result, run_dir = job.start(task or "", plan, sim)
     except OmgError as exc:
         fail(str(exc))
     _print_result(result, run_dir, as_json)
     raise typer.Exit(EXIT_CODES.get(result.status, 1))
 
 
-def _run(task: str, settings: Settings, driver_kind: str, plan: Path | None,
-         as_json: bool, sim: Any = None) -> tuple[RunResult, Path]:
-    from omg_agent.brain.agent import open_agent
-    from omg_agent.brain.planner import load_plan_file
-    from omg_agent.drivers.select import choose_driver
-    from omg_agent.trace.recorder import new_run_dir
+class RunJob:
+    """One ``run`` invocation: a new task, or a stopped run resumed with an answer."""
 
-    if plan is not None:
-        load_plan_file(plan)  # a bad file fails before any device or model is touched
-    with ExitStack() as stack:
+    def __init__(self, settings: Settings, driver_kind: str, as_json: bool,
+                 dry_run: bool) -> None:
+        self.settings = settings
+        self.driver_kind = driver_kind
+        self.as_json = as_json
+        self.dry_run = dry_run
+
+    def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
+        from omg_agent.brain.planner import load_plan_file
+        from omg_agent.trace.recorder import new_run_dir
+
+        if plan is not None:
+            load_plan_file(plan)  # a bad file fails before any device or model is touched
+        with ExitStack() as stack:
+            settings, serial, secrets = self._open(stack, task, sim)
+            run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
+            orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets)
+            result = orchestrator.run(task, plan)
+            return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
+        raise AssertionError("unreachable")
+
+    def resume(self, run_dir: Path, answer: str) -> tuple[RunResult, Path]:
+        from omg_agent.brain.resume import load_state, restore_memory
+
+        saved = load_state(run_dir)
+        task = saved.state.task
+        with ExitStack() as stack:
+            settings, serial, secrets = self._open(stack, task, None, saved.device)
+            orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets,
+                                       resume=True)
+            restore_memory(orchestrator.memory, saved.memory)
+            orchestrator.prior_usage = saved.usage
+            orchestrator.operator.turns = saved.turns
+            result = orchestrator.resume(saved.state, answer)
+            return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
+        raise AssertionError("unreachable")
+
+    def _open(self, stack: ExitStack, task: str, sim: Any,
+              device: str | None = None) -> tuple[Settings, str, SecretVault]:
+        from omg_agent.brain.agent import run_secrets
+        from omg_agent.trace.logmask import masking_logs
+
+        settings = self.settings
+        secrets = run_secrets(task, settings)
+        stack.enter_context(masking_logs(secrets))  # from the first line logged
         if sim is not None:
             from omg_agent.sim.expert.sim import NOTICE, on_double, start_sim
 
             err_console.print(f"[yellow]{escape(NOTICE)}[/yellow]", soft_wrap=True)
             serial, base_url = start_sim(stack, sim)
-            settings = on_double(settings, base_url)
-        else:
-            serial = _serial(stack, settings.device)
-        driver = choose_driver(serial, driver_kind)  # type: ignore[arg-type]
+            return on_double(settings, base_url), serial, secrets
+        if device is not None:
+            return settings, _reattach(device), secrets
+        return settings, _serial(stack, settings.device), secrets
+
+    def _agent(self, stack: ExitStack, settings: Settings, serial: str, task: str,
+               run_dir: Path, secrets: SecretVault, *, resume: bool = False) -> Orchestrator:
+        from omg_agent.brain.agent import open_agent
+        from omg_agent.drivers.dryrun import DryRunDriver
+        from omg_agent.drivers.select import choose_driver
+
+        driver: Driver = choose_driver(serial, self.driver_kind)  # type: ignore[arg-type]
         stack.callback(driver.close)
-        run_dir = new_run_dir(settings.runs_dir, task)
-        view = None if as_json else stack.enter_context(LiveView(task))
-        orchestrator = open_agent(
+        if self.dry_run:
+            driver = DryRunDriver(driver, on_action=lambda line: err_console.print(
+                f"[cyan]dry run:[/cyan] {escape(secrets.mask(line))}"))
+        shown = secrets.mask(task)  # the display: placeholders only
+        view = None if self.as_json else stack.enter_context(LiveView(shown))
+        human = view is not None and sys.stdin.isatty()
+        return open_agent(
             stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
-            long_term=settings.long_term_memory,
-            ask_user=view.ask if view is not None and sys.stdin.isatty() else None,
-            on_progress=view.update if view else None)
-        return orchestrator.run(task, plan), run_dir
-    raise AssertionError("unreachable")
+            long_term=settings.long_term_memory, resume=resume,
+            ask_user=view.ask if view is not None and human else None,
+            confirm=view.confirm_channel() if view is not None and human else None,
+            on_progress=(lambda p: view.update(secrets.scrub(p))) if view else None,
+            secrets=secrets)
+
+    def _stopped(self, orchestrator: Orchestrator, result: RunResult, run_dir: Path,
+                 serial: str, secrets: SecretVault) -> RunResult:
+        """Save a run that waits for a human so ``--resume`` can go on with it."""
+        from omg_agent.brain.resume import save_state
+
+        if result.status in ("ask_user", "needs_confirmation") and orchestrator.state:
+            save_state(run_dir, orchestrator.state, orchestrator.memory,
+                       turns=orchestrator.operator.turns,
+                       usage=(result.model_calls, result.tokens_in, result.tokens_out),
+                       device=serial, mask=secrets.scrub)
+        return secrets.scrub(result)
+
+
+def _reattach(serial: str) -> str:
+    """The device a saved run used, if adb still sees it."""
+    import adbutils
+
+    try:
+        attached = [d.serial for d in adbutils.AdbClient().device_list()]
+    except adbutils.AdbError as exc:
+        fail(f"adb server not reachable ({exc}); run `adb start-server`")
+    if serial not in attached:
+        from omg_agent.vphone import adbhost
+
+        if serial.startswith("127.0.0.1:"):  # a vphone served on this machine: reconnect
+            host, port = serial.rsplit(":", 1)
+            try:
+                return adbhost.connect(host, int(port))
+            except OmgError:
+                pass
+        fail(f"the run's device {serial} is not attached any more: connect it (a vphone "
+             "started by the run itself is gone with it) and resume again")
+    return serial
 
 
 def register(root: typer.Typer) -> None:

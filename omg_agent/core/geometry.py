@@ -18,6 +18,20 @@ NORM_MAX = 1000
 _BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 
 
+def norm_to_pixel(point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
+    """A normalized point (or offset) in pixels of a ``size`` screen, unrounded, unclamped.
+
+    The one scale from 0–1000 to pixels; :meth:`ScreenGeometry.to_pixels` rounds and clamps
+    it for a tap, a trace overlay draws it as it is.
+    """
+    return point[0] * size[0] / NORM_MAX, point[1] * size[1] / NORM_MAX
+
+
+def pixel_to_norm(point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
+    """A pixel point (or offset) of a ``size`` screen in normalized units, unrounded."""
+    return point[0] * NORM_MAX / size[0], point[1] * NORM_MAX / size[1]
+
+
 class Point(NamedTuple):
     """A point; pixels or normalized units, depending on who holds it."""
 
@@ -107,6 +121,11 @@ class ScreenGeometry:
     def size(self) -> tuple[int, int]:
         return self.width, self.height
 
+    @classmethod
+    def of_screen(cls, size: tuple[int, int]) -> ScreenGeometry:
+        """A screen of ``size`` whose bars nobody measured: the whole frame is safe."""
+        return cls(size[0], size[1], margin=0)
+
     @property
     def safe_zone(self) -> Bounds:
         """Pixels a tap or swipe may land on (right/bottom exclusive)."""
@@ -122,15 +141,13 @@ class ScreenGeometry:
 
     def to_pixels(self, point: Point | tuple[float, float]) -> Point:
         """A normalized point (0–1000; out-of-range values allowed) as a safe pixel point."""
-        x, y = point
-        return self.clamp(Point(round(x * self.width / NORM_MAX),
-                                round(y * self.height / NORM_MAX)))
+        x, y = norm_to_pixel(point, self.size)
+        return self.clamp(Point(round(x), round(y)))
 
-    def to_normalized(self, point: Point | tuple[int, int]) -> Point:
+    def to_normalized(self, point: Point | tuple[float, float]) -> Point:
         """A pixel point in normalized units, clamped to 0–1000 (not to the safe zone)."""
-        x, y = point
-        return Point(min(max(round(x * NORM_MAX / self.width), 0), NORM_MAX),
-                     min(max(round(y * NORM_MAX / self.height), 0), NORM_MAX))
+        x, y = pixel_to_norm(point, self.size)
+        return Point(min(max(round(x), 0), NORM_MAX), min(max(round(y), 0), NORM_MAX))
 
     def bounds_to_normalized(self, box: Bounds) -> Bounds:
         left, top = self.to_normalized((box.left, box.top))
@@ -139,8 +156,8 @@ class ScreenGeometry:
 
     def bounds_to_pixels(self, box: Bounds) -> Bounds:
         """A normalized box in pixels, cut to the screen (not the safe zone)."""
-        def px(v: int, size: int) -> int:
-            return min(max(round(v * size / NORM_MAX), 0), size)
-
-        return Bounds(px(box.left, self.width), px(box.top, self.height),
-                      px(box.right, self.width), px(box.bottom, self.height))
+        (left, top), (right, bottom) = (norm_to_pixel(p, self.size)
+                                        for p in ((box.left, box.top), (box.right, box.bottom)))
+        return Bounds(*(min(max(round(v), 0), limit) for v, limit in (
+            (left, self.width), (top, self.height), (right, self.width),
+            (bottom, self.height))))

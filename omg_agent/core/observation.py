@@ -8,13 +8,13 @@ names in an ``element`` target. Pure data, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from PIL import Image
 
-from omg_agent.core.geometry import Bounds, Point
+from omg_agent.core.geometry import Bounds, Point, ScreenGeometry
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,7 @@ class Observation:
     raw: bytes | None = field(default=None, repr=False)
     ocr: tuple[OcrBox, ...] | None = None
     timings: Mapping[str, float] = field(default_factory=dict)
+    geometry: ScreenGeometry | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "elements", tuple(self.elements))
@@ -105,6 +106,36 @@ class Observation:
             if candidate.id == element_id:
                 return candidate
         return next((e for e in self.elements if e.id == element_id), None)
+
+    # -- geometry: the one point <-> pixel conversion and point-in-box (DESIGN.md §3) -------
+    @property
+    def screen(self) -> ScreenGeometry:
+        """The driver's screen geometry (bars, safe zone), else the bare screenshot frame."""
+        return self.geometry or ScreenGeometry.of_screen(self.size)
+
+    def to_pixels(self, point: tuple[float, float]) -> Point:
+        """A normalized 0–1000 point as a pixel point clamped into the safe zone."""
+        return self.screen.to_pixels(point)
+
+    def to_normalized(self, point: tuple[int, int]) -> Point:
+        """A pixel point in normalized 0–1000 units."""
+        return self.screen.to_normalized(point)
+
+    def region_to_pixels(self, box: Bounds) -> Bounds:
+        """A normalized box in pixels, cut to the screen."""
+        return self.screen.bounds_to_pixels(box)
+
+    def elements_at(self, pixel: tuple[int, int],
+                    having: Callable[[UIElement], object] | None = None) -> list[UIElement]:
+        """The elements whose bounds hold ``pixel`` (and that ``having`` accepts)."""
+        return [e for e in self.elements
+                if e.bounds.contains(pixel) and (having is None or having(e))]
+
+    def element_at(self, pixel: tuple[int, int],
+                   having: Callable[[UIElement], object] | None = None) -> UIElement | None:
+        """The smallest element under ``pixel`` (of those ``having`` accepts), or None."""
+        hits = self.elements_at(pixel, having)
+        return min(hits, key=lambda e: e.bounds.area) if hits else None
 
     @property
     def focused(self) -> UIElement | None:

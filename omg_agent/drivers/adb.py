@@ -8,12 +8,10 @@ Implements :class:`~omg_agent.drivers.base.Driver` (DESIGN.md §3–4, issue 3 i
   fallback) on two threads at once, parses the element list, hashes the screen, and asks
   ``dumpsys window`` for the foreground app only when the screen hash (or the dump's
   package) changed since the last time it asked;
-* ``execute(actions)`` resolves targets to pixels with ``perception.anchor``, runs the bundle
-  up to its first boundary as packed shell calls (:mod:`.commands`, :mod:`.textinput`:
-  normally one call), and then waits for the screen to settle instead of sleeping.
-
-Launching by app name: an installed package, an alias, a package named like the app, else
-the label on the home screen (tapped there; the package it opened is remembered).
+* ``execute(actions)`` is the shared :class:`~omg_agent.drivers.executor.BundleExecutor`
+  (targets resolved with ``perception.anchor``, the bundle cut at its first boundary, launch
+  fallbacks, settling) over :class:`~omg_agent.drivers.adbport.AdbShellPort`, which runs the
+  bundle as packed shell calls (:mod:`.commands`, :mod:`.textinput`: normally one call).
 """
 
 from __future__ import annotations
@@ -29,9 +27,11 @@ from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import adbparse
 from omg_agent.drivers.adbio import AdbIO, only_serial
-from omg_agent.drivers.adbplan import BundleRunner
+from omg_agent.drivers.adbport import AdbShellPort
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
+from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
+from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.textinput import ADB_IME
 from omg_agent.errors import (
     ActionRejected,
@@ -61,6 +61,7 @@ class AdbDriver:
     name = "adb"
 
     def __init__(self, serial: str | None = None, *, client: adbutils.AdbClient | None = None,
+                 profile: DeviceProfileSpec | None = None,
                  status_bar_px: int | None = None, nav_bar_px: int | None = None,
                  settle_timeout: float = 2.0, aliases: Mapping[str, str] | None = None,
                  settle_window: float = 0.25, ime_settle_s: float = 0.25, anchorer=None,
@@ -72,7 +73,9 @@ class AdbDriver:
         self.settle_timeout = settle_timeout
         self.settle_window = settle_window
         self.ime_settle_s = ime_settle_s
-        self.aliases: dict[str, str] = dict(aliases or {})
+        self.profile = profile  # resized to the screen (or estimated) by info()
+        self.aliases: dict[str, str] = {**(profile.aliases() if profile else {}),
+                                         **(aliases or {})}
         self._bars = (status_bar_px, nav_bar_px)
         self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
         self._info: DeviceInfo | None = None
@@ -84,21 +87,21 @@ class AdbDriver:
         self._png_only = False
         self._dump_to_file = False
         self.last_observation: Observation | None = None
-        self._runner = BundleRunner(self)
+        self.port = AdbShellPort(self.io, ime_state=self.ime_state, ime_settle_s=ime_settle_s)
+        self._executor = BundleExecutor(self, self.port, lambda: self.aliases)
 
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:
         if self._info is None:
             screen = adbparse.parse_screen_info(
                 self.io.run(INFO_CMD).decode("utf-8", "replace"))
-            scale = screen.density / 160
             status, nav = self._bars
-            self._info = DeviceInfo(
-                serial=self.serial, width=screen.width, height=screen.height,
-                density=screen.density, sdk=screen.sdk, brand=screen.brand,
-                model=screen.model, driver=self.name,
-                status_bar_px=round(24 * scale) if status is None else status,
-                nav_bar_px=round(48 * scale) if nav is None else nav)  # as drivers.probe
+            self.profile = driver_profile(screen.width, screen.height, screen.density,
+                                          brand=screen.brand, model=screen.model,
+                                          given=self.profile, status_bar=status, nav_bar=nav)
+            self._info = DeviceInfo.of_profile(self.serial, self.profile, driver=self.name,
+                                               sdk=screen.sdk, brand=screen.brand,
+                                               model=screen.model)
         return self._info
 
     # perception parts, wired once from info() (see drivers.perception_kit)
@@ -163,7 +166,8 @@ class AdbDriver:
             timings["ocr"] = timings["total"] - (t4 - t0)
         obs = Observation(screenshot=image, elements=elements, package=self._focus[0],
                           activity=self._focus[1], screen_hash=screen_hash,
-                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings)
+                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings,
+                          geometry=self.geometry)
         self.last_observation = obs
         return obs
 
@@ -206,7 +210,7 @@ class AdbDriver:
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],
                 observation: Observation | None = None) -> ExecResult:
-        return self._runner.run(list(actions), observation)
+        return self._executor.run(list(actions), observation)
 
     def launch(self, app: str) -> None:
         launch_via_execute(self, app, self.serial)

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from omg_agent.core.actions import Action, Launch
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import ActionRejected
+
+if TYPE_CHECKING:
+    from omg_agent.drivers.profiles import DeviceProfileSpec
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,16 @@ class DeviceInfo:
     nav_bar_px: int = 0
     driver: str = "adb"
 
+    @classmethod
+    def of_profile(cls, serial: str, profile: DeviceProfileSpec, *, driver: str, sdk: int = 0,
+                   brand: str = "", model: str = "") -> DeviceInfo:
+        """What a driver reports, from the one profile it works from
+        (:func:`~omg_agent.drivers.profiles.driver_profile`)."""
+        return cls(serial=serial, width=profile.width, height=profile.height,
+                   density=profile.density, sdk=sdk, brand=brand, model=model,
+                   status_bar_px=profile.status_bar_height,
+                   nav_bar_px=profile.nav_bar_height, driver=driver)
+
 
 @dataclass(frozen=True)
 class ActionOutcome:
@@ -49,7 +62,7 @@ class ActionOutcome:
     detail: str = ""  # e.g. "snapped 38 px onto [5] button 'Save'", or the error
     point: tuple[int, int] | None = None  # pixel point actually used, for traces
     source: str = ""  # how the target was found: element | tree | ocr | grid | point
-    element: UIElement | None = None  # what a touch landed on, when known
+    element: UIElement | None = None  # what a touch landed on or text went into, if known
     error: Exception | None = None  # why it failed (AnchorNotFound, ActionRejected, …)
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omg_agent.core.actions import Action, PointTarget, Swipe
-from omg_agent.core.geometry import NORM_MAX, Point, ScreenGeometry
+from omg_agent.core.geometry import NORM_MAX, Point, ScreenGeometry, norm_to_pixel
 from omg_agent.drivers.appnames import lookup_app, normalize_name
 from omg_agent.drivers.textinput import ime_envelope
 
@@ -63,8 +63,7 @@ def swipe_points(geometry: ScreenGeometry, start: Point | None, direction: str,
     """
     if start is None:
         start = geometry.to_pixels((NORM_MAX // 2, NORM_MAX // 2))
-    dx = round(distance * geometry.width / NORM_MAX)
-    dy = round(distance * geometry.height / NORM_MAX)
+    dx, dy = (round(v) for v in norm_to_pixel((distance, distance), geometry.size))
     offset = {"up": (0, -dy), "down": (0, dy), "left": (-dx, 0), "right": (dx, 0)}
     if direction not in offset:
         raise ValueError(f"unknown swipe direction {direction!r}")

@@ -30,6 +30,8 @@ import adbutils
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.drivers.profiles import (
+    NAV_BAR_DP,
+    STATUS_BAR_DP,
     DeviceProfileSpec,
     default_profile_dir,
     match_profile,
@@ -41,8 +43,6 @@ from omg_agent.errors import DeviceError
 
 log = logging.getLogger(__name__)
 
-STATUS_BAR_DP = 24
-NAV_BAR_DP = 48
 ADB_KEYBOARDS = ("com.android.adbkeyboard/.AdbIME", "com.github.uiautomator/.AdbKeyboard")
 _INPUT_REFUSED = ("securityexception", "inject_events", "permission denial", "not allowed")
 _SOURCE_RANK = ("insets", "windows", "hierarchy", "default")
@@ -104,6 +104,7 @@ def _nav_from(box: Bounds, width: int, height: int) -> int | None:
 def bars_from_dumpsys(text: str, width: int, height: int) -> tuple[int | None, int | None, str]:
     """Status and navigation bar heights from ``dumpsys window`` (``None`` when absent)."""
     status = nav = None
+    m: re.Match[str] | None
     for m in _INSETS_RE.finditer(text):
         box = _rect(m.groups()[1:])
         if "STATUS" in m["type"].upper():

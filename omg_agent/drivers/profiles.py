@@ -45,6 +45,8 @@ PROFILE_PACKAGE = "omg_agent.device_profiles"
 COMMON_NAME = "_common"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
+STATUS_BAR_DP = 24  # bars of a phone nobody measured (what the probe falls back to)
+NAV_BAR_DP = 48
 BarsSource = Literal["published", "estimated", "insets", "windows", "hierarchy", "default"]
 
 
@@ -373,6 +375,32 @@ def resolve_app(name: str, profile: DeviceProfileSpec | None = None) -> str | No
     """The package a person means by ``name`` (see :func:`appnames.lookup_app`); without a
     profile, the common aliases are used."""
     return lookup_app(name, profile.apps if profile is not None else load_common().apps)
+
+
+def driver_profile(width: int, height: int, density: int, *, brand: str = "",
+                   model: str = "", given: DeviceProfileSpec | None = None,
+                   match: bool = False, status_bar: int | None = None,
+                   nav_bar: int | None = None) -> DeviceProfileSpec:
+    """The one profile a driver works from, for the screen it read from the device.
+
+    ``given`` (resized to this screen), else — with ``match`` — the shipped profile that
+    fits the device, else an estimate: 24 dp / 48 dp bars and, when matching was asked for,
+    the common app aliases. ``status_bar`` / ``nav_bar`` (pixels) override the bars.
+    """
+    if given is None and match:
+        given = match_profile(model, brand, (width, height), density)
+    if given is not None:
+        profile = given.for_screen(width, height, density)
+    else:
+        profile = DeviceProfileSpec(
+            name="estimated", brand=brand.strip().lower(), models=(model,) if model else (),
+            width=width, height=height, density=density,
+            status_bar_height=round(STATUS_BAR_DP * density / 160),
+            nav_bar_height=round(NAV_BAR_DP * density / 160), bars_source="default",
+            apps=load_common().apps if match else {})
+    bars = {k: v for k, v in (("status_bar_height", status_bar), ("nav_bar_height", nav_bar))
+            if v is not None}
+    return profile.model_copy(update=bars) if bars else profile
 
 
 def probe_profile(device: Any, save_dir: Path | None = None) -> DeviceProfileSpec:

@@ -70,10 +70,7 @@ def build_driver(kind: Literal["adb", "u2"], serial: str, *,
     """One driver, wired with the profile's bars and app aliases."""
     if kind == "u2":
         return U2Driver(serial, client=client, profile=profile, ocr=ocr)
-    if profile is None:
-        return AdbDriver(serial, client=client, ocr=ocr)
-    return AdbDriver(serial, client=client, status_bar_px=profile.status_bar_height,
-                     nav_bar_px=profile.nav_bar_height, aliases=profile.aliases(), ocr=ocr)
+    return AdbDriver(serial, client=client, profile=profile, ocr=ocr)
 
 
 def observe_ms(driver: Driver, samples: int = SAMPLES) -> float:

@@ -13,7 +13,8 @@ through :class:`~omg_agent.drivers.u2wire.U2Wire`, ~2 ms a call instead of the c
 ~56 ms (see there why). ``observe()`` runs the dump on a worker thread while the screenshot
 comes in, parses elements with :func:`~omg_agent.perception.uitree.parse_elements`, hashes
 the screen and asks for the foreground app only when the screen hash (or the dump's
-package) changed. ``execute()`` is :class:`~omg_agent.drivers.u2exec.U2BundleRunner`.
+package) changed. ``execute()`` is the shared
+:class:`~omg_agent.drivers.executor.BundleExecutor` over :class:`~omg_agent.drivers.u2port.U2Port`.
 """
 
 from __future__ import annotations
@@ -36,9 +37,11 @@ from omg_agent.core.observation import Observation
 from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
+from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
-from omg_agent.drivers.profiles import DeviceProfileSpec, match_profile
+from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
+from omg_agent.drivers.u2port import U2Port
 from omg_agent.drivers.u2wire import U2Wire
 from omg_agent.errors import DeviceError, DeviceOffline, U2ServerGone
 from omg_agent.perception.uitree import parse_elements
@@ -61,7 +64,8 @@ class U2Driver:
     """A phone through its uiautomator2 server. ``serial=None`` picks the only device.
 
     ``profile`` gives bar bands and app aliases; without one, the shipped profile that
-    matches the device (if any) is used, else 24 dp bars and the common aliases.
+    matches the device (if any) is used, else 24 dp / 48 dp bars and the common aliases
+    (:func:`~omg_agent.drivers.profiles.driver_profile`).
     """
 
     name = "u2"
@@ -85,9 +89,8 @@ class U2Driver:
         self._focus: tuple[str, str] = ("", "")
         self._focus_hash = ""
         self.last_observation: Observation | None = None
-        from omg_agent.drivers.u2exec import U2BundleRunner  # it imports this module
-
-        self._runner = U2BundleRunner(self)
+        self._aliases: dict[str, str] = {}  # from the device profile, filled by info()
+        self._executor = BundleExecutor(self, U2Port(self), self.aliases)
 
     def call(self, method: str, *params: Any) -> Any:
         """One JSON-RPC call to the u2 server; a server that is gone is restarted once."""
@@ -127,18 +130,18 @@ class U2Driver:
             except ValueError:
                 density = 160
             brand, model = brand.strip().lower(), model.strip()
-            if self.profile is None:
-                self.profile = match_profile(model, brand, (width, height), density)
-            if self.profile is not None:
-                self.profile = self.profile.for_screen(width, height, density)
-                status, nav = self.profile.status_bar_height, self.profile.nav_bar_height
-            else:
-                status = nav = round(24 * density / 160)
-            self._info = DeviceInfo(serial=self.serial, width=width, height=height,
-                                    density=density, sdk=int(raw.get("sdkInt") or 0),
-                                    brand=brand, model=model, status_bar_px=status,
-                                    nav_bar_px=nav, driver=self.name)
+            self.profile = driver_profile(width, height, density, brand=brand, model=model,
+                                          given=self.profile, match=True)
+            self._aliases = self.profile.aliases()
+            self._info = DeviceInfo.of_profile(self.serial, self.profile, driver=self.name,
+                                               sdk=int(raw.get("sdkInt") or 0), brand=brand,
+                                               model=model)
         return self._info
+
+    def aliases(self) -> dict[str, str]:
+        """App name -> package from the device profile (matched on first use)."""
+        self.info()
+        return self._aliases
 
     # perception parts, wired once from info() (see drivers.perception_kit)
     geometry = property(lambda self: self.perception.geometry)
@@ -189,7 +192,8 @@ class U2Driver:
                    "focus": t4 - t3, "total": time.perf_counter() - t0}
         obs = Observation(screenshot=image, elements=elements, package=self._focus[0],
                           activity=self._focus[1], screen_hash=screen_hash,
-                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings)
+                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings,
+                          geometry=self.geometry)
         self.last_observation = obs
         return obs
 
@@ -224,7 +228,7 @@ class U2Driver:
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],
                 observation: Observation | None = None) -> ExecResult:
-        return self._runner.run(list(actions), observation)
+        return self._executor.run(list(actions), observation)
 
     def launch(self, app: str) -> None:
         launch_via_execute(self, app, self.serial)

@@ -233,6 +233,7 @@ class LoopGuard:
         missed = ladder.record
         assert missed is not None
         head = f"no effect ×{ladder.misses} on {missed.label}"
+        action: Action | None
         for index in range(ladder.issued, len(LADDER)):
             rung, action, note = LADDER[index], None, ""
             if rung is Rung.WAIT:

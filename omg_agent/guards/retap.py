@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from omg_agent.core.actions import Action, DoubleTap, ElementTarget, LongPress, PointTarget, Tap
-from omg_agent.core.geometry import Bounds, Point, ScreenGeometry
+from omg_agent.core.geometry import Bounds, Point
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.perception.anchor import _is_tappable as tappable
 
@@ -95,7 +95,7 @@ def offset_retap(action: Action, observation: Observation, element: UIElement | 
     if not isinstance(action, TapLike):
         return None
     width, height = observation.size
-    geometry = ScreenGeometry(width, height)
+    geometry = observation.screen  # the driver's: where its tap would land
     screen = Bounds(0, 0, width, height)
     target, missed = action.target, None
     if isinstance(target, PointTarget) and element is None:

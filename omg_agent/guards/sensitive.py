@@ -226,7 +226,7 @@ def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
 
 def title_band(obs: Observation) -> list[str]:
     """Texts of the screen's top band (an app bar's title: the contact of a conversation)."""
-    height = obs.screenshot.size[1] if obs.screenshot is not None else 0
+    height = obs.screenshot.size[1]
     height = height or max((e.bounds.bottom for e in obs.elements), default=0)
     limit = height * TITLE_BAND
     return [e.text for e in obs.elements

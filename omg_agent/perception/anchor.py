@@ -163,27 +163,14 @@ class Anchorer:
     def find_in_tree(self, target: AnchorTarget,
                      elements: Sequence[UIElement]) -> Resolved | None:
         """The best element of ``elements`` for ``target``, or ``None``."""
-        queries = _queries(target)
-        limit = 4 if target.match == "contains" else EXACT_TIERS
-        best: tuple | None = None
-        for e in elements:
-            tier = _element_tier(e, queries)
-            if tier is None or (target.match != "regex" and tier[0] > limit):
-                continue
-            host = e if _is_tappable(e) else _clickable_host(e, elements)
-            visible = self.geometry.safe_zone.contains(e.center)
-            key = (tier, host is None, not e.enabled, not visible, e.bounds.area,
-                   e.bounds.top, e.bounds.left)
-            if best is None or key < best[0]:
-                best = (key, e, host)
-        if best is None:
+        found = match_anchor(target, elements, self.geometry.safe_zone)
+        if found is None:
             return None
-        (tier, *_), e, host = best
-        chosen = host or e
-        detail = f"{_describe(e)} (match tier {tier[0]})"
-        if host is not None and host is not e:
-            detail += f" inside clickable {_describe(host)}"
-        return Resolved(self._safe_center(e.bounds), "tree", chosen, 0.0, detail)
+        detail = f"{_describe(found.element)} (match tier {found.tier})"
+        if found.host is not None and found.host is not found.element:
+            detail += f" inside clickable {_describe(found.host)}"
+        return Resolved(self._safe_center(found.element.bounds), "tree", found.target, 0.0,
+                        detail)
 
     def _by_ocr(self, target: AnchorTarget, observation: Observation,
                 region: Bounds | None) -> tuple[Resolved | None, str]:
@@ -200,6 +187,7 @@ class Anchorer:
         regions = [r for r in (region, self._hint_region(key)) if r is not None]
         tried = []
         zone = self.geometry.safe_zone
+        boxes: Sequence[OcrBox]
         for crop in (*dict.fromkeys(regions), None):
             boxes = self.ocr.read(observation.screenshot, region=crop,
                                   key=observation.screen_hash or None)
@@ -275,6 +263,49 @@ class Anchorer:
     def _safe_center(self, bounds: Bounds) -> Point:
         shown = bounds.intersection(self.geometry.safe_zone)
         return self.geometry.clamp((shown or bounds).center)
+
+
+# -- the anchor matcher -------------------------------------------------------------------
+@dataclass(frozen=True)
+class AnchorMatch:
+    """The element an anchor names, and the clickable element a tap on it lands on."""
+
+    element: UIElement
+    host: UIElement | None  # ``element`` itself when tappable, else the clickable around it
+    tier: int  # the textmatch tier (0 identical … 4 substring)
+
+    @property
+    def target(self) -> UIElement:
+        """What acting on the anchor acts on: the clickable host, else the element."""
+        return self.host or self.element
+
+
+def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
+                 visible: Bounds | None = None) -> AnchorMatch | None:
+    """The element of ``elements`` that ``target`` names, or ``None`` — the one matcher.
+
+    Texts are compared with :class:`~omg_agent.perception.textmatch.TextQuery` (NFKC, case
+    and spacing folded; ``contains`` and ``regex`` as asked). Better tiers win; among equals
+    the element that is (or sits in) a clickable one, enabled, inside ``visible`` (pixels;
+    every element counts as visible without it), then the smallest, then the topmost.
+    """
+    queries = _queries(target)
+    limit = 4 if target.match == "contains" else EXACT_TIERS
+    best: tuple | None = None
+    for e in elements:
+        tier = _element_tier(e, queries)
+        if tier is None or (target.match != "regex" and tier[0] > limit):
+            continue
+        host = e if _is_tappable(e) else _clickable_host(e, elements)
+        hidden = visible is not None and not visible.contains(e.center)
+        key = (tier, host is None, not e.enabled, hidden, e.bounds.area,
+               e.bounds.top, e.bounds.left)
+        if best is None or key < best[0]:
+            best = (key, e, host)
+    if best is None:
+        return None
+    key, e, host = best
+    return AnchorMatch(e, host, key[0][0])
 
 
 # -- helpers -------------------------------------------------------------------------------

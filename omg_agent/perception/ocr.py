@@ -146,16 +146,16 @@ class OcrEngine:
             return boxes
 
     def _run(self, image: Image.Image, crop: Bounds, scale: float) -> tuple[OcrBox, ...]:
-        part = image.crop(tuple(crop)).convert("RGB")
+        part = image.crop(crop).convert("RGB")
         if scale != 1.0:
             part = part.resize((max(1, round(part.width * scale)),
                                 max(1, round(part.height * scale))), Image.Resampling.BILINEAR)
         bgr = np.ascontiguousarray(np.asarray(part)[:, :, ::-1])  # rapidocr wants BGR
         self.calls += 1
         result, _ = self._rapid()(bgr)
-        boxes = [_box(np.asarray(quad, dtype=np.float32), text, conf, crop, scale)
+        found = [_box(np.asarray(quad, dtype=np.float32), text, conf, crop, scale)
                  for quad, text, conf in result or ()]
-        boxes = [b for b in boxes if b is not None and b.confidence >= self.min_confidence]
+        boxes = [b for b in found if b is not None and b.confidence >= self.min_confidence]
         boxes.sort(key=lambda b: (b.bounds.top, b.bounds.left))
         log.debug("ocr %s at scale %.2f: %d boxes", crop, scale, len(boxes))
         return tuple(boxes)

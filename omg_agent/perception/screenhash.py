@@ -32,6 +32,7 @@ import base64
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -94,9 +95,9 @@ class ScreenHash:
             raise ValueError("columns >= 2, 1 <= step <= 128 and threshold >= 0 required")
 
     @classmethod
-    def for_profile(cls, profile: object, **kw: object) -> ScreenHash:
+    def for_profile(cls, profile: object, **kw: Any) -> ScreenHash:
         """Built from a device profile exposing ``status_bar_height`` / ``nav_bar_height``."""
-        return cls(status_bar=int(getattr(profile, "status_bar_height", 0)),  # type: ignore[arg-type]
+        return cls(status_bar=int(getattr(profile, "status_bar_height", 0)),
                    nav_bar=int(getattr(profile, "nav_bar_height", 0)), **kw)
 
     # -- hashing ------------------------------------------------------------------------

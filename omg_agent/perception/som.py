@@ -77,7 +77,7 @@ def _scaled(b: Bounds, scale: float) -> Bounds:
 def _tag(draw: ImageDraw.ImageDraw, font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
          element_id: int, box: Bounds, size: tuple[int, int], placed: list[Bounds]) -> None:
     label = str(element_id)
-    left, top, right, bottom = draw.textbbox((0, 0), label, font=font)
+    left, top, right, bottom = (int(v) for v in draw.textbbox((0, 0), label, font=font))
     pad = max(2, (bottom - top) // 5)
     w, h = right - left + 2 * pad, bottom - top + 2 * pad
     candidates = [

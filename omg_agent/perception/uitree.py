@@ -11,22 +11,21 @@ document order:
   ``extra_texts`` — and disappears; a scrollable node stops merging upwards;
 * other nodes are kept only if they carry text or a description (pure layout is dropped).
 
-``render_elements`` writes one short line per element for prompts (never raw XML, never a
-password's value); ``changed_elements`` diffs two lists, catching small changes (a toggled
-switch, a typed character) that a perceptual screen hash may not resolve. DESIGN.md §4.
+The text form of the list (for prompts, the CLI and the bench) is
+:mod:`omg_agent.perception.elementlist`; ``changed_elements`` diffs two lists, catching
+small changes (a toggled switch, a typed character) that a perceptual screen hash may not
+resolve. DESIGN.md §4.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-from omg_agent.core.geometry import Bounds, ScreenGeometry
+from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
 from omg_agent.errors import UITreeError
 
@@ -159,53 +158,7 @@ def _role(p: _Pending) -> str:
     return next((role for hit, role in rules if hit), "view")
 
 
-# -- rendering ----------------------------------------------------------------------------
-def render_elements(elements: Iterable[UIElement], *,
-                    coords: Literal["pixels", "normalized"] = "pixels",
-                    geometry: ScreenGeometry | None = None, max_text: int = 60,
-                    resource_ids: bool = False) -> str:
-    """One line per element, e.g. ``[3] button "Save" @(540,1320)``.
-
-    ``coords="normalized"`` writes centres in 0–1000 units (needs ``geometry``).
-    """
-    if coords == "normalized" and geometry is None:
-        raise ValueError("normalized coordinates need the screen geometry")
-    return "\n".join(_line(e, coords, geometry, max_text, resource_ids) for e in elements)
-
-
-def _quote(text: str, max_text: int) -> str:
-    if len(text) > max_text:
-        text = text[: max_text - 1] + "…"
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _line(e: UIElement, coords: str, geometry: ScreenGeometry | None, max_text: int,
-          resource_ids: bool) -> str:
-    parts = [f"[{e.id}]", e.role]
-    if e.password:
-        if e.text:
-            parts.append("<password>")
-    elif e.text:
-        parts.append(_quote(e.text, max_text))
-    parts.extend(_quote(t, max_text) for t in e.extra_texts)
-    if e.desc and e.desc != e.text:
-        parts.append("desc=" + _quote(e.desc, max_text))
-    if resource_ids and e.resource_id:
-        parts.append("id=" + e.resource_id.rsplit("/", 1)[-1])
-    x, y = e.center
-    if coords == "normalized" and geometry is not None:
-        x, y = geometry.to_normalized((x, y))
-    parts.append(f"@({x},{y})")
-    flags = [
-        ("checked" if e.checked else "unchecked") if e.checkable else "",
-        "focused" if e.focused else "", "password" if e.password else "",
-        "scrollable" if e.scrollable else "", "selected" if e.selected else "",
-        "disabled" if not e.enabled else "",
-    ]
-    parts.extend(f for f in flags if f)
-    return " ".join(parts)
-
-
+# -- sizes --------------------------------------------------------------------------------
 def estimate_tokens(text: str) -> int:
     """A model-independent token estimate: one token per four characters.
 

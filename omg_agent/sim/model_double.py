@@ -119,7 +119,7 @@ class ModelDouble:
                  supports_json_object: bool = True, models: Sequence[str] = ("double",),
                  supports_images: bool = True, host: str = "127.0.0.1") -> None:
         if not hasattr(policy, "reply"):
-            policy = ScriptedPolicy(policy)  # type: ignore[arg-type]
+            policy = ScriptedPolicy(policy)
         self.state = _State(policy, supports_json_schema, supports_json_object, tuple(models),
                             supports_images)
         self._server = _Server((host, 0), _Handler)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-NORM_MAX = 1000
+from omg_agent.core.geometry import NORM_MAX, norm_to_pixel
+
 OK_COLOR = "#12a150"
 BAD_COLOR = "#d92d20"
 PLAN_COLOR = "#2563eb"
@@ -122,7 +123,7 @@ def _target_point(target: Any, size: tuple[int, int],
     if target.get("kind") == "point":
         p = _point((target.get("x"), target.get("y")))
         if p is not None:
-            return p[0] * size[0] / NORM_MAX, p[1] * size[1] / NORM_MAX
+            return norm_to_pixel(p, size)
     if target.get("kind") == "element":
         for element in elements:
             bounds = element.get("bounds")

@@ -7,9 +7,12 @@ set-of-marks twin ``step-NNN-som.jpg`` per observation, and at the end ``result.
 The brain's orchestrator writes it through :class:`TraceRecorder`; the HTML report and the
 macro detector read it back with :func:`omg_agent.trace.loader.load_trace`.
 
-Secrets never reach the disk: every string given in ``redact`` (or added later with
-:meth:`TraceRecorder.add_secret`), text typed into a password field, and the text of password
-elements are written as ``<redacted>``.
+Secrets never reach the disk: everything written goes through the run's
+:class:`~omg_agent.core.secrets.SecretVault` (``secrets``, shared with the model client and
+the driver, which adds what is typed into a password field as it is typed; strings given in
+``redact`` or to :meth:`TraceRecorder.add_secret` join it), so each held value is written as
+its ``{{secret:NAME}}`` placeholder; the text of password elements is written as
+``<redacted>``.
 
 Line shapes (``record`` says which)::
 
@@ -37,6 +40,7 @@ from typing import Any
 from PIL import Image
 
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.secrets import SecretVault
 from omg_agent.errors import ConfigError
 from omg_agent.perception.som import draw_marks
 
@@ -51,39 +55,6 @@ FORMAT_VERSION = 1
 MAX_SIDE = 1080
 JPEG_QUALITY = 80
 SUMMARY_ELEMENTS = 40
-
-
-class Redactor:
-    """Replaces every known secret by ``<redacted>`` in strings and nested JSON values."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._secrets: list[str] = []
-        for secret in secrets:
-            self.add(secret)
-
-    def add(self, secret: str) -> None:
-        if not secret or secret == REDACTED or secret in self._secrets:
-            return
-        self._secrets.append(secret)
-        # Longest first, so a secret containing another is replaced whole.
-        self._secrets.sort(key=len, reverse=True)
-
-    def text(self, value: str) -> str:
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
-        return value
-
-    def value(self, obj: Any) -> Any:
-        match obj:
-            case str():
-                return self.text(obj)
-            case dict():
-                return {self.text(str(k)): self.value(v) for k, v in obj.items()}
-            case list() | tuple():
-                return [self.value(v) for v in obj]
-            case _:
-                return obj
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -122,14 +93,19 @@ class TraceRecorder:
     ``run_dir`` is created; it must not already hold a trace. All times are seconds.
     """
 
-    def __init__(self, run_dir: Path, *, task: str, redact: Iterable[str] = ()) -> None:
+    def __init__(self, run_dir: Path, *, task: str, redact: Iterable[str] = (),
+                 secrets: SecretVault | None = None, resume: bool = False) -> None:
         self.run_dir = Path(run_dir)
         self.trace_path = self.run_dir / TRACE_FILE
-        if self.trace_path.exists():
-            raise ConfigError(f"{self.trace_path} already exists: give each run its own folder")
+        if resume != self.trace_path.exists():
+            raise ConfigError(f"{self.trace_path} does not exist: nothing to resume" if resume
+                              else f"{self.trace_path} already exists: give each run its "
+                                   "own folder")
         (self.run_dir / SCREENS_DIR).mkdir(parents=True, exist_ok=True)
         self.task = task
-        self._redactor = Redactor(redact)
+        self.secrets = secrets if secrets is not None else SecretVault()
+        for value in redact:
+            self.secrets.add("secret", value)
         self._started = time.time()
         self._t0 = time.monotonic()
         self._step_numbers: set[int] = set()
@@ -138,8 +114,25 @@ class TraceRecorder:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.finished = False
-        self._write({"record": "task", "task": task, "started": self._started,
-                     "version": FORMAT_VERSION})
+        if resume:  # a resumed run goes on in the same trace: numbers and counts continue
+            self._continue()
+            self._write({"record": "event", "kind": "resume", "t": 0.0, "data": {}})
+        else:
+            self._write({"record": "task", "task": task, "started": self._started,
+                         "version": FORMAT_VERSION})
+
+    def _continue(self) -> None:
+        for line in self.trace_path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record.get("record") == "step":
+                self._step_numbers.add(int(record["step"]))
+                self._count_call(int(record.get("prompt_tokens") or 0),
+                                 int(record.get("completion_tokens") or 0),
+                                 bool(record.get("model_reply")))
+            elif record.get("record") == "task":
+                self._started = float(record.get("started") or self._started)
+        self._used_names = {p.stem.removesuffix("-som")
+                            for p in (self.run_dir / SCREENS_DIR).glob("*.jpg")}
 
     def __enter__(self) -> TraceRecorder:
         return self
@@ -151,8 +144,8 @@ class TraceRecorder:
             self.finish(status, "", {"error": repr(exc)} if exc is not None else {})
 
     def add_secret(self, secret: str) -> None:
-        """Redact ``secret`` in everything written from now on."""
-        self._redactor.add(secret)
+        """Mask ``secret`` in everything written from now on."""
+        self.secrets.add("secret", secret)
 
     # -- writing ----------------------------------------------------------------------------
     def record_step(self, step: int, *, observation: Observation | None,
@@ -167,7 +160,6 @@ class TraceRecorder:
         """
         actions_j = [to_jsonable(a) for a in actions]
         results_j = [to_jsonable(r) for r in results]
-        self._learn_typed_secrets(actions_j, results_j, observation)
         record: dict[str, Any] = {"record": "step", "step": int(step), "phase": phase,
                                   "t": self._elapsed(), "observation": None}
         if observation is not None:
@@ -205,7 +197,7 @@ class TraceRecorder:
         calls = _int_or(counts.get("model_calls"), self.model_calls)
         prompt = _int_or(counts.get("prompt_tokens"), self.prompt_tokens)
         completion = _int_or(counts.get("completion_tokens"), self.completion_tokens)
-        result = self._redactor.value({
+        result = self.secrets.scrub({
             "status": status, "answer": answer, "task": self.task,
             "steps": len(self._step_numbers), "model_calls": calls,
             "tokens": {"prompt": prompt, "completion": completion,
@@ -229,7 +221,7 @@ class TraceRecorder:
         self.completion_tokens += int(completion_tokens)
 
     def _write(self, record: dict[str, Any]) -> dict[str, Any]:
-        clean = self._redactor.value(record)
+        clean = self.secrets.scrub(record)
         line = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
         # Open per line: nothing stays buffered, nothing stays open if the caller crashes.
         with self.trace_path.open("a", encoding="utf-8") as fh:
@@ -237,20 +229,6 @@ class TraceRecorder:
             fh.flush()
             os.fsync(fh.fileno())
         return clean
-
-    def _learn_typed_secrets(self, actions: list[Any], results: list[Any],
-                             observation: Observation | None) -> None:
-        """Text typed into a password field is a secret, whatever the caller said."""
-        nested = [r.get("action") for r in results[len(actions):] if isinstance(r, dict)]
-        for i, action in enumerate([*actions, *nested]):
-            if not isinstance(action, dict) or action.get("type") != "type":
-                continue
-            text = action.get("text")
-            if not isinstance(text, str) or not text:
-                continue
-            result = results[i] if i < len(results) and isinstance(results[i], dict) else {}
-            if result.get("password") or _targets_password(action, observation):
-                self._redactor.add(text)
 
     def _save_observation(self, step: int, obs: Observation) -> dict[str, Any]:
         name = self._screen_name(step)
@@ -290,19 +268,6 @@ def element_summary(e: UIElement) -> dict[str, Any]:
     if e.password:
         summary["password"] = True
     return summary
-
-
-def _targets_password(action: dict[str, Any], obs: Observation | None) -> bool:
-    if obs is None:
-        return False
-    target = action.get("target")
-    if isinstance(target, dict) and target.get("kind") == "element":
-        element = obs.element(int(target.get("id") or 0))
-        return bool(element and element.password)
-    if target is None:
-        focused = obs.focused
-        return bool(focused and focused.password)
-    return False
 
 
 def _downscaled(image: Image.Image, max_side: int) -> Image.Image:

@@ -70,7 +70,7 @@ def _body(trace: Trace) -> str:
 def _header(trace: Trace) -> str:
     result = trace.result or {}
     status = str(result.get("status") or "unfinished")
-    tokens = result.get("tokens") if isinstance(result.get("tokens"), dict) else {}
+    tokens = raw if isinstance(raw := result.get("tokens"), dict) else {}
     prompt = tokens.get("prompt", sum(s.prompt_tokens for s in trace.steps))
     completion = tokens.get("completion", sum(s.completion_tokens for s in trace.steps))
     steps = result.get("steps", len({s.step for s in trace.steps}))

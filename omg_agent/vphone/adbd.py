@@ -12,6 +12,7 @@ everything and joins them. Writes to a transport's socket go through one lock.
 from __future__ import annotations
 
 import logging
+import re
 import selectors
 import socket
 import threading
@@ -217,7 +218,7 @@ class AdbTransport:
         if remote_id == 0:
             return
         name = service_name(msg.data)
-        logger.debug("OPEN %r from host stream %d", name, remote_id)
+        logger.debug("OPEN %r from host stream %d", _without_typed_text(name), remote_id)
         with self._table_lock:
             local_id = self._next_id
             self._next_id += 1
@@ -398,3 +399,12 @@ class AdbdServer:
 
     def _transport_may_run(self) -> bool:
         return not self._stopping.is_set() and self.backend.online
+
+
+_TYPED = re.compile(r"(input text |--es msg )('(?:[^']|'\\'')*'|\S+)")
+
+
+def _without_typed_text(service: str) -> str:
+    """``service`` with what it types left out: a phone does not log its user's keystrokes
+    (a password among them)."""
+    return _TYPED.sub(lambda m: f"{m.group(1)}<{len(m.group(2))} chars>", service)

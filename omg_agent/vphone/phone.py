@@ -16,6 +16,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PIL import Image
 
@@ -32,6 +33,11 @@ from omg_agent.vphone.shellio import ShellIO
 from omg_agent.vphone.system import SystemOverlay
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View, find, hit_test, is_blocked
+
+if TYPE_CHECKING:
+    from omg_agent.vphone.adbd import AdbdServer
+    from omg_agent.vphone.shell import Shell
+    from omg_agent.vphone.u2server import U2Server
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +81,9 @@ class VirtualPhone:
         self._version = 0
         self._offline_until = 0.0
         self._tcp: dict[int, int] = {}
-        self._u2: dict[int, object] = {}
-        self._shell = None
-        self.adbd = None
+        self._u2: dict[int, U2Server] = {}
+        self._shell: Shell | None = None
+        self.adbd: AdbdServer | None = None
 
     # -- identity ------------------------------------------------------------------------
     def locale(self) -> str:
@@ -356,7 +362,7 @@ class VirtualPhone:
                 f"ro.product.device={p.device};features={features}").encode()
 
     @property
-    def shell(self):
+    def shell(self) -> Shell:
         if self._shell is None:
             from omg_agent.vphone.shell import Shell
 
@@ -391,9 +397,9 @@ class VirtualPhone:
     def stop_uiautomator_server(self, port: int = 9008) -> None:
         server = self._u2.pop(port, None)
         if server is not None:
-            server.stop()  # type: ignore[attr-defined]
+            server.stop()
 
-    def serve(self, port: int = 0, host: str = "127.0.0.1"):
+    def serve(self, port: int = 0, host: str = "127.0.0.1") -> AdbdServer:
         """Start the ADB device server; returns it (``.port`` is the TCP port)."""
         from omg_agent.vphone.adbd import AdbdServer
 

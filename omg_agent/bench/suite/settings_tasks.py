@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omg_agent.bench.suite.nav import a_tap, back, front, point, wait, where
+from omg_agent.core.geometry import NORM_MAX, ScreenGeometry, pixel_to_norm
 from omg_agent.sim.expert.screen import Screen, tap
 from omg_agent.sim.expert.tasks import SETTINGS, Brightness, MoveContext, Moves, Switch, Task
 
@@ -101,13 +102,13 @@ class TwoSwitches(Task):
         return switch_moves(phone, screen, {"wifi": self.wifi, "bluetooth": self.bluetooth})
 
 
-def _seek_x(bar: tuple[int, int, int, int], level: int, width: int) -> int | None:
+def _seek_x(bar: tuple[int, int, int, int], level: int, screen: ScreenGeometry) -> int | None:
     """A 0–1000 x on the brightness bar that the phone reads back as exactly ``level``."""
     left, _, right, _ = bar
     span = max(1, right - left)
-    aim = (left + span * level / 100) * 1000 / width
-    for nx in sorted(range(1001), key=lambda v: abs(v - aim))[:40]:
-        px = round(nx * width / 1000)
+    aim, _ = pixel_to_norm((left + span * level / 100, 0), screen.size)
+    for nx in sorted(range(NORM_MAX + 1), key=lambda v: abs(v - aim))[:40]:
+        px = screen.to_pixels((nx, NORM_MAX // 2)).x  # the pixel the driver will tap
         if left <= px <= right and round((px - left) * 100 / span) == level:
             return nx
     return None
@@ -136,9 +137,9 @@ class ExactBrightness(Brightness):
         bar = phone.find_view(resource_id=f"{SETTINGS}:id/brightness")
         if bar is None:
             return [wait()]
-        prof = phone.profile
-        x = _seek_x(bar.bounds, self.level, prof.width)
-        y = round((bar.bounds[1] + bar.bounds[3]) / 2 * 1000 / prof.height)
+        geometry = ScreenGeometry(phone.profile.width, phone.profile.height)
+        x = _seek_x(bar.bounds, self.level, geometry)
+        y = geometry.to_normalized((0, (bar.bounds[1] + bar.bounds[3]) / 2)).y
         return [{"type": "tap", "target": point(x, y)}] if x is not None else [wait()]
 
 

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from omg_agent.brain.segments import blind_reason, targets
 from omg_agent.core.actions import AnchorTarget, AskUser, Done, is_boundary, parse_action
+from omg_agent.core.geometry import pixel_to_norm
 from omg_agent.sim.expert.screen import Screen, request_text
 from omg_agent.sim.expert.tasks import MoveContext, Task
 from omg_agent.sim.model_double import contract_name
@@ -161,8 +162,8 @@ class ExpertPolicy:
         if element is None:
             return move
         prof = self.phone.profile
-        dx = self.rng.uniform(-px, px) * 1000 / prof.width
-        dy = self.rng.uniform(-px, px) * 1000 / prof.height
+        dx, dy = pixel_to_norm((self.rng.uniform(-px, px), self.rng.uniform(-px, px)),
+                               (prof.width, prof.height))
         x = min(1000, max(0, round(element.x + dx)))
         y = min(1000, max(0, round(element.y + dy)))
         return {**move, "target": {"kind": "point", "x": x, "y": y}}

@@ -187,7 +187,8 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         asked = tuple((r.cls, r.describe, a) for r, a in zip(human.requests, answers,
                                                              strict=True))
     log.info("%s: %s (agent said %s)", task.goal, success, result.status)
-    timings, turns, report = {}, 0, None
+    timings: dict[str, float] = {}
+    turns, report = 0, None
     if trace_dir is not None:
         from omg_agent.trace.report import render_report
 

@@ -1,57 +1,20 @@
 """The element list of an operator request, parsed back into records the expert can search.
 
 The operator sends lines like ``[7] button "Add to cart" +"¥99" desc="cart" res=add_btn
-@512,880 {clickable,focused}`` (see :mod:`omg_agent.brain.vision`); the expert answers with
-the ids of that list, exactly as a model would.
+@512,880 {clickable,focused}``, read back with :mod:`omg_agent.perception.elementlist` (the
+module that wrote them); the expert answers with the ids of that list, exactly as a model
+would.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import re
-from dataclasses import dataclass
 from typing import Any
 
+from omg_agent.perception.elementlist import ParsedElement as Element
+from omg_agent.perception.elementlist import parse_line
+
 log = logging.getLogger(__name__)
-
-_HEAD = re.compile(r"^\[(\d+)\] (\S+)")
-_QUOTED = re.compile(r'(desc=|\+)?("(?:[^"\\]|\\.)*")')
-_RES = re.compile(r"\bres=(\S+)")
-_AT = re.compile(r"@(\d+),(\d+)")
-
-
-@dataclass(frozen=True)
-class Element:
-    id: int
-    role: str
-    text: str
-    desc: str
-    res: str
-    x: int  # centre, 0–1000
-    y: int
-    flags: frozenset[str]
-
-
-def parse_line(line: str) -> Element | None:
-    head = _HEAD.match(line.strip())
-    if head is None:
-        return None
-    rest = line.strip()[head.end():]
-    text = desc = ""
-    for prefix, quoted in _QUOTED.findall(rest):
-        value = json.loads(quoted)
-        if prefix == "desc=":
-            desc = value
-        elif not prefix and not text:
-            text = value
-    res = _RES.search(rest)
-    at = _AT.search(rest)
-    flags = re.search(r"\{([^}]*)\}\s*$", rest)
-    return Element(int(head.group(1)), head.group(2), text, desc,
-                   res.group(1) if res else "",
-                   int(at.group(1)) if at else 500, int(at.group(2)) if at else 500,
-                   frozenset(flags.group(1).split(",")) if flags else frozenset())
 
 
 def request_text(request: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from omg_agent.core.geometry import ScreenGeometry
 from omg_agent.sim.expert.screen import (
     Screen,
     anchor,
@@ -238,10 +239,9 @@ class Brightness(Task):
             return [wait(0.5)]
         left, top, right, bottom = bar.bounds
         prof = phone.profile
-        x = left + (right - left) * self.level / 100
-        return [{"type": "tap", "target": {
-            "kind": "point", "x": round(x * 1000 / prof.width),
-            "y": round((top + bottom) / 2 * 1000 / prof.height)}}]
+        x, y = ScreenGeometry(prof.width, prof.height).to_normalized(
+            (left + (right - left) * self.level / 100, (top + bottom) / 2))
+        return [{"type": "tap", "target": {"kind": "point", "x": x, "y": y}}]
 
 
 @dataclass

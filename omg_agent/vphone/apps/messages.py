@@ -175,7 +175,7 @@ class MessagesApp(App):
                          style={"bg": _avatar_color(contact), "glyph": contact[0].upper(),
                                 "fg": (255, 255, 255)}))
         tx = left + pad * 2 + side
-        last = self.threads[contact][-1] if self.threads[contact] else {"text": "",
+        last: dict = self.threads[contact][-1] if self.threads[contact] else {"text": "",
                                                                          "from_me": False}
         preview = (self.t("You: ", "我：") if last["from_me"] else "") + last["text"]
         row.add(kit.text((tx, top + kit.dp(12), right - pad, top + kit.dp(40)), contact,

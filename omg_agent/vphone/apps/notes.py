@@ -7,6 +7,8 @@ note and the list says so ("Note deleted") until another note is opened.
 
 from __future__ import annotations
 
+from functools import partial
+
 from omg_agent.vphone.apps.base import App
 from omg_agent.vphone.ui.kit import MUTED, Kit
 from omg_agent.vphone.ui.view import View
@@ -85,7 +87,7 @@ class NotesApp(App):
             y = top + i * h
             root.add(kit.list_item((0, y, kit.width, y + h), note["title"] or "(untitled)",
                                    note["body"].split("\n")[0][:40],
-                                   on_click=lambda i=i: self._open_editor(i),
+                                   on_click=partial(self._open_editor, i),
                                    resource_id=f"{self.package}:id/note_item"))
         bottom = kit.content[3]
         size = kit.dp(64)

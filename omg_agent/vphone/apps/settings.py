@@ -7,6 +7,8 @@ With the ``bouncing_toggle`` hazard the Bluetooth switch turns on and flips back
 
 from __future__ import annotations
 
+from functools import partial
+
 from omg_agent.vphone.apps.base import App
 from omg_agent.vphone.ui.kit import MUTED, Kit
 from omg_agent.vphone.ui.view import View
@@ -105,7 +107,7 @@ class SettingsApp(App):
         for i, (screen, title, sub) in enumerate(links):
             y = top + (i + 2) * h
             rows.append(kit.list_item((0, y, kit.width, y + h), title, sub,
-                                      on_click=lambda s=screen: self.push(s)))
+                                      on_click=partial(self.push, screen)))
         return rows
 
     def _display(self, kit: Kit) -> list[View]:

@@ -16,6 +16,7 @@ to tap **Pay now** — which pays a ¥88 membership (an order with ``"promo": tr
 from __future__ import annotations
 
 import random
+from functools import partial
 
 from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.shop_catalog import (
@@ -333,7 +334,7 @@ class ShopApp(App):
             side = kit.dp(44)
             x1 = kit.width - kit.dp(16)
             minus = kit.button((x1 - side, y + (h - side) // 2, x1, y + (h + side) // 2), "−",
-                               lambda pid=pid: self._remove_one(pid), color=MUTED,
+                               partial(self._remove_one, pid), color=MUTED,
                                desc=f"Remove {p.name}",
                                resource_id=f"{self.package}:id/remove")
             root.add(kit.list_item((0, y, kit.width, y + h), p.name,

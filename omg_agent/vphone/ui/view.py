@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 Bounds = tuple[int, int, int, int]
-Handler = Callable[[], None]
+Handler = Callable[[], object]  # a view callback; whatever it returns is ignored
 
 
 @dataclass(eq=False)

@@ -111,6 +111,18 @@ def test_the_api_key_is_never_shown() -> None:
     assert Settings.load(env={}).redacted_dict()["api_key"] is None
 
 
+def test_named_secrets_come_from_variables_the_file_and_options_and_are_never_shown(
+        tmp_path: Path) -> None:
+    toml = write(tmp_path / "omg.toml", '[secrets]\npin = "2468-1357"\npw = "from-file"\n')
+    s = Settings.load(env={"OMG_SECRET_PW": "omg5865", "OMG_SECRET_": "ignored"},
+                      config_file=toml, overrides={"secrets": {"otp": "864210"}})
+    assert {k: v.get_secret_value() for k, v in s.secrets.items()} == {
+        "pin": "2468-1357", "pw": "omg5865", "otp": "864210"}
+    shown = [repr(s), str(s), json.dumps(s.redacted_dict()), s.model_dump_json()]
+    assert not any(v in text for text in shown for v in ("2468-1357", "omg5865", "864210"))
+    assert s.redacted_dict()["secrets"] == {"pin": "***", "pw": "***", "otp": "***"}
+
+
 def test_model_configured_needs_a_model_and_a_key_or_an_endpoint() -> None:
     assert Settings(model="gpt-4o", api_key=KEY).model_configured
     assert Settings(model="local", base_url="http://127.0.0.1:8000/v1").model_configured

@@ -43,6 +43,14 @@ def test_the_value_comes_from_the_screen_whatever_the_target_form(source) -> Non
     assert read_from_screen(save(**source), OBS) == "¥8,249.00"
 
 
+def test_an_anchor_reads_the_label_it_names_not_the_clickable_card_around_it() -> None:
+    card = UIElement(3, "android.widget.LinearLayout", "item", Bounds(0, 250, 1000, 550),
+                     text="MacBook Air 13", clickable=True)
+    obs = Observation(Image.new("RGB", (1000, 2000)), (card, NAME, PRICE))
+    source = {"target": {"kind": "anchor", "resource_id": "price"}}
+    assert read_from_screen(save(**source), obs) == "¥8,249.00"
+
+
 def test_a_region_prefers_ocr_boxes_when_there_are_some() -> None:
     obs = Observation(Image.new("RGB", (1000, 2000)), (NAME, PRICE),
                       ocr=(OcrBox("¥9", Bounds(0, 430, 200, 470), 0.9),))

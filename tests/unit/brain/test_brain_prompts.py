@@ -21,7 +21,7 @@ def test_the_date_is_filled_at_call_time_not_import_time() -> None:
     first = prompts.render("operator", now=datetime(2030, 1, 2))
     second = prompts.render("operator", now=datetime(2031, 6, 7))
     assert "2030-01-02 (Wednesday)" in first and "2031-06-07" in second
-    assert "{{" not in first
+    assert "{{" not in first.replace("{{secret:", "")  # secret placeholders are prompt text
     today = datetime.now().strftime("%Y-%m-%d")
     assert today in prompts.render("planner")
 

@@ -16,10 +16,8 @@ from omg_agent.brain.structured import (
     parse_reply,
     schema_instructions,
 )
-from omg_agent.brain.vision import encode_jpeg, format_element, format_elements, user_message
+from omg_agent.brain.vision import encode_jpeg, user_message
 from omg_agent.core.contracts import DecisionBundle, Replan
-from omg_agent.core.geometry import Bounds
-from omg_agent.core.observation import UIElement
 
 GOOD = {"thought": "t", "last_action_result": "none",
         "execute_now": {"intent": "i", "actions": [{"type": "back"}]}}
@@ -93,30 +91,6 @@ def test_schema_instructions_embed_a_compact_schema() -> None:
 
 
 # -- what the model is shown ------------------------------------------------------------
-def element(**kw: object) -> UIElement:
-    base = {"id": 7, "cls": "android.widget.Button", "role": "button",
-            "bounds": Bounds(400, 2000, 680, 2100)}
-    return UIElement(**{**base, **kw})  # type: ignore[arg-type]
-
-
-def test_element_line_format() -> None:
-    line = format_element(element(text="Add to cart", extra_texts=("¥99",), desc="cart",
-                                  resource_id="com.vphone.shop:id/add_btn", clickable=True,
-                                  focused=True), (1080, 2400))
-    assert line == '[7] button "Add to cart" +"¥99" desc="cart" res=add_btn @500,854 ' \
-                   '{clickable,focused}'
-
-
-def test_element_lines_hide_passwords_and_trim_long_text() -> None:
-    secret = format_element(element(text="hunter2", password=True, editable=True,
-                                    enabled=False), (1080, 2400))
-    assert "hunter2" not in secret and '"•••"' in secret
-    assert secret.endswith("{editable,password,disabled}")
-    long = format_element(element(text="word " * 40), (1080, 2400))
-    assert "…" in long and len(long) < 120
-    assert format_elements([], (1080, 2400)) == "(no elements)"
-
-
 def test_screenshots_are_downscaled_jpeg_data_urls() -> None:
     image = Image.new("RGBA", (1080, 2400), (20, 120, 200, 255))
     encoded = encode_jpeg(image, max_side=512, quality=70)

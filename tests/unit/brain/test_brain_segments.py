@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from omg_agent.brain.segments import blind_reason, missing_anchors, segment_end
-from omg_agent.core.actions import is_boundary, parse_action
-from omg_agent.core.geometry import Bounds
+from omg_agent.brain.segments import anchor_element, blind_reason, missing_anchors, segment_end
+from omg_agent.core.actions import AnchorTarget, is_boundary, parse_action
+from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.perception.anchor import Anchorer, match_anchor
 
 FIELD = UIElement(1, "android.widget.EditText", "input", Bounds(0, 100, 1000, 200),
                   resource_id="com.omg.login:id/username", clickable=True, editable=True)
@@ -71,3 +72,32 @@ def test_missing_anchors_are_named() -> None:
                                                              "resource_id": "username"}},
                    tap(kind="anchor", text="Register"))
     assert missing_anchors(segment, OBS) == ["anchor text='Register'"]
+
+
+# -- one anchor matcher: the operator's segments find what the drivers' Anchorer finds ------
+LABEL = UIElement(5, "android.widget.TextView", "text", Bounds(20, 860, 400, 900),
+                  text="Settings")
+ROW = UIElement(6, "android.widget.LinearLayout", "row", Bounds(0, 850, 1000, 950),
+                clickable=True)
+SETTINGS = Observation(Image.new("RGB", (1000, 1000)), (LABEL, ROW))
+
+
+@pytest.mark.parametrize("anchor", [
+    {"text": "settings"}, {"text": "Ｓｅｔｔｉｎｇｓ"}, {"text": "sett", "match": "contains"}])
+def test_an_anchor_names_the_same_element_in_segments_and_in_the_drivers(anchor) -> None:
+
+    target = AnchorTarget(kind="anchor", **anchor)
+    found = match_anchor(target, SETTINGS.elements)
+    assert found is not None and found.element is LABEL and found.target is ROW
+    assert anchor_element(target, SETTINGS) is ROW  # the operator's segments
+    resolved = Anchorer(ScreenGeometry(1000, 1000)).resolve(target, SETTINGS)  # the drivers
+    assert resolved.element is ROW and resolved.source == "tree"
+    tapped = acts(tap(kind="anchor", **anchor))
+    assert missing_anchors(tapped, SETTINGS) == []
+
+
+def test_an_anchor_the_screen_does_not_show_is_missing_for_segments_and_drivers() -> None:
+    target = AnchorTarget(kind="anchor", text="Display")
+    assert match_anchor(target, SETTINGS.elements) is None
+    assert missing_anchors(acts(tap(kind="anchor", text="Display")), SETTINGS) == [
+        "anchor text='Display'"]

@@ -400,3 +400,36 @@ def test_two_identical_replans_end_in_a_question_not_a_third_plan() -> None:
                                if "Replan" in str(r.get("response_format"))][1]["messages"][-1][
                                    "content"]
     assert result.status == "ask_user" and "already tried" in asked[0]
+
+
+# -- resuming in another process ---------------------------------------------------------------
+def test_a_saved_question_resumes_in_a_fresh_orchestrator_with_one_step_count(tmp_path) -> None:
+    from omg_agent.brain.resume import load_state, restore_memory, save_state
+
+    phone = Phone()
+    answered = plan({"description": "Open the app the user names",
+                     "checks": [{"kind": "app", "app": "Settings"}]})
+    model = ScriptedModel(replies(
+        ("TaskPlan", plan({"description": "Ask"})),
+        ("DecisionBundle", bundle({"type": "mem_save", "key": "who", "value": "me"},
+                                  {"type": "ask_user", "question": "Which app?"})),
+        ("DecisionBundle", bundle(tap("Settings"))),
+        ("DecisionBundle", bundle(goal_complete=True, answer="opened $who")),
+        ("Replan", {"status": "replanned", "plan": answered})))
+    world = phone.world()
+    with orchestrator(world, model) as first:
+        stopped = first.run("open the app I name")
+        assert stopped.status == "ask_user" and first.state is not None
+        save_state(tmp_path, first.state, first.memory, turns=first.operator.turns,
+                   usage=(stopped.model_calls, stopped.tokens_in, stopped.tokens_out),
+                   device="fake")
+    saved = load_state(tmp_path)
+    assert saved.state.dialogue.pending == "Which app?" and saved.memory == {"who": "me"}
+    with orchestrator(world, model) as second:
+        restore_memory(second.memory, saved.memory)
+        second.prior_usage = saved.usage
+        second.operator.turns = saved.turns
+        result = second.resume(saved.state, "Settings")
+    assert result.status == "done" and result.answer == "opened me"
+    assert result.steps_used > stopped.steps_used
+    assert result.model_calls == len(model.requests)  # usage carried across the stop

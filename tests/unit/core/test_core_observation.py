@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from PIL import Image
 
-from omg_agent.core.geometry import Bounds
+from omg_agent.core.geometry import Bounds, Point, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
 
 
@@ -46,3 +46,31 @@ def test_password_value_never_appears_in_repr():
     assert "hunter2" not in repr(e) and "<password>" in repr(e)
     obs = Observation(Image.new("RGB", (10, 10)), elements=(e,))
     assert "hunter2" not in repr(obs)
+
+
+# -- geometry on the observation: one point <-> pixel conversion, one point-in-box ----------
+def test_an_observation_converts_points_with_its_drivers_safe_zone() -> None:
+    geo = ScreenGeometry(1000, 2000, status_bar=60, nav_bar=100)
+    obs = Observation(Image.new("RGB", (1000, 2000)), geometry=geo)
+    assert obs.to_pixels((500, 500)) == Point(500, 1000) == geo.to_pixels((500, 500))
+    assert obs.to_pixels((500, 0)) == Point(500, 60)  # clamped below the status bar
+    assert obs.to_pixels((2000, 1000)) == Point(991, 1899)  # and off the nav bar / edge
+    assert obs.to_normalized((500, 1000)) == Point(500, 500)
+    # without the driver's geometry the whole screenshot is the safe zone
+    bare = Observation(Image.new("RGB", (1000, 2000)))
+    assert bare.to_pixels((0, 0)) == Point(0, 0)
+    assert bare.to_pixels((1000, 1000)) == Point(999, 1999)
+
+
+def test_the_element_at_a_point_is_the_smallest_under_it() -> None:
+    row = UIElement(1, "android.widget.LinearLayout", "row", Bounds(0, 100, 1000, 300),
+                    clickable=True)
+    label = UIElement(2, "android.widget.TextView", "text", Bounds(20, 150, 300, 250),
+                      text="Wi-Fi")
+    obs = Observation(Image.new("RGB", (1000, 1000)), (row, label))
+    assert obs.element_at((100, 200)) is label
+    assert obs.element_at((100, 200), having=lambda e: e.clickable) is row
+    assert obs.element_at((600, 200)) is row
+    assert obs.element_at((1000, 200)) is None  # right edges are exclusive, as uiautomator's
+    assert obs.elements_at((100, 200)) == [row, label]
+    assert obs.region_to_pixels(Bounds(0, 0, 500, 500)) == Bounds(0, 0, 500, 500)

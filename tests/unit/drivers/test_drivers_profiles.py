@@ -13,6 +13,7 @@ from omg_agent.drivers.profiles import (
     DeviceProfileSpec,
     available_profiles,
     builtin_dir,
+    driver_profile,
     load_common,
     load_profile,
     match_profile,
@@ -249,3 +250,19 @@ def test_spec_is_frozen() -> None:
     assert isinstance(spec, DeviceProfileSpec)
     with pytest.raises(ValueError):
         spec.width = 1  # type: ignore[misc]
+
+
+# -- the one profile a driver works from --------------------------------------------------
+def test_a_driver_profile_is_the_given_one_resized_else_matched_else_estimated() -> None:
+    shipped = load_profile("vphone-default")
+    resized = driver_profile(540, 1200, 220, given=shipped)
+    assert (resized.status_bar_height, resized.nav_bar_height) == (55, 33)
+    matched = driver_profile(1080, 2400, 440, brand="OMG", model="vPhone 1", match=True)
+    assert matched.name == "vphone-default" and matched.aliases()["备忘录"] == "com.omg.notes"
+    guess = driver_profile(1080, 2400, 440, brand="Acme", model="X1")
+    assert (guess.status_bar_height, guess.nav_bar_height) == (66, 132)  # 24 dp / 48 dp
+    assert guess.brand == "acme" and guess.aliases() == {}
+    common = driver_profile(1080, 2400, 440, brand="Acme", model="X1", match=True)
+    assert common.name == "estimated" and common.aliases()["设置"] == "com.android.settings"
+    fixed = driver_profile(1080, 2400, 440, given=shipped, status_bar=100, nav_bar=0)
+    assert fixed.geometry().safe_zone.top == 100 and fixed.nav_bar_height == 0

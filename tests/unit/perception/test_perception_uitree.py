@@ -11,13 +11,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from omg_agent.core.geometry import Bounds, ScreenGeometry
+from omg_agent.core.geometry import Bounds
 from omg_agent.errors import UITreeError
+from omg_agent.perception.elementlist import render
 from omg_agent.perception.uitree import (
     changed_elements,
     estimate_tokens,
     parse_elements,
-    render_elements,
 )
 from omg_agent.vphone.phone import VirtualPhone
 from omg_agent.vphone.ui.view import View, visible_children
@@ -177,11 +177,11 @@ def test_every_visible_text_survives_as_an_element_or_merged_into_one(name):
 
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
-def test_compact_rendering_is_at_most_an_eighth_of_the_xml_tokens(name):
+def test_the_list_the_model_receives_is_at_most_a_seventh_of_the_xml_tokens(name):
     xml, _ = SCREENS[name]
-    compact = render_elements(parse_elements(xml))
+    compact = render(parse_elements(xml), (1080, 2400))
     assert "<node" not in compact and "bounds=" not in compact
-    assert 8 * estimate_tokens(compact) <= estimate_tokens(xml), (
+    assert 7 * estimate_tokens(compact) <= estimate_tokens(xml), (
         f"{estimate_tokens(compact)} vs {estimate_tokens(xml)} tokens")
 
 
@@ -194,9 +194,10 @@ def test_a_list_row_takes_its_texts_and_the_text_nodes_disappear():
     assert not any(e.text == "Connected" for e in elements)
     switch = next(e for e in elements if e.resource_id.endswith("wifi_switch"))
     assert switch.role == "switch" and switch.checked and switch.text == "ON"
-    lines = render_elements(elements).splitlines()
-    assert f'[{row.id}] item "Wi-Fi" "Connected" @(540,363)' in lines
-    assert f'[{switch.id}] switch "ON" @(937,363) checked' in lines
+    lines = render(elements, (1080, 2400)).splitlines()
+    assert f'[{row.id}] item "Wi-Fi" +"Connected" @500,151 {{clickable}}' in lines
+    assert f'[{switch.id}] switch "ON" res=wifi_switch @868,151 {{clickable,checkable,checked}}' \
+        in lines
 
 
 def test_password_values_are_never_rendered():
@@ -204,19 +205,8 @@ def test_password_values_are_never_rendered():
     elements = parse_elements(xml)
     field = next(e for e in elements if e.password)
     assert field.role == "input" and field.editable and field.focused
-    text = render_elements(elements)
-    assert "<password>" in text and "•" not in text and "s3cret" not in text
-
-
-def test_normalized_coordinates_option():
-    phone, _ = _phone()
-    phone.start_activity("com.android.settings")
-    xml = phone.dump_xml()
-    geo = ScreenGeometry(1080, 2400, status_bar=110, nav_bar=66)
-    text = render_elements(parse_elements(xml), coords="normalized", geometry=geo)
-    assert '"Wi-Fi" "Connected" @(500,151)' in text
-    with pytest.raises(ValueError):
-        render_elements((), coords="normalized")
+    text = render(elements, (1080, 2400))
+    assert '"•••"' in text and "s3cret" not in text
 
 
 # -- synthetic dumps for the rules real screens may not show ----------------------------

@@ -11,10 +11,12 @@ from PIL import Image
 from omg_agent.core.actions import parse_action
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.secrets import SecretVault
 from omg_agent.errors import ConfigError
 from omg_agent.trace import REDACTED, TraceRecorder, load_trace, new_run_dir, render_report
 
 SECRET = "hunter2-Secret!"
+PLACEHOLDER = "{{secret:secret}}"
 
 
 def _obs(n_elements: int = 3, *, password_text: str = "", focused_password: bool = False
@@ -107,20 +109,20 @@ def test_secrets_are_redacted_in_every_file_written_including_the_report(tmp_pat
     for name, text in files.items():
         assert SECRET not in text, name
         assert SECRET.replace("!", "") not in text, name
-    assert REDACTED in files["answer.txt"] and REDACTED in files["result.json"]
+    assert PLACEHOLDER in files["answer.txt"] and PLACEHOLDER in files["result.json"]
 
 
-def test_text_typed_into_a_password_field_is_redacted_without_being_told(tmp_path):
+def test_a_secret_the_shared_vault_learns_mid_run_is_masked_from_then_on(tmp_path):
     run = tmp_path / "run"
-    with TraceRecorder(run, task="log in") as rec:
-        by_element = parse_action({"type": "type", "text": "pa55word-A",
-                                   "target": {"kind": "element", "id": 3}})
-        rec.record_step(1, observation=_obs(2), actions=[by_element])
-        rec.record_step(2, observation=_obs(2, focused_password=True),
-                        actions=[{"type": "type", "text": "pa55word-B"}])
-        rec.record_step(3, observation=None, model_reply="I typed pa55word-A and pa55word-B")
+    vault = SecretVault()
+    with TraceRecorder(run, task="log in", secrets=vault) as rec:
+        typed = parse_action({"type": "type", "text": "pa55word-A",
+                              "target": {"kind": "element", "id": 3}})
+        vault.add("password", "pa55word-A")  # the driver saw a password field: learned
+        rec.record_step(1, observation=_obs(2), actions=[typed])
+        rec.record_step(2, observation=None, model_reply="I typed pa55word-A")
     text = (run / "trace.jsonl").read_text()
-    assert "pa55word" not in text and text.count(REDACTED) >= 4
+    assert "pa55word" not in text and text.count("{{secret:password}}") == 2
 
 
 def test_finish_writes_result_and_answer_with_counts(tmp_path):

@@ -134,7 +134,7 @@ def test_driver_outcomes_and_action_models_are_recorded_and_drawn(tmp_path):
     typed = parse_action({"type": "type", "text": "pw-9876",
                           "target": {"kind": "element", "id": 1}})
     run = tmp_path / "run"
-    with TraceRecorder(run, task="t") as rec:
+    with TraceRecorder(run, task="t", redact=["pw-9876"]) as rec:
         rec.record_step(1, observation=_obs(), actions=[swipe],
                         results=[ActionOutcome(0, swipe, True, "swipe", (540, 1920), "point")])
         password_obs = Observation(

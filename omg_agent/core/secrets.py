@@ -1,0 +1,202 @@
+"""Secrets of one run: the values that must never leave it in clear (pure, no I/O).
+
+A :class:`SecretVault` holds named values. Everything that leaves the run — the requests
+sent to the model, the trace, ``result.json``, ``answer.txt``, the report, log records, the
+printed result — goes through :meth:`SecretVault.mask`, which writes each value as the
+placeholder ``{{secret:NAME}}``; the model therefore only ever sees placeholders, may use
+them in a ``type`` action, and the driver wrapper calls :meth:`SecretVault.reveal` right
+before the text is typed (:mod:`omg_agent.drivers.secret_typing`).
+
+Where secrets come from (each adds to the same vault):
+
+- the task: ``{{secret:NAME=VALUE}}`` defines one inline (the model sees
+  ``{{secret:NAME}}``), and ``password X`` / ``PIN: X`` / ``密码 X`` / ``验证码是X`` … is
+  taken as one too (:func:`task_secrets`);
+- the user: ``--secret NAME=VALUE`` on ``run`` or ``OMG_SECRET_<NAME>`` (Settings), used in a
+  task as ``{{secret:NAME}}``; an ``ask_user`` answer to a question about a password, code,
+  PIN, … (:func:`asks_for_secret`);
+- the device: text typed into an element that is a password field where it is typed,
+  decided at execution time (:class:`~omg_agent.drivers.secret_typing.SecretTyping`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+PLACEHOLDER = "{{secret:%s}}"
+_PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)\}\}")
+# A definition written into a task: {{secret:NAME=VALUE}} (VALUE may not contain "}}").
+_DEFINITION = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)=(.+?)\}\}")
+_NAME_OK = re.compile(r"[^A-Za-z0-9_.-]+")
+# "PIN" in capitals, or "pin code" / "pin: …" / "pin is …": "pin 100 notes" is a verb
+_KEYWORDS = (r"passwords?|passcodes?|passphrase|passwd|pwd|(?-i:PIN)(?:\s*code)?|"
+             r"pin\s*code|pin(?=\s*(?:is\b|[:：=]))|otp|"
+             r"verification\s+code|security\s+code|one[- ]time\s+code|"
+             r"密码|口令|验证码|校验码|动态码|支付密码")
+# "password omg5865", "password: x", "password is x", "密码是x", "PIN 1234", quoted or not.
+_IN_TASK = re.compile(
+    r"(?P<kw>" + _KEYWORDS + r")(?:\s*(?P<sep>is|=|:|：|是|为)\s*|\s+)"
+    r"(?:[\"'“‘](?P<quoted>[^\"'”’]+)[\"'”’]|(?P<bare>[^\s,;，。；、!?！？\"'“”]+))",
+    re.IGNORECASE)
+_QUESTION = re.compile(
+    r"password|passcode|passphrase|\bpin\b|\botp\b|\bcode\b|one[- ]time|verification|"
+    r"secret|cvv|cvc|密码|口令|验证码|校验码|动态码", re.IGNORECASE)
+_NAMES = (("pin", "pin"), ("otp", "code"), ("code", "code"), ("验证码", "code"),
+          ("校验码", "code"), ("动态码", "code"))
+MIN_LENGTH = 3  # shorter values are not held
+MIN_GUESSED = 3  # a value guessed from the task's wording is at least this long
+
+
+def placeholder(name: str) -> str:
+    return PLACEHOLDER % name
+
+
+class SecretVault:
+    """Named secret values; masks them in anything, reveals placeholders for the driver."""
+
+    def __init__(self, secrets: Mapping[str, str] | None = None) -> None:
+        self._values: dict[str, str] = {}  # name -> value
+        self._names: dict[str, str] = {}  # value -> name
+        self._pattern: re.Pattern[str] | None = None
+        for name, value in (secrets or {}).items():
+            self.add(name, value)
+
+    # -- registering ---------------------------------------------------------------------
+    def add(self, name: str, value: str) -> str:
+        """Register ``value`` under ``name`` (a value already held keeps its name; a name
+        already used for another value gets a numbered one); returns the name used."""
+        if len(value.strip()) < MIN_LENGTH:  # masking "a" everywhere would wreck every text
+            return name
+        if value in self._names:
+            return self._names[value]
+        name = _NAME_OK.sub("_", name).strip("_") or "secret"
+        base, k = name, 1
+        while name in self._values:
+            k += 1
+            name = f"{base}{k}"
+        self._values[name] = value
+        self._names[value] = name
+        # One pass over the text: placeholders already there match as themselves (never
+        # masked inside), then the values longest first, so a secret containing another
+        # is replaced whole and a replacement is never searched again.
+        values = sorted(self._names, key=len, reverse=True)
+        self._pattern = re.compile("|".join([_PLACEHOLDER.pattern,
+                                             *map(re.escape, values)]))
+        return name
+
+    def add_from_task(self, task: str) -> None:
+        """Register the secrets ``task`` defines or names (see :func:`task_secrets`)."""
+        for name, value in task_secrets(task):
+            self.add(name, value)
+
+    def note_answer(self, question: str, answer: str | None) -> None:
+        """Register ``answer`` when ``question`` asks for a password, code, PIN, …"""
+        if answer and asks_for_secret(question):
+            self.add(secret_name(question), answer.strip())
+
+    # -- reading -------------------------------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        return list(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._values
+
+    def value(self, name: str) -> str | None:
+        return self._values.get(name)
+
+    # -- masking and revealing -----------------------------------------------------------
+    def mask(self, text: str) -> str:
+        """``text`` with every held value (and every inline definition) as a placeholder."""
+        if "{{secret:" in text:
+            text = _DEFINITION.sub(lambda m: placeholder(m.group(1)), text)
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(self._placeholder_of, text)
+
+    def _placeholder_of(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        name = self._names.get(found)
+        return found if name is None else placeholder(name)
+
+    def reveal(self, text: str) -> str:
+        """``text`` with the placeholders of held secrets replaced by their values (for
+        the driver only, right before typing); unknown placeholders stay as they are."""
+        if "{{secret:" not in text:
+            return text
+        return _PLACEHOLDER.sub(lambda m: self._values.get(m.group(1), m.group(0)), text)
+
+    def unknown(self, text: str) -> list[str]:
+        """Names of placeholders in ``text`` that this vault holds no value for."""
+        return [m.group(1) for m in _PLACEHOLDER.finditer(text)
+                if m.group(1) not in self._values]
+
+    def scrub(self, obj: Any) -> Any:
+        """A copy of ``obj`` with every string masked: through dicts (keys too), lists,
+        tuples and dataclass instances (rebuilt with ``dataclasses.replace``)."""
+        match obj:
+            case str():
+                return self.mask(obj)
+            case dict():
+                return {self.scrub(k): self.scrub(v) for k, v in obj.items()}
+            case list():
+                return [self.scrub(v) for v in obj]
+            case tuple():
+                return tuple(self.scrub(v) for v in obj)
+            case _ if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+                return dataclasses.replace(obj, **{
+                    f.name: self.scrub(getattr(obj, f.name))
+                    for f in dataclasses.fields(obj) if f.init})
+            case _:
+                return obj
+
+
+def task_secrets(task: str) -> list[tuple[str, str]]:
+    """(name, value) pairs a task defines inline (``{{secret:NAME=VALUE}}``) or names by
+    wording (``password X``, ``PIN: X``, ``密码是X``). A worded value must be at least
+    ``MIN_GUESSED`` characters and hold a digit or follow an explicit ``is`` / ``:`` / ``是``,
+    so "ask me for the password" or "password field" take nothing."""
+    found = [(m.group(1), m.group(2)) for m in _DEFINITION.finditer(task)]
+    rest = _DEFINITION.sub(" ", task)
+    for m in _IN_TASK.finditer(rest):
+        value = (m.group("quoted") or m.group("bare") or "").strip().rstrip(".")
+        if len(value) < MIN_GUESSED or _PLACEHOLDER.fullmatch(value):
+            continue
+        if m.group("sep") is None and m.group("quoted") is None \
+                and not any(c.isdigit() for c in value):
+            continue
+        found.append((secret_name(m.group("kw")), value))
+    return found
+
+
+def asks_for_secret(question: str) -> bool:
+    """Whether ``question`` asks for a password, passcode, PIN, code, OTP, 密码, 验证码 …"""
+    return bool(_QUESTION.search(question))
+
+
+def secret_name(text: str) -> str:
+    """A placeholder name for the secret ``text`` talks about: pin, code or password."""
+    lowered = text.lower()
+    for word, name in _NAMES:
+        if re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
+            return name
+    return "password"
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, str]:
+    """``NAME=VALUE`` strings (``--secret``) as a mapping; raises ``ValueError`` naming
+    the first malformed item."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value:
+            raise ValueError("a secret must be given as NAME=VALUE"
+                             + (f" (got {name.strip()!r} = nothing)" if sep else ""))
+        out[name.strip()] = value
+    return out

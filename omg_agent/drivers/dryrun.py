@@ -1,0 +1,58 @@
+"""``--dry-run``: the whole agent runs, the device receives nothing.
+
+:class:`DryRunDriver` wraps a real driver: it observes the real screen (so the model sees
+the phone as it is) but answers ``execute`` and ``launch`` by describing each action
+instead of sending it. The screen never changes, so a dry run shows the first moves of a
+plan — what would be tapped, typed or launched — and the loop guard ends it when the model
+keeps trying; nothing reaches the phone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from omg_agent.core.actions import Action, dump_action, ends_bundle
+from omg_agent.core.observation import Observation
+from omg_agent.drivers.base import ActionOutcome, DeviceInfo, Driver, ExecResult
+
+
+class DryRunDriver:
+    """A driver that observes through ``inner`` and executes nothing."""
+
+    def __init__(self, inner: Driver, on_action: Callable[[str], object] = print) -> None:
+        self.inner = inner
+        self.on_action = on_action
+        self.would: list[str] = []  # what would have been sent, in order
+
+    def info(self) -> DeviceInfo:
+        return self.inner.info()
+
+    def observe(self, *, ocr: bool = False) -> Observation:
+        return self.inner.observe(ocr=ocr)
+
+    def execute(self, actions: Sequence[Action],
+                observation: Observation | None = None) -> ExecResult:
+        outcomes: list[ActionOutcome] = []
+        for index, action in enumerate(actions):
+            self._say(json.dumps(dump_action(action), ensure_ascii=False))
+            outcomes.append(ActionOutcome(index, action, True, "dry run: not sent"))
+            if ends_bundle(action):
+                break
+        return ExecResult(tuple(outcomes), len(actions) - len(outcomes), 0)
+
+    def launch(self, app: str) -> None:
+        self._say(f"launch {app}")
+
+    def current_app(self) -> tuple[str, str]:
+        return self.inner.current_app()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def _say(self, line: str) -> None:
+        self.would.append(line)
+        self.on_action(f"would {line}")
+
+
+__all__ = ["DryRunDriver"]

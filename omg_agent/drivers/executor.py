@@ -1,0 +1,362 @@
+"""The one bundle executor: what every driver's ``execute(actions)`` does, over a small port.
+
+DESIGN.md §3 "Semantic boundaries" as code, the same for every transport. The bundle is
+*planned* first: each action's target is resolved to pixels by ``perception.anchor`` (an
+element id, an anchor — tree, then OCR — or a snapped 0–1000 point) on the observation the
+model decided on, and planning stops after the first action that ends the bundle
+(:func:`~omg_agent.core.actions.ends_bundle`, told which element a tap lands on) or at the
+first action that cannot be planned. Then the planned actions *run* through an
+:class:`ActionPort` — the transport: adb shell commands queued and sent as one batched call
+(:mod:`.adbport`), or uiautomator2 JSON-RPC calls (:mod:`.u2port`) — and a failed action
+stops the bundle there. The rules that used to differ between the two drivers live here once:
+
+* **a screen is needed** to plan a touch on anything but a raw point and to type (the field
+  decides how to clear and whether the text is a secret): without an observation the
+  executor takes one first;
+* **launching** an app name: an alias (the device profile's, plus labels learned on the home
+  screen), else an installed package (``pm list packages``, read once); a name shaped like a
+  package that is not installed is refused without touching the phone; anything else is
+  looked for as a label on the home screen (home, look, tap; the package it opened is
+  remembered);
+* **settling**: after a boundary ran, the executor waits once for the screen to settle
+  (:meth:`Device.wait_settled`, given the hash before the bundle) — unless the bundle's
+  launch went through the home screen, which settled on its own;
+* memory and hand-off actions (``mem_save``, ``ask_user``, ``done``) are the operator's: they
+  are reported as skipped; ``wait`` sleeps on the host between device calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from omg_agent.core.actions import (
+    Action,
+    AnchorTarget,
+    AskUser,
+    Back,
+    Done,
+    DoubleTap,
+    Home,
+    Key,
+    Launch,
+    LongPress,
+    MemSave,
+    Swipe,
+    Tap,
+    TypeText,
+    Wait,
+    ends_bundle,
+    is_boundary,
+)
+from omg_agent.core.geometry import Point, ScreenGeometry
+from omg_agent.core.observation import Observation, UIElement
+from omg_agent.drivers import commands as cmds
+from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.drivers.textinput import KEY_ENTER
+from omg_agent.errors import ActionRejected, AnchorNotFound
+from omg_agent.perception.anchor import match_anchor
+
+log = logging.getLogger(__name__)
+
+
+class PortFailed(Exception):
+    """A queued batch failed at action ``index``; ``done`` finished before it."""
+
+    def __init__(self, done: list[int], index: int, detail: str) -> None:
+        super().__init__(detail)
+        self.done, self.index, self.detail = done, index, detail
+
+
+class ActionPort(Protocol):
+    """One transport's verbs, in pixels and key codes. Calls between :meth:`begin` calls
+    belong to one action; :meth:`batch` runs what is queued (a port that runs each call at
+    once just answers which actions it ran) and raises :class:`PortFailed`."""
+
+    @property
+    def calls(self) -> int: ...  # device round trips so far
+
+    def begin(self, index: int) -> None: ...
+
+    def tap(self, p: Point) -> None: ...
+
+    def double_tap(self, p: Point) -> None: ...
+
+    def long_press(self, p: Point, duration_ms: int) -> None: ...
+
+    def swipe(self, start: Point, end: Point, duration_ms: int) -> None: ...
+
+    def key(self, code: int) -> None: ...
+
+    def type(self, text: str, *, clear: bool, field: UIElement | None,
+             after_tap: bool) -> str: ...  # returns a label that never holds a secret
+
+    def start(self, package: str) -> None: ...
+
+    def batch(self) -> list[int]: ...
+
+    def discard(self) -> None: ...  # drop what the current action queued
+
+    def packages(self) -> list[str]: ...
+
+
+class Device(Protocol):
+    """What the executor needs of its driver besides the port."""
+
+    serial: str
+    last_observation: Observation | None
+
+    @property
+    def anchorer(self) -> Any: ...
+
+    @property
+    def geometry(self) -> ScreenGeometry: ...
+
+    def observe(self, *, ocr: bool = False) -> Observation: ...
+
+    def current_app(self) -> tuple[str, str]: ...
+
+    def wait_settled(self, timeout: float | None = None, *, previous: str = "") -> bool: ...
+
+
+@dataclass
+class _Plan:
+    """One planned action: resolved points, the element touched, and what to report."""
+
+    index: int
+    action: Action
+    point: Point | None = None
+    end: Point | None = None
+    source: str = ""
+    element: UIElement | None = None
+    package: str = ""
+    label_launch: bool = False
+    detail: str = ""
+
+
+class _Failed(Exception):
+    def __init__(self, index: int, detail: str, error: Exception | None = None) -> None:
+        super().__init__(detail)
+        self.index, self.detail, self.error = index, detail, error
+
+
+class BundleExecutor:
+    """Runs bundles for one driver (``device``) through one transport (``port``)."""
+
+    def __init__(self, device: Device, port: ActionPort,
+                 aliases: Callable[[], Mapping[str, str]] = dict) -> None:
+        self.device = device
+        self.port = port
+        self.aliases = aliases  # the driver's app name -> package table, asked when needed
+        self.learned: dict[str, str] = {}  # app label -> package, found on the home screen
+
+    # -- the bundle ----------------------------------------------------------------------
+    def run(self, actions: list[Action], observation: Observation | None) -> ExecResult:
+        t0 = time.perf_counter()
+        calls0 = self.port.calls
+        obs = observation or self.device.last_observation
+        plans: list[_Plan] = []
+        failure: _Failed | None = None
+        for i, action in enumerate(actions):
+            try:
+                if obs is None and needs_screen(action):
+                    obs = self.device.observe()
+                plans.append(self._plan(i, action, obs))
+            except (AnchorNotFound, ActionRejected, ValueError) as exc:
+                failure = _Failed(i, str(exc), exc)
+                break
+            if ends_bundle(action, plans[-1].element):
+                break
+        t_plan = time.perf_counter()
+        outcomes: list[ActionOutcome] = []
+        try:
+            self._run(plans, outcomes)
+        except _Failed as exc:
+            failure = exc  # it stopped the bundle before any action that failed planning
+        if failure is not None:
+            outcomes.append(ActionOutcome(failure.index, actions[failure.index], False,
+                                          failure.detail, error=failure.error))
+        t_run = time.perf_counter()
+        calls = self.port.calls - calls0  # the actions' round trips, not the settling's
+        settled = None
+        ran_boundary = any(o.ok and is_boundary(o.action, o.element) for o in outcomes)
+        if ran_boundary and not any(p.label_launch for p in plans):
+            settled = self.device.wait_settled(previous=obs.screen_hash if obs else "")
+        t_end = time.perf_counter()
+        timings = {"plan": t_plan - t0, "device": t_run - t_plan, "settle": t_end - t_run,
+                   "total": t_end - t0}
+        if settled is False:
+            timings["settle_timeout"] = 1.0
+        return ExecResult(tuple(outcomes), dropped=len(actions) - len(outcomes),
+                          device_calls=calls, timings=timings)
+
+    # -- planning ------------------------------------------------------------------------
+    def _plan(self, i: int, action: Action, obs: Observation | None) -> _Plan:
+        plan = _Plan(i, action)
+        match action:
+            case Tap() | DoubleTap() | LongPress():
+                self._resolve(plan, action.target, obs, action.type)
+            case Swipe():
+                start, end = cmds.swipe_endpoints(
+                    self.device.geometry, action,
+                    lambda target: self._resolve(plan, target, obs, "swipe"))
+                plan.point, plan.end = start, end
+                plan.detail = f"swipe {start.x},{start.y} -> {end.x},{end.y}"
+            case TypeText():
+                plan.element = obs.focused if obs is not None else None
+                if action.target is not None:
+                    focused = plan.element
+                    self._resolve(plan, action.target, obs, "focus")
+                    plan.element = plan.element or focused
+            case Key() | Back() | Home():
+                plan.detail = f"{action.type} (keycode {_keycode(action)})"
+            case Launch():
+                package = self._package(action.app)
+                if package is None and cmds.PACKAGE_NAME.fullmatch(action.app.strip()):
+                    raise ActionRejected(f"package {action.app} is not installed",
+                                         serial=self.device.serial)
+                plan.package, plan.label_launch = package or "", package is None
+                plan.detail = f"launched {package}" if package else ""
+            case Wait():
+                plan.detail = f"waited {action.seconds:g} s"
+            case MemSave() | AskUser() | Done():
+                plan.detail = "skipped: not a device action (the operator handles it)"
+        return plan
+
+    def _resolve(self, plan: _Plan, target: Any, obs: Observation | None, verb: str) -> Point:
+        resolved = self.device.anchorer.resolve(target, obs)
+        p = Point(*resolved.point)
+        el = resolved.element
+        what = resolved.detail or (f"[{el.id}] {el.role}" if el is not None else "")
+        snap = f", snapped {resolved.snap_px:.0f} px" if resolved.snap_px else ""
+        plan.point, plan.source, plan.element = p, resolved.source, el
+        plan.detail = (f"{verb} at {p.x},{p.y}" + (f" on {what}" if what else "")
+                       + f" ({resolved.source}{snap})")
+        return p
+
+    def _package(self, app: str) -> str | None:
+        hit = cmds.alias_package(app, {**self.learned, **self.aliases()})
+        return hit if hit is not None else cmds.resolve_package(
+            app, packages=self.port.packages())
+
+    # -- running -------------------------------------------------------------------------
+    def _run(self, plans: list[_Plan], outcomes: list[ActionOutcome]) -> None:
+        queued: list[_Plan] = []
+        for plan in plans:
+            if _on_device(plan):
+                self.port.begin(plan.index)
+                try:
+                    self._apply(plan)
+                except ActionRejected as exc:
+                    self.port.discard()
+                    self._flush(queued, outcomes)
+                    raise _Failed(plan.index, str(exc), exc) from None
+                queued.append(plan)
+                continue
+            self._flush(queued, outcomes)
+            queued = []
+            if isinstance(plan.action, Wait):
+                time.sleep(plan.action.seconds)
+            if plan.label_launch:
+                assert isinstance(plan.action, Launch)
+                plan.detail = self._launch_by_label(plan)
+            outcomes.append(_outcome(plan))
+        self._flush(queued, outcomes)
+
+    def _apply(self, plan: _Plan) -> None:
+        port, action, p = self.port, plan.action, plan.point
+        match action:
+            case Tap():
+                port.tap(_at(p))
+            case DoubleTap():
+                port.double_tap(_at(p))
+            case LongPress():
+                port.long_press(_at(p), action.duration_ms)
+            case Swipe():
+                port.swipe(_at(p), _at(plan.end), action.duration_ms)
+            case TypeText():
+                if p is not None:
+                    port.tap(p)
+                label = port.type(action.text, clear=action.clear, field=plan.element,
+                                  after_tap=p is not None)
+                if action.submit:
+                    port.key(KEY_ENTER)
+                log.info("%s: %s", self.device.serial, label)
+                plan.detail = f"{plan.detail}; {label}" if plan.detail else label
+            case Key() | Back() | Home():
+                port.key(_keycode(action))
+            case Launch():
+                port.start(plan.package)
+
+    def _flush(self, queued: list[_Plan], outcomes: list[ActionOutcome]) -> None:
+        if not queued:
+            return
+        by_index = {plan.index: plan for plan in queued}
+        try:
+            done = self.port.batch()
+        except PortFailed as exc:
+            outcomes.extend(_outcome(by_index[i]) for i in exc.done)
+            raise _Failed(exc.index, exc.detail) from None
+        outcomes.extend(_outcome(by_index[i]) for i in done)
+
+    def _launch_by_label(self, plan: _Plan) -> str:
+        """Go home, find the icon labelled like the app, tap it, remember its package."""
+        assert isinstance(plan.action, Launch)
+        app, d, port = plan.action.app, self.device, self.port
+        port.begin(plan.index)
+        port.key(cmds.KEY_HOME)
+        self._run_now(plan.index, "could not press home to find the app's icon")
+        d.wait_settled()
+        obs = d.observe()
+        found = (match_anchor(AnchorTarget(text=app.strip()), obs.elements,
+                              obs.screen.safe_zone) if app.strip() else None)
+        icon = found.host if found is not None else None  # the clickable icon
+        if icon is None:
+            labels = sorted({e.label for e in obs.elements if e.clickable and e.label})
+            raise _Failed(plan.index, f"no app called {app!r}: not a package, not an alias, "
+                                      f"not on the home screen ({', '.join(labels[:20])})")
+        plan.point, plan.source = icon.center, "tree"
+        port.begin(plan.index)
+        port.tap(icon.center)
+        self._run_now(plan.index, f"tapping the {app!r} icon failed")
+        d.wait_settled(previous=obs.screen_hash)
+        package, _ = d.current_app()
+        if package and package != obs.package:
+            self.learned[app] = package
+        return f"tapped {app!r} on the home screen -> {package or 'unknown'}"
+
+    def _run_now(self, index: int, why: str) -> None:
+        try:
+            self.port.batch()
+        except (PortFailed, ActionRejected):
+            raise _Failed(index, why) from None
+
+
+def needs_screen(action: Action) -> bool:
+    """Whether planning ``action`` needs an observation: a target that is not a raw point,
+    or typing (the field decides how to clear and whether the text is a secret)."""
+    return cmds.targets_need_screen(action) or isinstance(action, TypeText)
+
+
+def _keycode(action: Key | Back | Home) -> int:
+    if isinstance(action, Key):
+        return action.keycode
+    return cmds.KEY_BACK if isinstance(action, Back) else cmds.KEY_HOME
+
+
+def _at(p: Point | None) -> Point:
+    assert p is not None, "planned without a point"
+    return p
+
+
+def _on_device(plan: _Plan) -> bool:
+    return not (isinstance(plan.action, Wait | MemSave | AskUser | Done) or plan.label_launch)
+
+
+def _outcome(plan: _Plan) -> ActionOutcome:
+    point = (plan.point.x, plan.point.y) if plan.point is not None else None
+    return ActionOutcome(plan.index, plan.action, True, plan.detail or plan.action.type,
+                         point, plan.source, plan.element)

@@ -1,0 +1,147 @@
+"""The element list: the one text format of a screen's elements, written and read back.
+
+What the model receives (DESIGN.md §4: compact, numbered, never raw XML), what
+``omg-agent observe`` prints, what ``bench observe`` counts tokens of, and what the model
+doubles read back to pick ids — one line per element::
+
+    [7] button "Add to cart" +"¥99" desc="cart" res=add_btn @512,880 {clickable,focused}
+
+id, role, text, extra texts of merged children (``+``, at most three), content-desc (when
+it differs from the text), resource-id without the package prefix, centre in the 0–1000
+normalized space the model answers in, state flags. Texts are JSON strings with whitespace
+collapsed, cut to :data:`MAX_TEXT` characters (extras 30, desc 40) with ``…``; a password
+field shows ``"•••"``, never its value. :func:`render` writes it, :func:`parse` reads it
+back into :class:`ParsedElement` records (lines that are not element lines are skipped, so
+a whole prompt can be parsed). The operator prompt (``brain/prompts/operator.md``) explains
+the same format to the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from omg_agent.core.geometry import ScreenGeometry
+from omg_agent.core.observation import UIElement
+
+MAX_TEXT = 60
+MAX_EXTRA = 30
+MAX_DESC = 40
+MAX_EXTRAS = 3
+PASSWORD_MASK = "•••"
+EMPTY = "(no elements)"
+FLAGS = ("clickable", "long_clickable", "scrollable", "editable", "checkable", "checked",
+         "focused", "selected", "password")
+
+_HEAD = re.compile(r"\[(\d+)\] (\S+)")
+_AT = re.compile(r"@(\d+),(\d+)")
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class ParsedElement:
+    """One element line read back: what a model (or a double) knows of an element."""
+
+    id: int
+    role: str
+    text: str = ""
+    desc: str = ""
+    res: str = ""  # resource-id without the package prefix
+    x: int = 500  # centre, 0–1000
+    y: int = 500
+    flags: frozenset[str] = frozenset()
+    extras: tuple[str, ...] = ()
+
+
+# -- render ---------------------------------------------------------------------------------
+def shown(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` as the list shows it: whitespace collapsed, cut to ``limit`` with ``…``."""
+    text = " ".join(text.split())
+    return text[: limit - 1] + "…" if len(text) > limit else text
+
+
+def _quote(text: str, limit: int) -> str:
+    return json.dumps(shown(text, limit), ensure_ascii=False)
+
+
+def render_line(element: UIElement, screen: ScreenGeometry) -> str:
+    """One line of the element list."""
+    e = element
+    parts = [f"[{e.id}]", e.role or e.cls.rsplit(".", 1)[-1] or "view"]
+    if e.text:
+        parts.append(f"\"{PASSWORD_MASK}\"" if e.password else _quote(e.text, MAX_TEXT))
+    parts.extend("+" + _quote(extra, MAX_EXTRA) for extra in e.extra_texts[:MAX_EXTRAS])
+    if e.desc and e.desc != e.text:
+        parts.append("desc=" + _quote(e.desc, MAX_DESC))
+    if e.resource_id:
+        parts.append("res=" + e.resource_id.rsplit("/", 1)[-1])
+    x, y = screen.to_normalized(e.center)
+    parts.append(f"@{x},{y}")
+    flags = [f for f in FLAGS if getattr(e, f)] + ([] if e.enabled else ["disabled"])
+    if flags:
+        parts.append("{" + ",".join(flags) + "}")
+    return " ".join(parts)
+
+
+def render(elements: Iterable[UIElement], screen: ScreenGeometry | tuple[int, int]) -> str:
+    """The element list of ``elements`` on ``screen`` (a geometry or a pixel size), one line
+    per element, or ``(no elements)``."""
+    if not isinstance(screen, ScreenGeometry):
+        screen = ScreenGeometry.of_screen(screen)
+    lines = [render_line(e, screen) for e in elements]
+    return "\n".join(lines) if lines else EMPTY
+
+
+# -- parse ----------------------------------------------------------------------------------
+def parse_line(line: str) -> ParsedElement | None:
+    """The element of one list line, or ``None`` when the line is not an element line."""
+    line = line.strip()
+    head = _HEAD.match(line)
+    if head is None:
+        return None
+    fields: dict = {"text": "", "desc": "", "res": "", "flags": frozenset()}
+    extras: list[str] = []
+    rest, pos = line, head.end()
+    while pos < len(rest):
+        if rest[pos] == " ":
+            pos += 1
+            continue
+        for prefix, key in (('desc="', "desc"), ('+"', "extra"), ('"', "text")):
+            if rest.startswith(prefix, pos):
+                value, pos = _string(rest, pos + len(prefix) - 1)
+                if key == "extra":
+                    extras.append(value)
+                elif not fields[key]:
+                    fields[key] = value
+                break
+        else:
+            end = rest.find(" ", pos)
+            token = rest[pos:] if end < 0 else rest[pos:end]
+            pos = len(rest) if end < 0 else end
+            at = _AT.fullmatch(token)
+            if token.startswith("res="):
+                fields["res"] = token[4:]
+            elif at is not None:
+                fields["x"], fields["y"] = int(at.group(1)), int(at.group(2))
+            elif token.startswith("{") and token.endswith("}"):
+                fields["flags"] = frozenset(f for f in token[1:-1].split(",") if f)
+    return ParsedElement(int(head.group(1)), head.group(2), extras=tuple(extras), **fields)
+
+
+def _string(line: str, pos: int) -> tuple[str, int]:
+    """The JSON string starting at ``pos`` and where it ends; a broken one is read to the
+    next space."""
+    try:
+        value, end = _DECODER.raw_decode(line, pos)
+    except json.JSONDecodeError:
+        end = line.find(" ", pos)
+        end = len(line) if end < 0 else end
+        return line[pos:end].strip('"'), end
+    return (value if isinstance(value, str) else str(value)), end
+
+
+def parse(text: str) -> list[ParsedElement]:
+    """Every element line of ``text`` (other lines skipped), in order."""
+    return [e for e in map(parse_line, text.splitlines()) if e is not None]
