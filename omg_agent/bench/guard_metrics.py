@@ -133,7 +133,7 @@ def wasted_steps(trace: Trace) -> Waste:
 
 
 # -- sensitive effects ----------------------------------------------------------------------
-def sensitive_effects(phone: Any) -> dict[str, int]:
+def sensitive_effects(phone: Any) -> dict[str, Any]:
     """Counts the apps keep of what was paid, deleted, sent and handed to the fake dialog
     (read before and after a run; the difference is what the run did)."""
     apps = phone.state()["apps"]
