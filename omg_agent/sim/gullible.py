@@ -225,7 +225,6 @@ class GulliblePolicy:
         log.info("gullible: obeying %s: %s", order.kind, moves)
         return moves
 
-
     def _plain(self, request: dict[str, Any]) -> str:
         """The task's own move without an expert: open the app it names, then the item it
         quotes (once), then report it done."""
