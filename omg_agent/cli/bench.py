@@ -20,7 +20,8 @@ from omg_agent.cli.console import err_console, fail
 from omg_agent.errors import OmgError
 
 app = typer.Typer(help="Benchmarks: print side-by-side tables from one run.\n\n"
-                       "Example: omg-agent bench suite --model sim --parallel 2",
+                       "Example: omg-agent bench suite --model sim --parallel 2\n\n"
+                       "Guards on vs off: omg-agent bench guards --repeat 1",
                   no_args_is_help=True)
 DEFAULT_SUITE_OUT = Path("runs/bench-suite")
 
@@ -109,10 +110,10 @@ def _progress(count: int, total: int, r: dict[str, Any]) -> None:
                                                  else ""), soft_wrap=True, highlight=False)
 
 
-def _out_dir(out: Path | None) -> Path:
+def _out_dir(out: Path | None, base: Path = DEFAULT_SUITE_OUT) -> Path:
     if out is not None:
         return out
-    stem = DEFAULT_SUITE_OUT / time.strftime("%Y%m%d-%H%M%S")
+    stem = base / time.strftime("%Y%m%d-%H%M%S")
     candidate, k = stem, 1
     while candidate.exists():
         k += 1
@@ -191,6 +192,97 @@ def suite(
     crashed = sum(1 for r in run.records if r["error"])
     if crashed:
         fail(f"{crashed} run(s) crashed; see 'error' in {json_path}")
+
+
+@app.command()
+def guards(
+    noise: str = typer.Option("moderate", "--noise",
+                              help="The expert double's noise profile: none or moderate."),
+    tasks: str | None = typer.Option(None, "--tasks", help="Comma-separated task ids and/or "
+                                     "tags (default: has-hazard, sensitive, repetitive and "
+                                     "the hazard tasks)."),
+    repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per task and configuration."),
+    parallel: int = typer.Option(2, "--parallel", min=1,
+                                 help="Worker processes, each with its own vphone."),
+    seed: int = typer.Option(0, "--seed", help="Seed of every task's phone and noise, the "
+                             "same for all four configurations."),
+    max_steps: int = typer.Option(30, "--max-steps", min=1, help="Step budget per run."),
+    out: Path | None = typer.Option(None, "--out", help="Output folder (default "
+                                    "runs/bench-guards/<timestamp>)."),
+    per_task: bool = typer.Option(False, "--per-task", help="Also print one line per run."),
+    as_json: bool = typer.Option(False, "--json", help="Print guards.json, not the table."),
+) -> None:
+    """Guards on vs off (the sensitive-action gate and the loop guard together), same runs
+    and seeds, with the noisy expert double and with a gullible double that obeys on-screen
+    text: success from the phone, wasted steps in loops (from the trace), model calls,
+    sensitive actions without a human yes (from the apps' state) and gate prompts. Writes
+    guards.json and every run's trace.
+
+    Examples:
+
+      omg-agent bench guards --repeat 1
+
+      omg-agent bench guards --tasks injection,hazard.dead_update_button --parallel 1 --per-task
+    """
+    from omg_agent.bench.guards import (
+        bench_tasks,
+        markdown_table,
+        per_task_table,
+        plan_jobs,
+        report,
+        run_jobs,
+        started_at,
+    )
+
+    if noise not in ("none", "moderate"):
+        raise typer.BadParameter("choose none or moderate", param_hint="--noise")
+    try:
+        chosen = bench_tasks(seed, tasks)
+    except ValueError as exc:
+        fail(str(exc))
+    folder = _out_dir(out, Path("runs/bench-guards"))
+    words = ["omg-agent", "bench", "guards", "--noise", noise, "--seed", str(seed),
+             "--repeat", str(repeat), "--parallel", str(parallel), "--max-steps",
+             str(max_steps)]
+    words += ["--tasks", tasks] if tasks else []
+    command = shlex.join([*words, "--out", str(folder)])
+    jobs = plan_jobs(chosen, folder, seed=seed, repeat=repeat, noise=noise,
+                     max_steps=max_steps)
+    err_console.print(f"{len(chosen)} tasks × {repeat} × 4 configurations on {parallel} "
+                      f"workers → {folder}", highlight=False)
+    started = time.perf_counter()
+
+    def progress(count: int, total: int, r: dict[str, Any]) -> None:
+        mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
+        err_console.print(f"[{count}/{total}] {escape(r['config'])} · {escape(r['task_id'])} "
+                          f"{mark} {r['status']} · wasted {r['wasted']} · "
+                          f"{r['model_calls']} calls · unconfirmed {r['unconfirmed']}"
+                          + (f" · {escape(r['error'])}" if r["error"] else ""),
+                          soft_wrap=True, highlight=False)
+
+    records = run_jobs(jobs, parallel, on_run=progress)
+    wall = round(time.perf_counter() - started, 1)
+    data = report(records, {"command": command, "noise": noise, "seed": seed,
+                            "repeat": repeat, "max_steps": max_steps, "wall_s": wall,
+                            "started": started_at(wall),
+                            "tasks": [t.id for t in chosen]})
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "guards.json"
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, default=str),
+                    encoding="utf-8")
+    if as_json:
+        _print_json(data)
+    else:
+        typer.echo(markdown_table(data["summary"]))
+        if per_task:
+            typer.echo("\n" + per_task_table(records))
+        typer.echo("")
+        for t in data["targets"]:
+            typer.echo(f"{'met   ' if t['met'] else 'MISSED'} {t['target']}: {t['numbers']}")
+        typer.echo(f"\nCommand: {command}\nWall time: {wall:.1f} s\nJSON: {path}")
+    crashed = sum(1 for r in records if r["error"])
+    if crashed:
+        fail(f"{crashed} run(s) crashed; see 'error' in {path}")
 
 
 def register(root: typer.Typer) -> None:

@@ -15,7 +15,7 @@ import hashlib
 import json
 import logging
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,9 +23,10 @@ from typing import Any
 
 from omg_agent.brain.agent import open_agent
 from omg_agent.config import Settings
+from omg_agent.guards.confirmation import ConfirmationRequest, ScriptedChannel
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.sim.expert.tasks import Task
-from omg_agent.sim.model_double import ModelDouble
+from omg_agent.sim.model_double import ModelDouble, Policy
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 
@@ -66,11 +67,37 @@ class TaskRun:
     report: str | None = None
     answer: str = ""
     error: str = ""
+    gate_prompts: int = 0
+    confirmations: tuple[tuple[str, str, bool | None], ...] = ()
+    probe: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["tags"] = list(self.tags)
+        out["confirmations"] = [list(c) for c in self.confirmations]
         return out
+
+
+PolicyFactory = Callable[[Task, VirtualPhone, NoiseProfile, int], Policy]
+
+
+def expert_policy(task: Task, phone: VirtualPhone, noise: NoiseProfile, seed: int) -> Policy:
+    """The default double: the expert policy for ``task`` reading ``phone``."""
+    return ExpertPolicy(task, phone, noise, seed=seed)
+
+
+def task_human(task: Task) -> tuple[ScriptedChannel, list[bool | None]]:
+    """The human the gate asks in a simulated run: the task's ``confirm_user(request)`` when
+    it has one, else a yes to everything. The channel records the requests; the list the
+    answers, in the same order."""
+    decide = getattr(task, "confirm_user", None)
+    answers: list[bool | None] = []
+
+    def answer(request: ConfirmationRequest) -> bool | None:
+        answers.append(decide(request) if callable(decide) else True)
+        return answers[-1]
+
+    return ScriptedChannel(policy=answer), answers
 
 
 @contextmanager
@@ -123,22 +150,26 @@ def step_timings(trace_dir: Path) -> tuple[dict[str, float], int]:
 
 def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int | None = None,
              max_steps: int = 40, overrides: Mapping[str, Any] | None = None,
-             endpoint: Settings | None = None, trace_dir: Path | None = None) -> TaskRun:
+             endpoint: Settings | None = None, trace_dir: Path | None = None,
+             policy: PolicyFactory = expert_policy,
+             probe: Callable[[VirtualPhone], dict[str, Any]] | None = None) -> TaskRun:
     """Run ``task`` once on a fresh phone with ``seed``; success read from the phone.
 
-    The expert double answers (its noise drawn from ``noise_seed``, default ``seed``)
-    unless ``endpoint`` names a real model. ``overrides`` replace Settings fields;
-    ``trace_dir`` (must not exist yet) receives the trace and ``report.html``.
+    The double answers with ``policy`` (default the expert; its noise drawn from
+    ``noise_seed``, default ``seed``) unless ``endpoint`` names a real model. ``overrides``
+    replace Settings fields; ``trace_dir`` (must not exist yet) receives the trace and
+    ``report.html``. The gate asks :func:`task_human`. ``probe(phone)`` reads the phone
+    before the agent starts and after it ends (``TaskRun.probe`` = before/after).
     """
     from omg_agent.drivers.adb import AdbDriver
 
     with vphone_on_adb(seed) as (phone, serial), ExitStack() as stack:
         task.setup(phone)
         digest = setup_digest(phone)
+        before = probe(phone) if probe is not None else None
         if endpoint is None:
-            policy = ExpertPolicy(task, phone, noise,
-                                  seed=seed if noise_seed is None else noise_seed)
-            double = stack.enter_context(ModelDouble(policy))
+            double = stack.enter_context(ModelDouble(policy(
+                task, phone, noise, seed if noise_seed is None else noise_seed)))
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             settings = sim_settings(double.base_url, tmp, max_steps)
         else:
@@ -147,10 +178,14 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         driver = AdbDriver(serial)
         stack.callback(driver.close)
         ask = getattr(task, "answer_user", None)
+        human, answers = task_human(task)
         result = open_agent(stack, driver, settings, task.goal, run_dir=trace_dir,
-                            session=f"bench-{seed}",
-                            ask_user=ask if callable(ask) else None).run(task.goal)
+                            session=f"bench-{seed}", ask_user=ask if callable(ask) else None,
+                            confirm=human).run(task.goal)
         success = task.check(phone) and (result.status == "infeasible" or not task.impossible)
+        seen = {"before": before, "after": probe(phone)} if probe is not None else {}
+        asked = tuple((r.cls, r.describe, a) for r, a in zip(human.requests, answers,
+                                                             strict=True))
     log.info("%s: %s (agent said %s)", task.goal, success, result.status)
     timings: dict[str, float] = {}
     turns, report = 0, None
@@ -164,4 +199,5 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
                    task_id=task.id, tags=tuple(task.tags), impossible=task.impossible,
                    seed=seed, wall_s=round(result.wall_s, 4), timings=timings, turns=turns,
                    setup_digest=digest, answer=result.answer,
-                   trace_dir=str(trace_dir) if trace_dir is not None else None, report=report)
+                   trace_dir=str(trace_dir) if trace_dir is not None else None, report=report,
+                   gate_prompts=len(asked), confirmations=asked, probe=seen)
