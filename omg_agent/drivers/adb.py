@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import adbutils
+from PIL import Image
 
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
@@ -110,7 +111,7 @@ class AdbDriver:
     anchorer = property(lambda self: self.perception.anchorer)
 
     # -- observing -----------------------------------------------------------------------
-    def screenshot(self) -> tuple[object, bytes]:
+    def screenshot(self) -> tuple[Image.Image, bytes]:
         """(RGB image, the bytes it came from) — raw frame, or PNG as the fallback."""
         if not self._png_only:
             data = self.io.run("screencap 2>/dev/null")  # exec: would mix warnings in

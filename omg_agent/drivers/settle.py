@@ -33,11 +33,11 @@ def wait_settled(shoot: Callable[[], Image.Image], hasher: ScreenHash, *, timeou
     """Wait until the frames ``shoot`` takes stop changing; False if ``timeout`` passes."""
     start = time.monotonic()
     deadline, grace_end = start + timeout, start + min(change_grace, timeout)
-    masks = dict(package=last.package, elements=last.elements) if last else {}
+    package, elements = (last.package, last.elements) if last else ("", ())
     stable_hash, stable_since = "", 0.0
     while True:
         taken = time.monotonic()
-        current = hasher.compute(shoot(), **masks)
+        current = hasher.compute(shoot(), package=package, elements=elements)
         if previous and taken < grace_end and hasher.same(current, previous):
             stable_hash = ""  # still the old screen: not settled, just not started
         elif not stable_hash or hasher.distance(current, stable_hash) > 0:
