@@ -22,10 +22,11 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import adbutils
+from PIL import Image
 
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
-from omg_agent.drivers import adbparse
+from omg_agent.drivers import adbparse, settle
 from omg_agent.drivers.adbio import AdbIO, only_serial
 from omg_agent.drivers.adbport import AdbShellPort
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
@@ -52,7 +53,6 @@ IME_CMD = (f"ime list -a -s; echo {IME_SEP}; ime list -s; echo {IME_SEP}; "
            "settings get secure default_input_method")
 DUMP_CMD = "uiautomator dump /dev/tty"
 DUMP_FILE = "/data/local/tmp/omg_window_dump.xml"
-SETTLE_POLL_S = 0.02  # pause between settle captures (a real phone's screencap takes longer)
 
 
 class AdbDriver:
@@ -111,7 +111,7 @@ class AdbDriver:
     anchorer = property(lambda self: self.perception.anchorer)
 
     # -- observing -----------------------------------------------------------------------
-    def screenshot(self) -> tuple[object, bytes]:
+    def screenshot(self) -> tuple[Image.Image, bytes]:
         """(RGB image, the bytes it came from) — raw frame, or PNG as the fallback."""
         if not self._png_only:
             data = self.io.run("screencap 2>/dev/null")  # exec: would mix warnings in
@@ -217,37 +217,12 @@ class AdbDriver:
 
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
                      change_grace: float = 0.3) -> bool:
-        """Wait until raw screencaps stop changing; False if ``timeout`` passes first.
-
-        Settled means every frame hashed the same, cell for cell, for ``settle_window``
-        seconds (at least two frames). A window, not just two frames in a row: two quick
-        captures can fall between the steps of a slow spinner. Exact equality, not the
-        hash's "same screen" slack: frames moments apart differ only where something moves.
-        The masks are the last observation's (status bar, the focused field's caret).
-        With ``previous`` (the hash before an action), the screen first gets up to
-        ``change_grace`` seconds to start changing, so an app slow to react is not taken as
-        settled on the old screen.
-        """
-        timeout = self.settle_timeout if timeout is None else timeout
-        start = time.monotonic()
-        deadline, grace_end = start + timeout, start + min(change_grace, timeout)
-        last = self.last_observation
-        masks = dict(package=last.package, elements=last.elements) if last else {}
-        stable_hash, stable_since = "", 0.0
-        while True:
-            taken = time.monotonic()
-            image, _ = self.screenshot()
-            current = self.hasher.compute(image, **masks)
-            if previous and taken < grace_end and self.hasher.same(current, previous):
-                stable_hash = ""  # still the old screen: not settled, just not started
-            elif not stable_hash or self.hasher.distance(current, stable_hash) > 0:
-                stable_hash, stable_since = current, taken
-            elif taken - stable_since >= self.settle_window:
-                return True
-            if time.monotonic() >= deadline:
-                log.info("%s: screen still changing after %.1f s", self.serial, timeout)
-                return False
-            time.sleep(SETTLE_POLL_S)
+        """Wait until raw screencaps stop changing (:mod:`.settle`); False on timeout."""
+        return settle.wait_settled(lambda: self.screenshot()[0], self.hasher,
+                                   timeout=self.settle_timeout if timeout is None else timeout,
+                                   window=self.settle_window, last=self.last_observation,
+                                   previous=previous, change_grace=change_grace,
+                                   serial=self.serial)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

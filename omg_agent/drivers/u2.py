@@ -34,6 +34,7 @@ from PIL import Image
 
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
+from omg_agent.drivers import settle
 from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
@@ -72,11 +73,13 @@ class U2Driver:
 
     def __init__(self, serial: str | None = None, *, client: adbutils.AdbClient | None = None,
                  profile: DeviceProfileSpec | None = None, anchorer: Any = None,
-                 ocr: Any = None, settle_timeout: float = 2.0) -> None:
+                 ocr: Any = None, settle_timeout: float = 2.0,
+                 settle_window: float = 0.25) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
         self.device = self.client.device(self.serial)
         self.settle_timeout = settle_timeout
+        self.settle_window = settle_window
         self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
         self.calls = 0  # device round trips, for ExecResult.device_calls
         self._restart_lock = threading.Lock()
@@ -205,25 +208,13 @@ class U2Driver:
 
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
                      change_grace: float = 0.3) -> bool:
-        """Wait until two screenshots in a row hash the same; False on timeout.
-
-        With ``previous`` (the hash before an action), the screen first gets up to
-        ``change_grace`` seconds to start changing, so a slow app is not taken as settled.
-        """
-        timeout = self.settle_timeout if timeout is None else timeout
-        start = time.monotonic()
-        last = ""
-        while True:
-            current = self.hasher.compute(self.screenshot()[0])
-            elapsed = time.monotonic() - start
-            waiting = previous and elapsed < change_grace and self.hasher.same(current,
-                                                                                previous)
-            if last and not waiting and self.hasher.same(current, last):
-                return True
-            if elapsed >= timeout:
-                log.info("%s: screen still changing after %.1f s", self.serial, timeout)
-                return False
-            last = current
+        """Wait until screenshots stop changing (:mod:`.settle`, the ADB driver's rule);
+        False on timeout."""
+        return settle.wait_settled(lambda: self.screenshot()[0], self.hasher,
+                                   timeout=self.settle_timeout if timeout is None else timeout,
+                                   window=self.settle_window, last=self.last_observation,
+                                   previous=previous, change_grace=change_grace,
+                                   serial=self.serial)
 
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],

@@ -166,3 +166,19 @@ def test_text_only_drawn_in_a_webview_is_found_by_ocr_and_tapped(driver: U2Drive
                             obs)
     assert result.ok and result.outcomes[0].source == "ocr"
     assert vphone.phone.focus() == ("com.omg.shop", ".ProductActivity")
+
+
+def test_execute_waits_for_a_spinner_to_settle_as_the_adb_driver_does(driver: U2Driver,
+                                                                     vphone) -> None:
+    shop = vphone.phone.apps["com.omg.shop"]
+    shop.promo_mode, shop.search_delay = "never", 0.6
+    vphone.phone.start_activity("com.omg.shop")
+    obs = driver.observe()
+    field = _element(obs, resource_id="com.omg.shop:id/search_input")
+    result = driver.execute([
+        parse_action({"type": "type", "text": "phone", "target": field.id, "clear": True}),
+        parse_action({"type": "tap", "target": {"resource_id": "com.omg.shop:id/search"}})],
+        obs)
+    assert result.ok and "settle_timeout" not in result.timings
+    assert 0.5 < result.timings["settle"] < 2.0  # the spinner turned, then results stood still
+    assert vphone.phone.state()["apps"]["com.omg.shop"]["results_loaded"]
