@@ -86,6 +86,13 @@ class Settings(BaseModel):
                                   "against the last screen (one more model call): always; "
                                   "unverified = only when the plan's last step has no "
                                   "checks the system can verify on the screen; never.")
+    planning: Literal["adaptive", "replan-each"] = Field(
+        "adaptive", description="When the planner is asked again: adaptive = after a failed "
+                                "step, a user's answer, or to confirm prose criteria; "
+                                "replan-each = after every finished step too.")
+    auto_verify: bool = Field(
+        True, description="Tick a step as soon as its checks pass on the screen after the "
+                          "operator acted, without a model turn that only says so.")
     allow: str = Field(
         "", description="Sensitive-action classes the user pre-authorises, comma-separated "
                         "(payment, delete, send, install, permission, secret_entry, "

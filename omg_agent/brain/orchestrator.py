@@ -54,6 +54,7 @@ from omg_agent.brain.run_state import (
 from omg_agent.brain.verify import verify_step
 from omg_agent.config import Settings
 from omg_agent.core.actions import Back, Wait
+from omg_agent.core.checks import ElementCheck
 from omg_agent.core.contracts import Replan, TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind, PostMortem
@@ -236,6 +237,8 @@ class Orchestrator:
         if verdict is not None and verdict.escalated:
             self._climb(index, step, verdict, obs)
             return
+        if self._auto_verified(index, step, obs):
+            return
         if s.attempt.turns >= step.max_tries or s.attempt.elapsed() > step.time_budget_s:
             # out of time, or out of tries while making progress: a timeout, not a loop
             self._fail_step(index, step, FailureKind.TIMEOUT
@@ -279,7 +282,8 @@ class Orchestrator:
                     tuple(s.todo.done()), f"the task cannot be done: {why}",
                     "check the task (names, items, settings) and run a feasible one"))
             case "step_complete" | "goal_complete" if problem is None:
-                self._ticked(index, step, turn)
+                self._ticked(index, step, turn.observation,
+                             goal=turn.kind == "goal_complete", answer=turn.answer or "")
             case _ if problem is not None:
                 if claimed:
                     self._event("not_verified", step=index + 1, reason=problem.message)
@@ -329,28 +333,56 @@ class Orchestrator:
                            self.memory.substitute) or verify_step(
             step.model_copy(update={"checks": []}), turn.observation, self.memory.get)
 
-    def _ticked(self, index: int, step: TaskStep, turn: TurnResult) -> None:
-        """A verified claim: tick the step; a verified goal ends the run unless the planner
-        must confirm it (prose criteria: it looks at the screenshot)."""
+    def _ticked(self, index: int, step: TaskStep, obs: Observation, *, goal: bool = False,
+                answer: str = "") -> None:
+        """A verified step: tick it. A verified goal — or the last step — ends the run unless
+        the planner must confirm it (prose criteria: it looks at the screenshot). Otherwise
+        the next step starts; ``replan-each`` asks the planner first, ``adaptive`` only
+        when a user's answer came in."""
         s = self._s
         s.todo.tick(index)
-        s.checkpoint, s.note, s.pending_pm = turn.observation.screen_hash, "", None
+        s.checkpoint, s.note, s.pending_pm = obs.screen_hash, "", None
         self._event("step_done", step=index + 1, todo=s.todo.markdown())
         s.new_attempt()
         self.loops.new_step()
         s.outcome = f"step {index + 1} '{step.description}' done"
-        if turn.kind != "goal_complete" or (s.predefined and not s.todo.complete):
-            s.phase = "THINK" if s.predefined else "REPLAN"
+        if not goal and not s.todo.complete or (s.predefined and not s.todo.complete):
+            replan = not s.predefined and (self.settings.planning == "replan-each"
+                                           or s.dialogue.fresh is not None)
+            s.phase = "REPLAN" if replan else "THINK"
             return
-        answer = turn.answer or ""
-        s.outcome += f"; the operator reports the whole task done: {answer}"
+        if goal:
+            s.outcome += f"; the operator reports the whole task done: {answer}"
         mode = self.settings.confirm_done
         confirm = mode == "always" or (mode == "unverified" and not s.todo.steps[-1].checks)
         if s.predefined or not confirm:
             s.todo.tick_all()
-            self._done(answer or "all plan steps are done")
+            self._done(answer or self._summary())
             return
         s.claim, s.phase = answer, "REPLAN"  # the planner confirms, with the screenshot
+
+    def _auto_verified(self, index: int, step: TaskStep, obs: Observation) -> bool:
+        """The step's checks already pass on the screen after the operator acted: tick it
+        without asking any model (a claim-only turn would add nothing). Only steps with a
+        positive check (an element present, the app, a saved value) — an absence alone
+        passes on any unrelated screen."""
+        s = self._s
+        if not self.settings.auto_verify or s.attempt.turns < 1 or not _positive(step):
+            return False
+        if verify_step(step, obs, self.memory.get, self.memory.substitute) is not None:
+            return False
+        s.last_obs = obs
+        s.records.append(TurnRecord(index + 1, "checks passed on the screen: step done",
+                                    obs.screen_hash))
+        self._event("auto_verified", step=index + 1)
+        self._ticked(index, step, obs)
+        return True
+
+    def _summary(self) -> str:
+        """The answer for the user when no model wrote one: the goal and the saved values."""
+        s = self._s
+        saved = "; ".join(f"{k} = {v}" for k, v in self.memory.snapshot().items())
+        return f"Done: {s.todo.goal or s.task}" + (f" ({saved})" if saved else "")
 
     def _maybe_fail_step(self, index: int, step: TaskStep) -> None:
         if self._s.attempt.failures >= self.failure_threshold:
@@ -546,6 +578,10 @@ class Orchestrator:
     def _s(self) -> RunState:
         assert self.state is not None, "run() first"
         return self.state
+
+
+def _positive(step: TaskStep) -> bool:
+    return any(not isinstance(c, ElementCheck) or c.present for c in step.checks)
 
 
 def _plan_text(steps: list[TaskStep]) -> str:
