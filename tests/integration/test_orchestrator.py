@@ -126,10 +126,14 @@ def memory() -> Iterator[MemoryBank]:
 @contextmanager
 def orchestrate(vphone, double: ModelDouble, memory: MemoryBank, tmp_path: Path, *,
                 max_steps: int = 40, ask_user=None, recorder=None,
-                confirm_done: bool | str = False) -> Iterator[Orchestrator]:
+                confirm_done: bool | str = False, planning: str = "replan-each",
+                auto_verify: bool = False) -> Iterator[Orchestrator]:
+    # these tests script the replan-each protocol turn by turn (a claim, then a review);
+    # adaptive planning and ticking by checks are covered in tests/unit/brain
     settings = Settings(base_url=double.base_url, model="double", max_steps=max_steps,
                         retry_backoff_s=0.001, retry_backoff_max_s=0.01, timeout_s=20,
-                        runs_dir=tmp_path, confirm_done=confirm_done)
+                        runs_dir=tmp_path, confirm_done=confirm_done, planning=planning,
+                        auto_verify=auto_verify)
     llm = LLMClient(settings, "operator")
     driver = AdbDriver(vphone.serial)
     try:
