@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import copy
 import logging
-import multiprocessing
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,7 @@ from omg_agent.bench.guard_metrics import (
     unconfirmed,
     wasted_steps,
 )
-from omg_agent.bench.suite_run import task_seed
+from omg_agent.bench.suite_run import run_parallel, task_seed
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.sim.expert.runner import run_task
 from omg_agent.sim.expert.tasks import Task
@@ -147,24 +145,8 @@ def run_job(job: GuardJob) -> dict[str, Any]:
 def run_jobs(jobs: Sequence[GuardJob], parallel: int = 1,
              on_run: Callable[[int, int, dict[str, Any]], None] | None = None
              ) -> list[dict[str, Any]]:
-    done: dict[int, dict[str, Any]] = {}
-
-    def finished(job: GuardJob, record: dict[str, Any]) -> None:
-        done[job.index] = record
-        if on_run is not None:
-            on_run(len(done), len(jobs), record)
-
-    workers = max(1, min(parallel, len(jobs)))
-    if workers == 1:
-        for job in jobs:
-            finished(job, run_job(job))
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = {pool.submit(run_job, job): job for job in jobs}
-            for future in as_completed(futures):
-                finished(futures[future], future.result())
-    return [done[j.index] for j in jobs]
+    return run_parallel(jobs, run_job, lambda job, record: record,
+                        max(1, min(parallel, len(jobs))), on_run)
 
 
 # -- the table ------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -266,25 +266,39 @@ def run_suite(plan: SuitePlan, out: Path, parallel: int = 1,
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan_jobs(plan, out)
     started = time.perf_counter()
+    workers = max(1, min(parallel, len(jobs)))
+    records = run_parallel(jobs, run_job, lambda job, run: run_record(job, run, out),
+                           workers, on_run)
+    return SuiteRun(plan, out, records, round(time.perf_counter() - started, 3), workers)
+
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+def run_parallel(jobs: Sequence[J], work: Callable[[J], R],
+                 record: Callable[[J, R], dict[str, Any]], workers: int,
+                 on_run: Callable[[int, int, dict[str, Any]], None] | None = None
+                 ) -> list[dict[str, Any]]:
+    """``work`` on every job (``workers`` processes; 1 runs them here, in order), each
+    result turned into a record as it arrives; the records in the jobs' order."""
     done: dict[int, dict[str, Any]] = {}
 
-    def finished(job: Job, run: TaskRun) -> None:
-        done[job.index] = run_record(job, run, out)
+    def finished(index: int, job: J, result: R) -> None:
+        done[index] = record(job, result)
         if on_run is not None:
-            on_run(len(done), len(jobs), done[job.index])
+            on_run(len(done), len(jobs), done[index])
 
-    workers = max(1, min(parallel, len(jobs)))
-    if workers == 1:
-        for job in jobs:
-            finished(job, run_job(job))
+    if workers <= 1:
+        for index, job in enumerate(jobs):
+            finished(index, job, work(job))
     else:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = {pool.submit(run_job, job): job for job in jobs}
+            futures = {pool.submit(work, job): (i, job) for i, job in enumerate(jobs)}
             for future in as_completed(futures):
-                finished(futures[future], future.result())
-    records = [done[j.index] for j in jobs]
-    return SuiteRun(plan, out, records, round(time.perf_counter() - started, 3), workers)
+                finished(*futures[future], future.result())
+    return [done[i] for i in range(len(jobs))]
 
 
 def load_tasks(seed: int = 0, spec: str | None = None) -> tuple[Task, ...]:

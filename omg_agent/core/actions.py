@@ -72,9 +72,10 @@ class ElementTarget(_Model):
     id: int = Field(ge=1, description="The element's number in the current element list.")
 
 
-class AnchorTarget(_Model):
-    kind: Literal["anchor"] = Field("anchor",
-                                    description="The element found by its text, id or desc.")
+class AnchorFields(_Model):
+    """How an element is found again on any screen: by its text, resource id or content
+    description (shared by anchor targets and success checks)."""
+
     text: str | None = Field(None, min_length=1, description="The element's visible text.")
     resource_id: str | None = Field(None, min_length=1,
                                     description="The element's resource-id.")
@@ -84,9 +85,9 @@ class AnchorTarget(_Model):
         "exact", description="How text, resource_id and desc are compared.")
 
     @model_validator(mode="after")
-    def _one_key(self) -> AnchorTarget:
+    def _one_key(self) -> AnchorFields:
         if self.text is None and self.resource_id is None and self.desc is None:
-            raise ValueError("an anchor needs at least one of text, resource_id, desc")
+            raise ValueError(f"an {_noun(self)} needs at least one of text, resource_id, desc")
         if self.match == "regex":
             for name in ("text", "resource_id", "desc"):
                 value = getattr(self, name)
@@ -97,6 +98,15 @@ class AnchorTarget(_Model):
                 except re.error as e:
                     raise ValueError(f"{name}: invalid regex {value!r}: {e}") from None
         return self
+
+
+def _noun(fields: AnchorFields) -> str:
+    return "anchor" if isinstance(fields, AnchorTarget) else "element check"
+
+
+class AnchorTarget(AnchorFields):
+    kind: Literal["anchor"] = Field("anchor",
+                                    description="The element found by its text, id or desc.")
 
 
 _ANCHOR_KEYS = ("text", "resource_id", "desc")

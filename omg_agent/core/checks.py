@@ -15,27 +15,19 @@ Bluetooth's "OFF" pass a check about Wi-Fi. Pure data, no I/O.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from omg_agent.core.actions import AnchorTarget
+from omg_agent.core.actions import AnchorFields, AnchorTarget
 
 
 class _Check(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ElementCheck(_Check):
+class ElementCheck(AnchorFields):
     kind: Literal["element"] = Field("element", description="An element on the screen.")
-    text: str | None = Field(None, min_length=1, description="The element's visible text.")
-    resource_id: str | None = Field(None, min_length=1,
-                                    description="The element's resource-id.")
-    desc: str | None = Field(None, min_length=1,
-                             description="The element's content-description.")
-    match: Literal["exact", "contains", "regex"] = Field(
-        "exact", description="How text, resource_id and desc are compared.")
     present: bool = Field(True, description="false: no such element may be on the screen.")
     shows: str | None = Field(
         None, min_length=1,
@@ -47,16 +39,7 @@ class ElementCheck(_Check):
                            "edit fields (typed, unsent text) are not evidence.")
 
     @model_validator(mode="after")
-    def _one_key(self) -> ElementCheck:
-        if self.text is None and self.resource_id is None and self.desc is None:
-            raise ValueError("an element check needs at least one of text, resource_id, desc")
-        if self.match == "regex":
-            for value in (self.text, self.resource_id, self.desc):
-                if value is not None:
-                    try:
-                        re.compile(value)
-                    except re.error as e:
-                        raise ValueError(f"invalid regex {value!r}: {e}") from None
+    def _state_needs_presence(self) -> ElementCheck:
         if not self.present and (self.shows is not None or self.checked is not None):
             raise ValueError("an absent element (present: false) cannot show text or a state")
         return self
