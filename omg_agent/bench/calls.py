@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import logging
 
+from omg_agent.core.secrets import mask_task
 from omg_agent.sim.expert.policy import NoiseProfile
 from omg_agent.sim.expert.runner import TaskRun, run_task
 
@@ -58,7 +59,7 @@ def table(rows: list[tuple[TaskRun, TaskRun]], noise: str, seed: int) -> str:
              "|---|:-:|---:|---:|---:|:-:|---:|---:|---:|---:|"]
     for s, m in rows:
         fewer = 1 - m.model_calls / s.model_calls if s.model_calls else 0.0
-        lines.append(f"| {s.goal} | {_cells(s)} | {_cells(m)} | {fewer:.0%} |")
+        lines.append(f"| {mask_task(s.goal)} | {_cells(s)} | {_cells(m)} | {fewer:.0%} |")
     total = {k: [sum(getattr(r[i], k) for r in rows) for i in (0, 1)]
              for k in ("success", "model_calls", "steps", "tokens_in", "tokens_out")}
     n = len(rows)

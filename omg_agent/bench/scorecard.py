@@ -22,6 +22,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from omg_agent.core.secrets import mask_task
+
 log = logging.getLogger(__name__)
 
 Z95 = 1.959963984540054
@@ -186,7 +188,7 @@ def _runs_table(card: dict[str, Any]) -> str:
         first = goals[key]
         tds = "".join(_run_cell(by_variant.get(n)) for n in names)
         rows.append(f"<tr><th><code>{escape(key[0])}</code> r{key[1]}<br>"
-                    f"<small>{escape(first['goal'])}</small><br>"
+                    f"<small>{escape(mask_task(first['goal']))}</small><br>"
                     f"<small class=tags>{escape(' '.join(first['tags']))}</small></th>"
                     f"{tds}</tr>")
     return (f'<table class="runs"><thead><tr><th>task</th>{head}</tr></thead>'

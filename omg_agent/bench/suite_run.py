@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from omg_agent.config import Settings
+from omg_agent.core.secrets import mask_task
 from omg_agent.errors import ConfigError, ModelNotConfigured
 from omg_agent.sim.expert.policy import NoiseProfile
 from omg_agent.sim.expert.runner import TaskRun, run_task, with_overrides
@@ -235,7 +236,7 @@ def run_job(job: Job) -> TaskRun:
                         trace_dir=job.trace_dir)
     except Exception as exc:  # one run's crash is its own failure, not the suite's
         log.exception("%s (%s) crashed", task.id, job.variant.name)
-        return TaskRun(task.goal, False, "error", 0, 0, 0, 0, task_id=task.id,
+        return TaskRun(mask_task(task.goal), False, "error", 0, 0, 0, 0, task_id=task.id,
                        tags=tuple(task.tags), impossible=task.impossible, seed=job.seed,
                        error=f"{type(exc).__name__}: {exc}")
 

@@ -200,3 +200,10 @@ def parse_assignments(items: Iterable[str]) -> dict[str, str]:
                              + (f" (got {name.strip()!r} = nothing)" if sep else ""))
         out[name.strip()] = value
     return out
+
+
+def mask_task(task: str) -> str:
+    """``task`` as every printout shows it: the secrets it gives replaced by placeholders."""
+    vault = SecretVault()
+    vault.add_from_task(task)
+    return vault.mask(task)

@@ -23,6 +23,7 @@ from typing import Any
 
 from omg_agent.brain.agent import open_agent
 from omg_agent.config import Settings
+from omg_agent.core.secrets import mask_task
 from omg_agent.guards.confirmation import ConfirmationRequest, ScriptedChannel
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.sim.expert.tasks import Task
@@ -186,7 +187,7 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         seen = {"before": before, "after": probe(phone)} if probe is not None else {}
         asked = tuple((r.cls, r.describe, a) for r, a in zip(human.requests, answers,
                                                              strict=True))
-    log.info("%s: %s (agent said %s)", task.goal, success, result.status)
+    log.info("%s: %s (agent said %s)", mask_task(task.goal), success, result.status)
     timings: dict[str, float] = {}
     turns, report = 0, None
     if trace_dir is not None:
@@ -194,7 +195,7 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
 
         timings, turns = step_timings(trace_dir)
         report = str(render_report(trace_dir))
-    return TaskRun(task.goal, success, result.status, result.model_calls,
+    return TaskRun(mask_task(task.goal), success, result.status, result.model_calls,
                    result.steps_used, result.tokens_in, result.tokens_out,
                    task_id=task.id, tags=tuple(task.tags), impossible=task.impossible,
                    seed=seed, wall_s=round(result.wall_s, 4), timings=timings, turns=turns,
