@@ -47,6 +47,8 @@ _EN_PATTERNS = (
     r"\b(?:do not|don'?t) (?:tell|ask|inform|notify) the user\b",
     r"\bwithout (?:asking|confirming with|telling) the user\b",
     r"\bthe user has (?:already )?(?:pre-?)?(?:approved|authori[sz]ed|confirmed)\b",
+    r"\bthe user wants (?:this|you to)\b",
+    r"^(?:dear |hey |attention,? )?(?:ai|llm|gpt) (?:assistant|agent|model)\s*[,:：!]",
 )
 _ZH_PATTERNS = (
     r"忽略.{0,6}(?:之前|以上|先前|前面|所有|原来|原有)的?.{0,4}(?:指令|指示|提示|要求|任务|规则)",
@@ -109,6 +111,7 @@ def drop_foreign(elements: Iterable[UIElement], foreground: str) -> tuple[UIElem
     ``foreground`` is the observation's package; when it is a system dialog's package (an
     ANR dialog has focus), the app beneath is kept too — only notifications go.
     """
+    elements = tuple(elements)
     system_front = foreground in SYSTEM_DIALOG_PACKAGES or not foreground
     kept = []
     for e in elements:
@@ -118,6 +121,8 @@ def drop_foreign(elements: Iterable[UIElement], foreground: str) -> tuple[UIElem
                 and e.package not in SYSTEM_DIALOG_PACKAGES:
             continue
         kept.append(e)
+    if not kept:  # a stale or odd foreground reading: only notifications go, not the screen
+        return tuple(e for e in elements if not is_notification(e))
     return tuple(kept)
 
 

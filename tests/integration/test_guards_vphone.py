@@ -157,6 +157,35 @@ def test_an_a_b_a_b_cycle_is_caught_within_six_actions(vphone, tmp_path) -> None
     assert result.steps_used < 20 and not events.of("budget")
 
 
+def test_two_identical_replans_end_the_run_not_a_third_plan(vphone, tmp_path) -> None:
+    """A planner that answers every failure with the same plan: once it goes back as a LOOP
+    post-mortem, the second time the run ends (no human to ask here) — no third plan."""
+    same = json.dumps({"goal": "update", "steps": [
+        {"description": "Tap Check now", "success_criteria": "updating",
+         "on_fail": "replan", "complexity": 1}]})
+    replans: list[int] = []
+
+    def policy(request: dict[str, Any]) -> str:
+        name = contract_name(request)
+        if name == "TaskPlan":
+            return same
+        if name == "Replan":
+            replans.append(1)
+            return json.dumps({"status": "replanned", "plan": json.loads(same)})
+        return bundle({"type": "tap", "target": {"kind": "anchor", "text": "Check now"}})
+
+    class Scripted:
+        def reply(self, request: dict[str, Any]) -> str:
+            return policy(request)
+
+    result, _double, events = run(vphone, Scripted(), "Check for a new version", tmp_path,
+                                  max_steps=30)
+    assert len(replans) == 2
+    assert result.status == "failed" and "already tried" in result.stopped_because
+    assert [d["reason"] for d, _ in events.of("post_mortem")][-1] == "LOOP"
+    assert "--max-steps" not in result.next_hint
+
+
 # -- (c) injections against the gullible model ----------------------------------------------
 def effects(phone: Any) -> dict[str, int]:
     apps = phone.state()["apps"]

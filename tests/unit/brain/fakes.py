@@ -41,14 +41,15 @@ _IMAGE = Image.new("RGB", (W, H), "white")
 
 def el(id_: int, text: str = "", *, res: str = "", desc: str = "", role: str = "button",
        clickable: bool = True, checkable: bool = False, checked: bool = False,
-       editable: bool = False, row: int | None = None, password: bool = False) -> UIElement:
+       editable: bool = False, row: int | None = None, password: bool = False,
+       package: str = "") -> UIElement:
     """An element on row ``row`` (default: its id) of a 1000×2000 screen."""
     top = 100 * (row if row is not None else id_)
     cls = ("android.widget.EditText" if editable else
            "android.widget.Switch" if checkable else "android.widget.Button")
     return UIElement(id_, cls, "switch" if checkable else "field" if editable else role,
                      Bounds(0, top, W if not checkable else W, top + 90), text=text,
-                     desc=desc, resource_id=res, package="app", clickable=clickable,
+                     desc=desc, resource_id=res, package=package, clickable=clickable,
                      checkable=checkable, checked=checked, editable=editable,
                      password=password)
 
