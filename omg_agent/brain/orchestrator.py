@@ -363,9 +363,9 @@ class Orchestrator:
 
     def _auto_verified(self, index: int, step: TaskStep, obs: Observation) -> bool:
         """The step's checks already pass on the screen after the operator acted: tick it
-        without asking any model (a claim-only turn would add nothing). Only steps with a
-        positive check (an element present, the app, a saved value) — an absence alone
-        passes on any unrelated screen."""
+        without asking any model (a claim-only turn would add nothing). Only steps with an
+        element that must be present — absences, the app and saved values also pass on
+        screens on the way there."""
         s = self._s
         if not self.settings.auto_verify or s.attempt.turns < 1 or not _positive(step):
             return False
@@ -581,7 +581,10 @@ class Orchestrator:
 
 
 def _positive(step: TaskStep) -> bool:
-    return any(not isinstance(c, ElementCheck) or c.present for c in step.checks)
+    """Whether a step's checks name something that must be on the screen (an element
+    present): an absence, the app or a saved value alone also pass on a screen on the way
+    (a note's editor 'lacks' the note's list row before anything is deleted)."""
+    return any(isinstance(c, ElementCheck) and c.present for c in step.checks)
 
 
 def _plan_text(steps: list[TaskStep]) -> str:

@@ -15,6 +15,7 @@ how to confirm those (the planner, with the screenshot).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 
 from omg_agent.brain.segments import anchor_element
@@ -23,6 +24,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.appnames import normalize_name
+from omg_agent.drivers.profiles import available_profiles
 from omg_agent.perception.textmatch import normalise
 
 Recall = Callable[[str], str | None]  # memory key -> saved value (None: not saved)
@@ -56,14 +58,26 @@ def verify_step(step: TaskStep, obs: Observation, recall: Recall,
 
 
 def app_matches(wanted: str, package: str) -> bool:
-    """A package, or an app name that is one of the package's name parts ("Settings" →
-    com.android.settings)."""
+    """A package, an app name that is one of the package's name parts ("Settings" →
+    com.android.settings), or a name the device profiles give the package (信息 →
+    com.omg.messages)."""
     if not package:
         return False
     if wanted == package:
         return True
     key = normalize_name(wanted)
-    return any(key == normalize_name(part) for part in package.split("."))
+    return any(key == normalize_name(part) for part in package.split(".")) \
+        or key in _app_names().get(package, frozenset())
+
+
+@functools.cache
+def _app_names() -> dict[str, frozenset[str]]:
+    """Every package's names (English and Chinese) over the shipped device profiles."""
+    names: dict[str, set[str]] = {}
+    for profile in available_profiles():
+        for package, aliases in profile.apps.items():
+            names.setdefault(package, set()).update(normalize_name(a) for a in aliases)
+    return {package: frozenset(found) for package, found in names.items()}
 
 
 def _filled(check: StepCheck, substitute: Callable[[str], str]) -> StepCheck:

@@ -432,14 +432,16 @@ def test_a_saved_question_resumes_in_a_fresh_orchestrator_with_one_step_count(tm
         second.prior_usage = saved.usage
         second.operator.turns = saved.turns
         result = second.resume(saved.state, "Settings")
-    assert result.status == "done" and "who = me" in result.answer
+    assert result.status == "done" and result.answer == "opened me"
     assert result.steps_used > stopped.steps_used
     assert result.model_calls == len(model.requests)  # usage carried across the stop
 
 
 # -- planning modes ------------------------------------------------------------------------------
 TWO_CHECKED = plan({"description": "Open Settings", "checks": [{"kind": "app",
-                                                               "app": "Settings"}]},
+                                                               "app": "Settings"},
+                                                              {"kind": "element",
+                                                               "text": "Wi-Fi"}]},
                    {"description": "Turn off Wi-Fi",
                     "checks": [{"kind": "element", "resource_id": "wifi_switch",
                                 "checked": False}]})
@@ -485,3 +487,27 @@ def test_an_absence_alone_is_never_ticked_without_the_models_claim() -> None:
     with orchestrator(phone.world(), model) as orch:
         result = orch.run("Delete the note old")
     assert result.status == "infeasible" and model.contracts().count("DecisionBundle") == 2
+
+
+def test_an_absence_and_the_app_are_not_enough_to_tick_without_a_claim() -> None:
+    """The relay case: 'Delete note old' checked by 'old absent' + 'Notes in front' passed
+    in the note's editor before anything was deleted; only a present element ticks alone."""
+    phone = Phone()
+    weak = plan({"description": "Delete note old", "success_criteria": "old is gone",
+                 "checks": [{"kind": "element", "text": "old", "present": False},
+                            {"kind": "app", "app": "com.omg.notes"}]})
+    model = ScriptedModel(replies(
+        ("TaskPlan", weak), ("DecisionBundle", bundle(tap("Notes"), tap("old"))),
+        ("DecisionBundle", bundle(goal_infeasible=True, answer="stop here"))))
+    with orchestrator(phone.world(), model) as orch:
+        result = orch.run("Delete the note old")
+    assert result.status == "infeasible" and phone.notes == ["old", "keep"]
+
+
+def test_an_app_check_knows_the_apps_chinese_name() -> None:
+    """The relay case: a plan checking for '信息' was refused on com.omg.messages."""
+    from omg_agent.brain.verify import app_matches
+
+    assert app_matches("信息", "com.omg.messages") and app_matches("设置", "com.android.settings")
+    assert app_matches("com.omg.notes", "com.omg.notes") and not app_matches("备忘录",
+                                                                             "com.omg.shop")
