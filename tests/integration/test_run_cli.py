@@ -88,3 +88,27 @@ def test_device_vphone_starts_one_in_process_and_shows_live_progress(in_tmp: Pat
     assert "✔ 1. Look at the screen" in result.output  # the live plan with its tick
     assert "done: looked" in result.output and "Stopped because: the task is complete" \
         in result.output
+
+
+def test_a_planner_done_after_a_failed_step_exits_1_with_its_words(vphone, in_tmp: Path) -> None:
+    """The first probe of the loop-v2 issue, through the CLI: the step fails, the planner
+    says "done" — the run is failed (exit 1), Wi-Fi untouched, the planner's words shown."""
+    missing = json.dumps({"thought": "tap it", "last_action_result": "none",
+                          "execute_now": {"intent": "switch", "actions": [
+                              {"type": "tap", "target": {"kind": "anchor",
+                                                         "text": "No such switch"}}]}})
+    script = [json.dumps({"goal": "wifi off", "steps": [
+                  {"description": "Turn off Wi-Fi", "success_criteria": 'Wi-Fi shows "OFF"',
+                   "on_fail": "replan"}]}),
+              *[missing] * 3,  # the failure threshold, then the planner
+              json.dumps({"status": "done", "response": "I could not turn off Wi-Fi"})]
+    wifi = vphone.phone.apps["com.android.settings"].wifi
+    with ModelDouble(script) as double:
+        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
+        result = CliRunner().invoke(app, ["run", "Turn off Wi-Fi", "--device", vphone.serial,
+                                          "--driver", "adb", "--json", "--runs-dir",
+                                          str(in_tmp / "runs")], env=env)
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["status"] == "failed" and "I could not turn off Wi-Fi" in out["stopped_because"]
+    assert vphone.phone.apps["com.android.settings"].wifi == wifi
