@@ -287,8 +287,13 @@ class Operator:
                 run.ran.extend(segment)
                 start = end + 1
                 continue
+            asked = len(self.gatekeeper.asked) if self.gatekeeper is not None else 0
             held = self.gatekeeper.review([actions[i] for i in positions], screen) \
                 if self.gatekeeper is not None else None
+            if self.gatekeeper is not None:  # the model hears what the user allowed
+                result.results += [{"type": "gate", "ok": True, "detail": (
+                    f"the user confirmed: {request.describe}")}
+                    for request, answer in self.gatekeeper.asked[asked:] if answer is True]
             if held is not None:
                 positions = positions[:held.index]  # what comes before the held action
             executed = self.driver.execute([actions[i] for i in positions], screen) \
