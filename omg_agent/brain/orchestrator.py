@@ -61,7 +61,9 @@ from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
+from omg_agent.guards.injection import without_foreign
 from omg_agent.guards.loops import LoopGuard, Rung, Verdict
+from omg_agent.perception.elementlist import render
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +125,7 @@ class Orchestrator:
 
     def _confirmed(self, held: str, answer: str) -> None:
         s = self._s
-        yes = answer.strip().lower() in YES
+        yes = answer.strip().lower().startswith(YES)
         self._event("user_confirmation", action=held, answer=yes)
         s.dialogue, s.held = s.dialogue.answered("yes" if yes else "no"), None
         if yes and self.gatekeeper is not None:
@@ -591,9 +593,11 @@ def _plan_text(steps: list[TaskStep]) -> str:
     return "\n".join(f"{s.description} | {s.action_guide}" for s in steps)
 
 
-def _screen_summary(obs: Observation, limit: int = 25) -> str:
-    labels = [e.label for e in obs.elements if e.label][:limit]
-    return f"app {obs.package or '?'}; shows: " + "; ".join(labels)
+def _screen_summary(obs: Observation, limit: int = 40) -> str:
+    """The screen for the planner: the app and the element list the operator sees (texts,
+    merged texts, descriptions, ids, states) — not bare labels."""
+    shown = without_foreign(obs)[:limit]
+    return f"app {obs.package or '?'}\n" + render(shown, obs.screen)
 
 
 def _error_hint(exc: Exception) -> str:

@@ -473,6 +473,9 @@ def test_replan_each_asks_the_planner_after_every_finished_step() -> None:
         result = orch.run("Turn off Wi-Fi")
     assert result.status == "done"
     assert model.contracts() == ["TaskPlan", "DecisionBundle", "Replan", "DecisionBundle"]
+    # the planner sees the element list the operator saw, not bare labels
+    review = model.requests[2]["messages"][-1]["content"]
+    assert "res=wifi_switch" in review and "checkable,checked}" in review
 
 
 def test_an_absence_alone_is_never_ticked_without_the_models_claim() -> None:
