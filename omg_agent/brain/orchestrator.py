@@ -51,6 +51,7 @@ from omg_agent.brain.run_state import (
     TurnRecord,
     post_mortem,
 )
+from omg_agent.brain.verdicts import DONE_HINT, planner_verdict
 from omg_agent.brain.verify import verify_step
 from omg_agent.config import Settings
 from omg_agent.core.actions import Back, Wait
@@ -71,7 +72,6 @@ FAILURE_THRESHOLD = 3
 MAX_JUMPS = 2
 MAX_BACKS = 3  # rollback presses before giving up on the checkpoint
 YES = ("yes", "y", "ok", "okay", "allow", "go ahead", "是", "好", "确认", "可以")
-DONE_HINT = "nothing: the task is done"
 
 
 class Orchestrator:
@@ -512,28 +512,20 @@ class Orchestrator:
         s.outcome = "the planner sent a plan that was already tried"
 
     def _planner_ends(self, replan: Replan, *, failed: bool, claim: str | None) -> None:
-        """The planner says the run is over: believe 'done' only after a verified claim or
-        a fully ticked plan; anything else ends the run failed, in the planner's words."""
+        """The planner says the run is over: :func:`~.verdicts.planner_verdict` decides
+        whether the phone backs it."""
         s = self._s
         words = self.memory.substitute(replan.response or "")
-        if replan.status == "infeasible":
-            s.finish("INFEASIBLE", words, StopReport(
-                tuple(s.todo.done()), f"the task cannot be done: {words}",
-                "check the task (names, items, settings) and run a feasible one"))
-            return
-        pending = s.todo.pending()
-        if replan.status == "done" and not failed and (
-                claim is not None or not pending or self._end_state_shown()):
+        ending = planner_verdict(
+            replan, words, done=s.todo.done(), pending=s.todo.pending(),
+            failed_outcome=s.outcome if failed else None,
+            claim=self.memory.substitute(claim) if claim is not None else None,
+            end_state_shown=self._end_state_shown)
+        if ending.phase == "DONE":
             s.todo.tick_all()
-            self._done(self.memory.substitute(claim or "") or words)
-            return
-        why = (s.outcome if failed else f"step '{pending[0]}' was never done" if pending
-               else "the planner gave up")
-        s.finish("FAILED", "", StopReport(
-            tuple(s.todo.done()), f"{why}; the planner ended the run: {words}",
-            "look at the phone, then run the task again or split it into smaller tasks"))
-        self._event("planner_end_refused" if replan.status == "done" else "give_up",
-                    reason=why, response=words)
+        s.finish(ending.phase, ending.answer, ending.report)
+        if ending.refused:
+            self._event(ending.refused, reason=ending.report.stopped_because, response=words)
 
     def _end_state_shown(self) -> bool:
         """Whether the phone shows the plan's end state now: the last step's checks pass

@@ -1,0 +1,59 @@
+"""How a run ends when the planner says it is over — the honesty rule as a pure function.
+
+The planner's ``done`` is a claim like any other. :func:`planner_verdict` believes it only
+when the phone backs it: after a claim the operator made and the checks verified, with every
+step ticked, or when the plan's end state (the last step's checks) shows on the screen now.
+A "done" after a failed step, or with steps never done, ends the run ``failed`` in the
+planner's own words; ``infeasible`` and ``give_up`` say so plainly. No I/O: the caller passes
+whether the end state shows (``end_state_shown``, evaluated only when it matters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from omg_agent.brain.budget import StopReport
+from omg_agent.core.contracts import Replan
+
+DONE_HINT = "nothing: the task is done"
+INFEASIBLE_HINT = "check the task (names, items, settings) and run a feasible one"
+FAILED_HINT = "look at the phone, then run the task again or split it into smaller tasks"
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How the run ends: its phase, the answer for the user and the stop report;
+    ``refused`` names the trace event when the planner's words were not believed."""
+
+    phase: Literal["DONE", "FAILED", "INFEASIBLE"]
+    answer: str
+    report: StopReport
+    refused: str = ""
+
+
+def planner_verdict(replan: Replan, words: str, *, done: Sequence[str],
+                    pending: Sequence[str], failed_outcome: str | None, claim: str | None,
+                    end_state_shown: Callable[[], bool]) -> Ending:
+    """The ending for a planner reply whose status is not ``replanned``.
+
+    ``words`` is the planner's response (values filled in); ``failed_outcome`` what the
+    failed step left (``None`` when the last sub-task succeeded); ``claim`` the operator's
+    verified 'goal complete' answer the planner was asked to confirm.
+    """
+    if replan.status == "infeasible":
+        return Ending("INFEASIBLE", words, StopReport(
+            tuple(done), f"the task cannot be done: {words}", INFEASIBLE_HINT))
+    if replan.status == "done" and failed_outcome is None and (
+            claim is not None or not pending or end_state_shown()):
+        return Ending("DONE", claim or words, StopReport(
+            tuple(done) + tuple(pending), "the task is complete", DONE_HINT))
+    why = (failed_outcome if failed_outcome is not None else
+           f"step '{pending[0]}' was never done" if pending else "the planner gave up")
+    return Ending("FAILED", "", StopReport(
+        tuple(done), f"{why}; the planner ended the run: {words}", FAILED_HINT),
+        refused="planner_end_refused" if replan.status == "done" else "give_up")
+
+
+__all__ = ["DONE_HINT", "Ending", "planner_verdict"]
