@@ -96,6 +96,7 @@ class TurnResult:
     answer: str | None = None
     failure: Failure | None = None  # this turn's actions failed (typed, with the message)
     held: GateStop | None = None  # the sensitive action the gate held, when it held one
+    decide_s: float = 0.0  # how long the model took
 
     @property
     def error(self) -> str:
@@ -117,6 +118,11 @@ class TurnResult:
     @property
     def failed(self) -> bool:
         return self.problem is not None
+
+    @property
+    def acted(self) -> bool:
+        """Device actions of this turn went through."""
+        return self.executed is not None and any(o.ok for o in self.executed.outcomes)
 
     def summary(self) -> str:
         """One history line: intent, actions, what the executor said."""
@@ -182,6 +188,7 @@ class Operator:
             attempts=budget.attempts(self.llm.settings.parse_attempts))
         decided = time.perf_counter()
         result = self._act(bundle, obs, ctx, budget)
+        result.decide_s = decided - observed
         self.turns += 1
         timings = {"observe_s": observed - started, "decide_s": decided - observed,
                    "act_s": time.perf_counter() - decided}

@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -262,7 +263,8 @@ class Orchestrator:
         claimed = turn.kind in ("step_complete", "goal_complete")
         problem = self._verify_claim(step, turn) if claimed else (
             turn.problem if turn.kind == "acted" else None)
-        s.attempt = s.attempt.after_turn(turn.observation.screen_hash, problem)
+        s.attempt = s.attempt.after_turn(turn.observation.screen_hash, problem,
+                                         model_s=turn.decide_s, acted=turn.acted)
         summary = turn.summary() + (f" → {problem.message}" if claimed and problem else "")
         s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash,
                                     problem))
@@ -285,7 +287,8 @@ class Orchestrator:
                     "check the task (names, items, settings) and run a feasible one"))
             case "step_complete" | "goal_complete" if problem is None:
                 self._ticked(index, step, turn.observation,
-                             goal=turn.kind == "goal_complete", answer=turn.answer or "")
+                             goal=turn.kind == "goal_complete", answer=turn.answer or "",
+                             acted_on_next=turn.acted)
             case _ if problem is not None:
                 if claimed:
                     self._event("not_verified", step=index + 1, reason=problem.message)
@@ -336,7 +339,7 @@ class Orchestrator:
             step.model_copy(update={"checks": []}), turn.observation, self.memory.get)
 
     def _ticked(self, index: int, step: TaskStep, obs: Observation, *, goal: bool = False,
-                answer: str = "") -> None:
+                answer: str = "", acted_on_next: bool = False) -> None:
         """A verified step: tick it. A verified goal — or the last step — ends the run unless
         the planner must confirm it (prose criteria: it looks at the screenshot). Otherwise
         the next step starts; ``replan-each`` asks the planner first, ``adaptive`` only
@@ -345,7 +348,9 @@ class Orchestrator:
         s.todo.tick(index)
         s.checkpoint, s.note, s.pending_pm = obs.screen_hash, "", None
         self._event("step_done", step=index + 1, todo=s.todo.markdown())
+        acted = acted_on_next  # the claiming reply's actions already work on the next step
         s.new_attempt()
+        s.attempt = replace(s.attempt, acted=acted)
         self.loops.new_step()
         s.outcome = f"step {index + 1} '{step.description}' done"
         if not goal and not s.todo.complete or (s.predefined and not s.todo.complete):
@@ -369,7 +374,7 @@ class Orchestrator:
         element that must be present — absences, the app and saved values also pass on
         screens on the way there."""
         s = self._s
-        if not self.settings.auto_verify or s.attempt.turns < 1 or not _positive(step):
+        if not self.settings.auto_verify or not s.attempt.acted or not _positive(step):
             return False
         if verify_step(step, obs, self.memory.get, self.memory.substitute) is not None:
             return False

@@ -98,19 +98,25 @@ class Attempt:
     started: float = field(default_factory=time.monotonic)
     last_failure: Failure | None = None
     screens: tuple[str, ...] = ()  # screen hashes this attempt has seen, oldest first
+    model_s: float = 0.0  # time spent waiting for the model: not the step's own time
+    acted: bool = False  # device actions ran for this step (maybe in the previous step's turn)
 
-    def after_turn(self, screen_hash: str, failure: Failure | None) -> Attempt:
+    def after_turn(self, screen_hash: str, failure: Failure | None, *,
+                   model_s: float = 0.0, acted: bool = False) -> Attempt:
         """One more turn: a failure adds to the run of failures, a success ends it."""
         return replace(self, turns=self.turns + 1, screens=(*self.screens, screen_hash),
                        failures=self.failures + 1 if failure else 0,
-                       last_failure=failure or self.last_failure)
+                       last_failure=failure or self.last_failure,
+                       model_s=self.model_s + model_s, acted=self.acted or acted)
 
     def failed(self, failure: Failure) -> Attempt:
         """A failure that was not a turn (a claim the checks refused, no valid reply)."""
         return replace(self, failures=self.failures + 1, last_failure=failure)
 
     def elapsed(self) -> float:
-        return time.monotonic() - self.started
+        """The step's own time: the phone's and the agent's, not the model's thinking (a
+        slow endpoint must not time a step out)."""
+        return time.monotonic() - self.started - self.model_s
 
 
 @dataclass(frozen=True)

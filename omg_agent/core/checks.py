@@ -59,6 +59,8 @@ class ElementCheck(AnchorFields):
             what += " is " + ("checked/on" if self.checked else "unchecked/off")
         if self.shows is not None:
             what += f" shows {self.shows!r}"
+        if self.in_field:
+            what += " (in an edit field)"
         return what
 
 

@@ -514,3 +514,27 @@ def test_an_app_check_knows_the_apps_chinese_name() -> None:
     assert app_matches("信息", "com.omg.messages") and app_matches("设置", "com.android.settings")
     assert app_matches("com.omg.notes", "com.omg.notes") and not app_matches("备忘录",
                                                                              "com.omg.shop")
+
+
+def test_a_claim_that_also_does_the_next_steps_work_needs_no_turn_to_say_so() -> None:
+    """Relay round 4: 'step 1 done' plus step 2's actions in one reply; step 2's checks pass
+    on the next screen, so no model turn is spent claiming it."""
+    phone = Phone()
+    model = ScriptedModel(replies(
+        ("TaskPlan", TWO_CHECKED),
+        ("DecisionBundle", bundle({"type": "tap", "target": {"kind": "anchor",
+                                                              "resource_id": "wifi_switch"}},
+                                  step_complete=True))))
+    with orchestrator(phone.world("settings"), model) as orch:
+        result = orch.run("Turn off Wi-Fi")
+    assert result.status == "done" and not phone.wifi
+    assert model.contracts() == ["TaskPlan", "DecisionBundle"]
+
+
+def test_a_steps_time_is_its_own_not_the_models_thinking() -> None:
+    import time
+
+    from omg_agent.brain.run_state import Attempt
+
+    slow = Attempt(started=time.monotonic() - 100).after_turn("a", None, model_s=95.0)
+    assert slow.elapsed() < 10  # a 95 s model call does not time out a 30 s step
