@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
-from omg_agent.guards.sensitive import Gate, target_element, text_at
+from omg_agent.guards.sensitive import Decision, Gate, target_element, text_at
 from omg_agent.perception.anchor import Anchorer
 
 log = logging.getLogger(__name__)
@@ -55,9 +55,7 @@ class GateKeeper:
         when every one is harmless, pre-authorised or confirmed by a human now."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         for index, action in enumerate(actions):
-            element = _element(action, obs, anchorer)
-            decision = self.gate.check(action, element, obs,
-                                       ocr_text=None if element else _pixel_text(action, obs))
+            element, decision = self._decide(action, obs, anchorer)
             # the screen as the next action of the segment will find it: what this one types
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
@@ -79,9 +77,15 @@ class GateKeeper:
         """Whether the gate would ask before ``action`` on ``obs`` (nobody is asked here: for
         the loop guard's own moves, which never touch a sensitive target)."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
+        return self._decide(action, obs, anchorer)[1].needs_confirmation
+
+    def _decide(self, action: Action, obs: Observation,
+                anchorer: Anchorer) -> tuple[UIElement | None, Decision]:
+        """The element ``action`` lands on (as the executor resolves it) and the gate's
+        decision on it; a touch the tree cannot place is judged by the text it would hit."""
         element = _element(action, obs, anchorer)
-        return self.gate.check(action, element, obs, ocr_text=None if element else
-                               _pixel_text(action, obs)).needs_confirmation
+        return element, self.gate.check(action, element, obs, ocr_text=None if element
+                                        else _pixel_text(action, obs))
 
     def approve(self, describe: str) -> None:
         self.approved.append(describe)

@@ -11,9 +11,11 @@ rungs 1–3 cost no model call.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from omg_agent.core.actions import Action, AskUser, Done, MemSave
+from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ExecResult
 from omg_agent.guards.loops import LoopGuard, Verdict
@@ -55,9 +57,18 @@ class LoopWatch:
                                  pending.before.screen_hash, after.screen_hash, after.package,
                                  observation=after, ui_changed=changed)
 
+    def plan_tried(self, steps: Sequence[TaskStep]) -> bool:
+        """Remember a plan; True when the same plan was tried before."""
+        return self.guard.note_replan(plan_text(steps))
+
     def new_step(self) -> None:
         self._pending = None
         self.guard.reset()
 
 
-__all__ = ["LoopWatch"]
+def plan_text(steps: Sequence[TaskStep]) -> str:
+    """A plan as the loop guard compares plans: each step's milestone and guide."""
+    return "\n".join(f"{s.description} | {s.action_guide}" for s in steps)
+
+
+__all__ = ["LoopWatch", "plan_text"]

@@ -36,7 +36,7 @@ from typing import Any
 from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
 from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
-from omg_agent.brain.loopwatch import LoopWatch
+from omg_agent.brain.loopwatch import LoopWatch, plan_text
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.planner import Planner, TodoList, load_plan_file
@@ -223,7 +223,7 @@ class Orchestrator:
                       "completion_tokens": record.completion_tokens}
         s.todo = TodoList.of(plan)
         s.todo.goal = s.todo.goal or task
-        self.loops.guard.note_replan(_plan_text(plan.steps))
+        self.loops.plan_tried(plan.steps)
         self._event("plan", predefined=s.predefined, todo=s.todo.markdown(), **tokens)
         s.phase = "THINK"
 
@@ -332,10 +332,8 @@ class Orchestrator:
         own checks, the whole goal against the plan's last step (the end state)."""
         final = self._s.todo.steps[-1]
         if turn.kind == "step_complete" or final is step:
-            return verify_step(step, turn.observation, self.memory.get,
-                               self.memory.substitute)
-        return verify_step(final, turn.observation, self.memory.get,
-                           self.memory.substitute) or verify_step(
+            return self._verify(step, turn.observation)
+        return self._verify(final, turn.observation) or verify_step(
             step.model_copy(update={"checks": []}), turn.observation, self.memory.get)
 
     def _ticked(self, index: int, step: TaskStep, obs: Observation, *, goal: bool = False,
@@ -376,7 +374,7 @@ class Orchestrator:
         s = self._s
         if not self.settings.auto_verify or not s.attempt.acted or not _positive(step):
             return False
-        if verify_step(step, obs, self.memory.get, self.memory.substitute) is not None:
+        if self._verify(step, obs) is not None:
             return False
         s.last_obs = obs
         s.records.append(TurnRecord(index + 1, "checks passed on the screen: step done",
@@ -485,7 +483,7 @@ class Orchestrator:
             assert replan.plan is not None
             # the same plan again after a failure is a loop; after progress or an answer
             # the situation changed, and the same plan may well be right
-            tried = self.loops.guard.note_replan(_plan_text(replan.plan.steps))
+            tried = self.loops.plan_tried(replan.plan.steps)
             if tried and self.loops.enabled and failed_step is not None:
                 self._repeated_plan(replan)
                 return
@@ -509,7 +507,7 @@ class Orchestrator:
             step=index + 1, description=s.todo.steps[index].description,
             reason=FailureKind.LOOP,
             last_screen=_screen_summary(s.last_obs) if s.last_obs else "no observation",
-            strategies_tried=(_plan_text(replan.plan.steps),),
+            strategies_tried=(plan_text(replan.plan.steps),),
             last_error="this plan was already tried and did not work",
             suggested_recovery="write a different plan: another route, smaller steps, or "
                                "give_up with an honest response")
@@ -540,7 +538,7 @@ class Orchestrator:
         if not final.checks:
             return False
         s.last_obs = self.driver.observe()
-        return verify_step(final, s.last_obs, self.memory.get, self.memory.substitute) is None
+        return self._verify(final, s.last_obs) is None
 
     def _all_ticked(self) -> None:
         s = self._s
@@ -555,6 +553,9 @@ class Orchestrator:
             tuple(s.todo.done()), "the task is complete", DONE_HINT))
 
     # -- plumbing ------------------------------------------------------------------------
+    def _verify(self, step: TaskStep, obs: Observation) -> Failure | None:
+        return verify_step(step, obs, self.memory.get, self.memory.substitute)
+
     def _usage(self) -> tuple[int, int, int]:
         calls, tin, tout = self.prior_usage
         for client, (r, p, c) in zip(self.llms, self._base, strict=True):
@@ -584,10 +585,6 @@ def _positive(step: TaskStep) -> bool:
     present): an absence, the app or a saved value alone also pass on a screen on the way
     (a note's editor 'lacks' the note's list row before anything is deleted)."""
     return any(isinstance(c, ElementCheck) and c.present for c in step.checks)
-
-
-def _plan_text(steps: list[TaskStep]) -> str:
-    return "\n".join(f"{s.description} | {s.action_guide}" for s in steps)
 
 
 def _screen_summary(obs: Observation, limit: int = 40) -> str:

@@ -39,7 +39,6 @@ class SavedRun:
     turns: int  # operator turns recorded (trace step numbers continue after them)
     usage: tuple[int, int, int]  # model calls, tokens in, tokens out so far
     device: str
-    predefined_plan: bool
 
 
 def save_state(run_dir: Path, state: RunState, memory: MemoryBank, *, turns: int,
@@ -106,7 +105,7 @@ def load_state(run_dir: Path) -> SavedRun:
     state.report = StopReport(tuple(todo.done()), "", "")
     calls, tin, tout = data["usage"]
     return SavedRun(state, dict(data["memory"]), int(data["turns"]), (calls, tin, tout),
-                    data["device"], bool(data["predefined"]))
+                    data["device"])
 
 
 def restore_memory(memory: MemoryBank, values: dict[str, str]) -> None:
