@@ -86,10 +86,14 @@ class Settings(BaseModel):
                                   "against the last screen (one more model call): always; "
                                   "unverified = only when the plan's last step has no "
                                   "checks the system can verify on the screen; never.")
-    planning: Literal["adaptive", "replan-each"] = Field(
-        "adaptive", description="When the planner is asked again: adaptive = after a failed "
-                                "step, a user's answer, or to confirm prose criteria; "
-                                "replan-each = after every finished step too.")
+    planning: Literal["flat", "unified", "replan-each", "adaptive"] = Field(
+        "adaptive", description="How the work is planned: flat = no planner, one action per "
+                                "model call (the peers' loop); unified = no planner, the "
+                                "operator keeps its own checklist and bundles; replan-each = "
+                                "plan once, ask the planner again after every finished step; "
+                                "adaptive = plan once, ask again only after a failed step, "
+                                "a user's answer, an operator saying the plan no longer "
+                                "fits, or data the plan did not foresee.")
     auto_verify: bool = Field(
         True, description="Tick a step as soon as its checks pass on the screen after the "
                           "operator acted, without a model turn that only says so.")

@@ -61,6 +61,13 @@ def aggregate(runs: list[dict[str, Any]]) -> dict[str, Any]:
     agg = _rate(runs)
     for key in ("steps", "model_calls", "tokens_in", "tokens_out", "wall_s"):
         agg[f"mean_{key}"] = _mean([r[key] for r in runs])
+    planner = [r.get("planner_calls", 0) for r in runs]
+    agg["mean_planner_calls"] = _mean(planner)
+    agg["mean_operator_calls"] = _mean([r["model_calls"] - p for r, p in zip(runs, planner,
+                                                                             strict=True)])
+    operator_turns = sum(r["model_calls"] for r in runs) - sum(planner)
+    agg["wait_turns"] = sum(r.get("wait_turns", 0) for r in runs)
+    agg["wait_share"] = round(agg["wait_turns"] / operator_turns, 4) if operator_turns else 0.0
     agg["tokens_in_total"] = sum(r["tokens_in"] for r in runs)
     agg["tokens_out_total"] = sum(r["tokens_out"] for r in runs)
     agg["wall_s_total"] = round(sum(r["wall_s"] for r in runs), 4)
@@ -105,6 +112,10 @@ def table_rows(card: dict[str, Any]) -> list[tuple[str, list[str]]]:
         row("success (95% CI)", _pct),
         row("mean steps", lambda a: f"{a['mean_steps']:.1f}"),
         row("mean model calls", lambda a: f"{a['mean_model_calls']:.1f}"),
+        row("mean planner / operator calls", lambda a: f"{a.get('mean_planner_calls', 0):.1f}"
+            f" / {a.get('mean_operator_calls', a['mean_model_calls']):.1f}"),
+        row("wait-only operator turns", lambda a: f"{a.get('wait_turns', 0)} = "
+            f"{a.get('wait_share', 0.0):.1%}"),
         row("mean tokens in / out",
             lambda a: f"{a['mean_tokens_in']:,.0f} / {a['mean_tokens_out']:,.0f}"),
         row("mean wall time", lambda a: f"{a['mean_wall_s']:.2f} s"),

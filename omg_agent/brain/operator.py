@@ -32,6 +32,7 @@ from omg_agent.brain.budget import StepBudget
 from omg_agent.brain.gatekeeper import GateKeeper, GateStop
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
+from omg_agent.brain.modes import ONE_ACTION
 from omg_agent.brain.segments import (
     blind_reason,
     element_for,
@@ -156,13 +157,14 @@ class Operator:
 
     def __init__(self, driver: Driver, llm: LLMClient, memory: MemoryBank, *,
                  recorder: Any = None, marks: bool = False,
-                 gatekeeper: GateKeeper | None = None) -> None:
+                 gatekeeper: GateKeeper | None = None, planning: str = "adaptive") -> None:
         self.driver = driver
         self.llm = llm
         self.memory = memory
         self.recorder = recorder
         self.marks = marks
         self.gatekeeper = gatekeeper
+        self.planning = planning
         self.turns = 0
 
     def turn(self, ctx: TurnContext, budget: StepBudget, *,
@@ -180,7 +182,7 @@ class Operator:
         if flags and self.recorder is not None:
             self.recorder.record_event("injection_flagged", step=ctx.step_number, flags=[
                 {"element": f.element_id, "cue": f.cue, "text": f.text} for f in flags])
-        messages = [{"role": "system", "content": prompts.render("operator")},
+        messages = [{"role": "system", "content": prompts.operator_system(self.planning)},
                     self.llm.observation_message(self._prompt(ctx, obs, flags), shown,
                                                  marks=self.marks)]
         bundle, record = self.llm.structured(
@@ -235,6 +237,11 @@ class Operator:
         if bundle.execute_now is None or kind == "infeasible":
             return result
         actions = list(bundle.execute_now.actions)
+        if self.planning == ONE_ACTION and len(actions) > 1:  # the flat loop: one a call
+            result.results.append({"type": "stop", "ok": True, "detail": (
+                f"one action per turn: ran {actions[0].type}, dropped the other "
+                f"{len(actions) - 1}")})
+            actions = actions[:1]
         try:
             self._check_variables(actions)
         except TurnFailed as exc:

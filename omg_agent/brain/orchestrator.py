@@ -31,13 +31,20 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
 from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.loopwatch import LoopWatch, plan_text
 from omg_agent.brain.memory import MemoryBank
+from omg_agent.brain.modes import (
+    adopt_end_checks,
+    own_todo,
+    plannerless,
+    task_as_plan,
+    unforeseen,
+)
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.planner import Planner, TodoList, load_plan_file
 from omg_agent.brain.run_state import (
@@ -68,6 +75,7 @@ from omg_agent.guards.loops import LoopGuard, Rung, Verdict
 from omg_agent.perception.elementlist import render
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 FAILURE_THRESHOLD = 3
 MAX_JUMPS = 2
@@ -90,7 +98,7 @@ class Orchestrator:
         self.gatekeeper = gatekeeper
         self.secrets = secrets  # answers about passwords join it; results leave masked
         self.operator = Operator(driver, operator_llm, memory, recorder=recorder,
-                                 gatekeeper=gatekeeper)
+                                 gatekeeper=gatekeeper, planning=settings.planning)
         self.llms = [planner_llm] if planner_llm is operator_llm else [planner_llm,
                                                                        operator_llm]
         self.memory = memory
@@ -216,15 +224,19 @@ class Orchestrator:
         if plan_file is not None:
             plan = load_plan_file(plan_file)
             s.predefined = True
+        elif self._plannerless:
+            plan = task_as_plan(task)
         else:
-            screen = _screen_summary(self.driver.observe())
-            plan, record = self.planner.plan(task, screen=screen)
+            obs = self.driver.observe()
+            plan, record = self._planner_call(lambda: self.planner.plan(
+                task, screen=_screen_summary(obs), screenshot=obs))
             tokens = {"prompt_tokens": record.prompt_tokens,
                       "completion_tokens": record.completion_tokens}
         s.todo = TodoList.of(plan)
         s.todo.goal = s.todo.goal or task
         self.loops.plan_tried(plan.steps)
-        self._event("plan", predefined=s.predefined, todo=s.todo.markdown(), **tokens)
+        self._event("plan", predefined=s.predefined, mode=self.settings.planning,
+                    todo=s.todo.markdown(), **tokens)
         s.phase = "THINK"
 
     def _think(self) -> None:
@@ -242,14 +254,15 @@ class Orchestrator:
             return
         if self._auto_verified(index, step, obs):
             return
-        if s.attempt.turns >= step.max_tries or s.attempt.elapsed() > step.time_budget_s:
+        if not self._plannerless and (s.attempt.turns >= step.max_tries
+                                      or s.attempt.elapsed() > step.time_budget_s):
             # out of time, or out of tries while making progress: a timeout, not a loop
             self._fail_step(index, step, FailureKind.TIMEOUT
                             if s.attempt.turns < step.max_tries or not s.attempt.failures
                             else None)
             return
-        ctx = TurnContext(s.task, step, index + 1, s.todo.markdown(), s.history(),
-                          "\n".join([s.dialogue.for_operator(), s.note]).strip())
+        ctx = TurnContext(s.task, step, index + 1, s.own_todo or s.todo.markdown(),
+                          s.history(), "\n".join([s.dialogue.for_operator(), s.note]).strip())
         try:
             turn = self.operator.turn(ctx, s.budget, observation=obs,
                                       observe_s=time.perf_counter() - started)
@@ -260,6 +273,9 @@ class Orchestrator:
             self._maybe_fail_step(index, step)
             return
         s.last_obs = turn.observation
+        if turn.actions and all(a.get("type") == "wait" for a in turn.actions):
+            s.wait_turns += 1
+        step = self._operator_plan(index, step, turn)
         claimed = turn.kind in ("step_complete", "goal_complete")
         problem = self._verify_claim(step, turn) if claimed else (
             turn.problem if turn.kind == "acted" else None)
@@ -293,6 +309,39 @@ class Orchestrator:
                 if claimed:
                     self._event("not_verified", step=index + 1, reason=problem.message)
                 self._maybe_fail_step(index, step)
+            case "acted" if self._plan_unfit(turn):
+                s.phase = "REPLAN"
+
+    def _operator_plan(self, index: int, step: TaskStep, turn: TurnResult) -> TaskStep:
+        """A plannerless operator keeps the plan: its checklist is shown back to it, and the
+        end-state checks it wrote on its first turn become the task step's checks."""
+        s = self._s
+        if not self._plannerless:
+            return step
+        if turn.bundle.todo:
+            s.own_todo = own_todo(turn.bundle.todo)
+        adopted = adopt_end_checks(step, turn.bundle)
+        if adopted is None:
+            return step
+        s.todo.entries[index] = (adopted, False)
+        self._event("end_checks", step=index + 1,
+                    checks=[c.describe() for c in adopted.checks])
+        return adopted
+
+    def _plan_unfit(self, turn: TurnResult) -> bool:
+        """Whether the planner must see the plan again after a turn that worked: the
+        operator says the plan no longer fits, or it saved data no step foresaw."""
+        s = self._s
+        if self._plannerless or s.predefined:
+            return False
+        extra = unforeseen(turn.saved, s.todo.steps)
+        why = turn.bundle.plan_outdated or (
+            f"the operator saved {', '.join(extra)}, which no step foresaw" if extra else "")
+        if not why:
+            return False
+        self._event("plan_unfit", reason=why)
+        s.outcome = f"the operator reports the plan no longer fits: {why}"
+        return True
 
     def _climb(self, index: int, step: TaskStep, verdict: Verdict, obs: Observation) -> None:
         """A rung of the loop ladder: wait / re-tap offset / back run here without a model
@@ -352,8 +401,8 @@ class Orchestrator:
         self.loops.new_step()
         s.outcome = f"step {index + 1} '{step.description}' done"
         if not goal and not s.todo.complete or (s.predefined and not s.todo.complete):
-            replan = not s.predefined and (self.settings.planning == "replan-each"
-                                           or s.dialogue.fresh is not None)
+            replan = not s.predefined and not self._plannerless and (
+                self.settings.planning == "replan-each" or s.dialogue.fresh is not None)
             s.phase = "REPLAN" if replan else "THINK"
             return
         if goal:
@@ -415,7 +464,7 @@ class Orchestrator:
                 f"I could not finish '{step.description}' ({pm.reason}: "
                 f"{pm.last_error or 'no progress'}). How should I continue?")
             s.phase = "ASK_USER"
-        elif on_fail == "abort" or s.predefined:
+        elif on_fail == "abort" or s.predefined or self._plannerless:
             s.finish("FAILED", "", StopReport(tuple(s.todo.done()), s.outcome,
                                               pm.suggested_recovery))
         else:
@@ -457,21 +506,21 @@ class Orchestrator:
         s.note = ""
         s.new_attempt()
         s.outcome = s.outcome or "the operator needed the user's input"
-        s.phase = "THINK" if s.predefined else "REPLAN"
+        s.phase = "THINK" if s.predefined or self._plannerless else "REPLAN"
 
     def _replan(self) -> None:
         s = self._s
         fresh = s.dialogue.fresh
         confirming = s.claim is not None
-        replan, record = self.planner.replan(
+        replan, record = self._planner_call(lambda: self.planner.replan(
             s.task, s.todo, outcome=s.outcome or "(none yet)",
             post_mortem=s.pending_pm.for_prompt() if s.pending_pm else None,
             memory=self.memory.prompt_listing(),
             user_answer=fresh[1] if fresh else None, question=fresh[0] if fresh else None,
             screen=_screen_summary(s.last_obs) if s.last_obs else "",
-            screenshot=s.last_obs if confirming else None,
+            screenshot=s.last_obs, confirming=confirming,
             on_attempt=s.budget.counter("replan"),
-            attempts=s.budget.attempts(self.settings.parse_attempts))
+            attempts=s.budget.attempts(self.settings.parse_attempts)))
         self._event("replan", status=replan.status, response=replan.response,
                     confirming=confirming,
                     plan=replan.plan.model_dump(mode="json") if replan.plan else None,
@@ -542,7 +591,7 @@ class Orchestrator:
 
     def _all_ticked(self) -> None:
         s = self._s
-        if not s.predefined:
+        if not s.predefined and not self._plannerless:
             s.phase = "REPLAN"  # the planner writes the final answer (or adds steps)
             return
         self._done("all plan steps are done")
@@ -553,6 +602,18 @@ class Orchestrator:
             tuple(s.todo.done()), "the task is complete", DONE_HINT))
 
     # -- plumbing ------------------------------------------------------------------------
+    def _planner_call(self, call: Callable[[], T]) -> T:
+        """A planner request; its replies count as the planner's calls."""
+        before = self.planner.llm.totals.replies
+        try:
+            return call()
+        finally:
+            self._s.planner_calls += self.planner.llm.totals.replies - before
+
+    @property
+    def _plannerless(self) -> bool:
+        return plannerless(self.settings.planning)
+
     def _verify(self, step: TaskStep, obs: Observation) -> Failure | None:
         return verify_step(step, obs, self.memory.get, self.memory.substitute)
 

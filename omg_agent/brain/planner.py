@@ -116,28 +116,31 @@ class Planner:
     def __init__(self, llm: LLMClient) -> None:
         self.llm = llm
 
-    def plan(self, task: str, *, screen: str = "", apps: str = "") -> tuple[TaskPlan,
-                                                                            CallRecord]:
-        """The first plan of ``task`` (its attempts are not counted as steps)."""
+    def plan(self, task: str, *, screen: str = "", apps: str = "",
+             screenshot: Observation | None = None) -> tuple[TaskPlan, CallRecord]:
+        """The first plan of ``task`` (its attempts are not counted as steps); the planner
+        sees the screen as the operator will: the element list and the screenshot."""
         user = f"Task: {task}"
         if apps:
             user += f"\n\nApps on the phone: {apps}"
         if screen:
             user += f"\n\nCurrent screen:\n{screen}"
         messages = [{"role": "system", "content": prompts.render("planner")},
-                    {"role": "user", "content": user}]
+                    self._user(user, screenshot)]
         return self.llm.structured(messages, TaskPlan)
 
     def replan(self, task: str, todo: TodoList, *, outcome: str,
                post_mortem: Mapping[str, Any] | None = None, memory: str = "(empty)",
                user_answer: str | None = None, question: str | None = None,
                screen: str = "", screenshot: Observation | None = None,
+               confirming: bool = False,
                on_attempt: Callable[[CallRecord], None] | None = None,
                attempts: int | None = None) -> tuple[Replan, CallRecord]:
         """The strategist's verdict on progress; each reply attempt goes to ``on_attempt``.
 
-        With ``screenshot`` (the operator claims the goal is done and the plan's criteria are
-        prose) the planner sees the screen itself to confirm the claim."""
+        ``screenshot`` is the screen the last turn left (the planner sees what the operator
+        saw); ``confirming``: the operator claims the goal is done and the plan's criteria
+        are prose, so the planner confirms the claim from it."""
         parts = [f"Task: {task}", f"Plan so far:\n{todo.markdown()}",
                  f"Last sub-task: {outcome}"]
         if post_mortem:
@@ -149,12 +152,17 @@ class Planner:
         if user_answer is not None:
             parts.append(f"You asked the user: {question or '(a question)'}\n"
                          f"The user answered: {user_answer}")
-        if screenshot is not None:
+        if confirming:
             parts.append("The operator reports the whole task done. Confirm it from the "
-                         "screenshot and the element list below: 'done' only if they show "
+                         "screenshot and the element list: 'done' only if they show "
                          "the task achieved; otherwise replan the missing part.")
-            user = self.llm.observation_message("\n\n".join(parts), screenshot)
-        else:
-            user = {"role": "user", "content": "\n\n".join(parts)}
-        messages = [{"role": "system", "content": prompts.render("replan")}, user]
+        messages = [{"role": "system", "content": prompts.render("replan")},
+                    self._user("\n\n".join(parts), screenshot)]
         return self.llm.structured(messages, Replan, on_attempt=on_attempt, attempts=attempts)
+
+    def _user(self, text: str, screenshot: Observation | None) -> dict[str, Any]:
+        """The user message: with the screenshot when there is one (the element list is
+        in ``text`` already, so the image goes without a second copy of it)."""
+        if screenshot is None or screenshot.screenshot is None:
+            return {"role": "user", "content": text}
+        return self.llm.vision_message(text, screenshot=screenshot.screenshot)

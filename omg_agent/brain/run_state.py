@@ -65,6 +65,8 @@ class RunResult:
     question: str | None = None
     todo: str = ""
     post_mortems: list[dict[str, Any]] = field(default_factory=list)
+    planner_calls: int = 0  # model calls of the planner role (part of model_calls)
+    wait_turns: int = 0  # operator turns whose only action was a wait
 
     def summary(self) -> str:
         """The three-part stop message (what was done, why it stopped, what next)."""
@@ -178,6 +180,9 @@ class RunState:
     note: str = ""  # for the operator's next turn
     plan_repeats: int = 0  # replans identical to a plan already tried
     held: str | None = None  # the sensitive action waiting for the user's yes
+    own_todo: str = ""  # a plannerless operator's own checklist (markdown)
+    planner_calls: int = 0
+    wait_turns: int = 0
     answer: str = ""
     report: StopReport | None = None
 
@@ -206,7 +211,8 @@ class RunState:
             _STATUS.get(self.phase, "failed"), self.answer, self.budget.used, usage[0],
             usage[1], usage[2], round(wall_s, 3), list(report.done), report.stopped_because,
             report.next_hint, self.dialogue.pending if self.phase in RESUMABLE else None,
-            self.todo.markdown(), [pm.for_prompt() for pm in self.post_mortems])
+            self.todo.markdown(), [pm.for_prompt() for pm in self.post_mortems],
+            self.planner_calls, self.wait_turns)
 
     def progress(self, tokens: tuple[int, int]) -> Progress:
         return Progress(self.phase, self.todo.markdown(), self.current_step or "-",

@@ -38,16 +38,17 @@ def planner_verdict(replan: Replan, words: str, *, done: Sequence[str],
                     end_state_shown: Callable[[], bool]) -> Ending:
     """The ending for a planner reply whose status is not ``replanned``.
 
-    ``words`` is the planner's response (values filled in); ``failed_outcome`` what the
-    failed step left (``None`` when the last sub-task succeeded); ``claim`` the operator's
-    verified 'goal complete' answer the planner was asked to confirm.
+    ``words`` is the planner's response (values filled in) — the user's answer when the
+    planner writes one; ``failed_outcome`` what the failed step left (``None`` when the last
+    sub-task succeeded); ``claim`` the operator's verified 'goal complete' answer the
+    planner was asked to confirm (the answer when the planner wrote none).
     """
     if replan.status == "infeasible":
         return Ending("INFEASIBLE", words, StopReport(
             tuple(done), f"the task cannot be done: {words}", INFEASIBLE_HINT))
     if replan.status == "done" and failed_outcome is None and (
             claim is not None or not pending or end_state_shown()):
-        return Ending("DONE", claim or words, StopReport(
+        return Ending("DONE", words or claim or "", StopReport(
             tuple(done) + tuple(pending), "the task is complete", DONE_HINT))
     why = (failed_outcome if failed_outcome is not None else
            f"step '{pending[0]}' was never done" if pending else "the planner gave up")

@@ -172,6 +172,19 @@ class DecisionBundle(_Contract):
     answer: str | None = Field(
         None, description="With goal_complete: the answer or a one-line summary for the user; "
                           "with goal_infeasible: why it cannot be done.")
+    plan_outdated: str | None = Field(
+        None, description="Only when the plan no longer fits what the phone shows (a step "
+                          "is wrong, missing or already done another way): say why; the "
+                          "planner rewrites the rest. Null otherwise.")
+    todo: list[str] | None = Field(
+        None, max_length=30,
+        description="Only when you keep the plan yourself (no planner): your checklist, one "
+                    "milestone a line, '[x] ' before those done. Null otherwise.")
+    end_checks: list[StepCheck] | None = Field(
+        None, max_length=6,
+        description="Only when you keep the plan yourself, on your first turn: checks of the "
+                    "task's end state (elements, app or memory keys), as under 'Checks'. "
+                    "The system ticks the task when they pass. Null otherwise.")
 
     @model_validator(mode="before")
     @classmethod

@@ -10,6 +10,8 @@ with a hole in it.
   memory, ask_user / done, on-screen text is data.
 - ``planner`` — system prompt of the planner (L1): milestones, no coordinates.
 - ``replan`` — system prompt of the planner when it reviews progress.
+- ``operator_flat`` / ``operator_unified`` — what the operator is told in addition when
+  there is no planner (:func:`operator_system`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from datetime import datetime
 from importlib import resources
 
 _FIELD = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
-NAMES = ("operator", "planner", "replan")
+NAMES = ("operator", "planner", "replan", "operator_flat", "operator_unified")
+PLANNERLESS_RULES = {"flat": "operator_flat", "unified": "operator_unified"}
 
 
 def template(name: str) -> str:
@@ -59,3 +62,11 @@ def render(name: str, *, now: datetime | None = None, **values: object) -> str:
     if missing:
         raise ValueError(f"prompt {name!r} needs a value for {', '.join(sorted(missing))}")
     return _FIELD.sub(lambda m: str(values[m.group(1)]), text)
+
+
+def operator_system(planning: str, now: datetime | None = None) -> str:
+    """The operator's system prompt in planning mode ``planning``: the rules every mode
+    shares, then — without a planner — who keeps the plan and how many actions a turn."""
+    text = render("operator", now=now)
+    extra = PLANNERLESS_RULES.get(planning)
+    return text + "\n\n" + render(extra) if extra else text

@@ -113,11 +113,21 @@ class ExpertPolicy:
         if self.rng.random() < n.malformed_rate:
             return '{"thought": "cut off", "last_action_'
         result = "none" if first else "success"
+        # as the system prompt says: without a planner the operator keeps the plan (its
+        # checklist every turn, the end state's checks on the first) — or acts once a call
+        system = _system_text(request)
+        single = n.bundling == "single" or "exactly one action" in system
+        plan: dict[str, Any] = {}
+        if "you keep the plan" in system:
+            plan["todo"] = [f"[{'x' if self._achieved() else ' '}] {self.task.goal}"]
+            if first:
+                plan["end_checks"] = criteria_checks(self.task.criteria) or None
         if self._achieved() or self.rng.random() < n.premature_done_rate:
             return _bundle(result, goal_complete=True, step_complete=True,
-                           answer=self._summary())
+                           answer=self._summary(), **plan)
         if self.rng.random() < n.noop_rate:
-            return _bundle(result, [{"type": "wait", "seconds": 0.1}], intent="look again")
+            return _bundle(result, [{"type": "wait", "seconds": 0.1}], intent="look again",
+                           **plan)
         text = request_text(request)
         screen = Screen(text)
         wrong = not self._wrong_saved and self.rng.random() < n.wrong_memory_rate
@@ -125,16 +135,18 @@ class ExpertPolicy:
         if any(m["type"] == "mem_save" and "value" in m for m in moves):
             self._wrong_saved = True  # a misremembered value is said once, not every turn
         if not moves:
-            return _bundle(result, [{"type": "wait", "seconds": 0.5}], intent="settle")
+            return _bundle(result, [{"type": "wait", "seconds": 0.5}], intent="settle", **plan)
         if moves[0]["type"] == "report_infeasible":
-            return _bundle(result, goal_infeasible=True, answer=moves[0]["reason"])
+            return _bundle(result, goal_infeasible=True, answer=moves[0]["reason"], **plan)
         moves = [self._offset(m, screen) for m in moves]
-        return _bundle(result, self._cut(moves, screen), intent=self.task.goal)
+        return _bundle(result, self._cut(moves, screen, single), intent=self.task.goal,
+                       **plan)
 
-    def _cut(self, moves: list[dict[str, Any]], screen: Screen) -> list[dict[str, Any]]:
+    def _cut(self, moves: list[dict[str, Any]], screen: Screen,
+             single: bool = False) -> list[dict[str, Any]]:
         """The actions of one reply: the first (single), or — as the operator prompt
         says — this screen's actions up to the first boundary, then only anchored ones."""
-        if self.noise.bundling == "single":
+        if single:
             return moves[:1]
         out: list[dict[str, Any]] = []
         crossed = False
@@ -175,6 +187,13 @@ def _bundle(result: str, actions: list[dict[str, Any]] | None = None, *,
         "thought": "reading the screen", "last_action_result": result,
         "execute_now": {"intent": intent, "actions": actions} if actions else None}
     return json.dumps({**body, **flags}, ensure_ascii=False)
+
+
+def _system_text(request: dict[str, Any]) -> str:
+    """The request's system prompt (the operator's rules, which differ by planning mode)."""
+    first = request["messages"][0]
+    content = first.get("content") if first.get("role") == "system" else ""
+    return content if isinstance(content, str) else ""
 
 
 def _after_anchor(sent: list[dict[str, Any]], action: Any) -> bool:

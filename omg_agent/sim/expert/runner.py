@@ -71,6 +71,8 @@ class TaskRun:
     gate_prompts: int = 0
     confirmations: tuple[tuple[str, str, bool | None], ...] = ()
     probe: dict[str, Any] = field(default_factory=dict)
+    planner_calls: int = 0
+    wait_turns: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -201,4 +203,5 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
                    seed=seed, wall_s=round(result.wall_s, 4), timings=timings, turns=turns,
                    setup_digest=digest, answer=result.answer,
                    trace_dir=str(trace_dir) if trace_dir is not None else None, report=report,
-                   gate_prompts=len(asked), confirmations=asked, probe=seen)
+                   gate_prompts=len(asked), confirmations=asked, probe=seen,
+                   planner_calls=result.planner_calls, wait_turns=result.wait_turns)

@@ -14,7 +14,15 @@ from omg_agent.core.actions import Action
 def test_every_template_ships_and_loads() -> None:
     assert prompts.available() == sorted(prompts.NAMES)
     for name in prompts.NAMES:
-        assert len(prompts.render(name)) > 500
+        assert len(prompts.render(name)) > (300 if name.startswith("operator_") else 500)
+
+
+@pytest.mark.parametrize("mode", ["flat", "unified", "replan-each", "adaptive"])
+def test_the_operator_is_told_who_keeps_the_plan_in_each_mode(mode: str) -> None:
+    text = prompts.operator_system(mode)
+    assert text.startswith(prompts.render("operator")[:200])
+    assert ("exactly one action" in text) == (mode == "flat")
+    assert ("`end_checks`" in text and "`todo`" in text) == (mode == "unified")
 
 
 def test_the_date_is_filled_at_call_time_not_import_time() -> None:

@@ -9,7 +9,8 @@ from omg_agent.core.contracts import Replan
 
 
 def verdict(status: str, *, failed: str | None = None, claim: str | None = None,
-            pending: tuple[str, ...] = (), shown: bool = False):
+            pending: tuple[str, ...] = (), shown: bool = False,
+            words: str = "the planner's words"):
     asked: list[int] = []
 
     def end_state() -> bool:
@@ -17,7 +18,7 @@ def verdict(status: str, *, failed: str | None = None, claim: str | None = None,
         return shown
 
     ending = planner_verdict(Replan(status=status, response="the planner's words"),
-                             "the planner's words", done=("Open Settings",),
+                             words, done=("Open Settings",),
                              pending=pending, failed_outcome=failed, claim=claim,
                              end_state_shown=end_state)
     return ending, asked
@@ -40,10 +41,14 @@ def test_done_with_a_step_never_done_is_believed_only_when_the_end_state_shows()
     assert shown.phase == "DONE" and asked == [1]
 
 
-@pytest.mark.parametrize(("claim", "answer"), [("Wi-Fi is off", "Wi-Fi is off"),
-                                               ("", "the planner's words")])
-def test_a_confirmed_claim_is_done_with_the_operators_answer(claim: str, answer: str) -> None:
-    ending, asked = verdict("done", claim=claim, pending=("Turn off Wi-Fi",))
+@pytest.mark.parametrize(("claim", "words", "answer"), [
+    ("Wi-Fi is off", "the planner's words", "the planner's words"),
+    ("Wi-Fi is off", "", "Wi-Fi is off"), ("", "the planner's words", "the planner's words")])
+def test_a_confirmed_claim_is_done_with_the_planners_final_words(claim: str, words: str,
+                                                                 answer: str) -> None:
+    """The planner's final response reaches the user; the operator's answer when it
+    wrote none."""
+    ending, asked = verdict("done", claim=claim, pending=("Turn off Wi-Fi",), words=words)
     assert ending.phase == "DONE" and ending.answer == answer and asked == []
     assert ending.report.done == ("Open Settings", "Turn off Wi-Fi")
 

@@ -9,6 +9,7 @@ from typing import Any
 from omg_agent.core.actions import Action, Back, Tap
 from omg_agent.core.observation import UIElement
 from omg_agent.guards.confirmation import ScriptedChannel
+from omg_agent.sim.expert.screen import request_text
 
 from .fakes import FakeWorld, Recorder, ScriptedModel, bundle, el, orchestrator, plan, tap
 
@@ -398,9 +399,8 @@ def test_two_identical_replans_end_in_a_question_not_a_third_plan() -> None:
         result = orch.run("buy")
     # the first repeat goes back to the planner as a LOOP post-mortem; the second asks
     assert model.contracts().count("Replan") == 2
-    assert "already tried" in [r for r in model.requests
-                               if "Replan" in str(r.get("response_format"))][1]["messages"][-1][
-                                   "content"]
+    assert "already tried" in request_text([r for r in model.requests
+                                       if "Replan" in str(r.get("response_format"))][1])
     assert result.status == "ask_user" and "already tried" in asked[0]
 
 
@@ -474,8 +474,10 @@ def test_replan_each_asks_the_planner_after_every_finished_step() -> None:
     assert result.status == "done"
     assert model.contracts() == ["TaskPlan", "DecisionBundle", "Replan", "DecisionBundle"]
     # the planner sees the element list the operator saw, not bare labels
-    review = model.requests[2]["messages"][-1]["content"]
+    review = request_text(model.requests[2])
     assert "res=wifi_switch" in review and "checkable,checked}" in review
+    # … and the screenshot
+    assert any(p.get("type") == "image_url" for p in model.requests[2]["messages"][-1]["content"])
 
 
 def test_an_absence_alone_is_never_ticked_without_the_models_claim() -> None:
@@ -538,3 +540,4 @@ def test_a_steps_time_is_its_own_not_the_models_thinking() -> None:
 
     slow = Attempt(started=time.monotonic() - 100).after_turn("a", None, model_s=95.0)
     assert slow.elapsed() < 10  # a 95 s model call does not time out a 30 s step
+
