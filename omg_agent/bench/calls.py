@@ -1,19 +1,22 @@
-"""``omg-agent bench calls``: model calls with one action per reply vs semantic bundles.
+"""``omg-agent bench calls``: model calls per task in each planning mode, side by side.
 
 For each of the suite's classic multi-step tasks (:data:`CALL_TASKS`: Shop → Notes, switches,
 a note, a message, likes, the cart, brightness, sign-in), on a fresh seeded in-process vphone,
-the Orchestrator runs twice with the same seed and noise — the expert double answering one
-action per reply, then bundles up
-to the first boundary — and one table shows both side by side: success (from the phone's
-true state), model calls, counted steps and tokens, per task and in total.
+the Orchestrator runs once per planning mode (:mod:`omg_agent.brain.modes`) with the same
+seed and noise, the expert double answering as the mode's prompt asks; one table shows
+success (from the phone's true state), model calls (planner + operator), counted steps and
+tokens per task and in total, and each mode's calls against ``flat`` — the peers' loop.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Sequence
 
+from omg_agent.brain.modes import MODES
 from omg_agent.core.secrets import mask_task
+from omg_agent.errors import ConfigError
 from omg_agent.sim.expert.policy import NoiseProfile
 from omg_agent.sim.expert.runner import TaskRun, run_task
 
@@ -21,6 +24,9 @@ log = logging.getLogger(__name__)
 CALL_TASKS = ("shop.price_to_notes", "settings.wifi", "settings.bluetooth", "notes.create",
               "messages.send", "feed.like_first", "shop.add_to_cart", "settings.brightness",
               "login.sign_in")
+BASELINE = "flat"
+# the peers' loop trusts the model's "finish": flat is measured that way (the cheapest flat)
+MODE_OVERRIDES = {"flat": {"confirm_done": "never"}}
 
 
 def call_tasks(seed: int = 0) -> list:
@@ -31,51 +37,71 @@ def call_tasks(seed: int = 0) -> list:
     return [by_id[i] for i in CALL_TASKS]
 
 
-def compare(tasks: int | None = None, noise: str = "moderate",
-            seed: int = 0) -> list[tuple[TaskRun, TaskRun]]:
-    """(single, multi) runs per task."""
+def parse_modes(text: str) -> tuple[str, ...]:
+    """``flat,adaptive`` → the modes, checked; a one-line error names what is accepted."""
+    modes = tuple(m.strip() for m in text.split(",") if m.strip())
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        raise ConfigError(f"--modes {text!r}: unknown mode(s) {', '.join(bad) or '(none)'}; "
+                          f"choose from {', '.join(MODES)}")
+    return modes
+
+
+def compare(tasks: int | None = None, noise: str = "moderate", seed: int = 0,
+            modes: Sequence[str] = MODES) -> list[dict[str, TaskRun]]:
+    """Per task, its run in each mode."""
     rows = []
     for index, task in enumerate(call_tasks(seed)[:tasks]):
-        draws = seed * 1000 + index  # each task its own noise stream, same for both sides
-        single = run_task(copy.deepcopy(task), NoiseProfile.named(noise, "single"), seed=seed,
-                          noise_seed=draws)
-        multi = run_task(copy.deepcopy(task), NoiseProfile.named(noise, "multi"), seed=seed,
-                         noise_seed=draws)
-        rows.append((single, multi))
+        draws = seed * 1000 + index  # each task its own noise stream, same for every mode
+        rows.append({mode: run_task(copy.deepcopy(task), NoiseProfile.named(noise),
+                                    seed=seed, noise_seed=draws,
+                                    overrides={"planning": mode,
+                                               **MODE_OVERRIDES.get(mode, {})})
+                     for mode in modes})
     return rows
 
 
-def _cells(r: TaskRun) -> str:
-    ok = "✔" if r.success else "✘*" if r.status == "done" else "✘"
-    return (f"{ok} | {r.model_calls} | {r.steps} | "
-            f"{r.tokens_in:,} / {r.tokens_out:,}")
+def _mark(r: TaskRun) -> str:
+    return "✔" if r.success else "✘*" if r.status == "done" else "✘"
 
 
-def table(rows: list[tuple[TaskRun, TaskRun]], noise: str, seed: int) -> str:
-    lines = [f"Model calls, one action per reply vs bundles (expert double, noise "
-             f"{noise!r}, seed {seed}; success read from the phone's state):", "",
-             "| task | single: ok | calls | steps | tokens in / out "
-             "| bundles: ok | calls | steps | tokens in / out | fewer calls |",
-             "|---|:-:|---:|---:|---:|:-:|---:|---:|---:|---:|"]
-    for s, m in rows:
-        fewer = 1 - m.model_calls / s.model_calls if s.model_calls else 0.0
-        lines.append(f"| {mask_task(s.goal)} | {_cells(s)} | {_cells(m)} | {fewer:.0%} |")
-    total = {k: [sum(getattr(r[i], k) for r in rows) for i in (0, 1)]
-             for k in ("success", "model_calls", "steps", "tokens_in", "tokens_out")}
+def _calls(r: TaskRun) -> str:
+    return f"{r.model_calls} ({r.planner_calls}+{r.model_calls - r.planner_calls})"
+
+
+def table(rows: list[dict[str, TaskRun]], noise: str, seed: int) -> str:
+    modes = list(rows[0]) if rows else []
+    base = BASELINE if BASELINE in modes else None
+    head = "| task | " + " | ".join(f"{m}: ok | calls" for m in modes) + " |"
+    lines = [f"Model calls per planning mode (expert double, noise {noise!r}, seed {seed}; "
+             "calls = planner + operator; success read from the phone's state):", "", head,
+             "|---|" + ":-:|---:|" * len(modes)]
+    for row in rows:
+        first = next(iter(row.values()))
+        cells = " | ".join(f"{_mark(row[m])} | {_calls(row[m])}" for m in modes)
+        lines.append(f"| {mask_task(first.goal)} | {cells} |")
     n = len(rows)
-    calls = total["model_calls"]
-    fewer = 1 - calls[1] / calls[0] if calls[0] else 0.0
-    lines.append(
-        f"| **total** | {total['success'][0]}/{n} | {calls[0]} | {total['steps'][0]} | "
-        f"{total['tokens_in'][0]:,} / {total['tokens_out'][0]:,} | "
-        f"{total['success'][1]}/{n} | {calls[1]} | {total['steps'][1]} | "
-        f"{total['tokens_in'][1]:,} / {total['tokens_out'][1]:,} | **{fewer:.0%}** |")
+    totals = {m: sum(r[m].model_calls for r in rows) for m in modes}
+    cells = " | ".join(
+        f"{sum(r[m].success for r in rows)}/{n} | "
+        f"{totals[m]} ({sum(r[m].planner_calls for r in rows)}+"
+        f"{totals[m] - sum(r[m].planner_calls for r in rows)})" for m in modes)
+    lines.append(f"| **total** | {cells} |")
+    lines.append("")
+    tokens = ", ".join(f"{m} {sum(r[m].tokens_in for r in rows):,} / "
+                       f"{sum(r[m].tokens_out for r in rows):,}" for m in modes)
+    lines.append(f"Tokens in / out: {tokens}.")
+    if base is not None and totals[base]:
+        ratios = ", ".join(f"{m} {totals[m] / totals[base]:.2f}×" for m in modes if m != base)
+        lines.append(f"Calls against {base}: {ratios}.")
     lines += ["", "✘* the agent reported done but the phone's state says the task is not "
               "(premature goal_complete noise).", "",
               "Command: omg-agent bench calls --noise " + noise + (
-                  f" --seed {seed}" if seed else "")]
+                  f" --seed {seed}" if seed else "") + (
+                  f" --modes {','.join(modes)}" if tuple(modes) != MODES else "")]
     return "\n".join(lines)
 
 
-def report(tasks: int | None = None, noise: str = "moderate", seed: int = 0) -> str:
-    return table(compare(tasks, noise, seed), noise, seed)
+def report(tasks: int | None = None, noise: str = "moderate", seed: int = 0,
+           modes: Sequence[str] = MODES) -> str:
+    return table(compare(tasks, noise, seed, modes), noise, seed)

@@ -138,6 +138,32 @@ def markdown_table(card: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def per_task_table(card: dict[str, Any]) -> str:
+    """One row per task and repeat, one group of cells per variant: success read from the
+    phone, model calls by role (planner + operator), tokens in / out, wall time."""
+    names = [v["name"] for v in card["variants"]]
+    runs = {(r["variant"], r["task_id"], r["repeat"]): r for r in card["runs"]}
+    keys = sorted({(r["task_id"], r["repeat"]) for r in card["runs"]})
+    lines = ["| task | " + " | ".join(f"{n}: ok | calls (planner+operator) | tokens in / out "
+                                      f"| wall" for n in names) + " |",
+             "|---|" + ":-:|---:|---:|---:|" * len(names)]
+    for task_id, repeat in keys:
+        cells = []
+        for name in names:
+            r = runs.get((name, task_id, repeat))
+            if r is None:
+                cells.append("– | – | – | –")
+                continue
+            planner = r.get("planner_calls", 0)
+            mark = "✔" if r["success"] else "✘"
+            cells.append(f"{mark} {r['status']} | {r['model_calls']} ({planner}+"
+                         f"{r['model_calls'] - planner}) | {r['tokens_in']:,} / "
+                         f"{r['tokens_out']:,} | {r['wall_s']:.1f} s")
+        label = task_id + (f" r{repeat}" if len({k[1] for k in keys}) > 1 else "")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 # -- the page --------------------------------------------------------------------------------
 def plot_data(card: dict[str, Any]) -> dict[str, Any]:
     """What the page's plots draw, derived from the scorecard (tests compare the drawn

@@ -17,7 +17,7 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import err_console, fail
-from omg_agent.errors import OmgError
+from omg_agent.errors import ConfigError, OmgError
 
 app = typer.Typer(help="Benchmarks: print side-by-side tables from one run.\n\n"
                        "Example: omg-agent bench suite --model sim --parallel 2\n\n"
@@ -67,24 +67,31 @@ def calls(
     tasks: int | None = typer.Option(None, "--tasks", help="Run only the first N tasks."),
     noise: str = typer.Option("moderate", "--noise", help="Noise profile: none or moderate."),
     seed: int = typer.Option(0, "--seed", help="Seed for the vphones and the noise."),
-    as_json: bool = typer.Option(False, "--json", help="Print each task's two runs as JSON."),
+    modes: str = typer.Option("flat,unified,replan-each,adaptive", "--modes",
+                              help="Planning modes to compare, comma-separated (flat is "
+                                   "the baseline the others are measured against)."),
+    as_json: bool = typer.Option(False, "--json", help="Print each task's runs as JSON."),
 ) -> None:
-    """Model calls with one action per reply vs semantic bundles, on vphone tasks.
+    """Model calls per planning mode, side by side, on vphone tasks.
 
     Examples:
 
       omg-agent bench calls --noise moderate
 
-      omg-agent bench calls --tasks 3 --noise none --json
+      omg-agent bench calls --tasks 3 --noise none --modes flat,adaptive --json
     """
-    from omg_agent.bench.calls import compare, table
+    from omg_agent.bench.calls import compare, parse_modes, table
 
     if noise not in ("none", "moderate"):
         raise typer.BadParameter("choose none or moderate", param_hint="--noise")
-    rows = compare(tasks, noise, seed)
+    try:
+        chosen = parse_modes(modes)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--modes") from None
+    rows = compare(tasks, noise, seed, chosen)
     if as_json:
-        _print_json([{"goal": s.goal, "single": s.as_dict(), "multi": m.as_dict()}
-                     for s, m in rows])
+        _print_json([{"goal": next(iter(r.values())).goal,
+                      **{m: run.as_dict() for m, run in r.items()}} for r in rows])
     else:
         typer.echo(table(rows, noise, seed))
 
@@ -144,6 +151,8 @@ def suite(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default "
                                     "runs/bench-suite/<timestamp>)."),
     as_json: bool = typer.Option(False, "--json", help="Print scorecard.json, not the table."),
+    per_task: bool = typer.Option(False, "--per-task", help="Also print one row per task: "
+                                  "success, calls by role, tokens, wall time per variant."),
 ) -> None:
     """Run the task suite, each task on its own fresh vphone, and write a scorecard: a table
     (one column per variant), scorecard.json and scorecard.html with plots and links to
@@ -160,7 +169,7 @@ def suite(
 
       omg-agent bench suite --model http://localhost:8000/v1 --parallel 1 --json
     """
-    from omg_agent.bench.scorecard import markdown_table, write_scorecard
+    from omg_agent.bench.scorecard import markdown_table, per_task_table, write_scorecard
     from omg_agent.bench.suite_run import (
         SuitePlan,
         endpoint_for,
@@ -187,6 +196,8 @@ def suite(
         _print_json(card)
     else:
         typer.echo(markdown_table(card))
+        if per_task:
+            typer.echo("\n" + per_task_table(card))
         typer.echo(f"\nCommand: {command}\nWall time: {run.wall_s:.1f} s on {run.parallel} "
                    f"workers\nScorecard: {html_path}\nJSON: {json_path}")
     crashed = sum(1 for r in run.records if r["error"])

@@ -52,12 +52,13 @@ def test_element_lines_parse_back() -> None:
     assert (e.x, e.y) == (512, 880) and "focused" in e.flags
 
 
-def test_the_table_shows_both_sides_and_the_saving() -> None:
-    single = TaskRun("Turn off Wi-Fi", True, "done", 10, 12, 1000, 100)
-    multi = TaskRun("Turn off Wi-Fi", True, "done", 4, 6, 400, 40)
-    out = table([(single, multi)], "moderate", 0)
-    assert "| Turn off Wi-Fi | ✔ | 10 | 12 | 1,000 / 100 | ✔ | 4 | 6 | 400 / 40 | 60% |" in out
-    assert "**60%**" in out
+def test_the_table_shows_every_mode_with_calls_by_role_and_the_ratio_to_flat() -> None:
+    flat = TaskRun("Turn off Wi-Fi", True, "done", 10, 12, 1000, 100)
+    adaptive = TaskRun("Turn off Wi-Fi", True, "done", 4, 6, 400, 40, planner_calls=1)
+    out = table([{"flat": flat, "adaptive": adaptive}], "moderate", 0)
+    assert "| Turn off Wi-Fi | ✔ | 10 (0+10) | ✔ | 4 (1+3) |" in out
+    assert "Calls against flat: adaptive 0.40×." in out
+    assert "--modes flat,adaptive" in out
 
 
 def test_run_model_sim_turns_off_wifi(tmp_path) -> None:

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A real-model check of the planning modes: chosen suite tasks against any OpenAI-compatible
+# endpoint, `flat` (the peers' loop) beside the default mode, one table per task — success
+# read from the phone, model calls by role (planner + operator), tokens, wall time.
+#
+#   scripts/relay_check.sh URL [TASKS] [OUT]
+#
+# URL    the endpoint, e.g. http://127.0.0.1:8765/v1 (the relay in ../shared/tools/
+#        relay_model.py, where another model answers each request from the files it writes,
+#        or a real server; OMG_MODEL names the model, OMG_API_KEY its key if it needs one)
+# TASKS  comma-separated suite task ids or tags (default: ten tasks across the apps, English
+#        and Chinese)
+# OUT    the output folder (default runs/relay-check/<timestamp>)
+#
+# Runs one task at a time (--parallel 1): a relay answers one request at a time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+url="${1:?usage: scripts/relay_check.sh URL [TASKS] [OUT]}"
+tasks="${2:-settings.wifi,settings.bluetooth.zh,notes.create,notes.create.zh,shop.add_to_cart,shop.price_to_notes,messages.send,messages.send.zh,feed.like_first,shop.not_sold}"
+out="${3:-runs/relay-check/$(date +%Y%m%d-%H%M%S)}"
+export OMG_TIMEOUT_S="${OMG_TIMEOUT_S:-590}"   # a model answering by hand is slow
+export OMG_MAX_RETRIES="${OMG_MAX_RETRIES:-0}"
+exec .venv/bin/omg-agent bench suite --model "$url" --tasks "$tasks" --parallel 1 \
+    --max-steps "${MAX_STEPS:-40}" --seed "${SEED:-2}" --per-task \
+    --config flat:planning=flat,confirm_done=never --config adaptive:planning=adaptive \
+    --out "$out"
