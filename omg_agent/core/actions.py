@@ -195,10 +195,13 @@ class Swipe(_Model):
     to: Target | None = Field(None, description="Where the finger lifts.")
     direction: Literal["up", "down", "left", "right"] | None = Field(
         None, description="Direction the finger moves; 'up' reveals content further down.")
-    distance: int = Field(500, ge=50, le=NORM_MAX,
-                          description="With direction: how far, in 0–1000 screen units.")
+    distance: int = Field(
+        500, ge=50, le=NORM_MAX,
+        description="With direction: how far the finger travels, in 0–1000 units of that "
+                    "axis; all of it, unless the screen edge comes first.")
     start: Target | None = Field(
-        None, description="With direction: where to start (default: the screen centre).")
+        None, description="With direction: where to start (default: the screen centre, "
+                          "moved back so the whole distance fits).")
     duration_ms: int = Field(300, ge=50, le=5_000, description="Swipe duration in ms.")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)

@@ -11,7 +11,9 @@ Implements :class:`~omg_agent.drivers.base.Driver` (DESIGN.md §3–4, issue 3 i
 * ``execute(actions)`` is the shared :class:`~omg_agent.drivers.executor.BundleExecutor`
   (targets resolved with ``perception.anchor``, the bundle cut at its first boundary, launch
   fallbacks, settling) over :class:`~omg_agent.drivers.adbport.AdbShellPort`, which runs the
-  bundle as packed shell calls (:mod:`.commands`, :mod:`.textinput`: normally one call).
+  bundle as packed shell calls (:mod:`.commands`, :mod:`.textinput`: normally one call);
+  after an action, the next ``observe()`` waits while the screen shows it is loading
+  (:mod:`.loading`, at most ``loading_timeout`` seconds).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from omg_agent.drivers.adbio import AdbIO, only_serial
 from omg_agent.drivers.adbport import AdbShellPort
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.executor import BundleExecutor
+from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.textinput import ADB_IME
@@ -65,7 +68,7 @@ class AdbDriver:
                  status_bar_px: int | None = None, nav_bar_px: int | None = None,
                  settle_timeout: float = 2.0, aliases: Mapping[str, str] | None = None,
                  settle_window: float = 0.25, ime_settle_s: float = 0.25, anchorer=None,
-                 ocr=None,
+                 ocr=None, loading_timeout: float = LOADING_TIMEOUT_S,
                  timeout: float = 30.0) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
@@ -88,7 +91,8 @@ class AdbDriver:
         self._dump_to_file = False
         self.last_observation: Observation | None = None
         self.port = AdbShellPort(self.io, ime_state=self.ime_state, ime_settle_s=ime_settle_s)
-        self._executor = BundleExecutor(self, self.port, lambda: self.aliases)
+        self.loading = LoadingWait(loading_timeout, serial=self.serial)
+        self._executor = BundleExecutor(self, self.port, lambda: self.aliases, self.loading)
 
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:
@@ -141,6 +145,12 @@ class AdbDriver:
         return xml
 
     def observe(self, *, ocr: bool = False) -> Observation:
+        """The screen now — after an action, once it stopped loading (:mod:`.loading`)."""
+        obs = self.loading.after(self._look(ocr), lambda: self._look(ocr))
+        self.last_observation = obs
+        return obs
+
+    def _look(self, ocr: bool) -> Observation:
         t0 = time.perf_counter()
         self.info()
         shot = self._pool.submit(self._timed, self.screenshot)

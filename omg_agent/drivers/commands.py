@@ -53,23 +53,46 @@ def swipe(start: Point, end: Point, duration_ms: int) -> str:
     return f"input swipe {start.x} {start.y} {end.x} {end.y} {duration_ms}"
 
 
+_AXIS = {"up": (1, -1), "down": (1, 1), "left": (0, -1), "right": (0, 1)}
+
+
 def swipe_points(geometry: ScreenGeometry, start: Point | None, direction: str,
                  distance: int) -> tuple[Point, Point]:
     """Pixel endpoints of a swipe by ``direction`` over ``distance`` (0–1000 units).
 
-    ``start`` is in pixels (default: the screen centre). The distance scales with the axis
-    it runs along (500 on a 2400 px tall screen is 1200 px up or down); the end point is
-    clamped into the safe zone, so a long swipe stops short of the status and nav bars.
+    The distance scales with the axis it runs along (500 on a 2400 px tall screen is 1200 px
+    up or down) and is what the finger travels, cut only where the safe zone ends (the
+    status and nav bars, the side margins). A given ``start`` (pixels) stays where it is, so
+    a swipe from near an edge toward it is short. Without one the swipe starts at the centre
+    and, when the distance does not fit from there, the start moves back along the axis
+    until it does: 600 up on a phone is 600, not the ~455 left above the centre.
     """
-    if start is None:
-        start = geometry.to_pixels((NORM_MAX // 2, NORM_MAX // 2))
-    dx, dy = (round(v) for v in norm_to_pixel((distance, distance), geometry.size))
-    offset = {"up": (0, -dy), "down": (0, dy), "left": (-dx, 0), "right": (dx, 0)}
-    if direction not in offset:
-        raise ValueError(f"unknown swipe direction {direction!r}")
-    ox, oy = offset[direction]
-    start = geometry.clamp(start)
-    return start, geometry.clamp(Point(start.x + ox, start.y + oy))
+    if direction not in _AXIS:
+        raise ValueError(f"unknown swipe direction {direction!r}; use up, down, left or "
+                         "right")
+    axis, sign = _AXIS[direction]
+    travel = round(norm_to_pixel((distance, distance), geometry.size)[axis])
+    zone = geometry.safe_zone
+    lo, hi = (zone.left, zone.right - 1) if axis == 0 else (zone.top, zone.bottom - 1)
+    moved = start is None
+    first = list(geometry.clamp(start if start is not None
+                                else geometry.to_pixels((NORM_MAX // 2, NORM_MAX // 2))))
+    begin = first[axis]
+    end = begin + sign * travel
+    if moved:  # slide the whole path back inside, keeping its length while it fits
+        shift = max(lo - end, 0) - max(end - hi, 0)
+        begin = min(max(begin + shift, lo), hi)
+    first[axis] = begin
+    last = list(first)
+    last[axis] = min(max(begin + sign * travel, lo), hi)
+    return Point(*first), Point(*last)
+
+
+def swipe_travel(geometry: ScreenGeometry, start: Point, end: Point) -> int:
+    """How far a swipe from ``start`` to ``end`` (pixels) moves, in 0–1000 units of the axis
+    it mostly runs along."""
+    dx, dy = abs(end.x - start.x), abs(end.y - start.y)
+    return round(dx * NORM_MAX / geometry.width if dx > dy else dy * NORM_MAX / geometry.height)
 
 
 def swipe_endpoints(geometry: ScreenGeometry, action: Swipe,

@@ -20,7 +20,9 @@ stops the bundle there. The rules that used to differ between the two drivers li
   remembered);
 * **settling**: after a boundary ran, the executor waits once for the screen to settle
   (:meth:`Device.wait_settled`, given the hash before the bundle) — unless the bundle's
-  launch went through the home screen, which settled on its own;
+  launch went through the home screen, which settled on its own — and then arms the
+  driver's :class:`~omg_agent.drivers.loading.LoadingWait`, so the next observation (the
+  one the next turn decides and verifies on) waits while the screen shows it is loading;
 * memory and hand-off actions (``mem_save``, ``ask_user``, ``done``) are the operator's: they
   are reported as skipped; ``wait`` sleeps on the host between device calls.
 """
@@ -56,6 +58,7 @@ from omg_agent.core.geometry import Point, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.drivers.loading import LoadingWait
 from omg_agent.drivers.textinput import KEY_ENTER
 from omg_agent.errors import ActionRejected, AnchorNotFound
 from omg_agent.perception.anchor import match_anchor
@@ -147,10 +150,12 @@ class BundleExecutor:
     """Runs bundles for one driver (``device``) through one transport (``port``)."""
 
     def __init__(self, device: Device, port: ActionPort,
-                 aliases: Callable[[], Mapping[str, str]] = dict) -> None:
+                 aliases: Callable[[], Mapping[str, str]] = dict,
+                 loading: LoadingWait | None = None) -> None:
         self.device = device
         self.port = port
         self.aliases = aliases  # the driver's app name -> package table, asked when needed
+        self.loading = loading  # armed after a boundary; the driver's observe() waits
         self.learned: dict[str, str] = {}  # app label -> package, found on the home screen
 
     # -- the bundle ----------------------------------------------------------------------
@@ -185,6 +190,8 @@ class BundleExecutor:
         ran_boundary = any(o.ok and is_boundary(o.action, o.element) for o in outcomes)
         if ran_boundary and not any(p.label_launch for p in plans):
             settled = self.device.wait_settled(previous=obs.screen_hash if obs else "")
+        if ran_boundary and self.loading is not None:
+            self.loading.arm()
         t_end = time.perf_counter()
         timings = {"plan": t_plan - t0, "device": t_run - t_plan, "settle": t_end - t_run,
                    "total": t_end - t0}
@@ -204,7 +211,8 @@ class BundleExecutor:
                     self.device.geometry, action,
                     lambda target: self._resolve(plan, target, obs, "swipe"))
                 plan.point, plan.end = start, end
-                plan.detail = f"swipe {start.x},{start.y} -> {end.x},{end.y}"
+                plan.detail = f"swipe {start.x},{start.y} -> {end.x},{end.y}" + _travel(
+                    self.device.geometry, action, start, end)
             case TypeText():
                 plan.element = obs.focused if obs is not None else None
                 if action.target is not None:
@@ -339,6 +347,17 @@ def needs_screen(action: Action) -> bool:
     """Whether planning ``action`` needs an observation: a target that is not a raw point,
     or typing (the field decides how to clear and whether the text is a secret)."""
     return cmds.targets_need_screen(action) or isinstance(action, TypeText)
+
+
+def _travel(geometry: ScreenGeometry, action: Swipe, start: Point, end: Point) -> str:
+    """What a swipe by direction moved, in 0–1000 units, and whether the edge cut it."""
+    if action.direction is None:
+        return ""
+    moved = cmds.swipe_travel(geometry, start, end)
+    if moved >= action.distance - 1:  # a pixel of rounding is not a cut
+        return f" (moved {moved} units {action.direction})"
+    return (f" (moved {moved} of {action.distance} units {action.direction}: "
+            "cut at the screen edge)")
 
 
 def _keycode(action: Key | Back | Home) -> int:

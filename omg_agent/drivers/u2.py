@@ -14,7 +14,8 @@ through :class:`~omg_agent.drivers.u2wire.U2Wire`, ~2 ms a call instead of the c
 comes in, parses elements with :func:`~omg_agent.perception.uitree.parse_elements`, hashes
 the screen and asks for the foreground app only when the screen hash (or the dump's
 package) changed. ``execute()`` is the shared
-:class:`~omg_agent.drivers.executor.BundleExecutor` over :class:`~omg_agent.drivers.u2port.U2Port`.
+:class:`~omg_agent.drivers.executor.BundleExecutor` over :class:`~omg_agent.drivers.u2port.U2Port`;
+after an action, the next ``observe()`` waits while the screen loads (:mod:`.loading`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.executor import BundleExecutor
+from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
@@ -74,7 +76,8 @@ class U2Driver:
     def __init__(self, serial: str | None = None, *, client: adbutils.AdbClient | None = None,
                  profile: DeviceProfileSpec | None = None, anchorer: Any = None,
                  ocr: Any = None, settle_timeout: float = 2.0,
-                 settle_window: float = 0.25) -> None:
+                 settle_window: float = 0.25,
+                 loading_timeout: float = LOADING_TIMEOUT_S) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
         self.device = self.client.device(self.serial)
@@ -93,7 +96,8 @@ class U2Driver:
         self._focus_hash = ""
         self.last_observation: Observation | None = None
         self._aliases: dict[str, str] = {}  # from the device profile, filled by info()
-        self._executor = BundleExecutor(self, U2Port(self), self.aliases)
+        self.loading = LoadingWait(loading_timeout, serial=self.serial)
+        self._executor = BundleExecutor(self, U2Port(self), self.aliases, self.loading)
 
     def call(self, method: str, *params: Any) -> Any:
         """One JSON-RPC call to the u2 server; a server that is gone is restarted once."""
@@ -174,6 +178,12 @@ class U2Driver:
                           command="dumpWindowHierarchy")
 
     def observe(self, *, ocr: bool = False) -> Observation:
+        """The screen now — after an action, once it stopped loading (:mod:`.loading`)."""
+        obs = self.loading.after(self._look(ocr), lambda: self._look(ocr))
+        self.last_observation = obs
+        return obs
+
+    def _look(self, ocr: bool) -> Observation:
         t0 = time.perf_counter()
         self.info()
         dump = self._pool.submit(_timed, self.hierarchy)

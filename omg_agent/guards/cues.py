@@ -8,7 +8,12 @@ English cues must open a label of at most :data:`MAX_LABEL_WORDS` words ("Pay ¥
 "Delete all notes"), Chinese cues must sit in a label of at most :data:`MAX_CJK_CHARS`
 characters ("立即支付") — so a message preview "Call me when you're free" or a paragraph that
 mentions deleting is data, not a Delete button. A negation in front ("Don't allow",
-"取消支付", "不允许") makes a label harmless. Pure functions, no I/O.
+"取消支付", "不允许") makes a label harmless.
+
+The same file holds the words of a *loading* screen ("Loading…", "Searching…", "Please
+wait", "加载中", "正在搜索"): :func:`loading_cue` names the one a label shows, by the same
+short-label rule, and the executor's wait after an action
+(:mod:`omg_agent.drivers.loading`) reads it. Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -132,3 +137,26 @@ def is_recipient_field(*texts: str) -> bool:
     words = {w for t in texts for w in latin_words(t.replace("_", " "))}
     return bool(words & {"to", "recipient", "recipients", "number"}) or any(
         z in cjk_part(t) for t in texts for z in ("收件人", "号码"))
+
+
+# A label that *is* one of these (an ellipsis, a count or a second language aside) says the
+# screen is still loading: "Loading…", "Searching… 搜索中", "Please wait", "正在加载…".
+_LOADING_EN = ("loading", "searching", "please wait", "one moment", "refreshing",
+               "just a moment")
+_LOADING_ZH = ("加载中", "正在加载", "载入中", "正在载入", "搜索中", "正在搜索", "请稍候",
+               "请稍等", "刷新中", "正在刷新")
+_LOADING_PHRASES = [tuple(latin_words(p)) for p in _LOADING_EN]
+
+
+def loading_cue(label: str) -> str | None:
+    """The loading word a short label opens with ("Loading more…" → ``loading``), or
+    ``None``: a sentence that mentions loading ("Loading the van took an hour") is content."""
+    words = latin_words(label)
+    if words and len(words) <= MAX_LABEL_WORDS:
+        for phrase in _LOADING_PHRASES:
+            if tuple(words[:len(phrase)]) == phrase:
+                return " ".join(phrase)
+    han = cjk_part(label)
+    if han and len(han) <= MAX_CJK_CHARS:
+        return next((cue for cue in _LOADING_ZH if han.startswith(cue)), None)
+    return None

@@ -120,6 +120,15 @@ class App:
         """Whether hazard ``name`` (see :mod:`omg_agent.vphone.hazards`) is switched on."""
         return name in active(self.env.settings)
 
+    def animated(self) -> bool:
+        """Whether animations run: ``settings put global animator_duration_scale 0`` (as
+        on many test phones) stops them, so a spinner stands still in every frame."""
+        scale = self.env.settings.get("global", {}).get("animator_duration_scale", "1")
+        try:
+            return float(scale) > 0
+        except ValueError:
+            return True
+
     def build(self, kit: Kit) -> View:
         raise NotImplementedError
 

@@ -1,8 +1,9 @@
 """Shop / 商城: search, product pages, a cart and a checkout with a Pay button.
 
 It carries three hazards an agent must cope with: a promotional popup that may cover the
-screen at launch (``promo_mode``), a search that shows a spinner for ``search_delay``
-seconds of the phone's clock before its results appear, and a "Promotions" page drawn as a
+screen at launch (``promo_mode``), a search (or "All products") that shows a spinner and
+"Searching…" for ``search_delay`` seconds of the phone's clock before its results appear
+(the spinner stands still with ``animator_duration_scale 0``), and a "Promotions" page drawn as a
 WebView whose products are visible in pixels but absent from the uiautomator XML. Prices
 come from the phone's seed (see :mod:`shop_catalog`); paying records an order in
 ``state()``, which is what the bench's reward checks read.
@@ -156,7 +157,7 @@ class ShopApp(App):
         return self._elapsed() >= self.search_delay
 
     def _spinner_phase(self) -> int:
-        return int(self._elapsed() * 8) % 8
+        return int(self._elapsed() * 8) % 8 if self.animated() else 0
 
     def _open(self, pid: str) -> None:
         self.toast = ""

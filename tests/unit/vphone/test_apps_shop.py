@@ -128,6 +128,18 @@ def test_spinner_turns_until_the_delay_has_passed(phone, clock):
     assert shop_state(phone)["results_loaded"] is True
 
 
+def test_with_animations_off_the_spinner_stands_still_until_the_results_show(phone, clock):
+    phone.settings["global"]["animator_duration_scale"] = "0"  # as many test phones are set
+    tap(phone, rid="all_products")
+    first = phone.screencap_raw()
+    clock.now += 0.3
+    assert phone.screencap_raw() == first  # frames alone cannot tell it is still loading
+    assert find(phone, rid="progress") is not None
+    assert find(phone, text="Searching… 搜索中") is not None
+    clock.now += phone.apps[PKG].search_delay
+    assert find(phone, rid="progress") is None and shop_state(phone)["results_loaded"]
+
+
 def test_results_list_scrolls_and_clamps(phone, clock):
     tap(phone, rid="all_products")
     clock.now += 5
