@@ -12,7 +12,7 @@
 #        and Chinese)
 # OUT    the output folder (default runs/relay-check/<timestamp>)
 #
-# Runs one task at a time (--parallel 1): a relay answers one request at a time.
+# Runs one task at a time unless PARALLEL=N (a relay with N answerers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 url="${1:?usage: scripts/relay_check.sh URL [TASKS] [OUT]}"
@@ -20,7 +20,7 @@ tasks="${2:-settings.wifi,settings.bluetooth.zh,notes.create,notes.create.zh,sho
 out="${3:-runs/relay-check/$(date +%Y%m%d-%H%M%S)}"
 export OMG_TIMEOUT_S="${OMG_TIMEOUT_S:-590}"   # a model answering by hand is slow
 export OMG_MAX_RETRIES="${OMG_MAX_RETRIES:-0}"
-exec .venv/bin/omg-agent bench suite --model "$url" --tasks "$tasks" --parallel 1 \
+exec .venv/bin/omg-agent bench suite --model "$url" --tasks "$tasks" --parallel "${PARALLEL:-1}" \
     --max-steps "${MAX_STEPS:-40}" --seed "${SEED:-2}" --per-task \
     --config flat:planning=flat,confirm_done=never --config adaptive:planning=adaptive \
     --out "$out"

@@ -53,6 +53,7 @@ from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
+from omg_agent.drivers.loading import loading_signs
 from omg_agent.errors import (
     ActionRejected,
     AnchorNotFound,
@@ -346,8 +347,8 @@ class Operator:
         while True:
             screen = self.driver.observe()
             missing = missing_anchors(segment, screen)
-            settled = bool(previous) and screen.screen_hash == previous and not any(
-                e.role == "progress" for e in screen.elements)
+            settled = bool(previous) and screen.screen_hash == previous and not \
+                loading_signs(screen)
             if not missing or settled or time.monotonic() >= deadline:
                 return screen, missing
             previous = screen.screen_hash
