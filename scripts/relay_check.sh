@@ -12,7 +12,8 @@
 #        and Chinese)
 # OUT    the output folder (default runs/relay-check/<timestamp>)
 #
-# Runs one task at a time unless PARALLEL=N (a relay with N answerers).
+# Runs one task at a time unless PARALLEL=N (a relay with N answerers). MODES="flat unified
+# adaptive" picks the planning modes compared (default: flat and adaptive, the default mode).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 url="${1:?usage: scripts/relay_check.sh URL [TASKS] [OUT]}"
@@ -20,7 +21,12 @@ tasks="${2:-settings.wifi,settings.bluetooth.zh,notes.create,notes.create.zh,sho
 out="${3:-runs/relay-check/$(date +%Y%m%d-%H%M%S)}"
 export OMG_TIMEOUT_S="${OMG_TIMEOUT_S:-590}"   # a model answering by hand is slow
 export OMG_MAX_RETRIES="${OMG_MAX_RETRIES:-0}"
+configs=()
+for mode in ${MODES:-flat adaptive}; do   # flat trusts the model's finish, as the peers do
+    case "$mode" in
+        flat) configs+=(--config flat:planning=flat,confirm_done=never) ;;
+        *) configs+=(--config "$mode:planning=$mode") ;;
+    esac
+done
 exec .venv/bin/omg-agent bench suite --model "$url" --tasks "$tasks" --parallel "${PARALLEL:-1}" \
-    --max-steps "${MAX_STEPS:-40}" --seed "${SEED:-2}" --per-task \
-    --config flat:planning=flat,confirm_done=never --config adaptive:planning=adaptive \
-    --out "$out"
+    --max-steps "${MAX_STEPS:-40}" --seed "${SEED:-2}" --per-task "${configs[@]}" --out "$out"

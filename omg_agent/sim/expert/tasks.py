@@ -119,13 +119,17 @@ class ShopPriceToNotes(Task):
         self.product = BY_ID[_product_id(self.product)].name  # ValueError: not sold
         self.goal = f"Find the price of {self.product} in Shop and save it in Notes"
         self.data_output = "price"
-        self.criteria = "a note whose text is the product's price"
+        self.criteria = "a note shows the product's price"
 
     def price(self, phone: Any) -> str:
         return format_price(phone.apps[SHOP].prices[_product_id(self.product)])
 
     def check(self, phone: Any) -> bool:
-        return any(n["body"] == self.price(phone) for n in phone.apps[NOTES].notes)
+        """A note holds the price (its body, or its title: "save it in Notes" does not say
+        where; a real model wrote "Mate 60 price in Shop: ¥6,799.00")."""
+        price = self.price(phone)
+        return any(price in n["body"] or price in n["title"]
+                   for n in phone.apps[NOTES].notes)
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         saved = f'$price = "{self.price(phone)}"' in ctx.request_text
