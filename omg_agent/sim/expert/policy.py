@@ -78,13 +78,20 @@ class ExpertPolicy:
             return self._decide(request)
 
     # -- planner -------------------------------------------------------------------------
-    def _plan(self, guide: str = "") -> dict[str, Any]:
+    def _plan(self, guide: str = "", saved: bool = False) -> dict[str, Any]:
+        """Milestones as a careful planner writes them: a task that carries a value to
+        another place reads it first (a step checked by the saved key), then the goal."""
         step: dict[str, Any] = {"description": self.task.goal, "action_guide": guide,
                                 "success_criteria": self.task.criteria, "complexity": 3,
                                 "checks": criteria_checks(self.task.criteria)}
-        if self.task.data_output:
-            step["data_output"] = self.task.data_output
-        return {"goal": self.task.goal, "steps": [step]}
+        key = self.task.data_output
+        if not key or saved:
+            return {"goal": self.task.goal, "steps": [step]}
+        read = {"description": f"Find the value the task needs and save it as ${key}",
+                "action_guide": guide, "success_criteria": f"${key} is saved",
+                "complexity": 3, "data_output": key,
+                "checks": [{"kind": "memory", "key": key}]}
+        return {"goal": self.task.goal, "steps": [read, step]}
 
     def _replan(self, text: str) -> dict[str, Any]:
         if self._achieved():
@@ -92,7 +99,8 @@ class ExpertPolicy:
         # what is left, from where the phone is now (as the replan prompt asks)
         where = re.search(r"Current screen:\s*app (\S+)", text)
         guide = f"continue from the current screen ({where.group(1)})" if where else ""
-        return {"status": "replanned", "plan": self._plan(guide)}
+        return {"status": "replanned", "plan": self._plan(guide, saved=_saved(
+            text, self.task.data_output))}
 
     def _summary(self) -> str:
         """The answer for the user: the goal, and the value it produced ($var, filled in by
@@ -130,6 +138,11 @@ class ExpertPolicy:
                            **plan)
         text = request_text(request)
         screen = Screen(text)
+        # the step that reads the value is done once it is saved: say so, and go on with
+        # the next step's actions in the same reply
+        reading = re.search(r"Current step \d+: Find the value the task needs", text)
+        if reading and _saved(text, self.task.data_output):
+            plan["step_complete"] = True
         wrong = not self._wrong_saved and self.rng.random() < n.wrong_memory_rate
         moves = self.task.moves(self.phone, screen, MoveContext(text, wrong_memory=wrong))
         if any(m["type"] == "mem_save" and "value" in m for m in moves):
@@ -187,6 +200,11 @@ def _bundle(result: str, actions: list[dict[str, Any]] | None = None, *,
         "thought": "reading the screen", "last_action_result": result,
         "execute_now": {"intent": intent, "actions": actions} if actions else None}
     return json.dumps({**body, **flags}, ensure_ascii=False)
+
+
+def _saved(text: str, key: str | None) -> bool:
+    """Whether the request's memory listing holds ``key``."""
+    return bool(key) and f"${key} = " in text
 
 
 def _system_text(request: dict[str, Any]) -> str:
