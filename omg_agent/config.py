@@ -87,13 +87,15 @@ class Settings(BaseModel):
                                   "unverified = only when the plan's last step has no "
                                   "checks the system can verify on the screen; never.")
     planning: Literal["flat", "unified", "replan-each", "adaptive"] = Field(
-        "adaptive", description="How the work is planned: flat = no planner, one action per "
-                                "model call (the peers' loop); unified = no planner, the "
-                                "operator keeps its own checklist and bundles; replan-each = "
-                                "plan once, ask the planner again after every finished step; "
-                                "adaptive = plan once, ask again only after a failed step, "
-                                "a user's answer, an operator saying the plan no longer "
-                                "fits, or data the plan did not foresee.")
+        "unified", description="How the work is planned: unified = the operator keeps its "
+                               "own checklist and the end state's checks and bundles; the "
+                               "planner is called only once a step failed, and then takes "
+                               "over; adaptive = plan once, ask the planner again only after "
+                               "a failed step, a user's answer, an operator saying the plan "
+                               "no longer fits, or data the plan did not foresee; "
+                               "replan-each = plan once, ask again after every finished "
+                               "step; flat = no planner, one action per model call (the "
+                               "peers' loop).")
     auto_verify: bool = Field(
         True, description="Tick a step as soon as its checks pass on the screen after the "
                           "operator acted, without a model turn that only says so.")

@@ -39,6 +39,7 @@ from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.loopwatch import LoopWatch, plan_text
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.modes import (
+    ONE_ACTION,
     adopt_end_checks,
     own_todo,
     plannerless,
@@ -261,8 +262,9 @@ class Orchestrator:
                             if s.attempt.turns < step.max_tries or not s.attempt.failures
                             else None)
             return
-        ctx = TurnContext(s.task, step, index + 1, s.own_todo or s.todo.markdown(),
-                          s.history(), "\n".join([s.dialogue.for_operator(), s.note]).strip())
+        todo = s.own_todo if self._plannerless and s.own_todo else s.todo.markdown()
+        ctx = TurnContext(s.task, step, index + 1, todo, s.history(),
+                          "\n".join([s.dialogue.for_operator(), s.note]).strip())
         try:
             turn = self.operator.turn(ctx, s.budget, observation=obs,
                                       observe_s=time.perf_counter() - started)
@@ -464,7 +466,7 @@ class Orchestrator:
                 f"I could not finish '{step.description}' ({pm.reason}: "
                 f"{pm.last_error or 'no progress'}). How should I continue?")
             s.phase = "ASK_USER"
-        elif on_fail == "abort" or s.predefined or self._plannerless:
+        elif on_fail == "abort" or s.predefined or self.settings.planning == ONE_ACTION:
             s.finish("FAILED", "", StopReport(tuple(s.todo.done()), s.outcome,
                                               pm.suggested_recovery))
         else:
@@ -530,6 +532,10 @@ class Orchestrator:
         s.pending_pm, s.claim, s.dialogue = None, None, s.dialogue.seen()
         if replan.status == "replanned":
             assert replan.plan is not None
+            if self._plannerless:  # a unified run's failed step: the planner takes over
+                s.planned = True
+                self.operator.planning = "adaptive"
+                self._event("planner_takes_over", reason=s.outcome)
             # the same plan again after a failure is a loop; after progress or an answer
             # the situation changed, and the same plan may well be right
             tried = self.loops.plan_tried(replan.plan.steps)
@@ -612,7 +618,9 @@ class Orchestrator:
 
     @property
     def _plannerless(self) -> bool:
-        return plannerless(self.settings.planning)
+        """No planner in this run (yet): ``flat`` never has one; ``unified`` until a step
+        failed and the planner took over with its post-mortem."""
+        return plannerless(self.settings.planning) and not self._s.planned
 
     def _verify(self, step: TaskStep, obs: Observation) -> Failure | None:
         return verify_step(step, obs, self.memory.get, self.memory.substitute)

@@ -181,6 +181,7 @@ class RunState:
     plan_repeats: int = 0  # replans identical to a plan already tried
     held: str | None = None  # the sensitive action waiting for the user's yes
     own_todo: str = ""  # a plannerless operator's own checklist (markdown)
+    planned: bool = False  # a unified run's planner took over after a failed step
     planner_calls: int = 0
     wait_turns: int = 0
     answer: str = ""

@@ -71,8 +71,6 @@ def test_demo_prints_the_result_the_costs_and_the_report_path(tmp_path: Path) ->
     assert found and Path(found.group(1)).is_file()
 
 
-PLAN = json.dumps({"goal": "look", "steps": [
-    {"description": "Look at the screen", "success_criteria": "anything"}]})
 CLAIM = json.dumps({"thought": "nothing to do", "last_action_result": "none",
                     "goal_complete": True, "answer": "saved it"})
 CONFIRMED = json.dumps({"status": "done", "response": "looks done"})
@@ -80,7 +78,8 @@ CONFIRMED = json.dumps({"status": "done", "response": "looks done"})
 
 def test_demo_on_a_configured_model_uses_it_and_fails_when_the_phone_disagrees(
         tmp_path: Path) -> None:
-    with ModelDouble([PLAN, CLAIM, CONFIRMED], models=("tiny-vl",)) as double:
+    # the default mode has no plan call: the operator claims, the planner confirms
+    with ModelDouble([CLAIM, CONFIRMED], models=("tiny-vl",)) as double:
         env = {"OMG_MODEL": "tiny-vl", "OMG_BASE_URL": double.base_url}
         result = omg("demo", "--json", "--out", "out", cwd=tmp_path, env=env)
         models = {r.model for r in double.requests}
@@ -89,6 +88,6 @@ def test_demo_on_a_configured_model_uses_it_and_fails_when_the_phone_disagrees(
     assert models == {"tiny-vl"}
     out = json.loads(result.stdout)
     assert out["simulated"] is False and out["model"] == "tiny-vl"
-    assert out["status"] == "done" and out["answer"] == "saved it"  # the agent's claim …
+    assert out["status"] == "done" and out["answer"] == "looks done"  # the agent's claim …
     assert out["notes"] == [] and out["saved"] is False and out["ok"] is False  # … the truth
     assert Path(out["report"]).is_file()

@@ -61,7 +61,7 @@ def run(vphone, policy: Any, task: str, tmp_path: Path, *, max_steps: int = 12,
     with ModelDouble(policy) as double, MemoryBank(None, "guards") as memory:
         settings = Settings(base_url=double.base_url, model="double", max_steps=max_steps,
                             retry_backoff_s=0.001, retry_backoff_max_s=0.01, timeout_s=20,
-                            runs_dir=tmp_path, allow=allow)
+                            runs_dir=tmp_path, allow=allow, planning="adaptive")
         events = Events(double)
         llm = LLMClient(settings, "operator")
         driver = AdbDriver(vphone.serial)

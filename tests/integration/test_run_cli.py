@@ -56,13 +56,14 @@ def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path
                           "goal_complete": True, "answer": "looked"}),
               CONFIRMED]
     with ModelDouble(script) as double:
-        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
+        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url,
+               "OMG_PLANNING": "adaptive"}  # the script starts with a plan
         result = CliRunner().invoke(app, ["run", "look at the screen", "--device",
                                           vphone.serial, "--driver", "adb", "--json",
                                           "--runs-dir", str(in_tmp / "runs")], env=env)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    assert out["status"] == "done" and out["answer"] == "looked"
+    assert out["status"] == "done" and out["answer"] == "the screen was looked at"
     assert out["steps_used"] == 4 and out["model_calls"] == 4  # the planner confirmed
     run_dir = Path(out["run_dir"])
     assert (run_dir / "trace.jsonl").is_file()
@@ -79,14 +80,15 @@ def _look_script() -> list[str]:
 
 def test_device_vphone_starts_one_in_process_and_shows_live_progress(in_tmp: Path) -> None:
     with ModelDouble(_look_script()) as double:
-        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
+        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url,
+               "OMG_PLANNING": "adaptive"}
         result = CliRunner().invoke(app, ["run", "look at the screen", "--device", "vphone",
                                           "--driver", "adb", "--runs-dir",
                                           str(in_tmp / "runs")], env=env)
     assert result.exit_code == 0, result.output
     assert "started a vphone" in result.output
     assert "✔ 1. Look at the screen" in result.output  # the live plan with its tick
-    assert "done: looked" in result.output and "Stopped because: the task is complete" \
+    assert "done: the screen was looked at" in result.output and "Stopped because: the task is complete" \
         in result.output
 
 
@@ -104,7 +106,8 @@ def test_a_planner_done_after_a_failed_step_exits_1_with_its_words(vphone, in_tm
               json.dumps({"status": "done", "response": "I could not turn off Wi-Fi"})]
     wifi = vphone.phone.apps["com.android.settings"].wifi
     with ModelDouble(script) as double:
-        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url}
+        env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url,
+               "OMG_PLANNING": "adaptive"}
         result = CliRunner().invoke(app, ["run", "Turn off Wi-Fi", "--device", vphone.serial,
                                           "--driver", "adb", "--json", "--runs-dir",
                                           str(in_tmp / "runs")], env=env)

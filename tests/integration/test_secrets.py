@@ -106,7 +106,8 @@ def test_no_secret_reaches_any_file_log_line_or_model_request(
     with ModelDouble(LoginModel()) as double, ExitStack() as stack:
         settings = Settings(base_url=double.base_url, model="double", max_steps=30,
                             retry_backoff_s=0.001, timeout_s=20, runs_dir=tmp_path,
-                            confirm_done="never", allow="secret_entry")  # the gate's ok
+                            confirm_done="never", allow="secret_entry",  # the gate's ok
+                            planning="adaptive")
         driver = AdbDriver(vphone.serial)
         stack.callback(driver.close)
         result = open_agent(stack, driver, settings, TASK, run_dir=run_dir,
@@ -145,7 +146,8 @@ class TypesThePlaceholder:
             case "TaskPlan":
                 return json.dumps(_plan("Sign in to Login as demo"))
             case "Replan":
-                return json.dumps({"status": "done", "response": "signed in"})
+                return json.dumps({"status": "done",
+                                   "response": "Confirmed: signed in with {{secret:pw}}"})
         if "Welcome, demo" in text:
             return _bundle(step_complete=True, goal_complete=True,
                            answer="Signed in as demo with {{secret:pw}}")
@@ -176,7 +178,7 @@ def test_run_secret_option_types_the_value_and_shows_only_the_placeholder(
     assert result.exit_code == 0, result.output
     assert vphone.phone.apps[LOGIN].state()["logged_in"]
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    assert out["answer"] == "Signed in as demo with {{secret:pw}}"
+    assert out["answer"] == "Confirmed: signed in with {{secret:pw}}"  # the planner's words
     run_dir = Path(out["run_dir"])
     CliRunner().invoke(app, ["report", str(run_dir)])
     leaks = [p for p in run_dir.rglob("*") if p.is_file() and password.encode() in

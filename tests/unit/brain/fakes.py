@@ -166,9 +166,10 @@ def orchestrator(world: FakeWorld, model: ScriptedModel, *, max_steps: int = 30,
                  recorder: Any = None, task: str = "the task",
                  confirm: ConfirmationChannel | None = None,
                  **settings: Any) -> Iterator[Orchestrator]:
+    # the transitions under test involve the planner: adaptive unless a test picks a mode
     config = Settings(base_url="http://model.test/v1", model="scripted",
                       max_steps=max_steps, retry_backoff_s=0.001, retry_backoff_max_s=0.001,
-                      **settings)
+                      **{"planning": "adaptive", **settings})
     http = httpx.Client(transport=httpx.MockTransport(model.handler))
     with LLMClient(config, "operator", http_client=http) as llm, \
             MemoryBank(None, "unit") as memory:
