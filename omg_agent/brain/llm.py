@@ -3,9 +3,16 @@
 :class:`LLMClient` wraps the ``openai`` SDK (OpenAI, vLLM/SGLang, Ollama, DashScope, Gemini's
 OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or operator.
 
-- **Transport retries** are its own (the SDK's are off): 408/409/429/5xx and connection
-  errors are retried ``max_retries`` times with exponential backoff and jitter, honouring
-  ``Retry-After``; other 4xx fail at once as :class:`~omg_agent.errors.LLMRequestError`.
+- **Transport retries** are its own (the SDK's are off): 408/409/429/5xx, timeouts and
+  connection errors are retried ``max_retries`` times with exponential backoff and jitter,
+  honouring ``Retry-After``; other 4xx fail at once as
+  :class:`~omg_agent.errors.LLMRequestError`. Each retry is announced to ``on_notice`` (the
+  CLI shows it live), or as a logged warning when nobody listens: "operator model timed
+  out after 60 s, retry 2/4 in 1.8 s".
+- **Deadline**: with a run deadline (:attr:`LLMClient.deadline`, set by
+  :meth:`~omg_agent.brain.budget.StepBudget.start_clock`) a request's timeout is at most the
+  time left, a retry whose wait would pass it is not made, and a request that ends after
+  it raises :class:`~omg_agent.errors.DeadlinePassed`.
 - **Structured output** (:meth:`LLMClient.structured`): the contract's JSON schema goes as
   ``response_format`` ``json_schema``; an endpoint that answers 400 to that gets
   ``json_object`` and then no ``response_format``, with the schema in the prompt instead,
@@ -30,7 +37,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import openai
 from PIL import Image
@@ -50,6 +57,9 @@ from omg_agent.core.secrets import SecretVault
 from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, ModelNotConfigured
 from omg_agent.perception import elementlist
 from omg_agent.perception.som import draw_marks
+
+if TYPE_CHECKING:
+    from omg_agent.brain.budget import RunDeadline
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +127,7 @@ class UsageTotals:
 
 
 AttemptCallback = Callable[[CallRecord], None]
+NoticeCallback = Callable[[str], None]
 
 
 @dataclass
@@ -149,7 +160,8 @@ class LLMClient:
                  sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None,
                  http_client: Any = None,
-                 secrets: SecretVault | None = None) -> None:
+                 secrets: SecretVault | None = None,
+                 on_notice: NoticeCallback | None = None) -> None:
         model = settings.model_for(role)
         if not settings.model_configured or model is None:
             raise ModelNotConfigured(settings.missing_model_help())
@@ -157,6 +169,8 @@ class LLMClient:
         self.role = role
         self.model = model
         self.on_attempt = on_attempt
+        self.on_notice = on_notice  # hears each retry ("... timed out, retry 2/4 in 1.8 s")
+        self.deadline: RunDeadline | None = None  # the run's, when it has one
         self.format_mode: FormatMode = "json_schema"
         self.totals = UsageTotals()
         self._options = dict(request_options or {})
@@ -308,17 +322,20 @@ class LLMClient:
     def _complete(self, messages: list[Message], fmt: dict[str, Any] | None,
                   mode: FormatMode, attempt: int,
                   callbacks: Sequence[AttemptCallback]) -> _Reply:
-        """One completion, retrying transport failures with backoff."""
+        """One completion, retrying transport failures with backoff (each retry announced),
+        every request and wait bounded by the run's deadline."""
         kwargs: dict[str, Any] = {**self._options}
         if fmt is not None:
             kwargs["response_format"] = fmt
         messages = self.secrets.scrub(messages)  # the one way out to the model
         retries = self.settings.max_retries
         for retry in range(retries + 1):
+            timeout = self._request_timeout()
             started = time.perf_counter()
             try:
                 raw = self._client.chat.completions.with_raw_response.create(
-                    model=self.model, messages=cast(_SdkMessages, messages), **kwargs)
+                    model=self.model, messages=cast(_SdkMessages, messages), timeout=timeout,
+                    **kwargs)
                 completion = raw.parse()
             except openai.APIStatusError as exc:
                 status, text = exc.status_code, _error_text(exc)
@@ -331,25 +348,52 @@ class LLMClient:
                                           model=self.model) from None
                 wait = _retry_after(exc)
                 error = f"HTTP {status}: {text}"
+                what = (f"is rate-limited (HTTP {status})" if status == 429 else
+                        f"answered HTTP {status} ({_short(text)})")
             except openai.APIConnectionError as exc:
+                timed_out = isinstance(exc, openai.APITimeoutError)
                 error = f"{type(exc).__name__}: {exc}"
                 self._report(self._record("transport", attempt, False, error=error, mode=mode,
                                           latency_s=time.perf_counter() - started), callbacks)
                 wait = None
+                what = (f"timed out after {timeout:.3g} s" if timed_out else
+                        f"is unreachable ({_short(str(exc))})")
             else:
                 if not hasattr(completion, "choices"):
                     raise not_json_error(self.settings.base_url or OPENAI_URL,
                                          raw.headers.get("content-type"), role=self.role,
                                          model=self.model)
                 return self._reply(completion, mode, time.perf_counter() - started)
+            if self.deadline is not None:
+                self.deadline.check()  # the request ran into the deadline: no retry
             if retry == retries:
                 raise LLMUnavailable(f"{error} (after {retries + 1} tries)", role=self.role,
                                      model=self.model)
             delay = self._backoff(retry, wait)
-            log.info("%s: %s; retry %d/%d in %.2f s", self.role, error, retry + 1, retries,
-                     delay)
+            if self.deadline is not None and delay >= self.deadline.remaining():
+                raise self.deadline.error()  # waiting to retry would pass it
+            self._notice(f"{self.role} model {what}; retry {retry + 1}/{retries} in "
+                         f"{delay:.1f} s")
             self._sleep(delay)
         raise AssertionError("unreachable")
+
+    def _request_timeout(self) -> float:
+        """The next request's timeout: the setting, or the time left before the deadline
+        when that is shorter (raises :class:`DeadlinePassed` when none is left)."""
+        timeout = self.settings.timeout_s
+        if self.deadline is None:
+            return timeout
+        self.deadline.check()
+        return min(timeout, self.deadline.remaining())
+
+    def _notice(self, text: str) -> None:
+        """Tell the user about a retry: ``on_notice`` (the live display) when someone
+        listens, else a warning in the log."""
+        if self.on_notice is None:
+            log.warning("%s", text)
+            return
+        log.info("%s", text)
+        self.on_notice(text)
 
     def _backoff(self, retry: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter, at least ``Retry-After``, capped."""
@@ -402,6 +446,12 @@ def _no_quota(exc: openai.APIStatusError) -> bool:
     body = exc.body if isinstance(exc.body, dict) else {}
     inner = body.get("error", body)
     return isinstance(inner, dict) and inner.get("code") == "insufficient_quota"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """``text`` on one line, cut to ``limit`` characters (for a notice)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
