@@ -174,6 +174,7 @@ class LLMClient:
         self.format_mode: FormatMode = "json_schema"
         self.totals = UsageTotals()
         self._options = dict(request_options or {})
+        self._schemas: dict[type[BaseModel], dict[str, Any]] = {}
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.secrets = secrets if secrets is not None else SecretVault()
@@ -304,8 +305,11 @@ class LLMClient:
         raise first_error
 
     def _format(self, model_cls: type[BaseModel], mode: FormatMode) -> dict[str, Any] | None:
-        if mode == "json_schema":
-            return response_format(model_cls, strict=self.settings.strict_schema)
+        if mode == "json_schema":  # built once per contract: it takes ~50 ms each time
+            if model_cls not in self._schemas:
+                self._schemas[model_cls] = response_format(
+                    model_cls, strict=self.settings.strict_schema)
+            return self._schemas[model_cls]
         return {"type": "json_object"} if mode == "json_object" else None
 
     @staticmethod

@@ -78,9 +78,14 @@ class LiveView:
         self.live.update(self.frame)
 
     def notice(self, text: str) -> None:
-        """A retry notice from a model client, shown under the frame until the next turn."""
+        """A retry notice from a model client, shown under the frame until the next turn
+        (on a pipe, which gets no live frames, as a line of its own)."""
         self.notice_text = text
-        self.live.update(Group(self.frame, Text(f"⚠ {text}", style="yellow")))
+        line = Text(f"⚠ {text}", style="yellow")
+        if not console.is_terminal:
+            console.print(line)
+            return
+        self.live.update(Group(self.frame, line))
 
     def confirm_channel(self) -> TerminalChannel:
         """The gate's questions on this terminal (the live view paused while asking)."""
