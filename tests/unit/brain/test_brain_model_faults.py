@@ -297,3 +297,51 @@ def test_a_run_within_its_deadline_is_not_touched_by_it() -> None:
         result = orch.run("see Settings")
     assert result.status == "done", result.summary()
     assert json.dumps(result.as_dict())  # the result stays plain data
+
+
+# -- bad numbers in replies: rejected with a message the model can act on --------------------
+def _tap_bundle(action: str) -> str:
+    return ('{"thought": "t", "last_action_result": "none", "execute_now": {"intent": "i", '
+            f'"actions": [{action}]}}}}')
+
+
+@pytest.mark.parametrize(("action", "path", "message"), [
+    ('{"type": "wait", "seconds": NaN}', "wait.seconds", "finite number"),
+    ('{"type": "wait", "seconds": Infinity}', "wait.seconds", "finite number"),
+    ('{"type": "wait", "seconds": 1e9}', "wait.seconds", "less than or equal to 60"),
+    ('{"type": "wait", "seconds": -1}', "wait.seconds", "greater than 0"),
+    ('{"type": "tap", "target": {"x": NaN, "y": 5}}', "target.point.x", "finite number"),
+    ('{"type": "tap", "target": [1e400, 5]}', "target.point.x", "finite number"),
+    ('{"type": "tap", "target": {"x": 1001, "y": 5}}', "target.point.x",
+     "less than or equal to 1000"),
+    ('{"type": "swipe", "direction": "up", "distance": NaN}', "swipe.distance",
+     "finite number"),
+    ('{"type": "teleport"}', "actions.0", "does not match any of the expected tags"),
+])
+def test_bad_numbers_and_unknown_actions_come_back_as_feedback_naming_the_field(
+        action: str, path: str, message: str) -> None:
+    from omg_agent.brain.structured import InvalidReply, parse_reply
+    from omg_agent.core.contracts import DecisionBundle
+
+    with pytest.raises(InvalidReply) as raised:
+        parse_reply(_tap_bundle(action), DecisionBundle)
+    assert path in str(raised.value) and message in str(raised.value)
+
+
+def test_an_absurd_wait_is_asked_again_with_the_error_and_never_run() -> None:
+    replies = [_tap_bundle('{"type": "wait", "seconds": 1e9}'),
+               _tap_bundle('{"type": "wait", "seconds": 0.01}')]
+
+    def policy(contract: str, _text: str, _body: dict[str, Any]) -> Any:
+        if contract == "TaskPlan":
+            return plan({"description": "open Settings", "checks": [
+                {"kind": "app", "app": "com.android.settings"}]})
+        return replies.pop(0) if replies else bundle(step_complete=True)
+
+    model, world = ScriptedModel(policy), _world()
+    with orchestrator(world, model, max_steps=4) as orch:
+        result = orch.run("open Settings")
+    feedback = json.dumps(model.requests[2]["messages"][-1], ensure_ascii=False)
+    assert "less than or equal to 60" in feedback and "wait.seconds" in feedback
+    assert world.log == [("home", "wait")]  # only the corrected wait ran
+    assert result.status == "failed" and result.steps_used <= 4
