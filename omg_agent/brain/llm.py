@@ -43,6 +43,7 @@ import openai
 from PIL import Image
 from pydantic import BaseModel
 
+from omg_agent.brain.endpoint_faults import connection_failure, status_failure
 from omg_agent.brain.structured import (
     InvalidReply,
     feedback_message,
@@ -70,7 +71,6 @@ _SdkMessages = list["openai.types.chat.ChatCompletionMessageParam"]
 FormatMode = Literal["json_schema", "json_object", "none"]
 _FALLBACK: dict[FormatMode, FormatMode | None] = {
     "json_schema": "json_object", "json_object": "none", "none": None}
-_RETRYABLE = frozenset({408, 409, 429})
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "no-key"  # the SDK insists on a key; local endpoints ignore it
 
@@ -342,41 +342,32 @@ class LLMClient:
                     **kwargs)
                 completion = raw.parse()
             except openai.APIStatusError as exc:
-                status, text = exc.status_code, _error_text(exc)
-                retryable = (status in _RETRYABLE or status >= 500) and not _no_quota(exc)
-                self._report(self._record("transport", attempt, False, status=status,
-                                          error=text, mode=mode,
-                                          latency_s=time.perf_counter() - started), callbacks)
-                if not retryable:
-                    raise LLMRequestError(text, status=status, role=self.role,
-                                          model=self.model) from None
-                wait = _retry_after(exc)
-                error = f"HTTP {status}: {text}"
-                what = (f"is rate-limited (HTTP {status})" if status == 429 else
-                        f"answered HTTP {status} ({_short(text)})")
+                failure = status_failure(exc)
             except openai.APIConnectionError as exc:
-                timed_out = isinstance(exc, openai.APITimeoutError)
-                error = f"{type(exc).__name__}: {exc}"
-                self._report(self._record("transport", attempt, False, error=error, mode=mode,
-                                          latency_s=time.perf_counter() - started), callbacks)
-                wait = None
-                what = (f"timed out after {timeout:.3g} s" if timed_out else
-                        f"is unreachable ({_short(str(exc))})")
+                failure = connection_failure(exc, timeout)
             else:
                 if not hasattr(completion, "choices"):
                     raise not_json_error(self.settings.base_url or OPENAI_URL,
                                          raw.headers.get("content-type"), role=self.role,
                                          model=self.model)
                 return self._reply(completion, mode, time.perf_counter() - started)
+            self._report(self._record("transport", attempt, False, status=failure.status,
+                                      error=failure.error, mode=mode,
+                                      latency_s=time.perf_counter() - started), callbacks)
+            if not failure.retryable:
+                raise LLMRequestError(failure.error, status=failure.status or 0,
+                                      role=self.role, model=self.model) from None
             if self.deadline is not None:
                 self.deadline.check()  # the request ran into the deadline: no retry
+            error = (f"HTTP {failure.status}: {failure.error}" if failure.status
+                     else failure.error)
             if retry == retries:
                 raise LLMUnavailable(f"{error} (after {retries + 1} tries)", role=self.role,
                                      model=self.model)
-            delay = self._backoff(retry, wait)
+            delay = self._backoff(retry, failure.retry_after)
             if self.deadline is not None and delay >= self.deadline.remaining():
                 raise self.deadline.error()  # waiting to retry would pass it
-            self._notice(f"{self.role} model {what}; retry {retry + 1}/{retries} in "
+            self._notice(f"{self.role} model {failure.what}; retry {retry + 1}/{retries} in "
                          f"{delay:.1f} s")
             self._sleep(delay)
         raise AssertionError("unreachable")
@@ -432,35 +423,3 @@ def not_json_error(url: str, content_type: str | None, *, role: str = "",
                    model: str = "") -> LLMRequestError:
     return LLMRequestError(not_json_message(url, content_type), status=200, role=role,
                            model=model)
-
-
-def _error_text(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-    return exc.message
-
-
-def _no_quota(exc: openai.APIStatusError) -> bool:
-    """A 429 for an exhausted quota, which waiting does not fix."""
-    body = exc.body if isinstance(exc.body, dict) else {}
-    inner = body.get("error", body)
-    return isinstance(inner, dict) and inner.get("code") == "insufficient_quota"
-
-
-def _short(text: str, limit: int = 80) -> str:
-    """``text`` on one line, cut to ``limit`` characters (for a notice)."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[:limit - 1] + "…"
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    value = exc.response.headers.get("retry-after")
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
