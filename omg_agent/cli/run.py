@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -48,12 +49,23 @@ COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible":
            "needs_confirmation": "yellow"}
 
 
+class _Planning:
+    """The first frame, "planning… 12 s": it counts while the planner model thinks."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def __rich__(self) -> Text:
+        return Text(f"planning… {time.monotonic() - self.started:.0f} s")
+
+
 class LiveView:
-    """The rich live display: plan with ticks, step, last action, step/budget, tokens."""
+    """The rich live display: plan with ticks, step, last action, step/budget, tokens, and
+    the model client's retry notices."""
 
     def __init__(self, task: str) -> None:
         self.task = task
-        self.frame: Any = Text("planning…")
+        self.frame: Any = _Planning()
         self.notice_text = ""  # the model client's last retry notice, until the next turn
         self.live = Live(self.frame, console=console, refresh_per_second=8,
                          transient=False)
