@@ -8,7 +8,7 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
   honouring ``Retry-After``; other 4xx fail at once as
   :class:`~omg_agent.errors.LLMRequestError`. Each retry is announced to ``on_notice`` (the
   CLI shows it live), or as a logged warning when nobody listens: "operator model timed
-  out after 60 s, retry 2/4 in 1.8 s".
+  out after 60 s; retry 2/4 in 1.8 s".
 - **Deadline**: with a run deadline (:attr:`LLMClient.deadline`, set by
   :meth:`~omg_agent.brain.budget.StepBudget.start_clock`) a request's timeout is at most the
   time left, a retry whose wait would pass it is not made, and a request that ends after
@@ -169,7 +169,7 @@ class LLMClient:
         self.role = role
         self.model = model
         self.on_attempt = on_attempt
-        self.on_notice = on_notice  # hears each retry ("... timed out, retry 2/4 in 1.8 s")
+        self.on_notice = on_notice  # hears each retry ("… timed out after 60 s; retry 2/4 …")
         self.deadline: RunDeadline | None = None  # the run's, when it has one
         self.format_mode: FormatMode = "json_schema"
         self.totals = UsageTotals()
