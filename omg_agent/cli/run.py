@@ -66,7 +66,6 @@ class LiveView:
     def __init__(self, task: str) -> None:
         self.task = task
         self.frame: Any = _Planning()
-        self.notice_text = ""  # the model client's last retry notice, until the next turn
         self.live = Live(self.frame, console=console, refresh_per_second=8,
                          transient=False)
 
@@ -85,14 +84,12 @@ class LiveView:
                       f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
         body = Group(todo, Text(f"now: {p.step}", style="cyan"),
                      Text(f"last: {p.last_action or '-'}", style="dim"), status)
-        self.frame, self.notice_text = Panel(body, title=escape(self.task),
-                                             border_style="blue"), ""
-        self.live.update(self.frame)
+        self.frame = Panel(body, title=escape(self.task), border_style="blue")
+        self.live.update(self.frame)  # a retry notice shown under the last frame goes
 
     def notice(self, text: str) -> None:
         """A retry notice from a model client, shown under the frame until the next turn
         (on a pipe, which gets no live frames, as a line of its own)."""
-        self.notice_text = text
         line = Text(f"⚠ {text}", style="yellow")
         if not console.is_terminal:
             console.print(line)
