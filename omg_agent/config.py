@@ -71,6 +71,10 @@ class Settings(BaseModel):
         1024, ge=128, le=4096, description="Screenshots are downscaled to this longer side.")
     jpeg_quality: int = Field(80, ge=10, le=100, description="JPEG quality of screenshots.")
     max_steps: int = Field(60, ge=1, le=100_000, description="Step budget of one run.")
+    run_timeout_s: float | None = Field(
+        None, gt=0, le=7 * 24 * 3600, allow_inf_nan=False,
+        description="Deadline of one run, seconds (run --timeout): past it the run stops at "
+                    "the next step boundary, and no model request outlasts it; unset = none.")
     device: str | None = Field(None, description="adb serial, or 'vphone'.")
     runs_dir: Path = Field(Path("runs"), description="Where run folders (traces) are written.")
     memory_db: Path | None = Field(

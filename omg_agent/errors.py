@@ -22,7 +22,8 @@
     │   └── LLMReplyError      no reply parsed and validated in N attempts (knows the last)
     ├── MemoryBankError        the memory store cannot be opened or written, or bad scope
     ├── TurnFailed             a bundle the operator refuses to run (knows its FailureKind)
-    └── BudgetExhausted        the step budget is spent (knows used, limit, counts by kind)
+    ├── BudgetExhausted        the step budget is spent (knows used, limit, counts by kind)
+    └── DeadlinePassed         the run's wall-clock deadline passed (knows the limit)
 
 Errors are caught at a step boundary and recorded there; nowhere else.
 """
@@ -150,3 +151,12 @@ class BudgetExhausted(OmgError):
         self.used = used
         self.limit = limit
         self.counts = counts
+
+
+class DeadlinePassed(OmgError):
+    """The run's deadline (``--timeout``) passed; ``limit_s`` is the deadline in seconds."""
+
+    def __init__(self, limit_s: float) -> None:
+        super().__init__(f"run deadline of {limit_s:g} s passed; run again with a longer "
+                         "--timeout, or split the task into smaller tasks")
+        self.limit_s = limit_s

@@ -10,18 +10,25 @@ The orchestrator calls :meth:`StepBudget.check` at the top of every turn and
 :attr:`StepBudget.remaining` reply attempts, so the limit is never passed by even one
 counted operation. On exhaustion :class:`~omg_agent.errors.BudgetExhausted` carries the
 three-part message: what was done, why it stopped, what to do next (:func:`exhaustion_report`).
+
+A run may also have a wall-clock deadline (``run_timeout_s``, ``run --timeout``): a
+:class:`RunDeadline` started by :meth:`StepBudget.start_clock` when the run (or its resumed
+part) begins. The same :meth:`StepBudget.check` at the top of every turn raises
+:class:`~omg_agent.errors.DeadlinePassed` once it has passed, and the model clients get the
+deadline too, so a request in flight (and a wait before a retry) never outlasts it.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from omg_agent.brain.llm import CallRecord
-from omg_agent.errors import BudgetExhausted
+from omg_agent.brain.llm import CallRecord, LLMClient
+from omg_agent.errors import BudgetExhausted, DeadlinePassed
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +49,54 @@ class StopReport:
                 f"Next: {self.next_hint}")
 
 
-class StepBudget:
-    """Counts steps against ``limit``; thread-unsafe, one per run."""
+class RunDeadline:
+    """The wall-clock limit of one run: ``limit_s`` seconds from when it was made."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit_s: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+        if not limit_s > 0:
+            raise ValueError(f"a run deadline must be a positive number of seconds, not "
+                             f"{limit_s!r}")
+        self.limit_s = limit_s
+        self._clock = clock
+        self.ends = clock() + limit_s
+
+    def remaining(self) -> float:
+        """Seconds left (0 once passed)."""
+        return max(0.0, self.ends - self._clock())
+
+    @property
+    def passed(self) -> bool:
+        return self._clock() >= self.ends
+
+    def check(self) -> None:
+        """Raise :class:`DeadlinePassed` once the deadline has passed."""
+        if self.passed:
+            raise self.error()
+
+    def error(self) -> DeadlinePassed:
+        return DeadlinePassed(self.limit_s)
+
+
+class StepBudget:
+    """Counts steps against ``limit`` (and watches the run's deadline, when it has one);
+    thread-unsafe, one per run."""
+
+    def __init__(self, limit: int, deadline: RunDeadline | None = None) -> None:
         if limit < 1:
             raise ValueError("a step budget needs at least one step")
         self.limit = limit
         self.used = 0
         self.counts: Counter[str] = Counter()
+        self.deadline = deadline
+
+    def start_clock(self, timeout_s: float | None,
+                    clients: Iterable[LLMClient] = ()) -> RunDeadline | None:
+        """Start the run's deadline now (``None``: no deadline) and bound every request of
+        ``clients`` by it; called when a run, or a resumed part of one, begins."""
+        self.deadline = RunDeadline(timeout_s) if timeout_s is not None else None
+        for client in clients:
+            client.deadline = self.deadline
+        return self.deadline
 
     @property
     def remaining(self) -> int:
@@ -61,9 +107,12 @@ class StepBudget:
         return self.used >= self.limit
 
     def check(self) -> None:
-        """Raise :class:`BudgetExhausted` when no step is left (top of every turn)."""
+        """Raise :class:`BudgetExhausted` when no step is left, :class:`DeadlinePassed` when
+        the run's deadline has passed (top of every turn, and before anything counted)."""
         if self.exhausted:
             raise BudgetExhausted(self.used, self.limit, dict(self.counts))
+        if self.deadline is not None:
+            self.deadline.check()
 
     def charge(self, kind: StepKind) -> None:
         """Count one step of ``kind``; raises instead when none is left."""

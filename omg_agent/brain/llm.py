@@ -3,9 +3,16 @@
 :class:`LLMClient` wraps the ``openai`` SDK (OpenAI, vLLM/SGLang, Ollama, DashScope, Gemini's
 OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or operator.
 
-- **Transport retries** are its own (the SDK's are off): 408/409/429/5xx and connection
-  errors are retried ``max_retries`` times with exponential backoff and jitter, honouring
-  ``Retry-After``; other 4xx fail at once as :class:`~omg_agent.errors.LLMRequestError`.
+- **Transport retries** are its own (the SDK's are off): 408/409/429/5xx, timeouts and
+  connection errors are retried ``max_retries`` times with exponential backoff and jitter,
+  honouring ``Retry-After``; other 4xx fail at once as
+  :class:`~omg_agent.errors.LLMRequestError`. Each retry is announced to ``on_notice`` (the
+  CLI shows it live), or as a logged warning when nobody listens: "operator model timed
+  out after 60 s; retry 2/4 in 1.8 s".
+- **Deadline**: with a run deadline (:attr:`LLMClient.deadline`, set by
+  :meth:`~omg_agent.brain.budget.StepBudget.start_clock`) a request's timeout is at most the
+  time left, a retry whose wait would pass it is not made, and a request that ends after
+  it raises :class:`~omg_agent.errors.DeadlinePassed`.
 - **Structured output** (:meth:`LLMClient.structured`): the contract's JSON schema goes as
   ``response_format`` ``json_schema``; an endpoint that answers 400 to that gets
   ``json_object`` and then no ``response_format``, with the schema in the prompt instead,
@@ -30,12 +37,13 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import openai
 from PIL import Image
 from pydantic import BaseModel
 
+from omg_agent.brain.endpoint_faults import connection_failure, status_failure
 from omg_agent.brain.structured import (
     InvalidReply,
     feedback_message,
@@ -51,6 +59,9 @@ from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, Mod
 from omg_agent.perception import elementlist
 from omg_agent.perception.som import draw_marks
 
+if TYPE_CHECKING:
+    from omg_agent.brain.budget import RunDeadline
+
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
@@ -60,7 +71,6 @@ _SdkMessages = list["openai.types.chat.ChatCompletionMessageParam"]
 FormatMode = Literal["json_schema", "json_object", "none"]
 _FALLBACK: dict[FormatMode, FormatMode | None] = {
     "json_schema": "json_object", "json_object": "none", "none": None}
-_RETRYABLE = frozenset({408, 409, 429})
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "no-key"  # the SDK insists on a key; local endpoints ignore it
 
@@ -117,6 +127,7 @@ class UsageTotals:
 
 
 AttemptCallback = Callable[[CallRecord], None]
+NoticeCallback = Callable[[str], None]
 
 
 @dataclass
@@ -149,7 +160,8 @@ class LLMClient:
                  sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None,
                  http_client: Any = None,
-                 secrets: SecretVault | None = None) -> None:
+                 secrets: SecretVault | None = None,
+                 on_notice: NoticeCallback | None = None) -> None:
         model = settings.model_for(role)
         if not settings.model_configured or model is None:
             raise ModelNotConfigured(settings.missing_model_help())
@@ -157,9 +169,12 @@ class LLMClient:
         self.role = role
         self.model = model
         self.on_attempt = on_attempt
+        self.on_notice = on_notice  # hears each retry ("… timed out after 60 s; retry 2/4 …")
+        self.deadline: RunDeadline | None = None  # the run's, when it has one
         self.format_mode: FormatMode = "json_schema"
         self.totals = UsageTotals()
         self._options = dict(request_options or {})
+        self._schemas: dict[type[BaseModel], dict[str, Any]] = {}
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.secrets = secrets if secrets is not None else SecretVault()
@@ -290,8 +305,11 @@ class LLMClient:
         raise first_error
 
     def _format(self, model_cls: type[BaseModel], mode: FormatMode) -> dict[str, Any] | None:
-        if mode == "json_schema":
-            return response_format(model_cls, strict=self.settings.strict_schema)
+        if mode == "json_schema":  # built once per contract: it takes ~50 ms each time
+            if model_cls not in self._schemas:
+                self._schemas[model_cls] = response_format(
+                    model_cls, strict=self.settings.strict_schema)
+            return self._schemas[model_cls]
         return {"type": "json_object"} if mode == "json_object" else None
 
     @staticmethod
@@ -308,48 +326,69 @@ class LLMClient:
     def _complete(self, messages: list[Message], fmt: dict[str, Any] | None,
                   mode: FormatMode, attempt: int,
                   callbacks: Sequence[AttemptCallback]) -> _Reply:
-        """One completion, retrying transport failures with backoff."""
+        """One completion, retrying transport failures with backoff (each retry announced),
+        every request and wait bounded by the run's deadline."""
         kwargs: dict[str, Any] = {**self._options}
         if fmt is not None:
             kwargs["response_format"] = fmt
         messages = self.secrets.scrub(messages)  # the one way out to the model
         retries = self.settings.max_retries
         for retry in range(retries + 1):
+            timeout = self._request_timeout()
             started = time.perf_counter()
             try:
                 raw = self._client.chat.completions.with_raw_response.create(
-                    model=self.model, messages=cast(_SdkMessages, messages), **kwargs)
+                    model=self.model, messages=cast(_SdkMessages, messages), timeout=timeout,
+                    **kwargs)
                 completion = raw.parse()
             except openai.APIStatusError as exc:
-                status, text = exc.status_code, _error_text(exc)
-                retryable = (status in _RETRYABLE or status >= 500) and not _no_quota(exc)
-                self._report(self._record("transport", attempt, False, status=status,
-                                          error=text, mode=mode,
-                                          latency_s=time.perf_counter() - started), callbacks)
-                if not retryable:
-                    raise LLMRequestError(text, status=status, role=self.role,
-                                          model=self.model) from None
-                wait = _retry_after(exc)
-                error = f"HTTP {status}: {text}"
+                failure = status_failure(exc)
             except openai.APIConnectionError as exc:
-                error = f"{type(exc).__name__}: {exc}"
-                self._report(self._record("transport", attempt, False, error=error, mode=mode,
-                                          latency_s=time.perf_counter() - started), callbacks)
-                wait = None
+                failure = connection_failure(exc, timeout)
             else:
                 if not hasattr(completion, "choices"):
                     raise not_json_error(self.settings.base_url or OPENAI_URL,
                                          raw.headers.get("content-type"), role=self.role,
                                          model=self.model)
                 return self._reply(completion, mode, time.perf_counter() - started)
+            self._report(self._record("transport", attempt, False, status=failure.status,
+                                      error=failure.error, mode=mode,
+                                      latency_s=time.perf_counter() - started), callbacks)
+            if not failure.retryable:
+                raise LLMRequestError(failure.error, status=failure.status or 0,
+                                      role=self.role, model=self.model) from None
+            if self.deadline is not None:
+                self.deadline.check()  # the request ran into the deadline: no retry
+            error = (f"HTTP {failure.status}: {failure.error}" if failure.status
+                     else failure.error)
             if retry == retries:
                 raise LLMUnavailable(f"{error} (after {retries + 1} tries)", role=self.role,
                                      model=self.model)
-            delay = self._backoff(retry, wait)
-            log.info("%s: %s; retry %d/%d in %.2f s", self.role, error, retry + 1, retries,
-                     delay)
+            delay = self._backoff(retry, failure.retry_after)
+            if self.deadline is not None and delay >= self.deadline.remaining():
+                raise self.deadline.error()  # waiting to retry would pass it
+            self._notice(f"{self.role} model {failure.what}; retry {retry + 1}/{retries} in "
+                         f"{delay:.1f} s")
             self._sleep(delay)
         raise AssertionError("unreachable")
+
+    def _request_timeout(self) -> float:
+        """The next request's timeout: the setting, or the time left before the deadline
+        when that is shorter (raises :class:`DeadlinePassed` when none is left)."""
+        timeout = self.settings.timeout_s
+        if self.deadline is None:
+            return timeout
+        self.deadline.check()
+        return min(timeout, self.deadline.remaining())
+
+    def _notice(self, text: str) -> None:
+        """Tell the user about a retry: ``on_notice`` (the live display) when someone
+        listens, else a warning in the log."""
+        if self.on_notice is None:
+            log.warning("%s", text)
+            return
+        log.info("%s", text)
+        self.on_notice(text)
 
     def _backoff(self, retry: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter, at least ``Retry-After``, capped."""
@@ -384,29 +423,3 @@ def not_json_error(url: str, content_type: str | None, *, role: str = "",
                    model: str = "") -> LLMRequestError:
     return LLMRequestError(not_json_message(url, content_type), status=200, role=role,
                            model=model)
-
-
-def _error_text(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-    return exc.message
-
-
-def _no_quota(exc: openai.APIStatusError) -> bool:
-    """A 429 for an exhausted quota, which waiting does not fix."""
-    body = exc.body if isinstance(exc.body, dict) else {}
-    inner = body.get("error", body)
-    return isinstance(inner, dict) and inner.get("code") == "insufficient_quota"
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    value = exc.response.headers.get("retry-after")
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -48,12 +49,24 @@ COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible":
            "needs_confirmation": "yellow"}
 
 
+class _Planning:
+    """The first frame, "planning… 12 s": it counts while the planner model thinks."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def __rich__(self) -> Text:
+        return Text(f"planning… {time.monotonic() - self.started:.0f} s")
+
+
 class LiveView:
-    """The rich live display: plan with ticks, step, last action, step/budget, tokens."""
+    """The rich live display: plan with ticks, step, last action, step/budget, tokens, and
+    the model client's retry notices."""
 
     def __init__(self, task: str) -> None:
         self.task = task
-        self.live = Live(Text("planning…"), console=console, refresh_per_second=8,
+        self.frame: Any = _Planning()
+        self.live = Live(self.frame, console=console, refresh_per_second=8,
                          transient=False)
 
     def __enter__(self) -> LiveView:
@@ -71,7 +84,17 @@ class LiveView:
                       f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
         body = Group(todo, Text(f"now: {p.step}", style="cyan"),
                      Text(f"last: {p.last_action or '-'}", style="dim"), status)
-        self.live.update(Panel(body, title=escape(self.task), border_style="blue"))
+        self.frame = Panel(body, title=escape(self.task), border_style="blue")
+        self.live.update(self.frame)  # a retry notice shown under the last frame goes
+
+    def notice(self, text: str) -> None:
+        """A retry notice from a model client, shown under the frame until the next turn
+        (on a pipe, which gets no live frames, as a line of its own)."""
+        line = Text(f"⚠ {text}", style="yellow")
+        if not console.is_terminal:
+            console.print(line)
+            return
+        self.live.update(Group(self.frame, line))
 
     def confirm_channel(self) -> TerminalChannel:
         """The gate's questions on this terminal (the live view paused while asking)."""
@@ -164,6 +187,9 @@ def run(
                                       "its question, or yes / no to its held action."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Run the whole agent but send "
                                  "nothing to the device; print what would have happened."),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.001, help="Deadline of the run in seconds: past it the run "
+        "stops at the next step (status failed, saying so)."),
 ) -> None:
     """Run one task on the phone and print the result.
 
@@ -208,7 +234,8 @@ def run(
         settings = Settings.load(overrides={"max_steps": max_steps, "device": device,
                                             "model": model, "runs_dir": runs_dir,
                                             "secrets": named or None,
-                                            "allow": ",".join(allow) or None})
+                                            "allow": ",".join(allow) or None,
+                                            "run_timeout_s": timeout})
     except OmgError as exc:
         fail(str(exc))
     if sim is None and not settings.model_configured:
@@ -300,13 +327,17 @@ class RunJob:
         shown = secrets.mask(task)  # the display: placeholders only
         view = None if self.as_json else stack.enter_context(LiveView(shown))
         human = view is not None and sys.stdin.isatty()
-        return open_agent(
+        orchestrator = open_agent(
             stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
             long_term=settings.long_term_memory, resume=resume,
             ask_user=view.ask if view is not None and human else None,
             confirm=view.confirm_channel() if view is not None and human else None,
             on_progress=(lambda p: view.update(secrets.scrub(p))) if view else None,
             secrets=secrets)
+        if view is not None:  # retries of a slow or failing endpoint show live
+            for client in orchestrator.llms:
+                client.on_notice = lambda text: view.notice(secrets.mask(text))
+        return orchestrator
 
     def _stopped(self, orchestrator: Orchestrator, result: RunResult, run_dir: Path,
                  serial: str, secrets: SecretVault) -> RunResult:

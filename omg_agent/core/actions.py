@@ -285,7 +285,8 @@ class Home(_Model):
 
 class Wait(_Model):
     type: Literal["wait"] = Field("wait", description="Let the screen settle or load.")
-    seconds: float = Field(1.0, gt=0, le=60, description="How long to wait, in seconds.")
+    seconds: float = Field(1.0, gt=0, le=60, allow_inf_nan=False,
+                           description="How long to wait, in seconds.")
 
 
 class MemSave(_Model):

@@ -1,0 +1,77 @@
+"""What a failed request to the model endpoint means: whether to retry it, how long the
+endpoint asks us to wait, and the words the user sees in the retry notice.
+
+Pure functions over the ``openai`` SDK's exceptions; the retry loop that uses them is
+:meth:`omg_agent.brain.llm.LLMClient._complete`. Retried: 408, 409, 429 (unless the quota is
+spent, which waiting does not fix), 5xx, timeouts and connection errors; any other status
+fails at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import openai
+
+RETRYABLE = frozenset({408, 409, 429})
+
+
+@dataclass(frozen=True)
+class RequestFailure:
+    """One failed request. ``error`` is the full text (records, the final error), ``what``
+    the short phrase a notice puts after "<role> model" ("timed out after 60 s")."""
+
+    error: str
+    what: str
+    retryable: bool
+    status: int | None = None
+    retry_after: float | None = None
+
+
+def status_failure(exc: openai.APIStatusError) -> RequestFailure:
+    """An HTTP error answer."""
+    status, text = exc.status_code, error_text(exc)
+    retryable = (status in RETRYABLE or status >= 500) and not _no_quota(exc)
+    what = (f"is rate-limited (HTTP {status})" if status == 429 else
+            f"answered HTTP {status} ({short(text)})")
+    return RequestFailure(text, what, retryable, status, _retry_after(exc))
+
+
+def connection_failure(exc: openai.APIConnectionError, timeout_s: float) -> RequestFailure:
+    """No answer: a timeout after ``timeout_s``, or no connection at all."""
+    what = (f"timed out after {timeout_s:.3g} s" if isinstance(exc, openai.APITimeoutError)
+            else f"is unreachable ({short(str(exc))})")
+    return RequestFailure(f"{type(exc).__name__}: {exc}", what, True)
+
+
+def error_text(exc: openai.APIStatusError) -> str:
+    """The endpoint's own message in an error body, else the SDK's."""
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return exc.message
+
+
+def short(text: str, limit: int = 80) -> str:
+    """``text`` on one line, cut to ``limit`` characters (for a notice)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def _no_quota(exc: openai.APIStatusError) -> bool:
+    """A 429 for an exhausted quota, which waiting does not fix."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    inner = body.get("error", body)
+    return isinstance(inner, dict) and inner.get("code") == "insufficient_quota"
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
