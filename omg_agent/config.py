@@ -72,6 +72,9 @@ class Settings(BaseModel):
     jpeg_quality: int = Field(80, ge=10, le=100, description="JPEG quality of screenshots.")
     max_steps: int = Field(60, ge=1, le=100_000, description="Step budget of one run.")
     device: str | None = Field(None, description="adb serial, or 'vphone'.")
+    device_grace_s: float = Field(
+        30.0, ge=0, le=3600, description="How long a dropped device (offline, unauthorized, "
+        "adb server restarted) is waited for before the run stops, seconds.")
     runs_dir: Path = Field(Path("runs"), description="Where run folders (traces) are written.")
     memory_db: Path | None = Field(
         None, description="MemoryBank sqlite file; default <runs_dir>/memory.sqlite.")

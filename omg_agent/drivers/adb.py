@@ -12,6 +12,9 @@ Implements :class:`~omg_agent.drivers.base.Driver` (DESIGN.md §3–4, issue 3 i
   (targets resolved with ``perception.anchor``, the bundle cut at its first boundary, launch
   fallbacks, settling) over :class:`~omg_agent.drivers.adbport.AdbShellPort`, which runs the
   bundle as packed shell calls (:mod:`.commands`, :mod:`.textinput`: normally one call).
+
+Every device call rides out drops for ``grace_s`` seconds (:mod:`.grace`): offline,
+unauthorized, a restarted adb server, a TCP device to re-connect.
 """
 
 from __future__ import annotations
@@ -66,10 +69,10 @@ class AdbDriver:
                  settle_timeout: float = 2.0, aliases: Mapping[str, str] | None = None,
                  settle_window: float = 0.25, ime_settle_s: float = 0.25, anchorer=None,
                  ocr=None,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, grace_s: float = 30.0) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
-        self.io = AdbIO(self.client, self.serial, timeout=timeout)
+        self.io = AdbIO(self.client, self.serial, timeout=timeout, grace_s=grace_s)
         self.settle_timeout = settle_timeout
         self.settle_window = settle_window
         self.ime_settle_s = ime_settle_s
