@@ -65,6 +65,7 @@ from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
 from omg_agent.guards.injection import without_foreign
 from omg_agent.guards.loops import LoopGuard, Rung, Verdict
+from omg_agent.guards.system import SystemGuard
 from omg_agent.perception.elementlist import render
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,7 @@ class Orchestrator:
         self.failure_threshold = failure_threshold
         self.loops = LoopWatch(LoopGuard(human_reachable=ask_user is not None),
                                enabled=settings.loop_guard)
+        self.system = SystemGuard(ask_user)  # ANR, crashes, permissions, screen off: by rule
         self.state: RunState | None = None
         self._started = 0.0
         self._base: list[tuple[int, int, int]] = []
@@ -236,6 +238,10 @@ class Orchestrator:
         step = s.todo.steps[index]
         started = time.perf_counter()
         obs = self.driver.observe()
+        if (move := self.system.react(obs, s.last_obs)) is not None:
+            self._event("system", situation=move.situation, note=move.note)
+            self.driver.execute(list(move.actions), obs)
+            return
         verdict = self.loops.judge(obs)  # a loop is named a loop before tries run out
         if verdict is not None and verdict.escalated:
             self._climb(index, step, verdict, obs)
