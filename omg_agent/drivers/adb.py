@@ -69,12 +69,14 @@ class AdbDriver:
                  settle_timeout: float = 2.0, aliases: Mapping[str, str] | None = None,
                  settle_window: float = 0.25, ime_settle_s: float = 0.25, anchorer=None,
                  ocr=None,
-                 timeout: float = 30.0, grace_s: float = 30.0) -> None:
+                 timeout: float = 30.0, grace_s: float = 30.0,
+                 change_grace: float = 0.3) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
         self.io = AdbIO(self.client, self.serial, timeout=timeout, grace_s=grace_s)
         self.settle_timeout = settle_timeout
         self.settle_window = settle_window
+        self.change_grace = change_grace  # how long a slow app may take to start changing
         self.ime_settle_s = ime_settle_s
         self.profile = profile  # resized to the screen (or estimated) by info()
         self.aliases: dict[str, str] = {**(profile.aliases() if profile else {}),
@@ -117,21 +119,24 @@ class AdbDriver:
     def screenshot(self) -> tuple[Image.Image, bytes]:
         """(RGB image, the bytes it came from) — raw frame, or PNG as the fallback."""
         if not self._png_only:
-            data = self.io.run("screencap 2>/dev/null")  # exec: would mix warnings in
-            try:
-                return adbparse.decode_raw_frame(data), data
-            except TruncatedFrame as exc:  # the transport broke mid-frame
-                raise DeviceOffline(str(exc), serial=self.serial, command="screencap") from None
+            try:  # exec: would mix warnings in; a frame cut short is fetched again
+                return self.io.read("screencap 2>/dev/null", self._raw_frame)
             except FrameError as exc:
                 log.warning("%s: raw screencap unusable (%s); using PNG", self.serial, exc)
                 self._png_only = True
         data = self.io.run("screencap -p 2>/dev/null")
         return adbparse.decode_png(data), data
 
+    def _raw_frame(self, data: bytes) -> tuple[Image.Image, bytes]:
+        try:
+            return adbparse.decode_raw_frame(data), data
+        except TruncatedFrame as exc:  # the transport broke mid-frame
+            raise DeviceOffline(str(exc), serial=self.serial, command="screencap") from None
+
     def hierarchy(self) -> str:
         """The uiautomator XML of the current screen."""
         if not self._dump_to_file:
-            xml = adbparse.extract_hierarchy(self.io.run(DUMP_CMD))
+            xml = self.io.read(DUMP_CMD, self._dump_xml)
             if xml is not None:
                 return xml
             log.info("%s: uiautomator dump /dev/tty gave no XML; dumping to a file", self.serial)
@@ -141,6 +146,13 @@ class AdbDriver:
         if xml is None:
             raise DeviceError("uiautomator dump gave no hierarchy", serial=self.serial,
                               command=DUMP_CMD)
+        return xml
+
+    def _dump_xml(self, out: bytes) -> str | None:
+        xml = adbparse.extract_hierarchy(out)
+        if xml is None and b"<hierarchy" in out:  # began, never ended: the stream broke
+            raise DeviceOffline("hierarchy dump cut short", serial=self.serial,
+                                command=DUMP_CMD)
         return xml
 
     def observe(self, *, ocr: bool = False) -> Observation:
@@ -219,12 +231,14 @@ class AdbDriver:
         launch_via_execute(self, app, self.serial)
 
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
-                     change_grace: float = 0.3) -> bool:
+                     change_grace: float | None = None) -> bool:
         """Wait until raw screencaps stop changing (:mod:`.settle`); False on timeout."""
         return settle.wait_settled(lambda: self.screenshot()[0], self.hasher,
                                    timeout=self.settle_timeout if timeout is None else timeout,
                                    window=self.settle_window, last=self.last_observation,
-                                   previous=previous, change_grace=change_grace,
+                                   previous=previous,
+                                   change_grace=(self.change_grace if change_grace is None
+                                                 else change_grace),
                                    serial=self.serial)
 
     def close(self) -> None:

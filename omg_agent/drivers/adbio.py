@@ -31,7 +31,9 @@ import shlex
 import socket
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import adbutils
 from adbutils.errors import AdbError
@@ -40,6 +42,7 @@ from omg_agent.drivers.grace import AdbLink, DeviceGrace, Undelivered
 from omg_agent.errors import DeviceError, DeviceOffline
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CHUNK = 1 << 20
 _V2_STDOUT, _V2_STDERR, _V2_EXIT = 1, 2, 3
@@ -84,6 +87,13 @@ class AdbIO:
         """Run ``cmd`` through ``exec:`` and return its raw stdout (a read: repeated
         through device drops)."""
         return self.grace.read(lambda: self._exec(cmd, timeout, label or cmd), label or cmd)
+
+    def read(self, cmd: str, parse: Callable[[bytes], T], *, timeout: float | None = None,
+             label: str = "") -> T:
+        """Run ``cmd`` and ``parse`` its stdout as one unit through device drops: a parse
+        that raises :class:`DeviceOffline` (an answer cut short) fetches it again."""
+        return self.grace.read(lambda: parse(self._exec(cmd, timeout, label or cmd)),
+                               label or cmd)
 
     def _exec(self, cmd: str, timeout: float | None, label: str) -> bytes:
         sock = self._open(f"exec:{cmd}", timeout, label)

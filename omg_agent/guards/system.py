@@ -38,6 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from PIL import ImageStat
+
 from omg_agent.core.actions import (
     Action,
     AnchorTarget,
@@ -111,9 +113,7 @@ def _tap(element: UIElement) -> Tap:
 
 
 def _dark(obs: Observation) -> bool:
-    image = obs.screenshot.convert("L").resize((32, 64))
-    pixels = list(image.getdata())
-    return sum(pixels) / max(1, len(pixels)) < DARK
+    return ImageStat.Stat(obs.screenshot.convert("L").resize((32, 64))).mean[0] < DARK
 
 
 def situation_of(obs: Observation) -> Situation | None:
