@@ -67,6 +67,29 @@ class ShellResult:
         return (self.stdout + self.stderr).decode("utf-8", "replace")
 
 
+class ServerConnection(adbutils.AdbConnection):
+    """A connection to the adb server that neither starts a server when there is none
+    (adbutils would run ``adb start-server`` for the default port, whatever port the client
+    uses) nor leaks the socket of a refused connect; :mod:`.grace` restarts the right one."""
+
+    def _safe_connect(self) -> socket.socket:
+        host, port = self._server
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        sock.settimeout(3)
+        try:
+            sock.connect((host, port))
+        except OSError as exc:
+            sock.close()
+            raise AdbError(f"connect to adb server {host}:{port} failed: {exc}") from None
+        sock.settimeout(None)
+        return sock
+
+    def __init__(self, host: str, port: int) -> None:
+        self._server = (host, port)
+        super().__init__(host, port)
+
+
 class AdbIO:
     """Shell streams to one device. Thread-safe: every call opens its own connection."""
 
@@ -139,10 +162,12 @@ class AdbIO:
     # -- internals -------------------------------------------------------------------------
     def _connect(self, timeout: float | None) -> adbutils.AdbConnection:
         try:
-            return self.client.make_connection(timeout=timeout or self.timeout)
+            conn = ServerConnection(self.client.host, self.client.port)
         except (AdbError, OSError) as exc:
             raise Undelivered(DeviceOffline(f"adb server unreachable: {exc}",
                                             serial=self.serial)) from None
+        conn.conn.settimeout(timeout or self.timeout)
+        return conn
 
     def _request(self, conn: adbutils.AdbConnection, service: str, label: str) -> None:
         try:

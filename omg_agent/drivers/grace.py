@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+import socket
 import subprocess
 import threading
 import time
@@ -65,17 +66,19 @@ class AdbLink:
         return bool(TCP_SERIAL.match(self.serial)) and not self.serial.startswith("emulator-")
 
     def server_alive(self) -> bool:
+        """Whether something accepts connections on the server's port (a plain socket:
+        adbutils' own check would start a server on the default port and leak a socket)."""
         try:
-            self.client.server_version()
-        except (adbutils.AdbError, OSError):
+            with socket.create_connection((self.client.host, self.client.port), timeout=2):
+                return True
+        except OSError:
             return False
-        return True
 
     def start_server(self) -> None:
         adb = shutil.which("adb")
         if adb is None:
             return
-        port = str(getattr(self.client, "port", 5037))
+        port = str(self.client.port)
         log.warning("%s: the adb server is gone; starting it (adb -P %s start-server)",
                     self.serial, port)
         self.server_starts += 1
@@ -88,6 +91,8 @@ class AdbLink:
 
     def state(self) -> str:
         """The device's state as the server lists it ('' when it is not listed)."""
+        if not self.server_alive():
+            return ""
         try:
             for info in self.client.list():
                 if info.serial == self.serial:
