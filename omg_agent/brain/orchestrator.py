@@ -86,6 +86,8 @@ class Orchestrator:
                  failure_threshold: int = FAILURE_THRESHOLD,
                  gatekeeper: GateKeeper | None = None,
                  secrets: SecretVault | None = None) -> None:
+        self.system = SystemGuard(ask_user)  # ANR, crashes, permissions, screen off: by rule
+        driver = self.system.watching(driver)  # it sees our back/home/launch (crash or not)
         self.driver = driver
         self.planner = Planner(planner_llm)
         self.gatekeeper = gatekeeper
@@ -102,7 +104,6 @@ class Orchestrator:
         self.failure_threshold = failure_threshold
         self.loops = LoopWatch(LoopGuard(human_reachable=ask_user is not None),
                                enabled=settings.loop_guard)
-        self.system = SystemGuard(ask_user)  # ANR, crashes, permissions, screen off: by rule
         self.state: RunState | None = None
         self._started = 0.0
         self._base: list[tuple[int, int, int]] = []

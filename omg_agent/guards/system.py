@@ -15,9 +15,10 @@ The rules (one move per observation; a multi-screen recovery takes several):
   *Close app* and the app is relaunched on the next observation.
 * **Crash dialog** ("… keeps stopping" / "… has stopped"): tap *Close app* (or *OK*); the app
   is relaunched on the next observation.
-* **Silent crash**: the previous observation showed app X and now, with no action from us in
-  between, the launcher is in front → launch X again (the step resumes from its first
-  screen). At most ``max_relaunches`` per run, then a stop naming the app.
+* **Silent crash**: the last screen the guard saw was app X and now the launcher is in front,
+  though nothing we ran since navigated (no back, home, recents or launch: the guard watches
+  the driver, :meth:`SystemGuard.watching`) → launch X again (the step resumes from its
+  first screen). At most ``max_relaunches`` per run, then a stop naming the app.
 * **Permission prompt**: never granted by rule. With a human reachable the prompt's text is
   asked as a yes/no question (yes → *Allow*, anything else → *Don't allow*); with none, it is
   denied (deny by default).
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,6 +52,7 @@ from omg_agent.core.actions import (
     TypeText,
 )
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.drivers.base import DeviceInfo, Driver, ExecResult
 from omg_agent.errors import DeviceError
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,7 @@ KEYGUARD_TEXT = re.compile(r"(swipe up to unlock|enter (pin|password)|wrong (pin
                            r"向上滑动解锁|输入(PIN|密码))", re.I)
 YES = re.compile(r"^\s*(y|yes|ok|okay|allow|sure|是|好|允许|可以)\b", re.I)
 DARK = 12  # mean brightness (0–255) under which an untexted screen counts as off
+NAVIGATION_KEYS = frozenset({3, 4, 187})  # home, back, recents
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,10 @@ def situation_of(obs: Observation) -> Situation | None:
     if obs.package in PERMISSION_PACKAGES or (
             any(PERMISSION_ASK.search(t) for t in texts) and _button(obs, DENY) is not None):
         return "permission"
-    if obs.package == SYSTEMUI or not obs.package:
+    shade = obs.package == SYSTEMUI or (  # a dark focus ("") over System UI's own views
+        not obs.package and bool(obs.elements)
+        and all(e.package == SYSTEMUI for e in obs.elements))
+    if shade:
         if any(any(k in e.resource_id.lower() for k in PIN_IDS) for e in obs.elements):
             return "keyguard_pin"
         if any(KEYGUARD_TEXT.search(t) for t in texts) or any(
@@ -152,15 +158,29 @@ class SystemGuard:
         self.relaunches = 0
         self.pin_asks = 0
         self.moves: list[SystemMove] = []
+        self.navigated = False  # a back/home/recents/launch ran since the last screen seen
+        self._seen = ""  # the package of the last screen seen
         self._last: Situation | None = None
         self._repeats = 0
 
+    def watching(self, driver: Driver) -> Driver:
+        """``driver``, with every executed bundle shown to this guard (composition)."""
+        return _Watched(driver, self)
+
+    def ran(self, actions: Sequence[Action]) -> None:
+        if any(isinstance(a, Launch) or (isinstance(a, Key) and a.keycode in NAVIGATION_KEYS)
+               or a.type in ("back", "home") for a in actions):
+            self.navigated = True
+
     def react(self, obs: Observation, previous: Observation | None = None) -> SystemMove | None:
         """The move for this screen, or None when it is the app's (the operator's turn).
-        ``previous`` is the last observation the agent saw after its own actions."""
+        ``previous`` (the screen the agent last saw) stands in for the guard's own memory
+        when it has seen nothing yet."""
+        seen = self._seen or (previous.package if previous is not None else "")
+        navigated, self.navigated, self._seen = self.navigated, False, obs.package
         situation = situation_of(obs)
         if situation is None and is_launcher(obs.package):
-            situation = self._crashed(previous)
+            situation = self._crashed(seen, navigated)
         if situation is None:
             if not is_system(obs.package):
                 self.app, self.relaunch = obs.package, ""
@@ -176,10 +196,10 @@ class SystemGuard:
         self.moves.append(move)
         return move
 
-    def _crashed(self, previous: Observation | None) -> Situation | None:
+    def _crashed(self, seen: str, navigated: bool) -> Situation | None:
         if self.relaunch:
             return "app_crashed"
-        if previous is not None and previous.package == self.app and self.app:
+        if self.app and seen == self.app and not navigated:
             self.relaunch = self.app
             return "app_crashed"
         return None
@@ -255,3 +275,32 @@ class SystemGuard:
         return SystemMove("keyguard_pin", (TypeText(
             text=answer.strip(), target=AnchorTarget(resource_id=field.resource_id),
             submit=True),), "lock screen: typed the PIN the user gave")
+
+
+class _Watched:
+    """A driver whose executed bundles the guard sees (the Driver protocol, unchanged)."""
+
+    def __init__(self, driver: Driver, guard: SystemGuard) -> None:
+        self.inner = driver
+        self.guard = guard
+
+    def info(self) -> DeviceInfo:
+        return self.inner.info()
+
+    def observe(self, *, ocr: bool = False) -> Observation:
+        return self.inner.observe(ocr=ocr)
+
+    def execute(self, actions: Sequence[Action],
+                observation: Observation | None = None) -> ExecResult:
+        self.guard.ran(actions)
+        return self.inner.execute(actions, observation)
+
+    def launch(self, app: str) -> None:
+        self.guard.navigated = True
+        self.inner.launch(app)
+
+    def current_app(self) -> tuple[str, str]:
+        return self.inner.current_app()
+
+    def close(self) -> None:
+        self.inner.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from omg_agent.core.actions import AnchorTarget, Key, Launch, Swipe, Tap, TypeText
+from omg_agent.core.actions import AnchorTarget, Back, Home, Key, Launch, Swipe, Tap, TypeText
 from omg_agent.core.observation import Observation
 from omg_agent.errors import DeviceError
 from omg_agent.guards.system import SystemGuard, situation_of
@@ -18,6 +18,19 @@ from omg_agent.perception.uitree import parse_elements
 from omg_agent.vphone.phone import VirtualPhone
 
 FEED, NOTES = "com.omg.feed", "com.omg.notes"
+
+
+class PhoneDriver:
+    """Runs bundles on the phone in-process (what the guard watches is only which ran)."""
+
+    def __init__(self, phone: VirtualPhone) -> None:
+        self.phone = phone
+
+    def execute(self, actions, observation=None):
+        apply(self.phone, actions)
+
+    def launch(self, app: str) -> None:
+        self.phone.start_activity(app)
 
 
 def observe(phone: VirtualPhone) -> Observation:
@@ -36,6 +49,10 @@ def apply(phone: VirtualPhone, actions) -> None:
                 phone.start_activity(app)
             case Key():
                 phone.key(action.keycode)
+            case Home():
+                phone.key(3)
+            case Back():
+                phone.key(4)
             case Swipe():
                 w, h = phone.profile.width, phone.profile.height
                 phone.swipe(w // 2, h * 8 // 10, w // 2, h * 3 // 10)
@@ -95,12 +112,24 @@ def test_a_crash_dialog_is_closed_and_the_app_relaunched(phone):
     assert phone.focus()[0] == FEED
 
 
-def test_the_launcher_after_our_own_home_press_is_not_a_crash(phone):
+@pytest.mark.parametrize("ours", [Home(), Back(), Key(key="home"), Launch(app="Settings")])
+def test_the_launcher_after_our_own_navigation_is_not_a_crash(phone, ours):
     guard = SystemGuard()
+    driver = guard.watching(PhoneDriver(phone))
     guard.react(observe(phone))
+    driver.execute([ours])
     phone.go_home()
-    after_home = observe(phone)  # what the agent saw after pressing home itself
-    assert guard.react(observe(phone), after_home) is None
+    assert guard.react(observe(phone)) is None
+
+
+def test_the_launcher_after_a_tap_of_ours_is_a_crash(phone):
+    guard = SystemGuard()
+    driver = guard.watching(PhoneDriver(phone))
+    guard.react(observe(phone))
+    driver.execute([Tap(target=AnchorTarget(text="Like"))])
+    phone.go_home()  # the tap took the app down
+    move = guard.react(observe(phone))
+    assert move is not None and move.actions == (Launch(app=FEED),)
 
 
 def test_an_app_that_keeps_crashing_stops_the_run_with_its_name(phone):
@@ -110,6 +139,7 @@ def test_an_app_that_keeps_crashing_stops_the_run_with_its_name(phone):
     for _ in range(2):
         phone.go_home()  # a silent crash: the launcher, nothing pressed by us
         apply(phone, guard.react(observe(phone), before).actions)
+        assert guard.react(observe(phone)) is None  # back in the app
     phone.go_home()
     with pytest.raises(DeviceError, match="com.omg.feed crashed 3 times"):
         guard.react(observe(phone), before)
