@@ -247,7 +247,8 @@ class AdbIO:
 
     def _error(self, message: str, label: str) -> DeviceError:
         lowered = message.lower()
-        kind = DeviceOffline if any(w in lowered for w in _OFFLINE) else DeviceError
+        closed = lowered.endswith("b''")  # adbutils' "Unknown data: b''": the server hung up
+        kind = DeviceOffline if closed or any(w in lowered for w in _OFFLINE) else DeviceError
         return kind(message, serial=self.serial, command=label)
 
 
