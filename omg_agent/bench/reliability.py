@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import logging
 import random
-import secrets
 import socket
 import sqlite3
 import tempfile
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import adbutils
@@ -38,11 +38,17 @@ from omg_agent.sim.model_double import ModelDouble
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.faults import Injection, inject_later
 from omg_agent.vphone.phone import VirtualPhone
+from omg_agent.vphone.profile import PROFILES, DeviceProfile
 
 log = logging.getLogger(__name__)
 
 KINDS = ("drop", "offline", "adb_kill", "crash", "anr", "screen_off")
 OFFLINE_S = (3.0, 8.0)  # the issue's range; tests scale it down (see the test)
+# A small phone (360×800 px at 160 dpi: the same layout in dp as any phone, a quarter of
+# compact's pixels) keeps a 100-run soak's frames cheap; the faults do not care.
+SOAK_PROFILE = replace(PROFILES["compact"], name="soak", width=360, height=800, density=160,
+                       status_bar_height=24, nav_bar_height=32, serialno="VPHONESOAK",
+                       model="vPhone Soak")
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,7 @@ class SoakConfig:
     max_steps: int = 60
     settle_window: float = 0.1
     change_grace: float = 0.15  # the driver's wait for a slow app to start changing
-    profile: str = "compact"  # the vphone's device profile (compact: smaller frames)
+    profile: str | DeviceProfile = SOAK_PROFILE  # the vphone's device profile
 
 
 @dataclass
@@ -75,6 +81,7 @@ class SoakRun:
     steps: int = 0
     system_moves: int = 0
     wall_s: float = 0.0
+    harness_error: str = ""  # the soak itself failed (not the agent): never expected
 
     @property
     def stated(self) -> bool:
@@ -120,21 +127,36 @@ class _LogTap(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def soak_run(cfg: SoakConfig, index: int, adb_port: int, work: Path) -> SoakRun:
-    seed = cfg.seed * 100_003 + index
-    rng = random.Random(seed)
-    plan = schedule(cfg, rng)
-    pin = f"pw{secrets.token_hex(4)}" if rng.random() < 0.5 else ""
-    run = SoakRun(index, seed, [k for k, _, _ in plan])
-    task = LikeSet(id="feed.like_first", posts=list(range(1, cfg.posts + 1)),
-                   marker=1000 + rng.randrange(1000))
-    run_dir = work / f"run-{index:03d}"
+@contextmanager
+def tapped_logs() -> Iterator[_LogTap]:
+    """Every log line of the agent (DEBUG up) while the soak runs; the phone's own stay
+    quiet (they are the device's side, and slow)."""
     tap = _LogTap()
     root, device_side = logging.getLogger("omg_agent"), logging.getLogger("omg_agent.vphone")
     levels = root.level, device_side.level
     root.addHandler(tap)
-    root.setLevel(logging.DEBUG)  # the agent's every line; the phone's own logs stay quiet
+    root.setLevel(logging.DEBUG)
     device_side.setLevel(logging.WARNING)
+    try:
+        yield tap
+    finally:
+        root.removeHandler(tap)
+        root.setLevel(levels[0])
+        device_side.setLevel(levels[1])
+
+
+def soak_run(cfg: SoakConfig, index: int, adb_port: int, work: Path,
+             tap: _LogTap | None = None) -> SoakRun:
+    """Run ``index`` of the soak on the adb server at ``adb_port``; ``tap`` holds the log
+    lines searched for the run's password."""
+    seed = cfg.seed * 100_003 + index
+    rng = random.Random(seed)
+    plan = schedule(cfg, rng)
+    pin = f"pw{rng.getrandbits(40):010x}" if rng.random() < 0.5 else ""
+    run = SoakRun(index, seed, [k for k, _, _ in plan])
+    task = LikeSet(id="feed.like_first", posts=list(range(1, cfg.posts + 1)),
+                   marker=1000 + rng.randrange(1000))
+    run_dir = work / f"run-{index:03d}"
     phone = VirtualPhone(cfg.profile, seed=seed % 7)
     injections: list[Injection] = []
     try:
@@ -173,11 +195,8 @@ def soak_run(cfg: SoakConfig, index: int, adb_port: int, work: Path) -> SoakRun:
     finally:
         for inj in injections:
             inj.cancel()
-        root.removeHandler(tap)
-        root.setLevel(levels[0])
-        device_side.setLevel(levels[1])
     run.stores_ok = stores_readable(run_dir)
-    run.leaked = bool(pin) and leaked(pin, run_dir, tap.lines)
+    run.leaked = bool(pin) and leaked(pin, run_dir, tap.lines if tap is not None else ())
     return run
 
 
@@ -208,15 +227,38 @@ def leaked(secret: str, run_dir: Path, lines: Sequence[str]) -> bool:
     return any(secret in line for line in lines)
 
 
-def soak(cfg: SoakConfig, *, on_run=None) -> list[SoakRun]:
-    """``cfg.runs`` seeded runs on one private adb server."""
-    runs: list[SoakRun] = []
-    with private_adb_server() as port, tempfile.TemporaryDirectory() as tmp:
-        for i in range(cfg.runs):
-            runs.append(soak_run(cfg, i, port, Path(tmp)))
-            if on_run is not None:
-                on_run(runs[-1])
-    return runs
+def soak(cfg: SoakConfig, *, workers: int = 1,
+         on_run: Callable[[SoakRun], None] | None = None) -> list[SoakRun]:
+    """``cfg.runs`` seeded runs, ``workers`` at a time (each worker with its own adb server,
+    so one run's server kill is no other run's fault); in index order. A run mostly waits
+    (the screen settling, the adb server, the double), so a few workers share 2 cores well.
+    The seeds and fault schedules do not depend on ``workers``."""
+    runs: dict[int, SoakRun] = {}
+    lock = threading.Lock()
+
+    def worker(indices: Sequence[int], work: Path, tap: _LogTap) -> None:
+        with private_adb_server() as port:
+            for i in indices:
+                try:
+                    run = soak_run(cfg, i, port, work, tap)
+                except Exception as exc:  # the harness, not the agent: record and go on
+                    log.exception("soak run %d", i)
+                    run = SoakRun(i, -1, [], harness_error=f"{type(exc).__name__}: {exc}")
+                with lock:
+                    runs[i] = run
+                    if on_run is not None:
+                        on_run(run)
+
+    workers = max(1, min(workers, cfg.runs))
+    with tempfile.TemporaryDirectory() as tmp, tapped_logs() as tap:
+        threads = [threading.Thread(target=worker, name=f"soak-{w}", daemon=True,
+                                    args=(range(w, cfg.runs, workers), Path(tmp), tap))
+                   for w in range(workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    return [runs[i] for i in range(cfg.runs)]
 
 
 def table(runs: Sequence[SoakRun], cfg: SoakConfig) -> str:
@@ -236,6 +278,7 @@ def table(runs: Sequence[SoakRun], cfg: SoakConfig) -> str:
         ("data lost (stores unreadable)", f"{sum(not r.stores_ok for r in runs)}"),
         ("secrets leaked (password in files or logs)", f"{sum(r.leaked for r in runs)}"),
         ("system screens handled by rule", f"{sum(r.system_moves for r in runs)}"),
+        ("harness errors", f"{sum(bool(r.harness_error) for r in runs)}"),
         ("offline window", f"{cfg.offline_s[0]:g}–{cfg.offline_s[1]:g} s"),
     ]
     lines = ["| measure | value |", "|---|---|", *(f"| {a} | {b} |" for a, b in rows)]

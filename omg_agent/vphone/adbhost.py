@@ -2,9 +2,9 @@
 
 Starting the adb server, ``adb connect``-ing a vphone and waiting until it is a ``device``
 are needed by the CLI (``vphone start --connect``), the pytest fixture and the benchmarks;
-they live here once. Uses the real ``adb`` binary, as a user would. ``server_port`` picks an adb server other than
-the default one (``adb -P PORT``), so a test may kill its own server without touching anyone
-else's.
+they live here once. Uses the real ``adb`` binary, as a user would. ``server_port`` picks
+an adb server other than the default one (``adb -P PORT``), so a test may kill its own
+server without touching anyone else's.
 """
 
 from __future__ import annotations
