@@ -54,7 +54,8 @@ class AdbLink:
 
     def __init__(self, client: adbutils.AdbClient, serial: str, *,
                  timeout: float = 10.0) -> None:
-        self.client = client
+        # its own client, so listing and connecting cannot hang past ``timeout``
+        self.client = adbutils.AdbClient(client.host, client.port, socket_timeout=timeout)
         self.serial = serial
         self.timeout = timeout
         self.server_starts = 0

@@ -46,7 +46,7 @@ def fault_request(phone: VirtualPhone, body: dict) -> str:
                            pin=None if pin is None else str(pin))
     injection = inject_later(phone, kind, seconds=seconds, at=at, within=within, rng=rng,
                              adb_port=port, pin=None if pin is None else str(pin))
-    return f"{kind} scheduled in {injection.at_s:.2f} s"
+    return injection.done or f"{kind} scheduled in {injection.at_s:.2f} s"
 
 
 class ControlServer:
