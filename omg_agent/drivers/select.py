@@ -67,10 +67,10 @@ def device_profile(device: adbutils.AdbDevice, profile_dir: Path) -> DeviceProfi
 def build_driver(kind: Literal["adb", "u2"], serial: str, *,
                  profile: DeviceProfileSpec | None, client: adbutils.AdbClient,
                  ocr: Any = None, grace_s: float = 30.0) -> Driver:
-    """One driver, wired with the profile's bars and app aliases; the ADB driver rides out
-    device drops for ``grace_s`` seconds."""
+    """One driver, wired with the profile's bars and app aliases; it rides out
+    device drops for ``grace_s`` seconds (the u2 driver while observing)."""
     if kind == "u2":
-        return U2Driver(serial, client=client, profile=profile, ocr=ocr)
+        return U2Driver(serial, client=client, profile=profile, ocr=ocr, grace_s=grace_s)
     return AdbDriver(serial, client=client, profile=profile, ocr=ocr, grace_s=grace_s)
 
 

@@ -39,6 +39,7 @@ from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.executor import BundleExecutor
+from omg_agent.drivers.grace import AdbLink, DeviceGrace
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
@@ -74,9 +75,11 @@ class U2Driver:
     def __init__(self, serial: str | None = None, *, client: adbutils.AdbClient | None = None,
                  profile: DeviceProfileSpec | None = None, anchorer: Any = None,
                  ocr: Any = None, settle_timeout: float = 2.0,
-                 settle_window: float = 0.25) -> None:
+                 settle_window: float = 0.25, grace_s: float = 30.0) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
+        # observing rides out device drops (inputs are not repeated: see drivers.grace)
+        self.grace = DeviceGrace(AdbLink(self.client, self.serial), grace_s=grace_s)
         self.device = self.client.device(self.serial)
         self.settle_timeout = settle_timeout
         self.settle_window = settle_window
@@ -174,6 +177,10 @@ class U2Driver:
                           command="dumpWindowHierarchy")
 
     def observe(self, *, ocr: bool = False) -> Observation:
+        """The screen, read again through device drops for up to ``grace_s`` seconds."""
+        return self.grace.read(lambda: self._observe(ocr), "observe")
+
+    def _observe(self, ocr: bool) -> Observation:
         t0 = time.perf_counter()
         self.info()
         dump = self._pool.submit(_timed, self.hierarchy)
