@@ -43,7 +43,7 @@ def main() -> int:
     def show(run: SoakRun) -> None:
         if args.quiet:
             return
-        outcome = "done" if run.success else f"stopped: {run.reason.splitlines()[-2:]}"
+        outcome = "done" if run.success else f"stopped: {run.reason}"
         print(f"run {run.index:3d}: faults {','.join(run.fired) or '-':24} "
               f"{run.steps:3d} steps {run.wall_s:5.1f} s  {outcome}"
               + (f"  HARNESS: {run.harness_error}" if run.harness_error else ""),

@@ -74,7 +74,8 @@ class SoakRun:
     fired: list[str] = field(default_factory=list)
     success: bool = False
     status: str = ""
-    reason: str = ""
+    reason: str = ""  # why a run that did not complete stopped, as the agent said it
+    summary: str = ""  # the agent's whole stop message (done so far, why, what next)
     phantom: bool = False  # the phone shows an effect the task did not ask for
     stores_ok: bool = True
     leaked: bool = False
@@ -187,7 +188,8 @@ def soak_run(cfg: SoakConfig, index: int, adb_port: int, work: Path,
                          not i.done.startswith("failed")]
             run.success = task.check(phone)
             run.status, run.steps = result.status, result.steps_used
-            run.reason = "" if run.success else result.summary()
+            run.reason = "" if run.success else result.stopped_because
+            run.summary = "" if run.success else result.summary()
             run.system_moves = len(agent.system.moves)
             liked = set(phone.state()["apps"]["com.omg.feed"]["liked"])
             run.phantom = bool(liked - set(task.posts)) or (

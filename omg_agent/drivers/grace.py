@@ -41,7 +41,8 @@ SERVER_GONE = "adb server unreachable"
 
 
 class Undelivered(Exception):
-    """A call that failed before its command reached the device (safe to send again)."""
+    """A call that failed before its command reached the device (safe to send again).
+    Internal to the driver: :class:`DeviceGrace` unwraps it, it never reaches a caller."""
 
     def __init__(self, error: DeviceError) -> None:
         super().__init__(str(error))
