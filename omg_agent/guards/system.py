@@ -54,6 +54,7 @@ from omg_agent.core.actions import (
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import DeviceInfo, Driver, ExecResult
 from omg_agent.errors import DeviceError
+from omg_agent.guards.injection import SYSTEM_DIALOG_PACKAGES, SYSTEM_UI
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +62,8 @@ Situation = Literal["anr", "crash_dialog", "app_crashed", "permission", "screen_
                     "keyguard", "keyguard_pin"]
 Ask = Callable[[str], str | None]
 
-SYSTEMUI = "com.android.systemui"
-PERMISSION_PACKAGES = ("com.android.permissioncontroller",
-                       "com.google.android.permissioncontroller", "com.android.packageinstaller")
+SYSTEMUI = SYSTEM_UI
+PERMISSION_PACKAGES = SYSTEM_DIALOG_PACKAGES - {"android"}  # the controller, the installer
 ANR = re.compile(r"(isn.t responding|is not responding|没有响应|无响应)", re.I)
 CRASH = re.compile(r"(keeps stopping|has stopped|已停止运行|屡次停止运行)", re.I)
 PERMISSION_ASK = re.compile(r"^allow .+ to |允许.+(访问|使用)", re.I)
@@ -93,8 +93,7 @@ def is_launcher(package: str) -> bool:
 
 
 def is_system(package: str) -> bool:
-    return (package in ("", "android", SYSTEMUI, *PERMISSION_PACKAGES)
-            or is_launcher(package))
+    return package in ("", SYSTEMUI) or package in SYSTEM_DIALOG_PACKAGES or is_launcher(package)
 
 
 def _texts(obs: Observation) -> list[str]:
