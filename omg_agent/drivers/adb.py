@@ -56,6 +56,7 @@ IME_CMD = (f"ime list -a -s; echo {IME_SEP}; ime list -s; echo {IME_SEP}; "
            "settings get secure default_input_method")
 DUMP_CMD = "uiautomator dump /dev/tty"
 DUMP_FILE = "/data/local/tmp/omg_window_dump.xml"
+FRAME_HEADER_BYTES = adbparse.LEGACY_HEADER.size  # the shortest frame header
 
 
 class AdbDriver:
@@ -124,10 +125,18 @@ class AdbDriver:
             except FrameError as exc:
                 log.warning("%s: raw screencap unusable (%s); using PNG", self.serial, exc)
                 self._png_only = True
-        data = self.io.run("screencap -p 2>/dev/null")
+        return self.io.read("screencap -p 2>/dev/null", self._png_frame)
+
+    def _png_frame(self, data: bytes) -> tuple[Image.Image, bytes]:
+        if not data:  # the stream closed before a byte came: a drop, not a bad device
+            raise DeviceOffline("screencap answered nothing", serial=self.serial,
+                                command="screencap -p")
         return adbparse.decode_png(data), data
 
     def _raw_frame(self, data: bytes) -> tuple[Image.Image, bytes]:
+        if len(data) < FRAME_HEADER_BYTES:  # not even a header: the stream closed early
+            raise DeviceOffline(f"screencap answered {len(data)} bytes", serial=self.serial,
+                                command="screencap")
         try:
             return adbparse.decode_raw_frame(data), data
         except TruncatedFrame as exc:  # the transport broke mid-frame

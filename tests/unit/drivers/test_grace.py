@@ -124,3 +124,21 @@ def test_other_device_errors_are_not_retried():
     with pytest.raises(DeviceError, match="permission denied"):
         grace.read(read, "cat /x")
     assert calls == [1]
+
+
+@pytest.mark.parametrize("answer", [b"", b"\x38\x04"])
+def test_a_screencap_that_answers_nothing_is_a_drop_not_a_bad_frame(answer):
+    """An empty answer is fetched again (DeviceOffline), not a FrameError that would switch
+    the driver to PNG for good."""
+    import adbutils
+
+    from omg_agent.drivers.adb import AdbDriver
+
+    driver = AdbDriver("127.0.0.1:5555", client=adbutils.AdbClient(port=1))
+    try:
+        with pytest.raises(DeviceOffline):
+            driver._raw_frame(answer)
+        with pytest.raises(DeviceOffline):
+            driver._png_frame(b"")
+    finally:
+        driver.close()
