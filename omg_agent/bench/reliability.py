@@ -81,6 +81,7 @@ class SoakRun:
     leaked: bool = False
     steps: int = 0
     system_moves: int = 0
+    pin_asks: int = 0  # times the simulated user was asked for the lock's password
     wall_s: float = 0.0
     harness_error: str = ""  # the soak itself failed (not the agent): never expected
 
@@ -191,6 +192,7 @@ def soak_run(cfg: SoakConfig, index: int, adb_port: int, work: Path,
             run.reason = "" if run.success else result.stopped_because
             run.summary = "" if run.success else result.summary()
             run.system_moves = len(agent.system.moves)
+            run.pin_asks = agent.system.pin_asks
             liked = set(phone.state()["apps"]["com.omg.feed"]["liked"])
             run.phantom = bool(liked - set(task.posts)) or (
                 result.status == "done" and not run.success)
@@ -278,7 +280,9 @@ def table(runs: Sequence[SoakRun], cfg: SoakConfig) -> str:
         ("stopped with a stated reason", f"{sum(r.stated for r in stopped)} of {len(stopped)}"),
         ("phantom steps (state not exactly the task's)", f"{sum(r.phantom for r in runs)}"),
         ("data lost (stores unreadable)", f"{sum(not r.stores_ok for r in runs)}"),
-        ("secrets leaked (password in files or logs)", f"{sum(r.leaked for r in runs)}"),
+        ("secrets leaked (password in files or logs)",
+         f"{sum(r.leaked for r in runs)} ({sum(r.pin_asks for r in runs)} lock passwords "
+         "asked of the user and typed)"),
         ("system screens handled by rule", f"{sum(r.system_moves for r in runs)}"),
         ("harness errors", f"{sum(bool(r.harness_error) for r in runs)}"),
         ("offline window", f"{cfg.offline_s[0]:g}–{cfg.offline_s[1]:g} s"),

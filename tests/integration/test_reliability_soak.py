@@ -37,3 +37,4 @@ def test_seeded_runs_with_random_faults_complete_or_stop_with_a_reason() -> None
     assert [r.index for r in runs if r.phantom] == []  # the phone shows only the task's likes
     assert [r.index for r in runs if not r.stores_ok] == []
     assert [r.index for r in runs if r.leaked] == []
+    assert sum(r.pin_asks for r in runs) >= 1  # a password was typed: the leak check bit
