@@ -241,7 +241,7 @@ class Orchestrator:
         obs = self.driver.observe()
         if (move := self.system.react(obs, s.last_obs)) is not None:
             self._event("system", situation=move.situation, note=move.note)
-            self.driver.execute(list(move.actions), obs)
+            self.system.carry_out(self.driver, move, obs)
             return
         verdict = self.loops.judge(obs)  # a loop is named a loop before tries run out
         if verdict is not None and verdict.escalated:

@@ -12,7 +12,7 @@ Only calls that are safe to repeat are repeated. A read (screenshot, dump, dumps
 repeated whole. An input command is repeated only when it never reached the device (the
 transport could not be opened); when it broke after it was sent, its effect is unknown, so
 it is *not* sent again: the grace waits for the device to come back and then raises
-:class:`~omg_agent.errors.DeviceOffline` saying the result is unknown — the operator then
+:class:`~omg_agent.errors.InputUnconfirmed` saying the result is unknown — the operator then
 re-observes before deciding anything (no phantom steps). Retries happen below the operator,
 so they never count as steps.
 """
@@ -31,7 +31,7 @@ from typing import TypeVar
 
 import adbutils
 
-from omg_agent.errors import DeviceError, DeviceOffline
+from omg_agent.errors import DeviceError, DeviceOffline, InputUnconfirmed
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ class DeviceGrace:
                 if not repeat_sent:
                     self.unknown_inputs += 1
                     self.wait_back(label, start)
-                    raise DeviceOffline(
+                    raise InputUnconfirmed(
                         f"the device dropped while running an input; its effect is "
                         f"unknown, so it was not sent again (re-observe first): {exc}",
                         serial=self.link.serial, command=label) from None

@@ -53,7 +53,7 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import DeviceInfo, Driver, ExecResult
-from omg_agent.errors import DeviceError
+from omg_agent.errors import DeviceError, InputUnconfirmed
 from omg_agent.guards.injection import SYSTEM_DIALOG_PACKAGES, SYSTEM_UI
 
 log = logging.getLogger(__name__)
@@ -194,6 +194,14 @@ class SystemGuard:
         log.info("system screen (%s): %s", situation, move.note)
         self.moves.append(move)
         return move
+
+    def carry_out(self, driver: Driver, move: SystemMove, obs: Observation) -> None:
+        """Run ``move``'s actions on ``driver``. An input cut off by a drop is not repeated
+        blindly: the next observation shows whether it took (and the rules judge again)."""
+        try:
+            driver.execute(list(move.actions), obs)
+        except InputUnconfirmed as exc:
+            log.warning("system move (%s) cut off: %s", move.situation, exc)
 
     def _crashed(self, seen: str, navigated: bool) -> Situation | None:
         if self.relaunch:

@@ -18,7 +18,7 @@ from conftest import poll
 
 from omg_agent.bench.reliability import private_adb_server
 from omg_agent.drivers.adb import AdbDriver
-from omg_agent.errors import DeviceOffline
+from omg_agent.errors import DeviceOffline, InputUnconfirmed
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.faults import apply_fault, inject_later
 from omg_agent.vphone.phone import VirtualPhone
@@ -105,7 +105,7 @@ def test_an_input_cut_off_after_it_ran_is_not_sent_again(rig):
             apply_fault(phone, "drop")
 
     threading.Thread(target=drop_once_typed, daemon=True).start()
-    with pytest.raises(DeviceOffline, match="not sent again"):
+    with pytest.raises(InputUnconfirmed, match="not sent again"):
         driver.io.run_status("input text abc; sleep 5", label="type abc")
     assert title(phone) == "abc"  # once: the driver did not type it a second time
     assert driver.io.grace.unknown_inputs == 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from omg_agent.drivers.grace import DeviceGrace, Undelivered
-from omg_agent.errors import DeviceError, DeviceOffline
+from omg_agent.errors import DeviceError, DeviceOffline, InputUnconfirmed
 
 
 class Clock:
@@ -106,7 +106,7 @@ def test_an_input_that_broke_after_it_was_sent_is_not_sent_again():
         sent.append(clock.now)
         raise offline()  # the stream broke: did the tap land? unknown
 
-    with pytest.raises(DeviceOffline, match="effect is unknown, so it was not sent again"):
+    with pytest.raises(InputUnconfirmed, match="effect is unknown, so it was not sent again"):
         grace.send(tap, "tap 1,2")
     assert len(sent) == 1
     assert clock.now >= 3.0  # it waited for the device, so the next observe can run at once

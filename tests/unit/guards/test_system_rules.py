@@ -12,7 +12,7 @@ import pytest
 
 from omg_agent.core.actions import AnchorTarget, Back, Home, Key, Launch, Swipe, Tap, TypeText
 from omg_agent.core.observation import Observation
-from omg_agent.errors import DeviceError
+from omg_agent.errors import DeviceError, DeviceOffline, InputUnconfirmed
 from omg_agent.guards.system import SystemGuard, situation_of
 from omg_agent.perception.uitree import parse_elements
 from omg_agent.vphone.phone import VirtualPhone
@@ -243,3 +243,34 @@ def test_a_system_screen_that_will_not_go_away_stops_the_run(phone):
         guard.react(observe(phone))  # the dialog comes back every time (nothing applied)
     with pytest.raises(DeviceError, match="stays on a system screen"):
         guard.react(observe(phone))
+
+
+class DroppingDriver:
+    """A driver whose every bundle is cut off by a drop with ``error``."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.sent = 0
+
+    def execute(self, actions, observation=None):
+        self.sent += 1
+        raise self.error
+
+
+def test_a_move_cut_off_by_a_drop_is_judged_again_on_the_next_screen_not_resent(phone):
+    guard = SystemGuard()
+    phone.show_anr()
+    obs = observe(phone)
+    move = guard.react(obs)
+    driver = DroppingDriver(InputUnconfirmed("effect unknown", serial="s", command="tap"))
+    guard.carry_out(driver, move, obs)  # no raise: the run goes on and re-observes
+    assert driver.sent == 1
+
+
+def test_a_device_gone_for_good_during_a_move_stops_the_run(phone):
+    guard = SystemGuard()
+    phone.show_anr()
+    obs = observe(phone)
+    gone = DroppingDriver(DeviceOffline("did not come back within 30 s", serial="s"))
+    with pytest.raises(DeviceOffline, match="did not come back"):
+        guard.carry_out(gone, guard.react(obs), obs)
