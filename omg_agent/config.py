@@ -76,6 +76,9 @@ class Settings(BaseModel):
         description="Deadline of one run, seconds (run --timeout): past it the run stops at "
                     "the next step boundary, and no model request outlasts it; unset = none.")
     device: str | None = Field(None, description="adb serial, or 'vphone'.")
+    device_grace_s: float = Field(
+        30.0, ge=0, le=3600, description="How long a dropped device (offline, unauthorized, "
+        "adb server restarted) is waited for before the run stops, seconds.")
     runs_dir: Path = Field(Path("runs"), description="Where run folders (traces) are written.")
     memory_db: Path | None = Field(
         None, description="MemoryBank sqlite file; default <runs_dir>/memory.sqlite.")

@@ -9,6 +9,8 @@
     ├── AdbConnectError        ``adb connect`` did not bring a device up (knows serial, detail)
     ├── DeviceError            a device command failed (knows serial and command)
     │   ├── DeviceOffline      the device dropped off adb
+    │   │   └── InputUnconfirmed  an input cut off after it was sent (effect unknown; the
+    │   │                         device is back; it was not sent again)
     │   ├── ActionRejected     an action the driver refuses (bad target, unsafe point, …)
     │   ├── U2ServerGone       the uiautomator2 server does not answer (restart it)
     │   └── U2RpcError         the uiautomator2 server answered a JSON-RPC error (knows code)
@@ -51,6 +53,11 @@ class DeviceError(OmgError):
 
 class DeviceOffline(DeviceError):
     """The device is no longer reachable through adb."""
+
+
+class InputUnconfirmed(DeviceOffline):
+    """The device dropped while an input ran: whether it took effect is unknown, so it was
+    not sent again. The device answered again before this was raised: re-observe."""
 
 
 class ActionRejected(DeviceError):

@@ -73,6 +73,7 @@ from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
 from omg_agent.guards.injection import without_foreign
 from omg_agent.guards.loops import LoopGuard, Rung, Verdict
+from omg_agent.guards.system import SystemGuard
 from omg_agent.perception.elementlist import render
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,8 @@ class Orchestrator:
                  failure_threshold: int = FAILURE_THRESHOLD,
                  gatekeeper: GateKeeper | None = None,
                  secrets: SecretVault | None = None) -> None:
+        self.system = SystemGuard(ask_user)  # ANR, crashes, permissions, screen off: by rule
+        driver = self.system.watching(driver)  # it sees our back/home/launch (crash or not)
         self.driver = driver
         self.planner = Planner(planner_llm)
         self.gatekeeper = gatekeeper
@@ -250,6 +253,10 @@ class Orchestrator:
         step = s.todo.steps[index]
         started = time.perf_counter()
         obs = self.driver.observe()
+        if (move := self.system.react(obs, s.last_obs)) is not None:
+            self._event("system", situation=move.situation, note=move.note)
+            self.system.carry_out(self.driver, move, obs)
+            return
         verdict = self.loops.judge(obs)  # a loop is named a loop before tries run out
         if verdict is not None and verdict.escalated:
             self._climb(index, step, verdict, obs)

@@ -319,7 +319,8 @@ class RunJob:
         from omg_agent.drivers.dryrun import DryRunDriver
         from omg_agent.drivers.select import choose_driver
 
-        driver: Driver = choose_driver(serial, self.driver_kind)  # type: ignore[arg-type]
+        driver: Driver = choose_driver(serial, self.driver_kind,  # type: ignore[arg-type]
+                                       grace_s=settings.device_grace_s)
         stack.callback(driver.close)
         if self.dry_run:
             driver = DryRunDriver(driver, on_action=lambda line: err_console.print(

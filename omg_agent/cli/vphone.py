@@ -9,7 +9,7 @@ import typer
 from omg_agent.cli.console import console, fail
 from omg_agent.errors import OmgError
 from omg_agent.vphone import adbhost, daemon
-from omg_agent.vphone.control import FAULTS
+from omg_agent.vphone.faults import FAULTS, default_adb_port
 from omg_agent.vphone.profile import PROFILES
 
 app = typer.Typer(help="Run the virtual phone (vphone): a simulated Android device that "
@@ -113,15 +113,29 @@ def _summary(app_state: object) -> str:
 def fault(
     kind: str = typer.Argument(..., help=f"One of: {', '.join(FAULTS)}."),
     seconds: float = typer.Option(0.0, help="Duration (offline) or delay (latency)."),
+    at: float | None = typer.Option(None, "--at", help="Inject this many seconds from now."),
+    within: float | None = typer.Option(
+        None, "--within", help="Inject at a random moment within this many seconds."),
+    seed: int | None = typer.Option(None, help="Seed for the random moment (--within)."),
+    pin: str | None = typer.Option(None, help="screen_off: lock with this PIN."),
+    adb_port: int | None = typer.Option(
+        None, "--adb-port", help="adb_kill: the adb server's port (default: "
+        "$ANDROID_ADB_SERVER_PORT or 5037)."),
     port: int | None = typer.Option(None, help="Port of the vphone."),
 ) -> None:
-    """Inject a fault: drop transports, go offline, add latency, crash the app, show ANR.
+    """Inject a fault now, at a given moment (--at) or at a random one (--within): drop
+    transports, go offline, add latency, crash the app, show ANR, turn the screen off
+    (locked), kill the adb server.
 
     Example: omg-agent vphone fault offline --seconds 5
+
+    Example: omg-agent vphone fault adb_kill --within 30 --seed 7
     """
+    body: dict = {"kind": kind, "seconds": seconds, "at": at, "within": within,
+                  "seed": seed, "pin": pin, "adb_port": adb_port or default_adb_port()}
     try:
         record = daemon.read_record(port)
-        answer = daemon.control(record, "POST", "/fault", {"kind": kind, "seconds": seconds})
+        answer = daemon.control(record, "POST", "/fault", body)
         console.print(answer["done"])
     except OmgError as exc:
         fail(str(exc))

@@ -14,6 +14,9 @@ Implements :class:`~omg_agent.drivers.base.Driver` (DESIGN.md §3–4, issue 3 i
   bundle as packed shell calls (:mod:`.commands`, :mod:`.textinput`: normally one call);
   after an action, the next ``observe()`` waits while the screen shows it is loading
   (:mod:`.loading`, at most ``loading_timeout`` seconds).
+
+Every device call rides out drops for ``grace_s`` seconds (:mod:`.grace`): offline,
+unauthorized, a restarted adb server, a TCP device to re-connect.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ IME_CMD = (f"ime list -a -s; echo {IME_SEP}; ime list -s; echo {IME_SEP}; "
            "settings get secure default_input_method")
 DUMP_CMD = "uiautomator dump /dev/tty"
 DUMP_FILE = "/data/local/tmp/omg_window_dump.xml"
+FRAME_HEADER_BYTES = adbparse.LEGACY_HEADER.size  # the shortest frame header
 
 
 class AdbDriver:
@@ -69,12 +73,14 @@ class AdbDriver:
                  settle_timeout: float = 2.0, aliases: Mapping[str, str] | None = None,
                  settle_window: float = 0.25, ime_settle_s: float = 0.25, anchorer=None,
                  ocr=None, loading_timeout: float = LOADING_TIMEOUT_S,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, grace_s: float = 30.0,
+                 change_grace: float = 0.3) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
-        self.io = AdbIO(self.client, self.serial, timeout=timeout)
+        self.io = AdbIO(self.client, self.serial, timeout=timeout, grace_s=grace_s)
         self.settle_timeout = settle_timeout
         self.settle_window = settle_window
+        self.change_grace = change_grace  # how long a slow app may take to start changing
         self.ime_settle_s = ime_settle_s
         self.profile = profile  # resized to the screen (or estimated) by info()
         self.aliases: dict[str, str] = {**(profile.aliases() if profile else {}),
@@ -118,21 +124,32 @@ class AdbDriver:
     def screenshot(self) -> tuple[Image.Image, bytes]:
         """(RGB image, the bytes it came from) — raw frame, or PNG as the fallback."""
         if not self._png_only:
-            data = self.io.run("screencap 2>/dev/null")  # exec: would mix warnings in
-            try:
-                return adbparse.decode_raw_frame(data), data
-            except TruncatedFrame as exc:  # the transport broke mid-frame
-                raise DeviceOffline(str(exc), serial=self.serial, command="screencap") from None
+            try:  # exec: would mix warnings in; a frame cut short is fetched again
+                return self.io.read("screencap 2>/dev/null", self._raw_frame)
             except FrameError as exc:
                 log.warning("%s: raw screencap unusable (%s); using PNG", self.serial, exc)
                 self._png_only = True
-        data = self.io.run("screencap -p 2>/dev/null")
+        return self.io.read("screencap -p 2>/dev/null", self._png_frame)
+
+    def _png_frame(self, data: bytes) -> tuple[Image.Image, bytes]:
+        if not data:  # the stream closed before a byte came: a drop, not a bad device
+            raise DeviceOffline("screencap answered nothing", serial=self.serial,
+                                command="screencap -p")
         return adbparse.decode_png(data), data
+
+    def _raw_frame(self, data: bytes) -> tuple[Image.Image, bytes]:
+        if len(data) < FRAME_HEADER_BYTES:  # not even a header: the stream closed early
+            raise DeviceOffline(f"screencap answered {len(data)} bytes", serial=self.serial,
+                                command="screencap")
+        try:
+            return adbparse.decode_raw_frame(data), data
+        except TruncatedFrame as exc:  # the transport broke mid-frame
+            raise DeviceOffline(str(exc), serial=self.serial, command="screencap") from None
 
     def hierarchy(self) -> str:
         """The uiautomator XML of the current screen."""
         if not self._dump_to_file:
-            xml = adbparse.extract_hierarchy(self.io.run(DUMP_CMD))
+            xml = self.io.read(DUMP_CMD, self._dump_xml)
             if xml is not None:
                 return xml
             log.info("%s: uiautomator dump /dev/tty gave no XML; dumping to a file", self.serial)
@@ -142,6 +159,13 @@ class AdbDriver:
         if xml is None:
             raise DeviceError("uiautomator dump gave no hierarchy", serial=self.serial,
                               command=DUMP_CMD)
+        return xml
+
+    def _dump_xml(self, out: bytes) -> str | None:
+        xml = adbparse.extract_hierarchy(out)
+        if xml is None and b"<hierarchy" in out:  # began, never ended: the stream broke
+            raise DeviceOffline("hierarchy dump cut short", serial=self.serial,
+                                command=DUMP_CMD)
         return xml
 
     def observe(self, *, ocr: bool = False) -> Observation:
@@ -226,12 +250,14 @@ class AdbDriver:
         launch_via_execute(self, app, self.serial)
 
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
-                     change_grace: float = 0.3) -> bool:
+                     change_grace: float | None = None) -> bool:
         """Wait until raw screencaps stop changing (:mod:`.settle`); False on timeout."""
         return settle.wait_settled(lambda: self.screenshot()[0], self.hasher,
                                    timeout=self.settle_timeout if timeout is None else timeout,
                                    window=self.settle_window, last=self.last_observation,
-                                   previous=previous, change_grace=change_grace,
+                                   previous=previous,
+                                   change_grace=(self.change_grace if change_grace is None
+                                                 else change_grace),
                                    serial=self.serial)
 
     def close(self) -> None:

@@ -16,7 +16,10 @@ Two services are used:
   fallback for devices without the ``shell_v2`` feature that appends ``echo`` of ``$?``.
 
 Errors become :class:`~omg_agent.errors.DeviceError` / ``DeviceOffline`` with serial and
-command. The text of a command may be a secret (a typed password): callers pass ``label``,
+command. Every call goes through a :class:`~omg_agent.drivers.grace.DeviceGrace`: reads are
+repeated through device drops and adb server restarts for up to ``grace_s`` seconds; an
+input command only while it has not reached the device (see :mod:`.grace`).
+The text of a command may be a secret (a typed password): callers pass ``label``,
 which is what errors show instead of the command when given.
 """
 
@@ -28,14 +31,18 @@ import shlex
 import socket
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import adbutils
 from adbutils.errors import AdbError
 
+from omg_agent.drivers.grace import AdbLink, DeviceGrace, Undelivered
 from omg_agent.errors import DeviceError, DeviceOffline
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CHUNK = 1 << 20
 _V2_STDOUT, _V2_STDERR, _V2_EXIT = 1, 2, 3
@@ -60,37 +67,76 @@ class ShellResult:
         return (self.stdout + self.stderr).decode("utf-8", "replace")
 
 
+class ServerConnection(adbutils.AdbConnection):
+    """A connection to the adb server that neither starts a server when there is none
+    (adbutils would run ``adb start-server`` for the default port, whatever port the client
+    uses) nor leaks the socket of a refused connect; :mod:`.grace` restarts the right one."""
+
+    def _safe_connect(self) -> socket.socket:
+        host, port = self._server
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        sock.settimeout(3)
+        try:
+            sock.connect((host, port))
+        except OSError as exc:
+            sock.close()
+            raise AdbError(f"connect to adb server {host}:{port} failed: {exc}") from None
+        sock.settimeout(None)
+        return sock
+
+    def __init__(self, host: str, port: int) -> None:
+        self._server = (host, port)
+        super().__init__(host, port)
+
+
 class AdbIO:
     """Shell streams to one device. Thread-safe: every call opens its own connection."""
 
     def __init__(self, client: adbutils.AdbClient, serial: str, *,
-                 timeout: float = 30.0, shell_v2: bool | None = None) -> None:
+                 timeout: float = 30.0, shell_v2: bool | None = None,
+                 grace_s: float = 30.0, grace: DeviceGrace | None = None) -> None:
         self.client = client
         self.serial = serial
         self.timeout = timeout
+        self.grace = grace if grace is not None else DeviceGrace(
+            AdbLink(client, serial, timeout=min(timeout, 10.0)), grace_s=grace_s)
         self.shell_v2 = shell_v2  # None: use it when the device lists the feature
         self._features: frozenset[str] | None = None
         self.calls = 0  # round trips made so far (the driver counts device_calls with it)
 
     # -- public ----------------------------------------------------------------------------
     def run(self, cmd: str, *, timeout: float | None = None, label: str = "") -> bytes:
-        """Run ``cmd`` through ``exec:`` and return its raw stdout."""
-        sock = self._open(f"exec:{cmd}", timeout, label or cmd)
+        """Run ``cmd`` through ``exec:`` and return its raw stdout (a read: repeated
+        through device drops)."""
+        return self.grace.read(lambda: self._exec(cmd, timeout, label or cmd), label or cmd)
+
+    def read(self, cmd: str, parse: Callable[[bytes], T], *, timeout: float | None = None,
+             label: str = "") -> T:
+        """Run ``cmd`` and ``parse`` its stdout as one unit through device drops: a parse
+        that raises :class:`DeviceOffline` (an answer cut short) fetches it again."""
+        return self.grace.read(lambda: parse(self._exec(cmd, timeout, label or cmd)),
+                               label or cmd)
+
+    def _exec(self, cmd: str, timeout: float | None, label: str) -> bytes:
+        sock = self._open(f"exec:{cmd}", timeout, label)
         try:
-            return self._read_all(sock, label or cmd)
+            return self._read_all(sock, label)
         finally:
             sock.close()
 
     def run_status(self, cmd: str, *, timeout: float | None = None,
                    label: str = "") -> ShellResult:
-        """Run ``cmd`` and return stdout, stderr and its exit status."""
+        """Run ``cmd`` and return stdout, stderr and its exit status. An input call: sent
+        again only while it never reached the device (no phantom steps)."""
+        label = label or cmd
         v2 = self.shell_v2 if self.shell_v2 is not None else "shell_v2" in self.features()
         if v2:
-            return self._run_v2(cmd, timeout, label or cmd)
+            return self.grace.send(lambda: self._run_v2(cmd, timeout, label), label)
         # No shell_v2 (Android < 7): the status travels as a last line of stdout. The command
         # runs in its own sh so an `exit` in it cannot skip that line.
-        out = self.run(f"sh -c {shlex.quote(cmd)}; _omg_rc=$?; echo; echo OMG_RC:$_omg_rc",
-                       timeout=timeout, label=label or cmd)
+        wrapped = f"sh -c {shlex.quote(cmd)}; _omg_rc=$?; echo; echo OMG_RC:$_omg_rc"
+        out = self.grace.send(lambda: self._exec(wrapped, timeout, label), label)
         m = _RC_TAIL.search(out)
         if m is None:
             return ShellResult(out, b"", 255)
@@ -99,23 +145,29 @@ class AdbIO:
     def features(self) -> frozenset[str]:
         """The device's adb features (cached; read once per driver)."""
         if self._features is None:
-            conn = self._connect(None)
-            try:
-                self._request(conn, f"host-serial:{self.serial}:features", "features")
-                reply = conn.read_string_block()
-            except AdbError as exc:
-                raise self._error(str(exc), "features") from None
-            finally:
-                self._close(conn)
+            reply = self.grace.read(self._read_features, "features")
             self._features = frozenset(f for f in reply.split(",") if f)
         return self._features
+
+    def _read_features(self) -> str:
+        conn = self._connect(None)
+        try:
+            self._request(conn, f"host-serial:{self.serial}:features", "features")
+            return conn.read_string_block()
+        except AdbError as exc:
+            raise self._error(str(exc), "features") from None
+        finally:
+            self._close(conn)
 
     # -- internals -------------------------------------------------------------------------
     def _connect(self, timeout: float | None) -> adbutils.AdbConnection:
         try:
-            return self.client.make_connection(timeout=timeout or self.timeout)
-        except AdbError as exc:
-            raise DeviceError(f"adb server unreachable: {exc}", serial=self.serial) from None
+            conn = ServerConnection(self.client.host, self.client.port)
+        except (AdbError, OSError) as exc:
+            raise Undelivered(DeviceOffline(f"adb server unreachable: {exc}",
+                                            serial=self.serial)) from None
+        conn.conn.settimeout(timeout or self.timeout)
+        return conn
 
     def _request(self, conn: adbutils.AdbConnection, service: str, label: str) -> None:
         try:
@@ -131,7 +183,10 @@ class AdbIO:
         """A socket positioned at the start of ``service``'s output."""
         conn = self._connect(timeout)
         try:
-            self._request(conn, f"host:transport:{self.serial}", label)
+            try:
+                self._request(conn, f"host:transport:{self.serial}", label)
+            except DeviceOffline as exc:  # the command has not left the host yet
+                raise Undelivered(exc) from None
             self._request(conn, service, label)
         except BaseException:
             self._close(conn)
@@ -192,7 +247,8 @@ class AdbIO:
 
     def _error(self, message: str, label: str) -> DeviceError:
         lowered = message.lower()
-        kind = DeviceOffline if any(w in lowered for w in _OFFLINE) else DeviceError
+        closed = lowered.endswith("b''")  # adbutils' "Unknown data: b''": the server hung up
+        kind = DeviceOffline if closed or any(w in lowered for w in _OFFLINE) else DeviceError
         return kind(message, serial=self.serial, command=label)
 
 

@@ -66,11 +66,12 @@ def device_profile(device: adbutils.AdbDevice, profile_dir: Path) -> DeviceProfi
 
 def build_driver(kind: Literal["adb", "u2"], serial: str, *,
                  profile: DeviceProfileSpec | None, client: adbutils.AdbClient,
-                 ocr: Any = None) -> Driver:
-    """One driver, wired with the profile's bars and app aliases."""
+                 ocr: Any = None, grace_s: float = 30.0) -> Driver:
+    """One driver, wired with the profile's bars and app aliases; it rides out
+    device drops for ``grace_s`` seconds (the u2 driver while observing)."""
     if kind == "u2":
-        return U2Driver(serial, client=client, profile=profile, ocr=ocr)
-    return AdbDriver(serial, client=client, profile=profile, ocr=ocr)
+        return U2Driver(serial, client=client, profile=profile, ocr=ocr, grace_s=grace_s)
+    return AdbDriver(serial, client=client, profile=profile, ocr=ocr, grace_s=grace_s)
 
 
 def observe_ms(driver: Driver, samples: int = SAMPLES) -> float:
@@ -86,31 +87,36 @@ def observe_ms(driver: Driver, samples: int = SAMPLES) -> float:
 
 def choose_driver(serial: str, prefer: Preference = "auto", *,
                   profile_dir: Path | None = None, client: adbutils.AdbClient | None = None,
-                  ocr: Any = None, samples: int = SAMPLES) -> Driver:
+                  ocr: Any = None, samples: int = SAMPLES, grace_s: float = 30.0) -> Driver:
     """The driver to use for ``serial`` (see the module docstring for ``auto``)."""
     client = client if client is not None else adbutils.AdbClient()
     profile_dir = profile_dir if profile_dir is not None else default_profile_dir()
     if prefer != "auto":
         profile = known_profile(client.device(serial), profile_dir)
-        return build_driver(prefer, serial, profile=profile, client=client, ocr=ocr)
+        return build_driver(prefer, serial, profile=profile, client=client, ocr=ocr,
+                            grace_s=grace_s)
 
     profile = device_profile(client.device(serial), profile_dir)
     if profile.driver is not None:
         kind = profile.driver.preferred
         log.info("%s: driver %s (measured %s)", serial, kind, profile.driver.measured_at)
         try:
-            return build_driver(kind, serial, profile=profile, client=client, ocr=ocr)
+            return build_driver(kind, serial, profile=profile, client=client, ocr=ocr,
+                                grace_s=grace_s)
         except DeviceError as e:
             if kind == "adb":
                 raise
             log.warning("%s: the u2 driver did not start (%s); using adb", serial, e)
-            return build_driver("adb", serial, profile=profile, client=client, ocr=ocr)
-    return _measure_and_choose(serial, profile, profile_dir, client, ocr, samples)
+            return build_driver("adb", serial, profile=profile, client=client, ocr=ocr,
+                                grace_s=grace_s)
+    return _measure_and_choose(serial, profile, profile_dir, client, ocr, samples, grace_s)
 
 
 def _measure_and_choose(serial: str, profile: DeviceProfileSpec, profile_dir: Path,
-                        client: adbutils.AdbClient, ocr: Any, samples: int) -> Driver:
-    adb = build_driver("adb", serial, profile=profile, client=client, ocr=ocr)
+                        client: adbutils.AdbClient, ocr: Any, samples: int,
+                        grace_s: float = 30.0) -> Driver:
+    adb = build_driver("adb", serial, profile=profile, client=client, ocr=ocr,
+                       grace_s=grace_s)
     try:
         adb_ms = observe_ms(adb, samples)
     except BaseException:

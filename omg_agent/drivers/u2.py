@@ -40,6 +40,7 @@ from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.executor import BundleExecutor
+from omg_agent.drivers.grace import AdbLink, DeviceGrace
 from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
@@ -77,9 +78,11 @@ class U2Driver:
                  profile: DeviceProfileSpec | None = None, anchorer: Any = None,
                  ocr: Any = None, settle_timeout: float = 2.0,
                  settle_window: float = 0.25,
-                 loading_timeout: float = LOADING_TIMEOUT_S) -> None:
+                 loading_timeout: float = LOADING_TIMEOUT_S, grace_s: float = 30.0) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
+        # observing rides out device drops (inputs are not repeated: see drivers.grace)
+        self.grace = DeviceGrace(AdbLink(self.client, self.serial), grace_s=grace_s)
         self.device = self.client.device(self.serial)
         self.settle_timeout = settle_timeout
         self.settle_window = settle_window
@@ -178,8 +181,12 @@ class U2Driver:
                           command="dumpWindowHierarchy")
 
     def observe(self, *, ocr: bool = False) -> Observation:
-        """The screen now — after an action, once it stopped loading (:mod:`.loading`)."""
-        obs = self.loading.after(self._look(ocr), lambda: self._look(ocr))
+        """The screen now — read again through device drops for up to ``grace_s`` seconds,
+        and after an action once it stopped loading (:mod:`.loading`)."""
+        def look() -> Observation:
+            return self.grace.read(lambda: self._look(ocr), "observe")
+
+        obs = self.loading.after(look(), look)
         self.last_observation = obs
         return obs
 

@@ -2,7 +2,9 @@
 
 Starting the adb server, ``adb connect``-ing a vphone and waiting until it is a ``device``
 are needed by the CLI (``vphone start --connect``), the pytest fixture and the benchmarks;
-they live here once. Uses the real ``adb`` binary, as a user would.
+they live here once. Uses the real ``adb`` binary, as a user would. ``server_port`` picks
+an adb server other than the default one (``adb -P PORT``), so a test may kill its own
+server without touching anyone else's.
 """
 
 from __future__ import annotations
@@ -22,39 +24,46 @@ def adb_path() -> str:
     return path
 
 
-def _adb(*args: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([adb_path(), *args], capture_output=True, text=True,
-                          timeout=timeout, check=False)
+def _adb(*args: str, timeout: float = 20,
+         server_port: int | None = None) -> subprocess.CompletedProcess[str]:
+    server = ["-P", str(server_port)] if server_port else []
+    return subprocess.run([adb_path(), *server, *args], capture_output=True, text=True,
+                          timeout=timeout, check=False, stdin=subprocess.DEVNULL)
 
 
-def ensure_server() -> None:
-    result = _adb("start-server", timeout=30)
+def ensure_server(server_port: int | None = None) -> None:
+    result = _adb("start-server", timeout=30, server_port=server_port)
     if result.returncode != 0:
         raise OmgError(f"adb start-server failed: {result.stderr.strip()}")
 
 
-def get_state(serial: str) -> str:
-    result = _adb("-s", serial, "get-state", timeout=10)
+def kill_server(server_port: int | None = None) -> None:
+    _adb("kill-server", timeout=20, server_port=server_port)
+
+
+def get_state(serial: str, server_port: int | None = None) -> str:
+    result = _adb("-s", serial, "get-state", timeout=10, server_port=server_port)
     return result.stdout.strip() if result.returncode == 0 else "offline"
 
 
-def connect(host: str, port: int, *, timeout: float = 20) -> str:
+def connect(host: str, port: int, *, timeout: float = 20,
+            server_port: int | None = None) -> str:
     """``adb connect`` host:port and wait until it is listed as ``device``; returns serial."""
-    ensure_server()
+    ensure_server(server_port)
     serial = f"{host}:{port}"
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
-        result = _adb("connect", serial, timeout=10)
+        result = _adb("connect", serial, timeout=10, server_port=server_port)
         last = (result.stdout + result.stderr).strip()
-        if get_state(serial) == "device":
+        if get_state(serial, server_port) == "device":
             return serial
         time.sleep(0.1)
     raise AdbConnectError(serial, last or "timed out waiting for state 'device'")
 
 
-def disconnect(serial: str) -> None:
-    _adb("disconnect", serial, timeout=10)
+def disconnect(serial: str, server_port: int | None = None) -> None:
+    _adb("disconnect", serial, timeout=10, server_port=server_port)
 
 
 def devices_listing() -> str:

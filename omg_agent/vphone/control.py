@@ -9,43 +9,44 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from omg_agent.vphone.hazards import HAZARDS
+from omg_agent.vphone.faults import FAULTS, apply_fault, inject_later
 
 if TYPE_CHECKING:
     from omg_agent.vphone.phone import VirtualPhone
 
 log = logging.getLogger(__name__)
 
-FAULTS = ("drop", "offline", "latency", "crash", "anr", *HAZARDS)
+__all__ = ["FAULTS", "ControlServer", "apply_fault"]
 
 
-def apply_fault(phone: VirtualPhone, kind: str, seconds: float = 0.0) -> str:
-    """Inject one fault; returns a sentence saying what was done."""
-    match kind:
-        case "drop":
-            phone.drop_transports()
-            return "dropped all adb transports"
-        case "offline":
-            phone.go_offline(seconds or 5.0)
-            return f"offline for {seconds or 5.0:g} s"
-        case "latency":
-            phone.extra_latency = max(0.0, seconds)
-            return f"added {phone.extra_latency:g} s to every command"
-        case "crash":
-            phone.crash_foreground()
-            return "crashed the foreground app"
-        case "anr":
-            phone.show_anr()
-            return "showing an ANR dialog"
-        case hazard if hazard in HAZARDS:
-            phone.enable_hazard(hazard)
-            return f"hazard on: {HAZARDS[hazard]}"
-    raise ValueError(f"unknown fault {kind!r}; choose one of: {', '.join(FAULTS)}")
+def fault_request(phone: VirtualPhone, body: dict) -> str:
+    """A ``POST /fault`` body: ``kind``, optional ``seconds`` (duration), ``at`` (delay, s)
+    or ``within`` (a random moment in that many seconds, ``seed`` for the draw), ``pin``,
+    ``adb_port``. Returns what was (or will be) done; ``ValueError`` names a bad field."""
+    try:
+        kind = str(body.get("kind", ""))
+        seconds = float(body.get("seconds") or 0)
+        at = None if body.get("at") is None else float(body["at"])
+        within = None if body.get("within") is None else float(body["within"])
+        seed = body.get("seed")
+        port = None if body.get("adb_port") is None else int(body["adb_port"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"bad fault request ({exc}); fields: kind, seconds, at, within, "
+                         "seed, pin, adb_port") from None
+    pin = body.get("pin")
+    rng = random.Random(seed) if seed is not None else random.Random()
+    if at is None and within is None:
+        return apply_fault(phone, kind, seconds, adb_port=port,
+                           pin=None if pin is None else str(pin))
+    injection = inject_later(phone, kind, seconds=seconds, at=at, within=within, rng=rng,
+                             adb_port=port, pin=None if pin is None else str(pin))
+    return injection.done or f"{kind} scheduled in {injection.at_s:.2f} s"
 
 
 class ControlServer:
@@ -99,8 +100,7 @@ class ControlServer:
                     return
                 if self.path == "/fault":
                     try:
-                        done = apply_fault(server.phone, str(body.get("kind", "")),
-                                           float(body.get("seconds", 0)))
+                        done = fault_request(server.phone, body)
                     except ValueError as exc:
                         self._reply(400, {"error": str(exc)})
                         return

@@ -62,7 +62,8 @@ class Display:
             p = self.profile
             img = Renderer(caret_visible=bool(frame.key[-1])).render(frame.root,
                                                                      (p.width, p.height))
-            self._draw_system_bars(img)
+            if not frame.root.style.get("screen_off"):  # a dark screen shows no bars
+                self._draw_system_bars(img)
             frame.image = img
         return frame.image
 

@@ -28,6 +28,7 @@ from omg_agent.vphone.hazards import SETTING as HAZARD_SETTING
 from omg_agent.vphone.hazards import check as check_hazards
 from omg_agent.vphone.memfs import MemFS
 from omg_agent.vphone.notices import Notices
+from omg_agent.vphone.power import Power
 from omg_agent.vphone.profile import DeviceProfile, get_profile
 from omg_agent.vphone.shellio import ShellIO
 from omg_agent.vphone.system import SystemOverlay
@@ -77,6 +78,7 @@ class VirtualPhone:
         self.foreground = self.launcher.package
         self.overlay = SystemOverlay(self)
         self.notices = Notices(self)
+        self.power = Power(self)
         self.display = Display(self.profile, clock)
         self._version = 0
         self._offline_until = 0.0
@@ -116,10 +118,13 @@ class VirtualPhone:
     def _frame(self) -> Frame:
         app = self.app
         key = (self._version, app.package, app.frame_key(),
-               self.settings["global"].get(HAZARD_SETTING, ""), self.notices.frame_key())
+               self.settings["global"].get(HAZARD_SETTING, ""), self.notices.frame_key(),
+               self.power.frame_key())
         return self.display.frame(key, self._build, caret=app.focus is not None)
 
     def _build(self) -> View:
+        if self.power.blocking:
+            return self.power.build(Kit(self.profile, "com.android.systemui"))
         root = self.app.build(Kit(self.profile, self.app.package))
         banner = self.notices.build(Kit(self.profile, "com.android.systemui"))
         if banner is not None:
@@ -200,7 +205,9 @@ class VirtualPhone:
     def key(self, keycode: int) -> None:
         with self.lock:
             app = self.app
-            if keycode in (KEY_HOME, KEY_APP_SWITCH):
+            if self.power.key(keycode):
+                self.changed()
+            elif keycode in (KEY_HOME, KEY_APP_SWITCH):
                 self.overlay.dismiss()
                 self.go_home()
             elif keycode == KEY_BACK:
@@ -217,6 +224,9 @@ class VirtualPhone:
         """Commit ``text`` into the focused field (nothing happens if no field has focus)."""
         with self.lock:
             app = self.app
+            if self.power.blocking:
+                self.power.text(text)
+                return
             if app.focus is None:
                 log.debug("input_text with no focused field dropped")
                 return
@@ -260,6 +270,8 @@ class VirtualPhone:
 
     def focus(self) -> tuple[str, str]:
         with self.lock:
+            if (shade := self.power.package()) is not None:
+                return shade, ".NotificationShade"
             pkg = self.overlay.package() or self.foreground
             app = self.apps.get(pkg, self.app)
             return pkg, app.activity() if pkg == app.package else ".AppNotRespondingDialog"
@@ -325,7 +337,7 @@ class VirtualPhone:
             pkg, activity = self.focus()
             return {"foreground": pkg, "activity": activity, "ime": self.ime_current,
                     "locale": self.locale(), "overlay": self.overlay.title(),
-                    "notification": self.notices.state(),
+                    "notification": self.notices.state(), "screen": self.power.state(),
                     "apps": {p: st for p, a in self.apps.items() if (st := a.state())}}
 
     # -- faults and timing ---------------------------------------------------------------
@@ -353,6 +365,14 @@ class VirtualPhone:
     def show_anr(self, package: str | None = None) -> None:
         with self.lock:
             self.overlay.anr(package or self.foreground)
+
+    def screen_off(self, *, lock: bool = True, pin: str | None = None) -> None:
+        """Turn the screen off (POWER); locked unless ``lock`` is False; ``pin`` sets the
+        keyguard's PIN ("" = swipe to unlock)."""
+        with self.lock:
+            if pin is not None:
+                self.power.pin = pin
+            self.power.sleep(lock)
 
     # -- adbd backend --------------------------------------------------------------------
     def banner(self) -> bytes:
