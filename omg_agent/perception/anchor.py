@@ -65,6 +65,7 @@ class Resolved:
     element: UIElement | None = None
     snap_px: float = 0.0
     detail: str = ""
+    candidates: tuple[UIElement, ...] = ()  # other elements an ambiguous anchor names
 
 
 def _is_tappable(e: UIElement) -> bool:
@@ -169,8 +170,11 @@ class Anchorer:
         detail = f"{_describe(found.element)} (match tier {found.tier})"
         if found.host is not None and found.host is not found.element:
             detail += f" inside clickable {_describe(found.host)}"
+        if found.candidates:
+            detail += "; ambiguous, also: " + ", ".join(map(_describe, found.candidates))
+            log.info("ambiguous anchor %s: %s", _target_text(target), detail)
         return Resolved(self._safe_center(found.element.bounds), "tree", found.target, 0.0,
-                        detail)
+                        detail, found.candidates)
 
     def _by_ocr(self, target: AnchorTarget, observation: Observation,
                 region: Bounds | None) -> tuple[Resolved | None, str]:
@@ -273,6 +277,12 @@ class AnchorMatch:
     element: UIElement
     host: UIElement | None  # ``element`` itself when tappable, else the clickable around it
     tier: int  # the textmatch tier (0 identical … 4 substring)
+    candidates: tuple[UIElement, ...] = ()  # as good matches elsewhere: the anchor is
+    # ambiguous (the choice among them is by the tie-breaks below, and is reported)
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.candidates)
 
     @property
     def target(self) -> UIElement:
@@ -288,10 +298,12 @@ def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
     and spacing folded; ``contains`` and ``regex`` as asked). Better tiers win; among equals
     the element that is (or sits in) a clickable one, enabled, inside ``visible`` (pixels;
     every element counts as visible without it), then the smallest, then the topmost.
+    Elements that match exactly as well (same tier and field, same kind of host) at places
+    a tap on the chosen one does not reach are returned as ``candidates``.
     """
     queries = _queries(target)
     limit = 4 if target.match == "contains" else EXACT_TIERS
-    best: tuple | None = None
+    found: list[tuple[tuple, UIElement, UIElement | None]] = []
     for e in elements:
         tier = _element_tier(e, queries)
         if tier is None or (target.match != "regex" and tier[0] > limit):
@@ -300,12 +312,14 @@ def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
         hidden = visible is not None and not visible.contains(e.center)
         key = (tier, host is None, not e.enabled, hidden, e.bounds.area,
                e.bounds.top, e.bounds.left)
-        if best is None or key < best[0]:
-            best = (key, e, host)
-    if best is None:
+        found.append((key, e, host))
+    if not found:
         return None
-    key, e, host = best
-    return AnchorMatch(e, host, key[0][0])
+    key, e, host = min(found, key=lambda f: f[0])
+    point = e.bounds.center
+    others = tuple(o for k, o, _ in found if o is not e and k[:2] == key[:2]
+                   and not o.bounds.contains(point) and not e.bounds.contains(o.center))
+    return AnchorMatch(e, host, key[0][0], others)
 
 
 # -- helpers -------------------------------------------------------------------------------
