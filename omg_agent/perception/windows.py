@@ -135,29 +135,31 @@ def find_windows(roots: list[ET.Element]) -> list[Window]:
     return sorted(out, key=lambda w: (w.rank, order[id(w.node)]))
 
 
+MIN_VISIBLE_PX = 8  # a part thinner than this is not a place to tap
+
+
 def visible_part(bounds: Bounds, covers: list[Bounds]) -> Bounds | None:
-    """What of ``bounds`` no box of ``covers`` hides, or ``None`` when its centre stays
-    hidden. A cover across the whole width (height) at one end cuts that end off."""
+    """The largest rectangle of ``bounds`` that no box of ``covers`` hides, or ``None``
+    when nothing tappable is left. A cover across one end cuts that end off; a cover in
+    the middle of a side leaves the largest of the strips around it."""
     box = bounds
-    for c in covers:
-        cut = box.intersection(c)
-        if cut is None:
-            continue
-        if cut.left <= box.left and cut.right >= box.right:  # spans the width
-            if cut.top <= box.top:
-                box = Bounds(box.left, cut.bottom, box.right, box.bottom)
-            elif cut.bottom >= box.bottom:
-                box = Bounds(box.left, box.top, box.right, cut.top)
-        elif cut.top <= box.top and cut.bottom >= box.bottom:  # spans the height
-            if cut.left <= box.left:
-                box = Bounds(cut.right, box.top, box.right, box.bottom)
-            elif cut.right >= box.right:
-                box = Bounds(box.left, box.top, cut.left, box.bottom)
-        if box.empty:
-            return None
-    if any(c.contains(box.center) for c in covers):
-        return None
-    return box
+    for _ in range(3):  # a cut may move the box under another cover: settle it
+        for c in covers:
+            cut = box.intersection(c)
+            if cut is None:
+                continue
+            strips = [Bounds(box.left, box.top, cut.left, box.bottom),
+                      Bounds(cut.right, box.top, box.right, box.bottom),
+                      Bounds(box.left, box.top, box.right, cut.top),
+                      Bounds(box.left, cut.bottom, box.right, box.bottom)]
+            left = [s for s in strips if s.width >= MIN_VISIBLE_PX
+                    and s.height >= MIN_VISIBLE_PX]
+            if not left:
+                return None
+            box = max(left, key=lambda s: s.area)
+        if not any(c.intersection(box) for c in covers):
+            return box
+    return None
 
 
 def covered_by(window: Window, windows: list[Window]) -> list[Bounds]:
