@@ -7,9 +7,12 @@ found (``source``), the element it lands on, and how far a raw point had to move
 is tried in the order of DESIGN.md §4:
 
 1. ``element`` — the id in the observation's element list (exact bounds);
-2. ``tree`` — the element list searched by text / extra texts / desc / resource-id. Better
-   tiers win (exact beats contains); among equals: the element that is (or sits in) a
-   clickable one, enabled, on screen, then the smallest, then the topmost;
+2. ``tree`` — the element list searched by text / extra texts / desc / hint /
+   resource-id. Better tiers win (exact beats contains); among equals: the element that
+   is (or sits in) a clickable one, enabled, on screen, then the smallest, then the
+   topmost — and when
+   equally good matches sit elsewhere the result names them (``candidates``, "ambiguous"
+   in ``detail``) instead of choosing silently;
 3. ``ocr`` — recognised text boxes (``observation.ocr``, else the OCR engine run on the
    screenshot: first on a crop around where the same text was found last time, then on the
    whole frame, whose read is cached by screen hash; boxes outside the safe zone are
@@ -340,7 +343,7 @@ def _element_tier(e: UIElement, queries: dict[str, TextQuery]) -> tuple[int, int
     for key, query in queries.items():
         if key == "text":
             fields = [] if e.password else [(e.text, 0)]
-            fields += [(t, 1) for t in e.extra_texts] + [(e.desc, 1)]
+            fields += [(t, 1) for t in e.extra_texts] + [(e.desc, 1), (e.hint, 1)]
         elif key == "desc":
             fields = [(e.desc, 0), (e.text, 1)]
         else:

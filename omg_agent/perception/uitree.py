@@ -53,7 +53,7 @@ _EDIT_CLASSES = ("EditText", "AutoCompleteTextView", "SearchView$SearchAutoCompl
 _LIST_CLASSES = ("RecyclerView", "ListView", "ScrollView", "GridView", "ViewPager",
                  "HorizontalScrollView", "NestedScrollView")
 _STATE_FIELDS = ("text", "desc", "extra_texts", "checked", "focused", "enabled", "selected")
-_TITLE_ID = re.compile(r"title|name|label|nickname", re.IGNORECASE)
+_TITLE_ID = re.compile(r"(?<!sub)title|name|label", re.IGNORECASE)
 WRAPPER_SHARE = 0.5  # a clickable node covering this share of its window merges nothing
 _FLAGS = ("clickable", "long-clickable", "scrollable", "checkable", "checked", "focused",
           "password", "selected")

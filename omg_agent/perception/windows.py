@@ -14,8 +14,8 @@ app       0     the screen: the largest window that is not the system UI nor a k
                 notification shade or the lock screen *is* the screen then)
 popup     1/3   a smaller window over it: the app's own (1), another app's (3)
 keyboard  2     an input method
-bar       4     a thin strip on a screen edge not owned by the app: status bar,
-                navigation bar, gesture strips, edge-panel handles
+bar       4     a thin strip on a screen edge of the system or of another app:
+                status bar, navigation bar, gesture strips, edge-panel handles
 system    5     the system UI over an app: notification shade, volume or power dialog
 ========  ====  =======================================================================
 
@@ -122,7 +122,7 @@ def find_windows(roots: list[ET.Element]) -> list[Window]:
             kind, rank = "app", 0
         elif is_keyboard(pkg):
             kind, rank, covers = "keyboard", 2, _content_boxes(node)
-        elif pkg != main_pkg and _is_strip(box, width, height):
+        elif _is_strip(box, width, height) and (pkg != main_pkg or pkg in _SYSTEM_PACKAGES):
             kind, rank = "bar", 4
         elif pkg == SYSTEM_UI:
             kind, rank = "system", 5
