@@ -5,14 +5,16 @@ Every ``*.xml`` / ``*.uix`` file of a folder is read as a ``uiautomator dump``, 
 again, independently, to check what the model is shown:
 
 * ``interactive`` / ``kept`` — visible interactive nodes (in windows the list shows, centre
-  not under a higher window) and how many have an element under their centre;
+  not under a higher window) and how many have an element under their centre; unlabeled
+  clickables filling their window that the list leaves out on purpose are counted apart
+  (``fillers``);
 * ``lost`` — labels of visible nodes missing from the rendered text, not counting those an
   explicit ``(+N more)`` accounts for (``more``);
 * ``raw_tok`` / ``list_tok`` — token estimates of the XML and of the list;
 * ``stacked`` — elements on the same bounds as another, and lines identical but for the id;
 * ``under`` — elements whose centre a higher window covers; ``bars`` — elements of status
   or navigation bars in the list; ``unlabeled`` / ``tappable`` — tappables with no text,
-  description or hint;
+  description or hint (``anonymous``: not even a resource id);
 * the anchor check — for every labelled interactive element, an anchor by its label (text,
   else desc) is resolved over the list: ``ok`` (the point is inside the element),
   ``ambig`` (reported ambiguous with the element among its candidates), ``wrong`` (another
@@ -32,7 +34,7 @@ from omg_agent.errors import UITreeError
 from omg_agent.perception.anchor import match_anchor
 from omg_agent.perception.elementlist import MAX_EXTRA, render, shown, shown_extras
 from omg_agent.perception.textmatch import clean_label
-from omg_agent.perception.uitree import ParsedScreen, estimate_tokens, parse_screen
+from omg_agent.perception.uitree import FILLER_SHARE, ParsedScreen, estimate_tokens, parse_screen
 from omg_agent.perception.windows import Window, covered_by
 
 SUFFIXES = (".xml", ".uix")
@@ -47,6 +49,7 @@ class DumpStats:
     elements: int = 0
     interactive: int = 0
     kept: int = 0
+    fillers: int = 0  # unlabeled clickables filling their window, left out on purpose
     labels: int = 0
     lost: int = 0
     more: int = 0
@@ -59,6 +62,7 @@ class DumpStats:
     bars_left_out: int = 0
     tappable: int = 0
     unlabeled: int = 0
+    anonymous: int = 0  # unlabeled and without a resource id either
     unlabeled_raw: int = 0
     anchors: int = 0
     ok: int = 0
@@ -127,9 +131,12 @@ def _nodes(screen: ParsedScreen, text: str, stats: DumpStats) -> None:
             acts = any(node.get(f) == "true" for f in _ACTS) or node.get("password") == "true"
             acts = acts or node.get("class", "").endswith(("EditText", "AutoCompleteTextView"))
             if acts:
-                stats.interactive += 1
-                stats.kept += any(e.bounds.contains(box.center) or e.bounds == box
-                                  for e in actors)
+                kept = any(e.bounds.contains(box.center) or e.bounds == box for e in actors)
+                filler = (not kept and box.area >= FILLER_SHARE * win.bounds.area
+                          and node.get("scrollable") != "true")
+                stats.fillers += filler
+                stats.interactive += not filler
+                stats.kept += kept
             if node.get("password") == "true":
                 continue
             hint = clean_label(node.get("hint", ""))
@@ -159,7 +166,9 @@ def _lines(screen: ParsedScreen, text: str, stats: DumpStats) -> None:
         stats.bars += any(w.bounds.contains(e.center) and e.package == w.package for w in bars)
         if e.clickable or e.long_clickable or e.checkable or e.editable:
             stats.tappable += 1
-            stats.unlabeled += not (e.text or e.desc or e.hint)
+            unlabeled = not (e.text or e.desc or e.hint)
+            stats.unlabeled += unlabeled
+            stats.anonymous += unlabeled and not e.resource_id
     stats.unlabeled_raw = _unlabeled_raw(screen)
 
 
@@ -213,8 +222,8 @@ def totals(rows: list[DumpStats]) -> DumpStats:
 
 
 _COLUMNS = ("elements", "interactive", "kept", "labels", "lost", "more", "raw_tok",
-            "list_tok", "stacked", "under", "bars", "unlabeled", "tappable", "anchors", "ok",
-            "ambig", "wrong")
+            "list_tok", "stacked", "under", "bars", "unlabeled", "anonymous", "tappable",
+            "anchors", "ok", "ambig", "wrong")
 
 
 def table(rows: list[DumpStats]) -> str:
@@ -228,14 +237,15 @@ def table(rows: list[DumpStats]) -> str:
     t = totals(rows)
     ratio = t.raw_tok / t.list_tok if t.list_tok else 0.0
     lines.append("")
-    lines.append(f"{len(good)} dumps: {t.kept}/{t.interactive} interactive nodes kept; "
+    lines.append(f"{len(good)} dumps: {t.kept}/{t.interactive} interactive nodes kept "
+                 f"({t.fillers} unlabeled full-window fillers left out); "
                  f"{t.lost} of {t.labels} labels lost ({t.more} behind an explicit "
                  f"'+N more'); tokens {t.raw_tok} → {t.list_tok} ({ratio:.1f}× fewer); "
                  f"{t.stacked} stacked/duplicate; {t.under} under a higher window "
                  f"({t.covered} covered elements left out); {t.bars} system-bar elements "
                  f"listed ({t.bars_left_out} left out); {t.unlabeled} of {t.tappable} "
-                 f"tappables unlabeled (raw tree: {t.unlabeled_raw} tappable nodes without "
-                 f"any text); anchors {t.ok} ok, {t.ambig} reported ambiguous, "
+                 f"tappables unlabeled, {t.anonymous} of them without a resource id either "
+                 f"(raw tree: {t.unlabeled_raw} tappable nodes without any text); anchors {t.ok} ok, {t.ambig} reported ambiguous, "
                  f"{t.wrong} wrong of {t.anchors}.")
     for r in rows:
         if r.wrong_examples:

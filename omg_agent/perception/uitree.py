@@ -16,8 +16,10 @@ a window:
   naming a title or name), else the first text, else the first description; the other
   texts go to ``extra_texts``. Merging stops at scrollable nodes (checked first: a list that
   is also long-clickable keeps its rows) and at wrappers covering half their window or more;
-* an unlabeled tappable row takes the label of its first labelled interactive child; an
-  unlabeled checkbox/switch alone in a row is folded into the row (role and state);
+* a clickable row whose only controls are check marks it toggles (checkable, not clickable
+  themselves: a settings radio row's RadioButton and CheckedTextView title) becomes one
+  element with their label, role and state; an unlabeled row with exactly one labelled
+  control takes that label;
 * elements stacked on the same bounds become one; an unlabeled wrapper filling its window
   around other elements is dropped;
 * labels are cleaned (:func:`~omg_agent.perception.textmatch.clean_label`: icon-font glyphs,
@@ -55,6 +57,7 @@ _LIST_CLASSES = ("RecyclerView", "ListView", "ScrollView", "GridView", "ViewPage
 _STATE_FIELDS = ("text", "desc", "extra_texts", "checked", "focused", "enabled", "selected")
 _TITLE_ID = re.compile(r"(?<!sub)title|name|label", re.IGNORECASE)
 WRAPPER_SHARE = 0.5  # a clickable node covering this share of its window merges nothing
+FILLER_SHARE = 0.9  # an unlabeled clickable this big around other elements is not listed
 _FLAGS = ("clickable", "long-clickable", "scrollable", "checkable", "checked", "focused",
           "password", "selected")
 
@@ -233,11 +236,11 @@ def _tidy(pending: list[_Pending], window_area: int) -> list[_Pending]:
         mine = kids.get(id(p), [])
         if not (p.flag("clickable") and not p.editable):
             continue
-        if len(mine) == 1 and _foldable(mine[0], kids):
-            _fold(p, mine[0])
-            gone.add(id(mine[0]))
-        elif not p.labelled:
-            named = [k for k in mine if k.text or k.desc]
+        named = [k for k in mine if k.text or k.desc]
+        if mine and len(named) <= 1 and all(_foldable(k, kids) for k in mine):
+            _fold(p, mine)
+            gone.update(id(k) for k in mine)
+        elif not p.labelled and p.bounds.area < WRAPPER_SHARE * window_area:
             if len(named) == 1:  # a row of several labelled controls is no one's row
                 p.text = named[0].text or named[0].desc
     kept = [p for p in pending if id(p) not in gone]
@@ -245,16 +248,28 @@ def _tidy(pending: list[_Pending], window_area: int) -> list[_Pending]:
 
 
 def _foldable(kid: _Pending, kids: dict[int, list[_Pending]]) -> bool:
-    return (kid.flag("checkable") and not kid.labelled and not kid.editable
-            and not kids.get(id(kid)))
+    """A check mark the row's tap toggles: checkable, not tappable by itself, no children."""
+    return (kid.flag("checkable") and not (kid.flag("clickable") or kid.flag("long-clickable"))
+            and not kid.editable and not kids.get(id(kid)))
 
 
-def _fold(row: _Pending, box: _Pending) -> None:
-    """An unlabeled checkbox/switch alone in a row: the row carries its role and state."""
-    for name in ("checkable", "checked"):
-        if box.flag(name):
-            row.attrs[name] = "true"
-    row.attrs["folded-class"] = box.attrs.get("class", "")
+def _fold(row: _Pending, boxes: list[_Pending]) -> None:
+    """A settings row and its check marks (a radio, a checkbox, its checked title) become
+    one element: the row, labelled by the mark's text if it had none, with its state."""
+    row.attrs["checkable"] = "true"
+    if any(b.flag("checked") for b in boxes):
+        row.attrs["checked"] = "true"
+    marks = [b.attrs.get("class", "") for b in boxes]
+    row.attrs["folded-class"] = next((c for c in marks if not c.endswith("CheckedTextView")),
+                                     marks[0])
+    for b in boxes:
+        for value in (b.text, b.desc):
+            if not value or value in (row.text, row.desc) or value in row.extra_texts:
+                continue
+            if not row.text:
+                row.text = value
+            else:
+                row.extra_texts.append(value)
 
 
 def _destack(pending: list[_Pending], window_area: int) -> list[_Pending]:
@@ -272,7 +287,7 @@ def _destack(pending: list[_Pending], window_area: int) -> list[_Pending]:
     return [p for p in out
             if not (p.flag("clickable") and not p.labelled and not p.flag("scrollable")
                     and not p.editable and window_area
-                    and p.bounds.area >= 0.9 * window_area and inside[id(p)])]
+                    and p.bounds.area >= FILLER_SHARE * window_area and inside[id(p)])]
 
 
 def _merge_into(first: _Pending, other: _Pending) -> None:

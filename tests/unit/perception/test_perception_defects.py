@@ -195,10 +195,12 @@ def test_stacked_nodes_become_one_element():
 # 8 -- unlabeled rows: a lone checkbox folds into its row; a lone labelled child lends its ----
 def test_a_radio_row_is_one_labelled_checkable_element():
     rows = "".join(
-        node(node(cls="android.widget.RadioButton", checkable="true", clickable="true",
+        node(node(cls="android.widget.RadioButton", checkable="true",
                   checked="true" if i == 1 else "false",
                   bounds=f"[40,{300 + 150 * i}][120,{380 + 150 * i}]"),
-             text(lang, f"[160,{300 + 150 * i}][900,{380 + 150 * i}]", res="android:id/title"),
+             node(cls="android.widget.CheckedTextView", text=lang, checkable="true",
+                  checked="true" if i == 1 else "false", res="android:id/title",
+                  bounds=f"[160,{300 + 150 * i}][900,{380 + 150 * i}]"),
              cls="android.widget.LinearLayout", clickable="true",
              bounds=f"[0,{290 + 150 * i}][1080,{430 + 150 * i}]")
         for i, lang in enumerate(["English", "中文", "ไทย"]))
