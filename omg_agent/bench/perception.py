@@ -245,8 +245,9 @@ def table(rows: list[DumpStats]) -> str:
                  f"({t.covered} covered elements left out); {t.bars} system-bar elements "
                  f"listed ({t.bars_left_out} left out); {t.unlabeled} of {t.tappable} "
                  f"tappables unlabeled, {t.anonymous} of them without a resource id either "
-                 f"(raw tree: {t.unlabeled_raw} tappable nodes without any text); anchors {t.ok} ok, {t.ambig} reported ambiguous, "
-                 f"{t.wrong} wrong of {t.anchors}.")
+                 f"(raw tree: {t.unlabeled_raw} tappable nodes without any text); "
+                 f"anchors {t.ok} ok, {t.ambig} reported ambiguous, {t.wrong} wrong of "
+                 f"{t.anchors}.")
     for r in rows:
         if r.wrong_examples:
             lines.append(f"wrong anchors in {r.name}: " + "; ".join(r.wrong_examples))

@@ -240,9 +240,9 @@ def _tidy(pending: list[_Pending], window_area: int) -> list[_Pending]:
         if mine and len(named) <= 1 and all(_foldable(k, kids) for k in mine):
             _fold(p, mine)
             gone.update(id(k) for k in mine)
-        elif not p.labelled and p.bounds.area < WRAPPER_SHARE * window_area:
-            if len(named) == 1:  # a row of several labelled controls is no one's row
-                p.text = named[0].text or named[0].desc
+        elif (not p.labelled and p.bounds.area < WRAPPER_SHARE * window_area
+              and len(named) == 1):  # a row of several labelled controls is no one's row
+            p.text = named[0].text or named[0].desc
     kept = [p for p in pending if id(p) not in gone]
     return _destack(kept, window_area)
 
