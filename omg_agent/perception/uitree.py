@@ -282,12 +282,14 @@ def _destack(pending: list[_Pending], window_area: int) -> list[_Pending]:
             out.append(p)
             continue
         _merge_into(first, p)
-    inside = {id(p): any(q is not p and p.bounds.intersection(q.bounds) == q.bounds
-                         for q in out) for p in out}
-    return [p for p in out
-            if not (p.flag("clickable") and not p.labelled and not p.flag("scrollable")
-                    and not p.editable and window_area
-                    and p.bounds.area >= FILLER_SHARE * window_area and inside[id(p)])]
+    def filler(p: _Pending) -> bool:
+        return (p.flag("clickable") and not p.labelled and not p.flag("scrollable")
+                and not p.editable and window_area > 0
+                and p.bounds.area >= FILLER_SHARE * window_area
+                and any(q is not p and p.bounds.intersection(q.bounds) == q.bounds
+                        for q in out))
+
+    return [p for p in out if not filler(p)]
 
 
 def _merge_into(first: _Pending, other: _Pending) -> None:
