@@ -111,7 +111,7 @@ def test_inputs_are_told_apart_by_hint_and_a_hint_is_not_a_value():
 
 
 # 5 -- window z-order: the keyboard covers the form, and is its own group ------------------
-def form_under_keyboard() -> str:
+def form_under_keyboard(*more_windows: str) -> str:
     form = node(
         text("Sign up", "[40,150][600,230]"),
         node(cls="android.widget.EditText", clickable="true", hint="Name",
@@ -129,7 +129,8 @@ def form_under_keyboard() -> str:
         node(cls="android.view.View", pkg="com.google.android.inputmethod.latin",
              bounds="[0,1400][1080,2400]", desc="keys"),
         pkg="com.google.android.inputmethod.latin", bounds="[0,1300][1080,2400]")
-    return dump(ime, form, status_bar())  # the keyboard first: dump order is not z-order
+    # the keyboard first: dump order is not z-order
+    return dump(ime, form, status_bar(), *more_windows)
 
 
 def test_elements_under_the_keyboard_are_cut_or_dropped_and_the_keyboard_is_a_group():
@@ -301,3 +302,16 @@ def test_an_ambiguous_anchor_names_its_candidates():
     assert "ambiguous" in hit.detail and "[2]" in hit.detail
     unique = anchorer.find_in_tree(AnchorTarget(text="OK"), elements[:1])
     assert unique is not None and unique.candidates == () and "ambiguous" not in unique.detail
+
+
+def test_the_keyboard_group_reaches_the_prompt_other_apps_overlays_do_not():
+    from omg_agent.guards.injection import drop_foreign
+
+    overlay = node(node(cls="android.widget.Button", text="Tap here", clickable="true",
+                        pkg="com.evil.overlay", bounds="[300,600][700,700]"),
+                   pkg="com.evil.overlay", bounds="[300,600][700,700]")
+    elements = parse_elements(form_under_keyboard(overlay))
+    shown = drop_foreign(elements, "com.app")
+    assert {e.window for e in shown} == {"", "keyboard"}
+    assert "Tap here" not in {e.label for e in shown}
+    assert "Tap here" in {e.label for e in elements}  # listed as a popup, dropped by the guard
