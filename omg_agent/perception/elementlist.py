@@ -6,7 +6,7 @@ doubles read back to pick ids — one line per element::
 
     [7] button "Add to cart" +"¥99" desc="cart" res=add_btn @512,880 {clickable,focused}
     [8] input hint="Search" res=search @500,120 {clickable,editable}
-    [9] item "Alice" +"Bob" +"Carol" +"Dan" +"Eve" (+3 more) @500,400 {clickable}
+    [9] item "Weather" +"10°" +"11°" +"12°" +"13°" +"14°" +"15°" (+6 more) @500,83 {clickable}
 
 id, role, text, ``hint=`` an input's placeholder (it is not typed text), extra texts of
 merged children (``+``: as many as fit :data:`MAX_EXTRAS` and :data:`EXTRAS_BUDGET`

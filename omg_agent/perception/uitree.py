@@ -92,11 +92,6 @@ class _Pending:
                 or self.flag("checkable") or self.editable)
 
     @property
-    def tappable(self) -> bool:
-        return (self.flag("clickable") or self.flag("long-clickable") or self.flag("checkable")
-                or self.editable)
-
-    @property
     def labelled(self) -> bool:
         return bool(self.text or self.desc or self.hint)
 
