@@ -296,6 +296,37 @@ def guards(
         fail(f"{crashed} run(s) crashed; see 'error' in {path}")
 
 
+@app.command()
+def perception(
+    folder: Path = typer.Argument(..., help="A folder of uiautomator dump files (.xml, .uix)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the measurements as JSON."),
+) -> None:
+    """What the element list makes of real screens: per dump and in total, interactive
+    nodes kept, labels lost from the rendered lines, tokens raw vs rendered, stacked lines,
+    elements under a higher window, system-bar elements, unlabeled tappables, and the anchor
+    check (every labelled element's label resolves inside it, or is reported ambiguous).
+
+    Examples:
+
+      omg-agent bench perception tests/fixtures/real_dumps
+
+      omg-agent bench perception ~/dumps --json
+    """
+    from omg_agent.bench.perception import as_json as stats_json
+    from omg_agent.bench.perception import check_folder, run, table
+
+    try:
+        check_folder(folder)
+    except ValueError as exc:
+        fail(str(exc))
+    rows = run(folder)
+    if as_json:
+        _print_json(stats_json(rows))
+    else:
+        typer.echo(table(rows))
+        typer.echo(f"\nCommand: {shlex.join(['omg-agent', 'bench', 'perception', str(folder)])}")
+
+
 def register(root: typer.Typer) -> None:
     """Add the ``bench`` group to the ``omg-agent`` app."""
     root.add_typer(app, name="bench")

@@ -24,6 +24,9 @@ class UIElement:
     ``extra_texts`` are the texts of non-clickable descendants merged into this element after
     the first one (which became ``text`` if the element had none): a list row "Wi-Fi /
     Connected" is one element with ``text="Wi-Fi"`` and ``extra_texts=("Connected",)``.
+    ``hint`` is an input's placeholder (never its value); ``window`` names the window group
+    the element belongs to when it is not the app's own screen (``"keyboard"``, ``"system"``,
+    ``"popup"``, ``"overlay"``; see ``perception.windows``).
     """
 
     id: int
@@ -45,6 +48,8 @@ class UIElement:
     password: bool = False
     editable: bool = False
     selected: bool = False
+    hint: str = ""
+    window: str = ""
 
     @property
     def center(self) -> Point:

@@ -109,7 +109,9 @@ def drop_foreign(elements: Iterable[UIElement], foreground: str) -> tuple[UIElem
     """``elements`` without notifications and without other apps' windows.
 
     ``foreground`` is the observation's package; when it is a system dialog's package (an
-    ANR dialog has focus), the app beneath is kept too — only notifications go.
+    ANR dialog has focus), the app beneath is kept too — only notifications go. The
+    keyboard's group (``window="keyboard"``, perception.windows) stays: it is on screen
+    for the app.
     """
     elements = tuple(elements)
     system_front = foreground in SYSTEM_DIALOG_PACKAGES or not foreground
@@ -118,7 +120,7 @@ def drop_foreign(elements: Iterable[UIElement], foreground: str) -> tuple[UIElem
         if is_notification(e):
             continue
         if not system_front and e.package and e.package != foreground \
-                and e.package not in SYSTEM_DIALOG_PACKAGES:
+                and e.package not in SYSTEM_DIALOG_PACKAGES and e.window != "keyboard":
             continue
         kept.append(e)
     if not kept:  # a stale or odd foreground reading: only notifications go, not the screen

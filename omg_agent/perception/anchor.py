@@ -7,9 +7,12 @@ found (``source``), the element it lands on, and how far a raw point had to move
 is tried in the order of DESIGN.md §4:
 
 1. ``element`` — the id in the observation's element list (exact bounds);
-2. ``tree`` — the element list searched by text / extra texts / desc / resource-id. Better
-   tiers win (exact beats contains); among equals: the element that is (or sits in) a
-   clickable one, enabled, on screen, then the smallest, then the topmost;
+2. ``tree`` — the element list searched by text / extra texts / desc / hint /
+   resource-id. Better tiers win (exact beats contains); among equals: the element that
+   is (or sits in) a clickable one, enabled, on screen, then the smallest, then the
+   topmost — and when
+   equally good matches sit elsewhere the result names them (``candidates``, "ambiguous"
+   in ``detail``) instead of choosing silently;
 3. ``ocr`` — recognised text boxes (``observation.ocr``, else the OCR engine run on the
    screenshot: first on a crop around where the same text was found last time, then on the
    whole frame, whose read is cached by screen hash; boxes outside the safe zone are
@@ -65,6 +68,7 @@ class Resolved:
     element: UIElement | None = None
     snap_px: float = 0.0
     detail: str = ""
+    candidates: tuple[UIElement, ...] = ()  # other elements an ambiguous anchor names
 
 
 def _is_tappable(e: UIElement) -> bool:
@@ -169,8 +173,11 @@ class Anchorer:
         detail = f"{_describe(found.element)} (match tier {found.tier})"
         if found.host is not None and found.host is not found.element:
             detail += f" inside clickable {_describe(found.host)}"
+        if found.candidates:
+            detail += "; ambiguous, also: " + ", ".join(map(_describe, found.candidates))
+            log.info("ambiguous anchor %s: %s", _target_text(target), detail)
         return Resolved(self._safe_center(found.element.bounds), "tree", found.target, 0.0,
-                        detail)
+                        detail, found.candidates)
 
     def _by_ocr(self, target: AnchorTarget, observation: Observation,
                 region: Bounds | None) -> tuple[Resolved | None, str]:
@@ -273,6 +280,12 @@ class AnchorMatch:
     element: UIElement
     host: UIElement | None  # ``element`` itself when tappable, else the clickable around it
     tier: int  # the textmatch tier (0 identical … 4 substring)
+    candidates: tuple[UIElement, ...] = ()  # as good matches elsewhere: the anchor is
+    # ambiguous (the choice among them is by the tie-breaks below, and is reported)
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.candidates)
 
     @property
     def target(self) -> UIElement:
@@ -288,10 +301,12 @@ def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
     and spacing folded; ``contains`` and ``regex`` as asked). Better tiers win; among equals
     the element that is (or sits in) a clickable one, enabled, inside ``visible`` (pixels;
     every element counts as visible without it), then the smallest, then the topmost.
+    Elements that match exactly as well (same tier and field, same kind of host) at places
+    a tap on the chosen one does not reach are returned as ``candidates``.
     """
     queries = _queries(target)
     limit = 4 if target.match == "contains" else EXACT_TIERS
-    best: tuple | None = None
+    found: list[tuple[tuple, UIElement, UIElement | None]] = []
     for e in elements:
         tier = _element_tier(e, queries)
         if tier is None or (target.match != "regex" and tier[0] > limit):
@@ -300,12 +315,14 @@ def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
         hidden = visible is not None and not visible.contains(e.center)
         key = (tier, host is None, not e.enabled, hidden, e.bounds.area,
                e.bounds.top, e.bounds.left)
-        if best is None or key < best[0]:
-            best = (key, e, host)
-    if best is None:
+        found.append((key, e, host))
+    if not found:
         return None
-    key, e, host = best
-    return AnchorMatch(e, host, key[0][0])
+    key, e, host = min(found, key=lambda f: f[0])
+    point = e.bounds.center
+    others = tuple(o for k, o, _ in found if o is not e and k[:2] == key[:2]
+                   and not o.bounds.contains(point) and not e.bounds.contains(o.center))
+    return AnchorMatch(e, host, key[0][0], others)
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -326,7 +343,7 @@ def _element_tier(e: UIElement, queries: dict[str, TextQuery]) -> tuple[int, int
     for key, query in queries.items():
         if key == "text":
             fields = [] if e.password else [(e.text, 0)]
-            fields += [(t, 1) for t in e.extra_texts] + [(e.desc, 1)]
+            fields += [(t, 1) for t in e.extra_texts] + [(e.desc, 1), (e.hint, 1)]
         elif key == "desc":
             fields = [(e.desc, 0), (e.text, 1)]
         else:

@@ -5,22 +5,28 @@ What the model receives (DESIGN.md §4: compact, numbered, never raw XML), what
 doubles read back to pick ids — one line per element::
 
     [7] button "Add to cart" +"¥99" desc="cart" res=add_btn @512,880 {clickable,focused}
+    [8] input hint="Search" res=search @500,120 {clickable,editable}
+    [9] item "Weather" +"10°" +"11°" +"12°" +"13°" +"14°" +"15°" (+6 more) @500,83 {clickable}
 
-id, role, text, extra texts of merged children (``+``, at most three), content-desc (when
-it differs from the text), resource-id without the package prefix, centre in the 0–1000
-normalized space the model answers in, state flags. Texts are JSON strings with whitespace
-collapsed, cut to :data:`MAX_TEXT` characters (extras 30, desc 40) with ``…``; a password
-field shows ``"•••"``, never its value. :func:`render` writes it, :func:`parse` reads it
-back into :class:`ParsedElement` records (lines that are not element lines are skipped, so
-a whole prompt can be parsed). The operator prompt (``brain/prompts/operator.md``) explains
-the same format to the model.
+id, role, text, ``hint=`` an input's placeholder (it is not typed text), extra texts of
+merged children (``+``: as many as fit :data:`MAX_EXTRAS` and :data:`EXTRAS_BUDGET`
+characters, then ``(+N more)`` says how many are not shown — never a silent cut),
+content-desc (when it differs from the text), resource-id without the package prefix,
+centre in the 0–1000 normalized space the model answers in, state flags. Texts are JSON
+strings with whitespace collapsed, cut to :data:`MAX_TEXT` characters (extras 30, desc 40)
+with ``…``; a password field shows ``"•••"``, never its value. Elements of a window over
+the app (the keyboard, a system panel, another app's popup) follow a group line
+``-- keyboard: com.google.android.inputmethod.latin --``. :func:`render` writes it,
+:func:`parse` reads it back into :class:`ParsedElement` records (lines that are not element
+lines are skipped, so a whole prompt can be parsed). The operator prompt
+(``brain/prompts/operator.md``) explains the same format to the model.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from omg_agent.core.geometry import ScreenGeometry
@@ -29,13 +35,15 @@ from omg_agent.core.observation import UIElement
 MAX_TEXT = 60
 MAX_EXTRA = 30
 MAX_DESC = 40
-MAX_EXTRAS = 3
+MAX_EXTRAS = 6
+EXTRAS_BUDGET = 120  # characters of extra texts on one line before "(+N more)"
 PASSWORD_MASK = "•••"
 EMPTY = "(no elements)"
 FLAGS = ("clickable", "long_clickable", "scrollable", "editable", "checkable", "checked",
          "focused", "selected", "password")
 
 _HEAD = re.compile(r"\[(\d+)\] (\S+)")
+_MORE = re.compile(r"\(\+(\d+) more\)")
 _AT = re.compile(r"@(\d+),(\d+)")
 _DECODER = json.JSONDecoder()
 
@@ -53,6 +61,8 @@ class ParsedElement:
     y: int = 500
     flags: frozenset[str] = frozenset()
     extras: tuple[str, ...] = ()
+    hint: str = ""
+    more: int = 0  # extra texts the line says it does not show
 
 
 # -- render ---------------------------------------------------------------------------------
@@ -72,7 +82,12 @@ def render_line(element: UIElement, screen: ScreenGeometry) -> str:
     parts = [f"[{e.id}]", e.role or e.cls.rsplit(".", 1)[-1] or "view"]
     if e.text:
         parts.append(f"\"{PASSWORD_MASK}\"" if e.password else _quote(e.text, MAX_TEXT))
-    parts.extend("+" + _quote(extra, MAX_EXTRA) for extra in e.extra_texts[:MAX_EXTRAS])
+    if e.hint and e.hint != e.text:
+        parts.append("hint=" + _quote(e.hint, MAX_DESC))
+    extras = shown_extras(e.extra_texts)
+    parts.extend("+" + _quote(extra, MAX_EXTRA) for extra in extras)
+    if len(e.extra_texts) > len(extras):
+        parts.append(f"(+{len(e.extra_texts) - len(extras)} more)")
     if e.desc and e.desc != e.text:
         parts.append("desc=" + _quote(e.desc, MAX_DESC))
     if e.resource_id:
@@ -85,12 +100,38 @@ def render_line(element: UIElement, screen: ScreenGeometry) -> str:
     return " ".join(parts)
 
 
+def shown_extras(extras: Sequence[str]) -> list[str]:
+    """The extra texts a line shows: in order, while :data:`MAX_EXTRAS` and
+    :data:`EXTRAS_BUDGET` allow (the rest is counted as ``(+N more)``)."""
+    out: list[str] = []
+    used = 0
+    for extra in extras[:MAX_EXTRAS]:
+        size = len(shown(extra, MAX_EXTRA))
+        if out and used + size > EXTRAS_BUDGET:
+            break
+        out.append(extra)
+        used += size
+    return out
+
+
+def group_line(element: UIElement) -> str:
+    """The line that opens the group of a window over the app."""
+    return f"-- {element.window}: {element.package} --"
+
+
 def render(elements: Iterable[UIElement], screen: ScreenGeometry | tuple[int, int]) -> str:
     """The element list of ``elements`` on ``screen`` (a geometry or a pixel size), one line
-    per element, or ``(no elements)``."""
+    per element, a group line where a window over the app starts, or ``(no elements)``."""
     if not isinstance(screen, ScreenGeometry):
         screen = ScreenGeometry.of_screen(screen)
-    lines = [render_line(e, screen) for e in elements]
+    lines: list[str] = []
+    group = ("", "")
+    for e in elements:
+        here = (e.window, e.package if e.window else "")
+        if e.window and here != group:
+            lines.append(group_line(e))
+        group = here
+        lines.append(render_line(e, screen))
     return "\n".join(lines) if lines else EMPTY
 
 
@@ -101,14 +142,19 @@ def parse_line(line: str) -> ParsedElement | None:
     head = _HEAD.match(line)
     if head is None:
         return None
-    fields: dict = {"text": "", "desc": "", "res": "", "flags": frozenset()}
+    fields: dict = {"text": "", "desc": "", "hint": "", "res": "", "flags": frozenset()}
     extras: list[str] = []
     rest, pos = line, head.end()
     while pos < len(rest):
         if rest[pos] == " ":
             pos += 1
             continue
-        for prefix, key in (('desc="', "desc"), ('+"', "extra"), ('"', "text")):
+        more = _MORE.match(rest, pos)
+        if more is not None:
+            fields["more"], pos = int(more.group(1)), more.end()
+            continue
+        for prefix, key in (('desc="', "desc"), ('hint="', "hint"), ('+"', "extra"),
+                            ('"', "text")):
             if rest.startswith(prefix, pos):
                 value, pos = _string(rest, pos + len(prefix) - 1)
                 if key == "extra":

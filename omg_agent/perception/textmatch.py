@@ -19,6 +19,10 @@ tier  meaning
 4     a substring (normalised) — only with ``match="contains"``
 ====  ======================================================================================
 
+Invisible marks never decide a match: private-use code points (icon-font glyphs), bidi
+controls and zero-width characters are removed from both sides before any comparison
+(:func:`strip_marks`); :func:`clean_label` is the same rule for what a label *shows*.
+
 ``match="regex"`` scores 0 for a full match of the raw text, 1 for a search hit in the raw
 text, 2 for a hit in the normalised (NFKC) text. Pure functions, no I/O.
 """
@@ -38,6 +42,26 @@ _SEGMENT_RE = re.compile(f"[{_SEPARATORS}]+")
 _CJK_RUN_RE = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
 EXACT_TIERS = 3  # tiers 0..3 are accepted by match="exact"
 
+# Bidi controls (LRM, RLM, ALM, embeddings, isolates), zero-width space / no-break space /
+# word joiner; private-use areas hold icon-font glyphs (Material Icons, iconfont.cn …).
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_ZERO_WIDTH = "\u200b\u2060\ufeff"
+_JOINERS = "\u200c\u200d"  # meaningful in Persian, Indic scripts and emoji: kept for display
+_PRIVATE_USE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+_LABEL_MARKS_RE = re.compile(f"[{_BIDI}{_ZERO_WIDTH}{_PRIVATE_USE}]")
+_MATCH_MARKS_RE = re.compile(f"[{_BIDI}{_ZERO_WIDTH}{_JOINERS}{_PRIVATE_USE}]")
+
+
+def clean_label(text: str) -> str:
+    """``text`` as a label shows it: private-use glyphs, bidi controls and zero-width
+    spaces removed, whitespace collapsed (``"\ue8b6 Search\u200f"`` → ``"Search"``)."""
+    return " ".join(_LABEL_MARKS_RE.sub("", text).split())
+
+
+def strip_marks(text: str) -> str:
+    """``text`` without any invisible mark (joiners too): the form every match compares."""
+    return _MATCH_MARKS_RE.sub("", text)
+
 
 def has_cjk(text: str) -> bool:
     """Whether ``text`` holds a Chinese, Japanese or Korean character."""
@@ -46,7 +70,7 @@ def has_cjk(text: str) -> bool:
 
 def normalise(text: str, *, cjk: bool | None = None) -> str:
     """NFKC, case folded, whitespace collapsed (removed when ``cjk``, default: if any)."""
-    folded = unicodedata.normalize("NFKC", text).casefold().strip()
+    folded = unicodedata.normalize("NFKC", strip_marks(text)).casefold().strip()
     if cjk is None:
         cjk = has_cjk(folded)
     return _SPACE_RE.sub("" if cjk else " ", folded)
@@ -54,7 +78,7 @@ def normalise(text: str, *, cjk: bool | None = None) -> str:
 
 def compact(text: str) -> str:
     """The normalised text with every space, separator and punctuation mark removed."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = unicodedata.normalize("NFKC", strip_marks(text)).casefold()
     return "".join(ch for ch in folded
                    if not (ch.isspace() or unicodedata.category(ch)[0] in "PZ"))
 
@@ -62,7 +86,7 @@ def compact(text: str) -> str:
 def segments(text: str) -> list[str]:
     """The parts of a label a person might name alone (normalised)."""
     out: list[str] = []
-    for part in _SEGMENT_RE.split(unicodedata.normalize("NFKC", text).casefold()):
+    for part in _SEGMENT_RE.split(unicodedata.normalize("NFKC", strip_marks(text)).casefold()):
         for piece in _CJK_RUN_RE.split(part):
             piece = piece.strip()
             if piece:
@@ -113,7 +137,7 @@ class TextQuery:
             return 0
         if self._regex.search(candidate):
             return 1
-        if self._regex.search(unicodedata.normalize("NFKC", candidate)):
+        if self._regex.search(unicodedata.normalize("NFKC", strip_marks(candidate))):
             return 2
         return None
 

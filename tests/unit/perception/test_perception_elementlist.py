@@ -18,6 +18,7 @@ from omg_agent.perception.elementlist import (
     parse_line,
     render,
     shown,
+    shown_extras,
 )
 
 SCREEN = ScreenGeometry(1080, 2400, status_bar=66, nav_bar=132)
@@ -71,7 +72,8 @@ def elements(draw: st.DrawFn) -> UIElement:
                      text=draw(_texts), desc=draw(_texts),
                      resource_id=draw(st.from_regex(r"(com\.x:id/)?[a-z_]{0,12}",
                                                     fullmatch=True)),
-                     extra_texts=tuple(draw(st.lists(_texts, max_size=4))),
+                     extra_texts=tuple(draw(st.lists(_texts, max_size=9))),
+                     hint=draw(_texts),
                      enabled=draw(st.booleans()), **flags)
 
 
@@ -84,7 +86,10 @@ def test_render_then_parse_gives_back_what_the_model_was_shown(items) -> None:
         assert (back.id, back.role) == (e.id, e.role)
         text = PASSWORD_MASK if e.password else shown(e.text)
         assert back.text == (text if e.text else "")
-        assert back.extras == tuple(shown(t, MAX_EXTRA) for t in e.extra_texts[:3])
+        extras = shown_extras(e.extra_texts)
+        assert back.extras == tuple(shown(t, MAX_EXTRA) for t in extras)
+        assert back.more == len(e.extra_texts) - len(extras)
+        assert back.hint == (shown(e.hint, MAX_DESC) if e.hint and e.hint != e.text else "")
         assert back.desc == (shown(e.desc, MAX_DESC) if e.desc and e.desc != e.text else "")
         assert back.res == e.resource_id.rsplit("/", 1)[-1]
         assert (back.x, back.y) == SCREEN.to_normalized(e.center)
