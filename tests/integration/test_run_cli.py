@@ -88,8 +88,8 @@ def test_device_vphone_starts_one_in_process_and_shows_live_progress(in_tmp: Pat
     assert result.exit_code == 0, result.output
     assert "started a vphone" in result.output
     assert "✔ 1. Look at the screen" in result.output  # the live plan with its tick
-    assert "done: the screen was looked at" in result.output and "Stopped because: the task is complete" \
-        in result.output
+    assert "done: the screen was looked at" in result.output
+    assert "Stopped because: the task is complete" in result.output
 
 
 def test_a_planner_done_after_a_failed_step_exits_1_with_its_words(vphone, in_tmp: Path) -> None:
