@@ -28,9 +28,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from omg_agent.core.actions import AnchorTarget, MemSave, Swipe, Tap, TypeText, parse_action
+from omg_agent.core.actions import AnchorTarget, MemSave, Tap, TypeText, parse_action
 from omg_agent.flows.model import Command, Flow, FlowError, Selector
-from omg_agent.flows.record import action_commands, selector_for, short_id
+from omg_agent.flows.record import action_commands, short_id
 from omg_agent.flows.select import literal
 from omg_agent.trace.loader import StepRecord, load_trace
 
@@ -165,6 +165,18 @@ def _ran(step: StepRecord) -> list[tuple[Any, dict[str, Any] | None, bool]]:
     return out
 
 
+def saved_values(run_dir: Path) -> dict[str, str]:
+    """What the run in ``run_dir`` saved with ``mem_save`` (name -> value), in order."""
+    values: dict[str, str] = {}
+    for step in load_trace(run_dir).steps:
+        for r in step.results:
+            m = _SAVED.match(str(r.get("detail") or "")) if r.get("type") == "mem_save" else None
+            value = _saved_value(r) if m else None
+            if m and value is not None:
+                values[m.group(1)] = value
+    return values
+
+
 def _saved_value(result: dict[str, Any]) -> str | None:
     m = _SAVED.match(str(result.get("detail") or ""))
     if m is None:
@@ -211,4 +223,4 @@ def _new_state(selector: Selector, text_then: str | None,
     return []
 
 
-__all__ = ["flow_from_trace", "selector_for", "Swipe"]
+__all__ = ["flow_from_trace", "saved_values"]

@@ -14,6 +14,7 @@ screen sizes. Pure data, no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -118,7 +119,7 @@ class Flow:
         return needed
 
 
-def walk(commands: tuple[Command, ...]):  # type: ignore[no-untyped-def]
+def walk(commands: tuple[Command, ...]) -> Iterator[Command]:
     """Every command, nested bodies included, in order."""
     for c in commands:
         yield c

@@ -104,7 +104,7 @@ def _command(item: Any, source: str, where: str, line: int) -> Command:
     opts = dict(arg) if isinstance(arg, dict) else {}
     optional = bool(opts.pop("optional", False))
     opts.pop("label", None)
-    base = {"name": name, "optional": optional, "line": line}
+    base: dict[str, Any] = {"name": name, "optional": optional, "line": line}
     if name in _SELECTOR_COMMANDS:
         point = opts.pop("point", None)
         if point is not None and name in ("tapOn", "longPressOn"):

@@ -88,6 +88,7 @@ class FlowRunner:
         self.on_step = on_step
         self._step = 0
         self._result = FlowResult("done")
+        self._seen: Observation | None = None  # cleared whenever an action ran
 
     # -- entry ------------------------------------------------------------------------------
     def run(self, flow: Flow) -> FlowResult:
@@ -162,9 +163,10 @@ class FlowRunner:
             case "pressKey":
                 self._act(Key(key=c.text), self._observe(), c)  # type: ignore[arg-type]
             case "waitForAnimationToEnd" | "takeScreenshot":
-                self._note(self._observe(), c.label())
+                self._note(self._observe(fresh=True), c.label())
             case "wait":
                 time.sleep(c.timeout_s)
+                self._seen = None
             case "memSave":
                 self._mem_save(c, timeout)
             case "repeat":
@@ -178,9 +180,14 @@ class FlowRunner:
                 raise FlowFailed(f"unsupported command {c.name!r}")
 
     # -- helpers ----------------------------------------------------------------------------
-    def _observe(self) -> Observation:
+    def _observe(self, *, fresh: bool = False) -> Observation:
+        """The screen now; the last observation again when nothing ran since it was taken
+        (a check and the tap after it read one screen)."""
+        if self._seen is not None and not fresh:
+            return self._seen
         self._result.observations += 1
-        return self.driver.observe()
+        self._seen = self.driver.observe()
+        return self._seen
 
     def _wait_for(self, c: Command, timeout: float
                   ) -> tuple[Observation, PointTarget | ElementTarget | Any]:
@@ -190,8 +197,10 @@ class FlowRunner:
         assert c.selector is not None
         selector = self._sel(c.selector)
         deadline = time.monotonic() + timeout
+        first = True
         while True:
-            obs = self._observe()
+            obs = self._observe(fresh=not first)
+            first = False
             target = target_for(selector, obs)
             if target is not None:
                 return obs, target
@@ -213,6 +222,7 @@ class FlowRunner:
                 raise FlowFailed(f"{c.label()}: the user said no to "
                                  f"{stop.request.describe}", kind="gate")
         t0 = time.perf_counter()
+        self._seen = None
         try:
             result = self.driver.execute([action], obs)
         except OmgError as exc:
@@ -253,10 +263,12 @@ class FlowRunner:
             return VAR_PATTERN.sub(lambda m: literal(self.vars[m.group(1) or m.group(2)]),
                                    text)
 
-        rel = {k: self._sel(v) for k in ("below", "above", "child_of")
-               if (v := getattr(s, k)) is not None}
+        def rel(other: Selector | None) -> Selector | None:
+            return None if other is None else self._sel(other)
+
         return dataclasses.replace(s, text=fill(s.text), id=fill(s.id), desc=fill(s.desc),
-                                   **rel)
+                                   below=rel(s.below), above=rel(s.above),
+                                   child_of=rel(s.child_of))
 
     def _holds(self, cond: Condition, obs: Observation) -> bool:
         if cond.visible is not None and find(self._sel(cond.visible), obs) is None:
@@ -265,8 +277,10 @@ class FlowRunner:
 
     def _until(self, cond: Condition, timeout: float, c: Command) -> None:
         deadline = time.monotonic() + timeout
+        first = True
         while True:
-            obs = self._observe()
+            obs = self._observe(fresh=not first)
+            first = False
             if self._holds(cond, obs):
                 return
             if time.monotonic() >= deadline:
@@ -286,7 +300,7 @@ class FlowRunner:
                 break
             before = obs.screen_hash
             self._act(Swipe(direction=finger, distance=500), obs, c)  # type: ignore[arg-type]
-            if before and self.driver.observe().screen_hash == before:
+            if before and self._observe().screen_hash == before:
                 break  # the list did not move: its end
         self._note(None, f"not found by scrolling: {c.label()}")
         raise FlowFailed(f"step {c.line} {c.label()}: not found after scrolling "

@@ -29,8 +29,8 @@ def literal(text: str) -> str:
 
 def anchor_of(selector: Selector) -> AnchorTarget | None:
     """The anchor for the selector's text / id / desc (``None`` when it names none)."""
-    keys = {"text": selector.text, "resource_id": selector.id, "desc": selector.desc}
-    keys = {k: v for k, v in keys.items() if v is not None}
+    given = {"text": selector.text, "resource_id": selector.id, "desc": selector.desc}
+    keys: dict[str, str] = {k: v for k, v in given.items() if v is not None}
     if not keys:
         return None
     regex = any(REGEX_SYNTAX.search(v) for k, v in keys.items() if k != "resource_id")
@@ -40,11 +40,14 @@ def anchor_of(selector: Selector) -> AnchorTarget | None:
 
 
 def candidates(selector: Selector, obs: Observation) -> list[UIElement]:
-    """Every element of ``obs`` the selector names, top to bottom."""
+    """Every element of ``obs`` the selector names, top to bottom: those matching at the
+    best tier any element reaches (an exact "Like" rules out "Like post 3" in a desc)."""
     anchor = anchor_of(selector)
-    found = [e for e in obs.elements
-             if (anchor is None or match_anchor(anchor, [e]) is not None)
-             and _state_ok(selector, e)]
+    found = [e for e in obs.elements if _state_ok(selector, e)]
+    if anchor is not None:  # only the best tier of the matcher counts, as in match_anchor
+        tiers = [(m.tier, e) for e in found if (m := match_anchor(anchor, [e])) is not None]
+        best = min((t for t, _ in tiers), default=0)
+        found = [e for t, e in tiers if t == best]
     found = _relative(selector, found, obs)
     return sorted(found, key=lambda e: (e.bounds.top, e.bounds.left))
 
@@ -88,8 +91,6 @@ def _relative(s: Selector, found: list[UIElement], obs: Observation) -> list[UIE
         ref = find(s.below, obs)
         found = [] if ref is None else [e for e in found if e.bounds.top >= ref.bounds.bottom
                                         - 1 and e is not ref]
-        if ref is not None:  # the nearest below first, as a reader would take it
-            found.sort(key=lambda e: e.bounds.top - ref.bounds.bottom)
     if s.above is not None:
         ref = find(s.above, obs)
         found = [] if ref is None else [e for e in found if e.bounds.bottom <= ref.bounds.top
