@@ -294,8 +294,9 @@ class FlowRunner:
         deadline = time.monotonic() + c.timeout_s
         for _ in range(max(1, c.times) + 1):
             obs = self._observe()
-            if find(self._sel(c.selector), obs) is not None:
-                return
+            hit = find(self._sel(c.selector), obs)
+            if hit is not None and obs.screen.safe_zone.contains(hit.center):
+                return  # in view, not just peeking in at an edge
             if time.monotonic() >= deadline:
                 break
             before = obs.screen_hash
