@@ -160,8 +160,10 @@ def run_cached(orchestrator: Any, task: str, plan: Path | None = None, *,
     for key, value in replay.variables.items():  # the agent goes on with what was saved
         orchestrator.memory.save(key, value, source="screen")
     result = orchestrator.run(task)
-    if result.status == "done":
-        cache.remember(shown, recorder.run_dir, driver, result.answer)  # repaired
+    if result.status == "done":  # repaired: the new run's flow replaces the failed one
+        repaired = cache.remember(shown, recorder.run_dir, driver, result.answer)
+        if repaired is not None:
+            cache.store.update(repaired.key, repairs=int(entry.meta.get("repairs", 0)) + 1)
     else:
         cache.retire(entry, f"replay failed ({replay.failed}) and the agent ended "
                             f"{result.status}")
