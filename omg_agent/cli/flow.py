@@ -20,8 +20,9 @@ from rich.markup import escape
 from omg_agent.cli.console import console, err_console, fail
 from omg_agent.errors import OmgError
 
-app = typer.Typer(help="Flows: anchored steps replayed with no model (YAML, Maestro subset).",
-                  no_args_is_help=True)
+app = typer.Typer(help="Flows: anchored steps replayed with no model (YAML, Maestro subset)."
+                       "\n\nExample: omg-agent flow run omg_agent/assets/flows/"
+                       "maestro_new_note.yaml", no_args_is_help=True)
 EXIT = {"done": 0, "failed": 1, "needs_confirmation": 5}
 
 
@@ -117,6 +118,8 @@ def record(
 
     Commands: tap N | long N | type [N] TEXT | enter | back | home | launch APP |
     scroll up|down | save KEY N | check N | done.
+
+    Example: omg-agent flow record -o my_flow.yaml --device 127.0.0.1:5555
     """
     from omg_agent.flows.recorder_cli import record_session
 
@@ -139,7 +142,10 @@ def record(
 def list_cache(
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
 ) -> None:
-    """List the replay cache: tasks ``run`` replays without a model."""
+    """List the replay cache: tasks ``run`` replays without a model.
+
+    Example: omg-agent flow list --runs-dir runs
+    """
     from omg_agent.config import Settings
     from omg_agent.flows.cache import CACHE_DIR
     from omg_agent.flows.store import FlowStore

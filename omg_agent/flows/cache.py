@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 
 CACHE_DIR = "flow-cache"  # under the runs folder
 _FILLER = frozenset({"please", "kindly", "the", "a", "an", "then", "and", "it", "my", "me",
-                     "for", "you", "can", "could", "would", "请", "帮我", "一下"})
+                     "for", "you", "can", "could", "would"})
+_CJK_FILLER = re.compile(r"^(?:请|帮我|麻烦|给我)+|(?:一下|吧)+$")  # no spaces to split on
 _SECRET = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)(?:=[^}]*)?\}\}")
 _VERSION = re.compile(r"versionName=(\S+)")
 
@@ -45,7 +46,8 @@ def task_key(task: str) -> str:
     names = sorted(set(_SECRET.findall(task)))
     text = unicodedata.normalize("NFKC", _SECRET.sub(" ", task)).casefold()
     words = [w for w in re.split(r"[^\w¥$€£.%]+|(?<!\d)\.|\.(?!\d)", text) if w]
-    core = " ".join(w for w in words if w not in _FILLER)
+    core = " ".join(w for w in (_CJK_FILLER.sub("", w) for w in words)
+                    if w and w not in _FILLER)
     return core + ("|" + ",".join(names) if names else "")
 
 

@@ -86,7 +86,7 @@ class Command:
     file: str = ""  # runFlow file
     optional: bool = False
     long: bool = False  # longPressOn
-    clear: bool = False  # launchApp clearState / inputText into a cleared field
+    clear: bool = False  # inputText into an emptied field
     line: int = 0  # 1-based position in its list, for messages
 
     def label(self) -> str:

@@ -120,7 +120,11 @@ def _build(name: str, arg: Any, opts: dict[str, Any], base: dict[str, Any], sour
     match name:
         case "launchApp":
             app = opts.get("appId", arg if isinstance(arg, str) else "")
-            return Command(**base, text=str(app or ""), clear=bool(opts.get("clearState")))
+            if opts.get("clearState") or opts.get("stopApp") is False:
+                bad = "clearState" if opts.get("clearState") else "stopApp: false"
+                raise FlowError(f"{at}: {bad} is not supported (the app is launched as it "
+                                "is); drop it or clear the app's data first")
+            return Command(**base, text=str(app or ""))
         case "inputText":
             if isinstance(arg, dict):
                 sel = _selector({k: v for k, v in opts.items() if k in ("id", "desc")}, at) \
@@ -299,7 +303,7 @@ def _dump_command(c: Command) -> Any:
                     if k in ("id", "desc")}
             return {c.name: {"text": c.text, **keys, **({"clear": True} if c.clear else {})}}
         case "launchApp":
-            return {c.name: {"appId": c.text, **({"clearState": True} if c.clear else {})}}
+            return {c.name: {"appId": c.text}}
         case "memSave":
             src: dict[str, Any] = ({"from": _dump_selector(c.selector)} if c.selector
                                    else {"value": c.text})
@@ -315,10 +319,27 @@ def _dump_command(c: Command) -> Any:
         case "wait":
             return {c.name: {"seconds": c.timeout_s}}
         case "extendedWaitUntil":
-            cond = c.condition or Condition()
-            return {c.name: {**({"visible": _dump_selector(cond.visible)} if cond.visible
-                                else {}),
-                             **({"notVisible": _dump_selector(cond.not_visible)}
-                                if cond.not_visible else {}),
-                             "timeout": int(c.timeout_s * 1000)}}
+            return {c.name: {**_dump_condition(c.condition), "timeout": int(c.timeout_s * 1000)}}
+        case "repeat":
+            cond = {"while": _dump_condition(c.condition)} if c.condition else {}
+            return {c.name: {"times": c.times, **cond,
+                             "commands": [_dump_command(b) for b in c.commands]}}
+        case "runFlow" | "retry":
+            out: dict[str, Any] = {"file": c.file} if c.file else {
+                "commands": [_dump_command(b) for b in c.commands]}
+            if c.condition is not None:
+                out["when"] = _dump_condition(c.condition)
+            if c.name == "retry":
+                out["maxRetries"] = c.times
+            return {c.name: out}
+        case "eraseText":
+            return {c.name: c.times}
+        case "takeScreenshot":
+            return {c.name: c.key}
     return c.name
+
+
+def _dump_condition(cond: Condition | None) -> dict[str, Any]:
+    cond = cond or Condition()
+    return {**({"visible": _dump_selector(cond.visible)} if cond.visible else {}),
+            **({"notVisible": _dump_selector(cond.not_visible)} if cond.not_visible else {})}

@@ -128,8 +128,6 @@ class FlowRunner:
                 app = c.text or flow.app_id
                 if not app:
                     raise FlowFailed("launchApp: no app named and no appId in the header")
-                if c.clear:
-                    raise FlowFailed("launchApp clearState is not supported on this driver")
                 self._act(Launch(app=app), None, c)
             case "tapOn" | "longPressOn":
                 obs, target = self._wait_for(c, timeout)
