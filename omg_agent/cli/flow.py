@@ -32,6 +32,8 @@ def run(
     device: str | None = typer.Option(None, "--device", "-s", help="adb serial."),
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
     var: list[str] = typer.Option([], "--var", help="NAME=VALUE for $NAME (repeatable)."),
+    secret: list[str] = typer.Option([], "--secret", help="NAME=VALUE for {{secret:NAME}}: "
+                                     "typed, never written anywhere (repeatable)."),
     allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
                                     "(payment, delete, send, …), optionally send:Bob."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
@@ -52,10 +54,11 @@ def run(
     try:
         flow = load_flow(file)
         variables = parse_assignments(var)
-        settings = Settings.load(overrides={"runs_dir": runs_dir,
+        named = parse_assignments(secret)
+        settings = Settings.load(overrides={"runs_dir": runs_dir, "secrets": named or None,
                                             "allow": ",".join(allow) or None})
     except (OmgError, ValueError) as exc:
-        fail(str(exc) if isinstance(exc, OmgError) else f"--var: {exc}")
+        fail(str(exc) if isinstance(exc, OmgError) else f"--var / --secret: {exc}")
     missing = [v for v in flow.variables if v not in variables]
     if missing:
         fail(f"{file} needs " + ", ".join(f"--var {m}=…" for m in missing))

@@ -67,3 +67,24 @@ def test_run_twice_replays_from_the_cache_and_no_cache_bypasses_it(in_tmp: Path)
     assert json.loads(third.output.splitlines()[-1])["model_calls"] >= 2
     text = CliRunner().invoke(app, ["flow", "from-trace", again["run_dir"]], env=BLANK)
     assert text.exit_code == 0 and "Like post 3" in text.output
+
+
+def test_a_secret_is_typed_but_never_written_and_the_gate_wants_an_allow(vphone,
+                                                                          in_tmp: Path) -> None:
+    login = vphone.phone.apps["com.omg.login"]
+    (in_tmp / "login.yaml").write_text(
+        "appId: com.omg.login\n---\n- launchApp\n"
+        "- inputText:\n    id: username\n    text: demo\n    clear: true\n"
+        "- inputText:\n    id: password\n    text: '{{secret:pw}}'\n    clear: true\n"
+        "- tapOn:\n    id: sign_in\n- assertVisible:\n    id: welcome\n")
+    args = ["flow", "run", "login.yaml", "--device", vphone.serial, "--json", "--runs-dir",
+            str(in_tmp / "runs"), "--secret", f"pw={login.valid_password}"]
+    held = CliRunner().invoke(app, args, env=BLANK)
+    assert held.exit_code == 5, held.output  # typing a secret waits for a yes
+    assert not login.logged_in
+    done = CliRunner().invoke(app, [*args, "--allow", "secret_entry"], env=BLANK)
+    assert done.exit_code == 0, done.output
+    assert login.logged_in and login.user == "demo"
+    written = [p for p in (in_tmp / "runs").rglob("*") if p.is_file()]
+    assert written and not [p for p in written
+                            if login.valid_password.encode() in p.read_bytes()]
