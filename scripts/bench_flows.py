@@ -83,19 +83,18 @@ def flow_replay(task: Task, trace: Path, runs: Path) -> dict[str, Any]:
 
 
 def shipped_likes(count: int, runs: Path) -> dict[str, Any]:
-    """The shipped like flow, stretched to ``count`` posts (its repeat count and end check)."""
+    """The shipped like flow with ``--var count=<count>``."""
     from importlib import resources
 
-    from omg_agent.flows.parse import parse_flow
+    from omg_agent.flows.parse import load_flow
 
-    text = (resources.files("omg_agent.assets") / "flows" / "like_first_posts.yaml").read_text(
-        encoding="utf-8").replace("times: 5", f"times: {count}").replace(
-        "Like post 5", f"Like post {count}")
+    flow = load_flow(Path(str(resources.files("omg_agent.assets") / "flows"
+                              / "like_first_posts.yaml")))
     task = LikePosts(count=count)
     with phone() as (vp, driver):
         calls0, t0 = driver.io.calls, time.perf_counter()
-        result = replay(driver, parse_flow(text), Settings(runs_dir=runs),
-                        new_run_dir(runs, "shipped"))
+        result = replay(driver, flow, Settings(runs_dir=runs), new_run_dir(runs, "shipped"),
+                        variables={"count": str(count)})
         wall = time.perf_counter() - t0
         liked = vp.apps["com.omg.feed"].liked
         return {"task": task.goal, "mode": "shipped flow", "model_calls": 0,

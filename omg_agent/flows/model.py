@@ -112,11 +112,22 @@ class Flow:
         for c in walk(self.commands):
             if c.name == "memSave":
                 saved.add(c.key)
-            for a, b in VAR_PATTERN.findall(c.text):
+            texts = [c.text, *_selector_texts(c.selector)]
+            if c.condition is not None:
+                texts += [*_selector_texts(c.condition.visible),
+                          *_selector_texts(c.condition.not_visible)]
+            for a, b in (m for t in texts for m in VAR_PATTERN.findall(t)):
                 name = a or b
                 if name not in saved and name not in self.env and name not in needed:
                     needed.append(name)
         return needed
+
+
+def _selector_texts(s: Selector | None) -> list[str]:
+    if s is None:
+        return []
+    own = [t for t in (s.text, s.id, s.desc) if t]
+    return own + [t for rel in (s.below, s.above, s.child_of) for t in _selector_texts(rel)]
 
 
 def walk(commands: tuple[Command, ...]) -> Iterator[Command]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from omg_agent.core.actions import VAR_PATTERN
 from omg_agent.flows.model import Command, Condition, Flow, FlowError, Selector
 
 _KEYS = ("back", "home", "enter", "delete", "tab", "search", "escape", "space")
@@ -155,7 +156,12 @@ def _build(name: str, arg: Any, opts: dict[str, Any], base: dict[str, Any], sour
             cond = _condition(opts["while"], at) if "while" in opts else None
             if "times" not in opts and cond is None:
                 raise FlowError(f"{at}: repeat needs times or while")
-            return Command(**base, times=int(opts.get("times", 1_000)), condition=cond,
+            times = opts.get("times", 1_000)
+            by_var = isinstance(times, str) and VAR_PATTERN.fullmatch(times.strip())
+            if not by_var and not str(times).isdigit():
+                raise FlowError(f"{at}: times {times!r}: a whole number or a $var")
+            return Command(**base, times=0 if by_var else int(times),
+                           text=times.strip() if by_var else "", condition=cond,
                            commands=_commands(opts.get("commands"), source, f"{where} repeat"))
         case "runFlow" | "retry":
             file = opts.get("file", arg if isinstance(arg, str) else "")
@@ -322,7 +328,7 @@ def _dump_command(c: Command) -> Any:
             return {c.name: {**_dump_condition(c.condition), "timeout": int(c.timeout_s * 1000)}}
         case "repeat":
             cond = {"while": _dump_condition(c.condition)} if c.condition else {}
-            return {c.name: {"times": c.times, **cond,
+            return {c.name: {"times": c.text or c.times, **cond,
                              "commands": [_dump_command(b) for b in c.commands]}}
         case "runFlow" | "retry":
             out: dict[str, Any] = {"file": c.file} if c.file else {

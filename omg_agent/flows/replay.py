@@ -323,7 +323,13 @@ class FlowRunner:
                                       phase="flow", note=c.label())
 
     def _repeat(self, c: Command, flow: Flow, depth: int) -> None:
-        for _ in range(c.times):
+        times = c.times
+        if c.text:  # times: $count
+            value = self._fill(c.text)
+            if not value.strip().isdigit():
+                raise FlowFailed(f"repeat times {c.text} = {value!r}: not a whole number")
+            times = int(value)
+        for _ in range(times):
             if c.condition is not None and not self._holds(c.condition, self._observe()):
                 return
             self._block(c.commands, flow, depth + 1)

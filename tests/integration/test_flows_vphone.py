@@ -119,14 +119,17 @@ def test_a_flow_recorded_on_1080x2400_replays_on_720x1600_and_where_the_button_m
     assert [s.phase for s in steps] == ["flow"] * len(steps) and len(steps) >= 6
 
 
-@pytest.mark.parametrize("profile", ["default", "compact"])
-def test_shipped_like_flow_likes_exactly_the_first_five_posts(tmp_path: Path,
-                                                              profile: str) -> None:
+@pytest.mark.parametrize("profile, count", [("default", None), ("compact", 12)])
+def test_shipped_like_flow_likes_exactly_the_first_n_posts(tmp_path: Path, profile: str,
+                                                           count: int | None) -> None:
     flow = load_flow(Path(str(SHIPPED / "like_first_posts.yaml")))
+    given = {"count": str(count)} if count else None
     with phone_on_adb(profile) as (phone, driver):
-        result = replay(driver, flow, no_model(tmp_path), tmp_path / "run")
+        phone.apps[FEED].liked = {3}  # liked before: must stay liked, not be toggled off
+        result = replay(driver, flow, no_model(tmp_path), tmp_path / "run", variables=given)
         assert result.status == "done", result.failed
-        assert phone.apps[FEED].liked == {1, 2, 3, 4, 5}
+        # N taps on unliked posts in order: posts 1..N+1 without 3 got one each
+        assert phone.apps[FEED].liked == set(range(1, (count or 5) + 2))
 
 
 def test_shipped_price_flow_saves_the_price_of_the_product_given_by_var(tmp_path: Path

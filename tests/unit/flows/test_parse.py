@@ -126,3 +126,12 @@ def test_ours_memsave_and_vars_and_secrets() -> None:
     assert set(COMMANDS) >= {"launchApp", "tapOn", "inputText", "assertVisible",
                              "scrollUntilVisible", "back", "repeat", "runFlow", "retry",
                              "extendedWaitUntil", "memSave"}
+
+
+def test_repeat_times_may_be_a_var_and_selector_vars_are_needed_too() -> None:
+    flow = parse_flow("- repeat:\n    times: $count\n    commands: [back]\n"
+                      "- tapOn:\n    desc: Like post $count\n- assertVisible: $title\n")
+    assert flow.commands[0].text == "$count" and flow.variables == ["count", "title"]
+    assert "times: $count" in dump_flow(flow)
+    with pytest.raises(FlowError, match="a whole number or a \\$var"):
+        parse_flow("- repeat:\n    times: many\n    commands: [back]\n")
