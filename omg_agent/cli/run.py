@@ -190,6 +190,8 @@ def run(
     timeout: float | None = typer.Option(
         None, "--timeout", min=0.001, help="Deadline of the run in seconds: past it the run "
         "stops at the next step (status failed, saying so)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not replay a flow cached "
+                                  "from an earlier run of this task (and cache nothing)."),
 ) -> None:
     """Run one task on the phone and print the result.
 
@@ -244,6 +246,7 @@ def run(
     if driver not in ("adb", "u2", "auto"):
         fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
     job = RunJob(settings, driver, as_json, dry_run)
+    job.use_cache = not (no_cache or dry_run)
     try:
         if resume is not None:
             result, run_dir = job.resume(resume, answer or "")
@@ -264,6 +267,7 @@ class RunJob:
         self.driver_kind = driver_kind
         self.as_json = as_json
         self.dry_run = dry_run
+        self.use_cache = False  # run() turns it on unless --no-cache / --dry-run
 
     def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
         from omg_agent.brain.planner import load_plan_file
@@ -275,7 +279,9 @@ class RunJob:
             settings, serial, secrets = self._open(stack, task, sim)
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets)
-            result = orchestrator.run(task, plan)
+            from omg_agent.flows.cache import run_cached  # the replay cache (issue 15)
+
+            result = run_cached(orchestrator, task, plan, enabled=self.use_cache)
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 

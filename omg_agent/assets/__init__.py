@@ -1,0 +1,1 @@
+"""Files shipped with OMG-Agent (flows, demo task files)."""

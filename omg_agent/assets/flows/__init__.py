@@ -1,0 +1,1 @@
+"""Flows shipped for the vphone: ``omg-agent flow run`` them, or read them as examples."""

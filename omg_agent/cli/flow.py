@@ -1,0 +1,168 @@
+"""``omg-agent flow run|from-trace|record|list``: flows — anchored steps replayed with no
+model (see :mod:`omg_agent.flows`).
+
+``run`` replays a flow file (ours or a Maestro file of the supported subset) on a device,
+writing a trace and report like any run; ``from-trace`` turns a successful run folder into
+a flow file; ``record`` builds one as you act on the phone from the terminal (taps name
+elements of the listed screen and are saved as anchors); ``list`` shows the replay cache.
+Exit codes of ``run``: 0 done, 1 failed, 5 waiting for a yes to a sensitive action.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from omg_agent.cli.console import console, err_console, fail
+from omg_agent.errors import OmgError
+
+app = typer.Typer(help="Flows: anchored steps replayed with no model (YAML, Maestro subset)."
+                       "\n\nExample: omg-agent flow run omg_agent/assets/flows/"
+                       "maestro_new_note.yaml", no_args_is_help=True)
+EXIT = {"done": 0, "failed": 1, "needs_confirmation": 5}
+
+
+@app.command("run")
+def run(
+    file: Path = typer.Argument(..., help="A flow file (YAML)."),
+    device: str | None = typer.Option(None, "--device", "-s", help="adb serial."),
+    driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
+    var: list[str] = typer.Option([], "--var", help="NAME=VALUE for $NAME (repeatable)."),
+    secret: list[str] = typer.Option([], "--secret", help="NAME=VALUE for {{secret:NAME}}: "
+                                     "typed, never written anywhere (repeatable)."),
+    allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
+                                    "(payment, delete, send, …), optionally send:Bob."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON only."),
+) -> None:
+    """Replay a flow file on the phone; every step is found again on the screen.
+
+    Example: omg-agent flow run omg_agent/assets/flows/like_first_posts.yaml --var count=5
+    """
+    from omg_agent.cli.device import open_driver
+    from omg_agent.config import Settings
+    from omg_agent.core.secrets import parse_assignments
+    from omg_agent.flows.parse import load_flow
+    from omg_agent.flows.session import replay
+    from omg_agent.guards.confirmation import TerminalChannel
+    from omg_agent.trace.recorder import new_run_dir
+
+    try:
+        flow = load_flow(file)
+        variables = parse_assignments(var)
+        named = parse_assignments(secret)
+        settings = Settings.load(overrides={"runs_dir": runs_dir, "secrets": named or None,
+                                            "allow": ",".join(allow) or None})
+    except (OmgError, ValueError) as exc:
+        fail(str(exc) if isinstance(exc, OmgError) else f"--var / --secret: {exc}")
+    missing = [v for v in flow.variables if v not in variables]
+    if missing:
+        fail(f"{file} needs " + ", ".join(f"--var {m}=…" for m in missing))
+    confirm = TerminalChannel.from_streams(sys.stdin, sys.stderr) if sys.stdin.isatty() \
+        else None
+    handle = open_driver(device, driver)
+    try:
+        run_dir = new_run_dir(settings.runs_dir, "flow-" + file.stem)
+        result = replay(handle, flow, settings, run_dir, variables=variables, confirm=confirm)
+    except OmgError as exc:
+        fail(str(exc))
+    finally:
+        handle.close()
+    if as_json:
+        typer.echo(json.dumps({"status": result.status, "failed": result.failed,
+                               "commands": result.commands, "actions": result.actions,
+                               "wall_s": result.wall_s, "run_dir": str(run_dir)},
+                              ensure_ascii=False))
+    else:
+        colour = "green" if result.ok else "red"
+        console.print(f"[{colour}]{result.status}[/{colour}] {escape(result.failed)}")
+        console.print(f"{result.commands} steps · {result.actions} actions · "
+                      f"{result.wall_s:.1f} s · model calls 0 · trace {run_dir}")
+    raise typer.Exit(EXIT.get(result.status, 1))
+
+
+@app.command("from-trace")
+def from_trace(
+    run_dir: Path = typer.Argument(..., help="A run folder that ended done."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write here (default: print)."),
+) -> None:
+    """Turn a successful run into a flow file: element ids become anchors, saved values
+    $vars, secrets placeholders.
+
+    Example: omg-agent flow from-trace runs/20261123-0412-find-the-price -o price.yaml
+    """
+    from omg_agent.flows.fromtrace import flow_from_trace
+    from omg_agent.flows.parse import dump_flow
+    from omg_agent.flows.store import write_atomic
+
+    try:
+        text = dump_flow(flow_from_trace(run_dir))
+    except OmgError as exc:
+        fail(str(exc))
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    write_atomic(out, text)
+    err_console.print(f"flow written to {escape(str(out))}")
+
+
+@app.command("record")
+def record(
+    out: Path = typer.Option(..., "--out", "-o", help="The flow file to write."),
+    device: str | None = typer.Option(None, "--device", "-s", help="adb serial."),
+    driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
+) -> None:
+    """Record a flow as you act on the phone from this terminal: each tap names an element
+    of the listed screen and is saved as an anchor, not a coordinate.
+
+    Commands: tap N | long N | type [N] TEXT | enter | back | home | launch APP |
+    scroll up|down | save KEY N | check N | done.
+
+    Example: omg-agent flow record -o my_flow.yaml --device 127.0.0.1:5555
+    """
+    from omg_agent.flows.recorder_cli import record_session
+
+    if not sys.stdin.isatty():
+        fail("flow record reads your commands from a terminal")
+    from omg_agent.cli.device import open_driver
+
+    handle = open_driver(device, driver)
+    try:
+        count = record_session(handle, out, input_line=lambda p: typer.prompt(
+            p, default="", show_default=False), show=lambda t: console.print(escape(t)))
+    except OmgError as exc:
+        fail(str(exc))
+    finally:
+        handle.close()
+    err_console.print(f"{count} steps written to {escape(str(out))}")
+
+
+@app.command("list")
+def list_cache(
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
+) -> None:
+    """List the replay cache: tasks ``run`` replays without a model.
+
+    Example: omg-agent flow list --runs-dir runs
+    """
+    from omg_agent.config import Settings
+    from omg_agent.flows.cache import CACHE_DIR
+    from omg_agent.flows.store import FlowStore
+
+    try:
+        settings = Settings.load(overrides={"runs_dir": runs_dir})
+    except OmgError as exc:
+        fail(str(exc))
+    for meta in FlowStore(settings.runs_dir / CACHE_DIR).entries():
+        state = "retired" if meta.get("retired") else f"v{meta.get('current')}"
+        console.print(f"{escape(meta.get('task_key', meta['key']))}  [{state}] hits "
+                      f"{meta.get('hits', 0)} failures {meta.get('failures', 0)}")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``flow`` group to the ``omg-agent`` app."""
+    root.add_typer(app, name="flow")

@@ -1,0 +1,188 @@
+"""The replay cache: ``omg-agent run`` replays a task it completed before, with no model.
+
+After a run ends ``done`` its trace becomes a flow (:mod:`.fromtrace`) filed under the
+task's key: the task text normalised — Unicode NFKC, case folded, punctuation and filler
+words ("please", "the", …) dropped, spacing collapsed, so "Like the first 3 posts in Feed."
+and "please like first 3 posts in feed" are one task — plus its parameters (the secrets it
+names), and stored with the versions of the apps it touches. The next run of the same task
+on the same app versions replays that flow: every step re-anchored and checked, the end
+checks read from the phone; no model call when all pass. Where a step or check fails, the
+agent takes over from that very screen with the values the flow saved (the model is called
+only from there on); its run, if it ends done, replaces the entry (repaired), otherwise
+the entry is retired — never left to fail the same way again.
+
+:func:`run_cached` is the one hook the run path calls instead of ``Orchestrator.run``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from omg_agent.brain.run_state import RunResult
+from omg_agent.core.actions import VAR_PATTERN
+from omg_agent.errors import OmgError
+from omg_agent.flows.fromtrace import flow_from_trace, saved_values
+from omg_agent.flows.model import Flow, walk
+from omg_agent.flows.replay import FlowResult, FlowRunner
+from omg_agent.flows.store import Entry, FlowStore, slug
+
+log = logging.getLogger(__name__)
+
+CACHE_DIR = "flow-cache"  # under the runs folder
+_FILLER = frozenset({"please", "kindly", "the", "a", "an", "then", "and", "it", "my", "me",
+                     "for", "you", "can", "could", "would"})
+_CJK_FILLER = re.compile(r"^(?:请|帮我|麻烦|给我)+|(?:一下|吧)+$")  # no spaces to split on
+_SECRET = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)(?:=[^}]*)?\}\}")
+_VERSION = re.compile(r"versionName=(\S+)")
+
+
+def task_key(task: str) -> str:
+    """The normalised task plus its parameters (see the module docstring)."""
+    names = sorted(set(_SECRET.findall(task)))
+    text = unicodedata.normalize("NFKC", _SECRET.sub(" ", task)).casefold()
+    words = [w for w in re.split(r"[^\w¥$€£.%]+|(?<!\d)\.|\.(?!\d)", text) if w]
+    core = " ".join(w for w in (_CJK_FILLER.sub("", w) for w in words)
+                    if w and w not in _FILLER)
+    return core + ("|" + ",".join(names) if names else "")
+
+
+class ReplayCache:
+    def __init__(self, root: Path) -> None:
+        self.store = FlowStore(root)
+
+    def key(self, task: str) -> str:
+        return slug(task_key(task))
+
+    def lookup(self, task: str, driver: Any) -> Entry | None:
+        entry = self.store.get(self.key(task))
+        if entry is None or entry.meta.get("task_key") != task_key(task):
+            return None
+        now = app_versions(driver, entry.meta.get("apps", {}))
+        if now != entry.meta.get("apps", {}):
+            log.info("replay cache: %s recorded on apps %s, the phone has %s: not used",
+                     entry.key, entry.meta.get("apps"), now)
+            return None
+        return entry
+
+    def remember(self, task: str, run_dir: Path, driver: Any, answer: str = "") -> Entry | None:
+        """File the flow of the finished run in ``run_dir`` under ``task``."""
+        try:
+            flow = flow_from_trace(run_dir, name=task_key(task))
+        except OmgError as exc:
+            log.info("replay cache: %s not cached: %s", run_dir, exc)
+            return None
+        apps = app_versions(driver, {p: "" for p in packages(flow)})
+        entry = self.store.put(self.key(task), flow, task_key=task_key(task), apps=apps,
+                               answer=answer_template(answer, saved_values(run_dir)),
+                               source_run=str(run_dir))
+        log.info("replay cache: %s saved as %s v%d", task_key(task), entry.key, entry.version)
+        return entry
+
+    def hit(self, entry: Entry) -> None:
+        self.store.update(entry.key, hits=int(entry.meta.get("hits", 0)) + 1,
+                          last_hit=time.time())
+
+    def retire(self, entry: Entry, reason: str) -> None:
+        self.store.retire(entry.key, reason)
+
+
+def packages(flow: Flow) -> list[str]:
+    apps = [flow.app_id] if flow.app_id else []
+    apps += [c.text for c in walk(flow.commands) if c.name == "launchApp" and c.text]
+    return list(dict.fromkeys(apps))
+
+
+def app_versions(driver: Any, apps: dict[str, str]) -> dict[str, str]:
+    """``versionName`` of each package in ``apps`` on the phone ("" where the driver cannot
+    tell: then only the package names are compared)."""
+    run = _shell(driver)
+    if run is None:
+        return {p: "" for p in apps}
+    out: dict[str, str] = {}
+    for package in apps:
+        try:
+            text = run(f"dumpsys package {package}").decode("utf-8", "replace")
+        except OmgError:
+            text = ""
+        m = _VERSION.search(text)
+        out[package] = m.group(1) if m else ""
+    return out
+
+
+def _shell(driver: Any) -> Any:
+    """The shell of the adb driver under any wrappers (``inner``), or ``None``."""
+    seen = 0
+    while driver is not None and seen < 5:
+        io = getattr(driver, "io", None)
+        if io is not None and callable(getattr(io, "run", None)):
+            return io.run
+        driver, seen = getattr(driver, "inner", None), seen + 1
+    return None
+
+
+def answer_template(answer: str, saved: dict[str, str]) -> str:
+    """The run's answer with each value it saved written as ``$name`` (longest first)."""
+    for key, value in sorted(saved.items(), key=lambda kv: -len(kv[1])):
+        if value:
+            answer = answer.replace(value, f"${key}")
+    return answer
+
+
+# -- the hook ------------------------------------------------------------------------------
+def run_cached(orchestrator: Any, task: str, plan: Path | None = None, *,
+               enabled: bool = True) -> RunResult:
+    """``orchestrator.run(task, plan)``, through the replay cache (see module docstring).
+    Off with ``enabled=False`` (``--no-cache``), with a predefined plan, or without a
+    trace recorder (the flow is made from the trace)."""
+    recorder = getattr(orchestrator, "recorder", None)
+    if not enabled or plan is not None or recorder is None:
+        return orchestrator.run(task, plan)
+    cache = ReplayCache(Path(orchestrator.settings.runs_dir) / CACHE_DIR)
+    driver = orchestrator.driver
+    secrets = getattr(orchestrator, "secrets", None)
+    shown = secrets.mask(task) if secrets is not None else task  # never a secret on disk
+    entry = cache.lookup(shown, driver)
+    if entry is None:
+        result: RunResult = orchestrator.run(task, plan)
+        if result.status == "done":
+            cache.remember(shown, recorder.run_dir, driver, result.answer)
+        return result
+    t0 = time.perf_counter()
+    recorder.record_event("cache_hit", entry=entry.key, version=entry.version)
+    replay = FlowRunner(driver, recorder=recorder, gate=orchestrator.gatekeeper).run(entry.flow)
+    if replay.ok:
+        cache.hit(entry)
+        return _replayed(recorder, entry, replay, time.perf_counter() - t0)
+    recorder.record_event("cache_checkpoint_failed", entry=entry.key, failed=replay.failed)
+    for key, value in replay.variables.items():  # the agent goes on with what was saved
+        orchestrator.memory.save(key, value, source="screen")
+    result = orchestrator.run(task)
+    if result.status == "done":  # repaired: the new run's flow replaces the failed one
+        repaired = cache.remember(shown, recorder.run_dir, driver, result.answer)
+        if repaired is not None:
+            cache.store.update(repaired.key, repairs=int(entry.meta.get("repairs", 0)) + 1)
+    else:
+        cache.retire(entry, f"replay failed ({replay.failed}) and the agent ended "
+                            f"{result.status}")
+    return result
+
+
+def _replayed(recorder: Any, entry: Entry, replay: FlowResult, wall: float) -> RunResult:
+    answer = VAR_PATTERN.sub(lambda m: replay.variables.get(m.group(1) or m.group(2),
+                                                             m.group(0)),
+                             str(entry.meta.get("answer", "")))
+    done = [f"replayed {replay.commands} steps of the flow cached from an earlier run"]
+    why = "every step and end check of the cached flow passed on the phone"
+    result = RunResult(status="done", answer=answer, steps_used=replay.commands,
+                       model_calls=0, tokens_in=0, tokens_out=0, wall_s=round(wall, 4),
+                       done=done, stopped_because=why, next_hint="")
+    recorder.finish("done", answer, {"model_calls": 0, "prompt_tokens": 0,
+                                     "completion_tokens": 0, "steps_used": replay.commands,
+                                     "replay_cache": entry.key, "stop_report":
+                                         result.summary()})
+    return result

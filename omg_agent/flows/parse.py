@@ -1,0 +1,351 @@
+"""Reading and writing flow files: our YAML and the supported subset of Maestro's.
+
+A file is either one YAML list of commands, or Maestro's two documents — a header
+(``appId``, ``name``, ``env``, ``tags``) then ``---`` and the command list. A command is a
+bare name (``- back``) or a one-key mapping (``- tapOn: "Save"``, ``- tapOn: {id: save}``).
+Anything outside the subset is refused with a :class:`~.model.FlowError` that names the
+command (or field) and where it is, and lists what is accepted — never skipped silently.
+:func:`dump_flow` writes the same shape back, so recorded and compiled flows read like
+hand-written ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from omg_agent.core.actions import VAR_PATTERN
+from omg_agent.flows.model import Command, Condition, Flow, FlowError, Selector
+
+_KEYS = ("back", "home", "enter", "delete", "tab", "search", "escape", "space")
+# command -> the fields its mapping form accepts (besides ``optional`` / ``label``)
+COMMANDS: dict[str, frozenset[str]] = {
+    "launchApp": frozenset({"appId", "clearState", "stopApp"}),
+    "tapOn": frozenset({"point"}), "longPressOn": frozenset({"point"}),
+    "inputText": frozenset({"text", "id", "desc", "clear"}),
+    "eraseText": frozenset({"charactersToErase"}),
+    "assertVisible": frozenset(), "assertNotVisible": frozenset(),
+    "scrollUntilVisible": frozenset({"element", "direction", "timeout", "speed",
+                                     "visibilityPercentage", "centerElement", "maxSwipes"}),
+    "scroll": frozenset(), "swipe": frozenset({"direction", "start", "end", "duration"}),
+    "back": frozenset(), "pressKey": frozenset(), "waitForAnimationToEnd": frozenset({"timeout"}),
+    "repeat": frozenset({"times", "while", "commands"}),
+    "runFlow": frozenset({"file", "when", "commands", "env"}),
+    "retry": frozenset({"maxRetries", "commands", "file"}),
+    "extendedWaitUntil": frozenset({"visible", "notVisible", "timeout"}),
+    "takeScreenshot": frozenset({"path"}), "memSave": frozenset({"key", "value", "from"}),
+    "wait": frozenset({"seconds"}),
+}
+_SELECTOR_COMMANDS = frozenset({"tapOn", "longPressOn", "assertVisible", "assertNotVisible"})
+_SELECTOR_KEYS = frozenset({"text", "id", "desc", "index", "below", "above", "childOf",
+                            "enabled", "checked", "selected", "focused"})
+_HEADER_KEYS = frozenset({"appId", "name", "env", "tags"})
+
+
+def load_flow(path: Path) -> Flow:
+    """The flow in ``path`` (raises :class:`FlowError` naming what is wrong)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FlowError(f"cannot read flow file {path}: {exc.strerror or exc}") from None
+    return parse_flow(text, source=str(path))
+
+
+def parse_flow(text: str, *, source: str = "<flow>") -> Flow:
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        raise FlowError(f"{source}: not valid YAML: {exc}") from None
+    header: dict[str, Any] = {}
+    if len(docs) == 2 and isinstance(docs[0], dict):
+        header, body = docs
+    elif len(docs) == 1:
+        body = docs[0]
+    else:
+        raise FlowError(f"{source}: expected a list of commands, or a header and '---' "
+                        f"then the list ({len(docs)} YAML documents found)")
+    if isinstance(body, dict) and not header and "appId" in body:
+        raise FlowError(f"{source}: a header but no commands; put them after '---'")
+    if not isinstance(body, list):
+        raise FlowError(f"{source}: the commands must be a YAML list ('- tapOn: ...')")
+    unknown = sorted(set(header) - _HEADER_KEYS)
+    if unknown:
+        raise FlowError(f"{source}: unsupported header field {unknown[0]!r}; accepted: "
+                        + ", ".join(sorted(_HEADER_KEYS)))
+    env = header.get("env") or {}
+    if not isinstance(env, dict):
+        raise FlowError(f"{source}: env must be a mapping of NAME: value")
+    return Flow(commands=_commands(body, source, "step"), app_id=str(header.get("appId") or ""),
+                name=str(header.get("name") or ""),
+                env={str(k): str(v) for k, v in env.items()}, source=source)
+
+
+def _commands(items: Any, source: str, where: str) -> tuple[Command, ...]:
+    if not isinstance(items, list):
+        raise FlowError(f"{source}: {where}: 'commands' must be a list")
+    return tuple(_command(item, source, f"{where} {i}", i)
+                 for i, item in enumerate(items, start=1))
+
+
+def _command(item: Any, source: str, where: str, line: int) -> Command:
+    if isinstance(item, str):
+        name, arg = item, None
+    elif isinstance(item, dict) and len(item) == 1:
+        name, arg = next(iter(item.items()))
+    else:
+        raise FlowError(f"{source}: {where}: a command is a name or a one-key mapping, "
+                        f"got {item!r}")
+    if name not in COMMANDS:
+        raise FlowError(f"{source}: {where}: unsupported command {name!r}; supported: "
+                        + ", ".join(COMMANDS))
+    at = f"{source}: {where} ({name})"
+    opts = dict(arg) if isinstance(arg, dict) else {}
+    optional = bool(opts.pop("optional", False))
+    opts.pop("label", None)
+    base: dict[str, Any] = {"name": name, "optional": optional, "line": line}
+    if name in _SELECTOR_COMMANDS:
+        point = opts.pop("point", None)
+        if point is not None and name in ("tapOn", "longPressOn"):
+            return Command(**base, point=_percent_point(point, at), long=name == "longPressOn")
+        return Command(**base, selector=_selector(opts if isinstance(arg, dict) else arg, at),
+                       long=name == "longPressOn")
+    _check_fields(opts, COMMANDS[name], at)
+    return _build(name, arg, opts, base, source, where, at)
+
+
+def _build(name: str, arg: Any, opts: dict[str, Any], base: dict[str, Any], source: str,
+           where: str, at: str) -> Command:
+    match name:
+        case "launchApp":
+            app = opts.get("appId", arg if isinstance(arg, str) else "")
+            if opts.get("clearState") or opts.get("stopApp") is False:
+                bad = "clearState" if opts.get("clearState") else "stopApp: false"
+                raise FlowError(f"{at}: {bad} is not supported (the app is launched as it "
+                                "is); drop it or clear the app's data first")
+            return Command(**base, text=str(app or ""))
+        case "inputText":
+            if isinstance(arg, dict):
+                sel = _selector({k: v for k, v in opts.items() if k in ("id", "desc")}, at) \
+                    if ("id" in opts or "desc" in opts) else None
+                return Command(**base, text=str(opts.get("text", "")), selector=sel,
+                               clear=bool(opts.get("clear")))
+            return Command(**base, text=_scalar(arg, at))
+        case "eraseText":
+            n = opts.get("charactersToErase", arg if isinstance(arg, int) else 50)
+            return Command(**base, times=int(n))
+        case "scrollUntilVisible":
+            element = opts.get("element", arg if not isinstance(arg, dict) else None)
+            return Command(**base, selector=_selector(element, at),
+                           direction=_direction(opts.get("direction", "down"), at),
+                           timeout_s=_ms(opts.get("timeout", 20_000)),
+                           times=int(opts.get("maxSwipes", 20)))
+        case "swipe":
+            if "start" in opts or "end" in opts:
+                raise FlowError(f"{at}: swipe start/end points are not supported; use "
+                                "direction: up|down|left|right")
+            return Command(**base, direction=_direction(opts.get("direction", arg), at))
+        case "pressKey":
+            key = _scalar(arg, at).lower()
+            if key not in _KEYS:
+                raise FlowError(f"{at}: unsupported key {arg!r}; accepted: " + ", ".join(_KEYS))
+            return Command(**base, text=key)
+        case "repeat":
+            cond = _condition(opts["while"], at) if "while" in opts else None
+            if "times" not in opts and cond is None:
+                raise FlowError(f"{at}: repeat needs times or while")
+            times = opts.get("times", 1_000)
+            by_var = isinstance(times, str) and VAR_PATTERN.fullmatch(times.strip())
+            if not by_var and not str(times).isdigit():
+                raise FlowError(f"{at}: times {times!r}: a whole number or a $var")
+            return Command(**base, times=0 if by_var else int(times),
+                           text=times.strip() if by_var else "", condition=cond,
+                           commands=_commands(opts.get("commands"), source, f"{where} repeat"))
+        case "runFlow" | "retry":
+            file = opts.get("file", arg if isinstance(arg, str) else "")
+            body = (_commands(opts["commands"], source, f"{where} {name}")
+                    if "commands" in opts else ())
+            if not file and not body:
+                raise FlowError(f"{at}: {name} needs file or commands")
+            cond = _condition(opts["when"], at) if "when" in opts else None
+            return Command(**base, file=str(file or ""), commands=body, condition=cond,
+                           times=int(opts.get("maxRetries", 1)))
+        case "extendedWaitUntil":
+            cond = _condition({k: v for k, v in opts.items() if k != "timeout"}, at)
+            return Command(**base, condition=cond, timeout_s=_ms(opts.get("timeout", 10_000)))
+        case "waitForAnimationToEnd":
+            return Command(**base, timeout_s=_ms(opts.get("timeout", 5_000)))
+        case "takeScreenshot":
+            return Command(**base, key=str(opts.get("path", arg or "screenshot")))
+        case "memSave":
+            if "key" not in opts or ("value" in opts) == ("from" in opts):
+                raise FlowError(f"{at}: memSave needs key and exactly one of value, from")
+            sel = _selector(opts["from"], at) if "from" in opts else None
+            return Command(**base, key=str(opts["key"]), text=str(opts.get("value", "")),
+                           selector=sel)
+        case "wait":
+            return Command(**base, timeout_s=float(opts.get("seconds", arg or 1)))
+    return Command(**base)  # back, scroll
+
+
+def _check_fields(opts: dict[str, Any], allowed: frozenset[str], at: str) -> None:
+    unknown = sorted(set(opts) - allowed)
+    if unknown:
+        raise FlowError(f"{at}: unsupported field {unknown[0]!r}; accepted: "
+                        + (", ".join(sorted(allowed)) or "none"))
+
+
+def _scalar(arg: Any, at: str) -> str:
+    if isinstance(arg, str | int | float) and not isinstance(arg, bool):
+        return str(arg)
+    raise FlowError(f"{at}: expected a text value, got {arg!r}")
+
+
+def _selector(arg: Any, at: str) -> Selector:
+    if isinstance(arg, str | int | float) and not isinstance(arg, bool):
+        return Selector(text=str(arg))
+    if not isinstance(arg, dict) or not arg:
+        raise FlowError(f"{at}: expected a selector (a text, or text/id/desc/index/below/"
+                        f"above/childOf/enabled/checked/selected/focused), got {arg!r}")
+    _check_fields(arg, _SELECTOR_KEYS, at)
+    rel = {k: _selector(arg[k], at) for k in ("below", "above", "childOf") if k in arg}
+    sel = Selector(text=_opt_str(arg.get("text")), id=_opt_str(arg.get("id")),
+                   desc=_opt_str(arg.get("desc")),
+                   index=int(arg["index"]) if "index" in arg else None,
+                   below=rel.get("below"), above=rel.get("above"), child_of=rel.get("childOf"),
+                   **{k: bool(arg[k]) for k in ("enabled", "checked", "selected", "focused")
+                      if k in arg})
+    return sel
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _condition(arg: Any, at: str) -> Condition:
+    if not isinstance(arg, dict):
+        raise FlowError(f"{at}: a condition is a mapping with visible or notVisible")
+    extra = sorted(set(arg) - {"visible", "notVisible", "platform"})
+    if extra:
+        raise FlowError(f"{at}: unsupported condition {extra[0]!r}; accepted: visible, "
+                        "notVisible, platform")
+    if arg.get("platform", "Android").lower() != "android":
+        raise FlowError(f"{at}: platform {arg['platform']!r}: only Android runs here")
+    return Condition(visible=_selector(arg["visible"], at) if "visible" in arg else None,
+                     not_visible=(_selector(arg["notVisible"], at)
+                                  if "notVisible" in arg else None))
+
+
+def _direction(value: Any, at: str) -> Any:
+    d = str(value or "").lower()
+    if d not in ("up", "down", "left", "right"):
+        raise FlowError(f"{at}: direction {value!r}; accepted: UP, DOWN, LEFT, RIGHT")
+    return d
+
+
+def _percent_point(value: Any, at: str) -> tuple[float, float]:
+    parts = str(value).replace(" ", "").split(",")
+    if len(parts) != 2 or not all(p.endswith("%") for p in parts):
+        raise FlowError(f"{at}: point {value!r}: only per-cent points ('50%,90%') survive "
+                        "other screens; use a selector or per cent")
+    try:
+        x, y = (float(p[:-1]) for p in parts)
+    except ValueError:
+        raise FlowError(f"{at}: point {value!r} is not two per-cent numbers") from None
+    return x, y
+
+
+def _ms(value: Any) -> float:
+    return float(value) / 1000.0
+
+
+# -- writing -------------------------------------------------------------------------------
+def dump_flow(flow: Flow) -> str:
+    """``flow`` as YAML in the Maestro shape (header, ``---``, commands)."""
+    header: dict[str, Any] = {}
+    if flow.app_id:
+        header["appId"] = flow.app_id
+    if flow.name:
+        header["name"] = flow.name
+    if flow.env:
+        header["env"] = dict(flow.env)
+    body = [_dump_command(c) for c in flow.commands]
+    text = yaml.safe_dump(body, allow_unicode=True, sort_keys=False, width=100)
+    if header:
+        return yaml.safe_dump(header, allow_unicode=True, sort_keys=False) + "---\n" + text
+    return text
+
+
+def _dump_selector(s: Selector) -> str | dict[str, Any]:
+    keys = {k: getattr(s, k) for k in ("text", "id", "desc", "index", "enabled", "checked",
+                                       "selected", "focused") if getattr(s, k) is not None}
+    for name, rel in (("below", s.below), ("above", s.above), ("childOf", s.child_of)):
+        if rel is not None:
+            keys[name] = _dump_selector(rel)
+    if list(keys) == ["text"]:
+        return str(keys["text"])
+    return keys
+
+
+def _dump_command(c: Command) -> Any:
+    extra: dict[str, Any] = {"optional": True} if c.optional else {}
+    match c.name:
+        case "tapOn" | "longPressOn" | "assertVisible" | "assertNotVisible":
+            if c.point is not None:
+                arg: Any = {"point": f"{c.point[0]:g}%,{c.point[1]:g}%"}
+            else:
+                assert c.selector is not None
+                arg = _dump_selector(c.selector)
+            if extra:
+                arg = {**(arg if isinstance(arg, dict) else {"text": arg}), **extra}
+            return {c.name: arg}
+        case "inputText":
+            if c.selector is None and not c.clear:
+                return {c.name: c.text}
+            sel = _dump_selector(c.selector) if c.selector is not None else {}
+            keys = {k: v for k, v in (sel.items() if isinstance(sel, dict) else ())
+                    if k in ("id", "desc")}
+            return {c.name: {"text": c.text, **keys, **({"clear": True} if c.clear else {})}}
+        case "launchApp":
+            return {c.name: {"appId": c.text}}
+        case "memSave":
+            src: dict[str, Any] = ({"from": _dump_selector(c.selector)} if c.selector
+                                   else {"value": c.text})
+            return {c.name: {"key": c.key, **src}}
+        case "scrollUntilVisible":
+            assert c.selector is not None
+            return {c.name: {"element": _dump_selector(c.selector),
+                             "direction": c.direction.upper()}}
+        case "swipe":
+            return {c.name: {"direction": c.direction.upper()}}
+        case "pressKey":
+            return {c.name: c.text}
+        case "wait":
+            return {c.name: {"seconds": c.timeout_s}}
+        case "extendedWaitUntil":
+            return {c.name: {**_dump_condition(c.condition), "timeout": int(c.timeout_s * 1000)}}
+        case "repeat":
+            cond = {"while": _dump_condition(c.condition)} if c.condition else {}
+            return {c.name: {"times": c.text or c.times, **cond,
+                             "commands": [_dump_command(b) for b in c.commands]}}
+        case "runFlow" | "retry":
+            out: dict[str, Any] = {"file": c.file} if c.file else {
+                "commands": [_dump_command(b) for b in c.commands]}
+            if c.condition is not None:
+                out["when"] = _dump_condition(c.condition)
+            if c.name == "retry":
+                out["maxRetries"] = c.times
+            return {c.name: out}
+        case "eraseText":
+            return {c.name: c.times}
+        case "takeScreenshot":
+            return {c.name: c.key}
+    return c.name
+
+
+def _dump_condition(cond: Condition | None) -> dict[str, Any]:
+    cond = cond or Condition()
+    return {**({"visible": _dump_selector(cond.visible)} if cond.visible else {}),
+            **({"notVisible": _dump_selector(cond.not_visible)} if cond.not_visible else {})}

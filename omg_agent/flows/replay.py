@@ -1,0 +1,356 @@
+"""Running a flow on a device with no model: each step re-anchored on the screen it acts on.
+
+:class:`FlowRunner` walks a :class:`~.model.Flow`. Every touch is found anew on a fresh
+observation by :mod:`.select` and handed to the driver as the usual
+:class:`~omg_agent.core.actions.Action` (``driver.execute(actions, observation)``: the one
+executor resolves, batches, settles); nothing is replayed by coordinates. A step waits up
+to its timeout for its element (the driver's observation already waits out loading
+screens). Each action passes the sensitive-action gate (:class:`~omg_agent.brain.gatekeeper.
+GateKeeper`) first: a flow cannot pay, delete or send without a yes or an ``--allow``.
+
+Every step is written to the run's trace (:class:`~omg_agent.trace.recorder.TraceRecorder`,
+phase ``flow``) like an agent's step, so replays get the same trace and HTML report. A step
+that cannot be anchored stops the flow with the screen saved in the trace and the reason in
+:class:`FlowResult` — never silently; an ``optional`` step is skipped with a note instead.
+``$vars`` come from ``env``, the caller's values and ``memSave``; ``{{secret:NAME}}`` stays
+a placeholder until the driver wrapper types it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from omg_agent.brain.gatekeeper import GateKeeper
+from omg_agent.brain.operator import read_from_screen
+from omg_agent.core.actions import (
+    VAR_PATTERN,
+    Action,
+    Back,
+    ElementTarget,
+    FromScreen,
+    Key,
+    Launch,
+    LongPress,
+    MemSave,
+    PointTarget,
+    Swipe,
+    Tap,
+    TypeText,
+)
+from omg_agent.core.observation import Observation
+from omg_agent.drivers.base import Driver, ExecResult
+from omg_agent.errors import OmgError
+from omg_agent.flows.model import Command, Condition, Flow, FlowFailed, Selector
+from omg_agent.flows.parse import load_flow
+from omg_agent.flows.select import find, literal, target_for
+
+log = logging.getLogger(__name__)
+
+_SCROLL_FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
+MAX_DEPTH = 8  # runFlow nesting
+
+
+@dataclass
+class FlowResult:
+    status: Literal["done", "failed", "needs_confirmation"]
+    commands: int = 0  # commands that ran (bodies counted one by one)
+    actions: int = 0  # device actions sent
+    observations: int = 0
+    device_calls: int = 0  # round trips of the actions (observations not included)
+    wall_s: float = 0.0
+    failed: str = ""  # the step and why it stopped
+    failed_step: int = 0  # its trace step number
+    variables: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "done"
+
+
+class FlowRunner:
+    """Runs flows on ``driver``; ``recorder`` (optional) receives every step."""
+
+    def __init__(self, driver: Driver, *, recorder: Any = None,
+                 gate: GateKeeper | None = None, variables: dict[str, str] | None = None,
+                 step_timeout: float | None = None,
+                 on_step: Callable[[str], None] | None = None) -> None:
+        self.driver = driver
+        self.recorder = recorder
+        self.gate = gate
+        self.vars: dict[str, str] = dict(variables or {})
+        self.step_timeout = step_timeout
+        self.on_step = on_step
+        self._step = 0
+        self._result = FlowResult("done")
+        self._seen: Observation | None = None  # cleared whenever an action ran
+
+    # -- entry ------------------------------------------------------------------------------
+    def run(self, flow: Flow) -> FlowResult:
+        t0 = time.perf_counter()
+        self.vars = {**flow.env, **self.vars}
+        self._result = result = FlowResult("done")
+        try:
+            self._block(flow.commands, flow, 0)
+        except FlowFailed as exc:
+            result.status = "needs_confirmation" if exc.kind == "gate-nobody" else "failed"
+            result.failed, result.failed_step = str(exc), self._step
+        result.wall_s = round(time.perf_counter() - t0, 4)
+        result.variables = dict(self.vars)
+        if self.recorder is not None:
+            self.recorder.record_event("flow_end", status=result.status, failed=result.failed,
+                                       commands=result.commands, actions=result.actions)
+        return result
+
+    def _block(self, commands: tuple[Command, ...], flow: Flow, depth: int) -> None:
+        for command in commands:
+            try:
+                self._one(command, flow, depth)
+            except FlowFailed as exc:
+                if not command.optional or exc.kind.startswith("gate"):
+                    raise
+                log.info("optional step skipped: %s (%s)", command.label(), exc)
+                self._note(None, f"skipped optional {command.label()}: {exc}")
+
+    # -- one command ------------------------------------------------------------------------
+    def _one(self, c: Command, flow: Flow, depth: int) -> None:
+        self._result.commands += 1
+        if self.on_step is not None:
+            self.on_step(c.label())
+        timeout = self.step_timeout if self.step_timeout is not None else c.timeout_s
+        match c.name:
+            case "launchApp":
+                app = c.text or flow.app_id
+                if not app:
+                    raise FlowFailed("launchApp: no app named and no appId in the header")
+                self._act(Launch(app=app), None, c)
+            case "tapOn" | "longPressOn":
+                obs, target = self._wait_for(c, timeout)
+                action: Action = (LongPress(target=target) if c.long else Tap(target=target))
+                self._act(action, obs, c)
+            case "inputText":
+                obs = self._observe()
+                target = None
+                if c.selector is not None:
+                    obs, target = self._wait_for(c, timeout)
+                self._act(TypeText(text=self._fill(c.text), target=target, clear=c.clear),
+                          obs, c)
+            case "eraseText":
+                self._act(TypeText(text="", clear=True), self._observe(), c)
+            case "assertVisible" | "assertNotVisible":
+                assert c.selector is not None
+                want = c.name == "assertVisible"
+                cond = Condition(visible=c.selector) if want else Condition(
+                    not_visible=c.selector)
+                self._until(cond, timeout, c)
+            case "extendedWaitUntil":
+                self._until(c.condition or Condition(), c.timeout_s, c)
+            case "scrollUntilVisible":
+                self._scroll_until(c)
+            case "scroll":
+                self._act(Swipe(direction="up"), self._observe(), c)
+            case "swipe":
+                self._act(Swipe(direction=c.direction), self._observe(), c)
+            case "back":
+                self._act(Back(), self._observe(), c)
+            case "pressKey":
+                self._act(Key(key=c.text), self._observe(), c)  # type: ignore[arg-type]
+            case "waitForAnimationToEnd" | "takeScreenshot":
+                self._note(self._observe(fresh=True), c.label())
+            case "wait":
+                time.sleep(c.timeout_s)
+                self._seen = None
+            case "memSave":
+                self._mem_save(c, timeout)
+            case "repeat":
+                self._repeat(c, flow, depth)
+            case "runFlow":
+                if c.condition is None or self._holds(c.condition, self._observe()):
+                    self._block(self._body(c, flow, depth), flow, depth + 1)
+            case "retry":
+                self._retry(c, flow, depth)
+            case _:
+                raise FlowFailed(f"unsupported command {c.name!r}")
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _observe(self, *, fresh: bool = False) -> Observation:
+        """The screen now; the last observation again when nothing ran since it was taken
+        (a check and the tap after it read one screen)."""
+        if self._seen is not None and not fresh:
+            return self._seen
+        self._result.observations += 1
+        self._seen = self.driver.observe()
+        return self._seen
+
+    def _wait_for(self, c: Command, timeout: float
+                  ) -> tuple[Observation, PointTarget | ElementTarget | Any]:
+        if c.point is not None:
+            x, y = c.point
+            return self._observe(), PointTarget(x=round(x * 10), y=round(y * 10))
+        assert c.selector is not None
+        selector = self._sel(c.selector)
+        deadline = time.monotonic() + timeout
+        first = True
+        while True:
+            obs = self._observe(fresh=not first)
+            first = False
+            target = target_for(selector, obs)
+            if target is not None:
+                return obs, target
+            if time.monotonic() >= deadline:
+                self._note(obs, f"not found: {c.label()}")
+                raise FlowFailed(f"step {c.line} {c.label()}: no such element on the screen "
+                                 f"of {obs.package or 'the phone'} after {timeout:g} s",
+                                 kind="anchor")
+
+    def _act(self, action: Action, obs: Observation | None, c: Command) -> ExecResult:
+        if obs is not None and self.gate is not None:
+            stop = self.gate.review([action], obs)
+            if stop is not None:
+                self._note(obs, f"held: {stop.request.describe}")
+                if stop.answer is None:
+                    raise FlowFailed(f"{c.label()}: needs your yes first — "
+                                     f"{stop.request.describe} ({stop.request.reason}); "
+                                     "run again with --allow", kind="gate-nobody")
+                raise FlowFailed(f"{c.label()}: the user said no to "
+                                 f"{stop.request.describe}", kind="gate")
+        t0 = time.perf_counter()
+        self._seen = None
+        try:
+            result = self.driver.execute([action], obs)
+        except OmgError as exc:
+            self._note(obs, f"device error: {exc}")
+            raise FlowFailed(f"{c.label()}: {exc}", kind="device") from exc
+        self._result.actions += 1
+        self._result.device_calls += result.device_calls
+        self._step += 1
+        if self.recorder is not None:
+            self.recorder.record_step(self._step, observation=obs, actions=[action],
+                                      results=list(result.outcomes), phase="flow",
+                                      note=c.label(),
+                                      timings={"act": time.perf_counter() - t0})
+        if not result.ok:
+            bad = next((o for o in result.outcomes if not o.ok), None)
+            raise FlowFailed(f"step {c.line} {c.label()}: "
+                             f"{bad.detail if bad else 'not run'}", kind="anchor")
+        return result
+
+    def _note(self, obs: Observation | None, note: str) -> None:
+        self._step += 1
+        if self.recorder is not None:
+            self.recorder.record_step(self._step, observation=obs, phase="flow", note=note)
+
+    def _fill(self, text: str) -> str:
+        missing = [a or b for a, b in VAR_PATTERN.findall(text) if (a or b) not in self.vars]
+        if missing:
+            raise FlowFailed(f"${missing[0]} has no value: give it with --var "
+                             f"{missing[0]}=… or set it with memSave first")
+        return VAR_PATTERN.sub(lambda m: self.vars[m.group(1) or m.group(2)], text)
+
+    def _sel(self, s: Selector) -> Selector:
+        """``s`` with ``$vars`` filled in; a value is data, so it goes in regex-escaped."""
+        def fill(text: str | None) -> str | None:
+            if text is None or not VAR_PATTERN.search(text):
+                return text
+            self._fill(text)  # names a missing value
+            return VAR_PATTERN.sub(lambda m: literal(self.vars[m.group(1) or m.group(2)]),
+                                   text)
+
+        def rel(other: Selector | None) -> Selector | None:
+            return None if other is None else self._sel(other)
+
+        return dataclasses.replace(s, text=fill(s.text), id=fill(s.id), desc=fill(s.desc),
+                                   below=rel(s.below), above=rel(s.above),
+                                   child_of=rel(s.child_of))
+
+    def _holds(self, cond: Condition, obs: Observation) -> bool:
+        if cond.visible is not None and find(self._sel(cond.visible), obs) is None:
+            return False
+        return cond.not_visible is None or find(self._sel(cond.not_visible), obs) is None
+
+    def _until(self, cond: Condition, timeout: float, c: Command) -> None:
+        deadline = time.monotonic() + timeout
+        first = True
+        while True:
+            obs = self._observe(fresh=not first)
+            first = False
+            if self._holds(cond, obs):
+                return
+            if time.monotonic() >= deadline:
+                self._note(obs, f"check failed: {c.label()}")
+                raise FlowFailed(f"step {c.line} {c.label()}: not true on the screen after "
+                                 f"{timeout:g} s", kind="assert")
+
+    def _scroll_until(self, c: Command) -> None:
+        assert c.selector is not None
+        finger = _SCROLL_FINGER[c.direction]
+        deadline = time.monotonic() + c.timeout_s
+        for _ in range(max(1, c.times) + 1):
+            obs = self._observe()
+            hit = find(self._sel(c.selector), obs)
+            if hit is not None and obs.screen.safe_zone.contains(hit.center):
+                return  # in view, not just peeking in at an edge
+            if time.monotonic() >= deadline:
+                break
+            before = obs.screen_hash
+            self._act(Swipe(direction=finger, distance=500), obs, c)  # type: ignore[arg-type]
+            if before and self._observe().screen_hash == before:
+                break  # the list did not move: its end
+        self._note(None, f"not found by scrolling: {c.label()}")
+        raise FlowFailed(f"step {c.line} {c.label()}: not found after scrolling "
+                         f"{c.direction}", kind="anchor")
+
+    def _mem_save(self, c: Command, timeout: float) -> None:
+        if c.selector is None:
+            self.vars[c.key] = self._fill(c.text)
+            return
+        obs, target = self._wait_for(c, timeout)
+        action = MemSave(key=c.key, from_screen=FromScreen(target=target))
+        try:
+            self.vars[c.key] = read_from_screen(action, obs)
+        except OmgError as exc:
+            raise FlowFailed(f"step {c.line} {c.label()}: {exc}", kind="anchor") from exc
+        self._step += 1
+        if self.recorder is not None:  # the operator's shape, so a trace reads back alike
+            self.recorder.record_step(self._step, observation=obs, actions=[action],
+                                      results=[{"type": "mem_save", "ok": True, "detail":
+                                                f"${c.key} = {self.vars[c.key]!r}"}],
+                                      phase="flow", note=c.label())
+
+    def _repeat(self, c: Command, flow: Flow, depth: int) -> None:
+        times = c.times
+        if c.text:  # times: $count
+            value = self._fill(c.text)
+            if not value.strip().isdigit():
+                raise FlowFailed(f"repeat times {c.text} = {value!r}: not a whole number")
+            times = int(value)
+        for _ in range(times):
+            if c.condition is not None and not self._holds(c.condition, self._observe()):
+                return
+            self._block(c.commands, flow, depth + 1)
+
+    def _retry(self, c: Command, flow: Flow, depth: int) -> None:
+        body = self._body(c, flow, depth)
+        for attempt in range(c.times + 1):
+            try:
+                self._block(body, flow, depth + 1)
+                return
+            except FlowFailed as exc:
+                if exc.kind.startswith("gate") or attempt == c.times:
+                    raise
+                log.info("retry %d/%d after: %s", attempt + 1, c.times, exc)
+
+    def _body(self, c: Command, flow: Flow, depth: int) -> tuple[Command, ...]:
+        if depth >= MAX_DEPTH:
+            raise FlowFailed(f"{c.name}: nested more than {MAX_DEPTH} deep")
+        if not c.file:
+            return c.commands
+        base = Path(flow.source).parent if flow.source else Path()
+        sub = load_flow(base / c.file)
+        self.vars = {**sub.env, **self.vars}
+        return sub.commands

@@ -1,0 +1,107 @@
+"""``flow from-trace`` and the replay cache on vphones through the real adb server, with the
+expert double behind the real openai client; outcomes read from the phone's app state."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+
+from test_flows_vphone import no_model, phone_on_adb  # a sibling test module
+
+from omg_agent.brain.agent import open_agent
+from omg_agent.drivers.adb import AdbDriver
+from omg_agent.flows.cache import CACHE_DIR, ReplayCache, run_cached
+from omg_agent.flows.fromtrace import flow_from_trace
+from omg_agent.flows.model import Command, Selector
+from omg_agent.flows.parse import dump_flow
+from omg_agent.flows.session import replay
+from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
+from omg_agent.sim.expert.runner import run_task, sim_settings, task_human, vphone_on_adb
+from omg_agent.sim.expert.tasks import ShopPriceToNotes
+from omg_agent.sim.model_double import ModelDouble
+from omg_agent.trace.loader import load_trace
+from omg_agent.trace.recorder import new_run_dir
+
+GOAL = "Find the price of MacBook Air 13 in Shop and save it in Notes"
+
+
+def test_from_trace_of_a_shop_to_notes_run_replays_with_no_model(tmp_path: Path) -> None:
+    task = ShopPriceToNotes()
+    run = run_task(task, NoiseProfile.named("none"), trace_dir=tmp_path / "agent")
+    assert run.success and run.model_calls >= 2
+    flow = flow_from_trace(tmp_path / "agent")
+    text = dump_flow(flow)
+    assert "$price" in text and "¥" not in text  # the saved value is a $var, not a constant
+    for seed in (0, 7):  # seed 7: other prices — the flow reads this phone's
+        with phone_on_adb("default", seed=seed) as (phone, driver):
+            ShopPriceToNotes().setup(phone)
+            result = replay(driver, flow, no_model(tmp_path), tmp_path / f"replay-{seed}")
+            assert result.status == "done", result.failed
+            assert ShopPriceToNotes().check(phone)
+            assert len(phone.apps["com.omg.notes"].notes) == 1
+
+
+def agent_run(runs: Path, wording: str, *, enabled: bool = True, seed: int = 0,
+              max_steps: int = 40) -> tuple[str, int, int, bool, Path]:
+    """One ``run`` of the Shop→Notes task through the cache hook on a fresh phone:
+    (status, model calls the run counted, requests the double received, true outcome,
+    run folder)."""
+    task = ShopPriceToNotes()
+    with vphone_on_adb(seed) as (phone, serial), ExitStack() as stack:
+        task.setup(phone)
+        double = stack.enter_context(ModelDouble(ExpertPolicy(task, phone,
+                                                              NoiseProfile.named("none"))))
+        settings = sim_settings(double.base_url, runs, max_steps)
+        driver = AdbDriver(serial)
+        stack.callback(driver.close)
+        run_dir = new_run_dir(runs, "run")
+        orchestrator = open_agent(stack, driver, settings, wording, run_dir=run_dir,
+                                  confirm=task_human(task)[0])
+        result = run_cached(orchestrator, wording, enabled=enabled)
+        return (result.status, result.model_calls, len(double.requests), task.check(phone),
+                run_dir)
+
+
+def test_the_second_run_of_the_same_task_replays_with_at_most_one_model_call(
+        tmp_path: Path) -> None:
+    status, calls, requests, ok, _ = agent_run(tmp_path, GOAL)
+    assert (status, ok) == ("done", True) and calls >= 2 and requests >= 2
+    again = "Please find the price of MacBook Air 13 in Shop, and save it in Notes."
+    status, calls, requests, ok, run_dir = agent_run(tmp_path, again)
+    assert (status, ok) == ("done", True)
+    assert calls <= 1 and requests <= 1
+    trace = load_trace(run_dir)
+    assert {s.phase for s in trace.steps} == {"flow"}
+    assert trace.result is not None and trace.result["status"] == "done"
+    assert "¥" in trace.result["answer"]  # the answer carries this replay's price
+    status, calls, requests, ok, _ = agent_run(tmp_path, GOAL, enabled=False)  # --no-cache
+    assert (status, ok) == ("done", True) and requests >= 2
+
+
+def test_a_cache_entry_whose_checkpoint_fails_is_repaired_then_retired(tmp_path: Path
+                                                                       ) -> None:
+    assert agent_run(tmp_path, GOAL)[0] == "done"
+    cache = ReplayCache(tmp_path / CACHE_DIR)
+    entry = cache.store.get(cache.key(GOAL))
+    assert entry is not None
+    # the app changed under the flow: a button it needs is gone
+    steps = list(entry.flow.commands)
+    at = next(i for i, c in enumerate(steps) if c.name == "launchApp" and "notes" in c.text)
+    steps.insert(at + 1, Command("tapOn", selector=Selector(id="gone_button"), timeout_s=1))
+    cache.store.put(entry.key, type(entry.flow)(commands=tuple(steps), name=entry.flow.name))
+    status, calls, requests, ok, run_dir = agent_run(tmp_path, GOAL)
+    assert (status, ok) == ("done", True) and requests >= 1  # the model took over
+    repaired = cache.store.get(cache.key(GOAL))
+    assert repaired is not None and "gone_button" not in dump_flow(repaired.flow)
+    assert repaired.meta["repairs"] == 1
+    assert any(e.kind == "cache_checkpoint_failed" for e in load_trace(run_dir).events)
+    status, calls, requests, ok, _ = agent_run(tmp_path, GOAL)
+    assert (status, ok, requests) == ("done", True, 0)
+
+    steps = list(repaired.flow.commands)
+    steps.insert(1, Command("tapOn", selector=Selector(id="gone_button"), timeout_s=1))
+    cache.store.put(repaired.key, type(repaired.flow)(commands=tuple(steps)))
+    status, *_ = agent_run(tmp_path, GOAL, max_steps=1)  # and the agent cannot finish
+    assert status != "done"
+    assert cache.store.get(cache.key(GOAL)) is None  # retired, not left poisoned
+    assert cache.store.entries()[0]["retired"] is True

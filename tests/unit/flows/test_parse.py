@@ -1,0 +1,137 @@
+"""Reading flow files: our YAML and Maestro's subset; anything else is a clear error."""
+
+from __future__ import annotations
+
+import pytest
+
+from omg_agent.flows.model import FlowError, Selector
+from omg_agent.flows.parse import COMMANDS, dump_flow, parse_flow
+
+MAESTRO = """\
+appId: com.example.app
+name: Sign in
+env:
+  USER: demo
+tags: [smoke]
+---
+- launchApp
+- tapOn: "Sign in"
+- tapOn:
+    id: "username"
+- inputText: ${USER}
+- tapOn:
+    text: "Log.*"
+    index: 1
+    below:
+      id: password
+    enabled: true
+- assertVisible:
+    text: "Welcome"
+    optional: true
+- scrollUntilVisible:
+    element:
+      text: "Terms"
+    direction: DOWN
+    timeout: 10000
+- back
+- pressKey: Enter
+- repeat:
+    times: 2
+    commands:
+      - swipe:
+          direction: UP
+- runFlow:
+    when:
+      visible: "Not now"
+    commands:
+      - tapOn: "Not now"
+- retry:
+    maxRetries: 3
+    commands:
+      - tapOn: "Reload"
+- extendedWaitUntil:
+    notVisible:
+      id: progress
+    timeout: 8000
+- waitForAnimationToEnd
+- takeScreenshot: done
+"""
+
+
+def test_a_maestro_file_of_the_supported_subset_reads_as_written() -> None:
+    flow = parse_flow(MAESTRO)
+    assert flow.app_id == "com.example.app" and flow.env == {"USER": "demo"}
+    names = [c.name for c in flow.commands]
+    assert names == ["launchApp", "tapOn", "tapOn", "inputText", "tapOn", "assertVisible",
+                     "scrollUntilVisible", "back", "pressKey", "repeat", "runFlow", "retry",
+                     "extendedWaitUntil", "waitForAnimationToEnd", "takeScreenshot"]
+    tap = flow.commands[4]
+    assert tap.selector == Selector(text="Log.*", index=1, below=Selector(id="password"),
+                                    enabled=True)
+    assert flow.commands[5].optional
+    scroll = flow.commands[6]
+    assert scroll.direction == "down" and scroll.timeout_s == 10
+    assert flow.commands[9].times == 2 and flow.commands[9].commands[0].direction == "up"
+    when = flow.commands[10].condition
+    assert when is not None and when.visible == Selector(text="Not now")
+    assert flow.commands[11].times == 3
+    assert flow.commands[12].timeout_s == 8 and flow.commands[12].condition is not None
+    assert flow.variables == []  # USER comes from env
+
+
+@pytest.mark.parametrize("line, named", [
+    ("- evalScript: ${output.x = 1}", "'evalScript'"),
+    ("- openLink: https://example.com", "'openLink'"),
+    ("- tapOn:\n    text: Save\n    retryTapIfNoChange: true", "'retryTapIfNoChange'"),
+    ("- launchApp:\n    clearState: true", "clearState"),
+    ("- pressKey: Volume Up", "'Volume Up'"),
+    ("- tapOn:\n    point: 100,200", "per-cent"),
+    ("- swipe:\n    start: 10%,50%\n    end: 90%,50%", "start/end"),
+])
+def test_an_unsupported_command_or_field_is_an_error_naming_it(line: str, named: str) -> None:
+    with pytest.raises(FlowError) as info:
+        parse_flow("appId: x\n---\n- back\n" + line + "\n")
+    message = str(info.value)
+    assert named in message and "step 2" in message
+    assert "\n" not in message
+
+
+def test_the_unsupported_command_error_lists_what_is_accepted() -> None:
+    with pytest.raises(FlowError, match="supported: launchApp, tapOn") as info:
+        parse_flow("- hideKeyboard\n")
+    assert "'hideKeyboard'" in str(info.value)
+
+
+def test_a_bad_header_or_shape_is_named() -> None:
+    with pytest.raises(FlowError, match="header field 'onFlowStart'"):
+        parse_flow("appId: x\nonFlowStart: []\n---\n- back\n")
+    with pytest.raises(FlowError, match="YAML list"):
+        parse_flow("tapOn: x\n")
+    with pytest.raises(FlowError, match="repeat needs times or while"):
+        parse_flow("- repeat:\n    commands: [back]\n")
+
+
+def test_written_flows_read_back_the_same() -> None:
+    flow = parse_flow(MAESTRO)
+    text = dump_flow(flow)
+    assert dump_flow(parse_flow(text)) == text
+    assert parse_flow(text).commands[4].selector == flow.commands[4].selector
+
+
+def test_ours_memsave_and_vars_and_secrets() -> None:
+    flow = parse_flow("- memSave:\n    key: price\n    from:\n      id: price\n"
+                      "- inputText: $price for $who {{secret:pin}}\n")
+    assert flow.commands[0].selector == Selector(id="price")
+    assert flow.variables == ["who"]  # price is saved first; a secret is no $var
+    assert set(COMMANDS) >= {"launchApp", "tapOn", "inputText", "assertVisible",
+                             "scrollUntilVisible", "back", "repeat", "runFlow", "retry",
+                             "extendedWaitUntil", "memSave"}
+
+
+def test_repeat_times_may_be_a_var_and_selector_vars_are_needed_too() -> None:
+    flow = parse_flow("- repeat:\n    times: $count\n    commands: [back]\n"
+                      "- tapOn:\n    desc: Like post $count\n- assertVisible: $title\n")
+    assert flow.commands[0].text == "$count" and flow.variables == ["count", "title"]
+    assert "times: $count" in dump_flow(flow)
+    with pytest.raises(FlowError, match="a whole number or a \\$var"):
+        parse_flow("- repeat:\n    times: many\n    commands: [back]\n")
