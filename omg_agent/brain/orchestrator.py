@@ -92,13 +92,14 @@ class Orchestrator:
                  on_progress: Callable[[Progress], None] | None = None,
                  failure_threshold: int = FAILURE_THRESHOLD,
                  gatekeeper: GateKeeper | None = None,
-                 secrets: SecretVault | None = None) -> None:
+                 secrets: SecretVault | None = None, macros: Any = None) -> None:
         self.driver = driver
         self.planner = Planner(planner_llm)
         self.gatekeeper = gatekeeper
         self.secrets = secrets  # answers about passwords join it; results leave masked
         self.operator = Operator(driver, operator_llm, memory, recorder=recorder,
-                                 gatekeeper=gatekeeper, planning=settings.planning)
+                                 gatekeeper=gatekeeper, planning=settings.planning,
+                                 macros=macros)
         self.llms = [planner_llm] if planner_llm is operator_llm else [planner_llm,
                                                                        operator_llm]
         self.memory = memory
