@@ -38,10 +38,6 @@ class Progress:
     passed: set[str] = field(default_factory=set)  # seen and left alone (done, filtered)
     last_chunk: tuple[str, ...] = ()
 
-    @property
-    def unconfirmed(self) -> list[str]:
-        return [k for k in self.sent if k not in self.verified]
-
 
 @dataclass(frozen=True)
 class Chunk:
@@ -96,12 +92,12 @@ def plan_chunk(macro: Macro, stop: Stop, obs: Observation, progress: Progress) -
     items = items_on(obs.elements, container, macro.target.resource_id, macro.target.role,
                      macro.band)
     limit = stop.count - len(progress.sent) if stop.count else None
-    until = _until_top(obs, stop.until_text)
+    until = _until_top(obs, container, stop.until_text)
     taps: list[tuple[str, Point]] = []
     keep: Item | None = None  # the last item handled here: it stays in view after the scroll
     final, reason = False, ""
     for item in items:
-        if until is not None and item.band[0] >= until:
+        if until is not None and item.band[1] > until:  # the text is in or above it
             final, reason = True, f"{stop.until_text!r} shows"
             break
         if item.key in progress.sent or item.key in progress.passed:
@@ -129,10 +125,12 @@ def plan_chunk(macro: Macro, stop: Stop, obs: Observation, progress: Progress) -
     return Chunk(tuple(taps), _scroll(macro, container, keep), False, "", seen)
 
 
-def _until_top(obs: Observation, text: str | None) -> int | None:
+def _until_top(obs: Observation, container: UIElement, text: str | None) -> int | None:
+    """The top of the first element in the list showing ``text``."""
     if not text:
         return None
-    hits = [e.bounds.top for e in obs.elements if text in e.text or text in e.desc]
+    hits = [e.bounds.top for e in obs.elements if (text in e.text or text in e.desc)
+            and container.bounds.contains(e.center)]
     return min(hits) if hits else None
 
 

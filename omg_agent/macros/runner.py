@@ -59,8 +59,8 @@ class MacroReport:
     macro: str
     completed: bool
     reason: str
-    verified: tuple[str, ...]
-    unconfirmed: tuple[str, ...]
+    sent: tuple[str, ...]  # items acted on, in order
+    verified: tuple[str, ...]  # of those, the ones a checkpoint saw done
     chunks: int
     shell_calls: int
     observations: int
@@ -69,11 +69,12 @@ class MacroReport:
     stopped_by: StopKind = "done"
 
     @property
-    def sent(self) -> tuple[str, ...]:
-        return self.verified + tuple(k for k in self.unconfirmed if k not in self.verified)
+    def unconfirmed(self) -> tuple[str, ...]:
+        """Acted on, but scrolled away before a checkpoint could look."""
+        return tuple(k for k in self.sent if k not in self.verified)
 
     def summary(self) -> str:
-        done = len(self.verified) + len(self.unconfirmed)
+        done = len(self.sent)
         head = (f"macro {self.macro} {'finished' if self.completed else 'STOPPED'}: "
                 f"{self.reason}. It acted on {done} item(s)")
         parts = [head]
@@ -204,8 +205,8 @@ class _Run:
     def report(self, completed: bool, reason: str, started: float,
                kind: StopKind = "done") -> MacroReport:
         p = self.progress
-        return MacroReport(self.macro.name, completed, reason, tuple(p.verified),
-                           tuple(p.unconfirmed), self.chunks, self.shell_calls,
+        return MacroReport(self.macro.name, completed, reason, tuple(p.sent),
+                           tuple(p.verified), self.chunks, self.shell_calls,
                            self.observations, round(time.perf_counter() - started, 3),
                            self.obs, kind)
 

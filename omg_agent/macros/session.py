@@ -120,8 +120,8 @@ def run_requested(session: MacroSession | None, result: Any, actions: Sequence[A
     log.info("%s", report.summary())
     if recorder is not None:
         recorder.record_event("macro", name=report.macro, completed=report.completed,
-                              reason=report.reason, verified=list(report.verified),
-                              unconfirmed=list(report.unconfirmed), chunks=report.chunks,
+                              reason=report.reason, sent=list(report.sent),
+                              verified=list(report.verified), chunks=report.chunks,
                               shell_calls=report.shell_calls, seconds=report.seconds)
     outcome = ActionOutcome(0, request, report.completed, report.summary())
     result.executed = ExecResult((outcome,), 0, report.shell_calls)
