@@ -7,6 +7,8 @@ side by side:
 
 * ``step-by-step`` — the agent as it is: the expert double (which reads the phone's true
   state) deciding every turn, default planning;
+* ``one action a call`` — the same, but the double sends one action per reply (the peers'
+  loop: a model call and a screenshot per repeated step);
 * ``macros`` — the same agent and double with a :class:`~omg_agent.macros.MacroSession`:
   after two repetitions the operator is offered the macro, the double accepts when it fits
   the task, and the compiled macro runs the rest as batched shell calls with checkpoints.
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from PIL import Image
 
@@ -46,7 +48,8 @@ log = logging.getLogger(__name__)
 
 FEED = "com.omg.feed"
 COUNT = 30
-MODES = ("step-by-step", "macros")
+STEP, SINGLE, MACROS = "step-by-step", "one action a call", "macros"
+MODES = (STEP, SINGLE, MACROS)
 LATER_MODES = ("flow replay", "replay cache")  # columns of omg_agent.flows (branch flows)
 AUTHOR = "Emma"
 
@@ -120,21 +123,22 @@ def run_one(task: LikeSet, mode: str, *, seed: int = 0, latency: bool = True,
     with LatencyPhone(latency=latency, seed=seed) as lp, ExitStack() as stack:
         phone = lp.phone
         task.setup(phone)
-        expert = ExpertPolicy(task, phone, NoiseProfile.named("none"), seed=seed)
-        policy = MacroAwarePolicy(expert) if mode == "macros" else expert
+        bundling: Literal["single", "multi"] = "single" if mode == SINGLE else "multi"
+        expert = ExpertPolicy(task, phone, NoiseProfile.named("none", bundling), seed=seed)
+        policy = MacroAwarePolicy(expert) if mode == MACROS else expert
         double = stack.enter_context(ModelDouble(policy))
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         settings = sim_settings(double.base_url, tmp, max_steps)
         driver = CountingAdbDriver(lp.serial)
         stack.callback(driver.close)
-        session = MacroSession(driver, shell=driver.io) if mode == "macros" else None
+        session = MacroSession(driver, shell=driver.io) if mode == MACROS else None
         human, _ = task_human(task)
         agent = open_agent(stack, driver, settings, task.goal, run_dir=trace_dir,
                            session=f"bench-macro-{seed}", confirm=human, macros=session)
         result = agent.run(task.goal)
-        app = phone.apps[FEED]
+        app: Any = phone.apps[FEED]
         want = set(task.posts)
-        toggles = Counter(app.like_log)
+        toggles: Counter[int] = Counter(app.like_log)
         right, wrong = len(app.liked & want), len(app.liked - want)
         twice = sum(1 for n in toggles.values() if n > 1)
         return MacroRow(
@@ -145,11 +149,16 @@ def run_one(task: LikeSet, mode: str, *, seed: int = 0, latency: bool = True,
             macros=tuple(r.summary() for r in (session.reports if session else ())))
 
 
-def run_bench(*, seed: int = 0, latency: bool = True,
+def run_bench(*, seed: int = 0, latency: bool = True, modes: tuple[str, ...] = MODES,
               progress: Callable[[MacroRow], None] | None = None) -> list[MacroRow]:
+    """Every task in every mode of ``modes``, one run each, in order."""
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        raise ValueError(f"unknown mode {', '.join(unknown)}; choose from: "
+                         + ", ".join(MODES))
     rows: list[MacroRow] = []
     for task in tasks():
-        for mode in MODES:
+        for mode in modes:
             row = run_one(task, mode, seed=seed, latency=latency)
             rows.append(row)
             if progress is not None:
@@ -158,32 +167,35 @@ def run_bench(*, seed: int = 0, latency: bool = True,
 
 
 def table(rows: list[MacroRow]) -> str:
-    """The side-by-side table (markdown), one block per task, ratios step/macros."""
+    """The side-by-side table (markdown), one block per task, with the ratios of each
+    step-by-step mode to macros."""
     lines: list[str] = []
     for goal in dict.fromkeys(r.task for r in rows):
         by = {r.mode: r for r in rows if r.task == goal}
-        modes = [*MODES, *LATER_MODES]
-        lines += [f"**{goal}** (latency profile on)", "",
-                  "| | " + " | ".join(modes) + " | step ÷ macros |",
-                  "|---|" + "---:|" * (len(modes) + 1)]
-
-        def cells(name: str, fmt: Callable[[MacroRow], str], ratio: bool = False,
-                  value: Callable[[MacroRow], float] | None = None,
-                  by: dict[str, MacroRow] = by, modes: list[str] = modes) -> str:
-            out = [fmt(by[m]) if m in by else "n/a" for m in modes]
-            r = ""
-            if ratio and value is not None and all(m in by for m in MODES):
-                den = value(by["macros"])
-                r = f"{value(by['step-by-step']) / den:.1f}×" if den else "∞"
-            return f"| {name} | " + " | ".join(out) + f" | {r} |"
-
-        lines += [
-            cells("model calls", lambda r: str(r.model_calls), True, lambda r: r.model_calls),
-            cells("screenshots", lambda r: str(r.screenshots), True, lambda r: r.screenshots),
-            cells("device shell calls", lambda r: str(r.shell_calls), True,
-                  lambda r: r.shell_calls),
-            cells("wall time (s)", lambda r: f"{r.wall_s:.1f}", True, lambda r: r.wall_s),
-            cells("correct", lambda r: (f"{r.right}/{COUNT}" + (" ✓" if r.correct else
-                                        f" ✗ ({r.wrong} extra, {r.twice} twice)")))]
+        modes = [m for m in MODES if m in by] + list(LATER_MODES)
+        bases = [m for m in (STEP, SINGLE) if m in by] if MACROS in by else []
+        lines += [f"**{goal}** (vphone, latency profile on)", "",
+                  "| | " + " | ".join(modes) + "".join(f" | {b} ÷ macros" for b in bases)
+                  + " |", "|---|" + "---:|" * (len(modes) + len(bases))]
+        metrics: list[tuple[str, Callable[[MacroRow], float] | None,
+                            Callable[[MacroRow], str]]] = [
+            ("model calls", lambda r: r.model_calls, lambda r: str(r.model_calls)),
+            ("screenshots", lambda r: r.screenshots, lambda r: str(r.screenshots)),
+            ("device shell calls", lambda r: r.shell_calls, lambda r: str(r.shell_calls)),
+            ("wall time (s)", lambda r: r.wall_s, lambda r: f"{r.wall_s:.1f}"),
+            ("correct", None, _correct)]
+        for name, value, fmt in metrics:
+            cells = [fmt(by[m]) if m in by else "n/a" for m in modes]
+            for base in bases:
+                den = value(by[MACROS]) if value is not None else 0
+                cells.append("" if value is None else
+                             f"{value(by[base]) / den:.1f}×" if den else "∞")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _correct(r: MacroRow) -> str:
+    if r.correct:
+        return f"{r.right}/{COUNT} ✓"
+    return f"{r.right}/{COUNT} ✗ ({r.wrong} extra, {r.twice} twice)"

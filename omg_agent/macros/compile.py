@@ -1,17 +1,19 @@
 """The compiler: a macro on the screen now becomes the next chunk of a device program.
 
 A :class:`Chunk` is what one shell call does: the touches on every qualifying item the
-screen shows (in list order), then — unless the stop condition is met — one slow scroll of
-the list that keeps the last handled item at the top, so the next screen starts with the
-first item not yet seen. The commands come from :mod:`omg_agent.drivers.commands` (the one
-place that spells ``input`` and packs fragments into calls with ``OMG_OK`` markers), so a
-chunk is normally one ``adb shell`` call. No ``sleep`` is added: ``input`` waits for each
-event to be dispatched, and the scroll is slow enough not to fling, so the one wait is the
-checkpoint observation that follows each chunk.
+screen shows (in list order), then — unless the stop condition is met — one scroll of the
+list that keeps the last handled item at the top, so the next screen starts with the first
+item not yet seen. The commands come from :mod:`omg_agent.drivers.commands` (the one place
+that spells ``input`` and packs fragments into calls with ``OMG_OK`` markers), so a chunk is
+normally one ``adb shell`` call. No ``sleep`` is added: ``input`` waits for each event to be
+dispatched, so the one wait is the checkpoint observation that follows each chunk (the
+driver's observation waits while a screen shows it is loading).
 
 :func:`checkpoint` judges that observation (:class:`Progress` says what was sent): still in
 the app, the list still there, no system dialog that was not there when the macro started,
-and every item the chunk touched that is still on screen showing its done state.
+the item the scroll was to keep in view still in view (a list that flung further would have
+carried items past unseen), and every item the chunk touched that is still on screen
+showing its done state.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from omg_agent.drivers import commands as cmds
 from omg_agent.macros.items import Item, container_of, items_on
 from omg_agent.macros.model import Macro, Stop
 
-SCROLL_MS = 600  # slow enough that the list follows the finger and does not fling
+SCROLL_MS = 300
 MIN_SCROLL, MAX_SCROLL = 0.25, 0.8  # share of the list's height one scroll moves
 SYSTEM_IDS = "android:id/"
 
@@ -37,6 +39,7 @@ class Progress:
     verified: list[str] = field(default_factory=list)  # touched and seen done afterwards
     passed: set[str] = field(default_factory=set)  # seen and left alone (done, filtered)
     last_chunk: tuple[str, ...] = ()
+    kept: str = ""  # the item the last scroll keeps in view (continuity check)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ def plan_chunk(macro: Macro, stop: Stop, obs: Observation, progress: Progress) -
     until = _until_top(obs, container, stop.until_text)
     taps: list[tuple[str, Point]] = []
     keep: Item | None = None  # the last item handled here: it stays in view after the scroll
+    progress.kept = ""
     final, reason = False, ""
     for item in items:
         if until is not None and item.band[1] > until:  # the text is in or above it
@@ -122,6 +126,9 @@ def plan_chunk(macro: Macro, stop: Stop, obs: Observation, progress: Progress) -
     seen = tuple(i.key for i in items)
     if final:
         return Chunk(tuple(taps), None, True, reason, seen)
+    box = container.bounds
+    if keep is not None and keep.band[0] - box.top >= box.height * MIN_SCROLL:
+        progress.kept = keep.key  # a scroll of its own length keeps it in view
     return Chunk(tuple(taps), _scroll(macro, container, keep), False, "", seen)
 
 
@@ -162,7 +169,11 @@ def checkpoint(macro: Macro, obs: Observation, progress: Progress,
         shown = "; ".join(e.label for e in (strange or list(obs.elements)) if e.label)[:160]
         return (f"an unexpected window covers the list: {shown}" if strange else
                 f"the list {macro.container} is gone; the screen shows: {shown}")
-    for item in screen_items(macro, obs):
+    items = screen_items(macro, obs)
+    if progress.kept and all(i.key != progress.kept for i in items):
+        return (f"the list moved past {progress.kept!r}, the item the scroll was to keep in "
+                "view: items may have gone by unseen")
+    for item in items:
         if item.key not in progress.last_chunk or item.key in progress.verified:
             continue
         if not is_done(macro, item.anchor):

@@ -66,7 +66,7 @@ class MacroStore:
 
     def remove(self, name: str, *, app: str | None = None, profile: str | None = None) -> int:
         """Delete every version of the macros named ``name``; how many macros went."""
-        hits = {s.path.parent for s in self.list() if s.macro.name == name
+        hits = {s.path.parent for s in self.stored() if s.macro.name == name
                 and (app is None or s.macro.app == app)
                 and (profile is None or s.macro.profile == profile)}
         for folder in hits:
@@ -74,7 +74,7 @@ class MacroStore:
         return len(hits)
 
     # -- reading ---------------------------------------------------------------------------
-    def list(self) -> list[StoredMacro]:
+    def stored(self) -> list[StoredMacro]:
         """The latest version of every stored macro."""
         out: list[StoredMacro] = []
         if not self.root.is_dir():
@@ -88,11 +88,11 @@ class MacroStore:
     def get(self, name: str, *, app: str | None = None, profile: str | None = None,
             version: int | None = None) -> StoredMacro:
         """One macro by name (``app``/``profile`` pick among same-named ones)."""
-        hits = [s for s in self.list() if s.macro.name == name
+        hits = [s for s in self.stored() if s.macro.name == name
                 and (app is None or s.macro.app == app)
                 and (profile is None or s.macro.profile == profile)]
         if not hits:
-            known = ", ".join(sorted({s.macro.name for s in self.list()})) or "none"
+            known = ", ".join(sorted({s.macro.name for s in self.stored()})) or "none"
             raise ConfigError(f"no stored macro named {name!r} (stored: {known})")
         if len(hits) > 1:
             where = ", ".join(f"{s.macro.app} {s.macro.profile}" for s in hits)
@@ -112,7 +112,7 @@ class MacroStore:
     def matching(self, obs: Observation) -> Macro | None:
         """A stored macro for the app and screen size in ``obs`` whose list is on it."""
         profile = f"{obs.size[0]}x{obs.size[1]}"
-        for stored in self.list():
+        for stored in self.stored():
             m = stored.macro
             if m.app == obs.package and m.profile in (profile, "any") and \
                     container_of(obs.elements, m.container) is not None:

@@ -34,6 +34,7 @@ class ListPhone:
     popup: bool = False
     commands: list[str] = field(default_factory=list)
     observations: int = 0
+    fling: float = 1.0  # how far the list travels per pixel of finger (a fling: > 1)
 
     # -- the device ------------------------------------------------------------------------
     def observe(self, *, ocr: bool = False) -> Observation:
@@ -89,7 +90,7 @@ class ListPhone:
         if self.popup:
             return
         limit = max(0, len(self.authors) * ROW - (BOTTOM - TOP))
-        self.offset = max(0, min(limit, self.offset + dy))
+        self.offset = max(0, min(limit, self.offset + round(dy * self.fling)))
 
 
 def _clip(b: Bounds) -> Bounds:

@@ -65,6 +65,14 @@ def test_popup_mid_macro_stops_at_the_checkpoint_with_what_was_done() -> None:
     assert "operator has control" in report.summary()
 
 
+def test_a_list_that_flings_past_unseen_items_stops_the_macro() -> None:
+    phone = ListPhone([f"A{i}" for i in range(40)], fling=2.5)
+    report = run(phone, Stop(count=20))
+    assert not report.completed and "moved past" in report.reason
+    shown_first = {1, 2, 3, 4, 5, 6}
+    assert phone.liked <= shown_first  # nothing beyond the first screen was touched blind
+
+
 def test_wrong_app_in_front_sends_nothing() -> None:
     phone = ListPhone(["Ann", "Bob"])
     report = run(phone, Stop(count=1), LIKE_MACRO.model_copy(update={"app": "com.other"}))

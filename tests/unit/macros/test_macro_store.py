@@ -34,7 +34,7 @@ def test_same_name_on_two_profiles_needs_a_choice_and_rm_removes_all_versions(tm
         store.get("feed-like")
     assert store.get("feed-like", profile="720x1600").macro.profile == "720x1600"
     assert store.remove("feed-like", profile="720x1600") == 1
-    assert [s.macro.profile for s in store.list()] == ["1080x2400"]
+    assert [s.macro.profile for s in store.stored()] == ["1080x2400"]
     with pytest.raises(ConfigError, match="no stored macro named 'nope'"):
         store.get("nope")
     with pytest.raises(ConfigError, match="no version 9"):
@@ -46,4 +46,4 @@ def test_a_corrupt_file_is_named_in_the_error(tmp_path):
     path = store.save(M).path
     path.write_text("{not json", encoding="utf-8")
     with pytest.raises(ConfigError, match="not a stored macro"):
-        store.list()
+        store.stored()
