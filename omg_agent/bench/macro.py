@@ -131,7 +131,7 @@ def run_one(task: LikeSet, mode: str, *, seed: int = 0, latency: bool = True,
         settings = sim_settings(double.base_url, tmp, max_steps)
         driver = CountingAdbDriver(lp.serial)
         stack.callback(driver.close)
-        session = MacroSession(driver, shell=driver.io) if mode == MACROS else None
+        session = MacroSession(driver) if mode == MACROS else None
         human, _ = task_human(task)
         agent = open_agent(stack, driver, settings, task.goal, run_dir=trace_dir,
                            session=f"bench-macro-{seed}", confirm=human, macros=session)

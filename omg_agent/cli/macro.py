@@ -114,15 +114,14 @@ def detect(
                                     help="Repetitions that make a pattern."),
     store: Path | None = typer.Option(None, "--store", help=STORE_HELP),
 ) -> None:
-    """Find the macro a recorded run repeats at its end (offline detector).
+    """Find the last macro a recorded run repeats (offline detector).
 
     Example: omg-agent macro detect runs/20260101-120000-like-the-first-4-posts --save
     """
-    from omg_agent.macros.detect import acts_of_trace
-    from omg_agent.macros.detect import detect as find
+    from omg_agent.macros.detect import acts_of_trace, detect_in_run
 
     try:
-        found = find(acts_of_trace(run_dir), min_repeats=min_repeats)
+        found = detect_in_run(acts_of_trace(run_dir), min_repeats=min_repeats)
     except OmgError as exc:
         fail(str(exc))
     if found.macro is None:

@@ -107,6 +107,19 @@ def detect(acts: Sequence[Act], *, min_repeats: int = MIN_REPEATS) -> Detection:
     return Detection(macro, f"{len(touches)} repetitions of {macro.describe()}", tuple(keys))
 
 
+def detect_in_run(acts: Sequence[Act], *, min_repeats: int = MIN_REPEATS) -> Detection:
+    """The last pattern anywhere in a recorded run (offline): the run may have gone on after
+    it (a macro, a final check, going home), so each earlier end is tried, latest first."""
+    first = detect(acts, min_repeats=min_repeats)
+    end = len(acts) - 1
+    while first.macro is None and end > 0:
+        found = detect(acts[:end], min_repeats=min_repeats)
+        if found.macro is not None:
+            return found
+        end -= 1
+    return first
+
+
 # -- the tail ------------------------------------------------------------------------------
 def _touch(act: Act, index: int) -> _Touch | None:
     if act.kind not in TOUCHES or act.point is None:

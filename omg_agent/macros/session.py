@@ -34,13 +34,25 @@ log = logging.getLogger(__name__)
 OFFER_HEAD = "Macro offer"
 
 
+def shell_of(driver: Any) -> Shell | None:
+    """The driver's own shell stream (``AdbDriver.io``), looking through wrappers that keep
+    the driver they wrap as ``inner`` (``SecretTyping``); None for drivers without one."""
+    while driver is not None:
+        io = getattr(driver, "io", None)
+        if io is not None and callable(getattr(io, "run_status", None)):
+            return io
+        driver = getattr(driver, "inner", None)
+    return None
+
+
 class MacroSession:
-    """One run's macro watcher and player. ``shell`` is the driver's shell stream."""
+    """One run's macro watcher and player. ``shell`` is the driver's shell stream (found
+    with :func:`shell_of` when not given; without one, chunks go through ``execute``)."""
 
     def __init__(self, driver: Driver, *, shell: Shell | None = None,
                  store: MacroStore | None = None, min_repeats: int = 2) -> None:
         self.driver = driver
-        self.shell = shell
+        self.shell = shell if shell is not None else shell_of(driver)
         self.store = store
         self.min_repeats = min_repeats
         self.acts: list[Act] = []

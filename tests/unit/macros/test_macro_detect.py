@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omg_agent.macros.detect import Act, detect
+from omg_agent.macros.detect import Act, detect, detect_in_run
 from tests.unit.macros.listphone import APP, AUTHOR, LIKE, LIST, ListPhone
 
 
@@ -56,3 +56,13 @@ def test_touches_off_the_list_break_the_repetition() -> None:
     obs = phone.observe()
     outside = Act("tap", APP, obs.elements, (500, 100), "", obs.size)  # the title bar
     assert detect([*acts[:1], outside, *acts[1:]]).macro is None
+
+
+def test_offline_the_last_pattern_is_found_even_when_the_run_went_on() -> None:
+    phone = ListPhone(["Ann", "Bob", "Cid", "Dee"])
+    acts = like_acts(phone, [1, 2, 3])
+    obs = phone.observe()
+    went_on = [*acts, Act("back", APP, obs.elements, None, "", obs.size)]
+    assert detect(went_on).macro is None
+    found = detect_in_run(went_on)
+    assert found.macro is not None and found.acted[-1] == "Like post 3"
