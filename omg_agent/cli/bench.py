@@ -298,9 +298,9 @@ def guards(
 
 @app.command()
 def macro(
-    modes: str = typer.Option(",".join(("step-by-step", "one action a call", "macros")),
-                              "--modes", help="Comma-separated: step-by-step, one action a "
-                              "call, macros."),
+    modes: str = typer.Option("step-by-step,macros", "--modes", help="Comma-separated: "
+                              "step-by-step, macros, and 'one action a call' (the double "
+                              "sends one action per reply)."),
     seed: int = typer.Option(0, "--seed", help="The phones' seed."),
     latency: bool = typer.Option(True, "--latency/--no-latency",
                                  help="The real-device latency profile (on by default)."),
@@ -314,7 +314,7 @@ def macro(
 
       omg-agent bench macro
 
-      omg-agent bench macro --modes step-by-step,macros --json
+      omg-agent bench macro --modes "step-by-step,one action a call,macros" --json
     """
     from omg_agent.bench.macro import run_bench, table
 

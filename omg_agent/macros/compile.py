@@ -2,8 +2,8 @@
 
 A :class:`Chunk` is what one shell call does: the touches on every qualifying item the
 screen shows (in list order), then — unless the stop condition is met — one scroll of the
-list that keeps the last handled item at the top, so the next screen starts with the first
-item not yet seen. The commands come from :mod:`omg_agent.drivers.commands` (the one place
+list that brings the last handled item's target to the top, so the next screen starts with
+the first item not yet seen. The commands come from :mod:`omg_agent.drivers.commands` (the one place
 that spells ``input`` and packs fragments into calls with ``OMG_OK`` markers), so a chunk is
 normally one ``adb shell`` call. No ``sleep`` is added: ``input`` waits for each event to be
 dispatched, so the one wait is the checkpoint observation that follows each chunk (the
@@ -127,7 +127,7 @@ def plan_chunk(macro: Macro, stop: Stop, obs: Observation, progress: Progress) -
     if final:
         return Chunk(tuple(taps), None, True, reason, seen)
     box = container.bounds
-    if keep is not None and keep.band[0] - box.top >= box.height * MIN_SCROLL:
+    if keep is not None and keep.anchor.bounds.top - box.top >= box.height * MIN_SCROLL:
         progress.kept = keep.key  # a scroll of its own length keeps it in view
     return Chunk(tuple(taps), _scroll(macro, container, keep), False, "", seen)
 
@@ -142,11 +142,12 @@ def _until_top(obs: Observation, container: UIElement, text: str | None) -> int 
 
 
 def _scroll(macro: Macro, container: UIElement, keep: Item | None) -> tuple[Point, Point]:
-    """A scroll that brings ``keep``'s band to the top of the list (the next items below
+    """A scroll that brings ``keep``'s target to the top of the list (the next items below
     it), moving between MIN_SCROLL and MAX_SCROLL of the list's height."""
     box = container.bounds
     height = box.height
-    wanted = keep.band[0] - box.top if keep is not None else round(height * MAX_SCROLL)
+    wanted = keep.anchor.bounds.top - box.top if keep is not None else \
+        round(height * MAX_SCROLL)
     distance = max(round(height * MIN_SCROLL), min(round(height * MAX_SCROLL), wanted))
     x = box.left + box.width // 2
     if macro.scroll == "down":

@@ -12,16 +12,13 @@ screen), so both read items the same way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
 
 Band = Literal["above", "below"]
-_DIGITS = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -33,10 +30,6 @@ class Item:
     band: tuple[int, int]  # top and bottom of the item's band, pixels
     fields: dict[str, str] = field(default_factory=dict)  # field resource-id -> text
     whole: bool = True  # the anchor is not cut by the list's edge
-
-    @property
-    def label(self) -> str:
-        return self.key
 
 
 def container_of(elements: Sequence[UIElement], resource_id: str) -> UIElement | None:
@@ -102,23 +95,3 @@ def item_key(anchor: UIElement, fields: dict[str, str]) -> str:
     if anchor.desc:
         return anchor.desc
     return " | ".join(f"{k.rsplit('/', 1)[-1]}={v}" for k, v in sorted(fields.items()))
-
-
-def key_number(key: str) -> int | None:
-    """The number in an item key, if it holds exactly one ("Like post 7" -> 7)."""
-    found = _DIGITS.findall(key)
-    return int(found[0]) if len(found) == 1 else None
-
-
-def band_of(elements: Sequence[UIElement], container: UIElement, anchor: UIElement,
-            band: Band, resource_id: str, role: str) -> tuple[int, int]:
-    """The band of one anchor among the anchors of ``container``."""
-    for item in items_on(elements, container, resource_id, role, band):
-        if item.anchor == anchor:
-            return item.band
-    return (anchor.bounds.top, anchor.bounds.bottom)
-
-
-def inside(bounds: Bounds, box: Bounds) -> bool:
-    return box.left <= bounds.left and bounds.right <= box.right and \
-        box.top <= bounds.top and bounds.bottom <= box.bottom

@@ -65,11 +65,11 @@ class Macro(_Frozen):
     def describe(self) -> str:
         """One line for the operator and the CLI."""
         short = self.target.resource_id.rsplit("/", 1)[-1]
-        what = f"{self.target.action} '{self.target.todo_text or short}' ({short})"
-        only = "".join(f"; only items whose {k.rsplit('/', 1)[-1]} is {v!r}"
-                       for k, v in sorted(self.where.items()))
-        return (f"{what} on each item of list {self.container.rsplit('/', 1)[-1]} in "
-                f"{self.app}, top to bottom, scrolling on{only}; skips items already "
-                f"showing {self.target.done_text!r}" if self.target.done_text else
-                f"{what} on each item of list {self.container.rsplit('/', 1)[-1]} in "
-                f"{self.app}, top to bottom, scrolling on{only}")
+        text = f"{self.target.action} '{self.target.todo_text or short}' ({short}) on each " \
+               f"item of list {self.container.rsplit('/', 1)[-1]} in {self.app}, top to " \
+               "bottom, scrolling on"
+        text += "".join(f"; only items whose {k.rsplit('/', 1)[-1]} is {v!r}"
+                        for k, v in sorted(self.where.items()))
+        if self.target.done_text:
+            text += f"; skips items already showing {self.target.done_text!r}"
+        return text
