@@ -103,6 +103,7 @@ class MacroRow:
     wall_s: float
     status: str
     macros: tuple[str, ...] = ()  # the macro reports of the run
+    macro_s: float = 0.0  # of wall_s, the time macros ran (chunks and checkpoints)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -149,7 +150,8 @@ def run_one(task: LikeSet, mode: str, *, seed: int = 0, latency: bool = True,
             right=right, wrong=wrong, twice=twice, model_calls=result.model_calls,
             screenshots=driver.screenshots, shell_calls=driver.io.calls,
             wall_s=round(result.wall_s, 2), status=result.status,
-            macros=tuple(r.summary() for r in (session.reports if session else ())))
+            macros=tuple(r.summary() for r in (session.reports if session else ())),
+            macro_s=round(sum(r.seconds for r in (session.reports if session else ())), 2))
 
 
 def run_bench(*, seed: int = 0, latency: bool = True, modes: tuple[str, ...] = DEFAULT_MODES,
@@ -186,6 +188,7 @@ def table(rows: list[MacroRow]) -> str:
             ("screenshots", lambda r: r.screenshots, lambda r: str(r.screenshots)),
             ("device shell calls", lambda r: r.shell_calls, lambda r: str(r.shell_calls)),
             ("wall time (s)", lambda r: r.wall_s, lambda r: f"{r.wall_s:.1f}"),
+            ("… of it in macros (s)", None, lambda r: f"{r.macro_s:.1f}" if r.macros else "–"),
             ("correct", None, _correct)]
         for name, value, fmt in metrics:
             cells = [fmt(by[m]) if m in by else "n/a" for m in modes]
