@@ -92,3 +92,40 @@ def test_the_gate_holds_a_sensitive_target_before_anything_is_sent() -> None:
     assert not report.completed and report.stopped_by == "sensitive"
     assert "not pre-authorised" in report.reason
     assert not phone.commands and not phone.liked
+
+
+class ExecuteOnly:
+    """The list phone behind ``observe``/``execute`` only (a driver without a shell)."""
+
+    def __init__(self, phone: ListPhone) -> None:
+        self.phone = phone
+        self.bundles: list[list] = []
+
+    def observe(self, *, ocr: bool = False):
+        return self.phone.observe()
+
+    def execute(self, actions, observation=None):
+        from omg_agent.core.actions import Swipe
+        from omg_agent.drivers.base import ActionOutcome, ExecResult
+
+        self.bundles.append(list(actions))
+        obs = self.phone.observe()
+        for a in actions:
+            if isinstance(a, Swipe):
+                start, end = obs.to_pixels((a.from_.x, a.from_.y)), obs.to_pixels((a.to.x,
+                                                                                   a.to.y))
+                self.phone.scroll(start.y - end.y)
+            else:
+                p = obs.to_pixels((a.target.x, a.target.y))
+                self.phone.tap(p.x, p.y)
+        return ExecResult(tuple(ActionOutcome(i, a, True) for i, a in enumerate(actions)),
+                          device_calls=1)
+
+
+def test_without_a_shell_stream_chunks_go_through_execute() -> None:
+    phone = ListPhone([f"A{i}" for i in range(20)])
+    driver = ExecuteOnly(phone)
+    report = MacroRunner(driver).run(LIKE_MACRO, Stop(count=8))  # type: ignore[arg-type]
+    assert report.completed and phone.liked == set(range(1, 9))
+    assert all(n == 1 for n in Counter(phone.log).values())
+    assert len(driver.bundles) == report.shell_calls
