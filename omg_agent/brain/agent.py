@@ -46,12 +46,15 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                ask_user: Callable[[str], str | None] | None = None,
                on_progress: Callable[[Any], None] | None = None,
                confirm: ConfirmationChannel | None = None,
-               secrets: SecretVault | None = None, resume: bool = False) -> Orchestrator:
+               secrets: SecretVault | None = None, resume: bool = False,
+               macros: Any = None) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
     ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
     sensitive-action gate asks for a yes (None: nobody — a held action stops the run
     resumable). ``secrets`` (default: a new vault) receives the run's secrets; pass one to
-    mask what the caller prints with it too. ``resume`` continues the trace in ``run_dir``."""
+    mask what the caller prints with it too. ``resume`` continues the trace in ``run_dir``.
+    ``macros`` (a :class:`~omg_agent.macros.MacroSession`) lets the operator be offered
+    macros for repeated work."""
     vault = run_secrets(task, settings, secrets)
     stack.enter_context(masking_logs(vault))
     driver = SecretTyping(driver, vault)
@@ -67,7 +70,7 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                                                      resume=resume))
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
                         on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm),
-                        secrets=vault)
+                        secrets=vault, macros=macros)
 
 
 def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None

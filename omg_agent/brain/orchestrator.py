@@ -94,7 +94,7 @@ class Orchestrator:
                  on_progress: Callable[[Progress], None] | None = None,
                  failure_threshold: int = FAILURE_THRESHOLD,
                  gatekeeper: GateKeeper | None = None,
-                 secrets: SecretVault | None = None) -> None:
+                 secrets: SecretVault | None = None, macros: Any = None) -> None:
         self.system = SystemGuard(ask_user)  # ANR, crashes, permissions, screen off: by rule
         driver = self.system.watching(driver)  # it sees our back/home/launch (crash or not)
         self.driver = driver
@@ -102,7 +102,8 @@ class Orchestrator:
         self.gatekeeper = gatekeeper
         self.secrets = secrets  # answers about passwords join it; results leave masked
         self.operator = Operator(driver, operator_llm, memory, recorder=recorder,
-                                 gatekeeper=gatekeeper, planning=settings.planning)
+                                 gatekeeper=gatekeeper, planning=settings.planning,
+                                 macros=macros)
         self.llms = [planner_llm] if planner_llm is operator_llm else [planner_llm,
                                                                        operator_llm]
         self.memory = memory

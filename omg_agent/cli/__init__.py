@@ -15,11 +15,11 @@ import logging
 
 import typer
 
-from omg_agent.cli import bench, config, demo, device, doctor, flow, report, run, vphone
+from omg_agent.cli import bench, config, demo, device, doctor, flow, macro, report, run, vphone
 
 app = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language task.\n\n"
                        "Example: omg-agent demo", no_args_is_help=True)
-for group in (vphone, bench, config, demo, doctor, device, report, run, flow):
+for group in (vphone, bench, config, demo, doctor, device, report, run, flow, macro):
     group.register(app)
 
 

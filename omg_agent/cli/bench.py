@@ -326,6 +326,45 @@ def perception(
         typer.echo(table(rows))
         typer.echo(f"\nCommand: {shlex.join(['omg-agent', 'bench', 'perception', str(folder)])}")
 
+def macro(
+    modes: str = typer.Option("step-by-step,macros", "--modes", help="Comma-separated: "
+                              "step-by-step, macros, and 'one action a call' (the double "
+                              "sends one action per reply)."),
+    seed: int = typer.Option(0, "--seed", help="The phones' seed."),
+    latency: bool = typer.Option(True, "--latency/--no-latency",
+                                 help="The real-device latency profile (on by default)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
+) -> None:
+    """Repetitive work: "Like the first 30 posts" and "… by <author>" on vphone, step by
+    step vs with macros (offered after two repetitions, run as batched shell calls with
+    checkpoints): model calls, screenshots, device shell calls, wall time, correctness.
+
+    Examples:
+
+      omg-agent bench macro
+
+      omg-agent bench macro --modes "step-by-step,one action a call,macros" --json
+    """
+    from omg_agent.bench.macro import run_bench, table
+
+    chosen = tuple(m.strip() for m in modes.split(",") if m.strip())
+
+    def progress(r: Any) -> None:
+        mark = "[green]✔[/green]" if r.correct else "[red]✘[/red]"
+        err_console.print(f"{escape(r.task)} · {r.mode} {mark} {r.model_calls} calls · "
+                          f"{r.wall_s:.1f} s", highlight=False)
+
+    try:
+        rows = run_bench(seed=seed, latency=latency, modes=chosen, progress=progress)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        _print_json([r.as_dict() for r in rows])
+        return
+    words = ["omg-agent", "bench", "macro", "--modes", ",".join(chosen), "--seed", str(seed)]
+    words += [] if latency else ["--no-latency"]
+    typer.echo(table(rows) + f"\nCommand: {shlex.join(words)}")
+
 
 def register(root: typer.Typer) -> None:
     """Add the ``bench`` group to the ``omg-agent`` app."""

@@ -314,9 +314,20 @@ class Done(_Model):
     answer: str = Field("", description="The answer or a summary for the user.")
 
 
+class RunMacro(_Model):
+    type: Literal["macro"] = Field("macro", description=(
+        "Run the macro the note offers on the next items (no model call per item); only "
+        "when a macro is offered, and alone in its bundle."))
+    name: str = Field(min_length=1, description="The offered macro's name.")
+    count: int | None = Field(None, ge=1, le=10_000,
+                              description="How many more items; omit for the end of the list.")
+    until_text: str | None = Field(None, min_length=1,
+                                   description="Stop once this text shows on the screen.")
+
+
 Action = Annotated[
     Tap | LongPress | DoubleTap | Swipe | TypeText | Key | Launch | Back | Home | Wait
-    | MemSave | AskUser | Done,
+    | MemSave | AskUser | Done | RunMacro,
     Field(discriminator="type"),
 ]
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action, config=ConfigDict(title="Action"))
@@ -354,7 +365,7 @@ def is_boundary(action: Action, element: UIElement | None = None) -> bool:
     match action:
         case Tap():
             return not stays_on_screen(element)
-        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home():
+        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home() | RunMacro():
             return True
         case Key():
             return action.keycode in BOUNDARY_KEYCODES

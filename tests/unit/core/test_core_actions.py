@@ -51,6 +51,7 @@ ONE_OF_EACH = [
     {"type": "mem_save", "key": "title", "from_screen": {"target": {"kind": "element", "id": 3}}},
     {"type": "ask_user", "question": "Which address should I use?"},
     {"type": "done", "answer": "Wi-Fi is off."},
+    {"type": "macro", "name": "feed-like", "count": 20},
 ]
 
 
