@@ -182,9 +182,10 @@ class DecisionBundle(_Contract):
                     "milestone a line, '[x] ' before those done. Null otherwise.")
     end_checks: list[StepCheck] | None = Field(
         None, max_length=6,
-        description="Only when you keep the plan yourself, on your first turn: checks of the "
-                    "task's end state (elements, app or memory keys), as under 'Checks'. "
-                    "The system ticks the task when they pass. Null otherwise.")
+        description="Only when you keep the plan yourself, once you know what the end screen "
+                    "shows: checks of the task's end state (elements, app or memory keys), "
+                    "as under 'Checks'. The system ticks the task when they pass; they cannot "
+                    "be changed later. Null otherwise.")
 
     @model_validator(mode="before")
     @classmethod
