@@ -327,8 +327,8 @@ class Orchestrator:
         """A plannerless operator keeps the plan: its checklist is shown back to it, and the
         end-state checks it wrote on its first turn become the task step's checks."""
         s = self._s
-        if not self._plannerless:
-            return step
+        if not self._plannerless or self.settings.planning == ONE_ACTION:
+            return step  # flat is the peers' loop: the task is the plan, claims are confirmed
         if turn.bundle.todo:
             s.own_todo = own_todo(turn.bundle.todo)
         adopted = adopt_end_checks(step, turn.bundle)
