@@ -12,9 +12,10 @@ Every store outside sqlite goes through here — one rule, one place:
   when the call returns, or (killed mid-write) a torn last line that :func:`repair_tail`
   cuts off before anything is appended again.
 
-``sync=False`` skips the fsyncs (a process crash still cannot tear the file; only a power
-cut could lose it) for bulky, re-creatable files. The cost measured by
-``scripts/bench_durability.py`` is a fraction of a millisecond per record on ext4.
+``sync=False`` skips the fsyncs: a process crash (kill -9 included) still loses nothing the
+call wrote — the kernel holds it — only a power cut could. Runs use it for screenshots, and
+for trace lines between turn boundaries, where one :func:`fsync_file` covers the turn.
+``scripts/bench_durability.py`` measures what each costs.
 """
 
 from __future__ import annotations
@@ -83,6 +84,15 @@ def repair_tail(path: Path) -> int:
     return size - keep
 
 
+def fsync_file(path: Path) -> None:
+    """Flush what earlier unsynced appends left in the page cache to the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename or a new file in ``folder`` durable (a no-op where dirs cannot sync)."""
     try:
@@ -117,4 +127,4 @@ def _last_newline_end(f: BinaryIO, size: int, chunk: int = 65536) -> int:
     return 0
 
 
-__all__ = ["append_line", "fsync_dir", "repair_tail", "write_atomic"]
+__all__ = ["append_line", "fsync_dir", "fsync_file", "repair_tail", "write_atomic"]

@@ -171,7 +171,8 @@ def restore_memory(memory: MemoryBank, values: dict[str, str]) -> None:
 
 class RunCheckpoint:
     """The orchestrator's ``on_progress`` hook that saves ``state.json`` at every turn
-    boundary, then hands the progress on to ``then`` (the live display)."""
+    boundary, then hands the progress on to ``then`` (the live display). The trace's lines
+    are fsynced once here, per turn, instead of one by one (see ``RunCheckpoint.__init__``)."""
 
     def __init__(self, orchestrator: Orchestrator, run_dir: Path, device: str, *,
                  mask: Callable[[Any], Any] = lambda v: v,
@@ -182,6 +183,8 @@ class RunCheckpoint:
         self.mask = mask
         self.then = then
         self.saves = 0
+        if hasattr(orchestrator.recorder, "sync_each"):
+            orchestrator.recorder.sync_each = False  # this checkpoint syncs once per turn
 
     def __call__(self, progress: Progress) -> None:
         self.save()
@@ -195,6 +198,9 @@ class RunCheckpoint:
         if state is None:
             return
         usage = o._usage() if o.state is not None else o.prior_usage
+        sync = getattr(o.recorder, "sync", None)
+        if callable(sync):  # the turn's trace lines reach the disk before the state does
+            sync()
         save_state(self.run_dir, state, o.memory, turns=o.operator.turns, usage=usage,
                    device=self.device, mask=self.mask, plan_file=plan_file)
         self.saves += 1

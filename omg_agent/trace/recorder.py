@@ -42,7 +42,7 @@ from PIL import Image
 
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.secrets import SecretVault
-from omg_agent.durable import append_line, repair_tail, write_atomic
+from omg_agent.durable import append_line, fsync_file, repair_tail, write_atomic
 from omg_agent.errors import ConfigError
 from omg_agent.perception.som import draw_marks
 
@@ -116,6 +116,7 @@ class TraceRecorder:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.finished = False
+        self.sync_each = True  # fsync every line; False: the owner calls sync() per turn
         if resume:  # a resumed run goes on in the same trace: numbers and counts continue
             self._continue()
             self._write({"record": "event", "kind": "resume", "t": 0.0, "data": {}})
@@ -225,6 +226,8 @@ class TraceRecorder:
                       json.dumps(result, ensure_ascii=False, indent=2) + "\n")
         write_atomic(self.run_dir / ANSWER_FILE, result["answer"] + "\n")
         self._write({"record": "finish", **result})
+        if not self.sync_each:
+            self.sync()
         return result
 
     # -- internals --------------------------------------------------------------------------
@@ -240,8 +243,13 @@ class TraceRecorder:
     def _write(self, record: dict[str, Any]) -> dict[str, Any]:
         clean = self.secrets.scrub(record)
         line = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
-        append_line(self.trace_path, line)  # one write + fsync: whole, or torn and repaired
+        # one write (+ fsync): whole, or torn by a kill and cut off on resume
+        append_line(self.trace_path, line, sync=self.sync_each)
         return clean
+
+    def sync(self) -> None:
+        """Make every line written so far durable (one fsync for a whole turn's lines)."""
+        fsync_file(self.trace_path)
 
     def _save_observation(self, step: int, obs: Observation) -> dict[str, Any]:
         name = self._screen_name(step)
