@@ -10,7 +10,10 @@ and the device it ran on. Two kinds of stopped run continue from it:
   for a yes (``needs_confirmation``): ``omg-agent run --resume RUN_DIR --answer "…"``
   (:meth:`Orchestrator.resume`);
 - one that was interrupted — killed, crashed, Ctrl-C, device lost: ``omg-agent run
-  --resume RUN_DIR`` (:func:`continue_interrupted`). The phone may be ahead of the last
+  --resume RUN_DIR`` (:func:`continue_interrupted`). A run that ended ``failed`` (the device
+  gone, the model endpoint down, a step given up) keeps its last running state, marked
+  ``ended``, so the same command tries again from there once the cause is fixed; a run
+  that ended ``done`` or ``infeasible`` is over. The phone may be ahead of the last
   checkpoint (the turn in flight acted), so the run re-observes and re-syncs the plan
   cursor with the screen first: from the cursor on, each step whose checks name an element
   that must be present and pass on the current screen is ticked (the same evidence the
@@ -68,6 +71,8 @@ class SavedRun:
     device: str
     session: str = ""  # the memory bank's run id ("" in files from before checkpoints)
     plan_file: str | None = None  # the --plan file of a run interrupted while planning
+    ended: str | None = None  # "FAILED": the run failed after this state; a resume retries
+    ended_because: str = ""
 
     @property
     def interrupted(self) -> bool:
@@ -107,8 +112,12 @@ def save_state(run_dir: Path, state: RunState, memory: MemoryBank, *, turns: int
     """Write ``state.json`` durably (old or new survives any crash, never a mix)."""
     data = state_data(state, memory, turns=turns, usage=usage, device=device,
                       plan_file=plan_file)
-    path = Path(run_dir) / STATE_FILE
-    write_atomic(path, json.dumps(mask(data), ensure_ascii=False, indent=1))
+    return _write_state(Path(run_dir), mask(data))
+
+
+def _write_state(run_dir: Path, data: dict[str, Any]) -> Path:
+    path = run_dir / STATE_FILE
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
     return path
 
 
@@ -132,7 +141,8 @@ def load_state(run_dir: Path) -> SavedRun:
                           "resume; start the task again")
     return SavedRun(_state(data), dict(data["memory"]), int(data["turns"]),
                     tuple(int(n) for n in data["usage"]),  # type: ignore[arg-type]
-                    data["device"], str(data.get("session") or ""), data.get("plan_file"))
+                    data["device"], str(data.get("session") or ""), data.get("plan_file"),
+                    data.get("ended"), str(data.get("ended_because") or ""))
 
 
 def _state(data: dict[str, Any]) -> RunState:
@@ -183,6 +193,7 @@ class RunCheckpoint:
         self.mask = mask
         self.then = then
         self.saves = 0
+        self._running: dict[str, Any] | None = None  # the last running state saved
         if hasattr(orchestrator.recorder, "sync_each"):
             orchestrator.recorder.sync_each = False  # this checkpoint syncs once per turn
 
@@ -201,8 +212,16 @@ class RunCheckpoint:
         sync = getattr(o.recorder, "sync", None)
         if callable(sync):  # the turn's trace lines reach the disk before the state does
             sync()
-        save_state(self.run_dir, state, o.memory, turns=o.operator.turns, usage=usage,
-                   device=self.device, mask=self.mask, plan_file=plan_file)
+        data = self.mask(state_data(state, o.memory, turns=o.operator.turns, usage=usage,
+                                    device=self.device, plan_file=plan_file))
+        if state.phase not in FINAL_PHASES:
+            self._running = data
+        elif state.phase == "FAILED" and self._running is not None:
+            # a failed run (device lost, model down, a step given up) can be tried again
+            # from its last good boundary; done and infeasible runs are over
+            report = state.report.stopped_because if state.report else ""
+            data = {**self._running, "ended": "FAILED", "ended_because": self.mask(report)}
+        _write_state(self.run_dir, data)
         self.saves += 1
 
 

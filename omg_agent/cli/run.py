@@ -273,6 +273,9 @@ class RunJob:
         if not saved.interrupted and answer is None:
             fail(f"{run_dir} waits for an answer to: {saved.state.dialogue.pending or '?'} — "
                  "give it with --answer (yes / no for a held action)")
+        if saved.ended:
+            err_console.print(f"the run ended {saved.ended.lower()} ({escape(saved.ended_because)}"
+                              f"): trying again from its last turn boundary")
         task = saved.state.task
         with ExitStack() as stack:
             settings, serial, secrets = self._open(stack, task, None, saved.device)

@@ -26,7 +26,7 @@ from omg_agent.brain.resume import (
 )
 from omg_agent.core.actions import Action, Tap
 from omg_agent.core.observation import UIElement
-from omg_agent.errors import ConfigError
+from omg_agent.errors import ConfigError, DeviceOffline
 
 from .fakes import FakeWorld, Recorder, ScriptedModel, bundle, el, orchestrator, plan
 
@@ -129,3 +129,48 @@ def test_a_step_whose_checks_only_name_absences_is_not_ticked_by_a_resync() -> N
         # "Post 9" is absent from this screen, yet nothing shows it was deleted
         assert resync_plan(todo, orch.driver.observe(), orch.memory) == []
     assert todo.cursor == 0
+
+
+@dataclass
+class FlakyFeed(Feed):
+    """The device drops off adb right after post ``offline_after``'s like lands."""
+
+    offline_after: int | None = None
+    offline: bool = False
+
+    def world(self) -> FakeWorld:
+        world = super().world()
+        draw = world.screens["feed"]
+        assert callable(draw)
+
+        def screen() -> Any:
+            if self.offline:
+                raise DeviceOffline("device offline", serial="fake", command="screencap")
+            return draw()
+
+        world.screens["feed"] = screen
+        return world
+
+    def move(self, screen: str, action: Action, element: UIElement | None) -> str:
+        moved = super().move(screen, action, element)
+        if element is not None and element.resource_id == f"like{self.offline_after}":
+            self.offline_after, self.offline = None, True
+        return moved
+
+
+def test_a_run_that_lost_its_device_resumes_from_its_last_good_boundary(
+        tmp_path: Path) -> None:
+    feed = FlakyFeed(offline_after=2)
+    with orchestrator(feed.world(), ScriptedModel(naive), gate=False) as orch:
+        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
+        lost = orch.run("Like posts 1 to 3")
+    assert lost.status == "failed" and "offline" in lost.stopped_because
+    saved = load_state(tmp_path)  # a failed run keeps its last running state
+    assert saved.ended == "FAILED" and "offline" in saved.ended_because
+    assert saved.state.phase == "THINK" and saved.state.todo.cursor == 1
+    feed.offline = False  # the device is back
+    with orchestrator(feed.world(), ScriptedModel(naive), gate=False) as orch:
+        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
+        result = continue_interrupted(orch, saved)
+    assert result.status == "done" and feed.liked == set(POSTS)
+    assert feed.taps == [1, 2, 3]  # post 2's like, done before the drop, is not undone
