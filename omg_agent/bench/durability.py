@@ -147,18 +147,20 @@ class ResumeTrial:
 
 
 class KillingPolicy:
-    """Wraps a model double's policy: the ``at``-th request SIGKILLs the run process first."""
+    """Wraps a model double's policy: the ``at``-th request first sends ``sig`` to the run
+    process (SIGKILL: and waits for it to die; SIGINT: the user's Ctrl-C)."""
 
-    def __init__(self, inner: Any, at: int | None) -> None:
-        self.inner, self.at, self.seen = inner, at, 0
+    def __init__(self, inner: Any, at: int | None, sig: int = signal.SIGKILL) -> None:
+        self.inner, self.at, self.sig, self.seen = inner, at, sig, 0
         self.proc: subprocess.Popen[str] | None = None
 
     def reply(self, request: dict[str, Any]) -> Any:
         self.seen += 1
         if self.at is not None and self.seen == self.at and self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            return {"status": 500, "body": {"error": {"message": "the caller is dead"}}}
+            self.proc.send_signal(self.sig)
+            if self.sig == signal.SIGKILL:
+                self.proc.wait()
+            return {"status": 503, "body": {"error": {"message": "the caller was stopped"}}}
         return self.inner.reply(request)
 
 

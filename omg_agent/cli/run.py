@@ -274,8 +274,9 @@ class RunJob:
             fail(f"{run_dir} waits for an answer to: {saved.state.dialogue.pending or '?'} — "
                  "give it with --answer (yes / no for a held action)")
         if saved.ended:
-            err_console.print(f"the run ended {saved.ended.lower()} ({escape(saved.ended_because)}"
-                              f"): trying again from its last turn boundary")
+            err_console.print(escape(f"the run ended {saved.ended.lower()} "
+                                     f"({saved.ended_because}): trying again from its last "
+                                     "turn boundary"), soft_wrap=True)
         task = saved.state.task
         with ExitStack() as stack:
             settings, serial, secrets = self._open(stack, task, None, saved.device)
@@ -365,7 +366,8 @@ def _interruptible(orchestrator: Orchestrator, run_dir: Path,
     except (KeyboardInterrupt, typer.Abort):
         if orchestrator.state is None:
             raise
-        err_console.print(f"interrupted: go on with `omg-agent run --resume {run_dir}`")
+        err_console.print(escape(f"interrupted: go on with `omg-agent run --resume {run_dir}`"),
+                          soft_wrap=True)
         return interrupted(orchestrator, run_dir)
 
 

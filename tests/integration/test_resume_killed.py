@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from omg_agent.bench.durability import cli_env, kill_and_resume, omg
+from omg_agent.bench.durability import KillingPolicy, cli_env, kill_and_resume, omg
 
 POINTS = 20
 
@@ -55,3 +58,37 @@ def test_an_answer_to_an_interrupted_run_is_refused_plainly(tmp_path: Path) -> N
     out = omg("run", "--resume", str(run_dir), "--answer", "yes", env=env, cwd=tmp_path)
     assert out.returncode == 1 and "resume it without --answer" in out.stderr, out.stderr
     assert os.path.exists(run_dir / "state.json")
+
+
+def test_ctrl_c_ends_interrupted_with_the_resume_command_and_resume_finishes(
+        vphone, tmp_path: Path) -> None:
+    from omg_agent.bench.suite.social_tasks import LikeSet
+    from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
+    from omg_agent.sim.model_double import ModelDouble
+
+    task = LikeSet(posts=[1, 2, 3])
+    task.setup(vphone.phone)
+    policy = KillingPolicy(ExpertPolicy(task, vphone.phone, NoiseProfile(bundling="single")),
+                           at=3, sig=signal.SIGINT)
+    with ModelDouble(policy) as double:
+        env = cli_env(double.base_url)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "omg_agent.cli", "run", task.goal, "--device",
+             vphone.serial, "--driver", "adb", "--json", "--runs-dir", str(tmp_path / "runs")],
+            env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        policy.proc = proc
+        out, err = proc.communicate(timeout=240)
+        assert proc.returncode == 130, err
+        stopped = json.loads(out.strip().splitlines()[-1])
+        run_dir = Path(stopped["run_dir"])
+        assert stopped["status"] == "interrupted" and "KeyboardInterrupt" not in out + err
+        assert f"omg-agent run --resume {run_dir}" in stopped["next_hint"]
+        assert f"--resume {run_dir}" in err  # said on the terminal too
+        result = json.loads((run_dir / "result.json").read_text())
+        assert result["status"] == "interrupted"
+        second = omg("run", "--resume", str(run_dir), "--json", env=env, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    done = json.loads(second.stdout.strip().splitlines()[-1])
+    assert done["status"] == "done" and task.check(vphone.phone)
+    assert done["steps_used"] >= stopped["steps_used"] - 1  # the turn in flight is redone
