@@ -60,7 +60,7 @@ def write_costs(folder: Path) -> str:
     rows = [
         ("trace line, no fsync", per_record_ms(
             lambda i: append_line(folder / "a.jsonl", RECORD, sync=False))),
-        ("trace line, fsync (what runs use)", per_record_ms(
+        ("trace line, fsync each (a run without checkpoints)", per_record_ms(
             lambda i: append_line(folder / "b.jsonl", RECORD))),
         ("state.json atomic (temp+fsync+rename+fsync dir)", per_record_ms(
             lambda i: save_state(folder, state, memory, turns=i, usage=(i, 0, 0),
