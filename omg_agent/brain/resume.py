@@ -208,6 +208,7 @@ class RunCheckpoint:
         state = state if state is not None else o.state
         if state is None:
             return
+        # the orchestrator's own accounting (prior processes included), not a second count
         usage = o._usage() if o.state is not None else o.prior_usage
         sync = getattr(o.recorder, "sync", None)
         if callable(sync):  # the turn's trace lines reach the disk before the state does
@@ -244,6 +245,8 @@ def continue_interrupted(orchestrator: Orchestrator, saved: SavedRun) -> RunResu
         orchestrator.recorder.record_event("resynced", phase=state.phase,
                                            ticked=[i + 1 for i in ticked],
                                            todo=state.todo.markdown())
+    if isinstance(orchestrator.on_progress, RunCheckpoint):
+        orchestrator.on_progress.save()  # the re-synced state is this process's first boundary
     return orchestrator.finish_loop()
 
 
@@ -251,7 +254,7 @@ def resync_plan(todo: TodoList, obs: Any, memory: MemoryBank) -> list[int]:
     """Tick the steps the screen shows done, from the cursor on and in order: each needs a
     check naming an element that must be present, and every check passing. Returns the
     indexes ticked."""
-    from omg_agent.brain.orchestrator import _positive
+    from omg_agent.brain.orchestrator import _positive  # the rule auto-verify uses: one place
 
     ticked: list[int] = []
     while (index := todo.cursor) is not None:
@@ -274,7 +277,7 @@ def interrupted(orchestrator: Orchestrator, run_dir: Path, during: str = "Ctrl-C
     state.finish("INTERRUPTED", "", StopReport(
         tuple(state.todo.done()), f"interrupted ({during}) at step {state.budget.used}",
         f"go on with: omg-agent run --resume {run_dir}"))
-    return orchestrator._result()
+    return orchestrator._result()  # the one place a result is built and the trace finished
 
 
 __all__ = ["STATE_FILE", "RunCheckpoint", "SavedRun", "continue_interrupted", "interrupted",
