@@ -146,6 +146,7 @@ def run_lanes(folder: Path) -> Tally:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # minutes of real runs; slower on a busy machine
 def test_three_phones_three_agents_1000_steps_no_cross_talk_bounded_fds_and_memory(
         tmp_path: Path) -> None:
     tally = run_lanes(tmp_path)

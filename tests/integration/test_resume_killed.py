@@ -22,6 +22,7 @@ POINTS = 20
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # minutes of real runs; slower on a busy machine
 def test_runs_killed_at_20_points_resume_to_done(vphone, tmp_path: Path) -> None:
     trials = [kill_and_resume(vphone.phone, vphone.serial, seed, tmp_path, posts=5)
               for seed in range(POINTS)]
