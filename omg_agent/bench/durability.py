@@ -87,7 +87,8 @@ def read_stores(folder: Path) -> tuple[int, int, int]:
     run_dir = folder / "run"
     with MemoryBank(folder / "memory.sqlite", "writer") as memory:
         in_memory = int(memory.get(COUNTER) or 0)
-    TraceRecorder(run_dir, task="count", resume=True).finished = True  # opens, repairs
+    reopened = TraceRecorder(run_dir, task="count", resume=True)  # repairs a torn tail
+    reopened.finished = True  # left open-ended: the next writer goes on in the same trace
     ticks = [json.loads(line) for line in (run_dir / TRACE_FILE).read_text().splitlines()]
     in_trace = max((r["data"]["counter"] for r in ticks if r.get("kind") == "tick"), default=0)
     in_state = load_state(run_dir).state.budget.used if (run_dir / STATE_FILE).exists() else 0
@@ -265,5 +266,5 @@ def resume_table(trials: list[ResumeTrial]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["KillingPolicy", "cli_env", "ResumeTrial", "StoreKill", "kill_and_resume",
-           "kill_store_writers", "read_stores", "resume_table", "store_table"]
+__all__ = ["KillingPolicy", "ResumeTrial", "StoreKill", "cli_env", "kill_and_resume",
+           "kill_store_writers", "omg", "read_stores", "resume_table", "store_table"]
