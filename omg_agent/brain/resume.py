@@ -194,6 +194,7 @@ class RunCheckpoint:
         self.then = then
         self.saves = 0
         self._running: dict[str, Any] | None = None  # the last running state saved
+        self.retryable = False  # the run failed, and --resume can try again from a boundary
         if hasattr(orchestrator.recorder, "sync_each"):
             orchestrator.recorder.sync_each = False  # this checkpoint syncs once per turn
 
@@ -217,11 +218,13 @@ class RunCheckpoint:
                                     device=self.device, plan_file=plan_file))
         if state.phase not in FINAL_PHASES:
             self._running = data
-        elif state.phase == "FAILED" and self._running is not None:
+        elif state.phase == "FAILED" and self._running is not None \
+                and not state.budget.exhausted:
             # a failed run (device lost, model down, a step given up) can be tried again
-            # from its last good boundary; done and infeasible runs are over
+            # from its last good boundary; done, infeasible and out-of-budget runs are over
             report = state.report.stopped_because if state.report else ""
             data = {**self._running, "ended": "FAILED", "ended_because": self.mask(report)}
+            self.retryable = True
         _write_state(self.run_dir, data)
         self.saves += 1
 

@@ -339,8 +339,17 @@ class RunJob:
 
     def _stopped(self, orchestrator: Orchestrator, result: RunResult, run_dir: Path,
                  serial: str, secrets: SecretVault) -> RunResult:
-        """The result as shown: masked. (``state.json`` was saved at the last turn boundary,
-        which for a run waiting for a human is its stop.)"""
+        """The result as shown: masked, and for a failed run that can go on from its last
+        turn boundary (device lost, model down), the command that does. (``state.json`` was
+        saved at the last turn boundary, which for a run waiting for a human is its stop.)"""
+        from dataclasses import replace
+
+        from omg_agent.brain.resume import RunCheckpoint
+
+        hook = orchestrator.on_progress
+        if result.status == "failed" and isinstance(hook, RunCheckpoint) and hook.retryable:
+            result = replace(result, next_hint=f"{result.next_hint}; then go on from the last "
+                                               f"turn: omg-agent run --resume {run_dir}")
         return secrets.scrub(result)
 
 

@@ -162,9 +162,11 @@ def test_a_run_that_lost_its_device_resumes_from_its_last_good_boundary(
         tmp_path: Path) -> None:
     feed = FlakyFeed(offline_after=2)
     with orchestrator(feed.world(), ScriptedModel(naive), gate=False) as orch:
-        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
+        checkpoint = RunCheckpoint(orch, tmp_path, "fake")
+        orch.on_progress = checkpoint
         lost = orch.run("Like posts 1 to 3")
     assert lost.status == "failed" and "offline" in lost.stopped_because
+    assert checkpoint.retryable
     saved = load_state(tmp_path)  # a failed run keeps its last running state
     assert saved.ended == "FAILED" and "offline" in saved.ended_because
     assert saved.state.phase == "THINK" and saved.state.todo.cursor == 1
@@ -174,3 +176,13 @@ def test_a_run_that_lost_its_device_resumes_from_its_last_good_boundary(
         result = continue_interrupted(orch, saved)
     assert result.status == "done" and feed.liked == set(POSTS)
     assert feed.taps == [1, 2, 3]  # post 2's like, done before the drop, is not undone
+
+
+def test_a_run_out_of_budget_is_over_not_resumable(tmp_path: Path) -> None:
+    with orchestrator(Feed().world(), ScriptedModel(naive), gate=False, max_steps=3) as orch:
+        checkpoint = RunCheckpoint(orch, tmp_path, "fake")
+        orch.on_progress = checkpoint
+        spent = orch.run("Like posts 1 to 3")
+    assert spent.status == "failed" and not checkpoint.retryable
+    with pytest.raises(ConfigError, match="already ended"):
+        load_state(tmp_path)
