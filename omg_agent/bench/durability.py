@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 from omg_agent.brain.budget import StepBudget
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.resume import STATE_FILE, load_state, save_state
-from omg_agent.brain.run_state import RunState
+from omg_agent.brain.run_state import FINAL_PHASES, RESUMABLE, RunState
 from omg_agent.errors import ConfigError
 from omg_agent.trace.recorder import TRACE_FILE, TraceRecorder
 
@@ -219,6 +219,9 @@ def kill_and_resume(phone: Any, serial: str, seed: int, workdir: Path, *,
         if not killed or run_dir is None:
             return ResumeTrial(seed, kill_at, False, True, task.check(phone), "not killed", 0,
                                0, err[-300:] if proc.returncode else "")
+        if _ended(run_dir):  # the kill came after the run's last checkpoint: not mid-run
+            return ResumeTrial(seed, kill_at, False, True, task.check(phone),
+                               "finished before the kill", 0, 0)
         try:
             saved = load_state(run_dir)
             load_trace(run_dir)
@@ -234,6 +237,15 @@ def kill_and_resume(phone: Any, serial: str, seed: int, workdir: Path, *,
     done = second.returncode == 0 and result["status"] == "done" and task.check(phone)
     return ResumeTrial(seed, kill_at, True, stores_ok, done, result["status"], steps_at_kill,
                        int(result["steps_used"]), "" if done else second.stderr[-300:])
+
+
+def _ended(run_dir: Path) -> bool:
+    """Whether ``state.json`` records a run that is over (done, infeasible, failed)."""
+    try:
+        phase = json.loads((run_dir / STATE_FILE).read_text(encoding="utf-8")).get("phase")
+    except (OSError, ValueError):
+        return False  # unreadable: load_state names the problem
+    return phase in FINAL_PHASES and phase not in RESUMABLE
 
 
 def _kill_at_trace_line(proc: subprocess.Popen[str], runs: Path, lines: int) -> None:
