@@ -12,12 +12,17 @@ task and device, and no run can see another's memory values.
 
 Bounded resources (stated here, measured with /proc/self): after the warm-up (the first
 two runs of every lane) the process's open file descriptors never exceed the warm-up
-maximum + ``FD_SLACK`` (no descriptor leaks per run), and its resident memory grows by at
-most ``RSS_SLACK_MB`` over the remaining runs (no memory growing with steps).
+maximum + ``FD_SLACK`` (no descriptor leaks per run), and its resident memory (after a
+collection and ``malloc_trim``) stays within the warm-up maximum + ``RSS_SLACK_MB`` over the
+remaining runs (no memory growing with steps). Measured here: 18–26 descriptors for the
+whole process, 290–410 MB resident with three phones rendering.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import gc
 import os
 import threading
 from contextlib import ExitStack
@@ -77,6 +82,12 @@ def open_fds() -> int:
 
 
 def rss_mb() -> float:
+    """Resident memory after a collection and glibc's ``malloc_trim``: what the process
+    holds, not the allocator's high-water mark (three threads handling 10 MB frames at once
+    leave arenas that swing raw RSS by hundreds of MB without anything being kept)."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: the raw figure it is
+        ctypes.CDLL(None).malloc_trim(0)
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
