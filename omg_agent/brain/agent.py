@@ -47,14 +47,17 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                on_progress: Callable[[Any], None] | None = None,
                confirm: ConfirmationChannel | None = None,
                secrets: SecretVault | None = None, resume: bool = False,
-               macros: Any = None) -> Orchestrator:
+               macros: Any = None, checkpoint: str | None = None) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
     ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
     sensitive-action gate asks for a yes (None: nobody — a held action stops the run
     resumable). ``secrets`` (default: a new vault) receives the run's secrets; pass one to
     mask what the caller prints with it too. ``resume`` continues the trace in ``run_dir``.
     ``macros`` (a :class:`~omg_agent.macros.MacroSession`) lets the operator be offered
-    macros for repeated work."""
+    macros for repeated work. ``checkpoint`` (a device serial, with ``run_dir``) saves the
+    run's state there at every turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`,
+    the ``on_progress`` hook, which then calls ``on_progress``) so an interrupted run can be
+    resumed."""
     vault = run_secrets(task, settings, secrets)
     stack.enter_context(masking_logs(vault))
     driver = SecretTyping(driver, vault)
@@ -68,9 +71,16 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
 
         recorder = stack.enter_context(TraceRecorder(run_dir, task=task, secrets=vault,
                                                      resume=resume))
-    return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
-                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm),
-                        secrets=vault, macros=macros)
+    orchestrator = Orchestrator(driver, planner, operator, memory, settings, recorder,
+                                ask_user, on_progress=on_progress,
+                                gatekeeper=gatekeeper(settings, task, confirm), secrets=vault,
+                                macros=macros)
+    if checkpoint is not None and run_dir is not None:
+        from omg_agent.brain.resume import RunCheckpoint
+
+        orchestrator.on_progress = RunCheckpoint(orchestrator, run_dir, checkpoint,
+                                                 mask=vault.scrub, then=on_progress)
+    return orchestrator
 
 
 def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None

@@ -5,10 +5,13 @@ cannot misremember it) and later actions refer to it as ``$key`` or ``${key}`` �
 a search query, a note (DESIGN.md §6). Every value keeps its provenance: the app and step it
 was saved in, its source (``model``, ``screen`` or ``user``) and the run that saved it.
 
-Storage is sqlite: a file (WAL journal) or, with ``path=None``, an in-memory database. Every
-write is its own transaction, and :meth:`MemoryBank.transaction` groups several (nested
-groups are savepoints), so a crash loses at most the group in flight — never a value
-already saved. Scopes: ``run`` values belong to one ``run_id``; ``long`` values are shared by
+Storage is sqlite: a file (WAL journal, ``synchronous=FULL``: a commit is on disk before
+:meth:`MemoryBank.save` returns) or, with ``path=None``, an in-memory database. Every write
+is its own transaction, and :meth:`MemoryBank.transaction` groups several (nested groups are
+savepoints), so a crash — kill -9 included — loses at most the group in flight, never a
+value already saved; the next open replays the WAL. Several processes may share one file
+(runs in parallel): sqlite serialises their writes, each waiting up to ``BUSY_TIMEOUT_S``.
+Scopes: ``run`` values belong to one ``run_id``; ``long`` values are shared by
 every bank opened on the same file with ``long_term=True`` (opt-in, off by default).
 """
 
@@ -53,6 +56,7 @@ CREATE TABLE IF NOT EXISTS memory (
 )
 """
 _COLUMNS = "key, value, scope, source, app, step, origin_run, saved_at"
+BUSY_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -85,18 +89,25 @@ class MemoryBank:
         try:
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(":memory:" if path is None else str(path), timeout=10,
+            self._db = sqlite3.connect(":memory:" if path is None else str(path),
+                                       timeout=BUSY_TIMEOUT_S,
                                        isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
             raise MemoryBankError(f"cannot open memory store {path}: {exc}") from None
         try:
             if path is not None:
-                self._db.execute("PRAGMA journal_mode=WAL")
+                self._durable()
             with self.transaction():
                 self._db.execute(_SCHEMA)
         except (sqlite3.Error, MemoryBankError) as exc:
             self._db.close()
             raise MemoryBankError(f"cannot open memory store {path}: {exc}") from None
+
+    def _durable(self) -> None:
+        mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":  # e.g. a file system without shared memory
+            log.warning("memory store %s: journal mode %s, not WAL", self.path, mode)
+        self._db.execute("PRAGMA synchronous=FULL")
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:

@@ -151,6 +151,8 @@ class Orchestrator:
     def begin(self, state: RunState) -> None:
         self.state = state
         state.budget.start_clock(self.settings.run_timeout_s, self.llms)
+        if state.planned:  # a resumed unified run whose planner had taken over
+            self.operator.planning = "adaptive"
         self._started = time.perf_counter()
         self._base = [(c.totals.replies, c.totals.prompt_tokens, c.totals.completion_tokens)
                       for c in self.llms]

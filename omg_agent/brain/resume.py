@@ -1,11 +1,26 @@
-"""A stopped run, saved so that a later process can go on with it.
+"""A run saved at every turn boundary, so that a later process can go on with it.
 
-A run that stops for a human — a question (``ask_user``) or a sensitive action waiting for a
-yes (``needs_confirmation``) — leaves ``state.json`` in its run folder: the task, the plan
-with its ticks, the step budget spent, the dialogue, the turn history, the memory bank's
-values, the model usage so far and the device it ran on. ``omg-agent run --resume RUN_DIR
---answer "…"`` reads it back (:func:`load_state`) and the orchestrator continues with the
-same plan, memory, step count and trace (:meth:`Orchestrator.resume`).
+Every run with a folder keeps ``state.json`` there, rewritten atomically (temp + fsync +
+rename + fsync of the folder, :func:`omg_agent.durable.write_atomic`) after each turn by
+:class:`RunCheckpoint`: the task, the plan with its ticks, the step budget spent, the
+dialogue, the turn history, the memory bank's values and session, the model usage so far
+and the device it ran on. Two kinds of stopped run continue from it:
+
+- one that stopped for a human — a question (``ask_user``) or a sensitive action waiting
+  for a yes (``needs_confirmation``): ``omg-agent run --resume RUN_DIR --answer "…"``
+  (:meth:`Orchestrator.resume`);
+- one that was interrupted — killed, crashed, Ctrl-C, device lost: ``omg-agent run
+  --resume RUN_DIR`` (:func:`continue_interrupted`). A run that ended ``failed`` (the device
+  gone, the model endpoint down, a step given up) keeps its last running state, marked
+  ``ended``, so the same command tries again from there once the cause is fixed; a run
+  that ended ``done`` or ``infeasible`` is over. The phone may be ahead of the last
+  checkpoint (the turn in flight acted), so the run re-observes and re-syncs the plan
+  cursor with the screen first: from the cursor on, each step whose checks name an element
+  that must be present and pass on the current screen is ticked (the same evidence the
+  orchestrator's auto-verify accepts) — a toggle such as a like is never done twice.
+
+The turn in flight when a run dies is lost: its budget charge and its half-written trace
+line (cut off by the recorder on resume); the turn is redone.
 
 Secrets are masked before anything is written (the caller passes the run's mask); their
 values come back from where the user gave them (``--secret``, ``OMG_SECRET_*``).
@@ -14,22 +29,37 @@ values come back from where the user gave them (``--secret``, ``OMG_SECRET_*``).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omg_agent.brain.budget import StepBudget, StopReport
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.planner import TodoList
-from omg_agent.brain.run_state import RESUMABLE, Dialogue, RunState, TurnRecord
+from omg_agent.brain.run_state import (
+    FINAL_PHASES,
+    RESUMABLE,
+    Dialogue,
+    Progress,
+    RunResult,
+    RunState,
+    TurnRecord,
+)
+from omg_agent.brain.verify import verify_step
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import Failure, FailureKind, PostMortem
+from omg_agent.durable import write_atomic
 from omg_agent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from omg_agent.brain.orchestrator import Orchestrator
 
 STATE_FILE = "state.json"
 VERSION = 1
+RESUME_NOTE = ("The run was interrupted and has just been resumed: the screen may already "
+               "show part of this step done. Look before acting; never repeat a toggle "
+               "(like, switch) that is already in the wanted state.")
 
 
 @dataclass(frozen=True)
@@ -39,15 +69,22 @@ class SavedRun:
     turns: int  # operator turns recorded (trace step numbers continue after them)
     usage: tuple[int, int, int]  # model calls, tokens in, tokens out so far
     device: str
+    session: str = ""  # the memory bank's run id ("" in files from before checkpoints)
+    plan_file: str | None = None  # the --plan file of a run interrupted while planning
+    ended: str | None = None  # "FAILED": the run failed after this state; a resume retries
+    ended_because: str = ""
+
+    @property
+    def interrupted(self) -> bool:
+        """Stopped mid-run (killed, Ctrl-C), not waiting for a human's answer."""
+        return self.state.phase not in RESUMABLE
 
 
-def save_state(run_dir: Path, state: RunState, memory: MemoryBank, *, turns: int,
+def state_data(state: RunState, memory: MemoryBank, *, turns: int,
                usage: tuple[int, int, int], device: str,
-               mask: Callable[[Any], Any] = lambda v: v) -> Path:
-    """Write ``state.json`` (atomically) for a run that stopped resumable."""
-    if state.phase not in RESUMABLE:
-        raise ValueError(f"a run in phase {state.phase} cannot be resumed")
-    data = {
+               plan_file: str | None = None) -> dict[str, Any]:
+    """Everything :func:`load_state` needs, as JSON-ready data (not yet masked)."""
+    return {
         "version": VERSION, "task": state.task, "phase": state.phase,
         "predefined": state.predefined, "goal": state.todo.goal,
         "todo": [{"step": s.model_dump(mode="json"), "ticked": t}
@@ -61,14 +98,28 @@ def save_state(run_dir: Path, state: RunState, memory: MemoryBank, *, turns: int
                      else None} for r in state.records],
         "retried": sorted(state.retried), "jumps": {str(k): v for k, v in state.jumps.items()},
         "checkpoint": state.checkpoint, "outcome": state.outcome, "held": state.held,
-        "plan_repeats": state.plan_repeats,
+        "plan_repeats": state.plan_repeats, "note": state.note, "claim": state.claim,
+        "own_todo": state.own_todo, "planned": state.planned,
+        "planner_calls": state.planner_calls, "wait_turns": state.wait_turns,
+        "pending_pm": state.pending_pm.model_dump(mode="json") if state.pending_pm else None,
         "post_mortems": [pm.model_dump(mode="json") for pm in state.post_mortems],
-        "memory": memory.snapshot(), "turns": turns, "usage": list(usage), "device": device,
+        "memory": memory.snapshot(), "session": memory.run_id, "turns": turns,
+        "usage": list(usage), "device": device, "plan_file": plan_file,
     }
-    path = Path(run_dir) / STATE_FILE
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(mask(data), ensure_ascii=False, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+
+
+def save_state(run_dir: Path, state: RunState, memory: MemoryBank, *, turns: int,
+               usage: tuple[int, int, int], device: str,
+               mask: Callable[[Any], Any] = lambda v: v, plan_file: str | None = None) -> Path:
+    """Write ``state.json`` durably (old or new survives any crash, never a mix)."""
+    data = state_data(state, memory, turns=turns, usage=usage, device=device,
+                      plan_file=plan_file)
+    return _write_state(Path(run_dir), mask(data))
+
+
+def _write_state(run_dir: Path, data: dict[str, Any]) -> Path:
+    path = run_dir / STATE_FILE
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
     return path
 
 
@@ -78,13 +129,25 @@ def load_state(run_dir: Path) -> SavedRun:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{run_dir} holds no resumable run (no {STATE_FILE}): only a run "
-                          "that stopped for an answer or a confirmation can be resumed") from None
+        raise ConfigError(f"{run_dir} holds no resumable run (no {STATE_FILE}): give the "
+                          "folder of a run that was interrupted or stopped for an answer"
+                          ) from None
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{path} cannot be read: {exc}") from None
-    if data.get("version") != VERSION or data.get("phase") not in RESUMABLE:
-        raise ConfigError(f"{path} is not a resumable run of this version "
-                          f"(version {data.get('version')!r}, phase {data.get('phase')!r})")
+    phase = data.get("phase")
+    if data.get("version") != VERSION or not isinstance(phase, str):
+        raise ConfigError(f"{path} is not a saved run of this version "
+                          f"(version {data.get('version')!r}, phase {phase!r})")
+    if phase in FINAL_PHASES and phase not in RESUMABLE:
+        raise ConfigError(f"the run in {run_dir} already ended ({phase.lower()}): nothing to "
+                          "resume; start the task again")
+    return SavedRun(_state(data), dict(data["memory"]), int(data["turns"]),
+                    tuple(int(n) for n in data["usage"]),  # type: ignore[arg-type]
+                    data["device"], str(data.get("session") or ""), data.get("plan_file"),
+                    data.get("ended"), str(data.get("ended_because") or ""))
+
+
+def _state(data: dict[str, Any]) -> RunState:
     budget = StepBudget(int(data["budget"]["limit"]))
     budget.used = int(data["budget"]["used"])
     budget.counts.update(data["budget"]["counts"])
@@ -101,16 +164,129 @@ def load_state(run_dir: Path) -> SavedRun:
     state.jumps = {int(k): v for k, v in data["jumps"].items()}
     state.checkpoint, state.outcome = data["checkpoint"], data["outcome"]
     state.held, state.plan_repeats = data["held"], data["plan_repeats"]
+    state.note, state.claim = data.get("note", ""), data.get("claim")
+    state.own_todo, state.planned = data.get("own_todo", ""), bool(data.get("planned"))
+    state.planner_calls = int(data.get("planner_calls", 0))
+    state.wait_turns = int(data.get("wait_turns", 0))
+    if data.get("pending_pm"):
+        state.pending_pm = PostMortem.model_validate(data["pending_pm"])
     state.post_mortems = [PostMortem.model_validate(pm) for pm in data["post_mortems"]]
     state.report = StopReport(tuple(todo.done()), "", "")
-    calls, tin, tout = data["usage"]
-    return SavedRun(state, dict(data["memory"]), int(data["turns"]), (calls, tin, tout),
-                    data["device"])
+    return state
 
 
 def restore_memory(memory: MemoryBank, values: dict[str, str]) -> None:
+    """Put the saved values back where the bank lacks them. A value the bank already holds
+    is newer than (or equal to) the checkpoint's: it was committed after it."""
+    present = memory.snapshot()
     for key, value in values.items():
-        memory.save(key, value, source="model")
+        if key not in present:
+            memory.save(key, value, source="model")
 
 
-__all__ = ["STATE_FILE", "SavedRun", "load_state", "restore_memory", "save_state"]
+class RunCheckpoint:
+    """The orchestrator's ``on_progress`` hook that saves ``state.json`` at every turn
+    boundary, then hands the progress on to ``then`` (the live display). The trace's lines
+    are fsynced once here, per turn, instead of one by one (see ``RunCheckpoint.__init__``)."""
+
+    def __init__(self, orchestrator: Orchestrator, run_dir: Path, device: str, *,
+                 mask: Callable[[Any], Any] = lambda v: v,
+                 then: Callable[[Progress], None] | None = None) -> None:
+        self.orchestrator = orchestrator
+        self.run_dir = Path(run_dir)
+        self.device = device
+        self.mask = mask
+        self.then = then
+        self.saves = 0
+        self._running: dict[str, Any] | None = None  # the last running state saved
+        self.retryable = False  # the run failed, and --resume can try again from a boundary
+        if hasattr(orchestrator.recorder, "sync_each"):
+            orchestrator.recorder.sync_each = False  # this checkpoint syncs once per turn
+
+    def __call__(self, progress: Progress) -> None:
+        self.save()
+        if self.then is not None:
+            self.then(progress)
+
+    def save(self, state: RunState | None = None, plan_file: str | None = None) -> None:
+        """Save the orchestrator's state (or ``state``, before the run begins)."""
+        o = self.orchestrator
+        state = state if state is not None else o.state
+        if state is None:
+            return
+        # the orchestrator's own accounting (prior processes included), not a second count
+        usage = o._usage() if o.state is not None else o.prior_usage
+        sync = getattr(o.recorder, "sync", None)
+        if callable(sync):  # the turn's trace lines reach the disk before the state does
+            sync()
+        data = self.mask(state_data(state, o.memory, turns=o.operator.turns, usage=usage,
+                                    device=self.device, plan_file=plan_file))
+        if state.phase not in FINAL_PHASES:
+            self._running = data
+        elif state.phase == "FAILED" and self._running is not None \
+                and not state.budget.exhausted:
+            # a failed run (device lost, model down, a step given up) can be tried again
+            # from its last good boundary; done, infeasible and out-of-budget runs are over
+            report = state.report.stopped_because if state.report else ""
+            data = {**self._running, "ended": "FAILED", "ended_because": self.mask(report)}
+            self.retryable = True
+        _write_state(self.run_dir, data)
+        self.saves += 1
+
+
+def continue_interrupted(orchestrator: Orchestrator, saved: SavedRun) -> RunResult:
+    """Go on with an interrupted run: re-observe, re-sync the plan with the screen, loop."""
+    state = saved.state
+    if state.phase == "PLAN":  # died while planning: nothing was spent, plan again
+        plan = Path(saved.plan_file) if saved.plan_file else None
+        return orchestrator.run(state.task, plan)
+    orchestrator.begin(state)
+    obs = orchestrator.driver.observe()
+    state.last_obs = obs
+    ticked = resync_plan(state.todo, obs, orchestrator.memory)
+    if ticked:
+        state.checkpoint = obs.screen_hash
+        state.outcome = f"step {ticked[-1] + 1} '{state.todo.steps[ticked[-1]].description}' done"
+    if state.phase == "THINK":
+        state.note = RESUME_NOTE
+    if orchestrator.recorder is not None:
+        orchestrator.recorder.record_event("resynced", phase=state.phase,
+                                           ticked=[i + 1 for i in ticked],
+                                           todo=state.todo.markdown())
+    if isinstance(orchestrator.on_progress, RunCheckpoint):
+        orchestrator.on_progress.save()  # the re-synced state is this process's first boundary
+    return orchestrator.finish_loop()
+
+
+def resync_plan(todo: TodoList, obs: Any, memory: MemoryBank) -> list[int]:
+    """Tick the steps the screen shows done, from the cursor on and in order: each needs a
+    check naming an element that must be present, and every check passing. Returns the
+    indexes ticked."""
+    from omg_agent.brain.orchestrator import _positive  # the rule auto-verify uses: one place
+
+    ticked: list[int] = []
+    while (index := todo.cursor) is not None:
+        step = todo.steps[index]
+        if not step.checks or not _positive(step):
+            break
+        if verify_step(step, obs, memory.get, memory.substitute) is not None:
+            break
+        todo.tick(index)
+        ticked.append(index)
+    return ticked
+
+
+def interrupted(orchestrator: Orchestrator, run_dir: Path, during: str = "Ctrl-C") -> RunResult:
+    """End a run the user interrupted: status ``interrupted``, the trace finished with it,
+    and the command that goes on. ``state.json`` keeps the last turn boundary."""
+    state = orchestrator.state
+    if state is None:
+        raise RuntimeError("interrupted before the run began: nothing to end")
+    state.finish("INTERRUPTED", "", StopReport(
+        tuple(state.todo.done()), f"interrupted ({during}) at step {state.budget.used}",
+        f"go on with: omg-agent run --resume {run_dir}"))
+    return orchestrator._result()  # the one place a result is built and the trace finished
+
+
+__all__ = ["STATE_FILE", "RunCheckpoint", "SavedRun", "continue_interrupted", "interrupted",
+           "load_state", "restore_memory", "resync_plan", "save_state", "state_data"]

@@ -26,11 +26,13 @@ from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
-                "INFEASIBLE", "NEEDS_CONFIRMATION"]
-Status = Literal["done", "failed", "ask_user", "infeasible", "needs_confirmation"]
+                "INFEASIBLE", "NEEDS_CONFIRMATION", "INTERRUPTED"]
+Status = Literal["done", "failed", "ask_user", "infeasible", "needs_confirmation",
+                 "interrupted"]
 _STATUS: dict[str, Status] = {"DONE": "done", "FAILED": "failed",
                               "ASK_USER_PENDING": "ask_user", "INFEASIBLE": "infeasible",
-                              "NEEDS_CONFIRMATION": "needs_confirmation"}
+                              "NEEDS_CONFIRMATION": "needs_confirmation",
+                              "INTERRUPTED": "interrupted"}  # Ctrl-C: --resume goes on
 FINAL_PHASES = tuple(_STATUS)  # the phases a run ends in
 RESUMABLE = ("ASK_USER_PENDING", "NEEDS_CONFIRMATION")  # endings a human answer continues
 _DIALOG_WORDS = ("no thanks", "close", "cancel", "dismiss", "allow", "deny", "ok")

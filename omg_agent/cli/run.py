@@ -10,12 +10,16 @@ saying so plainly. ``ask_user`` questions are asked on the terminal when stdin i
 TTY; otherwise the run stops with status ``ask_user`` and the question.
 
 A sensitive action is asked on the terminal with exactly what will be tapped or typed;
-without a TTY the run stops with status ``needs_confirmation``. A stopped run saves
-``state.json`` and goes on with ``--resume RUN_DIR --answer "…"`` (same plan, memory, step
-count and trace). ``--dry-run`` runs everything but sends nothing to the device.
+without a TTY the run stops with status ``needs_confirmation``. Every run saves
+``state.json`` at each turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`); a
+stopped run goes on with ``--resume RUN_DIR --answer "…"``, an interrupted one (killed,
+crashed, Ctrl-C, device lost) with ``--resume RUN_DIR`` (same plan, memory, step count and
+trace; the plan re-synced with the screen). Ctrl-C ends a run with status ``interrupted``
+and prints the resume command. ``--dry-run`` runs everything but sends nothing to the device.
 
 Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer, 4 the agent
-judged the task infeasible, 5 waiting for the user's yes to a sensitive action.
+judged the task infeasible, 5 waiting for the user's yes to a sensitive action,
+130 interrupted (Ctrl-C; resumable).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -44,9 +49,10 @@ from omg_agent.errors import OmgError
 from omg_agent.guards.confirmation import TerminalChannel
 
 log = logging.getLogger(__name__)
-EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5}
+EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
+              "interrupted": 130}
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
-           "needs_confirmation": "yellow"}
+           "needs_confirmation": "yellow", "interrupted": "yellow"}
 
 
 class _Planning:
@@ -181,8 +187,9 @@ def run(
         [], "--allow", help="Pre-authorise a sensitive class (payment, delete, send, install, "
                             "permission, secret_entry, account_security), optionally for a "
                             "target: send:Bob. Repeatable; everything else asks first."),
-    resume: Path | None = typer.Option(None, "--resume", help="A run folder that stopped "
-                                       "for an answer or a confirmation: go on with it."),
+    resume: Path | None = typer.Option(None, "--resume", help="A run folder to go on with: "
+                                       "an interrupted run (killed, Ctrl-C), or one that "
+                                       "stopped for an answer or a confirmation."),
     answer: str | None = typer.Option(None, "--answer", help="With --resume: the answer to "
                                       "its question, or yes / no to its held action."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Run the whole agent but send "
@@ -198,7 +205,7 @@ def run(
     Uses the configured model (see `omg-agent config show`); with no device attached it
     starts a vphone. Paying, deleting, sending, installing and typing secrets wait for your
     yes (on the terminal; without one the run stops, resumable). Exit codes: 0 done,
-    1 failed, 3 waiting for an answer, 4 infeasible, 5 waiting for a yes.
+    1 failed, 3 waiting for an answer, 4 infeasible, 5 waiting for a yes, 130 interrupted.
 
     Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
 
@@ -209,11 +216,11 @@ def run(
     Example: omg-agent run "Sign in to Login as demo with password {{secret:pw}}" --secret pw=…
 
     Example: omg-agent run --resume runs/20261123-0412-buy --answer yes
+
+    Example: omg-agent run --resume runs/20261123-0412-like-the-first-10-posts
     """
     if (resume is None) == (task is None):
-        fail("give either a task or --resume RUN_DIR (with --answer), not both")
-    if resume is not None and answer is None:
-        fail("--resume needs --answer: the answer to the run's question, or yes / no")
+        fail("give either a task or --resume RUN_DIR, not both")
     if answer is not None and resume is None:
         fail("--answer goes with --resume RUN_DIR")
     sim = None
@@ -249,7 +256,7 @@ def run(
     job.use_cache = not (no_cache or dry_run)
     try:
         if resume is not None:
-            result, run_dir = job.resume(resume, answer or "")
+            result, run_dir = job.resume(resume, answer)
         else:
             result, run_dir = job.start(task or "", plan, sim)
     except OmgError as exc:
@@ -281,23 +288,43 @@ class RunJob:
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets)
             from omg_agent.flows.cache import run_cached  # the replay cache (issue 15)
 
-            result = run_cached(orchestrator, task, plan, enabled=self.use_cache)
+            _first_checkpoint(orchestrator, task, plan)
+            result = _interruptible(orchestrator, run_dir, lambda: run_cached(
+                orchestrator, task, plan, enabled=self.use_cache))
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 
-    def resume(self, run_dir: Path, answer: str) -> tuple[RunResult, Path]:
-        from omg_agent.brain.resume import load_state, restore_memory
+    def resume(self, run_dir: Path, answer: str | None) -> tuple[RunResult, Path]:
+        """Go on with ``run_dir``: an interrupted run (no ``answer``), or one waiting for
+        ``answer``."""
+        from omg_agent.brain.resume import continue_interrupted, load_state, restore_memory
 
         saved = load_state(run_dir)
+        if saved.interrupted and answer is not None:
+            fail(f"{run_dir} was interrupted, not stopped for an answer: resume it without "
+                 "--answer")
+        if not saved.interrupted and answer is None:
+            fail(f"{run_dir} waits for an answer to: {saved.state.dialogue.pending or '?'} — "
+                 "give it with --answer (yes / no for a held action)")
+        if saved.ended:
+            err_console.print(escape(f"the run ended {saved.ended.lower()} "
+                                     f"({saved.ended_because}): trying again from its last "
+                                     "turn boundary"), soft_wrap=True)
         task = saved.state.task
         with ExitStack() as stack:
             settings, serial, secrets = self._open(stack, task, None, saved.device)
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets,
-                                       resume=True)
+                                       resume=True, session=saved.session or None)
             restore_memory(orchestrator.memory, saved.memory)
             orchestrator.prior_usage = saved.usage
-            orchestrator.operator.turns = saved.turns
-            result = orchestrator.resume(saved.state, answer)
+            recorded = orchestrator.recorder.last_step if orchestrator.recorder else 0
+            orchestrator.operator.turns = max(saved.turns, recorded)
+            if answer is None:
+                result = _interruptible(orchestrator, run_dir,
+                                        lambda: continue_interrupted(orchestrator, saved))
+            else:
+                result = _interruptible(orchestrator, run_dir,
+                                        lambda: orchestrator.resume(saved.state, answer))
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 
@@ -320,7 +347,8 @@ class RunJob:
         return settings, _serial(stack, settings.device), secrets
 
     def _agent(self, stack: ExitStack, settings: Settings, serial: str, task: str,
-               run_dir: Path, secrets: SecretVault, *, resume: bool = False) -> Orchestrator:
+               run_dir: Path, secrets: SecretVault, *, resume: bool = False,
+               session: str | None = None) -> Orchestrator:
         from omg_agent.brain.agent import open_agent
         from omg_agent.drivers.dryrun import DryRunDriver
         from omg_agent.drivers.select import choose_driver
@@ -336,7 +364,8 @@ class RunJob:
         human = view is not None and sys.stdin.isatty()
         orchestrator = open_agent(
             stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
-            long_term=settings.long_term_memory, resume=resume,
+            long_term=settings.long_term_memory, resume=resume, session=session,
+            checkpoint=serial,
             ask_user=view.ask if view is not None and human else None,
             confirm=view.confirm_channel() if view is not None and human else None,
             on_progress=(lambda p: view.update(secrets.scrub(p))) if view else None,
@@ -348,15 +377,45 @@ class RunJob:
 
     def _stopped(self, orchestrator: Orchestrator, result: RunResult, run_dir: Path,
                  serial: str, secrets: SecretVault) -> RunResult:
-        """Save a run that waits for a human so ``--resume`` can go on with it."""
-        from omg_agent.brain.resume import save_state
+        """The result as shown: masked, and for a failed run that can go on from its last
+        turn boundary (device lost, model down), the command that does. (``state.json`` was
+        saved at the last turn boundary, which for a run waiting for a human is its stop.)"""
+        from dataclasses import replace
 
-        if result.status in ("ask_user", "needs_confirmation") and orchestrator.state:
-            save_state(run_dir, orchestrator.state, orchestrator.memory,
-                       turns=orchestrator.operator.turns,
-                       usage=(result.model_calls, result.tokens_in, result.tokens_out),
-                       device=serial, mask=secrets.scrub)
+        from omg_agent.brain.resume import RunCheckpoint
+
+        hook = orchestrator.on_progress
+        if result.status == "failed" and isinstance(hook, RunCheckpoint) and hook.retryable:
+            result = replace(result, next_hint=f"{result.next_hint}; then go on from the last "
+                                               f"turn: omg-agent run --resume {run_dir}")
         return secrets.scrub(result)
+
+
+def _first_checkpoint(orchestrator: Orchestrator, task: str, plan: Path | None) -> None:
+    """Save the run before it plans, so a kill during planning is resumable too."""
+    from omg_agent.brain.budget import StepBudget
+    from omg_agent.brain.resume import RunCheckpoint
+    from omg_agent.brain.run_state import RunState
+
+    hook = orchestrator.on_progress
+    if isinstance(hook, RunCheckpoint):
+        hook.save(RunState(task, StepBudget(orchestrator.settings.max_steps)),
+                  plan_file=str(plan.resolve()) if plan is not None else None)
+
+
+def _interruptible(orchestrator: Orchestrator, run_dir: Path,
+                   go: Callable[[], RunResult]) -> RunResult:
+    """``go()``; Ctrl-C ends the run ``interrupted`` with the command that resumes it."""
+    from omg_agent.brain.resume import interrupted
+
+    try:
+        return go()
+    except (KeyboardInterrupt, typer.Abort):
+        if orchestrator.state is None:
+            raise
+        err_console.print(escape(f"interrupted: go on with `omg-agent run --resume {run_dir}`"),
+                          soft_wrap=True)
+        return interrupted(orchestrator, run_dir)
 
 
 def _reattach(serial: str) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
@@ -37,6 +36,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from omg_agent.core.geometry import ScreenGeometry
 from omg_agent.drivers.appnames import PACKAGE_RE as _PACKAGE_RE
 from omg_agent.drivers.appnames import lookup_app, normalize_name
+from omg_agent.durable import write_atomic
 from omg_agent.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -318,14 +318,7 @@ def save_profile(raw: Mapping[str, Any], save_dir: Path, name: str) -> DevicePro
     spec = build_profile(raw, _check_name(name), label=str(save_dir / f"{name}.yaml"))
     save_dir.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(dict(raw), allow_unicode=True, sort_keys=False, width=100)
-    fd, tmp = tempfile.mkstemp(dir=save_dir, prefix=f".{name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, save_dir / f"{name}.yaml")
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(save_dir / f"{name}.yaml", text)
     log.info("saved device profile %s to %s", name, save_dir)
     return spec
 

@@ -1,7 +1,8 @@
 """Run traces: the folder every run leaves behind, written step by step.
 
-A run folder holds ``trace.jsonl`` (one JSON object per line, appended and flushed as it
-happens, so a crash loses nothing already written), ``screens/step-NNN.jpg`` plus a
+A run folder holds ``trace.jsonl`` (one JSON object per line, appended and fsynced as it
+happens through :func:`omg_agent.durable.append_line`, so a crash loses nothing already
+written; a resumed run first cuts off a line torn by a kill), ``screens/step-NNN.jpg`` plus a
 set-of-marks twin ``step-NNN-som.jpg`` per observation, and at the end ``result.json`` and
 ``answer.txt`` (DESIGN.md §7: a trace is the list of observation summary, actions, result).
 The brain's orchestrator writes it through :class:`TraceRecorder`; the HTML report and the
@@ -29,9 +30,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import io
 import json
 import logging
-import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -41,6 +42,7 @@ from PIL import Image
 
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.secrets import SecretVault
+from omg_agent.durable import append_line, fsync_file, repair_tail, write_atomic
 from omg_agent.errors import ConfigError
 from omg_agent.perception.som import draw_marks
 
@@ -114,6 +116,7 @@ class TraceRecorder:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.finished = False
+        self.sync_each = True  # fsync every line; False: the owner calls sync() per turn
         if resume:  # a resumed run goes on in the same trace: numbers and counts continue
             self._continue()
             self._write({"record": "event", "kind": "resume", "t": 0.0, "data": {}})
@@ -122,8 +125,15 @@ class TraceRecorder:
                          "version": FORMAT_VERSION})
 
     def _continue(self) -> None:
+        if dropped := repair_tail(self.trace_path):
+            log.warning("%s: cut off a torn last record (%d bytes)", self.trace_path, dropped)
         for line in self.trace_path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # not ours to judge here; the loader warns about it
+            if not isinstance(record, dict):
+                continue
             if record.get("record") == "step":
                 self._step_numbers.add(int(record["step"]))
                 self._count_call(int(record.get("prompt_tokens") or 0),
@@ -140,8 +150,16 @@ class TraceRecorder:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: object) -> None:
         if not self.finished:
+            if isinstance(exc, KeyboardInterrupt):
+                self.finish("interrupted", "", {"stop_report": "interrupted (Ctrl-C)"})
+                return
             status = "error" if exc is not None else "incomplete"
             self.finish(status, "", {"error": repr(exc)} if exc is not None else {})
+
+    @property
+    def last_step(self) -> int:
+        """The highest step number in the trace so far (0 before the first step)."""
+        return max(self._step_numbers, default=0)
 
     def add_secret(self, secret: str) -> None:
         """Mask ``secret`` in everything written from now on."""
@@ -204,10 +222,12 @@ class TraceRecorder:
                        "total": prompt + completion},
             "wall_time_s": round(self._elapsed(), 3), "started": self._started,
             "finished": time.time(), "summary": summary_j})
-        _write_atomic(self.run_dir / RESULT_FILE,
+        write_atomic(self.run_dir / RESULT_FILE,
                       json.dumps(result, ensure_ascii=False, indent=2) + "\n")
-        _write_atomic(self.run_dir / ANSWER_FILE, result["answer"] + "\n")
+        write_atomic(self.run_dir / ANSWER_FILE, result["answer"] + "\n")
         self._write({"record": "finish", **result})
+        if not self.sync_each:
+            self.sync()
         return result
 
     # -- internals --------------------------------------------------------------------------
@@ -223,21 +243,21 @@ class TraceRecorder:
     def _write(self, record: dict[str, Any]) -> dict[str, Any]:
         clean = self.secrets.scrub(record)
         line = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
-        # Open per line: nothing stays buffered, nothing stays open if the caller crashes.
-        with self.trace_path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        # one write (+ fsync): whole, or torn by a kill and cut off on resume
+        append_line(self.trace_path, line, sync=self.sync_each)
         return clean
+
+    def sync(self) -> None:
+        """Make every line written so far durable (one fsync for a whole turn's lines)."""
+        fsync_file(self.trace_path)
 
     def _save_observation(self, step: int, obs: Observation) -> dict[str, Any]:
         name = self._screen_name(step)
         image = obs.screenshot.convert("RGB")
         small = _downscaled(image, MAX_SIDE)
-        small.save(self.run_dir / SCREENS_DIR / f"{name}.jpg", "JPEG", quality=JPEG_QUALITY)
-        marked = draw_marks(image, obs.elements, max_side=MAX_SIDE)
-        marked.save(self.run_dir / SCREENS_DIR / f"{name}-som.jpg", "JPEG",
-                    quality=JPEG_QUALITY)
+        _save_jpeg(small, self.run_dir / SCREENS_DIR / f"{name}.jpg")
+        _save_jpeg(draw_marks(image, obs.elements, max_side=MAX_SIDE),
+                   self.run_dir / SCREENS_DIR / f"{name}-som.jpg")
         return {
             "package": obs.package, "activity": obs.activity, "screen_hash": obs.screen_hash,
             "size": list(image.size), "image": f"{SCREENS_DIR}/{name}.jpg",
@@ -282,7 +302,9 @@ def _int_or(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+def _save_jpeg(image: Image.Image, path: Path) -> None:
+    """A screenshot, renamed into place whole (no fsync: a kill cannot tear it, and the
+    trace line naming it is fsynced after it)."""
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=JPEG_QUALITY)
+    write_atomic(path, buffer.getvalue(), sync=False)

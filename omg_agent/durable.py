@@ -1,0 +1,130 @@
+"""Writing files so that a crash never leaves one unreadable (issue 12: durability).
+
+Every store outside sqlite goes through here — one rule, one place:
+
+- :func:`write_atomic` replaces a whole file (``state.json``, ``result.json``, screenshots,
+  device profiles): the bytes go to a unique temp file in the same folder, are flushed and
+  fsynced, renamed over the target (atomic on POSIX), and the folder is fsynced so the
+  rename itself survives a power cut. A kill -9 at any instant leaves the old file or the
+  new one, never a mix; a stray ``.NAME.*.tmp`` may stay behind and is harmless.
+- :func:`append_line` adds one record to an append-only log (``trace.jsonl``) with a single
+  ``write`` on an ``O_APPEND`` descriptor, then fsyncs it: a record is either whole on disk
+  when the call returns, or (killed mid-write) a torn last line that :func:`repair_tail`
+  cuts off before anything is appended again.
+
+``sync=False`` skips the fsyncs: a process crash (kill -9 included) still loses nothing the
+call wrote — the kernel holds it — only a power cut could. Runs use it for screenshots, and
+for trace lines between turn boundaries, where one :func:`fsync_file` covers the turn.
+``scripts/bench_durability.py`` measures what each costs.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import BinaryIO
+
+TEMP_SUFFIX = ".tmp"
+
+
+def write_atomic(path: Path, data: str | bytes, *, sync: bool = True) -> None:
+    """Replace ``path`` with ``data`` (text is UTF-8) so a crash leaves old or new."""
+    path = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+    try:
+        try:
+            _write_all(fd, raw)
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if sync:
+        fsync_dir(path.parent)
+
+
+def append_line(path: Path, line: str, *, sync: bool = True) -> None:
+    """Append ``line`` (a newline is added) to ``path`` as one write, then fsync it."""
+    path = Path(path)
+    created = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        _write_all(fd, (line + "\n").encode("utf-8"))
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    if sync and created:
+        fsync_dir(path.parent)
+
+
+def repair_tail(path: Path) -> int:
+    """Cut a torn last line (one a crash left without its newline) off ``path``; the number
+    of bytes dropped. A missing file has nothing to repair."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return 0
+    if size == 0:
+        return 0
+    with path.open("rb+") as fh:
+        fh.seek(max(0, size - 1))
+        if fh.read(1) == b"\n":
+            return 0
+        keep = _last_newline_end(fh, size)
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return size - keep
+
+
+def fsync_file(path: Path) -> None:
+    """Flush what earlier unsynced appends left in the page cache to the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or a new file in ``folder`` durable (a no-op where dirs cannot sync)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, raw: bytes) -> None:
+    view = memoryview(raw)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _last_newline_end(f: BinaryIO, size: int, chunk: int = 65536) -> int:
+    """The offset just after the last ``\\n`` in the open binary file (0 if none)."""
+    end = size
+    while end > 0:
+        start = max(0, end - chunk)
+        f.seek(start)
+        block = f.read(end - start)
+        at = block.rfind(b"\n")
+        if at >= 0:
+            return start + at + 1
+        end = start
+    return 0
+
+
+__all__ = ["append_line", "fsync_dir", "fsync_file", "repair_tail", "write_atomic"]
