@@ -315,6 +315,9 @@ class AdbdServer:
                 threads = [t for t in self._threads if t is not threading.current_thread()]
             if not threads or time.monotonic() >= deadline:
                 break
+            if threads[0].ident is None:  # registered by _spawn, not started yet
+                time.sleep(0.005)
+                continue
             threads[0].join(max(0.0, deadline - time.monotonic()))
         if threads:
             logger.warning("adbd stop: %d thread(s) still running: %s", len(threads),
