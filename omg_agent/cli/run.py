@@ -197,6 +197,8 @@ def run(
     timeout: float | None = typer.Option(
         None, "--timeout", min=0.001, help="Deadline of the run in seconds: past it the run "
         "stops at the next step (status failed, saying so)."),
+    no_macros: bool = typer.Option(False, "--no-macros", help="Never offer the operator a "
+                                   "macro for repeated work (batched taps with checkpoints)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not replay a flow cached "
                                   "from an earlier run of this task (and cache nothing)."),
 ) -> None:
@@ -254,6 +256,7 @@ def run(
         fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
     job = RunJob(settings, driver, as_json, dry_run)
     job.use_cache = not (no_cache or dry_run)
+    job.use_macros = not (no_macros or dry_run)  # a macro talks to the shell: never dry
     try:
         if resume is not None:
             result, run_dir = job.resume(resume, answer)
@@ -275,6 +278,7 @@ class RunJob:
         self.as_json = as_json
         self.dry_run = dry_run
         self.use_cache = False  # run() turns it on unless --no-cache / --dry-run
+        self.use_macros = False  # … and macros unless --no-macros / --dry-run
 
     def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
         from omg_agent.brain.planner import load_plan_file
@@ -362,10 +366,15 @@ class RunJob:
         shown = secrets.mask(task)  # the display: placeholders only
         view = None if self.as_json else stack.enter_context(LiveView(shown))
         human = view is not None and sys.stdin.isatty()
+        macros = None
+        if self.use_macros and not self.dry_run:
+            from omg_agent.macros import MacroSession, MacroStore
+
+            macros = MacroSession(driver, store=MacroStore(settings.runs_dir / "macros"))
         orchestrator = open_agent(
             stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
             long_term=settings.long_term_memory, resume=resume, session=session,
-            checkpoint=serial,
+            checkpoint=serial, macros=macros,
             ask_user=view.ask if view is not None and human else None,
             confirm=view.confirm_channel() if view is not None and human else None,
             on_progress=(lambda p: view.update(secrets.scrub(p))) if view else None,
