@@ -18,12 +18,14 @@ side by side:
 Columns: model calls (planner + operator replies), screenshots (``screencap`` calls),
 device shell calls (every adb round trip: observations, inputs, queries), wall time of the
 run, and correctness read from the phone: the liked set is exactly the wanted posts and no
-post was toggled twice (``like_log``). :data:`LATER_MODES` names the columns the flows work
-(flow replay, replay cache — :mod:`omg_agent.flows`) adds; until it lands they print "n/a".
+post was toggled twice (``like_log``). *flow replay* replays the flow made from the
+step-by-step run's trace (:mod:`omg_agent.flows`, no model) on a fresh phone; *replay cache*
+is the second ``run`` of the task, which finds the flow the first one cached.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 import tempfile
@@ -39,6 +41,7 @@ from PIL import Image
 from omg_agent.bench.observe import LatencyPhone
 from omg_agent.bench.suite.social_tasks import LikeSet
 from omg_agent.brain.agent import open_agent
+from omg_agent.brain.run_state import RunResult
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.macros.session import MacroSession
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
@@ -51,9 +54,10 @@ log = logging.getLogger(__name__)
 FEED = "com.omg.feed"
 COUNT = 30
 STEP, SINGLE, MACROS = "step-by-step", "one action a call", "macros"
-MODES = (STEP, SINGLE, MACROS)
-DEFAULT_MODES = (STEP, MACROS)
-LATER_MODES = ("flow replay", "replay cache")  # columns of omg_agent.flows (branch flows)
+FLOW, CACHE = "flow replay", "replay cache"
+MODES = (STEP, SINGLE, MACROS, FLOW, CACHE)
+DEFAULT_MODES = (STEP, MACROS, FLOW, CACHE)
+AFTER_STEP = (FLOW, CACHE)  # replay what the step-by-step run left (its trace, its cache)
 AUTHOR = "Emma"
 
 
@@ -120,10 +124,15 @@ class CountingAdbDriver(AdbDriver):
 
 
 def run_one(task: LikeSet, mode: str, *, seed: int = 0, latency: bool = True,
-            trace_dir: Path | None = None, max_steps: int = 200) -> MacroRow:
-    """``task`` once on a fresh vphone in ``mode`` (one of :data:`MODES`)."""
+            trace_dir: Path | None = None, max_steps: int = 200,
+            work: Path | None = None) -> MacroRow:
+    """``task`` once on a fresh vphone in ``mode`` (one of :data:`MODES`). ``work`` is the
+    task's folder shared by its modes: the step-by-step run leaves its trace (``step/``)
+    and the replay cache's entry there, which the flow replay and the replay cache use."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose from: {', '.join(MODES)}")
+    if mode in AFTER_STEP and (work is None or not (work / "step").is_dir()):
+        raise ValueError(f"{mode} replays the step-by-step run: run that first")
     with LatencyPhone(latency=latency, seed=seed) as lp, ExitStack() as stack:
         phone = lp.phone
         task.setup(phone)
@@ -131,15 +140,30 @@ def run_one(task: LikeSet, mode: str, *, seed: int = 0, latency: bool = True,
         expert = ExpertPolicy(task, phone, NoiseProfile.named("none", bundling), seed=seed)
         policy = MacroAwarePolicy(expert) if mode == MACROS else expert
         double = stack.enter_context(ModelDouble(policy))
-        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        settings = sim_settings(double.base_url, tmp, max_steps)
+        root = work or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        settings = sim_settings(double.base_url, root, max_steps)
         driver = CountingAdbDriver(lp.serial)
         stack.callback(driver.close)
         session = MacroSession(driver) if mode == MACROS else None
         human, _ = task_human(task)
-        agent = open_agent(stack, driver, settings, task.goal, run_dir=trace_dir,
-                           session=f"bench-macro-{seed}", confirm=human, macros=session)
-        result = agent.run(task.goal)
+        if mode == FLOW:
+            from omg_agent.flows.fromtrace import flow_from_trace
+            from omg_agent.flows.session import replay
+
+            flow = flow_from_trace(root / "step")
+            replayed = replay(driver, flow, settings, trace_dir or root / "flow",
+                              confirm=human, report=False)
+            result = RunResult(replayed.status, "", replayed.commands, 0, 0, 0,
+                               replayed.wall_s, [], replayed.failed, "")
+        else:
+            from omg_agent.flows.cache import run_cached
+
+            run_dir = trace_dir or (root / ("step" if mode == STEP else mode.replace(" ", "-"))
+                                    if work is not None else None)
+            agent = open_agent(stack, driver, settings, task.goal, run_dir=run_dir,
+                               session=f"bench-macro-{seed}", confirm=human, macros=session)
+            # the step-by-step run fills the replay cache; the cache's run replays it
+            result = run_cached(agent, task.goal, enabled=mode in (STEP, CACHE))
         app: Any = phone.apps[FEED]
         want = set(task.posts)
         toggles: Counter[int] = Counter(app.like_log)
@@ -161,13 +185,18 @@ def run_bench(*, seed: int = 0, latency: bool = True, modes: tuple[str, ...] = D
     if unknown:
         raise ValueError(f"unknown mode {', '.join(unknown)}; choose from: "
                          + ", ".join(MODES))
+    if any(m in AFTER_STEP for m in modes) and STEP not in modes:
+        raise ValueError(f"{' and '.join(m for m in modes if m in AFTER_STEP)} replay the "
+                         f"{STEP} run: add it to the modes")
     rows: list[MacroRow] = []
     for task in tasks():
-        for mode in modes:
-            row = run_one(task, mode, seed=seed, latency=latency)
-            rows.append(row)
-            if progress is not None:
-                progress(row)
+        with tempfile.TemporaryDirectory() as work:
+            for mode in sorted(modes, key=lambda m: m in AFTER_STEP):  # step-by-step first
+                row = run_one(copy.deepcopy(task), mode, seed=seed, latency=latency,
+                              work=Path(work))
+                rows.append(row)
+                if progress is not None:
+                    progress(row)
     return rows
 
 
@@ -177,7 +206,7 @@ def table(rows: list[MacroRow]) -> str:
     lines: list[str] = []
     for goal in dict.fromkeys(r.task for r in rows):
         by = {r.mode: r for r in rows if r.task == goal}
-        modes = [m for m in MODES if m in by] + list(LATER_MODES)
+        modes = [m for m in MODES if m in by]
         bases = [m for m in (STEP, SINGLE) if m in by] if MACROS in by else []
         lines += [f"**{goal}** (vphone, latency profile on)", "",
                   "| | " + " | ".join(modes) + "".join(f" | {b} ÷ macros" for b in bases)

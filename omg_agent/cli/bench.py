@@ -326,10 +326,14 @@ def perception(
         typer.echo(table(rows))
         typer.echo(f"\nCommand: {shlex.join(['omg-agent', 'bench', 'perception', str(folder)])}")
 
+
+@app.command()
 def macro(
-    modes: str = typer.Option("step-by-step,macros", "--modes", help="Comma-separated: "
-                              "step-by-step, macros, and 'one action a call' (the double "
-                              "sends one action per reply)."),
+    modes: str = typer.Option("step-by-step,macros,flow replay,replay cache", "--modes",
+                              help="Comma-separated: step-by-step, macros, flow replay (the "
+                                   "step-by-step run's trace as a flow, no model), replay "
+                                   "cache (the task's second run), and 'one action a call' "
+                                   "(the double sends one action per reply)."),
     seed: int = typer.Option(0, "--seed", help="The phones' seed."),
     latency: bool = typer.Option(True, "--latency/--no-latency",
                                  help="The real-device latency profile (on by default)."),
@@ -337,7 +341,8 @@ def macro(
 ) -> None:
     """Repetitive work: "Like the first 30 posts" and "… by <author>" on vphone, step by
     step vs with macros (offered after two repetitions, run as batched shell calls with
-    checkpoints): model calls, screenshots, device shell calls, wall time, correctness.
+    checkpoints) vs the flow replay and the replay cache: model calls, screenshots, device
+    shell calls, wall time, correctness.
 
     Examples:
 

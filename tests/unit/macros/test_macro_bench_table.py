@@ -1,8 +1,8 @@
-"""The bench macro table: one block per task, ratios to macros, room for the flow columns."""
+"""The bench macro table: one block per task, every mode a column, ratios to macros."""
 
 from __future__ import annotations
 
-from omg_agent.bench.macro import LATER_MODES, MacroRow, table
+from omg_agent.bench.macro import MacroRow, run_bench, table
 
 
 def row(mode: str, calls: int, wall: float, correct: bool = True) -> MacroRow:
@@ -13,9 +13,16 @@ def row(mode: str, calls: int, wall: float, correct: bool = True) -> MacroRow:
                     macro_s=10.0 if mode == "macros" else 0.0)
 
 
-def test_table_shows_both_modes_ratios_and_the_flow_columns_to_come():
-    text = table([row("step-by-step", 16, 120.0), row("macros", 2, 24.0, correct=False)])
-    assert "| model calls | 16 | 2 | n/a | n/a | 8.0× |" in text
-    assert "| wall time (s) | 120.0 | 24.0 | n/a | n/a | 5.0× |" in text
+def test_table_shows_every_mode_and_the_ratios_to_macros():
+    text = table([row("step-by-step", 16, 120.0), row("macros", 2, 24.0, correct=False),
+                  row("flow replay", 0, 60.0), row("replay cache", 0, 61.0)])
+    assert "| model calls | 16 | 2 | 0 | 0 | 8.0× |" in text
+    assert "| wall time (s) | 120.0 | 24.0 | 60.0 | 61.0 | 5.0× |" in text
     assert "30/30 ✓" in text and "29/30 ✗ (0 extra, 1 twice)" in text
-    assert all(f" {m} |" in text for m in LATER_MODES)
+
+
+def test_the_replays_need_the_step_by_step_run():
+    import pytest
+
+    with pytest.raises(ValueError, match="replay the step-by-step run"):
+        run_bench(modes=("macros", "flow replay"))
