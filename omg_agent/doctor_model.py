@@ -56,7 +56,26 @@ def model_checks(settings: Settings) -> list[Check]:
             if exists.status != "fail":
                 lines += [_json_schema(client, model), _vision(client, model, settings,
                                                                role_field)]
-    return lines
+    return [*lines, dialect_check(settings)]
+
+
+def dialect_check(settings: Settings) -> Check:
+    """Which format the operator model is spoken to in, and how that was decided."""
+    from omg_agent.brain.dialects import DIALECTS, adapt_settings, resolved
+    from omg_agent.errors import ConfigError
+
+    name, how = resolved(settings)
+    model = settings.model_for("operator")
+    try:
+        adapt_settings(settings)
+    except ConfigError as exc:
+        return Check("dialect", "fail", f"{name} ({how}) cannot run as configured: {exc}",
+                     "follow the error, or set OMG_DIALECT=json")
+    if name == "json":
+        return Check("dialect", "ok", f"operator model {model!r} answers our JSON ({how}); "
+                     "set OMG_DIALECT to autoglm, uitars or qwen-mobile for a phone model")
+    return Check("dialect", "ok", f"operator model {model!r} speaks {name} ({how}): "
+                 f"{DIALECTS[name].coordinates}; one action per call (planning flat)")
 
 
 def _models(settings: Settings) -> list[tuple[str, str]]:

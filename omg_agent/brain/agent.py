@@ -22,6 +22,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from omg_agent.brain.dialects import adapt_settings
 from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
@@ -52,6 +53,7 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
     sensitive-action gate asks for a yes (None: nobody — a held action stops the run
     resumable). ``secrets`` (default: a new vault) receives the run's secrets; pass one to
     mask what the caller prints with it too. ``resume`` continues the trace in ``run_dir``."""
+    settings = adapt_settings(settings)  # a model dialect runs flat (brain/dialects)
     vault = run_secrets(task, settings, secrets)
     stack.enter_context(masking_logs(vault))
     driver = SecretTyping(driver, vault)
