@@ -282,6 +282,8 @@ class DialectRun:
     calls: int
     prompt_tokens: list[int]
     completion_chars: list[int]
+    images: list[tuple[int, int]]
+    planner_calls: int = 0
     error: str = ""
 
     @property
@@ -315,4 +317,4 @@ def run_in_dialect(task: Task, dialect: str, *, seed: int = 0, bad_first: bool =
     sent = made[0].sent if made else []
     return DialectRun(dialect, task.goal, run.success, run.status, len(sent),
                       [prompt_tokens(s) for s in sent], [len(s.reply) for s in sent],
-                      run.error)
+                      [size for s in sent for size in s.images], run.planner_calls, run.error)

@@ -1,0 +1,42 @@
+"""Each model dialect drives real tasks on a vphone (issue 18): an OpenAI-compatible double
+answers the operator requests in the dialect's own format — coordinates computed from the
+screenshot it was sent — through the real openai client, the adb server and the whole
+harness (gate, guards, memory, trace). Success is read from the phone; the planner role (a
+JSON judge reading the phone) only confirms the finished task.
+
+Formats: AutoGLM-Phone per zai-org/Open-AutoGLM ``phone_agent/config/prompts_zh.py`` /
+``phone_agent/actions/handler.py``; UI-TARS-1.5 per bytedance/UI-TARS
+``codes/ui_tars/prompt.py`` (MOBILE_USE_DOUBAO) / ``codes/ui_tars/action_parser.py``;
+Qwen2.5-VL per QwenLM/Qwen2.5-VL ``cookbooks/utils/agent_function_call.py`` (MobileUse).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from omg_agent.sim.dialect_doubles import run_in_dialect
+from omg_agent.sim.expert.tasks import ShopPriceToNotes, Switch
+
+DIALECTS = ["autoglm", "uitars", "qwen-mobile"]
+# vphone's default screen is 1080x2400: smart_resize gives 1092x2408 (sides of 28)
+RESIZED = (1092, 2408)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_turn_off_wifi_in_each_dialect(dialect: str) -> None:
+    run = run_in_dialect(Switch(attr="wifi", on=False), dialect, bad_first=True)
+    assert (run.success, run.status) == (True, "done"), run
+    # the malformed first reply was answered with feedback and retried: one more call
+    assert run.calls >= 3
+    assert run.planner_calls == 1  # the JSON judge confirmed the claim, nothing else
+    if dialect == "autoglm":  # relative coordinates: the configured image size
+        assert all(max(size) <= 1024 for size in run.images)
+    else:  # pixels of the resized image: sent at exactly that size
+        assert set(run.images) == {RESIZED}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_shop_price_to_notes_in_each_dialect(dialect: str) -> None:
+    run = run_in_dialect(ShopPriceToNotes(), dialect, detect=dialect != "qwen-mobile")
+    assert (run.success, run.status) == (True, "done"), run
+    assert run.calls >= 8  # one action per call: launch, search, open, note, …
