@@ -69,12 +69,12 @@ class DialectPolicy:
         if request.get("model") != self.operator_model:
             return self.judge.reply(request)
         with self._lock:
-            images = _images(request)
+            images = request_images(request)
             if self.bad_first and not self.sent:
                 text = BAD_REPLY[self.dialect]
             else:
                 text = self._answer(request, images[-1] if images else (1, 1))
-            self.sent.append(Sent(_text_chars(request), images, text))
+            self.sent.append(Sent(request_chars(request), images, text))
             return text
 
     # -- deciding ----------------------------------------------------------------------
@@ -90,7 +90,7 @@ class DialectPolicy:
             return write.finish(f"Done: {self.task.goal}")
         known = "\n".join(f'${k} = "{v}"' for k, v in self._memory.items())
         moves = self.task.moves(self.phone, screen, MoveContext(known))
-        for index, move in enumerate(moves):
+        for move in moves:
             if move["type"] != "mem_save":
                 return self._act(write, move)
             self._memory[move["key"]] = write.read(move)
@@ -229,7 +229,7 @@ class _Writer:
             "qwen-mobile": {"action": "terminate", "status": "success"}})
 
 
-def _images(request: dict[str, Any]) -> list[tuple[int, int]]:
+def request_images(request: dict[str, Any]) -> list[tuple[int, int]]:
     out = []
     for message in request.get("messages", []):
         content = message.get("content")
@@ -252,7 +252,7 @@ def _all_text(request: dict[str, Any]) -> str:
     return "\n".join(texts)
 
 
-def _text_chars(request: dict[str, Any]) -> int:
+def request_chars(request: dict[str, Any]) -> int:
     return len(_all_text(request))
 
 
@@ -297,9 +297,8 @@ def run_in_dialect(task: Task, dialect: str, *, seed: int = 0, bad_first: bool =
     """Run ``task`` on a fresh vphone with the operator answering in ``dialect`` (through
     the real openai client and the model double), the planner role a JSON judge reading
     the phone. ``detect`` leaves the dialect to the model-name detection."""
-    from omg_agent.sim.expert.policy import ExpertPolicy
+    from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
     from omg_agent.sim.expert.runner import run_task
-    from omg_agent.sim.expert.policy import NoiseProfile
 
     made: list[DialectPolicy] = []
     model = OPERATOR_MODELS[dialect]

@@ -204,7 +204,7 @@ class AutoGLM(Dialect):
                            "Interact, Note, or finish(message=...)")
 
     @staticmethod
-    def _point(args: dict[str, Any], key: str, frame: Frame) -> dict[str, float]:
+    def _point(args: dict[str, Any], key: str, frame: Frame) -> dict[str, Any]:
         if key not in args:
             raise InvalidReply(f"{args.get('action')} needs {key}=[x,y]")
         x, y = numbers(str(args[key]), 2, key)
