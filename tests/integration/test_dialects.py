@@ -12,14 +12,23 @@ Qwen2.5-VL per QwenLM/Qwen2.5-VL ``cookbooks/utils/agent_function_call.py`` (Mob
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from omg_agent.sim.dialect_doubles import run_in_dialect
 from omg_agent.sim.expert.tasks import ShopPriceToNotes, Switch
+from omg_agent.sim.model_double import ModelDouble
 
 DIALECTS = ["autoglm", "uitars", "qwen-mobile"]
 # vphone's default screen is 1080x2400: smart_resize gives 1092x2408 (sides of 28)
 RESIZED = (1092, 2408)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -40,3 +49,25 @@ def test_shop_price_to_notes_in_each_dialect(dialect: str) -> None:
     run = run_in_dialect(ShopPriceToNotes(), dialect, detect=dialect != "qwen-mobile")
     assert (run.success, run.status) == (True, "done"), run
     assert run.calls >= 8  # one action per call: launch, search, open, note, …
+
+
+def test_doctor_prints_the_detected_dialect_and_refuses_what_cannot_work(
+        tmp_path: Path) -> None:
+    def doctor(env: dict[str, str]) -> dict[str, dict[str, Any]]:
+        full = {**os.environ, "COLUMNS": "200", "OMG_CONFIG": "", "OMG_API_KEY": "",
+                "OPENAI_API_KEY": "", "OMG_PLANNER_MODEL": "", "OMG_OPERATOR_MODEL": "",
+                "OMG_DIALECT": "", "PYTHONPATH": str(ROOT), **env}
+        out = subprocess.run([sys.executable, "-m", "omg_agent.cli", "doctor", "--only",
+                              "model", "--json"], capture_output=True, text=True,
+                             timeout=120, env=full, cwd=tmp_path, stdin=subprocess.DEVNULL)
+        return {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+
+    models = ("autoglm-phone-9b", "judge")
+    with ModelDouble(["pong"] * 20, models=models) as double:
+        base = {"OMG_BASE_URL": double.base_url, "OMG_MODEL": "autoglm-phone-9b"}
+        paired = doctor({**base, "OMG_PLANNER_MODEL": "judge"})["dialect"]
+        alone = doctor(base)["dialect"]
+    assert paired["status"] == "ok"
+    assert "speaks autoglm (detected from the model name 'autoglm-phone-9b')" in \
+        paired["detail"]
+    assert alone["status"] == "fail" and "OMG_PLANNER_MODEL" in alone["detail"]

@@ -58,7 +58,7 @@ def adapt_settings(settings: Settings) -> Settings:
     raises :class:`ConfigError` for a combination that cannot work."""
     name, _ = resolved(settings)
     update: dict[str, object] = {"dialect": name}
-    if name != "json":
+    if name != "json" and "bundle" in DIALECTS[name].cannot:
         if settings.planning != "flat" and settings.source("planning") != "default":
             raise ConfigError(f"dialect {name} gives one action per call and keeps no plan: "
                               f"planning must be 'flat', not {settings.planning!r} (set by "

@@ -20,7 +20,7 @@ import ast
 import datetime
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from omg_agent.brain.dialects.base import (
@@ -114,7 +114,7 @@ class AutoGLM(Dialect):
     name: ClassVar[str] = "autoglm"
     coordinates: ClassVar[str] = "relative 0–999 on both axes, scaled by /1000"
     zh: bool | None = None  # the prompt's language; None: the task's
-    _said_zh: bool = False
+    _said_zh: bool = field(default=False, init=False, repr=False)  # the last prompt's
 
     def frame_for(self, size: tuple[int, int]) -> Frame:
         return FRAME

@@ -120,6 +120,7 @@ class Dialect:
     max_side: int = 0  # send the screenshot no larger (0: the frame's size decides)
     quality: int = 80
     turns: list[tuple[str, str]] = field(default_factory=list)  # (prompt text, reply)
+    _pending: str = field(default="", init=False, repr=False)  # this turn's prompt text
 
     # -- per dialect -------------------------------------------------------------------
     def frame_for(self, size: tuple[int, int]) -> Frame:
@@ -194,8 +195,6 @@ class Dialect:
             return bundle, record
         raise LLMReplyError(last_error, attempts=limit, last_reply=last_text, role=llm.role,
                             model=llm.model)
-
-    _pending: str = ""
 
 
 # -- helpers the dialects share ----------------------------------------------------------

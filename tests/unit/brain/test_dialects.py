@@ -344,3 +344,25 @@ def test_impossible_combinations_are_one_line_errors() -> None:
     assert alone.dialect == "autoglm"
     with pytest.raises(ConfigError, match="OMG_DIALECT.*'qwen-mobile'"):
         _settings(OMG_DIALECT="cogagent")
+
+
+def test_run_dialect_flag_rejects_an_unknown_format_in_one_line() -> None:
+    from typer.testing import CliRunner
+
+    from omg_agent.cli import app
+
+    result = CliRunner().invoke(app, ["run", "Turn off Wi-Fi", "--dialect", "cogagent"],
+                                env={"OMG_MODEL": "m", "OMG_BASE_URL": "http://m.test/v1",
+                                     "OMG_CONFIG": ""})
+    assert result.exit_code == 1
+    assert "option dialect" in result.output and "'qwen-mobile'" in result.output
+
+
+def test_doctor_line_names_the_dialect_and_how_it_was_chosen() -> None:
+    from omg_agent.doctor_model import dialect_check
+
+    line = dialect_check(_settings(OMG_MODEL="gpt-4o", OMG_OPERATOR_MODEL="GUI-Owl-7B"))
+    assert (line.name, line.status) == ("dialect", "ok")
+    assert "speaks qwen-mobile (detected from the model name 'GUI-Owl-7B')" in line.detail
+    forced = dialect_check(_settings(OMG_MODEL="autoglm-phone-9b", OMG_DIALECT="json"))
+    assert forced.status == "ok" and "set by OMG_DIALECT" in forced.detail
