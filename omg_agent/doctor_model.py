@@ -56,7 +56,31 @@ def model_checks(settings: Settings) -> list[Check]:
             if exists.status != "fail":
                 lines += [_json_schema(client, model), _vision(client, model, settings,
                                                                role_field)]
-    return [*lines, dialect_check(settings)]
+        lines.append(dialect_check(settings))
+        if lines[-1].status == "ok" and reach.status != "fail":
+            lines += _pixel_probe(client, settings)
+    return lines
+
+
+def _pixel_probe(client: openai.OpenAI, settings: Settings) -> list[Check]:
+    """A dialect model taps a dot on a synthetic screen: a wrong server pixel limit shows
+    as taps at a fraction of the dot's position (:mod:`omg_agent.brain.dialects.probe`)."""
+    from omg_agent.brain.dialects import dialect_for
+    from omg_agent.brain.dialects.probe import judge, probe_messages
+
+    dialect = dialect_for(settings)
+    model = settings.model_for("operator")
+    if dialect is None or model is None:
+        return []
+    messages, _ = probe_messages(dialect)
+    text, error = _ask(lambda: client.chat.completions.create(
+        model=model, messages=cast("list[openai.types.chat.ChatCompletionMessageParam]",
+                                   messages)))
+    name = f"model {model} pixel probe"
+    if error is not None:
+        return [_error_check(name, error)]
+    result = judge(dialect, text or "")
+    return [Check(name, result.status, result.detail, result.fix)]
 
 
 def dialect_check(settings: Settings) -> Check:

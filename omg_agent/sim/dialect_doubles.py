@@ -177,21 +177,12 @@ class _Writer:
 
     # -- the formats -------------------------------------------------------------------
     def say(self, thought: str, actions: dict[str, Any]) -> str:
-        action = actions[self.dialect]
-        if self.dialect == "autoglm":
-            return f"<think>{thought}</think>\n<answer>{action}</answer>"
-        if self.dialect == "uitars":
-            return f"Thought: {thought}\nAction: {action}"
-        call = json.dumps({"name": "mobile_use", "arguments": action}, ensure_ascii=False)
-        return f"{thought}\n<tool_call>\n{call}\n</tool_call>"
+        return say(self.dialect, thought, actions[self.dialect])
 
     def tap(self, element: UIElement) -> str:
         x, y = self._point(element)
         what = element.text or element.desc or element.resource_id.rsplit("/", 1)[-1]
-        return self.say(f"Tap {what}.", {
-            "autoglm": f'do(action="Tap", element=[{x},{y}])',
-            "uitars": f"click(point='<point>{x} {y}</point>')",
-            "qwen-mobile": {"action": "click", "coordinate": [x, y]}})
+        return tap_reply(self.dialect, x, y, f"Tap {what}.")
 
     def type(self, text: str, submit: bool) -> str:
         quoted = text.replace("'", "\\'") + ("\\n" if submit else "")
@@ -227,6 +218,76 @@ class _Writer:
             "autoglm": f"finish(message={json.dumps(message, ensure_ascii=False)})",
             "uitars": f"finished(content='{message}')",
             "qwen-mobile": {"action": "terminate", "status": "success"}})
+
+
+def say(dialect: str, thought: str, action: str | dict[str, Any]) -> str:
+    """One reply: ``thought`` and ``action`` in ``dialect``'s syntax."""
+    if dialect == "autoglm":
+        return f"<think>{thought}</think>\n<answer>{action}</answer>"
+    if dialect == "uitars":
+        return f"Thought: {thought}\nAction: {action}"
+    call = json.dumps({"name": "mobile_use", "arguments": action}, ensure_ascii=False)
+    return f"{thought}\n<tool_call>\n{call}\n</tool_call>"
+
+
+def tap_reply(dialect: str, x: int, y: int, thought: str) -> str:
+    actions: dict[str, str | dict[str, Any]] = {
+        "autoglm": f'do(action="Tap", element=[{x},{y}])',
+        "uitars": f"click(point='<point>{x} {y}</point>')",
+        "qwen-mobile": {"action": "click", "coordinate": [x, y]}}
+    return say(dialect, thought, actions[dialect])
+
+
+@dataclass
+class ProbeModel:
+    """Answers doctor's pixel probe like ``dialect`` behind a server whose pixel limit is
+    ``server_max_pixels`` (``None``: the model's own): it finds the red dot in the image it
+    was sent, as the server resized it, and taps it in that space."""
+
+    dialect: str
+    server_max_pixels: int | None = None
+
+    def reply(self, request: dict[str, Any]) -> Reply:
+        from omg_agent.brain.dialects import smart_resize
+
+        image = request_image(request)
+        if image is None:
+            return "pong"
+        cx, cy = _red_centre(image)
+        width, height = image.size
+        if self.server_max_pixels is not None:
+            height, width = smart_resize(image.height, image.width, min_pixels=3136,
+                                         max_pixels=self.server_max_pixels)
+        if self.dialect == "autoglm":
+            return tap_reply("autoglm", round(cx / image.width * 1000),
+                             round(cy / image.height * 1000), "Tap the red dot.")
+        return tap_reply(self.dialect, round(cx * width / image.width),
+                         round(cy * height / image.height), "Tap the red dot.")
+
+
+def request_image(request: dict[str, Any]) -> Image.Image | None:
+    for message in reversed(request.get("messages", [])):
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if part.get("type") == "image_url":
+                data = part["image_url"]["url"].split(",", 1)[1]
+                return Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB")
+    return None
+
+
+def _red_centre(image: Image.Image) -> tuple[float, float]:
+    """The centre of the red pixels (a probe's dot), on a 4-pixel grid."""
+    rgb = image.convert("RGB")
+    xs, ys = [], []
+    for y in range(0, rgb.height, 4):
+        for x in range(0, rgb.width, 4):
+            r, g, b = rgb.getpixel((x, y))  # type: ignore[misc]
+            if r > 180 and g < 90 and b < 90:
+                xs.append(x)
+                ys.append(y)
+    if not xs:
+        return image.width / 2, image.height / 2
+    return sum(xs) / len(xs), sum(ys) / len(ys)
 
 
 def request_images(request: dict[str, Any]) -> list[tuple[int, int]]:

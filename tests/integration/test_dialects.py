@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from omg_agent.sim.dialect_doubles import run_in_dialect
+from omg_agent.sim.dialect_doubles import ProbeModel, run_in_dialect
 from omg_agent.sim.expert.tasks import ShopPriceToNotes, Switch
 from omg_agent.sim.model_double import ModelDouble
 
@@ -51,23 +51,37 @@ def test_shop_price_to_notes_in_each_dialect(dialect: str) -> None:
     assert run.calls >= 8  # one action per call: launch, search, open, note, …
 
 
+def _doctor(tmp_path: Path, env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    full = {**os.environ, "COLUMNS": "200", "OMG_CONFIG": "", "OMG_API_KEY": "",
+            "OPENAI_API_KEY": "", "OMG_PLANNER_MODEL": "", "OMG_OPERATOR_MODEL": "",
+            "OMG_DIALECT": "", "PYTHONPATH": str(ROOT), **env}
+    out = subprocess.run([sys.executable, "-m", "omg_agent.cli", "doctor", "--only",
+                          "model", "--json"], capture_output=True, text=True,
+                         timeout=120, env=full, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    return {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+
+
 def test_doctor_prints_the_detected_dialect_and_refuses_what_cannot_work(
         tmp_path: Path) -> None:
-    def doctor(env: dict[str, str]) -> dict[str, dict[str, Any]]:
-        full = {**os.environ, "COLUMNS": "200", "OMG_CONFIG": "", "OMG_API_KEY": "",
-                "OPENAI_API_KEY": "", "OMG_PLANNER_MODEL": "", "OMG_OPERATOR_MODEL": "",
-                "OMG_DIALECT": "", "PYTHONPATH": str(ROOT), **env}
-        out = subprocess.run([sys.executable, "-m", "omg_agent.cli", "doctor", "--only",
-                              "model", "--json"], capture_output=True, text=True,
-                             timeout=120, env=full, cwd=tmp_path, stdin=subprocess.DEVNULL)
-        return {c["name"]: c for c in json.loads(out.stdout)["checks"]}
-
     models = ("autoglm-phone-9b", "judge")
-    with ModelDouble(["pong"] * 20, models=models) as double:
+    with ModelDouble(ProbeModel("autoglm"), models=models) as double:
         base = {"OMG_BASE_URL": double.base_url, "OMG_MODEL": "autoglm-phone-9b"}
-        paired = doctor({**base, "OMG_PLANNER_MODEL": "judge"})["dialect"]
-        alone = doctor(base)["dialect"]
-    assert paired["status"] == "ok"
-    assert "speaks autoglm (detected from the model name 'autoglm-phone-9b')" in \
-        paired["detail"]
-    assert alone["status"] == "fail" and "OMG_PLANNER_MODEL" in alone["detail"]
+        paired = _doctor(tmp_path, {**base, "OMG_PLANNER_MODEL": "judge"})
+        alone = _doctor(tmp_path, base)
+    line = paired["dialect"]
+    assert line["status"] == "ok"
+    assert "speaks autoglm (detected from the model name 'autoglm-phone-9b')" in line["detail"]
+    assert paired["model autoglm-phone-9b pixel probe"]["status"] == "ok"
+    assert alone["dialect"]["status"] == "fail"
+    assert "OMG_PLANNER_MODEL" in alone["dialect"]["detail"]
+    assert "model autoglm-phone-9b pixel probe" not in alone
+
+
+def test_doctor_catches_a_server_that_shrinks_images_below_the_format(tmp_path: Path) -> None:
+    models = ("ui-tars-1.5-7b", "judge")
+    with ModelDouble(ProbeModel("uitars", server_max_pixels=1280 * 28 * 28),
+                     models=models) as double:
+        lines = _doctor(tmp_path, {"OMG_BASE_URL": double.base_url,
+                                   "OMG_MODEL": "ui-tars-1.5-7b", "OMG_PLANNER_MODEL": "judge"})
+    probe = lines["model ui-tars-1.5-7b pixel probe"]
+    assert probe["status"] == "fail" and "max_pixels" in probe["fix"], probe

@@ -366,3 +366,37 @@ def test_doctor_line_names_the_dialect_and_how_it_was_chosen() -> None:
     assert "speaks qwen-mobile (detected from the model name 'GUI-Owl-7B')" in line.detail
     forced = dialect_check(_settings(OMG_MODEL="autoglm-phone-9b", OMG_DIALECT="json"))
     assert forced.status == "ok" and "set by OMG_DIALECT" in forced.detail
+
+
+# -- doctor's pixel probe ----------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(DIALECTS))
+def test_the_pixel_probe_passes_when_the_server_keeps_the_image_size(name: str) -> None:
+    from omg_agent.brain.dialects.probe import judge, probe_messages
+    from omg_agent.sim.dialect_doubles import ProbeModel
+
+    dialect = DIALECTS[name]()
+    messages, _ = probe_messages(dialect)
+    result = judge(dialect, str(ProbeModel(name).reply({"messages": messages})))
+    assert result.status == "ok", result
+
+
+@pytest.mark.parametrize("name", ["uitars", "qwen-mobile"])
+def test_the_pixel_probe_catches_a_server_pixel_limit_below_the_format(name: str) -> None:
+    from omg_agent.brain.dialects.probe import judge, probe_messages
+    from omg_agent.sim.dialect_doubles import ProbeModel
+
+    dialect = DIALECTS[name]()
+    messages, _ = probe_messages(dialect)
+    shrunk = ProbeModel(name, server_max_pixels=1280 * 28 * 28)  # vLLM ignoring max_pixels
+    result = judge(dialect, str(shrunk.reply({"messages": messages})))
+    assert result.status == "fail" and "max_pixels" in result.fix, result
+
+
+def test_relative_coordinates_survive_a_smaller_server_image() -> None:
+    from omg_agent.brain.dialects.probe import judge, probe_messages
+    from omg_agent.sim.dialect_doubles import ProbeModel
+
+    messages, _ = probe_messages(AutoGLM())
+    result = judge(AutoGLM(), str(ProbeModel("autoglm", 1280 * 28 * 28).reply(
+        {"messages": messages})))
+    assert result.status == "ok"
