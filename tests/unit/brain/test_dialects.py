@@ -400,3 +400,29 @@ def test_relative_coordinates_survive_a_smaller_server_image() -> None:
     result = judge(AutoGLM(), str(ProbeModel("autoglm", 1280 * 28 * 28).reply(
         {"messages": messages})))
     assert result.status == "ok"
+
+
+def test_autoglm_speaks_the_task_language_and_keeps_its_own_history() -> None:
+    from omg_agent.core.geometry import Bounds
+    from omg_agent.core.observation import UIElement
+
+    obs = Observation(Image.new("RGB", (720, 1600)), (
+        UIElement(1, "android.widget.Switch", "switch", Bounds(600, 300, 700, 360),
+                  text="WLAN", resource_id="com.android.settings:id/wifi_switch"),),
+        package="com.android.settings")
+    zh = AutoGLM(elements=True)
+    first, _ = zh.messages(DialectTurn("打开设置，关闭WLAN", obs))
+    assert "严格按以下格式回复" in first[0]["content"]
+    text = first[-1]["content"][0]["text"]
+    assert text.startswith("打开设置，关闭WLAN") and '"current_app": "com.android.settings"' \
+        in text and "WLAN" in text.split("\n\n")[-1]
+    assert "上一条回复无法执行" in zh.feedback("bad")["content"]
+    zh.turns.append((text, '<think>关</think><answer>do(action="Tap", element=[900,206])'
+                           "</answer>"))
+    second, _ = zh.messages(DialectTurn("打开设置，关闭WLAN", obs, history=("tap → ok",)))
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[-1]["content"][0]["text"].startswith("** Screen Info **")
+    assert "Result of the last action: tap → ok" in second[-1]["content"][0]["text"]
+    en = AutoGLM()
+    assert "Reply in exactly this form" in en.messages(DialectTurn("Turn off Wi-Fi", obs))[0][0][
+        "content"]
