@@ -103,6 +103,9 @@ class Settings(BaseModel):
                                "replan-each = plan once, ask again after every finished "
                                "step; flat = no planner, one action per model call (the "
                                "peers' loop).")
+    dialect: Literal["auto", "json", "autoglm", "uitars", "qwen-mobile"] = Field(
+        "auto", description="The operator model's action format: json (ours), autoglm, "
+                            "uitars, qwen-mobile; auto = from the operator model's name.")
     auto_verify: bool = Field(
         True, description="Tick a step as soon as its checks pass on the screen after the "
                           "operator acted, without a model turn that only says so.")

@@ -56,7 +56,50 @@ def model_checks(settings: Settings) -> list[Check]:
             if exists.status != "fail":
                 lines += [_json_schema(client, model), _vision(client, model, settings,
                                                                role_field)]
+        lines.append(dialect_check(settings))
+        if lines[-1].status == "ok" and reach.status != "fail":
+            lines += _pixel_probe(client, settings)
     return lines
+
+
+def _pixel_probe(client: openai.OpenAI, settings: Settings) -> list[Check]:
+    """A dialect model taps a dot on a synthetic screen: a wrong server pixel limit shows
+    as taps at a fraction of the dot's position (:mod:`omg_agent.brain.dialects.probe`)."""
+    from omg_agent.brain.dialects import dialect_for
+    from omg_agent.brain.dialects.probe import judge, probe_messages
+
+    dialect = dialect_for(settings)
+    model = settings.model_for("operator")
+    if dialect is None or model is None:
+        return []
+    messages, _ = probe_messages(dialect)
+    text, error = _ask(lambda: client.chat.completions.create(
+        model=model, messages=cast("list[openai.types.chat.ChatCompletionMessageParam]",
+                                   messages)))
+    name = f"model {model} pixel probe"
+    if error is not None:
+        return [_error_check(name, error)]
+    result = judge(dialect, text or "")
+    return [Check(name, result.status, result.detail, result.fix)]
+
+
+def dialect_check(settings: Settings) -> Check:
+    """Which format the operator model is spoken to in, and how that was decided."""
+    from omg_agent.brain.dialects import DIALECTS, adapt_settings, resolved
+    from omg_agent.errors import ConfigError
+
+    name, how = resolved(settings)
+    model = settings.model_for("operator")
+    try:
+        adapt_settings(settings)
+    except ConfigError as exc:
+        return Check("dialect", "fail", f"{name} ({how}) cannot run as configured: {exc}",
+                     "follow the error, or set OMG_DIALECT=json")
+    if name == "json":
+        return Check("dialect", "ok", f"operator model {model!r} answers our JSON ({how}); "
+                     "set OMG_DIALECT to autoglm, uitars or qwen-mobile for a phone model")
+    return Check("dialect", "ok", f"operator model {model!r} speaks {name} ({how}): "
+                 f"{DIALECTS[name].coordinates}; one action per call (planning flat)")
 
 
 def _models(settings: Settings) -> list[tuple[str, str]]:

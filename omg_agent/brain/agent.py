@@ -22,6 +22,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from omg_agent.brain.dialects import adapt_settings
 from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
@@ -58,6 +59,7 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
     run's state there at every turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`,
     the ``on_progress`` hook, which then calls ``on_progress``) so an interrupted run can be
     resumed."""
+    settings = adapt_settings(settings)  # a model dialect runs flat (brain/dialects)
     vault = run_secrets(task, settings, secrets)
     stack.enter_context(masking_logs(vault))
     driver = SecretTyping(driver, vault)

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from omg_agent.brain import prompts
 from omg_agent.brain.budget import StepBudget
+from omg_agent.brain.dialects import DialectTurn, dialect_for
 from omg_agent.brain.gatekeeper import GateKeeper, GateStop
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
@@ -169,6 +170,7 @@ class Operator:
         self.gatekeeper = gatekeeper
         self.planning = planning
         self.macros = macros  # a macros.MacroSession: offers and runs macros (issue 15)
+        self.dialect = dialect_for(llm.settings)  # None: our JSON DecisionBundle
         self.turns = 0
 
     def turn(self, ctx: TurnContext, budget: StepBudget, *,
@@ -186,12 +188,17 @@ class Operator:
         if flags and self.recorder is not None:
             self.recorder.record_event("injection_flagged", step=ctx.step_number, flags=[
                 {"element": f.element_id, "cue": f.cue, "text": f.text} for f in flags])
-        messages = [{"role": "system", "content": prompts.operator_system(self.planning)},
-                    self.llm.observation_message(self._prompt(ctx, obs, flags), shown,
-                                                 marks=self.marks)]
-        bundle, record = self.llm.structured(
-            messages, DecisionBundle, on_attempt=budget.counter("decision"),
-            attempts=budget.attempts(self.llm.settings.parse_attempts))
+        if self.dialect is not None:  # the model's own format (brain/dialects)
+            bundle, record = self.dialect.decide(self.llm, DialectTurn(
+                ctx.task, shown, ctx.history, ctx.note, self.memory.prompt_listing(),
+                tuple(f.text for f in flags)), budget)
+        else:
+            messages = [{"role": "system", "content": prompts.operator_system(self.planning)},
+                        self.llm.observation_message(self._prompt(ctx, obs, flags), shown,
+                                                     marks=self.marks)]
+            bundle, record = self.llm.structured(
+                messages, DecisionBundle, on_attempt=budget.counter("decision"),
+                attempts=budget.attempts(self.llm.settings.parse_attempts))
         decided = time.perf_counter()
         result = self._act(bundle, obs, ctx, budget)
         if self.macros is not None:

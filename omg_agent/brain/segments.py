@@ -107,7 +107,7 @@ def describe(target: Target) -> str:
         return "anchor " + ", ".join(keys)
     if isinstance(target, ElementTarget):
         return f"element [{target.id}]"
-    return f"point {target.x},{target.y}"
+    return f"point {target.x:g},{target.y:g}"
 
 
 def blind_reason(segment: Sequence[Action]) -> str:

@@ -194,6 +194,9 @@ def run(
                                       "its question, or yes / no to its held action."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Run the whole agent but send "
                                  "nothing to the device; print what would have happened."),
+    dialect: str | None = typer.Option(None, "--dialect", help="The operator model's "
+                                       "format: json, autoglm, uitars, qwen-mobile "
+                                       "(default: from the model's name)."),
     timeout: float | None = typer.Option(
         None, "--timeout", min=0.001, help="Deadline of the run in seconds: past it the run "
         "stops at the next step (status failed, saying so)."),
@@ -246,7 +249,7 @@ def run(
                                             "model": model, "runs_dir": runs_dir,
                                             "secrets": named or None,
                                             "allow": ",".join(allow) or None,
-                                            "run_timeout_s": timeout})
+                                            "run_timeout_s": timeout, "dialect": dialect})
     except OmgError as exc:
         fail(str(exc))
     if sim is None and not settings.model_configured:

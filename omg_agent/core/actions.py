@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Field,
     TypeAdapter,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -63,8 +64,15 @@ class _Model(BaseModel):
 # -- targets ----------------------------------------------------------------------------
 class PointTarget(_Model):
     kind: Literal["point"] = Field("point", description="A point on the screen.")
-    x: Norm = Field(description="Horizontal position, 0 (left edge) to 1000 (right edge).")
-    y: Norm = Field(description="Vertical position, 0 (top edge) to 1000 (bottom edge).")
+    # floats: a dialect's pixel point converts exactly (integer 0–1000 would cost > 1 px)
+    x: float = Field(ge=0, le=NORM_MAX, allow_inf_nan=False,
+                     description="Horizontal position, 0 (left edge) to 1000 (right edge).")
+    y: float = Field(ge=0, le=NORM_MAX, allow_inf_nan=False,
+                     description="Vertical position, 0 (top edge) to 1000 (bottom edge).")
+
+    @field_serializer("x", "y")
+    def _whole(self, value: float) -> float | int:
+        return int(value) if value.is_integer() else value
 
 
 class ElementTarget(_Model):

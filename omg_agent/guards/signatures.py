@@ -63,7 +63,7 @@ def _target_key(target: Target | None, element: UIElement | None) -> str:
         return _element_key(element)
     match target:
         case PointTarget(x=x, y=y):
-            return f"pt:{x // POINT_CELL},{y // POINT_CELL}"
+            return f"pt:{int(x // POINT_CELL)},{int(y // POINT_CELL)}"
         case ElementTarget(id=number):
             return f"id:{number}"
         case AnchorTarget():
@@ -112,7 +112,7 @@ def describe_action(action: Action, element: UIElement | None = None) -> str:
             return repr(label) if label else short or f"the {element.role or 'element'}"
         match target:
             case PointTarget(x=x, y=y):
-                return f"point ({x},{y})"
+                return f"point ({x:g},{y:g})"
             case ElementTarget(id=number):
                 return f"element [{number}]"
             case AnchorTarget():

@@ -229,7 +229,7 @@ class Anchorer:
         raw = self.geometry.to_pixels((target.x, target.y))
         return self._snap(raw, observation.elements, allow_blind=allow_blind,
                           screenshot=observation.screenshot,
-                          label=f"point ({target.x},{target.y})")
+                          label=f"point ({target.x:g},{target.y:g})")
 
     def _snap(self, raw: Point, elements: Sequence[UIElement], *, allow_blind: bool,
               screenshot: Image.Image | None, label: str = "") -> Resolved:

@@ -58,9 +58,9 @@ def test_a_good_endpoint_is_all_green(tmp_path: Path) -> None:
         sent = double.requests
     assert result.returncode == 0, result.stdout + result.stderr
     lines = checks(result)
-    assert [c["status"] for c in lines.values()] == ["ok"] * 4
+    assert [c["status"] for c in lines.values()] == ["ok"] * 5
     assert set(lines) == {"model endpoint", "model tiny-vl", "model tiny-vl json_schema",
-                          "model tiny-vl vision"}
+                          "model tiny-vl vision", "dialect"}
     assert {r.model for r in sent} == {"tiny-vl"}
     assert [r.response_format["type"] for r in sent if r.response_format] == ["json_schema"]
     assert sum(len(r.images) for r in sent) == 1
