@@ -202,6 +202,15 @@ def is_chinese(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
+def resized_frame(size: tuple[int, int], *, min_pixels: int, max_pixels: int,
+                  factor: int = 28) -> Frame:
+    """The frame of a screenshot of ``size`` (width, height) after :func:`smart_resize`:
+    the image a Qwen-family model sees, and whose pixels its coordinates count."""
+    height, width = smart_resize(size[1], size[0], factor=factor, min_pixels=min_pixels,
+                                 max_pixels=max_pixels)
+    return Frame(width, height)
+
+
 def history_lines(turn: DialectTurn) -> str:
     """What the harness adds to the model's own text: the last result, notes, warnings."""
     lines = []

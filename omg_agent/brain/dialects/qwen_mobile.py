@@ -28,7 +28,7 @@ from omg_agent.brain.dialects.base import (
     give_up,
     history_lines,
     numbers,
-    smart_resize,
+    resized_frame,
 )
 from omg_agent.brain.structured import InvalidReply
 from omg_agent.core.contracts import DecisionBundle
@@ -86,9 +86,8 @@ class QwenMobile(Dialect):
     max_pixels: int = MAX_PIXELS
 
     def frame_for(self, size: tuple[int, int]) -> Frame:
-        height, width = smart_resize(size[1], size[0], factor=FACTOR, min_pixels=MIN_PIXELS,
-                                     max_pixels=self.max_pixels)
-        return Frame(width, height)
+        return resized_frame(size, factor=FACTOR, min_pixels=MIN_PIXELS,
+                             max_pixels=self.max_pixels)
 
     def system_prompt(self, turn: DialectTurn, frame: Frame) -> str:
         tool = json.dumps(tool_schema(int(frame.width), int(frame.height)),

@@ -29,7 +29,7 @@ from omg_agent.brain.dialects.base import (
     history_lines,
     is_chinese,
     numbers,
-    smart_resize,
+    resized_frame,
 )
 from omg_agent.brain.structured import InvalidReply
 from omg_agent.core.contracts import DecisionBundle
@@ -78,9 +78,8 @@ class UITars(Dialect):
     max_pixels: int = MAX_PIXELS
 
     def frame_for(self, size: tuple[int, int]) -> Frame:
-        height, width = smart_resize(size[1], size[0], factor=FACTOR, min_pixels=MIN_PIXELS,
-                                     max_pixels=self.max_pixels)
-        return Frame(width, height)
+        return resized_frame(size, factor=FACTOR, min_pixels=MIN_PIXELS,
+                             max_pixels=self.max_pixels)
 
     def system_prompt(self, turn: DialectTurn, frame: Frame) -> str:
         return PROMPT.replace("{language}", "Chinese" if is_chinese(turn.task) else
