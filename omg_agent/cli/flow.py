@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 import typer
@@ -29,7 +30,8 @@ EXIT = {"done": 0, "failed": 1, "needs_confirmation": 5}
 @app.command("run")
 def run(
     file: Path = typer.Argument(..., help="A flow file (YAML)."),
-    device: str | None = typer.Option(None, "--device", "-s", help="adb serial."),
+    device: str | None = typer.Option(None, "--device", "-s", help="adb serial, or "
+                                      "'vphone' to start one (also without any device)."),
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
     var: list[str] = typer.Option([], "--var", help="NAME=VALUE for $NAME (repeatable)."),
     secret: list[str] = typer.Option([], "--secret", help="NAME=VALUE for {{secret:NAME}}: "
@@ -44,6 +46,7 @@ def run(
     Example: omg-agent flow run omg_agent/assets/flows/like_first_posts.yaml --var count=5
     """
     from omg_agent.cli.device import open_driver
+    from omg_agent.cli.run import attached_or_vphone
     from omg_agent.config import Settings
     from omg_agent.core.secrets import parse_assignments
     from omg_agent.flows.parse import load_flow
@@ -64,14 +67,15 @@ def run(
         fail(f"{file} needs " + ", ".join(f"--var {m}=…" for m in missing))
     confirm = TerminalChannel.from_streams(sys.stdin, sys.stderr) if sys.stdin.isatty() \
         else None
-    handle = open_driver(device, driver)
-    try:
-        run_dir = new_run_dir(settings.runs_dir, "flow-" + file.stem)
-        result = replay(handle, flow, settings, run_dir, variables=variables, confirm=confirm)
-    except OmgError as exc:
-        fail(str(exc))
-    finally:
-        handle.close()
+    with ExitStack() as stack:  # the phone: the one given or attached, or a vphone started here
+        handle = open_driver(attached_or_vphone(stack, device), driver)
+        stack.callback(handle.close)
+        try:
+            run_dir = new_run_dir(settings.runs_dir, "flow-" + file.stem)
+            result = replay(handle, flow, settings, run_dir, variables=variables,
+                            confirm=confirm)
+        except OmgError as exc:
+            fail(str(exc))
     if as_json:
         typer.echo(json.dumps({"status": result.status, "failed": result.failed,
                                "commands": result.commands, "actions": result.actions,

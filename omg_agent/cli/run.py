@@ -127,7 +127,7 @@ class LiveView:
         return answer.strip() or None
 
 
-def _serial(stack: ExitStack, device: str | None) -> str:
+def attached_or_vphone(stack: ExitStack, device: str | None) -> str:
     """The serial to drive: the one given, the only one attached, or a vphone started here."""
     import adbutils
 
@@ -351,7 +351,7 @@ class RunJob:
             return on_double(settings, base_url), serial, secrets
         if device is not None:
             return settings, _reattach(device), secrets
-        return settings, _serial(stack, settings.device), secrets
+        return settings, attached_or_vphone(stack, settings.device), secrets
 
     def _agent(self, stack: ExitStack, settings: Settings, serial: str, task: str,
                run_dir: Path, secrets: SecretVault, *, resume: bool = False,
