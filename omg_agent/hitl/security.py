@@ -1,0 +1,105 @@
+"""Who may see and drive the mirror.
+
+A mirror drives a phone, so by default only this machine's user reaches it:
+
+* it binds a loopback address; any other needs ``allow_remote`` (and prints a warning);
+* a random per-session token, printed once in the URL, is traded on the first page load for
+  an HttpOnly, SameSite=Strict session cookie; after that a token in a query string is
+  refused (it may sit in a history or a log);
+* the Host header must name this server (DNS rebinding), a WebSocket's Origin must be this
+  server's own, a POST carries the page's CSRF token in a header, and no CORS header is
+  ever sent.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+import threading
+from dataclasses import dataclass, field
+
+from omg_agent.errors import OmgError
+
+COOKIE = "omg_mirror"
+CSRF_HEADER = "x-csrf-token"
+LOOPBACK_NAMES = ("localhost",)
+
+
+class MirrorError(OmgError):
+    """The mirror cannot start as asked (an address it may not bind, a port in use)."""
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, allow_remote: bool) -> str | None:
+    """``None`` for a loopback address; for another, a warning to print when
+    ``allow_remote``, else :class:`MirrorError`."""
+    if is_loopback(host):
+        return None
+    if not allow_remote:
+        raise MirrorError(f"refusing to bind the mirror to {host}: it would let anyone on that "
+                          "network watch and drive the phone; bind 127.0.0.1 (the default) "
+                          "or pass --allow-remote")
+    return (f"WARNING: the mirror listens on {host}: anyone who can reach it and has the "
+            "link can watch and drive the phone")
+
+
+def _same(a: str | None, b: str) -> bool:
+    return a is not None and hmac.compare_digest(a.encode(), b.encode())
+
+
+@dataclass
+class MirrorSession:
+    """The secrets of one mirror session and the checks made with them."""
+
+    host: str
+    port: int
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    cookie: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    redeemed: bool = False
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        names = {self.host, "127.0.0.1", "localhost"} if is_loopback(self.host) else {self.host}
+        if ":" in self.host and not self.host.startswith("["):
+            names = {f"[{n}]" if ":" in n else n for n in names}
+        self.hosts = frozenset(f"{n}:{self.port}" for n in names)
+        self.origins = frozenset(f"http://{h}" for h in self.hosts)
+
+    @property
+    def url(self) -> str:
+        """The link printed once: the only place the token appears."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/?token={self.token}"
+
+    def redeem(self, token: str | None) -> bool:
+        """The URL token, accepted once: it becomes the session cookie."""
+        with self._lock:
+            if self.redeemed or not _same(token, self.token):
+                return False
+            self.redeemed = True
+            return True
+
+    def host_ok(self, host: str | None) -> bool:
+        return host is not None and host.lower() in self.hosts
+
+    def origin_ok(self, origin: str | None) -> bool:
+        return origin is not None and origin.lower() in self.origins
+
+    def cookie_ok(self, value: str | None) -> bool:
+        return _same(value, self.cookie)
+
+    def csrf_ok(self, value: str | None) -> bool:
+        return _same(value, self.csrf)
+
+    def set_cookie_header(self) -> str:
+        return f"{COOKIE}={self.cookie}; Path=/; HttpOnly; SameSite=Strict"

@@ -1,0 +1,198 @@
+"""The mirror's security, against a real uvicorn server on loopback (issue 16).
+
+A driver double stands behind the Driver interface (screenshot + execute): what is tested is
+the server's gatekeeping, so every refusal is also checked to have reached no driver.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from PIL import Image
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
+
+from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.hitl.security import COOKIE, MirrorError, check_bind
+from omg_agent.hitl.server import Mirror
+
+
+@dataclass
+class PhoneDouble:
+    shade: int = 100
+    executed: list[Any] = field(default_factory=list)
+
+    def screenshot(self) -> tuple[Image.Image, bytes]:
+        image = Image.new("RGB", (108, 240), (self.shade, 120, 140))
+        return image, image.tobytes()
+
+    def execute(self, actions, observation=None) -> ExecResult:
+        self.executed.extend(actions)
+        return ExecResult(tuple(ActionOutcome(i, a, True) for i, a in enumerate(actions)))
+
+
+@dataclass
+class Client:
+    mirror: Mirror
+    cookie: str = ""
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.mirror.session.port}"
+
+    def request(self, method: str, path: str, *, body: Any = None, headers=None,
+                cookie: bool = True) -> http.client.HTTPResponse:
+        conn = http.client.HTTPConnection("127.0.0.1", self.mirror.session.port, timeout=10)
+        sent = {"Host": self.host, **(headers or {})}
+        if cookie and self.cookie:
+            sent["Cookie"] = f"{COOKIE}={self.cookie}"
+        data = json.dumps(body).encode() if body is not None else None
+        conn.request(method, path, body=data, headers=sent)
+        response = conn.getresponse()
+        response.read()
+        conn.close()
+        return response
+
+    def sign_in(self) -> http.client.HTTPResponse:
+        path = self.mirror.url.split(str(self.mirror.session.port), 1)[1]
+        response = self.request("GET", path, cookie=False)
+        set_cookie = response.getheader("Set-Cookie") or ""
+        self.cookie = set_cookie.split(";", 1)[0].split("=", 1)[1] if set_cookie else ""
+        return response
+
+    def post(self, path: str, body: Any, *, csrf: str | None = None, **kw: Any):
+        headers = {"Content-Type": "application/json", **kw.pop("headers", {})}
+        if csrf is not None:
+            headers["X-CSRF-Token"] = csrf
+        return self.request("POST", path, body=body, headers=headers, **kw)
+
+    def socket(self, origin: str | None = None, cookie: bool = True, path: str = "/ws"):
+        headers = {"Cookie": f"{COOKIE}={self.cookie}"} if cookie else {}
+        return connect(f"ws://{self.host}{path}", origin=origin or f"http://{self.host}",
+                       additional_headers=headers, open_timeout=10)
+
+
+@pytest.fixture
+def phone() -> PhoneDouble:
+    return PhoneDouble()
+
+
+@pytest.fixture
+def client(phone) -> Iterator[Client]:
+    with Mirror(phone) as mirror:
+        yield Client(mirror)
+
+
+def test_first_load_trades_the_token_for_a_strict_httponly_cookie(client):
+    response = client.sign_in()
+    assert response.status == 303 and response.getheader("Location") == "/"
+    flags = response.getheader("Set-Cookie")
+    assert "HttpOnly" in flags and "SameSite=Strict" in flags
+    page = client.request("GET", "/")
+    assert page.status == 200
+    assert "frame-ancestors 'none'" in page.getheader("Content-Security-Policy")
+    assert page.getheader("Access-Control-Allow-Origin") is None
+
+
+def test_no_token_is_401_everywhere(client, phone):
+    assert client.request("GET", "/").status == 401
+    assert client.post("/api/act/tap", {"x": 1, "y": 1}, csrf="x").status == 401
+    with pytest.raises(InvalidStatus):
+        client.socket(cookie=False)
+    assert phone.executed == []
+
+
+def test_wrong_token_is_401(client):
+    assert client.request("GET", "/?token=guess").status == 401
+
+
+def test_token_in_a_query_string_after_the_first_load_is_refused(client, phone):
+    token = client.mirror.session.token
+    client.sign_in()
+    assert client.request("GET", f"/?token={token}", cookie=False).status == 401
+    assert client.request("GET", f"/?token={token}").status == 401  # even with the cookie
+    csrf = client.mirror.session.csrf
+    assert client.post(f"/api/act/tap?token={token}", {"x": 1, "y": 1},
+                       csrf=csrf).status == 401
+    with pytest.raises(InvalidStatus):
+        client.socket(path=f"/ws?token={token}")
+    assert phone.executed == []
+
+
+def test_forged_host_is_rejected(client, phone):
+    client.sign_in()
+    forged = {"Host": f"evil.example:{client.mirror.session.port}"}
+    assert client.request("GET", "/", headers=forged).status == 400
+    fresh = Mirror(PhoneDouble()).start()
+    try:
+        path = fresh.url.split(str(fresh.session.port), 1)[1]
+        other = Client(fresh)
+        assert other.request("GET", path, headers={"Host": "rebind.example"}).status == 400
+        assert fresh.session.redeemed is False  # a rebinding page cannot spend the token
+    finally:
+        fresh.close()
+    assert client.post("/api/act/tap", {"x": 1, "y": 1}, csrf=client.mirror.session.csrf,
+                       headers=forged).status == 400
+    assert phone.executed == []
+
+
+def test_foreign_origin_on_the_websocket_is_rejected(client):
+    client.sign_in()
+    with pytest.raises(InvalidStatus):
+        client.socket(origin="http://evil.example")
+    with client.socket() as ws:  # the page's own origin is let in and gets a frame
+        kinds = {type(ws.recv(timeout=10)) for _ in range(2)}
+    assert kinds == {str, bytes}
+
+
+def test_post_without_csrf_is_rejected(client, phone):
+    client.sign_in()
+    assert client.post("/api/act/tap", {"x": 500, "y": 500}).status == 403
+    assert client.post("/api/act/tap", {"x": 500, "y": 500}, csrf="wrong").status == 403
+    assert client.post("/api/answer", {"id": 1, "answer": "x"}).status == 403
+    assert phone.executed == []
+    ok = client.post("/api/act/tap", {"x": 500, "y": 500}, csrf=client.mirror.session.csrf)
+    assert ok.status == 200 and len(phone.executed) == 1
+
+
+def test_post_from_a_foreign_origin_is_rejected(client, phone):
+    client.sign_in()
+    response = client.post("/api/act/tap", {"x": 1, "y": 1}, csrf=client.mirror.session.csrf,
+                           headers={"Origin": "http://evil.example"})
+    assert response.status == 403 and phone.executed == []
+
+
+def test_no_cors_preflight_is_granted(client):
+    client.sign_in()
+    response = client.request("OPTIONS", "/api/act/tap", headers={
+        "Origin": "http://evil.example", "Access-Control-Request-Method": "POST"})
+    assert response.getheader("Access-Control-Allow-Origin") is None
+    assert response.status >= 400
+
+
+def test_binding_a_non_loopback_address_needs_the_flag():
+    with pytest.raises(MirrorError, match="--allow-remote"):
+        Mirror(PhoneDouble(), host="0.0.0.0")
+    with pytest.raises(MirrorError, match="refusing"):
+        check_bind("192.168.1.20", False)
+    assert "WARNING" in (check_bind("0.0.0.0", True) or "")
+    assert check_bind("127.0.0.1", False) is None and check_bind("::1", False) is None
+
+
+def test_every_human_action_is_audited_without_typed_text(client, phone):
+    client.sign_in()
+    csrf = client.mirror.session.csrf
+    client.post("/api/act/tap", {"x": 10, "y": 20}, csrf=csrf)
+    client.post("/api/act/type", {"text": "hunter2"}, csrf=csrf)
+    client.post("/api/act/key", {"key": "home"}, csrf=csrf)
+    bad = client.post("/api/act/key", {"key": "power"}, csrf=csrf)
+    entries = client.mirror.audit.entries
+    assert [e["action"] for e in entries] == ["tap", "type", "key"]
+    assert entries[0]["x"] == 10 and entries[1]["chars"] == 7
+    assert "hunter2" not in json.dumps(entries)
+    assert bad.status == 400 and len(phone.executed) == 3
