@@ -58,6 +58,12 @@ class Mirror:
     def url(self) -> str:
         return self.session.url
 
+    def audit_to(self, recorder: Any) -> None:
+        """The human's actions and answers become ``human`` events of ``recorder``'s trace
+        (a run's TraceRecorder; ``None``: the audit file only)."""
+        if recorder is not None:
+            self.audit.sink = lambda entry: recorder.record_event("human", **entry)
+
     def start(self) -> Mirror:
         import uvicorn
 
