@@ -7,11 +7,11 @@ wires them); outcomes are read from the vphone's state.
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 from typing import Any
 
+from mirror_models import ANSWER, QUESTION, SETTINGS, AskingModel  # tests/e2e/mirror_models.py
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
@@ -22,45 +22,10 @@ from omg_agent.brain.orchestrator import Orchestrator, RunResult
 from omg_agent.config import Settings
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.hitl.server import Mirror
-from omg_agent.sim.expert.screen import request_text
 from omg_agent.sim.gullible import GulliblePolicy
-from omg_agent.sim.model_double import ModelDouble, contract_name
+from omg_agent.sim.model_double import ModelDouble
 
-SHOP, SETTINGS = "com.omg.shop", "com.android.settings"
-QUESTION = "Which app should I open?"
-
-
-def _plan(goal: str) -> str:
-    return json.dumps({"goal": goal, "steps": [
-        {"description": goal, "success_criteria": "done", "complexity": 3}]})
-
-
-def _bundle(*actions: dict[str, Any]) -> str:
-    return json.dumps({"thought": "looking", "last_action_result": "success",
-                       "execute_now": {"intent": "act", "actions": list(actions)}})
-
-
-class AskingModel:
-    """Asks which app to open, then opens the one the human named."""
-
-    goal = "Open the app the user wants"
-
-    def __init__(self) -> None:
-        self.seen_answer = False
-
-    def reply(self, request: dict[str, Any]) -> str:
-        name = contract_name(request)
-        if name == "TaskPlan":
-            return _plan(self.goal)
-        if name == "Replan":
-            return json.dumps({"status": "replanned", "plan": json.loads(_plan(self.goal))})
-        text = request_text(request)
-        if "Settings please" not in text:
-            return _bundle({"type": "ask_user", "question": QUESTION})
-        self.seen_answer = True
-        if f"Foreground app: {SETTINGS}" not in text:
-            return _bundle({"type": "launch", "app": SETTINGS})
-        return _bundle({"type": "done", "answer": "Settings is open"})
+SHOP = "com.omg.shop"
 
 
 def _run_in_thread(vphone, policy: Any, task: str, mirror: Mirror, tmp_path: Path,
@@ -89,14 +54,14 @@ def _run_in_thread(vphone, policy: Any, task: str, mirror: Mirror, tmp_path: Pat
 def test_an_ask_user_question_answered_on_the_page_resumes_the_run(vphone, tmp_path,
                                                                    chromium_page):
     page = chromium_page.page
-    model = AskingModel()
+    model = AskingModel(vphone.phone)
     out: list[RunResult] = []
     with AdbDriver(vphone.serial) as view, Mirror(view) as mirror:
         page.goto(mirror.url)
         thread = _run_in_thread(vphone, model, model.goal, mirror, tmp_path, out)
         request = page.locator(".req[data-kind=ask]")
         expect(request).to_contain_text(QUESTION, timeout=60_000)
-        request.locator("input.answer").fill("Settings please")
+        request.locator("input.answer").fill(ANSWER)
         request.locator("button.send-answer").click()
         thread.join(120)
         answers = [e for e in mirror.audit.entries if e["action"] == "answer"]
