@@ -30,6 +30,7 @@ from omg_agent.hitl.frames import FrameSource
 from omg_agent.hitl.security import COOKIE, CSRF_HEADER, MirrorSession
 
 WS_POLICY_VIOLATION = 1008
+MAX_VIEWERS = 5  # each holds one socket and a reference to the latest frame, no queue
 KEYS = ("back", "home", "recents")
 DRAG_MS = 300
 
@@ -180,8 +181,14 @@ class MirrorApp:
                 and "token" not in ws.query_params and s.cookie_ok(ws.cookies.get(COOKIE))):
             await ws.close(code=WS_POLICY_VIOLATION)
             return
-        await ws.accept()
-        self.frames.watch()
+        if not self.frames.watch(limit=MAX_VIEWERS):
+            await ws.close(code=WS_POLICY_VIOLATION)  # a sixth viewer: refused
+            return
+        try:
+            await ws.accept()
+        except Exception:
+            self.frames.unwatch()
+            raise
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._push, ws)

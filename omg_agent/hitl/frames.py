@@ -82,17 +82,23 @@ class FrameSource:
         self.error: str | None = None
         self._watchers = 0
         self._lock = threading.Lock()
+        self._grab = threading.Lock()  # the poller and a gesture's refresh: one at a time
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def watch(self) -> None:
+    def watch(self, limit: int | None = None) -> bool:
+        """One more viewer (the poller starts with the first); False when ``limit`` viewers
+        watch already."""
         with self._lock:
+            if limit is not None and self._watchers >= limit:
+                return False
             self._watchers += 1
-            if self._thread is None or not self._thread.is_alive():
-                self._stop.clear()
-                self._thread = threading.Thread(target=self._poll, name="mirror-frames",
-                                                daemon=True)
+            if self._thread is None or self._stop.is_set():
+                self._stop = threading.Event()  # each poller has its own stop
+                self._thread = threading.Thread(target=self._poll, args=(self._stop,),
+                                                name="mirror-frames", daemon=True)
                 self._thread.start()
+            return True
 
     def unwatch(self) -> None:
         with self._lock:
@@ -105,13 +111,18 @@ class FrameSource:
         return self._watchers
 
     def close(self) -> None:
-        self._stop.set()
-        thread = self._thread
+        with self._lock:
+            self._stop.set()
+            thread = self._thread
         if thread is not None:
             thread.join(timeout=5)
 
     def poll_once(self) -> bool:
         """Read the screen once; True when it changed (a new frame was published)."""
+        with self._grab:
+            return self._poll_locked()
+
+    def _poll_locked(self) -> bool:
         try:
             image, raw = grab(self.driver)
         except Exception as exc:  # a device that dropped: say so on the page, keep trying
@@ -129,7 +140,7 @@ class FrameSource:
         self.changes.bump()
         return True
 
-    def _poll(self) -> None:
-        while not self._stop.is_set():
+    def _poll(self, stop: threading.Event) -> None:
+        while not stop.is_set():
             self.poll_once()
-            self._stop.wait(self.poll_s)
+            stop.wait(self.poll_s)
