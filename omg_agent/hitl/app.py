@@ -167,11 +167,14 @@ class MirrorApp:
             body = json.loads(await request.body() or b"{}")
             request_id = int(body["id"])
             value = body["answer"]
-            if not isinstance(value, bool | str):
-                raise ValueError("answer must be text, or true/false for an approval")
         except (ValueError, KeyError, TypeError) as exc:
             return _deny(400, f"bad answer: {exc}; send {{\"id\": N, \"answer\": …}}")
-        if not self.channel.answer(request_id, value):
+        kind = self.channel.kind_of(request_id)
+        if kind == "confirm" and not isinstance(value, bool):
+            return _deny(400, "an approval is answered true (approve) or false (reject)")
+        if kind == "ask" and not isinstance(value, str):
+            return _deny(400, "a question is answered with text")
+        if kind is None or not self.channel.answer(request_id, value):
             return _deny(409, "that request is not open (answered already)")
         return JSONResponse({"ok": True}, headers=_HEADERS)
 

@@ -50,6 +50,12 @@ class PageChannel:
         with self._lock:
             return [p.public() for p in self._open.values()]
 
+    def kind_of(self, request_id: int) -> str | None:
+        """``"ask"`` or ``"confirm"`` for an open request, else ``None``."""
+        with self._lock:
+            item = self._open.get(request_id)
+            return item.kind if item is not None else None
+
     def answer(self, request_id: int, value: Any, by: str = "page") -> bool:
         """Settle request ``request_id`` with ``value``; False when it is not open (already
         answered elsewhere, or never asked)."""

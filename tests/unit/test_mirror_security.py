@@ -7,12 +7,14 @@ the server's gatekeeping, so every refusal is also checked to have reached no dr
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 
 import pytest
 from mirror_doubles import Client, PhoneDouble
 from websockets.exceptions import InvalidStatus
 
+from omg_agent.guards.confirmation import ConfirmationRequest
 from omg_agent.hitl.security import MirrorError, check_bind
 from omg_agent.hitl.server import Mirror
 
@@ -136,3 +138,25 @@ def test_every_human_action_is_audited_without_typed_text(client, phone):
     assert entries[0]["x"] == 10 and entries[1]["chars"] == 7
     assert "hunter2" not in json.dumps(entries)
     assert bad.status == 400 and len(phone.executed) == 3
+
+
+def test_an_approval_is_answered_by_post_with_a_boolean_once(client):
+    client.sign_in()
+    csrf = client.mirror.session.csrf
+    channel = client.mirror.channel
+    out: list[bool | None] = []
+    request = ConfirmationRequest("payment", "tap 'Pay now'", "it pays")
+    thread = threading.Thread(target=lambda: out.append(channel.confirm(request)))
+    thread.start()
+    version = channel.changes.version
+    while not channel.pending():
+        version = channel.changes.wait(version, 10)
+    [pending] = channel.pending()
+    assert client.post("/api/answer", {"id": pending["id"], "answer": "yes"},
+                       csrf=csrf).status == 400  # a typed "yes" is not an approval
+    assert client.post("/api/answer", {"id": pending["id"], "answer": False},
+                       csrf=csrf).status == 200
+    thread.join(10)
+    assert out == [False]
+    assert client.post("/api/answer", {"id": pending["id"], "answer": True},
+                       csrf=csrf).status == 409  # settled already
