@@ -28,6 +28,7 @@ from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import FrameSource
 from omg_agent.hitl.security import COOKIE, CSRF_HEADER, MirrorSession
+from omg_agent.hitl.tree import element_boxes
 
 WS_POLICY_VIOLATION = 1008
 MAX_VIEWERS = 5  # each holds one socket and a reference to the latest frame, no queue
@@ -87,6 +88,7 @@ class MirrorApp:
             Route("/", self.page, methods=["GET"]),
             Route("/api/act/{kind}", self.act, methods=["POST"]),
             Route("/api/answer", self.answer, methods=["POST"]),
+            Route("/api/tree", self.tree, methods=["GET"]),
             WebSocketRoute("/ws", self.socket),
         ])
 
@@ -158,6 +160,22 @@ class MirrorApp:
             result = self.driver.execute([action])
         self.frames.poll_once()  # the change shows at once, not at the next poll
         return result
+
+    async def tree(self, request: Request) -> Response:
+        """The elements of the screen now (for the outline under the cursor); read-only,
+        so no CSRF token, but the cookie and Host like everything else."""
+        refused = self._refuse(request, post=False)
+        if refused is not None:
+            return refused
+        try:
+            boxes = await anyio.to_thread.run_sync(self._tree)
+        except OmgError as exc:
+            return _deny(502, f"the screen's tree is not readable: {exc}")
+        return JSONResponse({"elements": boxes}, headers=_HEADERS)
+
+    def _tree(self) -> list[dict[str, Any]]:
+        with self._act:
+            return element_boxes(self.driver.observe())
 
     async def answer(self, request: Request) -> Response:
         refused = self._refuse(request, post=True)

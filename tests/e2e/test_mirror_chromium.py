@@ -131,3 +131,23 @@ def test_chinese_text_typed_on_the_page_reaches_the_notes_editor(vphone, mirror_
     typed = [e for e in mirror_cli.entries() if e["action"] == "type"]
     assert typed[0]["ok"] is True and typed[0]["chars"] == 8
     assert "牛奶" not in mirror_cli.audit.read_text("utf-8")  # typed text stays out of it
+
+
+def test_the_element_under_the_cursor_is_outlined_with_its_text(vphone, mirror_cli,
+                                                                 chromium_page):
+    page = chromium_page.page
+    _open(page, mirror_cli.url)
+    with AdbDriver(vphone.serial) as driver:
+        obs = driver.observe()
+    element = next(e for e in obs.elements if e.text == "Settings")
+    width, height = obs.screenshot.size
+    box = page.locator("#screen").bounding_box()
+    cx = (element.bounds.left + element.bounds.right) / 2 / width
+    cy = (element.bounds.top + element.bounds.bottom) / 2 / height
+    page.mouse.move(box["x"] + cx * box["width"], box["y"] + cy * box["height"])
+    expect(page.locator("#hover")).to_contain_text("Settings")
+    expect(page.locator("#outline")).to_be_visible()
+    outline = page.locator("#outline").bounding_box()
+    assert outline["x"] <= box["x"] + cx * box["width"] <= outline["x"] + outline["width"]
+    assert vphone.phone.foreground == "com.android.launcher3"  # hovering taps nothing
+    assert mirror_cli.entries() == [] and chromium_page.errors == []

@@ -11,6 +11,8 @@ from typing import Any
 from PIL import Image
 from websockets.sync.client import connect
 
+from omg_agent.core.geometry import Bounds
+from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome, ExecResult
 from omg_agent.hitl.security import COOKIE
 from omg_agent.hitl.server import Mirror
@@ -24,6 +26,18 @@ class PhoneDouble:
     def screenshot(self) -> tuple[Image.Image, bytes]:
         image = Image.new("RGB", (108, 240), (self.shade, 120, 140))
         return image, image.tobytes()
+
+    def observe(self, *, ocr: bool = False) -> Observation:
+        """A login screen: a user field and a password field holding "hunter2"."""
+        image, _ = self.screenshot()
+        user = UIElement(id=1, cls="android.widget.EditText", role="input",
+                         bounds=Bounds(10, 40, 98, 60), text="demo", editable=True,
+                         resource_id="com.omg.login:id/user")
+        password = UIElement(id=2, cls="android.widget.EditText", role="input",
+                             bounds=Bounds(10, 80, 98, 100), text="hunter2", editable=True,
+                             password=True, resource_id="com.omg.login:id/password")
+        return Observation(screenshot=image, elements=(user, password),
+                           package="com.omg.login", activity=".Login", screen_hash="login")
 
     def execute(self, actions, observation=None) -> ExecResult:
         self.executed.extend(actions)

@@ -6,6 +6,7 @@ the server's gatekeeping, so every refusal is also checked to have reached no dr
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 from collections.abc import Iterator
@@ -15,8 +16,9 @@ from mirror_doubles import Client, PhoneDouble
 from websockets.exceptions import InvalidStatus
 
 from omg_agent.guards.confirmation import ConfirmationRequest
-from omg_agent.hitl.security import MirrorError, check_bind
+from omg_agent.hitl.security import COOKIE, MirrorError, check_bind
 from omg_agent.hitl.server import Mirror
+from omg_agent.hitl.tree import MASK
 
 
 @pytest.fixture
@@ -160,3 +162,18 @@ def test_an_approval_is_answered_by_post_with_a_boolean_once(client):
     assert out == [False]
     assert client.post("/api/answer", {"id": pending["id"], "answer": True},
                        csrf=csrf).status == 409  # settled already
+
+
+def test_the_tree_needs_the_cookie_and_masks_password_fields(client):
+    assert client.request("GET", "/api/tree").status == 401
+    client.sign_in()
+    conn = http.client.HTTPConnection("127.0.0.1", client.mirror.session.port, timeout=10)
+    conn.request("GET", "/api/tree", headers={"Host": client.host,
+                                              "Cookie": f"{COOKIE}={client.cookie}"})
+    response = conn.getresponse()
+    body = json.loads(response.read())
+    conn.close()
+    user, password = body["elements"]
+    assert response.status == 200 and user["text"] == "demo"
+    assert password["text"] == MASK and "hunter2" not in json.dumps(body)
+    assert user["x1"] == round(10 * 1000 / 108) and user["y2"] == round(60 * 1000 / 240)
