@@ -27,11 +27,11 @@ from omg_agent.errors import OmgError
 from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import FrameSource
-from omg_agent.hitl.security import COOKIE, CSRF_HEADER, MirrorSession
+from omg_agent.hitl.security import COOKIE, CSRF_HEADER, MAX_VIEWERS, MirrorSession, Viewer
 from omg_agent.hitl.tree import element_boxes
 
 WS_POLICY_VIOLATION = 1008
-MAX_VIEWERS = 5  # each holds one socket and a reference to the latest frame, no queue
+MAX_SOCKETS = 2 * MAX_VIEWERS  # each holds one reference to the latest frame, no queue
 KEYS = ("back", "home", "recents")
 DRAG_MS = 300
 
@@ -89,26 +89,33 @@ class MirrorApp:
             Route("/api/act/{kind}", self.act, methods=["POST"]),
             Route("/api/answer", self.answer, methods=["POST"]),
             Route("/api/tree", self.tree, methods=["GET"]),
+            Route("/api/control", self.control, methods=["POST"]),
+            Route("/api/invite", self.invite, methods=["POST"]),
             WebSocketRoute("/ws", self.socket),
         ])
 
     # -- checks -----------------------------------------------------------------------------
-    def _refuse(self, request: Request, *, post: bool) -> Response | None:
+    def _check(self, request: Request, *, post: bool,
+               control: bool = False) -> Viewer | Response:
+        """The signed-in viewer making ``request``, or the refusal to send."""
         s = self.session
         if not s.host_ok(request.headers.get("host")):
             return _deny(400, "host not allowed")
         if "token" in request.query_params:
             return _deny(401, "a token is never accepted in a query string after the first "
                               "load")
-        if not s.cookie_ok(request.cookies.get(COOKIE)):
+        viewer = s.viewer(request.cookies.get(COOKIE))
+        if viewer is None:
             return _deny(401, "not signed in: open the link the mirror printed")
         if post:
             origin = request.headers.get("origin")
             if origin is not None and not s.origin_ok(origin):
                 return _deny(403, "origin not allowed")
-            if not s.csrf_ok(request.headers.get(CSRF_HEADER)):
+            if not s.csrf_ok(viewer, request.headers.get(CSRF_HEADER)):
                 return _deny(403, "missing or wrong CSRF token")
-        return None
+        if control and not s.controls(viewer):
+            return _deny(409, "another viewer has control: press Take control first")
+        return viewer
 
     # -- routes -----------------------------------------------------------------------------
     async def page(self, request: Request) -> Response:
@@ -117,26 +124,28 @@ class MirrorApp:
             return _deny(400, "host not allowed")
         token = request.query_params.get("token")
         if token is not None:
-            if not s.redeem(token):
+            fresh = s.redeem(token)
+            if fresh is None:
                 return _deny(401, "this link was used already or is wrong: a token is "
                                   "accepted once, then only the cookie")
+            self.audit.write("sign_in", viewer=fresh.number)
             return Response(status_code=303, headers={
-                **_HEADERS, "Location": "/", "Set-Cookie": s.set_cookie_header()})
-        refused = self._refuse(request, post=False)
-        if refused is not None:
-            return refused
+                **_HEADERS, "Location": "/", "Set-Cookie": s.set_cookie_header(fresh)})
+        viewer = self._check(request, post=False)
+        if isinstance(viewer, Response):
+            return viewer
         nonce = secrets.token_urlsafe(16)
         html = (resources.files("omg_agent.hitl") / "page.html").read_text(encoding="utf-8")
-        html = html.replace("{{nonce}}", nonce).replace("{{csrf}}", s.csrf)
+        html = html.replace("{{nonce}}", nonce).replace("{{csrf}}", viewer.csrf)
         csp = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
                f"img-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
                f"frame-ancestors 'none'")
         return HTMLResponse(html, headers={**_HEADERS, "Content-Security-Policy": csp})
 
     async def act(self, request: Request) -> Response:
-        refused = self._refuse(request, post=True)
-        if refused is not None:
-            return refused
+        viewer = self._check(request, post=True, control=True)
+        if isinstance(viewer, Response):
+            return viewer
         kind = request.path_params["kind"]
         try:
             body = json.loads(await request.body() or b"{}")
@@ -149,9 +158,10 @@ class MirrorApp:
         try:
             result = await anyio.to_thread.run_sync(self._execute, action)
         except OmgError as exc:  # the device dropped, an action it refused
-            self.audit.write(kind, ok=False, error=str(exc), **_audit_fields(kind, body))
+            self.audit.write(kind, ok=False, error=str(exc), viewer=viewer.number,
+                             **_audit_fields(kind, body))
             return _deny(502, f"{kind} failed on the device: {exc}")
-        self.audit.write(kind, ok=result.ok, **_audit_fields(kind, body))
+        self.audit.write(kind, ok=result.ok, viewer=viewer.number, **_audit_fields(kind, body))
         self.frames.changes.bump()
         return JSONResponse({"ok": result.ok}, headers=_HEADERS)
 
@@ -164,9 +174,9 @@ class MirrorApp:
     async def tree(self, request: Request) -> Response:
         """The elements of the screen now (for the outline under the cursor); read-only,
         so no CSRF token, but the cookie and Host like everything else."""
-        refused = self._refuse(request, post=False)
-        if refused is not None:
-            return refused
+        viewer = self._check(request, post=False)
+        if isinstance(viewer, Response):
+            return viewer
         try:
             boxes = await anyio.to_thread.run_sync(self._tree)
         except OmgError as exc:
@@ -177,10 +187,31 @@ class MirrorApp:
         with self._act:
             return element_boxes(self.driver.observe())
 
+    async def control(self, request: Request) -> Response:
+        """This viewer takes control (the others watch)."""
+        viewer = self._check(request, post=True)
+        if isinstance(viewer, Response):
+            return viewer
+        self.session.take_control(viewer)
+        self.audit.write("take_control", viewer=viewer.number)
+        self.frames.changes.bump()
+        return JSONResponse({"ok": True}, headers=_HEADERS)
+
+    async def invite(self, request: Request) -> Response:
+        """A one-time link for another browser (at most MAX_VIEWERS in all)."""
+        viewer = self._check(request, post=True)
+        if isinstance(viewer, Response):
+            return viewer
+        link = self.session.invite()
+        if link is None:
+            return _deny(409, f"{MAX_VIEWERS} viewers already: no more links")
+        self.audit.write("invite", viewer=viewer.number)
+        return JSONResponse({"url": link}, headers=_HEADERS)
+
     async def answer(self, request: Request) -> Response:
-        refused = self._refuse(request, post=True)
-        if refused is not None:
-            return refused
+        viewer = self._check(request, post=True, control=True)
+        if isinstance(viewer, Response):
+            return viewer
         try:
             body = json.loads(await request.body() or b"{}")
             request_id = int(body["id"])
@@ -192,18 +223,20 @@ class MirrorApp:
             return _deny(400, "an approval is answered true (approve) or false (reject)")
         if kind == "ask" and not isinstance(value, str):
             return _deny(400, "a question is answered with text")
-        if kind is None or not self.channel.answer(request_id, value):
+        if kind is None or not self.channel.answer(request_id, value, by="page",
+                                                   viewer=viewer.number):
             return _deny(409, "that request is not open (answered already)")
         return JSONResponse({"ok": True}, headers=_HEADERS)
 
     async def socket(self, ws: WebSocket) -> None:
         s = self.session
+        viewer = s.viewer(ws.cookies.get(COOKIE))
         if not (s.host_ok(ws.headers.get("host")) and s.origin_ok(ws.headers.get("origin"))
-                and "token" not in ws.query_params and s.cookie_ok(ws.cookies.get(COOKIE))):
+                and "token" not in ws.query_params and viewer is not None):
             await ws.close(code=WS_POLICY_VIOLATION)
             return
-        if not self.frames.watch(limit=MAX_VIEWERS):
-            await ws.close(code=WS_POLICY_VIOLATION)  # a sixth viewer: refused
+        if not self.frames.watch(limit=MAX_SOCKETS):
+            await ws.close(code=WS_POLICY_VIOLATION)  # too many open pages: refused
             return
         try:
             await ws.accept()
@@ -212,7 +245,7 @@ class MirrorApp:
             raise
         try:
             async with anyio.create_task_group() as group:
-                group.start_soon(self._push, ws)
+                group.start_soon(self._push, ws, viewer)
                 try:
                     while True:  # the page sends nothing; this notices it leave
                         await ws.receive_text()
@@ -224,15 +257,17 @@ class MirrorApp:
         finally:
             self.frames.unwatch()
 
-    async def _push(self, ws: WebSocket) -> None:
+    async def _push(self, ws: WebSocket, viewer: Viewer) -> None:
         version, sent_seq, sent_state = -1, 0, ""
         changes = self.frames.changes
         while True:
             version = await anyio.to_thread.run_sync(changes.wait, version, 1.0,
                                                      abandon_on_cancel=True)
             frame = self.frames.latest
-            state = json.dumps({"pending": self.channel.pending(),
-                                "error": self.frames.error}, ensure_ascii=False)
+            state = json.dumps({"pending": self.channel.pending(), "error": self.frames.error,
+                                "viewer": viewer.number,
+                                "control": self.session.controls(viewer)},
+                               ensure_ascii=False)
             if state != sent_state:
                 await ws.send_text(state)
                 sent_state = state

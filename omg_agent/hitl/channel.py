@@ -56,7 +56,7 @@ class PageChannel:
             item = self._open.get(request_id)
             return item.kind if item is not None else None
 
-    def answer(self, request_id: int, value: Any, by: str = "page") -> bool:
+    def answer(self, request_id: int, value: Any, by: str = "page", **who: Any) -> bool:
         """Settle request ``request_id`` with ``value``; False when it is not open (already
         answered elsewhere, or never asked)."""
         with self._lock:
@@ -67,7 +67,7 @@ class PageChannel:
             item.done.set()
         shown = value if item.kind == "confirm" else "(answered)"
         self.audit.write("answer", request=item.kind, id=request_id, question=item.text,
-                         answer=shown, by=by)
+                         answer=shown, by=by, **who)
         self.changes.bump()
         return True
 

@@ -23,6 +23,7 @@ from omg_agent.errors import OmgError
 
 COOKIE = "omg_mirror"
 CSRF_HEADER = "x-csrf-token"
+MAX_VIEWERS = 5  # browsers signed in to one mirror
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -56,38 +57,85 @@ def _same(a: str | None, b: str) -> bool:
     return a is not None and hmac.compare_digest(a.encode(), b.encode())
 
 
+@dataclass(frozen=True)
+class Viewer:
+    """One signed-in browser: its cookie and its own CSRF token."""
+
+    number: int
+    cookie: str
+    csrf: str
+
+
 @dataclass
 class MirrorSession:
-    """The secrets of one mirror session and the checks made with them."""
+    """The secrets of one mirror session and the checks made with them.
+
+    Each link (the printed one, or one a signed-in viewer invites) works once and signs one
+    browser in; at most :data:`MAX_VIEWERS` browsers. One of them has control (drives the
+    phone and answers the agent) at a time: the first, until another takes it.
+    """
 
     host: str
     port: int
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
-    cookie: str = field(default_factory=lambda: secrets.token_urlsafe(32))
-    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
-    redeemed: bool = False
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
+        self._links = [self.token]  # tokens not used yet
+        self._viewers: list[Viewer] = []
+        self.controller: Viewer | None = None
         names = {self.host, "127.0.0.1", "localhost"} if is_loopback(self.host) else {self.host}
         if ":" in self.host and not self.host.startswith("["):
             names = {f"[{n}]" if ":" in n else n for n in names}
         self.hosts = frozenset(f"{n}:{self.port}" for n in names)
         self.origins = frozenset(f"http://{h}" for h in self.hosts)
 
+    def link(self, token: str) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/?token={token}"
+
     @property
     def url(self) -> str:
-        """The link printed once: the only place the token appears."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/?token={self.token}"
+        """The link printed once: the only place the first token appears."""
+        return self.link(self.token)
 
-    def redeem(self, token: str | None) -> bool:
-        """The URL token, accepted once: it becomes the session cookie."""
+    @property
+    def redeemed(self) -> bool:
+        return self.token not in self._links
+
+    def invite(self) -> str | None:
+        """A new one-time link for another browser; ``None`` when :data:`MAX_VIEWERS`
+        are signed in or invited already."""
         with self._lock:
-            if self.redeemed or not _same(token, self.token):
-                return False
-            self.redeemed = True
-            return True
+            if len(self._viewers) + len(self._links) >= MAX_VIEWERS:
+                return None
+            token = secrets.token_urlsafe(24)
+            self._links.append(token)
+            return self.link(token)
+
+    def redeem(self, token: str | None) -> Viewer | None:
+        """A link's token, accepted once: it becomes a viewer with its own cookie."""
+        with self._lock:
+            match = next((t for t in self._links if _same(token, t)), None)
+            if match is None:
+                return None
+            self._links.remove(match)
+            viewer = Viewer(len(self._viewers) + 1, secrets.token_urlsafe(32),
+                            secrets.token_urlsafe(24))
+            self._viewers.append(viewer)
+            if self.controller is None:
+                self.controller = viewer
+            return viewer
+
+    def viewer(self, cookie: str | None) -> Viewer | None:
+        return next((v for v in self._viewers if _same(cookie, v.cookie)), None)
+
+    def take_control(self, viewer: Viewer) -> None:
+        with self._lock:
+            self.controller = viewer
+
+    def controls(self, viewer: Viewer) -> bool:
+        return self.controller is viewer
 
     def host_ok(self, host: str | None) -> bool:
         return host is not None and host.lower() in self.hosts
@@ -95,11 +143,10 @@ class MirrorSession:
     def origin_ok(self, origin: str | None) -> bool:
         return origin is not None and origin.lower() in self.origins
 
-    def cookie_ok(self, value: str | None) -> bool:
-        return _same(value, self.cookie)
+    @staticmethod
+    def csrf_ok(viewer: Viewer, value: str | None) -> bool:
+        return _same(value, viewer.csrf)
 
-    def csrf_ok(self, value: str | None) -> bool:
-        return _same(value, self.csrf)
-
-    def set_cookie_header(self) -> str:
-        return f"{COOKIE}={self.cookie}; Path=/; HttpOnly; SameSite=Strict"
+    @staticmethod
+    def set_cookie_header(viewer: Viewer) -> str:
+        return f"{COOKIE}={viewer.cookie}; Path=/; HttpOnly; SameSite=Strict"

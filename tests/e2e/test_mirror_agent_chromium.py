@@ -83,8 +83,9 @@ def test_a_pay_approval_rejected_on_the_page_leaves_no_order(vphone, tmp_path, c
         while thread.is_alive():  # reject every approval the run asks for
             request = page.locator(".req[data-kind=confirm]").first
             try:
+                text = request.inner_text(timeout=1000)  # what the page shows, then No
                 request.locator("button.reject").click(timeout=1000)
-                shown.append(request.inner_text(timeout=1000))
+                shown.append(text)
             except PlaywrightTimeout:
                 continue
         rejected = [e for e in mirror.audit.entries if e["action"] == "answer"]

@@ -41,9 +41,11 @@ class MirrorProcess:
     audit: Path
 
     def entries(self) -> list[dict]:
+        """The audit's gesture records (sign-ins left out)."""
         if not self.audit.exists():
             return []
-        return [json.loads(line) for line in self.audit.read_text("utf-8").splitlines()]
+        lines = [json.loads(line) for line in self.audit.read_text("utf-8").splitlines()]
+        return [e for e in lines if e["action"] != "sign_in"]
 
 
 @pytest.fixture

@@ -5,9 +5,12 @@ asked for; the vphone still carries it out."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
+
+from playwright.sync_api import expect
 
 from omg_agent.core.actions import Key, LongPress, Swipe
 from omg_agent.drivers.adb import AdbDriver
@@ -62,7 +65,7 @@ def test_drag_long_press_and_keys_reach_the_driver(vphone, chromium_page):
             page.click("#recents")
             wait_for(lambda: len(spy.actions) == 3, "recents")
             page.click("#back")
-            wait_for(lambda: len(mirror.audit.entries) == 4, "all four audited")
+            wait_for(lambda: len(mirror.audit.entries) == 5, "all four audited")
             audited = [e["action"] for e in mirror.audit.entries]
     swipe, press, recents, back = spy.actions
     assert isinstance(swipe, Swipe)
@@ -70,5 +73,27 @@ def test_drag_long_press_and_keys_reach_the_driver(vphone, chromium_page):
     assert abs(swipe.to.x - 500) <= 5 and abs(swipe.to.y - 300) <= 5
     assert isinstance(press, LongPress) and abs(press.target.y - 600) <= 5
     assert recents == Key(key="recents") and back == Key(key="back")
-    assert audited == ["swipe", "long_press", "key", "key"]
+    assert audited == ["sign_in", "swipe", "long_press", "key", "key"]
+    assert chromium_page.errors == []
+
+
+def test_an_invited_viewer_watches_until_it_takes_control(vphone, chromium_page):
+    first = chromium_page.page
+    with AdbDriver(vphone.serial) as adb, Mirror(adb) as mirror:
+        first.goto(mirror.url)
+        first.wait_for_selector("#screen[data-frames]")
+        expect(first.locator("#take")).to_be_hidden()  # the first viewer has control
+        first.click("#invite")
+        link = first.locator("#invite-link")
+        expect(link).to_have_value(re.compile(r"^http://127\.0\.0\.1:\d+/\?token="))
+        second = first.context.browser.new_context().new_page()  # another browser
+        second.goto(link.input_value())
+        second.wait_for_selector("#screen[data-frames]")
+        expect(second.locator("#who")).to_contain_text("viewer 2 · watching")
+        second.click("#take")
+        expect(second.locator("#take")).to_be_hidden()
+        expect(first.locator("#take")).to_be_visible()  # the first one now watches
+        expect(first.locator("#who")).to_contain_text("watching")
+        actions = [e["action"] for e in mirror.audit.entries]
+    assert actions == ["sign_in", "invite", "sign_in", "take_control"]
     assert chromium_page.errors == []

@@ -66,8 +66,15 @@ class Client:
         conn.close()
         return response
 
-    def sign_in(self) -> http.client.HTTPResponse:
-        path = self.mirror.url.split(str(self.mirror.session.port), 1)[1]
+    @property
+    def csrf(self) -> str:
+        viewer = self.mirror.session.viewer(self.cookie)
+        assert viewer is not None, "not signed in"
+        return viewer.csrf
+
+    def sign_in(self, url: str | None = None) -> http.client.HTTPResponse:
+        """Open a one-time link (default: the printed one) and keep the cookie it sets."""
+        path = (url or self.mirror.url).split(str(self.mirror.session.port), 1)[1]
         response = self.request("GET", path, cookie=False)
         set_cookie = response.getheader("Set-Cookie") or ""
         self.cookie = set_cookie.split(";", 1)[0].split("=", 1)[1] if set_cookie else ""

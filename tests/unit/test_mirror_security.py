@@ -60,7 +60,7 @@ def test_token_in_a_query_string_after_the_first_load_is_refused(client, phone):
     client.sign_in()
     assert client.request("GET", f"/?token={token}", cookie=False).status == 401
     assert client.request("GET", f"/?token={token}").status == 401  # even with the cookie
-    csrf = client.mirror.session.csrf
+    csrf = client.csrf
     assert client.post(f"/api/act/tap?token={token}", {"x": 1, "y": 1},
                        csrf=csrf).status == 401
     with pytest.raises(InvalidStatus):
@@ -80,7 +80,7 @@ def test_forged_host_is_rejected(client, phone):
         assert fresh.session.redeemed is False  # a rebinding page cannot spend the token
     finally:
         fresh.close()
-    assert client.post("/api/act/tap", {"x": 1, "y": 1}, csrf=client.mirror.session.csrf,
+    assert client.post("/api/act/tap", {"x": 1, "y": 1}, csrf=client.csrf,
                        headers=forged).status == 400
     assert phone.executed == []
 
@@ -100,13 +100,13 @@ def test_post_without_csrf_is_rejected(client, phone):
     assert client.post("/api/act/tap", {"x": 500, "y": 500}, csrf="wrong").status == 403
     assert client.post("/api/answer", {"id": 1, "answer": "x"}).status == 403
     assert phone.executed == []
-    ok = client.post("/api/act/tap", {"x": 500, "y": 500}, csrf=client.mirror.session.csrf)
+    ok = client.post("/api/act/tap", {"x": 500, "y": 500}, csrf=client.csrf)
     assert ok.status == 200 and len(phone.executed) == 1
 
 
 def test_post_from_a_foreign_origin_is_rejected(client, phone):
     client.sign_in()
-    response = client.post("/api/act/tap", {"x": 1, "y": 1}, csrf=client.mirror.session.csrf,
+    response = client.post("/api/act/tap", {"x": 1, "y": 1}, csrf=client.csrf,
                            headers={"Origin": "http://evil.example"})
     assert response.status == 403 and phone.executed == []
 
@@ -130,12 +130,14 @@ def test_binding_a_non_loopback_address_needs_the_flag():
 
 def test_every_human_action_is_audited_without_typed_text(client, phone):
     client.sign_in()
-    csrf = client.mirror.session.csrf
+    csrf = client.csrf
     client.post("/api/act/tap", {"x": 10, "y": 20}, csrf=csrf)
     client.post("/api/act/type", {"text": "hunter2"}, csrf=csrf)
     client.post("/api/act/key", {"key": "home"}, csrf=csrf)
     bad = client.post("/api/act/key", {"key": "power"}, csrf=csrf)
-    entries = client.mirror.audit.entries
+    entries = client.mirror.audit.entries[1:]  # after the sign-in
+    assert client.mirror.audit.entries[0] == {**client.mirror.audit.entries[0],
+                                              "action": "sign_in", "viewer": 1}
     assert [e["action"] for e in entries] == ["tap", "type", "key"]
     assert entries[0]["x"] == 10 and entries[1]["chars"] == 7
     assert "hunter2" not in json.dumps(entries)
@@ -144,7 +146,7 @@ def test_every_human_action_is_audited_without_typed_text(client, phone):
 
 def test_an_approval_is_answered_by_post_with_a_boolean_once(client):
     client.sign_in()
-    csrf = client.mirror.session.csrf
+    csrf = client.csrf
     channel = client.mirror.channel
     out: list[bool | None] = []
     request = ConfirmationRequest("payment", "tap 'Pay now'", "it pays")
