@@ -378,18 +378,21 @@ class RunJob:
             macros = MacroSession(driver, store=MacroStore(settings.runs_dir / "macros"))
         ask: Callable[[str], str | None] | None = view.ask if view and human else None
         confirm: ConfirmationChannel | None = view.confirm_channel() if view and human else None
+        show: Callable[[Any], None] | None = (lambda p: view.update(secrets.scrub(p))) \
+            if view else None
         page = None
         if self.mirror:
-            from omg_agent.hitl.attach import attach_mirror
+            from omg_agent.hitl.attach import attach_mirror, progress_hook
 
             ask, confirm, page = attach_mirror(stack, driver, ask, confirm, lambda url: (
                 err_console.print(f"mirror: open {url}", soft_wrap=True, highlight=False)))
+            show = progress_hook(page, show, secrets.scrub)
         orchestrator = open_agent(
             stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
             long_term=settings.long_term_memory, resume=resume, session=session,
             checkpoint=serial, macros=macros,
             ask_user=ask, confirm=confirm,
-            on_progress=(lambda p: view.update(secrets.scrub(p))) if view else None,
+            on_progress=show,
             secrets=secrets)
         if page is not None:
             page.audit_to(orchestrator.recorder)

@@ -265,6 +265,7 @@ class MirrorApp:
                                                      abandon_on_cancel=True)
             frame = self.frames.latest
             state = json.dumps({"pending": self.channel.pending(), "error": self.frames.error,
+                                "run": self.channel.run,
                                 "viewer": viewer.number,
                                 "control": self.session.controls(viewer)},
                                ensure_ascii=False)

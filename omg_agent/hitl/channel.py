@@ -20,6 +20,7 @@ from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.frames import Changes
 
 WAIT_SLICE_S = 0.5  # a waiting run wakes this often (so Ctrl-C reaches it)
+RECENT = 8  # recent actions shown on the page
 
 
 @dataclass
@@ -44,6 +45,19 @@ class PageChannel:
         self._open: dict[int, Pending] = {}
         self._lock = threading.Lock()
         self._closed = threading.Event()
+        self.run: dict[str, Any] | None = None  # the run's progress, as the page shows it
+        self.recent: list[str] = []  # its last actions, newest last
+
+    # -- the run's progress -----------------------------------------------------------------
+    def show_progress(self, progress: Any) -> None:
+        """A run's :class:`~omg_agent.brain.run_state.Progress` (masked by the caller)."""
+        last = progress.last_action or ""
+        if last and (not self.recent or self.recent[-1] != last):
+            self.recent = [*self.recent, last][-RECENT:]
+        self.run = {"phase": progress.phase, "todo": progress.todo, "step": progress.step,
+                    "steps": f"{progress.steps_used}/{progress.steps_limit}",
+                    "recent": list(self.recent)}
+        self.changes.bump()
 
     # -- the page's side --------------------------------------------------------------------
     def pending(self) -> list[dict[str, Any]]:

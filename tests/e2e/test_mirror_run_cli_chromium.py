@@ -51,6 +51,7 @@ def test_without_a_tty_the_question_waits_on_the_page_and_the_run_completes(
             page.goto(url)
             request = page.locator(".req[data-kind=ask]")
             expect(request).to_contain_text(QUESTION, timeout=60_000)
+            expect(page.locator("#plan")).to_contain_text(AskingModel.goal)  # the run's plan
             request.locator("input.answer").fill(ANSWER)
             request.locator("button.send-answer").click()
             out, _ = proc.communicate(timeout=120)
