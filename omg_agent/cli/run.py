@@ -387,6 +387,7 @@ class RunJob:
             ask, confirm, page = attach_mirror(stack, driver, ask, confirm, lambda url: (
                 err_console.print(f"mirror: open {url}", soft_wrap=True, highlight=False)))
             show = progress_hook(page, show, secrets.scrub)
+            driver = page.held(driver)  # a takeover on the page pauses the agent
         orchestrator = open_agent(
             stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
             long_term=settings.long_term_memory, resume=resume, session=session,

@@ -28,6 +28,7 @@ from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import FrameSource
 from omg_agent.hitl.security import COOKIE, CSRF_HEADER, MAX_VIEWERS, MirrorSession, Viewer
+from omg_agent.hitl.takeover import Takeover
 from omg_agent.hitl.tree import element_boxes
 
 WS_POLICY_VIOLATION = 1008
@@ -77,12 +78,13 @@ def _audit_fields(kind: str, body: dict[str, Any]) -> dict[str, Any]:
 
 class MirrorApp:
     def __init__(self, session: MirrorSession, driver: Any, frames: FrameSource,
-                 channel: PageChannel, audit: AuditLog) -> None:
+                 channel: PageChannel, audit: AuditLog, takeover: Takeover) -> None:
         self.session = session
         self.driver = driver
         self.frames = frames
         self.channel = channel
         self.audit = audit
+        self.takeover = takeover
         self._act = threading.Lock()  # one human gesture at a time
         self.asgi = Starlette(routes=[
             Route("/", self.page, methods=["GET"]),
@@ -91,6 +93,7 @@ class MirrorApp:
             Route("/api/tree", self.tree, methods=["GET"]),
             Route("/api/control", self.control, methods=["POST"]),
             Route("/api/invite", self.invite, methods=["POST"]),
+            Route("/api/takeover", self.take_over, methods=["POST"]),
             WebSocketRoute("/ws", self.socket),
         ])
 
@@ -197,6 +200,26 @@ class MirrorApp:
         self.frames.changes.bump()
         return JSONResponse({"ok": True}, headers=_HEADERS)
 
+    async def take_over(self, request: Request) -> Response:
+        """``{"on": true}`` pauses the agent's next look and action; ``false`` lets it go
+        on (it looks at the screen afresh)."""
+        viewer = self._check(request, post=True, control=True)
+        if isinstance(viewer, Response):
+            return viewer
+        try:
+            on = json.loads(await request.body() or b"{}")["on"]
+            if not isinstance(on, bool):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            return _deny(400, 'bad takeover: send {"on": true} or {"on": false}')
+        if on:
+            self.takeover.begin()
+        else:
+            self.takeover.end()
+        self.audit.write("takeover" if on else "continue", viewer=viewer.number)
+        self.frames.changes.bump()
+        return JSONResponse({"ok": True}, headers=_HEADERS)
+
     async def invite(self, request: Request) -> Response:
         """A one-time link for another browser (at most MAX_VIEWERS in all)."""
         viewer = self._check(request, post=True)
@@ -265,7 +288,7 @@ class MirrorApp:
                                                      abandon_on_cancel=True)
             frame = self.frames.latest
             state = json.dumps({"pending": self.channel.pending(), "error": self.frames.error,
-                                "run": self.channel.run,
+                                "run": self.channel.run, "takeover": self.takeover.active,
                                 "viewer": viewer.number,
                                 "control": self.session.controls(viewer)},
                                ensure_ascii=False)

@@ -19,6 +19,7 @@ from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import Changes, FrameSource
 from omg_agent.hitl.security import MirrorError, MirrorSession, check_bind
+from omg_agent.hitl.takeover import HeldDriver, Takeover
 
 START_TIMEOUT_S = 15.0
 
@@ -50,13 +51,19 @@ class Mirror:
         self.changes = Changes()
         self.frames = FrameSource(driver, self.changes)
         self.channel = PageChannel(self.changes, self.audit)
-        self.app = MirrorApp(self.session, driver, self.frames, self.channel, self.audit)
+        self.takeover = Takeover()
+        self.app = MirrorApp(self.session, driver, self.frames, self.channel, self.audit,
+                             self.takeover)
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
         return self.session.url
+
+    def held(self, driver: Any) -> HeldDriver:
+        """``driver`` for the agent: it waits while the human has taken over."""
+        return HeldDriver(driver, self.takeover)
 
     def audit_to(self, recorder: Any) -> None:
         """The human's actions and answers become ``human`` events of ``recorder``'s trace
@@ -90,6 +97,7 @@ class Mirror:
             thread.join(0.5)
 
     def close(self) -> None:
+        self.takeover.end()  # nobody can press Continue any more: the agent goes on
         self.channel.close()
         self.frames.close()
         if self._server is not None:
