@@ -11,9 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mirror_models import ANSWER, QUESTION, SETTINGS, AskingModel  # tests/e2e/mirror_models.py
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import expect
 
 from omg_agent.brain.agent import gatekeeper
 from omg_agent.brain.llm import LLMClient
@@ -24,6 +23,10 @@ from omg_agent.drivers.adb import AdbDriver
 from omg_agent.hitl.server import Mirror
 from omg_agent.sim.gullible import GulliblePolicy
 from omg_agent.sim.model_double import ModelDouble
+
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = playwright.expect
+PlaywrightTimeout = playwright.TimeoutError
 
 SHOP = "com.omg.shop"
 

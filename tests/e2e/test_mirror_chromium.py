@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
 
 from omg_agent.drivers.adb import AdbDriver
+
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = playwright.expect
 
 ROOT = Path(__file__).resolve().parents[2]
 

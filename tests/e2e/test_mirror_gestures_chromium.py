@@ -10,11 +10,14 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from playwright.sync_api import expect
+import pytest
 
 from omg_agent.core.actions import Key, LongPress, Swipe
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.hitl.server import Mirror
+
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = playwright.expect
 
 
 class SpyDriver:
@@ -97,3 +100,18 @@ def test_an_invited_viewer_watches_until_it_takes_control(vphone, chromium_page)
         actions = [e["action"] for e in mirror.audit.entries]
     assert actions == ["sign_in", "invite", "sign_in", "take_control"]
     assert chromium_page.errors == []
+
+
+def test_pause_and_continue_on_the_page_flip_the_takeover(vphone, chromium_page):
+    page = chromium_page.page
+    with AdbDriver(vphone.serial) as adb, Mirror(adb) as mirror:
+        page.goto(mirror.url)
+        page.wait_for_selector("#screen[data-frames]")
+        page.click("#pause")
+        expect(page.locator("#pause")).to_contain_text("Continue")
+        assert mirror.takeover.active
+        page.click("#pause")
+        expect(page.locator("#pause")).to_contain_text("Pause the agent")
+        assert not mirror.takeover.active
+        actions = [e["action"] for e in mirror.audit.entries]
+    assert actions == ["sign_in", "takeover", "continue"]

@@ -10,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mirror_models import ANSWER, QUESTION, SETTINGS, AskingModel
-from playwright.sync_api import expect
 
 from omg_agent.sim.model_double import ModelDouble
+
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = playwright.expect
 
 ROOT = Path(__file__).resolve().parents[2]
 BLANK = {"OMG_API_KEY": "", "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "OMG_CONFIG": "",
