@@ -15,11 +15,23 @@ import logging
 
 import typer
 
-from omg_agent.cli import bench, config, demo, device, doctor, flow, macro, report, run, vphone
+from omg_agent.cli import (
+    bench,
+    config,
+    demo,
+    device,
+    doctor,
+    flow,
+    macro,
+    mirror,
+    report,
+    run,
+    vphone,
+)
 
 app = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language task.\n\n"
                        "Example: omg-agent demo", no_args_is_help=True)
-for group in (vphone, bench, config, demo, doctor, device, report, run, flow, macro):
+for group in (vphone, bench, config, demo, doctor, device, report, run, flow, macro, mirror):
     group.register(app)
 
 

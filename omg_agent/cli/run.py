@@ -46,7 +46,7 @@ from omg_agent.config import Settings
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import OmgError
-from omg_agent.guards.confirmation import TerminalChannel
+from omg_agent.guards.confirmation import ConfirmationChannel, TerminalChannel
 
 log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
@@ -204,6 +204,9 @@ def run(
                                    "macro for repeated work (batched taps with checkpoints)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not replay a flow cached "
                                   "from an earlier run of this task (and cache nothing)."),
+    mirror: bool = typer.Option(False, "--mirror", help="Show the phone live in a browser "
+                                "(127.0.0.1, one-time link): watch, drive, answer questions "
+                                "and approve sensitive actions there or on the terminal."),
 ) -> None:
     """Run one task on the phone and print the result.
 
@@ -260,6 +263,7 @@ def run(
     job = RunJob(settings, driver, as_json, dry_run)
     job.use_cache = not (no_cache or dry_run)
     job.use_macros = not (no_macros or dry_run)  # a macro talks to the shell: never dry
+    job.mirror = mirror
     try:
         if resume is not None:
             result, run_dir = job.resume(resume, answer)
@@ -282,6 +286,7 @@ class RunJob:
         self.dry_run = dry_run
         self.use_cache = False  # run() turns it on unless --no-cache / --dry-run
         self.use_macros = False  # … and macros unless --no-macros / --dry-run
+        self.mirror = False  # --mirror: questions and approvals on the page too
 
     def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
         from omg_agent.brain.planner import load_plan_file
@@ -374,14 +379,27 @@ class RunJob:
             from omg_agent.macros import MacroSession, MacroStore
 
             macros = MacroSession(driver, store=MacroStore(settings.runs_dir / "macros"))
+        ask: Callable[[str], str | None] | None = view.ask if view and human else None
+        confirm: ConfirmationChannel | None = view.confirm_channel() if view and human else None
+        show: Callable[[Any], None] | None = (lambda p: view.update(secrets.scrub(p))) \
+            if view else None
+        page = None
+        if self.mirror:
+            from omg_agent.hitl.attach import attach_mirror, progress_hook
+
+            ask, confirm, page = attach_mirror(stack, driver, ask, confirm, lambda url: (
+                err_console.print(f"mirror: open {url}", soft_wrap=True, highlight=False)))
+            show = progress_hook(page, show, secrets.scrub)
+            driver = page.held(driver)  # a takeover on the page pauses the agent
         orchestrator = open_agent(
             stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
             long_term=settings.long_term_memory, resume=resume, session=session,
             checkpoint=serial, macros=macros,
-            ask_user=view.ask if view is not None and human else None,
-            confirm=view.confirm_channel() if view is not None and human else None,
-            on_progress=(lambda p: view.update(secrets.scrub(p))) if view else None,
+            ask_user=ask, confirm=confirm,
+            on_progress=show,
             secrets=secrets)
+        if page is not None:
+            page.audit_to(orchestrator.recorder)
         if view is not None:  # retries of a slow or failing endpoint show live
             for client in orchestrator.llms:
                 client.on_notice = lambda text: view.notice(secrets.mask(text))

@@ -1,0 +1,83 @@
+"""``omg-agent mirror``: the phone live in a browser, to watch and drive it by hand.
+
+Thin: picks the device (or starts a vphone), builds its driver, starts
+:class:`~omg_agent.hitl.server.Mirror` and prints the one link that signs a browser in.
+It listens on 127.0.0.1 only, unless ``--host`` names another address *and*
+``--allow-remote`` is given. Every human action goes to an audit file.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from omg_agent.cli.console import console, err_console, fail
+from omg_agent.errors import OmgError
+
+
+def mirror(
+    device: str | None = typer.Option(None, "--device", "-s",
+                                      help="adb serial, or 'vphone' to start one."),
+    driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback "
+                             "unless --allow-remote)."),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="Port (0: any free one)."),
+    allow_remote: bool = typer.Option(False, "--allow-remote", help="Allow a non-loopback "
+                                      "--host: anyone with the link on that network can "
+                                      "drive the phone."),
+    audit: Path | None = typer.Option(None, "--audit", help="Audit file (JSON lines); "
+                                      "default <runs_dir>/mirror/audit-<time>.jsonl."),
+) -> None:
+    """Show the phone live in a browser and drive it by hand (tap, drag, type, keys).
+
+    Prints a link with a one-time token: open it once; the browser then keeps a session
+    cookie. Ctrl-C stops the mirror.
+
+    Example: omg-agent mirror
+
+    Example: omg-agent mirror --device emulator-5554
+    """
+    from omg_agent.cli.run import _serial
+    from omg_agent.config import Settings
+    from omg_agent.drivers.select import choose_driver
+    from omg_agent.hitl.security import check_bind
+    from omg_agent.hitl.server import Mirror
+
+    if driver not in ("adb", "u2", "auto"):
+        fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
+    try:
+        check_bind(host, allow_remote)  # before any device is touched
+        settings = Settings.load(overrides={"device": device})
+    except OmgError as exc:
+        fail(str(exc))
+    if audit is None:
+        audit = settings.runs_dir / "mirror" / f"audit-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    with ExitStack() as stack:
+        try:
+            serial = _serial(stack, settings.device)
+            phone = choose_driver(serial, driver)  # type: ignore[arg-type]
+            stack.callback(phone.close)
+            server = Mirror(phone, host=host, port=port, allow_remote=allow_remote,
+                            audit_path=audit)
+            stack.enter_context(server)
+        except OmgError as exc:
+            fail(str(exc))
+        if server.warning:
+            err_console.print(f"[yellow]{escape(server.warning)}[/yellow]", soft_wrap=True)
+        console.print(f"mirror of {serial}: open {server.url}", soft_wrap=True,
+                      highlight=False)
+        err_console.print(escape(f"(the link works once; audit log {audit}; Ctrl-C stops)"),
+                          soft_wrap=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            err_console.print("mirror stopped")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``mirror`` command to the ``omg-agent`` app."""
+    root.command(name="mirror")(mirror)

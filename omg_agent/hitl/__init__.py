@@ -1,0 +1,11 @@
+"""Human in the loop: a secure live mirror of the phone in a browser (issue 16).
+
+* :mod:`~omg_agent.hitl.security` — who may see and drive the mirror: loopback bind, a
+  single-use URL token traded for an HttpOnly SameSite=Strict cookie, Host allow-list,
+  WebSocket Origin check, CSRF token on every POST;
+* :mod:`~omg_agent.hitl.frames` — the screen as JPEG frames, pushed only when it changes;
+* :mod:`~omg_agent.hitl.channel` — the agent's questions and sensitive-action approvals
+  answered on the page (or on the terminal: whichever answers first wins);
+* :mod:`~omg_agent.hitl.audit` — every human action written down;
+* :mod:`~omg_agent.hitl.app` / :mod:`~omg_agent.hitl.server` — the ASGI app and uvicorn.
+"""
