@@ -41,7 +41,7 @@ def mirror(
 
     Example: omg-agent mirror --device emulator-5554
     """
-    from omg_agent.cli.run import _serial
+    from omg_agent.cli.run import attached_or_vphone
     from omg_agent.config import Settings
     from omg_agent.drivers.select import choose_driver
     from omg_agent.hitl.security import check_bind
@@ -58,7 +58,7 @@ def mirror(
         audit = settings.runs_dir / "mirror" / f"audit-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     with ExitStack() as stack:
         try:
-            serial = _serial(stack, settings.device)
+            serial = attached_or_vphone(stack, settings.device)
             phone = choose_driver(serial, driver)  # type: ignore[arg-type]
             stack.callback(phone.close)
             server = Mirror(phone, host=host, port=port, allow_remote=allow_remote,
