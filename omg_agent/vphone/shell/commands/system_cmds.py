@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from omg_agent.vphone.shell.commands.ids import pid_of, user_name
+from omg_agent.vphone.shell.commands.ids import running_apps, user_name
 from omg_agent.vphone.shell.context import CommandTable, Ctx
 
 NAMESPACES = ("system", "secure", "global")
@@ -22,7 +22,9 @@ SHELL_ID = ("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007
 PS_HEADER = "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME"
 SYSTEM_PROCS = (("root", 1, 0, "init"), ("root", 612, 1, "zygote64"),
                 ("system", 1007, 612, "system_server"),
-                ("u0_a143", 1312, 612, "com.android.systemui"))
+                ("u0_a143", 1312, 612, "com.android.systemui"),
+                ("radio", 1340, 612, "com.android.phone"))
+U2_PID = 4100  # the uiautomator2 server (app_process) while it runs
 KERNEL = "5.15.41-android13-8-00055-g4f5025129fe8-ab8949913"
 
 
@@ -125,16 +127,19 @@ def ps(ctx: Ctx, args: list[str]) -> int:
     if everything:
         for user, pid, ppid, name in SYSTEM_PROCS:
             ctx.outln(_ps_line(user, pid, ppid, name))
-        package, _ = ctx.phone.focus()
-        ctx.outln(_ps_line(user_name(package), pid_of(package), 612, package))
+        for package, pid in sorted(running_apps(ctx.phone).items(), key=lambda kv: kv[1]):
+            ctx.outln(_ps_line(user_name(package), pid, 612, package))
+        if getattr(ctx.phone, "_u2", None):
+            ctx.outln(_ps_line("shell", U2_PID, 1, "uiautomator"))
     ctx.outln(_ps_line("shell", 4242, 1, "sh"))
     ctx.outln(_ps_line("shell", 4243, 4242, "ps"))
     return 0
 
 
 def pidof(ctx: Ctx, args: list[str]) -> int:
-    package, _ = ctx.phone.focus()
-    pids = [str(pid_of(package)) for a in args if a == package]
+    running = running_apps(ctx.phone)
+    system = {name: pid for _, pid, _, name in SYSTEM_PROCS}
+    pids = [str(pid) for a in args if (pid := running.get(a, system.get(a))) is not None]
     if pids:
         ctx.outln(" ".join(pids))
     return 0 if pids else 1
@@ -193,14 +198,6 @@ def uname(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def logcat(ctx: Ctx, args: list[str]) -> int:
-    """The virtual phone logs nothing; a streaming logcat waits until the client leaves."""
-    if not any(a in ("-c", "-d", "-g", "-t", "-T") or a.startswith("-t") for a in args):
-        while not ctx.wait(0.5):
-            pass
-    return 0
-
-
 def getevent(ctx: Ctx, args: list[str]) -> int:
     return ctx.fail("could not open /dev/input: Permission denied")
 
@@ -209,5 +206,5 @@ COMMANDS: CommandTable = {
     "getprop": getprop, "setprop": setprop, "settings": settings, "svc": svc, "id": id_cmd,
     "whoami": whoami, "date": date, "getenforce": getenforce, "ps": ps, "reboot": reboot,
     "sleep": sleep, "true": true, "false": false, "env": env, "printenv": env, "pwd": pwd,
-    "uname": uname, "logcat": logcat, "getevent": getevent, "pidof": pidof,
+    "uname": uname, "getevent": getevent, "pidof": pidof,
 }
