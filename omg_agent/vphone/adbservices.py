@@ -2,9 +2,11 @@
 
 ``shell:``/``shell,v2,...:``/``exec:`` run a command through the backend's shell,
 ``sync:`` is the file-transfer protocol (``sync_service.py``), ``tcp:<port>`` bridges to a
-socket the phone "listens" on (uiautomator2's HTTP server at 9008). Everything else
-(``reboot:``, ``framebuffer:``, ``root:``...) is refused, which the host sees as a closed
-stream; the transport itself stays up.
+socket the phone "listens" on (uiautomator2's HTTP server at 9008), ``framebuffer:`` sends
+one screen frame with adbd's version-2 header. ``reverse:`` answers as adbd does: the list
+is empty, and a new reverse forward fails with a message saying vphone cannot connect back
+to the host. Everything else (``reboot:``, ``remount:``...) is refused, which the host sees
+as a closed stream; the transport itself stays up.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import logging
 import shlex
 import socket
+import struct
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -61,9 +64,39 @@ def open_service(name: str, stream: AdbStream, backend: AdbdBackend,
             return _open_tcp(stream, port, backend, spawn)
         if name in PRODUCTION_BUILD_REPLIES:
             return lambda: stream.write(PRODUCTION_BUILD_REPLIES[name])
+        if name == "framebuffer:" and hasattr(backend, "screencap_raw"):
+            return lambda: stream.write(framebuffer(backend.screencap_raw()))
+        if name.startswith("reverse:"):
+            return lambda: stream.write(reverse_reply(name[len("reverse:"):]))
     except Exception:
         logger.exception("opening service %r failed", name)
     return None
+
+
+def framebuffer(raw: bytes) -> bytes:
+    """The ``framebuffer:`` reply for a raw screencap (16-byte header, then RGBA pixels):
+    version 2, 32 bpp, sRGB, size, width, height, then offset/length of R, B, G, A."""
+    width, height, _fmt, _space = struct.unpack_from("<4I", raw)
+    pixels = raw[16:]
+    header = struct.pack("<14I", 2, 32, 1, len(pixels), width, height, 0, 8, 16, 8, 8, 8,
+                         24, 8)
+    return header + pixels
+
+
+REVERSE_REFUSAL = ("cannot bind listener: vphone has no way back to the host, so reverse "
+                   "forwarding is not supported (use `adb forward` instead)")
+
+
+def reverse_reply(request: str) -> bytes:
+    """What adbd writes on a ``reverse:`` stream: the list as a hex-length string, OKAY, or
+    FAIL + hex length + reason."""
+    if request == "list-forward":
+        return b"0000"
+    if request == "killforward-all":
+        return b"OKAY"
+    message = (f"listener '{request.split(':', 1)[-1]}' not found"
+               if request.startswith("killforward:") else REVERSE_REFUSAL).encode()
+    return b"FAIL" + f"{len(message):04x}".encode() + message
 
 
 def _open_tcp(stream: AdbStream, port: int, backend: AdbdBackend,

@@ -12,7 +12,7 @@ keep it off so they stay fast):
   ``transition_ms`` times ``settings global window_animation_scale`` (``0`` switches
   transitions off, as on a phone set up for testing);
 - during a transition the app window is offset (``apply``), so pixels and the bounds in the
-  view tree move frame by frame; ``frame_key`` makes each animation step a new frame;
+  view tree move frame by frame; ``frame_key`` makes each new offset a new frame;
 - after an app launch the phone is busy for the transition plus ``launch_busy_ms``:
   ``uiautomator dump`` waits for that idle moment (``idle_in``) like the real tool does.
 """
@@ -25,7 +25,6 @@ from typing import Any
 
 from omg_agent.vphone.ui.view import View
 
-FPS = 60  # animation steps per second: one new frame per display refresh
 STEP_S = 0.02  # a held gesture applies its movement in steps this long
 MAX_SCALE = 10.0  # the developer-options maximum
 SLIDE = 0.25  # fraction of the screen width a new window slides in from
@@ -98,17 +97,20 @@ class Motion:
         t = max(0.0, (now - self._start) / (self._end - self._start))
         return 1 - (1 - t) ** 3  # decelerate, as Android's window animations do
 
-    def frame_key(self) -> int | None:
-        if self.progress() is None:
-            return None
-        return int((self._phone.clock() - self._start) * FPS)
+    def offset(self) -> int:
+        """How far (px, signed) the app window is from its place in this transition step."""
+        p = self.progress()
+        if p is None:
+            return 0
+        return round((1 - p) * SLIDE * self._phone.profile.width) * self._direction
+
+    def frame_key(self) -> int:
+        """Part of the frame cache key: a new offset is a new frame, the same one is not."""
+        return self.offset()
 
     def apply(self, root: View) -> None:
         """Offset the app window for the current transition step (no-op when none runs)."""
-        p = self.progress()
-        if p is None:
-            return
-        dx = round((1 - p) * SLIDE * self._phone.profile.width) * self._direction
+        dx = self.offset()
         if dx:
             for view in root.walk():
                 left, top, right, bottom = view.bounds
