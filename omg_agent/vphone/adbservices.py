@@ -3,9 +3,9 @@
 ``shell:``/``shell,v2,...:``/``exec:`` run a command through the backend's shell,
 ``sync:`` is the file-transfer protocol (``sync_service.py``), ``tcp:<port>`` bridges to a
 socket the phone "listens" on (uiautomator2's HTTP server at 9008), ``framebuffer:`` sends
-one screen frame with adbd's version-2 header. ``reverse:`` answers as adbd does: the list
-is empty, and a new reverse forward fails with a message saying vphone cannot connect back
-to the host. Everything else (``reboot:``, ``remount:``...) is refused, which the host sees
+one screen frame with adbd's version-2 header. ``reverse:`` keeps the transport's reverse
+forwards as adbd does (add, norebind, list, remove); no app on the vphone ever connects to
+one, so no stream is opened back to the host. Everything else (``reboot:``, ``remount:``...) is refused, which the host sees
 as a closed stream; the transport itself stays up.
 """
 
@@ -67,7 +67,9 @@ def open_service(name: str, stream: AdbStream, backend: AdbdBackend,
         if name == "framebuffer:" and hasattr(backend, "screencap_raw"):
             return lambda: stream.write(framebuffer(backend.screencap_raw()))
         if name.startswith("reverse:"):
-            return lambda: stream.write(reverse_reply(name[len("reverse:"):]))
+            table = getattr(stream.link, "reverse_forwards", None)
+            if isinstance(table, dict):
+                return lambda: stream.write(reverse_reply(name[len("reverse:"):], table))
     except Exception:
         logger.exception("opening service %r failed", name)
     return None
@@ -83,20 +85,37 @@ def framebuffer(raw: bytes) -> bytes:
     return header + pixels
 
 
-REVERSE_REFUSAL = ("cannot bind listener: vphone has no way back to the host, so reverse "
-                   "forwarding is not supported (use `adb forward` instead)")
+def _status(error: str | None = None, body: str | None = None) -> bytes:
+    if error is not None:
+        return b"FAIL" + f"{len(error.encode()):04x}".encode() + error.encode()
+    if body is not None:
+        return f"{len(body.encode()):04x}".encode() + body.encode()
+    return b"OKAY"
 
 
-def reverse_reply(request: str) -> bytes:
-    """What adbd writes on a ``reverse:`` stream: the list as a hex-length string, OKAY, or
-    FAIL + hex length + reason."""
+def reverse_reply(request: str, table: dict[str, str]) -> bytes:
+    """What adbd writes for ``reverse:<request>``, updating ``table`` (device spec → host)."""
     if request == "list-forward":
-        return b"0000"
+        return _status(body="".join(f"host {r} {h}\n" for r, h in table.items()))
     if request == "killforward-all":
-        return b"OKAY"
-    message = (f"listener '{request.split(':', 1)[-1]}' not found"
-               if request.startswith("killforward:") else REVERSE_REFUSAL).encode()
-    return b"FAIL" + f"{len(message):04x}".encode() + message
+        table.clear()
+        return _status()
+    if request.startswith("killforward:"):
+        remote = request[len("killforward:"):]
+        if table.pop(remote, None) is None:
+            return _status(f"listener '{remote}' not found")
+        return _status()
+    if request.startswith("forward:"):
+        spec = request[len("forward:"):]
+        norebind = spec.startswith("norebind:")
+        remote, sep, local = spec.removeprefix("norebind:").partition(";")
+        if not sep or ":" not in remote or ":" not in local:
+            return _status(f"malformed forward spec '{spec}'")
+        if norebind and remote in table:
+            return _status("cannot rebind existing socket")
+        table[remote] = local
+        return _status()
+    return _status(f"unknown reverse request '{request}'")
 
 
 def _open_tcp(stream: AdbStream, port: int, backend: AdbdBackend,

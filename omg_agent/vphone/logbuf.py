@@ -19,6 +19,18 @@ from omg_agent.vphone.shell.commands.ids import uid_of
 LIMIT = 4096  # lines kept (the real ring is sized in bytes, 256 KiB by default)
 SYSTEM_SERVER_PID = 1007
 SYSTEMUI_PID = 1312
+# A phone is never quiet: some service logs every second or two even when nobody touches
+# it, and clients rely on that (a logcat reader stops only when its next line arrives).
+CHATTER_S = 2.0
+CHATTER = (
+    (SYSTEM_SERVER_PID, "D", "WifiNl80211Manager", "Scan result ready event"),
+    (SYSTEM_SERVER_PID, "I", "chatty", "uid=1000(system) Binder:1007_3 expire 4 lines"),
+    (SYSTEMUI_PID, "D", "KeyguardUpdateMonitor", "handleBatteryUpdate"),
+    (SYSTEM_SERVER_PID, "D", "ConnectivityService", "NetworkAgentInfo [WIFI () - 100] "
+                                                   "validation passed"),
+    (SYSTEM_SERVER_PID, "I", "ActivityManager", "Background concurrent copying GC freed "
+                                                "5123(246KB) AllocSpace objects"),
+)
 
 
 @dataclass(frozen=True)
@@ -37,29 +49,50 @@ class LogBuffer:
         self._clock = clock
         self._lines: deque[LogLine] = deque(maxlen=limit)
         self._seq = 0
+        self._last = clock()
+        self._chatty = 0
         self._cond = threading.Condition()
 
     def add(self, pid: int, level: str, tag: str, message: str, tid: int | None = None) -> None:
         with self._cond:
-            for text in message.split("\n"):
-                self._seq += 1
-                self._lines.append(LogLine(self._seq, self._clock(), pid,
-                                           pid if tid is None else tid, level, tag, text))
+            self._append(self._clock(), pid, level, tag, message, tid)
             self._cond.notify_all()
+
+    def _append(self, when: float, pid: int, level: str, tag: str, message: str,
+                tid: int | None) -> None:
+        for text in message.split("\n"):
+            self._seq += 1
+            self._lines.append(LogLine(self._seq, when, pid, pid if tid is None else tid,
+                                       level, tag, text))
+        self._last = when
+
+    def _chatter(self) -> None:
+        """Add the background lines the system would have logged since the last line."""
+        now = self._clock()
+        due = min(3, int((now - self._last) // CHATTER_S))
+        start = max(self._last, now - 3 * CHATTER_S)
+        for i in range(due):
+            pid, level, tag, message = CHATTER[self._chatty % len(CHATTER)]
+            self._chatty += 1
+            self._append(start + (i + 1) * CHATTER_S, pid, level, tag, message, pid + 12)
 
     def since(self, seq: int) -> list[LogLine]:
         """Lines newer than ``seq`` (0: everything still in the buffer)."""
         with self._cond:
+            self._chatter()
             return [line for line in self._lines if line.seq > seq]
 
     def wait_after(self, seq: int, timeout: float) -> bool:
         """Wait up to ``timeout`` for a line newer than ``seq``; True if one came."""
         with self._cond:
-            return self._cond.wait_for(lambda: self._seq > seq, timeout)
+            self._cond.wait_for(lambda: self._seq > seq, timeout)
+            self._chatter()
+            return self._seq > seq
 
     def clear(self) -> None:
         with self._cond:
             self._lines.clear()
+            self._last = self._clock()
 
     @property
     def last_seq(self) -> int:

@@ -144,9 +144,10 @@ def test_window_animation_scale_zero_makes_the_first_frame_final(vphone):
 # -- (3) logcat, pids, views, services, network, settings, packages ---------------------------
 def test_logcat_clear_dump_and_formats(vphone):
     serial = vphone.serial
+    shell(serial, "log", "-t", "RealismTest", "before the clear")
     assert adb("-s", serial, "logcat", "--clear", timeout=20).returncode == 0
+    assert "before the clear" not in adb("-s", serial, "logcat", "-d", timeout=20).stdout
     assert adb("-s", serial, "logcat", "-c", timeout=20).returncode == 0
-    assert adb("-s", serial, "logcat", "-d", timeout=20).stdout.strip() == ""
     shell(serial, "am", "start", "-n", NOTES_MAIN)
     shell(serial, "log", "-t", "RealismTest", "hello from the shell")
     dumped = adb("-s", serial, "logcat", "-d", timeout=20).stdout
@@ -214,15 +215,21 @@ def test_framebuffer_service_is_the_screen(vphone):
     assert image.convert("RGBA").tobytes() == vphone.phone.screenshot().convert("RGBA").tobytes()
 
 
-def test_reverse_lists_nothing_and_refuses_clearly(vphone):
+def test_reverse_forwards_are_kept_listed_and_removed(vphone):
     serial = vphone.serial
     listed = adb("-s", serial, "reverse", "--list", timeout=20)
     assert listed.returncode == 0 and listed.stdout.strip() == ""
-    refused = adb("-s", serial, "reverse", "tcp:7100", "tcp:7100", timeout=20)
-    assert refused.returncode != 0 and "reverse forwarding is not supported" in refused.stderr
+    assert adb("-s", serial, "reverse", "tcp:7100", "tcp:7200", timeout=20).returncode == 0
+    again = adb("-s", serial, "reverse", "--no-rebind", "tcp:7100", "tcp:7300", timeout=20)
+    assert again.returncode != 0 and "cannot rebind" in again.stderr
     d = adbutils.AdbClient().device(serial)
-    with pytest.raises(adbutils.AdbError, match="not supported"):
-        d.reverse("tcp:7101", "tcp:7101")
+    d.reverse("tcp:7101", "tcp:7201")
+    assert [(r.remote, r.local) for r in d.reverse_list()] == [("tcp:7100", "tcp:7200"),
+                                                              ("tcp:7101", "tcp:7201")]
+    assert adb("-s", serial, "reverse", "--remove", "tcp:7100", timeout=20).returncode == 0
+    missing = adb("-s", serial, "reverse", "--remove", "tcp:7100", timeout=20)
+    assert missing.returncode != 0 and "not found" in missing.stderr
+    d.reverse_remove_all()
     assert d.reverse_list() == []
 
 
