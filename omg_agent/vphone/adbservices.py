@@ -5,8 +5,8 @@
 socket the phone "listens" on (uiautomator2's HTTP server at 9008), ``framebuffer:`` sends
 one screen frame with adbd's version-2 header. ``reverse:`` keeps the transport's reverse
 forwards as adbd does (add, norebind, list, remove); no app on the vphone ever connects to
-one, so no stream is opened back to the host. Everything else (``reboot:``, ``remount:``...) is refused, which the host sees
-as a closed stream; the transport itself stays up.
+one, so no stream is opened back to the host. Everything else (``reboot:``, ``remount:``...)
+is refused, which the host sees as a closed stream; the transport itself stays up.
 """
 
 from __future__ import annotations
