@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import random
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from PIL import Image
 from omg_agent.vphone.apps import default_apps
 from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.launcher import Launcher
+from omg_agent.vphone.backend import AdbdBackendMixin
 from omg_agent.vphone.display import Display, Frame
 from omg_agent.vphone.hazards import SETTING as HAZARD_SETTING
 from omg_agent.vphone.hazards import check as check_hazards
@@ -32,7 +32,6 @@ from omg_agent.vphone.motion import Motion
 from omg_agent.vphone.notices import Notices
 from omg_agent.vphone.power import Power
 from omg_agent.vphone.profile import DeviceProfile, get_profile
-from omg_agent.vphone.shellio import ShellIO
 from omg_agent.vphone.system import SystemOverlay
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View, find, hit_test, is_blocked
@@ -50,7 +49,7 @@ ADB_IME = "com.android.adbkeyboard/.AdbIME"
 TAP_SLOP = 24  # px a swipe may travel and still count as a tap
 
 
-class VirtualPhone:
+class VirtualPhone(AdbdBackendMixin):
     def __init__(self, profile: str | DeviceProfile = "default", *, seed: int = 0,
                  latency: bool = False, motion: bool | None = None,
                  clock: Callable[[], float] = time.time) -> None:
@@ -419,69 +418,3 @@ class VirtualPhone:
             if pin is not None:
                 self.power.pin = pin
             self.power.sleep(lock)
-
-    # -- adbd backend --------------------------------------------------------------------
-    def banner(self) -> bytes:
-        p = self.profile
-        features = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,abb_exec"
-        return (f"device::ro.product.name={p.product};ro.product.model={p.model};"
-                f"ro.product.device={p.device};features={features}").encode()
-
-    @property
-    def shell(self) -> Shell:
-        if self._shell is None:
-            from omg_agent.vphone.shell import Shell
-
-            self._shell = Shell(self)
-        return self._shell
-
-    def run_shell(self, cmd: str, io: ShellIO) -> int:
-        return self.shell.run(cmd, io)
-
-    def register_tcp(self, device_port: int, host_port: int) -> None:
-        self._tcp[device_port] = host_port
-
-    def unregister_tcp(self, device_port: int) -> None:
-        self._tcp.pop(device_port, None)
-
-    def open_tcp(self, device_port: int) -> socket.socket:
-        host_port = self._tcp.get(device_port)
-        if host_port is None:
-            raise ConnectionRefusedError(f"nothing listens on device port {device_port}")
-        sock = socket.create_connection(("127.0.0.1", host_port), timeout=10)
-        # The timeout bounds the connect only: a forwarded stream may stay silent for as long
-        # as the client waits (a 20 s uiautomator2 wait), as it does on a phone.
-        sock.settimeout(None)
-        return sock
-
-    def start_uiautomator_server(self, port: int = 9008) -> None:
-        from omg_agent.vphone.u2server import U2Server
-
-        with self.lock:
-            if port in self._u2:
-                return
-            server = U2Server(self)
-            server.start(port)
-            self._u2[port] = server
-
-    def stop_uiautomator_server(self, port: int = 9008) -> None:
-        server = self._u2.pop(port, None)
-        if server is not None:
-            server.stop()
-
-    def serve(self, port: int = 0, host: str = "127.0.0.1") -> AdbdServer:
-        """Start the ADB device server; returns it (``.port`` is the TCP port)."""
-        from omg_agent.vphone.adbd import AdbdServer
-
-        self.adbd = AdbdServer(self, host=host, port=port)
-        self.adbd.start()
-        return self.adbd
-
-    def close(self) -> None:
-        if self._shell is not None:
-            self._shell.close()
-        for port in list(self._u2):
-            self.stop_uiautomator_server(port)
-        if self.adbd is not None:
-            self.adbd.stop()
-            self.adbd = None

@@ -170,8 +170,9 @@ def _since_time(text: str, lines: list[LogLine]) -> list[LogLine]:
     if m is None:
         raise _Usage(f'-t "{text}" not in time format')
     year = int(m.group(1) or time.localtime().tm_year)
-    parts = [int(m.group(k)) for k in range(2, 7)]
-    start = time.mktime((year, *parts, 0, 0, -1)) + float("0." + (m.group(7) or "0"))
+    month, day, hour, minute, second = (int(m.group(k)) for k in range(2, 7))
+    start = time.mktime((year, month, day, hour, minute, second, 0, 0, -1)) + float(
+        "0." + (m.group(7) or "0"))
     return [line for line in lines if line.when >= start]
 
 
