@@ -42,11 +42,30 @@ SUITES = ("adbutils", "u2-mobile", "u2-demo")
 SUITE_TIMEOUT_S = 1800  # a hung suite is a finding too: better a TimeoutExpired than a stall
 NEEDS_APP = "needs an app vphone doesn't ship"
 NEEDS_USB = "needs USB"
+API_DEMOS = NEEDS_APP + " (ApiDemos, io.appium.android.apis)"
 # Failures that are not vphone's fault: test id (as pytest prints it) -> reason. Extend it
 # only with a reason of one of these two kinds; anything else is a vphone bug to fix.
 KNOWN: dict[str, str] = {
     # waits for a device on transport="usb"; a vphone is always a TCP transport
     "test_adb::test_wait_for": NEEDS_USB,
+    # uiautomator2 mobile_tests: they start Appium's ApiDemos (io.appium.android.apis) and
+    # look for its screens ("App", "Accessibility", "Graphics", "Media"...)
+    "test_session::test_app_mixin": API_DEMOS,
+    "test_session::test_session_app": API_DEMOS,
+    "test_settings::test_operation_delay": API_DEMOS,
+    "test_simple::test_scroll": API_DEMOS,
+    "test_simple::test_get_text": API_DEMOS,
+    "test_simple::test_xpath": API_DEMOS,
+    "test_simple::test_send_keys": API_DEMOS,
+    "test_watcher::test_watch_context": API_DEMOS,
+    "test_xpath::test_get_text": API_DEMOS,
+    "test_xpath::test_click": API_DEMOS,
+    "test_xpath::test_swipe": API_DEMOS,
+    "test_xpath::test_xpath_query": API_DEMOS,
+    "test_xpath::test_element_all": API_DEMOS,
+    "test_xpath::test_watcher": API_DEMOS,
+    "test_xpath::test_xpath_scroll_to": API_DEMOS,
+    "test_xpath::test_xpath_parent": API_DEMOS,
 }
 
 
