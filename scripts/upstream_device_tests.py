@@ -43,6 +43,8 @@ SUITE_TIMEOUT_S = 1800  # a hung suite is a finding too: better a TimeoutExpired
 NEEDS_APP = "needs an app vphone doesn't ship"
 NEEDS_USB = "needs USB"
 API_DEMOS = NEEDS_APP + " (ApiDemos, io.appium.android.apis)"
+U2_DEMO = NEEDS_APP + " (uiautomator2's demo app, com.example.u2testdemo)"
+U2_IME_APK = NEEDS_APP + " (uiautomator2's keyboard, com.github.uiautomator)"
 # Failures that are not vphone's fault: test id (as pytest prints it) -> reason. Extend it
 # only with a reason of one of these two kinds; anything else is a vphone bug to fix.
 KNOWN: dict[str, str] = {
@@ -66,6 +68,23 @@ KNOWN: dict[str, str] = {
     "test_xpath::test_watcher": API_DEMOS,
     "test_xpath::test_xpath_scroll_to": API_DEMOS,
     "test_xpath::test_xpath_parent": API_DEMOS,
+    # uiautomator2 demo_tests: they drive its demo app com.example.u2testdemo
+    "test_app::test_wait_activity": U2_DEMO,
+    "test_app::test_app_wait": U2_DEMO,
+    "test_app::test_app_start_stop": U2_DEMO,
+    "test_app::test_app_info": U2_DEMO,
+    "test_app::test_session": U2_DEMO,
+    "test_device::test_toast": U2_DEMO,
+    "test_input::test_send_keys": U2_DEMO,
+    "test_selector::test_exists": U2_DEMO,
+    "test_selector::test_selector_info": U2_DEMO,
+    "test_selector::test_screenshot": U2_DEMO,
+    "test_selector::test_center": U2_DEMO,
+    "test_selector::test_click_exists": U2_DEMO,
+    "test_selector::test_pinch_gesture": U2_DEMO,
+    # set_input_ime installs uiautomator2's own keyboard app (an APK vphone cannot install)
+    "test_device::test_clipboard": U2_IME_APK,
+    "test_input::test_set_ime": U2_IME_APK,
 }
 
 

@@ -189,6 +189,24 @@ def test_pid_changes_after_force_stop_and_relaunch(vphone):
     assert f"Killing {first}:com.omg.notes" in d.shell("logcat -d")
 
 
+def test_the_u2_server_is_an_app_process_the_shell_user_can_kill(vphone):
+    u2 = pytest.importorskip("uiautomator2")
+    d = u2.connect(vphone.serial)
+    try:
+        assert d.info["currentPackageName"]  # the server runs
+        rows = [line.split() for line in d.shell("ps -u shell").output.splitlines()[1:]]
+        pids = [int(r[1]) for r in rows if r[-1] == "app_process"]
+        assert len(pids) == 1
+        assert "Operation not permitted" in d.shell("kill 1007").output
+        d.shell(f"kill {pids[0]}")
+        still = [r for r in (line.split() for line in d.shell("ps -u shell").output.splitlines())
+                 if r[-1] == "app_process"]
+        assert still == []
+        assert vphone.phone._u2 == {}
+    finally:
+        d.stop_uiautomator(wait=False)
+
+
 def test_every_app_window_has_android_id_content(vphone):
     u2 = pytest.importorskip("uiautomator2")
     d = u2.connect(vphone.serial)

@@ -215,13 +215,17 @@ def app_process(ctx: Ctx, args: list[str]) -> int:
             return 1
     try:
         ctx.outln("[server] INFO: [UiAutomator2Server] Starting Server")
-        while not ctx.wait(0.25):
+        while not ctx.wait(0.25) and port not in state.u2_kill:
             pass
     finally:
         with state.lock:
-            state.u2_refs[port] -= 1
-            if state.u2_refs[port] <= 0:
-                del state.u2_refs[port]
+            # `kill <pid>` ends the server process on the port whoever else still uses it.
+            left = 0 if port in state.u2_kill else state.u2_refs.get(port, 1) - 1
+            if left > 0:
+                state.u2_refs[port] = left
+            else:
+                state.u2_refs.pop(port, None)
+                state.u2_kill.discard(port)
                 ctx.phone.stop_uiautomator_server(port)
     return 0
 
