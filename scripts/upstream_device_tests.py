@@ -11,10 +11,11 @@ The suites are obtained at pinned versions and never copied into this repository
 - adbutils: its source distribution carries ``e2etests/``; the script fetches it with
   ``pip download --no-binary :all: adbutils==ADBUTILS_VERSION`` into a cache directory.
 - uiautomator2: its source distribution carries no tests, so this step is manual. Check out
-  the project's git repository at tag UIAUTOMATOR2_VERSION (``git clone --depth 1 --branch
-  3.7.1 <uiautomator2 repository>``) and pass the checkout with ``--u2-source DIR``; its
-  ``mobile_tests/`` and ``demo_tests/`` are run. Without ``--u2-source`` they are reported
-  as not run.
+  the project's git repository at the tag of UIAUTOMATOR2_VERSION, or the newest tag before
+  it if that release has none (``git clone --depth 1 --branch 3.7.0 <uiautomator2
+  repository>``: 3.7.0 is what the KNOWN table below was made with) and pass the checkout
+  with ``--u2-source DIR``; its ``mobile_tests/`` and ``demo_tests/`` are run. Without
+  ``--u2-source`` they are reported as not run.
 
 Usage: .venv/bin/python scripts/upstream_device_tests.py [--u2-source DIR] [--latency]
        [--suite adbutils|u2-mobile|u2-demo ...] [--cache DIR] [--keep-going]
