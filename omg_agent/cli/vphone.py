@@ -12,6 +12,8 @@ from omg_agent.vphone import adbhost, daemon
 from omg_agent.vphone.faults import FAULTS, default_adb_port
 from omg_agent.vphone.profile import PROFILES
 
+LIST_FIELDS = ("port", "pid", "seed", "profile", "latency", "serial", "control_port")
+
 app = typer.Typer(help="Run the virtual phone (vphone): a simulated Android device that "
                        "speaks the real ADB protocol.\n\nExample: omg-agent vphone start "
                        "--connect", no_args_is_help=True)
@@ -68,6 +70,30 @@ def stop(port: int | None = typer.Option(None, help="Port of the vphone to stop.
         console.print(f"vphone on port {record['port']} stopped")
     except OmgError as exc:
         fail(str(exc))
+
+
+@app.command("list")
+def list_cmd(
+    as_json: bool = typer.Option(False, "--json", help="Print the records as a JSON list."),
+) -> None:
+    """List the running vphones: port, pid, seed, profile, latency and serial.
+
+    Example: omg-agent vphone list
+
+    Example: omg-agent vphone list --json
+    """
+    records = daemon.list_records()
+    if as_json:
+        print(json.dumps([{k: r.get(k) for k in LIST_FIELDS} for r in records]))
+        return
+    if not records:
+        console.print("no vphone is running (start one with `omg-agent vphone start`)")
+        return
+    console.print("PORT   PID      SEED  PROFILE   LATENCY  SERIAL", markup=False)
+    for r in records:
+        console.print(f"{r['port']:<6} {r['pid']:<8} {r.get('seed', 0):<5} "
+                      f"{r.get('profile', 'default'):<9} {'on' if r.get('latency') else 'off':<8} "
+                      f"{r.get('serial', '')}", markup=False, highlight=False)
 
 
 @app.command()

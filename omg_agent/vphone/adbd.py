@@ -95,6 +95,8 @@ class AdbTransport:
         self._table_lock = threading.Lock()
         self._streams: dict[int, AdbStream] = {}
         self._next_id = 1
+        # `adb reverse` listeners (device socket → host socket); they die with the transport.
+        self.reverse_forwards: dict[str, str] = {}
         self._buf = bytearray()
         self._version = VERSION_MIN
         self._max_payload = DEVICE_MAX_PAYLOAD

@@ -2,9 +2,11 @@
 
 ``shell:``/``shell,v2,...:``/``exec:`` run a command through the backend's shell,
 ``sync:`` is the file-transfer protocol (``sync_service.py``), ``tcp:<port>`` bridges to a
-socket the phone "listens" on (uiautomator2's HTTP server at 9008). Everything else
-(``reboot:``, ``framebuffer:``, ``root:``...) is refused, which the host sees as a closed
-stream; the transport itself stays up.
+socket the phone "listens" on (uiautomator2's HTTP server at 9008), ``framebuffer:`` sends
+one screen frame with adbd's version-2 header. ``reverse:`` keeps the transport's reverse
+forwards as adbd does (add, norebind, list, remove); no app on the vphone ever connects to
+one, so no stream is opened back to the host. Everything else (``reboot:``, ``remount:``...)
+is refused, which the host sees as a closed stream; the transport itself stays up.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import logging
 import shlex
 import socket
+import struct
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -61,9 +64,58 @@ def open_service(name: str, stream: AdbStream, backend: AdbdBackend,
             return _open_tcp(stream, port, backend, spawn)
         if name in PRODUCTION_BUILD_REPLIES:
             return lambda: stream.write(PRODUCTION_BUILD_REPLIES[name])
+        if name == "framebuffer:" and hasattr(backend, "screencap_raw"):
+            return lambda: stream.write(framebuffer(backend.screencap_raw()))
+        if name.startswith("reverse:"):
+            table = getattr(stream.link, "reverse_forwards", None)
+            if isinstance(table, dict):
+                return lambda: stream.write(reverse_reply(name[len("reverse:"):], table))
     except Exception:
         logger.exception("opening service %r failed", name)
     return None
+
+
+def framebuffer(raw: bytes) -> bytes:
+    """The ``framebuffer:`` reply for a raw screencap (16-byte header, then RGBA pixels):
+    version 2, 32 bpp, sRGB, size, width, height, then offset/length of R, B, G, A."""
+    width, height, _fmt, _space = struct.unpack_from("<4I", raw)
+    pixels = raw[16:]
+    header = struct.pack("<14I", 2, 32, 1, len(pixels), width, height, 0, 8, 16, 8, 8, 8,
+                         24, 8)
+    return header + pixels
+
+
+def _status(error: str | None = None, body: str | None = None) -> bytes:
+    if error is not None:
+        return b"FAIL" + f"{len(error.encode()):04x}".encode() + error.encode()
+    if body is not None:
+        return f"{len(body.encode()):04x}".encode() + body.encode()
+    return b"OKAY"
+
+
+def reverse_reply(request: str, table: dict[str, str]) -> bytes:
+    """What adbd writes for ``reverse:<request>``, updating ``table`` (device spec → host)."""
+    if request == "list-forward":
+        return _status(body="".join(f"host {r} {h}\n" for r, h in table.items()))
+    if request == "killforward-all":
+        table.clear()
+        return _status()
+    if request.startswith("killforward:"):
+        remote = request[len("killforward:"):]
+        if table.pop(remote, None) is None:
+            return _status(f"listener '{remote}' not found")
+        return _status()
+    if request.startswith("forward:"):
+        spec = request[len("forward:"):]
+        norebind = spec.startswith("norebind:")
+        remote, sep, local = spec.removeprefix("norebind:").partition(";")
+        if not sep or ":" not in remote or ":" not in local:
+            return _status(f"malformed forward spec '{spec}'")
+        if norebind and remote in table:
+            return _status("cannot rebind existing socket")
+        table[remote] = local
+        return _status()
+    return _status(f"unknown reverse request '{request}'")
 
 
 def _open_tcp(stream: AdbStream, port: int, backend: AdbdBackend,

@@ -2,7 +2,8 @@
 
 ``omg-agent vphone start`` launches ``python -m omg_agent.vphone.daemon`` in its own session
 and waits for it to write its record (ports, pid) into the run directory; ``state``,
-``fault`` and ``stop`` read that record and talk to the control server it names.
+``fault`` and ``stop`` read that record and talk to the control server it names; ``list``
+shows every record whose process still runs.
 """
 
 from __future__ import annotations
@@ -41,14 +42,29 @@ def read_record(port: int | None = None) -> dict:
             raise OmgError(f"no vphone is running on port {port} (start one with "
                            "`omg-agent vphone start`)")
         return json.loads(path.read_text())
-    records = [json.loads(p.read_text()) for p in sorted(run_dir().glob("*.json"))]
-    alive = [r for r in records if _alive(r["pid"])]
+    alive = list_records()
     if not alive:
         raise OmgError("no vphone is running (start one with `omg-agent vphone start`)")
     if len(alive) > 1:
         ports = ", ".join(str(r["port"]) for r in alive)
         raise OmgError(f"several vphones are running (ports {ports}): pass --port")
     return alive[0]
+
+
+def list_records() -> list[dict]:
+    """The records of the running vphones, by port; stale records (a dead pid) are removed."""
+    alive = []
+    for path in run_dir().glob("*.json"):
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # being written (see serve_forever) or unreadable: not a running vphone
+        pid = int(record.get("pid", 0))
+        if pid > 0 and _alive(pid):
+            alive.append(record)
+        else:
+            path.unlink(missing_ok=True)
+    return sorted(alive, key=lambda r: int(r["port"]))
 
 
 def _alive(pid: int) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import random
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -23,14 +22,16 @@ from PIL import Image
 from omg_agent.vphone.apps import default_apps
 from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.launcher import Launcher
+from omg_agent.vphone.backend import AdbdBackendMixin
 from omg_agent.vphone.display import Display, Frame
 from omg_agent.vphone.hazards import SETTING as HAZARD_SETTING
 from omg_agent.vphone.hazards import check as check_hazards
+from omg_agent.vphone.logbuf import LogBuffer, Processes
 from omg_agent.vphone.memfs import MemFS
+from omg_agent.vphone.motion import Motion
 from omg_agent.vphone.notices import Notices
 from omg_agent.vphone.power import Power
 from omg_agent.vphone.profile import DeviceProfile, get_profile
-from omg_agent.vphone.shellio import ShellIO
 from omg_agent.vphone.system import SystemOverlay
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View, find, hit_test, is_blocked
@@ -48,9 +49,12 @@ ADB_IME = "com.android.adbkeyboard/.AdbIME"
 TAP_SLOP = 24  # px a swipe may travel and still count as a tap
 
 
-class VirtualPhone:
+class VirtualPhone(AdbdBackendMixin):
     def __init__(self, profile: str | DeviceProfile = "default", *, seed: int = 0,
-                 latency: bool = False, clock: Callable[[], float] = time.time) -> None:
+                 latency: bool = False, motion: bool | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        """``motion`` (default: same as ``latency``): gestures last their duration and
+        screens animate (see motion.py); off keeps unit tests fast."""
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
         self.seed = seed
         self.latency_enabled = latency
@@ -60,16 +64,20 @@ class VirtualPhone:
         self.fs = MemFS()
         self.props = self.profile.props()
         self.settings: dict[str, dict[str, str]] = {
-            "system": {"screen_brightness": "153", "system_locales": "en-US"},
+            "system": {"screen_brightness": "153", "screen_brightness_mode": "1",
+                       "system_locales": "en-US"},
             "secure": {"default_input_method": LATIN_IME,
                        "enabled_input_methods": f"{LATIN_IME}:{ADB_IME}"},
             "global": {"adb_enabled": "1", "device_name": self.profile.model,
-                       "wifi_on": "1", "bluetooth_on": "0"},
+                       "wifi_on": "1", "bluetooth_on": "0", "window_animation_scale": "1.0",
+                       "transition_animation_scale": "1.0", "animator_duration_scale": "1.0"},
             "_about": {"Model": self.profile.model, "Android version": self.profile.release,
                        "Build number": f"OMG.{self.profile.sdk}.{seed}"},
         }
         self.ime_ids = [LATIN_IME, ADB_IME]
         self.rng = random.Random(seed)
+        self.log = LogBuffer(clock)
+        self.procs = Processes(self.log, seed)
         env = AppEnv(rng=self.rng, clock=clock, launch=self.start_activity,
                      go_home=self.go_home, locale=self.locale, settings=self.settings)
         self.apps: dict[str, App] = {a.package: a for a in default_apps(env)}
@@ -80,6 +88,9 @@ class VirtualPhone:
         self.notices = Notices(self)
         self.power = Power(self)
         self.display = Display(self.profile, clock)
+        self.motion = Motion(self, latency if motion is None else motion)
+        self.motion.observe()
+        self.procs.start(self.launcher.package, self.launcher.activity())
         self._version = 0
         self._offline_until = 0.0
         self._tcp: dict[int, int] = {}
@@ -110,6 +121,7 @@ class VirtualPhone:
     # -- frame ---------------------------------------------------------------------------
     def changed(self) -> None:
         self._version += 1
+        self.motion.observe()
 
     @property
     def app(self) -> App:
@@ -119,13 +131,18 @@ class VirtualPhone:
         app = self.app
         key = (self._version, app.package, app.frame_key(),
                self.settings["global"].get(HAZARD_SETTING, ""), self.notices.frame_key(),
-               self.power.frame_key())
+               self.power.frame_key(), self.motion.frame_key())
         return self.display.frame(key, self._build, caret=app.focus is not None)
 
     def _build(self) -> View:
         if self.power.blocking:
             return self.power.build(Kit(self.profile, "com.android.systemui"))
         root = self.app.build(Kit(self.profile, self.app.package))
+        # Every app window's views sit in the framework's content frame, as on a phone.
+        content = View(root.cls, root.bounds, resource_id="android:id/content",
+                       package=root.package, children=root.children)
+        root.children = [content]
+        self.motion.apply(root)
         banner = self.notices.build(Kit(self.profile, "com.android.systemui"))
         if banner is not None:
             root.add(banner)
@@ -162,6 +179,7 @@ class VirtualPhone:
                 v.clickable or v.on_touch is not None or v.field_key is not None))
             log.debug("tap %s,%s -> %s %r", x, y, hit.cls if hit else None,
                       hit.text if hit else "")
+            self.procs.touched(self.foreground, self.app.activity(), "pointer")
             if hit is None or is_blocked(hit):
                 return
             if hit.field_key is not None:
@@ -172,8 +190,13 @@ class VirtualPhone:
                 hit.on_click()
             self.changed()
 
-    def long_press(self, x: int, y: int, duration_ms: int = 600) -> None:
+    def long_press(self, x: int, y: int, duration_ms: int = 600, *, hold: bool = True) -> None:
+        """``hold``: spend ``duration_ms`` first (False when that time already passed, as
+        for a gesture replayed from separate down/up events)."""
+        if hold:
+            self.motion.hold(duration_ms / 1000)
         with self.lock:
+            self.procs.touched(self.foreground, self.app.activity(), "pointer")
             hit = hit_test(self._frame().root, x, y,
                            lambda v: v.enabled and (v.long_clickable or v.clickable))
             if hit is None or is_blocked(hit):
@@ -184,27 +207,42 @@ class VirtualPhone:
                 self.app.focus = hit.field_key
             self.changed()
 
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300, *,
+              hold: bool = True) -> None:
+        """With motion on (and ``hold``), the swipe lasts ``duration_ms`` and the content
+        follows the finger step by step."""
         if abs(x2 - x1) <= TAP_SLOP and abs(y2 - y1) <= TAP_SLOP:
             if duration_ms >= 500:
-                self.long_press(x1, y1, duration_ms)
+                self.long_press(x1, y1, duration_ms, hold=hold)
             else:
+                self.motion.hold(duration_ms / 1000 if hold else 0)
                 self.tap(x1, y1)
             return
         with self.lock:
+            self.procs.touched(self.foreground, self.app.activity(), "pointer")
             hit = hit_test(self._frame().root, x1, y1, lambda v: v.scrollable)
-            if hit is None or is_blocked(hit) or hit.on_scroll is None:
-                return
+            scroll = None if hit is None or is_blocked(hit) else hit.on_scroll
+        steps = self.motion.steps(duration_ms) if hold else 1
+        done = 0
+        for i in range(1, steps + 1):
+            if steps > 1:
+                self.motion.hold(duration_ms / 1000 / steps)
             # Content follows the finger: dragging up (y2 < y1) reveals what is below.
-            hit.on_scroll(y1 - y2)
-            self.changed()
+            part = (y1 - y2) * i // steps - done
+            done += part
+            if scroll is not None and part:
+                with self.lock:
+                    scroll(part)
+                    self.changed()
 
-    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600) -> None:
-        self.swipe(x1, y1, x2, y2, max(duration_ms, 300))
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600, *,
+             hold: bool = True) -> None:
+        self.swipe(x1, y1, x2, y2, max(duration_ms, 300), hold=hold)
 
     def key(self, keycode: int) -> None:
         with self.lock:
             app = self.app
+            self.procs.touched(self.foreground, app.activity(), "key")
             if self.power.key(keycode):
                 self.changed()
             elif keycode in (KEY_HOME, KEY_APP_SWITCH):
@@ -284,15 +322,20 @@ class VirtualPhone:
             if activity and activity not in app.activities.values():
                 return False
             self.overlay.dismiss()
+            launching = self.foreground != package
             self.foreground = package
             if package != self.launcher.package:
                 app.on_launch()
+            if launching:
+                self.procs.launched(package, app.activity(), self.profile.transition_ms
+                                    + self.profile.launch_busy_ms)
             self.changed()
             return True
 
     def go_home(self) -> None:
         with self.lock:
             self.foreground = self.launcher.package
+            self.procs.start(self.launcher.package, self.launcher.activity())
             self.changed()
 
     def force_stop(self, package: str) -> None:
@@ -301,6 +344,7 @@ class VirtualPhone:
             if app is None:
                 return
             app.reset_ui()
+            self.procs.force_stopped(package)
             if self.foreground == package:
                 self.go_home()
             self.changed()
@@ -360,6 +404,7 @@ class VirtualPhone:
 
     def crash_foreground(self) -> None:
         with self.lock:
+            self.procs.crashed(self.foreground)
             self.overlay.crash(self.foreground)
 
     def show_anr(self, package: str | None = None) -> None:
@@ -373,65 +418,3 @@ class VirtualPhone:
             if pin is not None:
                 self.power.pin = pin
             self.power.sleep(lock)
-
-    # -- adbd backend --------------------------------------------------------------------
-    def banner(self) -> bytes:
-        p = self.profile
-        features = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,abb_exec"
-        return (f"device::ro.product.name={p.product};ro.product.model={p.model};"
-                f"ro.product.device={p.device};features={features}").encode()
-
-    @property
-    def shell(self) -> Shell:
-        if self._shell is None:
-            from omg_agent.vphone.shell import Shell
-
-            self._shell = Shell(self)
-        return self._shell
-
-    def run_shell(self, cmd: str, io: ShellIO) -> int:
-        return self.shell.run(cmd, io)
-
-    def register_tcp(self, device_port: int, host_port: int) -> None:
-        self._tcp[device_port] = host_port
-
-    def unregister_tcp(self, device_port: int) -> None:
-        self._tcp.pop(device_port, None)
-
-    def open_tcp(self, device_port: int) -> socket.socket:
-        host_port = self._tcp.get(device_port)
-        if host_port is None:
-            raise ConnectionRefusedError(f"nothing listens on device port {device_port}")
-        return socket.create_connection(("127.0.0.1", host_port), timeout=10)
-
-    def start_uiautomator_server(self, port: int = 9008) -> None:
-        from omg_agent.vphone.u2server import U2Server
-
-        with self.lock:
-            if port in self._u2:
-                return
-            server = U2Server(self)
-            server.start(port)
-            self._u2[port] = server
-
-    def stop_uiautomator_server(self, port: int = 9008) -> None:
-        server = self._u2.pop(port, None)
-        if server is not None:
-            server.stop()
-
-    def serve(self, port: int = 0, host: str = "127.0.0.1") -> AdbdServer:
-        """Start the ADB device server; returns it (``.port`` is the TCP port)."""
-        from omg_agent.vphone.adbd import AdbdServer
-
-        self.adbd = AdbdServer(self, host=host, port=port)
-        self.adbd.start()
-        return self.adbd
-
-    def close(self) -> None:
-        if self._shell is not None:
-            self._shell.close()
-        for port in list(self._u2):
-            self.stop_uiautomator_server(port)
-        if self.adbd is not None:
-            self.adbd.stop()
-            self.adbd = None

@@ -4,6 +4,7 @@ A profile says what the virtual phone pretends to be. The latency table holds pe
 delays taken from commonly published real-device measurements (USB 2, mid-range phone,
 Android 12–14): they are applied only when a phone is started with ``latency=True`` (the
 benchmarks do; unit tests don't), so harness choices can be compared with realistic costs.
+The transition durations are used when the phone's motion is on (``motion.py``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ class DeviceProfile:
     status_bar_height: int
     nav_bar_height: int
     latency: dict[str, float] = field(default_factory=lambda: dict(REAL_DEVICE_LATENCY))
+    # Screen transitions (see motion.py): an activity open/close animation lasts ~150-350 ms
+    # on phones at animation scale 1; after a launch the app stays busy (first layout, data)
+    # a little longer, which `uiautomator dump` waits out.
+    transition_ms: int = 300
+    launch_busy_ms: int = 250
 
     def __post_init__(self) -> None:
         if self.sdk <= 30 and self.latency == REAL_DEVICE_LATENCY:
@@ -92,6 +98,7 @@ PROFILES: dict[str, DeviceProfile] = {
         name="legacy", width=1080, height=2340, density=440, model="vPhone Legacy",
         brand="omg", manufacturer="OMG", device="vphone_legacy", product="vphone_legacy",
         sdk=29, release="10", serialno="VPHONE0004", status_bar_height=96, nav_bar_height=132,
+        transition_ms=350, launch_busy_ms=400,
     ),
     "tablet": DeviceProfile(
         name="tablet", width=1600, height=2560, density=320, model="vPhone Tab",

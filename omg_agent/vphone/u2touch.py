@@ -4,7 +4,8 @@
 takes complete gestures (tap, long_press, swipe, drag). :class:`TouchTracker` remembers the
 finger between ACTION_DOWN and ACTION_UP and, on ACTION_UP, plays the gesture the events
 describe: no movement beyond the touch slop is a tap (or a long press when held), movement is
-a swipe (or a drag when the finger rested before moving).
+a swipe (or a drag when the finger rested before moving). The gesture's time already passed
+between the events, so it is replayed without holding again (``hold=False``).
 """
 
 from __future__ import annotations
@@ -62,12 +63,12 @@ class TouchTracker:
         held_ms = int((now - finger.t0) * 1000)
         if finger.moved_at is None:
             if held_ms >= LONG_PRESS_MS:
-                self._phone.long_press(finger.x, finger.y, held_ms)
+                self._phone.long_press(finger.x, finger.y, held_ms, hold=False)
             else:
                 self._phone.tap(finger.x, finger.y)
             return
         ex, ey = finger.last
         if (finger.moved_at - finger.t0) * 1000 >= LONG_PRESS_MS:
-            self._phone.drag(finger.x, finger.y, ex, ey, max(1, held_ms))
+            self._phone.drag(finger.x, finger.y, ex, ey, max(1, held_ms), hold=False)
         else:
-            self._phone.swipe(finger.x, finger.y, ex, ey, max(1, held_ms))
+            self._phone.swipe(finger.x, finger.y, ex, ey, max(1, held_ms), hold=False)

@@ -36,6 +36,7 @@ class ShellState:
     display: DisplayOverrides = field(default_factory=DisplayOverrides)
     touch_down: tuple[int, int, float] | None = None  # `input motionevent DOWN` in progress
     u2_refs: dict[int, int] = field(default_factory=dict)  # app_process servers per port
+    u2_kill: set[int] = field(default_factory=set)  # ports whose app_process was killed
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 

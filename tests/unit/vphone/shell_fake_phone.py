@@ -8,8 +8,11 @@ exactly what a command line did to the phone.
 from __future__ import annotations
 
 import threading
+import time
 
+from omg_agent.vphone.logbuf import LogBuffer, Processes
 from omg_agent.vphone.memfs import MemFS
+from omg_agent.vphone.motion import Motion
 from omg_agent.vphone.profile import get_profile
 from omg_agent.vphone.shell import Shell
 from omg_agent.vphone.shellio import CollectingIO
@@ -48,18 +51,24 @@ class FakePhone:
         self.calls: list[tuple] = []
         self.started: list[tuple[str, str | None]] = []
         self.u2_started = threading.Event()
+        self.clock = time.time
+        self.log = LogBuffer()
+        self.procs = Processes(self.log)
+        self.motion = Motion(self, enabled=False)
 
     # -- recorded UI calls ------------------------------------------------------------------
     def tap(self, x: int, y: int) -> None:
         self.calls.append(("tap", x, y))
 
-    def long_press(self, x: int, y: int, duration_ms: int = 600) -> None:
+    def long_press(self, x: int, y: int, duration_ms: int = 600, *, hold: bool = True) -> None:
         self.calls.append(("long_press", x, y, duration_ms))
 
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300, *,
+              hold: bool = True) -> None:
         self.calls.append(("swipe", x1, y1, x2, y2, duration_ms))
 
-    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600) -> None:
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600, *,
+             hold: bool = True) -> None:
         self.calls.append(("drag", x1, y1, x2, y2, duration_ms))
 
     def key(self, keycode: int) -> None:

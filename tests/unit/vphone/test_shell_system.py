@@ -10,6 +10,7 @@ from adbutils._utils import list2cmdline
 from adbutils.shell import ShellExtension
 
 from omg_agent.vphone.shell import Shell
+from omg_agent.vphone.shell.commands.pm_cmds import SYSTEM_PACKAGES
 
 try:
     from .shell_fake_phone import ADB_IME, FakePhone, run
@@ -66,8 +67,8 @@ def test_adbutils_window_size_rotation_battery(shell: Shell) -> None:
 
 def test_adbutils_list_packages_getprop_keyevent(shell: Shell, phone: FakePhone) -> None:
     client = AdbutilsClient(shell)
-    assert client.list_packages() == ["com.android.launcher3", "com.android.settings",
-                                      "com.omg.notes"]
+    assert client.list_packages() == sorted([*SYSTEM_PACKAGES, "com.android.launcher3",
+                                             "com.android.settings", "com.omg.notes"])
     assert client.list_packages(["-3"]) == ["com.omg.notes"]
     assert client.getprop("ro.product.model") == "vPhone 1"
     client.keyevent("KEYCODE_BACK")
@@ -143,8 +144,10 @@ def test_dumpsys_package_versions(shell: Shell) -> None:
 
 # -- pm, content -----------------------------------------------------------------------------------
 def test_pm_path_clear_list(shell: Shell, phone: FakePhone) -> None:
+    system = sorted([*SYSTEM_PACKAGES, "com.android.launcher3", "com.android.settings"])
     assert run(shell, "pm list packages -s") == (
-        0, "package:com.android.launcher3\npackage:com.android.settings\n", "")
+        0, "".join(f"package:{p}\n" for p in system), "")
+    assert run(shell, "pm path com.android.systemui")[1].startswith("package:/system/")
     assert run(shell, "pm list packages notes") == (0, "package:com.omg.notes\n", "")
     path = run(shell, "pm path com.omg.notes")[1]
     assert re.fullmatch(r"package:/data/app/~~\w+==/com\.omg\.notes-\w+==/base\.apk\n", path)

@@ -83,13 +83,15 @@ class FakePhone:
     def tap(self, x: int, y: int) -> None:
         self._record("tap", x, y)
 
-    def long_press(self, x: int, y: int, duration_ms: int = 600) -> None:
+    def long_press(self, x: int, y: int, duration_ms: int = 600, *, hold: bool = True) -> None:
         self._record("long_press", x, y, duration_ms)
 
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300, *,
+              hold: bool = True) -> None:
         self._record("swipe", x1, y1, x2, y2, duration_ms)
 
-    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600) -> None:
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600, *,
+             hold: bool = True) -> None:
         self._record("drag", x1, y1, x2, y2, duration_ms)
 
     def key(self, keycode: int) -> None:

@@ -13,6 +13,8 @@ from omg_agent.vphone.shell.commands import (
     dumpsys_cmd,
     file_cmds,
     input_cmd,
+    log_cmds,
+    net_cmds,
     pm_cmds,
     screen_cmds,
     system_cmds,
@@ -21,7 +23,7 @@ from omg_agent.vphone.shell.commands import (
 from omg_agent.vphone.shell.context import CommandTable
 
 MODULES = (input_cmd, screen_cmds, system_cmds, dumpsys_cmd, am_cmd, pm_cmds, file_cmds,
-           text_cmds, cond_cmd)
+           text_cmds, cond_cmd, log_cmds, net_cmds)
 
 
 def build_command_table() -> CommandTable:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from omg_agent.vphone.shell.commands.ids import object_hash, pid_of, task_id, uid_of
+from omg_agent.vphone.shell.commands.ids import app_pid, object_hash, task_id, uid_of
 from omg_agent.vphone.shell.context import CommandTable, Ctx
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ def _window(ctx: Ctx, args: list[str]) -> None:
         "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
         f"  Window #0 {window}:\n"
         f"    mDisplayId=0 rootTaskId={task_id(package)} mSession=Session{{7f3e2a1 "
-        f"{pid_of(package)}:{uid_of(package)}}} mClient=android.os.BinderProxy@5c1d2e3\n"
+        f"{app_pid(ctx.phone, package)}:{uid_of(package)}}} "
+        "mClient=android.os.BinderProxy@5c1d2e3\n"
         f"    mOwnerUid={uid_of(package)} showForAllUsers=false package={package} appop=NONE\n"
         "    mAttrs={(0,0)(fillxfill) sim={adjust=pan} ty=BASE_APPLICATION fmt=TRANSPARENT}\n"
         "    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false\n"
@@ -100,7 +101,8 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
     record = _record(package, short)
     if what == "top":
         ctx.out(f"TASK {package} id={task_id(package)} userId=0\n"
-                f"  ACTIVITY {short} {object_hash('ar:' + short)} pid={pid_of(package)}\n")
+                f"  ACTIVITY {short} {object_hash('ar:' + short)} "
+                f"pid={app_pid(ctx.phone, package)}\n")
     elif what in ("activities", "a"):
         ctx.out(
             "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"

@@ -8,6 +8,7 @@ across runs, which makes outputs easy to assert on.
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
 
 def _crc(text: str) -> int:
@@ -33,3 +34,17 @@ def user_name(package: str) -> str:
 
 def task_id(package: str) -> int:
     return 10 + _crc("task:" + package) % 90
+
+
+def running_apps(phone: Any) -> dict[str, int]:
+    """App processes that run, package → pid (the foreground app always has one)."""
+    running = phone.procs.running()
+    package, activity = phone.focus()
+    if package not in running and package in phone.packages():
+        running[package] = phone.procs.start(package, activity)
+    return running
+
+
+def app_pid(phone: Any, package: str) -> int:
+    """The pid of ``package``'s process as ``ps`` shows it (stable fallback if not running)."""
+    return running_apps(phone).get(package, pid_of(package))

@@ -149,7 +149,7 @@ def _motionevent(ctx: Ctx, args: list[str]) -> None:
     elif action == "UP" and ctx.state.touch_down is not None:
         x0, y0, t0 = ctx.state.touch_down
         ctx.state.touch_down = None
-        ctx.phone.swipe(x0, y0, x, y, int((time.monotonic() - t0) * 1000))
+        ctx.phone.swipe(x0, y0, x, y, int((time.monotonic() - t0) * 1000), hold=False)
 
 
 def _keycombination(ctx: Ctx, args: list[str]) -> None:

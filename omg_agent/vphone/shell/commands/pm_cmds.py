@@ -1,6 +1,7 @@
 """Packages, input methods, content providers and the uiautomator2 server process.
 
-``pm`` lists and clears the phone's apps, ``ime`` switches input methods,
+``pm`` lists and clears the phone's apps (and knows the system packages), ``ime`` switches
+input methods,
 ``content query --uri content://omg.vphone/state`` is the documented device-side state API
 (one row whose ``state`` column is the JSON of ``phone.state()``), and ``app_process`` runs
 uiautomator2's ``com.wetest.uia2.Main`` server for as long as its stream stays open.
@@ -20,6 +21,14 @@ STATE_URI = "content://omg.vphone/state"
 U2_MAIN = "com.wetest.uia2.Main"
 U2_DEFAULT_PORT = 9008
 SYSTEM_PREFIXES = ("android", "com.android.", "com.google.android.")
+# Installed on every phone though no launcher icon starts them (``ps -A`` shows some running).
+SYSTEM_PACKAGES = ("android", "com.android.systemui", "com.android.phone", "com.android.shell",
+                   "com.android.inputmethod.latin")
+
+
+def installed(phone: object) -> list[str]:
+    """Every package ``pm`` knows: the phone's apps plus the system packages."""
+    return sorted({*phone.packages(), *SYSTEM_PACKAGES})  # type: ignore[attr-defined]
 
 
 def is_system(package: str) -> bool:
@@ -40,7 +49,7 @@ def _pm_list(ctx: Ctx, args: list[str]) -> int:
         return 0  # features, permissions, users...: nothing to list
     flags = {a for a in args[1:] if a.startswith("-")}
     needle = next((a for a in args[1:] if not a.startswith("-")), "")
-    for package in sorted(ctx.phone.packages()):
+    for package in installed(ctx.phone):
         if ("-3" in flags and is_system(package)) or ("-s" in flags and not is_system(package)):
             continue
         if needle not in package:
@@ -52,7 +61,7 @@ def _pm_list(ctx: Ctx, args: list[str]) -> int:
 
 def _pm_path(ctx: Ctx, args: list[str]) -> int:
     package = args[-1] if args else ""
-    if package not in ctx.phone.packages():
+    if package not in installed(ctx.phone):
         return 1
     ctx.outln(f"package:{apk_path(package)}")
     return 0
@@ -206,13 +215,17 @@ def app_process(ctx: Ctx, args: list[str]) -> int:
             return 1
     try:
         ctx.outln("[server] INFO: [UiAutomator2Server] Starting Server")
-        while not ctx.wait(0.25):
+        while not ctx.wait(0.25) and port not in state.u2_kill:
             pass
     finally:
         with state.lock:
-            state.u2_refs[port] -= 1
-            if state.u2_refs[port] <= 0:
-                del state.u2_refs[port]
+            # `kill <pid>` ends the server process on the port whoever else still uses it.
+            left = 0 if port in state.u2_kill else state.u2_refs.get(port, 1) - 1
+            if left > 0:
+                state.u2_refs[port] = left
+            else:
+                state.u2_refs.pop(port, None)
+                state.u2_kill.discard(port)
                 ctx.phone.stop_uiautomator_server(port)
     return 0
 

@@ -2,7 +2,8 @@
 
 Pixels and XML come from the phone (``screencap_png``/``screencap_raw``/``dump_xml``); the
 simulated device cost of each is waited out first (``command_latency``), so a harness that
-screenshots through ``adb exec-out screencap -p`` pays what it would on a real phone.
+screenshots through ``adb exec-out screencap -p`` pays what it would on a real phone;
+``uiautomator dump`` also waits until the UI is idle (``phone.motion.idle_in``).
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ def uiautomator(ctx: Ctx, args: list[str]) -> int:
         return 0 if not args or args[0] == "help" else 1
     paths = [a for a in args[1:] if not a.startswith("--")]
     path = paths[0] if paths else DEFAULT_DUMP
-    if ctx.latency("dump"):
+    # Like the real tool, wait for the UI to go idle (a transition, an app still launching).
+    if ctx.wait(ctx.phone.motion.idle_in()) or ctx.latency("dump"):
         return 0
     xml = ctx.phone.dump_xml()
     done = f"UI hierchary dumped to: {path}\n"  # sic: Android's own spelling

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from omg_agent.vphone.shell.commands.ids import pid_of, user_name
+from omg_agent.vphone.shell.commands.ids import running_apps, user_name
 from omg_agent.vphone.shell.context import CommandTable, Ctx
 
 NAMESPACES = ("system", "secure", "global")
@@ -22,7 +22,10 @@ SHELL_ID = ("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007
 PS_HEADER = "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME"
 SYSTEM_PROCS = (("root", 1, 0, "init"), ("root", 612, 1, "zygote64"),
                 ("system", 1007, 612, "system_server"),
-                ("u0_a143", 1312, 612, "com.android.systemui"))
+                ("u0_a143", 1312, 612, "com.android.systemui"),
+                ("radio", 1340, 612, "com.android.phone"))
+KILL_WAIT_STEPS = 50  # x 20 ms: how long kill waits for the u2 server to go
+U2_PID = 4100  # the first uiautomator2 server (app_process) while one runs
 KERNEL = "5.15.41-android13-8-00055-g4f5025129fe8-ab8949913"
 
 
@@ -119,22 +122,58 @@ def _ps_line(user: str, pid: int, ppid: int, name: str) -> str:
            f"{pid * 13 % 90000 + 3000:>6} {'0':<16} {'0':>4} S {name}"
 
 
+def _u2_pids(ctx: Ctx) -> dict[int, int]:
+    """pid → port of the uiautomator2 servers ``app_process`` runs (one process per port)."""
+    with ctx.state.lock:
+        return {U2_PID + i: port for i, port in enumerate(sorted(ctx.state.u2_refs))}
+
+
+def _processes(ctx: Ctx) -> list[tuple[str, int, int, str]]:
+    """Every process: (user, pid, ppid, name)."""
+    procs = list(SYSTEM_PROCS)
+    for package, pid in sorted(running_apps(ctx.phone).items(), key=lambda kv: kv[1]):
+        procs.append((user_name(package), pid, 612, package))
+    procs += [("shell", pid, 1, "app_process") for pid in _u2_pids(ctx)]
+    return procs + [("shell", 4242, 1, "sh"), ("shell", 4243, 4242, "ps")]
+
+
 def ps(ctx: Ctx, args: list[str]) -> int:
     ctx.outln(PS_HEADER)
     everything = any(a in ("-A", "-e", "-ef") for a in args)
-    if everything:
-        for user, pid, ppid, name in SYSTEM_PROCS:
+    users = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-u", "-U")}
+    for user, pid, ppid, name in _processes(ctx):
+        if everything or (user in users) or (not users and name in ("sh", "ps")):
             ctx.outln(_ps_line(user, pid, ppid, name))
-        package, _ = ctx.phone.focus()
-        ctx.outln(_ps_line(user_name(package), pid_of(package), 612, package))
-    ctx.outln(_ps_line("shell", 4242, 1, "sh"))
-    ctx.outln(_ps_line("shell", 4243, 4242, "ps"))
     return 0
 
 
+def kill(ctx: Ctx, args: list[str]) -> int:
+    """``kill [-SIGNAL] PID...``: the shell user may end its own processes (the u2 server)."""
+    pids = [a for a in args if not a.startswith("-")]
+    if not pids:
+        return ctx.fail("Need 1 argument")
+    u2 = _u2_pids(ctx)
+    known = {pid: user for user, pid, _, _ in _processes(ctx)}
+    status = 0
+    for arg in pids:
+        pid = int(arg) if arg.isdigit() else -1
+        if pid in u2:
+            with ctx.state.lock:
+                ctx.state.u2_kill.add(u2[pid])
+            for _ in range(KILL_WAIT_STEPS):  # the signal is delivered before kill returns
+                if u2[pid] not in ctx.state.u2_refs or ctx.wait(0.02):
+                    break
+        elif pid not in known:
+            status = ctx.fail(f"pid {arg}: No such process")
+        elif known[pid] != "shell":
+            status = ctx.fail(f"pid {arg}: Operation not permitted")
+    return status
+
+
 def pidof(ctx: Ctx, args: list[str]) -> int:
-    package, _ = ctx.phone.focus()
-    pids = [str(pid_of(package)) for a in args if a == package]
+    running = running_apps(ctx.phone)
+    system = {name: pid for _, pid, _, name in SYSTEM_PROCS}
+    pids = [str(pid) for a in args if (pid := running.get(a, system.get(a))) is not None]
     if pids:
         ctx.outln(" ".join(pids))
     return 0 if pids else 1
@@ -193,14 +232,6 @@ def uname(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def logcat(ctx: Ctx, args: list[str]) -> int:
-    """The virtual phone logs nothing; a streaming logcat waits until the client leaves."""
-    if not any(a in ("-c", "-d", "-g", "-t", "-T") or a.startswith("-t") for a in args):
-        while not ctx.wait(0.5):
-            pass
-    return 0
-
-
 def getevent(ctx: Ctx, args: list[str]) -> int:
     return ctx.fail("could not open /dev/input: Permission denied")
 
@@ -208,6 +239,7 @@ def getevent(ctx: Ctx, args: list[str]) -> int:
 COMMANDS: CommandTable = {
     "getprop": getprop, "setprop": setprop, "settings": settings, "svc": svc, "id": id_cmd,
     "whoami": whoami, "date": date, "getenforce": getenforce, "ps": ps, "reboot": reboot,
-    "sleep": sleep, "true": true, "false": false, "env": env, "printenv": env, "pwd": pwd,
-    "uname": uname, "logcat": logcat, "getevent": getevent, "pidof": pidof,
+    "sleep": sleep, "kill": kill, "true": true, "false": false, "env": env, "printenv": env,
+    "pwd": pwd,
+    "uname": uname, "getevent": getevent, "pidof": pidof,
 }
