@@ -95,6 +95,8 @@ class AdbDriver:
         self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
         self._info: DeviceInfo | None = None
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"adb-{self.serial}")
+        # dumps have their own stream counter: one running ahead is not the action's call
+        self._dump_io = AdbIO(self.client, self.serial, timeout=timeout, grace=self.io.grace)
         self.ahead = DumpAhead(self._pool, self._hierarchy_now, serial=self.serial)
         self._no_digest = False  # `screencap | md5sum` did not work here: settle on frames
         self._focus: tuple[str, str] = ("", "")
@@ -160,12 +162,12 @@ class AdbDriver:
 
     def _hierarchy_now(self) -> str:
         if not self._dump_to_file:
-            xml = self.io.read(DUMP_CMD, self._dump_xml)
+            xml = self._dump_io.read(DUMP_CMD, self._dump_xml)
             if xml is not None:
                 return xml
             log.info("%s: uiautomator dump /dev/tty gave no XML; dumping to a file", self.serial)
             self._dump_to_file = True
-        out = self.io.run(f"uiautomator dump {DUMP_FILE} >/dev/null && cat {DUMP_FILE}")
+        out = self._dump_io.run(f"uiautomator dump {DUMP_FILE} >/dev/null && cat {DUMP_FILE}")
         xml = adbparse.extract_hierarchy(out)
         if xml is None:
             raise DeviceError("uiautomator dump gave no hierarchy", serial=self.serial,
@@ -314,7 +316,8 @@ class AdbDriver:
             raise settle.Unavailable(f"`{DIGEST_CMD}` answered {out[:60]!r}")
         return m.group(1)
 
-    def _token(self, signal: str, image: Image.Image | None, raw: bytes) -> str | None:
+    def _token(self, signal: str, image: Image.Image | None,
+               raw: bytes | None) -> str | None:
         """A frame's token in a settle signal's terms (None: this frame cannot say)."""
         if signal == "digest":
             return hashlib.md5(raw).hexdigest() if raw and not self._png_only else None
