@@ -230,8 +230,9 @@ class StepRow:
 
 
 def driver_step(driver) -> dict[str, float]:
-    """observe + tap the Wi-Fi switch by its label + settle, through ``driver``; the parts
-    in ms (observe, its dump, the tap's device calls, settle, the whole step)."""
+    """observe + tap the Wi-Fi row by its label + settle, through ``driver``; the parts in
+    ms (observe, the time it waited for its dump, the tap's device calls, settle, the whole
+    step). The next dump runs during act and settle, so the parts overlap the dump."""
     from omg_agent.core.actions import AnchorTarget, Tap
 
     t0 = time.perf_counter()
@@ -248,9 +249,11 @@ def driver_step(driver) -> dict[str, float]:
 
 def _driver_row(driver, steps: int) -> StepRow:
     driver_step(driver)  # warm-up: info, IME probe, first focus read
+    taken = driver.ahead.taken
     parts = [driver_step(driver) for _ in range(steps)]
-    return StepRow(Stat.of([p["step"] for p in parts]),
-                   {k: statistics.median(p[k] for p in parts) for k in parts[0] if k != "step"})
+    phases = {k: statistics.median(p[k] for p in parts) for k in parts[0] if k != "step"}
+    phases["dumps taken ahead"] = driver.ahead.taken - taken  # a count, not ms
+    return StepRow(Stat.of([p["step"] for p in parts]), phases)
 
 
 def bench_steps(steps: int = 15) -> dict[str, StepRow]:
@@ -286,7 +289,8 @@ def step_report(steps: int = 15) -> str:
              "| pipeline | median | p95 | vs peer | where the time goes (medians) |",
              "|---|---:|---:|---:|---|"]
     for name, row in rows.items():
-        phases = ", ".join(f"{k} {v:.0f}" for k, v in row.phases.items())
+        phases = ", ".join(f"{k} {v:.0f}" + ("" if k.startswith("dumps") else " ms")
+                           for k, v in row.phases.items())
         lines.append(f"| {name} | {row.step.median:.0f} ms | {row.step.p95:.0f} ms | "
                      f"{row.step.median / peer:.2f}× | {phases or '—'} |")
     return "\n".join(lines)

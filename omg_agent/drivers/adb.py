@@ -15,6 +15,19 @@ Implements :class:`~omg_agent.drivers.base.Driver` (DESIGN.md §3–4, issue 3 i
   after an action, the next ``observe()`` waits while the screen shows it is loading
   (:mod:`.loading`, at most ``loading_timeout`` seconds).
 
+A step's cost is mostly ``uiautomator dump``, so nothing waits for it in turn: the dump
+for the next observation starts with the action (:meth:`before_boundary`,
+:mod:`.nextlook`), the screen settles meanwhile on frame digests computed on the phone
+(``screencap | md5sum``: 33 bytes a look instead of a 10 MB frame; masked raw frames when
+something unmasked keeps moving; :mod:`.settle`), the foreground app is read once it
+settled, and ``observe()`` takes the dump only when it provably shows the settled screen —
+else it dumps again. When the settled frame is the pre-action frame byte for byte, the
+observation keeps the last element list without waiting for a dump.
+``uiautomator dump --compressed`` is not used: it leaves out the views that are not
+important for accessibility — wrappers and containers the element list's merging rules
+read (:mod:`omg_agent.perception.uitree`) — and most of a dump's cost is the VM start and
+the idle wait, which it does not shorten.
+
 Every device call rides out drops for ``grace_s`` seconds (:mod:`.grace`): offline,
 unauthorized, a restarted adb server, a TCP device to re-connect.
 """

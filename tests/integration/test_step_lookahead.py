@@ -90,3 +90,42 @@ def test_without_md5sum_the_adb_driver_settles_on_frames(vphone) -> None:
         assert result.ok and "settle_timeout" not in result.timings
         assert labels(drv.observe().elements) == the_phones_tree(phone)
         assert drv._no_digest and drv.ahead.taken == 1
+
+
+@pytest.mark.vphone(latency=True)
+def test_a_dump_that_ended_mid_animation_is_not_taken(vphone) -> None:
+    """The Wi-Fi row animates for 1.6 s after the tap — longer than the dump that started
+    with it — and the tree shows the old state until the animation ends: the observation
+    must wait for the end and show the final tree, never the dump taken mid-animation."""
+    import time
+
+    phone = vphone.phone
+    phone.start_activity(SETTINGS)
+    app = phone.apps[SETTINGS]
+    toggled: list[float] = []
+    toggle, raw, dump = app._toggle, phone.screencap_raw, phone.dump_xml
+    old_xml = dump()
+
+    def animated_toggle(what: str) -> None:
+        toggle(what)
+        toggled.append(time.monotonic())
+
+    def animating() -> bool:
+        return bool(toggled) and time.monotonic() - toggled[-1] < 1.6
+
+    def frame() -> bytes:
+        data = bytearray(raw())
+        if animating():  # a band that moves every frame
+            data[100_000:100_064] = int(time.monotonic() * 1000).to_bytes(64, "little")
+        return bytes(data)
+
+    app._toggle = animated_toggle
+    phone.screencap_raw = frame
+    phone.dump_xml = lambda: old_xml if animating() else dump()
+    with AdbDriver(vphone.serial, settle_timeout=4.0) as drv:
+        obs = drv.observe()
+        result = drv.execute([tap("Wi-Fi")], obs)
+        assert result.ok and "settle_timeout" not in result.timings
+        after = drv.observe()
+        assert labels(after.elements) == the_phones_tree(phone) != labels(obs.elements)
+        assert drv.ahead.taken == 0
