@@ -18,6 +18,9 @@ what a USB phone would cost (profile table in ``omg_agent/vphone/profile.py``):
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
 import statistics
 import subprocess
 import tempfile
@@ -256,23 +259,48 @@ def _driver_row(driver, steps: int) -> StepRow:
     return StepRow(Stat.of([p["step"] for p in parts]), phases)
 
 
-def bench_steps(steps: int = 15) -> dict[str, StepRow]:
-    """Per-step cost, side by side in one run on one latency-profile vphone."""
+class SpawnedPhone:
+    """A latency-profile vphone in its own process, as a phone is: its work does not share
+    the host's interpreter with the pipeline being measured."""
+
+    def __init__(self) -> None:
+        from omg_agent.vphone import daemon
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.record = daemon.spawn(port, seed=0, profile="default", latency=True)
+        self.serial = adbhost.connect("127.0.0.1", port)
+
+    def __enter__(self) -> SpawnedPhone:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        adbhost.disconnect(self.serial)
+        os.kill(self.record["pid"], signal.SIGTERM)
+
+
+def bench_steps(steps: int = 15, in_process: bool = False) -> dict[str, StepRow]:
+    """Per-step cost, side by side in one run on one latency-profile vphone (in its own
+    process unless ``in_process``)."""
     from omg_agent.drivers.adb import AdbDriver
     from omg_agent.drivers.u2 import U2Driver
 
     out: dict[str, StepRow] = {}
-    with LatencyPhone() as lp, tempfile.TemporaryDirectory() as tmp:
-        lp.phone.start_activity("com.android.settings")
-        switch = next(e for e in parse_elements(lp.phone.dump_xml())
+    phone = LatencyPhone() if in_process else SpawnedPhone()
+    with phone, tempfile.TemporaryDirectory() as tmp:
+        device = adbutils.AdbClient().device(phone.serial)
+        device.shell("am start -n com.android.settings/.Settings")
+        xml = device.shell("uiautomator dump /dev/tty")
+        switch = next(e for e in parse_elements(xml[:xml.rindex(">") + 1])
                       if e.label == WIFI and e.clickable)
         tap = switch.center
-        peer = partial(peer_step, lp.serial, Path(tmp), (tap.x, tap.y))
+        peer = partial(peer_step, phone.serial, Path(tmp), (tap.x, tap.y))
         out["peer: screencap -p + pull, dumpsys window, tap, sleep 1 s (no tree)"] = StepRow(
             timed(peer, steps), {})
-        with AdbDriver(lp.serial) as adb_driver:
+        with AdbDriver(phone.serial) as adb_driver:
             out["OMG adb driver (reads the tree)"] = _driver_row(adb_driver, steps)
-        u2_driver = U2Driver(lp.serial)
+        u2_driver = U2Driver(phone.serial)
         try:
             out["OMG u2 driver (reads the tree)"] = _driver_row(u2_driver, steps)
         finally:
@@ -280,12 +308,13 @@ def bench_steps(steps: int = 15) -> dict[str, StepRow]:
     return out
 
 
-def step_report(steps: int = 15) -> str:
+def step_report(steps: int = 15, in_process: bool = False) -> str:
     """The per-step table: median and p95, ratio to the peer, and the drivers' phases."""
-    rows = bench_steps(steps)
+    rows = bench_steps(steps, in_process)
     peer = next(iter(rows.values())).step.median
+    where = "in this process" if in_process else "in its own process"
     lines = ["Per step: observe + one tap that changes the screen + settle "
-             f"(latency profile on, {steps} steps each):", "",
+             f"(latency profile on, vphone {where}, {steps} steps each):", "",
              "| pipeline | median | p95 | vs peer | where the time goes (medians) |",
              "|---|---:|---:|---:|---|"]
     for name, row in rows.items():

@@ -204,7 +204,7 @@ class AdbDriver:
         t0 = time.perf_counter()
         self.info()
         shot = self._pool.submit(self._timed, self.screenshot)
-        ahead, focus = self.ahead.pending, self.ahead.focus
+        ahead = self.ahead.pending
         dump = None if ahead else self._pool.submit(self._timed, self.hierarchy)
         (image, raw), t_shot = shot.result()
         t1 = time.perf_counter()
@@ -214,7 +214,6 @@ class AdbDriver:
             elements, t_dump = last.elements, time.perf_counter() - t1
         else:
             if got is None:
-                focus = None  # read after a screen that moved on: read it again
                 xml, t_dump = dump.result() if dump is not None else self._timed(self.hierarchy)
             else:
                 xml, t_dump = got, time.perf_counter() - t1
@@ -225,7 +224,7 @@ class AdbDriver:
         screen_hash = self.hasher.compute(image, package=dump_package or self._focus[0],
                                           elements=elements)
         t3 = time.perf_counter()
-        if focus is not None and focus.exception() is None:  # read while the dump ran
+        if got is not None and self.ahead.focus_ok:  # read while the dump ran
             self._focus_hash, self._focus_dump_package = screen_hash, dump_package
         elif (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
                 or dump_package != self._focus_dump_package):
@@ -317,7 +316,7 @@ class AdbDriver:
             serial=self.serial)
         self.ahead.settled(result, before or "")
         if result.ok:
-            self.ahead.focus = self._pool.submit(self._refresh_focus)
+            self.ahead.read_focus(self._refresh_focus)
         return result.ok
 
     def _digest(self) -> str:

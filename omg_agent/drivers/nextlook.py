@@ -14,7 +14,9 @@ reports when the final screen was first seen), and the next ``observe()`` takes 
 * the observation's own frame still shows the settled screen (same token in the settle
   signal's terms).
 
-Otherwise the observation dumps afresh. Only one dump runs on the device at a time (two
+Otherwise the observation dumps afresh. The foreground app is read the same way
+(:meth:`DumpAhead.read_focus`), and used when that read *started* once the final screen
+was already seen. Only one dump runs on the device at a time (two
 ``uiautomator`` processes fight over the one UiAutomation connection): :meth:`dump`
 serialises them. When the settled screen is the pre-action screen, byte for byte (the
 digest of every pixel, status bar included) and the observation still shows it, the action
@@ -61,7 +63,8 @@ class DumpAhead:
         self._pending: Future[Dumped] | None = None
         self._settled: Settled | None = None
         self._previous = ""  # the pre-action screen, in the settle signal's tokens
-        self.focus: Future[object] | None = None  # the foreground app, read after settling
+        self._focus: tuple[float, Future[object]] | None = None  # (started, the read)
+        self.focus_ok = False  # take(): a foreground app read after the last change is in
         self.taken = 0  # dumps taken ahead (for the bench and tests)
         self.skipped = 0  # observations that kept the last element list
 
@@ -87,21 +90,35 @@ class DumpAhead:
         """How the screen settled after the action (``previous``: the screen before it)."""
         self._settled, self._previous = result, previous
 
+    def read_focus(self, read: Callable[[], object]) -> None:
+        """Read the foreground app on the pool now; the observation uses the latest read
+        if it started once the final screen was already seen. Not while a read is still
+        running (two would race to write the app)."""
+        if self._focus is not None and not self._focus[1].done():
+            return
+        self._focus = (time.monotonic(), self._pool.submit(read))
+
     def reset(self) -> None:
-        self._pending, self._settled, self._previous, self.focus = None, None, "", None
+        self._pending, self._settled, self._previous, self._focus = None, None, "", None
 
     def take(self, current: Callable[[str], str | None]) -> str | None:
         """The dumped XML if it shows the screen now (:data:`UNCHANGED` when the action
         changed nothing drawn), else None. ``current(signal)`` is the token of the
         observation's frame in that settle signal's terms (None: cannot tell)."""
-        pending, settled, previous = self._pending, self._settled, self._previous
+        pending, settled, previous, focus = (self._pending, self._settled, self._previous,
+                                             self._focus)
         self.reset()
+        self.focus_ok = False
+        if focus is not None:  # let it finish: no read of the app, even a stale one, may
+            focus[1].exception()  # land after the one the observation is about to make
         if pending is None or settled is None or not settled.ok:
             return None
         now = current(settled.signal)
         if now is None or now != settled.token:
             log.debug("%s: the screen moved after settling; dumping again", self.serial)
             return None
+        self.focus_ok = (focus is not None and focus[0] >= settled.changed_by
+                         and focus[1].exception() is None)
         if previous and previous == settled.token:
             self.skipped += 1
             return UNCHANGED
@@ -111,6 +128,7 @@ class DumpAhead:
             log.debug("%s: dump ahead failed (%s); dumping again", self.serial, exc)
             return None
         if dumped.ended - self.margin < settled.changed_by:
+            self.focus_ok = False
             log.debug("%s: dump ahead ended %.2f s after the last change; dumping again",
                       self.serial, dumped.ended - settled.changed_by)
             return None

@@ -199,7 +199,7 @@ class U2Driver:
     def _look(self, ocr: bool) -> Observation:
         t0 = time.perf_counter()
         self.info()
-        ahead, focus = self.ahead.pending, self.ahead.focus
+        ahead = self.ahead.pending
         dump = None if ahead else self._pool.submit(_timed, self.hierarchy)
         frame, self._settle_frame = self._settle_frame, None
         if ahead and frame is not None and time.monotonic() - frame[2] <= self.settle_window:
@@ -209,7 +209,6 @@ class U2Driver:
         t1 = time.perf_counter()
         got = self.ahead.take(lambda _signal: self._token(image)) if ahead else None
         if got is None:
-            focus = None  # the screen moved on after settling: read it again
             xml, t_dump = dump.result() if dump is not None else _timed(self.hierarchy)
         else:
             xml, t_dump = got, time.perf_counter() - t1
@@ -219,7 +218,7 @@ class U2Driver:
         dump_package = next((e.package for e in elements if e.package), "")
         screen_hash = self.hasher.compute(image, package=self._focus[0], elements=elements)
         t3 = time.perf_counter()
-        if focus is not None and focus.exception() is None:  # read while the dump ran
+        if got is not None and self.ahead.focus_ok:  # read while the dump ran
             self._focus_hash = screen_hash
         elif (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
                 or (dump_package and dump_package != self._focus[0])):
@@ -246,8 +245,8 @@ class U2Driver:
                      change_grace: float = 0.3) -> bool:
         """Wait until screenshots stop changing (:mod:`.settle`, the ADB driver's rule);
         False on timeout. The next observation's dump starts when the screen is seen to
-        change (:mod:`.nextlook`; a dump is short here), the foreground app is read once it
-        settled, and the last frame is kept for an observation that follows at once."""
+        change (:mod:`.nextlook`; a dump is short here), and so is the foreground app; the
+        last frame is kept for an observation that follows at once."""
         self.ahead.reset()
         self._settle_frame = None
 
@@ -256,9 +255,10 @@ class U2Driver:
             self._settle_frame = (image, raw, time.monotonic())
             return image
 
-        def changed() -> None:
+        def changed() -> None:  # the dump and the foreground app, read from this screen
             if not self.ahead.pending:
                 self.ahead.start()
+            self.ahead.read_focus(self.current_app)
 
         result = settle.settle(
             [settle.frame_signal(shoot, self.hasher, self.last_observation, previous)],
@@ -266,8 +266,6 @@ class U2Driver:
             window=self.settle_window, change_grace=change_grace, on_change=changed,
             serial=self.serial)
         self.ahead.settled(result)
-        if result.ok:
-            self.ahead.focus = self._pool.submit(self.current_app)
         return result.ok
 
     def _token(self, image: Image.Image) -> str:

@@ -146,3 +146,23 @@ def test_dumps_never_overlap_on_the_device(pool) -> None:
     ahead.reset()
     pool.shutdown(wait=True)
     assert overlaps == [1, 1]
+
+
+def test_the_app_is_taken_from_a_read_that_started_after_the_last_change(pool) -> None:
+    gate = threading.Event()
+
+    def dump() -> str:
+        gate.wait(5)
+        return "<hierarchy/>"
+    ahead = DumpAhead(pool, dump, margin=0.0)
+    ahead.start()
+    ahead.read_focus(lambda: None)
+    ahead.settled(Settled(True, "digest", "x", changed_by=time.monotonic() - 10))
+    gate.set()
+    assert ahead.take(lambda signal: "x") == "<hierarchy/>" and ahead.focus_ok
+    gate.clear()
+    ahead.start()
+    ahead.read_focus(lambda: None)  # started before the screen's last change
+    ahead.settled(Settled(True, "digest", "x", changed_by=time.monotonic()))
+    gate.set()  # the dump ends after the change: taken; the app is read again
+    assert ahead.take(lambda signal: "x") == "<hierarchy/>" and not ahead.focus_ok
