@@ -210,6 +210,8 @@ class AdbDriver:
         t1 = time.perf_counter()
         got = self.ahead.take(lambda signal: self._token(signal, image, raw)) if ahead else None
         last = self.last_observation
+        if got == UNCHANGED and last is None:
+            got = None
         if got == UNCHANGED and last is not None:
             elements, t_dump = last.elements, time.perf_counter() - t1
         else:
