@@ -9,11 +9,18 @@ what a USB phone would cost (profile table in ``omg_agent/vphone/profile.py``):
   ``U2Driver.observe()``;
 * tokens of the raw uiautomator XML vs our compact element list, on every app's first screen;
 * OCR on a 1080x2400 frame: full frame vs a cached read vs a region read around one label;
-* 10 inputs as 10 shell calls vs batched into one call.
+* 10 inputs as 10 shell calls vs batched into one call;
+* one whole *step* — observe, one tap that changes the screen, settle — for the peer
+  pipeline (Open-AutoGLM's shape: ``screencap -p`` + pull, ``dumpsys window`` for the
+  current app, ``input tap``, a fixed 1 s sleep; no tree) vs both drivers, which also read
+  the tree, with where each driver's time goes (observe / act / settle / dump).
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
 import statistics
 import subprocess
 import tempfile
@@ -196,4 +203,123 @@ def report(steps: int = 30, ocr_runs: int = 10, input_runs: int = 10) -> str:
               "| inputs | median | p95 |", "|---|---:|---:|"]
     for name, st in bench_inputs(input_runs).items():
         lines.append(f"| {name} | {st.median:.0f} ms | {st.p95:.0f} ms |")
+    return "\n".join(lines)
+
+
+WIFI = "Wi-Fi"  # the step's tap: the Settings Wi-Fi switch flips on every tap
+
+
+def peer_step(serial: str, workdir: Path, tap: tuple[int, int], sleep_s: float = 1.0) -> None:
+    """One step the way Open-AutoGLM-style loops take it: screenshot as a PNG file pulled
+    to the host, the current app from ``dumpsys window``, the tap, then a fixed sleep."""
+    adb = adbhost.adb_path()
+
+    def run(*args: str) -> None:
+        subprocess.run([adb, "-s", serial, *args], capture_output=True, check=True, timeout=60)
+
+    run("shell", "screencap", "-p", "/sdcard/tmp.png")
+    run("pull", "/sdcard/tmp.png", str(workdir / "tmp.png"))
+    run("shell", "dumpsys", "window")
+    run("shell", "input", "tap", str(tap[0]), str(tap[1]))
+    time.sleep(sleep_s)
+
+
+@dataclass
+class StepRow:
+    """One pipeline's per-step cost; ``phases`` are medians of the step's parts (ms)."""
+
+    step: Stat
+    phases: dict[str, float]
+
+
+def driver_step(driver) -> dict[str, float]:
+    """observe + tap the Wi-Fi row by its label + settle, through ``driver``; the parts in
+    ms (observe, the time it waited for its dump, the tap's device calls, settle, the whole
+    step). The next dump runs during act and settle, so the parts overlap the dump."""
+    from omg_agent.core.actions import AnchorTarget, Tap
+
+    t0 = time.perf_counter()
+    obs = driver.observe()
+    t1 = time.perf_counter()
+    result = driver.execute([Tap(target=AnchorTarget(text=WIFI))], obs)
+    t2 = time.perf_counter()
+    if not all(o.ok for o in result.outcomes):
+        raise RuntimeError(f"the step's tap failed: {result.outcomes}")
+    return {"observe": (t1 - t0) * 1000, "dump wait": obs.timings.get("dump", 0.0) * 1000,
+            "act": result.timings.get("device", 0.0) * 1000,
+            "settle": result.timings.get("settle", 0.0) * 1000, "step": (t2 - t0) * 1000}
+
+
+def _driver_row(driver, steps: int) -> StepRow:
+    driver_step(driver)  # warm-up: info, IME probe, first focus read
+    taken = driver.ahead.taken
+    parts = [driver_step(driver) for _ in range(steps)]
+    phases = {k: statistics.median(p[k] for p in parts) for k in parts[0] if k != "step"}
+    phases["dumps taken ahead"] = driver.ahead.taken - taken  # a count, not ms
+    return StepRow(Stat.of([p["step"] for p in parts]), phases)
+
+
+class SpawnedPhone:
+    """A latency-profile vphone in its own process, as a phone is: its work does not share
+    the host's interpreter with the pipeline being measured."""
+
+    def __init__(self) -> None:
+        from omg_agent.vphone import daemon
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.record = daemon.spawn(port, seed=0, profile="default", latency=True)
+        self.serial = adbhost.connect("127.0.0.1", port)
+
+    def __enter__(self) -> SpawnedPhone:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        adbhost.disconnect(self.serial)
+        os.kill(self.record["pid"], signal.SIGTERM)
+
+
+def bench_steps(steps: int = 15, in_process: bool = False) -> dict[str, StepRow]:
+    """Per-step cost, side by side in one run on one latency-profile vphone (in its own
+    process unless ``in_process``)."""
+    from omg_agent.drivers.adb import AdbDriver
+    from omg_agent.drivers.u2 import U2Driver
+
+    out: dict[str, StepRow] = {}
+    phone = LatencyPhone() if in_process else SpawnedPhone()
+    with phone, tempfile.TemporaryDirectory() as tmp:
+        device = adbutils.AdbClient().device(phone.serial)
+        device.shell("am start -n com.android.settings/.Settings")
+        xml = device.shell("uiautomator dump /dev/tty")
+        switch = next(e for e in parse_elements(xml[:xml.rindex(">") + 1])
+                      if e.label == WIFI and e.clickable)
+        tap = switch.center
+        peer = partial(peer_step, phone.serial, Path(tmp), (tap.x, tap.y))
+        out["peer: screencap -p + pull, dumpsys window, tap, sleep 1 s (no tree)"] = StepRow(
+            timed(peer, steps), {})
+        with AdbDriver(phone.serial) as adb_driver:
+            out["OMG adb driver (reads the tree)"] = _driver_row(adb_driver, steps)
+        u2_driver = U2Driver(phone.serial)
+        try:
+            out["OMG u2 driver (reads the tree)"] = _driver_row(u2_driver, steps)
+        finally:
+            u2_driver.close()
+    return out
+
+
+def step_report(steps: int = 15, in_process: bool = False) -> str:
+    """The per-step table: median and p95, ratio to the peer, and the drivers' phases."""
+    rows = bench_steps(steps, in_process)
+    peer = next(iter(rows.values())).step.median
+    where = "in this process" if in_process else "in its own process"
+    lines = ["Per step: observe + one tap that changes the screen + settle "
+             f"(latency profile on, vphone {where}, {steps} steps each):", "",
+             "| pipeline | median | p95 | vs peer | where the time goes (medians) |",
+             "|---|---:|---:|---:|---|"]
+    for name, row in rows.items():
+        phases = ", ".join(f"{k} {v:.0f}" + ("" if k.startswith("dumps") else " ms")
+                           for k, v in row.phases.items())
+        lines.append(f"| {name} | {row.step.median:.0f} ms | {row.step.p95:.0f} ms | "
+                     f"{row.step.median / peer:.2f}× | {phases or '—'} |")
     return "\n".join(lines)

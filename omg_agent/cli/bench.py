@@ -63,6 +63,28 @@ def observe(
 
 
 @app.command()
+def step(
+    steps: int = typer.Option(15, help="Steps per pipeline."),
+    in_process: bool = typer.Option(False, "--in-process",
+                                    help="Run the vphone in this process (it then competes "
+                                         "with the drivers for the interpreter)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the measurements as JSON."),
+) -> None:
+    """Per-step cost (observe + a tap that changes the screen + settle): the peer pipeline
+    vs the adb and u2 drivers, on one latency-profile vphone.
+
+    Example: omg-agent bench step --steps 15
+    """
+    from omg_agent.bench import observe as bench
+
+    if not as_json:
+        typer.echo(bench.step_report(steps, in_process))
+        return
+    _print_json({name: {"step_ms": dataclasses.asdict(row.step), "phases": row.phases}
+                 for name, row in bench.bench_steps(steps, in_process).items()})
+
+
+@app.command()
 def calls(
     tasks: int | None = typer.Option(None, "--tasks", help="Run only the first N tasks."),
     noise: str = typer.Option("moderate", "--noise", help="Noise profile: none or moderate."),

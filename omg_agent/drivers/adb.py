@@ -15,13 +15,28 @@ Implements :class:`~omg_agent.drivers.base.Driver` (DESIGN.md §3–4, issue 3 i
   after an action, the next ``observe()`` waits while the screen shows it is loading
   (:mod:`.loading`, at most ``loading_timeout`` seconds).
 
+A step's cost is mostly ``uiautomator dump``, so nothing waits for it in turn: the dump
+for the next observation starts with the action (:meth:`before_boundary`,
+:mod:`.nextlook`), the screen settles meanwhile on frame digests computed on the phone
+(``screencap | md5sum``: 33 bytes a look instead of a 10 MB frame; masked raw frames when
+something unmasked keeps moving; :mod:`.settle`), the foreground app is read once it
+settled, and ``observe()`` takes the dump only when it provably shows the settled screen —
+else it dumps again. When the settled frame is the pre-action frame byte for byte, the
+observation keeps the last element list without waiting for a dump.
+``uiautomator dump --compressed`` is not used: it leaves out the views that are not
+important for accessibility — wrappers and containers the element list's merging rules
+read (:mod:`omg_agent.perception.uitree`) — and most of a dump's cost is the VM start and
+the idle wait, which it does not shorten.
+
 Every device call rides out drops for ``grace_s`` seconds (:mod:`.grace`): offline,
 unauthorized, a restarted adb server, a TCP device to re-connect.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +52,7 @@ from omg_agent.drivers.adbport import AdbShellPort
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
+from omg_agent.drivers.nextlook import UNCHANGED, DumpAhead
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.textinput import ADB_IME
@@ -60,6 +76,9 @@ IME_CMD = (f"ime list -a -s; echo {IME_SEP}; ime list -s; echo {IME_SEP}; "
 DUMP_CMD = "uiautomator dump /dev/tty"
 DUMP_FILE = "/data/local/tmp/omg_window_dump.xml"
 FRAME_HEADER_BYTES = adbparse.LEGACY_HEADER.size  # the shortest frame header
+DIGEST_CMD = "screencap 2>/dev/null | md5sum"  # a frame's digest: 33 bytes, not 10 MB
+_MD5 = re.compile(r"\s*([0-9a-f]{32})\b")
+_EMPTY_MD5 = hashlib.md5(b"").hexdigest()
 
 
 class AdbDriver:
@@ -88,7 +107,11 @@ class AdbDriver:
         self._bars = (status_bar_px, nav_bar_px)
         self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
         self._info: DeviceInfo | None = None
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"adb-{self.serial}")
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"adb-{self.serial}")
+        # dumps have their own stream counter: one running ahead is not the action's call
+        self._dump_io = AdbIO(self.client, self.serial, timeout=timeout, grace=self.io.grace)
+        self.ahead = DumpAhead(self._pool, self._hierarchy_now, serial=self.serial)
+        self._no_digest = False  # `screencap | md5sum` did not work here: settle on frames
         self._focus: tuple[str, str] = ("", "")
         self._focus_hash = ""  # screen hash and dump package when the focus was last read
         self._focus_dump_package = ""
@@ -147,14 +170,17 @@ class AdbDriver:
             raise DeviceOffline(str(exc), serial=self.serial, command="screencap") from None
 
     def hierarchy(self) -> str:
-        """The uiautomator XML of the current screen."""
+        """The uiautomator XML of the current screen (after any dump already running)."""
+        return self.ahead.dump().xml
+
+    def _hierarchy_now(self) -> str:
         if not self._dump_to_file:
-            xml = self.io.read(DUMP_CMD, self._dump_xml)
+            xml = self._dump_io.read(DUMP_CMD, self._dump_xml)
             if xml is not None:
                 return xml
             log.info("%s: uiautomator dump /dev/tty gave no XML; dumping to a file", self.serial)
             self._dump_to_file = True
-        out = self.io.run(f"uiautomator dump {DUMP_FILE} >/dev/null && cat {DUMP_FILE}")
+        out = self._dump_io.run(f"uiautomator dump {DUMP_FILE} >/dev/null && cat {DUMP_FILE}")
         xml = adbparse.extract_hierarchy(out)
         if xml is None:
             raise DeviceError("uiautomator dump gave no hierarchy", serial=self.serial,
@@ -178,17 +204,31 @@ class AdbDriver:
         t0 = time.perf_counter()
         self.info()
         shot = self._pool.submit(self._timed, self.screenshot)
-        dump = self._pool.submit(self._timed, self.hierarchy)
+        ahead = self.ahead.pending
+        dump = None if ahead else self._pool.submit(self._timed, self.hierarchy)
         (image, raw), t_shot = shot.result()
-        xml, t_dump = dump.result()
         t1 = time.perf_counter()
-        elements = parse_elements(xml)
+        got = self.ahead.take(lambda signal: self._token(signal, image, raw)) if ahead else None
+        last = self.last_observation
+        if got == UNCHANGED and last is None:
+            got = None
+        if got == UNCHANGED and last is not None:
+            elements, t_dump = last.elements, time.perf_counter() - t1
+        else:
+            if got is None:
+                xml, t_dump = dump.result() if dump is not None else self._timed(self.hierarchy)
+            else:
+                xml, t_dump = got, time.perf_counter() - t1
+            t1 = time.perf_counter()
+            elements = parse_elements(xml)
         t2 = time.perf_counter()
         dump_package = next((e.package for e in elements if e.package), "")
         screen_hash = self.hasher.compute(image, package=dump_package or self._focus[0],
                                           elements=elements)
         t3 = time.perf_counter()
-        if (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
+        if got is not None and self.ahead.focus_ok:  # read while the dump ran
+            self._focus_hash, self._focus_dump_package = screen_hash, dump_package
+        elif (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
                 or dump_package != self._focus_dump_package):
             self._refresh_focus()
             self._focus_hash, self._focus_dump_package = screen_hash, dump_package
@@ -196,6 +236,8 @@ class AdbDriver:
         boxes = self._ocr_boxes(image, screen_hash) if ocr else None
         timings = {"screencap": t_shot, "dump": t_dump, "parse": t2 - t1, "hash": t3 - t2,
                    "focus": t4 - t3, "total": time.perf_counter() - t0}
+        if got is not None:
+            timings["dump_ahead"] = 1.0
         if ocr:
             timings["ocr"] = timings["total"] - (t4 - t0)
         obs = Observation(screenshot=image, elements=elements, package=self._focus[0],
@@ -249,16 +291,55 @@ class AdbDriver:
     def launch(self, app: str) -> None:
         launch_via_execute(self, app, self.serial)
 
+    def before_boundary(self) -> None:
+        """The executor is about to run an action that changes the screen: start the next
+        observation's dump now (:mod:`.nextlook`)."""
+        self.ahead.start()
+
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
                      change_grace: float | None = None) -> bool:
-        """Wait until raw screencaps stop changing (:mod:`.settle`); False on timeout."""
-        return settle.wait_settled(lambda: self.screenshot()[0], self.hasher,
-                                   timeout=self.settle_timeout if timeout is None else timeout,
-                                   window=self.settle_window, last=self.last_observation,
-                                   previous=previous,
-                                   change_grace=(self.change_grace if change_grace is None
-                                                 else change_grace),
-                                   serial=self.serial)
+        """Wait until the screen stops changing (:mod:`.settle`): frame digests on the
+        phone, raw screencaps hashed with masks when something unmasked keeps moving (or
+        ``md5sum`` is missing); False on timeout. The next observation's dump runs
+        meanwhile, and the foreground app is read once the screen settled."""
+        last = self.last_observation
+        before = (self._token("digest", None, last.raw)
+                  if last is not None and previous and last.screen_hash == previous else "")
+        if not self.ahead.pending:
+            self.ahead.start()
+        signals = [] if self._no_digest else [
+            settle.exact_signal("digest", self._digest, before or "")]
+        signals.append(settle.frame_signal(lambda: self.screenshot()[0], self.hasher, last,
+                                           previous))
+        result = settle.settle(
+            signals, timeout=self.settle_timeout if timeout is None else timeout,
+            window=self.settle_window,
+            change_grace=self.change_grace if change_grace is None else change_grace,
+            serial=self.serial)
+        self.ahead.settled(result, before or "")
+        if result.ok:
+            self.ahead.read_focus(self._refresh_focus)
+        return result.ok
+
+    def _digest(self) -> str:
+        """md5 of one raw frame, computed on the phone."""
+        out = self.io.run(DIGEST_CMD).decode("utf-8", "replace")
+        m = _MD5.match(out)
+        if m is None or m.group(1) == _EMPTY_MD5:
+            self._no_digest = True
+            raise settle.Unavailable(f"`{DIGEST_CMD}` answered {out[:60]!r}")
+        return m.group(1)
+
+    def _token(self, signal: str, image: Image.Image | None,
+               raw: bytes | None) -> str | None:
+        """A frame's token in a settle signal's terms (None: this frame cannot say)."""
+        if signal == "digest":
+            return hashlib.md5(raw).hexdigest() if raw and not self._png_only else None
+        if image is None:
+            return None
+        last = self.last_observation
+        return self.hasher.compute(image, package=last.package if last else "",
+                                   elements=last.elements if last else ())
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

@@ -18,7 +18,9 @@ stops the bundle there. The rules that used to differ between the two drivers li
   package that is not installed is refused without touching the phone; anything else is
   looked for as a label on the home screen (home, look, tap; the package it opened is
   remembered);
-* **settling**: after a boundary ran, the executor waits once for the screen to settle
+* **settling**: before a bundle that ends in a boundary runs, a driver that looks ahead is
+  told (``before_boundary``: the ADB driver starts the next dump while the action runs);
+  after a boundary ran, the executor waits once for the screen to settle
   (:meth:`Device.wait_settled`, given the hash before the bundle) — unless the bundle's
   launch went through the home screen, which settled on its own — and then arms the
   driver's :class:`~omg_agent.drivers.loading.LoadingWait`, so the next observation (the
@@ -176,6 +178,7 @@ class BundleExecutor:
             if ends_bundle(action, plans[-1].element):
                 break
         t_plan = time.perf_counter()
+        self._before_boundary(plans)
         outcomes: list[ActionOutcome] = []
         try:
             self._run(plans, outcomes)
@@ -199,6 +202,16 @@ class BundleExecutor:
             timings["settle_timeout"] = 1.0
         return ExecResult(tuple(outcomes), dropped=len(actions) - len(outcomes),
                           device_calls=calls, timings=timings)
+
+    def _before_boundary(self, plans: list[_Plan]) -> None:
+        """Tell a driver that looks ahead (``before_boundary``: the ADB driver starts the
+        next observation's dump, :mod:`.nextlook`) that this bundle ends in an action it
+        will settle after — not when a ``wait`` or a launch by label comes first."""
+        hook = getattr(self.device, "before_boundary", None)
+        if hook is None or any(p.label_launch or isinstance(p.action, Wait) for p in plans):
+            return
+        if any(is_boundary(p.action, p.element) for p in plans):
+            hook()
 
     # -- planning ------------------------------------------------------------------------
     def _plan(self, i: int, action: Action, obs: Observation | None) -> _Plan:

@@ -42,6 +42,7 @@ from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.grace import AdbLink, DeviceGrace
 from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
+from omg_agent.drivers.nextlook import DumpAhead
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
@@ -94,7 +95,9 @@ class U2Driver:
         self.wire = U2Wire(self.client, self.serial)
         self._info: DeviceInfo | None = None
         self.profile = profile
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"u2-{self.serial}")
+        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix=f"u2-{self.serial}")
+        self.ahead = DumpAhead(self._pool, self._hierarchy_now, serial=self.serial)
+        self._settle_frame: tuple[Image.Image, bytes, float] | None = None
         self._focus: tuple[str, str] = ("", "")
         self._focus_hash = ""
         self.last_observation: Observation | None = None
@@ -172,6 +175,9 @@ class U2Driver:
 
     def hierarchy(self) -> str:
         """The window hierarchy XML; an empty dump (the screen was changing) is retried."""
+        return self.ahead.dump().xml
+
+    def _hierarchy_now(self) -> str:
         xml = ""
         for _ in range(3):
             xml = self.call("dumpWindowHierarchy", False, MAX_DEPTH) or ""
@@ -193,16 +199,28 @@ class U2Driver:
     def _look(self, ocr: bool) -> Observation:
         t0 = time.perf_counter()
         self.info()
-        dump = self._pool.submit(_timed, self.hierarchy)
-        (image, raw), t_shot = _timed(self.screenshot)
-        xml, t_dump = dump.result()
+        ahead = self.ahead.pending
+        dump = None if ahead else self._pool.submit(_timed, self.hierarchy)
+        frame, self._settle_frame = self._settle_frame, None
+        if ahead and frame is not None and time.monotonic() - frame[2] <= self.settle_window:
+            (image, raw), t_shot = frame[:2], 0.0  # the frame settling just proved still
+        else:
+            (image, raw), t_shot = _timed(self.screenshot)
+        t1 = time.perf_counter()
+        got = self.ahead.take(lambda _signal: self._token(image)) if ahead else None
+        if got is None:
+            xml, t_dump = dump.result() if dump is not None else _timed(self.hierarchy)
+        else:
+            xml, t_dump = got, time.perf_counter() - t1
         t1 = time.perf_counter()
         elements = parse_elements(xml)
         t2 = time.perf_counter()
         dump_package = next((e.package for e in elements if e.package), "")
         screen_hash = self.hasher.compute(image, package=self._focus[0], elements=elements)
         t3 = time.perf_counter()
-        if (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
+        if got is not None and self.ahead.focus_ok:  # read while the dump ran
+            self._focus_hash = screen_hash
+        elif (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
                 or (dump_package and dump_package != self._focus[0])):
             self.current_app()
             self._focus_hash = screen_hash
@@ -226,12 +244,35 @@ class U2Driver:
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
                      change_grace: float = 0.3) -> bool:
         """Wait until screenshots stop changing (:mod:`.settle`, the ADB driver's rule);
-        False on timeout."""
-        return settle.wait_settled(lambda: self.screenshot()[0], self.hasher,
-                                   timeout=self.settle_timeout if timeout is None else timeout,
-                                   window=self.settle_window, last=self.last_observation,
-                                   previous=previous, change_grace=change_grace,
-                                   serial=self.serial)
+        False on timeout. The next observation's dump starts when the screen is seen to
+        change (:mod:`.nextlook`; a dump is short here), and so is the foreground app; the
+        last frame is kept for an observation that follows at once."""
+        self.ahead.reset()
+        self._settle_frame = None
+
+        def shoot() -> Image.Image:
+            image, raw = self.screenshot()
+            self._settle_frame = (image, raw, time.monotonic())
+            return image
+
+        def changed() -> None:  # the dump and the foreground app, read from this screen
+            if not self.ahead.pending:
+                self.ahead.start()
+            self.ahead.read_focus(self.current_app)
+
+        result = settle.settle(
+            [settle.frame_signal(shoot, self.hasher, self.last_observation, previous)],
+            timeout=self.settle_timeout if timeout is None else timeout,
+            window=self.settle_window, change_grace=change_grace, on_change=changed,
+            serial=self.serial)
+        self.ahead.settled(result)
+        return result.ok
+
+    def _token(self, image: Image.Image) -> str:
+        """A frame's token as settling hashed it (the last observation's masks)."""
+        last = self.last_observation
+        return self.hasher.compute(image, package=last.package if last else "",
+                                   elements=last.elements if last else ())
 
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],

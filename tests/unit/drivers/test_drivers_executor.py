@@ -190,3 +190,35 @@ def test_an_unknown_name_is_looked_for_on_the_home_screen_and_learned() -> None:
     assert result.ok and "home screen -> com.omg.notes" in result.outcomes[0].detail
     assert port.log == [(0, "key 3"), (0, "tap 100,700")]
     assert executor.learned == {"备忘录": "com.omg.notes"}
+
+
+class LookAheadDevice(FakeDevice):
+    """A driver that looks ahead: told before a bundle that ends in a boundary runs."""
+
+    def __init__(self, *screens: Observation) -> None:
+        super().__init__(*screens)
+        self.events: list[str] = []
+
+    def before_boundary(self) -> None:
+        self.events.append("ahead")
+
+    def wait_settled(self, timeout: float | None = None, *, previous: str = "") -> bool:
+        self.events.append("settle")
+        return True
+
+
+def test_a_driver_that_looks_ahead_is_told_before_the_boundary_runs() -> None:
+    device, port = LookAheadDevice(screen(FIELD, SAVE)), RecordingPort()
+    obs = device.observe()
+    run(device, port, {"type": "tap", "target": {"kind": "element", "id": 2}}, obs=obs)
+    assert device.events == ["ahead", "settle"]
+
+
+def test_no_look_ahead_for_typing_or_before_a_wait() -> None:
+    device, port = LookAheadDevice(screen(FIELD, SAVE)), RecordingPort()
+    obs = device.observe()
+    run(device, port, {"type": "type", "text": "x", "clear": False}, obs=obs)
+    assert device.events == []
+    run(device, port, {"type": "wait", "seconds": 0.01},
+        {"type": "tap", "target": {"kind": "element", "id": 2}}, obs=obs)
+    assert device.events == ["settle"]  # the dump would have ended before the tap
