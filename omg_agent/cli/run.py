@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Group
@@ -40,13 +40,15 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
 from omg_agent.cli.console import console, err_console, fail
 from omg_agent.config import Settings
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import OmgError
-from omg_agent.guards.confirmation import TerminalChannel
+
+if TYPE_CHECKING:  # the brain imports the openai SDK: only a run pays for it
+    from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
+    from omg_agent.guards.confirmation import TerminalChannel
 
 log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
@@ -112,6 +114,8 @@ class LiveView:
                 return None
             finally:
                 self.live.start()
+
+        from omg_agent.guards.confirmation import TerminalChannel
 
         return TerminalChannel(read, lambda text: console.print(escape(text)))
 
