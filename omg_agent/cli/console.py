@@ -20,3 +20,17 @@ def fail(message: str, code: int = 1) -> NoReturn:
     """Print ``error: message`` on stderr and exit with ``code``."""
     err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
+
+
+def validation_message(exc: Exception) -> str:
+    """A pydantic ``ValidationError`` as one line a user can act on: each problem's own
+    message, with no field paths of the union, error types or web links."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return str(exc).splitlines()[0]
+    parts = []
+    for error in errors(include_url=False):
+        msg = str(error["msg"]).removeprefix("Value error, ")
+        field = str(error["loc"][-1]) if error["loc"] else ""
+        parts.append(msg if msg != error["msg"] or not field else f"{field}: {msg}")
+    return "; ".join(dict.fromkeys(parts))
