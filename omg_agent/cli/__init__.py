@@ -15,16 +15,33 @@ import logging
 
 import typer
 
-from omg_agent.cli import bench, config, demo, device, doctor, flow, macro, report, run, vphone
+from omg_agent.cli import (
+    bench,
+    config,
+    console,
+    demo,
+    device,
+    doctor,
+    flow,
+    macro,
+    memory,
+    report,
+    run,
+    vphone,
+)
 
 app = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language task.\n\n"
-                       "Example: omg-agent demo", no_args_is_help=True)
-for group in (vphone, bench, config, demo, doctor, device, report, run, flow, macro):
+                       "Example: omg-agent demo", no_args_is_help=True,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+for group in (vphone, bench, config, demo, doctor, device, report, run, flow, macro, memory):
     group.register(app)
 
 
 @app.callback()
-def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging.")) -> None:
+def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging."),
+         version: bool = typer.Option(False, "--version", is_eager=True,
+                                      callback=console.print_version,
+                                      help="Print the version and exit.")) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 

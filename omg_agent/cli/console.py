@@ -34,3 +34,17 @@ def validation_message(exc: Exception) -> str:
         field = str(error["loc"][-1]) if error["loc"] else ""
         parts.append(msg if msg != error["msg"] or not field else f"{field}: {msg}")
     return "; ".join(dict.fromkeys(parts))
+
+
+def print_version(value: bool) -> None:
+    """``--version``: the installed package's version (its metadata), then exit."""
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("omg-agent")
+    except PackageNotFoundError:
+        number = "unknown (not installed; run from a source tree)"
+    print(f"omg-agent {number}")
+    raise typer.Exit()
