@@ -227,6 +227,8 @@ def run(
     """
     if (resume is None) == (task is None):
         fail("give either a task or --resume RUN_DIR, not both")
+    if task is not None and not task.strip():
+        fail("the task is empty: say what to do, e.g. omg-agent run \"open Settings\"")
     if answer is not None and resume is None:
         fail("--answer goes with --resume RUN_DIR")
     sim = None
