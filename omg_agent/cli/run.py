@@ -157,9 +157,11 @@ def _serial(stack: ExitStack, device: str | None) -> str:
     return serial
 
 
-def _print_result(result: RunResult, run_dir: Path, as_json: bool) -> None:
-    if as_json:
-        typer.echo(json.dumps({**result.as_dict(), "run_dir": str(run_dir)},
+def _print_result(result: RunResult, run_dir: Path, as_json: bool,
+                  simulated: bool = False) -> None:
+    if as_json:  # "simulated": the model's answers came from the expert double (--model sim)
+        typer.echo(json.dumps({**result.as_dict(), "run_dir": str(run_dir),
+                               "simulated": simulated},
                               ensure_ascii=False))
         return
     colour = COLOURS.get(result.status, "red")
@@ -270,7 +272,7 @@ def run(
             result, run_dir = job.start(task or "", plan, sim)
     except OmgError as exc:
         fail(str(exc))
-    _print_result(result, run_dir, as_json)
+    _print_result(result, run_dir, as_json, simulated=sim is not None)
     raise typer.Exit(EXIT_CODES.get(result.status, 1))
 
 
