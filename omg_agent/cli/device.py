@@ -88,9 +88,11 @@ def devices(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
                                "model": item.tags.get("model", ""), "size": "", "drivers": []}
         if item.state == "device":
             d = client.device(item.serial)
-            size = d.shell("wm size").strip().rsplit(" ", 1)[-1]
-            row["size"] = size
-            row["drivers"] = ["adb"] + (["u2"] if u2_answers(d) else [])
+            try:
+                row["size"] = d.shell("wm size").strip().rsplit(" ", 1)[-1]
+                row["drivers"] = ["adb"] + (["u2"] if u2_answers(d) else [])
+            except adbutils.AdbError:  # it went away after the listing
+                row["state"] = "gone"
         rows.append(row)
     if as_json:
         print(json.dumps(rows, indent=2))
