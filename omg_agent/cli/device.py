@@ -168,8 +168,8 @@ def _run(device: str | None, driver: str, action: dict[str, Any], wait: bool = F
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
         fail(validation_message(exc))
     drv = open_driver(device, driver)
-    if not wait and hasattr(drv, "settle_timeout"):
-        drv.settle_timeout = 0.0  # one frame, no settling window
+    if not wait and hasattr(drv, "settle_timeout"):  # both drivers have it
+        setattr(drv, "settle_timeout", 0.0)  # noqa: B010 (0: no capture, no settling)
     try:
         result: ExecResult = drv.execute([act])
     except OmgError as exc:

@@ -30,7 +30,11 @@ POLL_S = 0.02  # pause between captures (a real phone's screencap takes longer)
 def wait_settled(shoot: Callable[[], Image.Image], hasher: ScreenHash, *, timeout: float,
                  window: float, last: Observation | None = None, previous: str = "",
                  change_grace: float = 0.3, serial: str = "") -> bool:
-    """Wait until the frames ``shoot`` takes stop changing; False if ``timeout`` passes."""
+    """Wait until the frames ``shoot`` takes stop changing; False if ``timeout`` passes.
+
+    A ``timeout`` of 0 does not wait at all (nothing is captured): False at once."""
+    if timeout <= 0:
+        return False
     start = time.monotonic()
     deadline, grace_end = start + timeout, start + min(change_grace, timeout)
     package, elements = (last.package, last.elements) if last else ("", ())
