@@ -1,5 +1,5 @@
 """Device commands of the ``omg-agent`` CLI: devices, observe, tap, long-press, swipe,
-type, key, launch, screenshot, dump.
+type, key, launch (and screenshot, dump from :mod:`~omg_agent.cli.capture`).
 
 Thin: each command picks a device, builds a driver with
 :func:`omg_agent.drivers.select.choose_driver`, runs one operation and prints. They work
@@ -9,7 +9,6 @@ the same against a vphone and a USB phone.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -310,63 +309,6 @@ def key(
     _run(device, driver, {"type": "key", "key": name}, wait)
 
 
-def screenshot(
-    path: Path = typer.Argument(Path("screen.png"), help="Where to save the PNG."),
-    device: str | None = DeviceOpt,
-    driver: str = DriverOpt,
-) -> None:
-    """Save a screenshot as PNG.
-
-    Example: omg-agent screenshot home.png
-    """
-    if path.suffix.lower() != ".png":
-        fail(f"{path} does not end in .png: screenshots are saved as PNG")
-    drv = open_driver(device, driver)
-    try:
-        shoot = getattr(drv, "screenshot", None)
-        image = shoot()[0] if callable(shoot) else drv.observe().screenshot
-    except OmgError as exc:
-        fail(str(exc))
-    finally:
-        drv.close()
-    try:
-        image.save(path)
-    except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror or exc}")
-    console.print(f"[green]ok[/green] {image.width}x{image.height} saved to {path}",
-                  highlight=False)
-
-
-def dump(
-    out: Path | None = typer.Option(None, "--out", "-o", help="Write the XML here "
-                                    "(default: print it)."),
-    device: str | None = DeviceOpt,
-    driver: str = DriverOpt,
-) -> None:
-    """Print the screen's accessibility hierarchy as XML (uiautomator's format).
-
-    Example: omg-agent dump -o window.xml
-    """
-    drv = open_driver(device, driver)
-    try:
-        read = getattr(drv, "hierarchy", None)
-        if not callable(read):
-            fail(f"the {type(drv).__name__} driver cannot dump XML; use --driver adb")
-        xml = str(read())
-    except OmgError as exc:
-        fail(str(exc))
-    finally:
-        drv.close()
-    if out is None:
-        sys.stdout.write(xml if xml.endswith("\n") else xml + "\n")
-        return
-    try:
-        out.write_text(xml, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {out}: {exc.strerror or exc}")
-    console.print(f"[green]ok[/green] {len(xml)} characters saved to {out}", highlight=False)
-
-
 def launch(
     app: str = typer.Argument(..., help="App name (English or Chinese) or package."),
     device: str | None = DeviceOpt,
@@ -397,5 +339,7 @@ def register(root: typer.Typer) -> None:
     root.command()(launch)
     root.command()(swipe)
     root.command(name="long-press")(long_press)
+    from omg_agent.cli.capture import dump, screenshot
+
     root.command()(screenshot)
     root.command()(dump)
