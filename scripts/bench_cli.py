@@ -93,6 +93,8 @@ def main() -> None:
     print(f"median of {args.runs} runs, seconds; vphone {serial}, --driver {args.driver}\n")
     print("| command | omg-agent | plain adb | overhead | adb equivalent |")
     print("|---|---:|---:|---:|---|")
+    floor = timed([[sys.executable, "-c", "pass"]], args.runs, None)
+    print(f"| (python start, for scale) | {floor:.2f} | | | `python -c pass` |")
     for case, ours, plain in rows:
         equivalent = " && ".join("adb " + " ".join(c) for c in case.adb)
         print(f"| `{' '.join(['omg-agent', *case.omg[:2]])}` | {ours:.2f} | {plain:.3f} | "
