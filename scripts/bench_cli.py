@@ -6,7 +6,8 @@ each time — ``--runs`` times (median reported, after one warm-up), with the pl
 command that does the same thing beside it. A command's ``reset`` (e.g. back to the home
 screen) runs before every sample and is not timed. Prints a markdown table.
 
-Usage: PYTHONPATH=. .venv/bin/python scripts/bench_cli.py [--runs 10] [--driver auto]
+Usage: .venv/bin/python scripts/bench_cli.py [--runs 10] [--driver auto] [--baseline SRC]
+(``--baseline`` times another source tree's omg-agent too, e.g. an older checkout.)
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
@@ -51,56 +54,74 @@ def cases(serial: str, driver: str) -> list[Case]:
     ]
 
 
-def timed(commands: list[list[str]], runs: int, reset: list[str] | None) -> float:
-    """Median wall seconds of running ``commands`` one after another (after a warm-up)."""
-    samples = []
+Variant = tuple[list[list[str]], dict[str, str]]  # commands run in sequence, environment
+
+
+def timed(variants: list[Variant], runs: int, reset: list[str] | None) -> list[float]:
+    """Median wall seconds of each variant, sampled in turn (so a machine busy at one moment
+    slows them alike), after one warm-up round that is dropped."""
+    samples: list[list[float]] = [[] for _ in variants]
     for i in range(runs + 1):
-        if reset is not None:
-            subprocess.run(["adb", *reset], capture_output=True, check=True)
-        t0 = time.perf_counter()
-        for cmd in commands:
-            proc = subprocess.run(cmd, capture_output=True)
-            if proc.returncode != 0:
-                raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): "
-                                 f"{proc.stderr.decode(errors='replace')[-400:]}")
-        if i:  # the first run warms caches (adb server, files) and is dropped
-            samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
+        for k, (commands, env) in enumerate(variants):
+            if reset is not None:
+                subprocess.run(["adb", *reset], capture_output=True, check=True)
+            t0 = time.perf_counter()
+            for cmd in commands:
+                proc = subprocess.run(cmd, capture_output=True, env=env, cwd=env["BENCH_CWD"])
+                if proc.returncode != 0:
+                    raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): "
+                                     f"{proc.stderr.decode(errors='replace')[-400:]}")
+            if i:
+                samples[k].append(time.perf_counter() - t0)
+    return [statistics.median(x) for x in samples]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--driver", default="auto", choices=("adb", "u2", "auto"))
+    parser.add_argument("--baseline", help="Also time the omg_agent package in this source "
+                        "folder (e.g. an older checkout), interleaved with this one.")
     args = parser.parse_args()
     adb = shutil.which("adb")
     if adb is None:
         raise SystemExit("adb is not on PATH")
     omg = [sys.executable, "-m", "omg_agent.cli"]
+    # Each tree by PYTHONPATH, run from an empty folder: `python -m` puts the working
+    # directory first on sys.path, which would pick the wrong copy.
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "COLUMNS": "120", "PYTHONPATH": root,
+           "BENCH_CWD": tempfile.mkdtemp(prefix="bench_cli_")}
+    base_env = {**env, "PYTHONPATH": args.baseline} if args.baseline else None
     phone = VirtualPhone("default", seed=0)
     server = phone.serve(port=0)
     serial = adbhost.connect("127.0.0.1", server.port)
-    os.environ.setdefault("COLUMNS", "120")
     try:
         rows = []
         for case in cases(serial, args.driver):
-            ours = timed([omg + case.omg], args.runs, case.reset)
-            plain = timed([[adb, *c] for c in case.adb], args.runs, case.reset)
-            rows.append((case, ours, plain))
+            variants: list[Variant] = [([omg + case.omg], env),
+                                       ([[adb, *c] for c in case.adb], env)]
+            if base_env is not None:
+                variants.append(([omg + case.omg], base_env))
+            rows.append((case, timed(variants, args.runs, case.reset)))
+        floor = timed([([[sys.executable, "-c", "pass"]], env)], args.runs, None)[0]
     finally:
         adbhost.disconnect(serial)
         phone.close()
+    extra = " baseline |" if base_env else ""
     print(f"median of {args.runs} runs, seconds; vphone {serial}, --driver {args.driver}\n")
-    print("| command | omg-agent | plain adb | overhead | adb equivalent |")
-    print("|---|---:|---:|---:|---|")
-    floor = timed([[sys.executable, "-c", "pass"]], args.runs, None)
-    print(f"| (python start, for scale) | {floor:.2f} | | | `python -c pass` |")
-    for case, ours, plain in rows:
+    print(f"| command | omg-agent |{extra} plain adb | overhead | adb equivalent |")
+    print("|---|---:|" + "---:|" * bool(base_env) + "---:|---:|---|")
+    print(f"| (python start, for scale) | {floor:.2f} |" + " |" * bool(base_env)
+          + " | | `python -c pass` |")
+    for case, times in rows:
+        ours, plain = times[0], times[1]
+        base = f" {times[2]:.2f} |" if base_env else ""
         equivalent = " && ".join("adb " + " ".join(c) for c in case.adb)
-        print(f"| `{' '.join(['omg-agent', *case.omg[:2]])}` | {ours:.2f} | {plain:.3f} | "
-              f"{ours - plain:+.2f} | `{equivalent.replace(serial, 'SERIAL')}` |")
-    print(f"\nCommand: PYTHONPATH=. {sys.executable} scripts/bench_cli.py --runs {args.runs} "
-          f"--driver {args.driver}")
+        print(f"| `{' '.join(['omg-agent', *case.omg[:2]])}` | {ours:.2f} |{base} {plain:.3f} "
+              f"| {ours - plain:+.2f} | `{equivalent.replace(serial, 'SERIAL')}` |")
+    print(f"\nCommand: {sys.executable} scripts/bench_cli.py --runs {args.runs} "
+          f"--driver {args.driver}" + (f" --baseline {args.baseline}" if args.baseline else ""))
 
 
 if __name__ == "__main__":
