@@ -197,3 +197,22 @@ def test_suite_refuses_a_non_empty_out_folder_up_front(tmp_path) -> None:
     proc = omg(tmp_path, "bench", "suite", "--model", "sim", "--out", str(out))
     one_line_error(proc, f"--out {out} already exists", "new folder")
     assert [p.name for p in out.iterdir()] == ["scorecard.json"]
+
+
+# -- one-shot inputs do not wait --------------------------------------------------------------
+def test_a_zero_settle_timeout_captures_nothing_and_a_positive_one_does() -> None:
+    from PIL import Image
+
+    from omg_agent.drivers.settle import wait_settled
+    from omg_agent.perception.screenhash import ScreenHash
+
+    shots: list[int] = []
+
+    def shoot() -> Image.Image:
+        shots.append(1)
+        return Image.new("RGB", (108, 240), "white")
+
+    assert wait_settled(shoot, ScreenHash(), timeout=0.0, window=0.05) is False
+    assert shots == []
+    assert wait_settled(shoot, ScreenHash(), timeout=5.0, window=0.05) is True
+    assert len(shots) >= 2  # settled means at least two equal frames
