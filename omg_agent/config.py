@@ -19,6 +19,8 @@ lower-cased), a ``[secrets]`` table in the TOML file, or ``run --secret NAME=VAL
 
 from __future__ import annotations
 
+import difflib
+import logging
 import os
 import tomllib
 from collections.abc import Mapping
@@ -43,6 +45,10 @@ DEFAULT_CONFIG_FILE = Path("omg.toml")
 # Fallbacks after the config file: the OpenAI SDK's variables, often already exported.
 _OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
 Role = Literal["planner", "operator"]
+# OMG_* variables that are not settings: the config file's path, the tests' real UI dumps.
+_OTHER_ENV = ("CONFIG", "REAL_DUMPS")
+_WARNED: set[str] = set()
+log = logging.getLogger(__name__)
 
 
 class Settings(BaseModel):
@@ -153,6 +159,10 @@ class Settings(BaseModel):
              overrides: Mapping[str, Any] | None = None) -> Settings:
         """Settings from overrides, ``env`` (default ``os.environ``), file and defaults."""
         env = os.environ if env is None else env
+        for line in unknown_env(env):
+            if line not in _WARNED:  # once per process, however often settings load
+                _WARNED.add(line)
+                log.warning("%s", line)
         values: dict[str, Any] = {}
         sources: dict[str, str] = {}
         for name, var in _OPENAI_FALLBACKS.items():
@@ -212,8 +222,16 @@ class Settings(BaseModel):
 
     def missing_model_help(self) -> str:
         """What to set, exactly, for :attr:`model_configured` to become true."""
+        has_models = bool(self.model_for("operator") and self.model_for("planner"))
+        if has_models and self.needs_api_key and self.api_key is None:
+            return (f"No API key for OpenAI's API: model {self.model_for('operator')} goes to "
+                    "OpenAI's own endpoint (no OMG_BASE_URL is set), which needs a key. Set:\n"
+                    "  OMG_API_KEY=<key>           (or OPENAI_API_KEY)\n"
+                    "or OMG_BASE_URL=<endpoint> for another OpenAI-compatible server, e.g. "
+                    "http://localhost:8000/v1 (vLLM, SGLang); or write api_key / base_url "
+                    "into omg.toml.")
         lines = ["No model is configured. Set:"]
-        if not self.model_for("operator") or not self.model_for("planner"):
+        if not has_models:
             lines.append("  OMG_MODEL=<model name>      e.g. gpt-4o, qwen2.5-vl-72b-instruct, "
                          "autoglm-phone-9b (or OMG_PLANNER_MODEL and OMG_OPERATOR_MODEL)")
         if self.base_url is None:
@@ -232,6 +250,20 @@ class Settings(BaseModel):
         out["api_key"] = None if self.api_key is None else "***"
         out["secrets"] = {name: "***" for name in self.secrets}
         return out
+
+
+def unknown_env(env: Mapping[str, str]) -> list[str]:
+    """One line per ``OMG_*`` variable no setting reads, naming the closest known one."""
+    known = [ENV_PREFIX + n.upper() for n in Settings.model_fields if n != "secrets"]
+    known += [ENV_PREFIX + n for n in _OTHER_ENV]
+    lines = []
+    for var in sorted(env):
+        if not var.startswith(ENV_PREFIX) or var in known or var.startswith(SECRET_PREFIX):
+            continue
+        close = difflib.get_close_matches(var, known, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}?" if close else "see `omg-agent config show`"
+        lines.append(f"{var} is not a setting OMG-Agent reads ({hint})")
+    return lines
 
 
 def _path_or_none(text: str | None) -> Path | None:

@@ -233,6 +233,21 @@ class MemoryBank:
                          f"({where}){tag}")
         return "\n".join(lines) if lines else "(empty)"
 
+    # -- the whole file (``omg-agent memory``) -------------------------------------------
+    def stored(self, run_id: str | None = None) -> list[MemoryItem]:
+        """Every value in the file, of every run and the long-term scope, oldest first
+        (with ``run_id``: the values owned by that run; ``""`` is the long-term scope)."""
+        where, params = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
+        return self._query(f"SELECT {_COLUMNS} FROM memory {where} ORDER BY saved_at, key",
+                           params)
+
+    def clear(self, run_id: str | None = None) -> int:
+        """Delete every value in the file (or those :meth:`stored` gives for ``run_id``);
+        how many went."""
+        where, params = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
+        with self.transaction():
+            return self._exec(f"DELETE FROM memory {where}", params).rowcount
+
     # -- internals -----------------------------------------------------------------------
     def _readable(self) -> tuple[Scope, ...]:
         return SCOPES if self.long_term else ("run",)

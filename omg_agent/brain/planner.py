@@ -38,6 +38,9 @@ def load_plan_file(path: Path) -> TaskPlan:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"plan file {path} does not exist") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"plan file {path} is not UTF-8 text: give a YAML file with goal "
+                          "and steps") from None
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"plan file {path} cannot be read: {exc}") from None
     if isinstance(data, list):

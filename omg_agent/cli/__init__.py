@@ -18,11 +18,13 @@ import typer
 from omg_agent.cli import (
     bench,
     config,
+    console,
     demo,
     device,
     doctor,
     flow,
     macro,
+    memory,
     mirror,
     report,
     run,
@@ -30,13 +32,18 @@ from omg_agent.cli import (
 )
 
 app = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language task.\n\n"
-                       "Example: omg-agent demo", no_args_is_help=True)
-for group in (vphone, bench, config, demo, doctor, device, report, run, flow, macro, mirror):
+                       "Example: omg-agent demo", no_args_is_help=True,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+for group in (vphone, bench, config, demo, doctor, device, report, run, flow, macro, memory,
+              mirror):
     group.register(app)
 
 
 @app.callback()
-def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging.")) -> None:
+def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging."),
+         version: bool = typer.Option(False, "--version", is_eager=True,
+                                      callback=console.print_version,
+                                      help="Print the version and exit.")) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 

@@ -150,6 +150,18 @@ def _out_dir(out: Path | None, base: Path = DEFAULT_SUITE_OUT) -> Path:
     return candidate
 
 
+def _list_tasks(tasks: tuple[Any, ...], as_json: bool) -> None:
+    """``bench suite --list``: id, tags and goal of each task (what --tasks selects by)."""
+    if as_json:
+        _print_json([{"id": t.id, "tags": list(t.tags), "goal": t.goal} for t in tasks])
+        return
+    width = max(len(t.id) for t in tasks)
+    for t in tasks:
+        typer.echo(f"{t.id:<{width}}  [{', '.join(t.tags)}]  {t.goal}")
+    typer.echo(f"{len(tasks)} tasks; tags: "
+               + ", ".join(sorted({g for t in tasks for g in t.tags})))
+
+
 @app.command()
 def suite(
     model: str | None = typer.Option(
@@ -175,6 +187,8 @@ def suite(
     as_json: bool = typer.Option(False, "--json", help="Print scorecard.json, not the table."),
     per_task: bool = typer.Option(False, "--per-task", help="Also print one row per task: "
                                   "success, calls by role, tokens, wall time per variant."),
+    list_only: bool = typer.Option(False, "--list", help="Print the task ids (narrowed by "
+                                   "--tasks) with their tags and goals; run nothing."),
 ) -> None:
     """Run the task suite, each task on its own fresh vphone, and write a scorecard: a table
     (one column per variant), scorecard.json and scorecard.html with plots and links to
@@ -190,6 +204,8 @@ def suite(
       omg-agent bench suite --model sim --config one:bundling=single --config many:bundling=multi
 
       omg-agent bench suite --model http://localhost:8000/v1 --parallel 1 --json
+
+      omg-agent bench suite --list --tasks zh
     """
     from omg_agent.bench.scorecard import markdown_table, per_task_table, write_scorecard
     from omg_agent.bench.suite_run import (
@@ -201,6 +217,15 @@ def suite(
         scorecard_of,
     )
 
+    if list_only:
+        try:
+            _list_tasks(load_tasks(seed, tasks), as_json)
+        except OmgError as exc:
+            fail(str(exc))
+        return
+    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
+        fail(f"--out {out} already exists and is not empty: give a new folder, or drop --out "
+             "for a dated one under runs/bench-suite/")
     try:
         plan = SuitePlan(load_tasks(seed, tasks), parse_variants(config), noise, seed, repeat,
                          max_steps, endpoint_for(model))

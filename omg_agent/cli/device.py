@@ -1,4 +1,5 @@
-"""Device commands of the ``omg-agent`` CLI: devices, observe, tap, type, key, launch.
+"""Device commands of the ``omg-agent`` CLI: devices, observe, tap, long-press, swipe,
+type, key, launch (and screenshot, dump from :mod:`~omg_agent.cli.capture`).
 
 Thin: each command picks a device, builds a driver with
 :func:`omg_agent.drivers.select.choose_driver`, runs one operation and prints. They work
@@ -15,7 +16,7 @@ import adbutils
 import typer
 from rich.table import Table
 
-from omg_agent.cli.console import console, fail
+from omg_agent.cli.console import console, fail, validation_message
 from omg_agent.core.actions import parse_action
 from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import OmgError
@@ -86,9 +87,11 @@ def devices(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
                                "model": item.tags.get("model", ""), "size": "", "drivers": []}
         if item.state == "device":
             d = client.device(item.serial)
-            size = d.shell("wm size").strip().rsplit(" ", 1)[-1]
-            row["size"] = size
-            row["drivers"] = ["adb"] + (["u2"] if u2_answers(d) else [])
+            try:
+                row["size"] = d.shell("wm size").strip().rsplit(" ", 1)[-1]
+                row["drivers"] = ["adb"] + (["u2"] if u2_answers(d) else [])
+            except adbutils.AdbError:  # it went away after the listing
+                row["state"] = "gone"
         rows.append(row)
     if as_json:
         print(json.dumps(rows, indent=2))
@@ -149,14 +152,25 @@ def _element_json(e) -> dict[str, Any]:
     return out
 
 
-def _run(device: str | None, driver: str, action: dict[str, Any]) -> None:
+WaitOpt = typer.Option(False, "--wait", help="Wait for the screen to settle afterwards.")
+NORM_FORM = "x,y in 0–1000 units (0,0 top left, 1000,1000 bottom right)"
+
+
+def _run(device: str | None, driver: str, action: dict[str, Any], wait: bool = False) -> None:
+    """Run one action the way a run does (:meth:`Driver.execute`) and print its outcome.
+
+    Without ``wait`` the command returns once the input is sent, like ``adb shell input``;
+    the screen is observed only when the target needs it (text, id, description).
+    """
     try:
         act = parse_action(action)
-    except ValueError as exc:
-        fail(f"bad action: {exc}")
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        fail(validation_message(exc))
     drv = open_driver(device, driver)
+    if not wait and hasattr(drv, "settle_timeout"):  # both drivers have it
+        setattr(drv, "settle_timeout", 0.0)  # noqa: B010 (0: no capture, no settling)
     try:
-        result: ExecResult = drv.execute([act], drv.observe())
+        result: ExecResult = drv.execute([act])
     except OmgError as exc:
         fail(str(exc))
     finally:
@@ -168,35 +182,102 @@ def _run(device: str | None, driver: str, action: dict[str, Any]) -> None:
         raise typer.Exit(1)
 
 
+def parse_point(text: str, option: str = "--point") -> dict[str, Any]:
+    """``"x,y"`` in 0–1000 units as a point target; a one-line error otherwise."""
+    try:
+        x, y = (int(v) for v in text.split(","))
+    except ValueError:
+        fail(f"{option} must be {NORM_FORM}, got {text!r}")
+    if not (0 <= x <= 1000 and 0 <= y <= 1000):
+        fail(f"{option} {text} is off the screen: give {NORM_FORM}")
+    return {"kind": "point", "x": x, "y": y}
+
+
+def _target(text: str | None, element: int | None, point: str | None, desc: str | None,
+            resource_id: str | None) -> dict[str, Any]:
+    given = [t for t in (text, element, point, desc, resource_id) if t is not None]
+    if len(given) != 1:
+        fail("give exactly one of --text, --id, --point, --desc, --resource-id")
+    if point is not None:
+        return parse_point(point)
+    if element is not None:
+        return {"kind": "element", "id": element}
+    key = "text" if text is not None else "desc" if desc is not None else "resource_id"
+    return {"kind": "anchor", key: text or desc or resource_id}
+
+
+TextOpt = typer.Option(None, "--text", help="Visible text of the target.")
+IdOpt = typer.Option(None, "--id", help="Element id from `observe`.")
+PointOpt = typer.Option(None, "--point", help="x,y in 0–1000 units.")
+DescOpt = typer.Option(None, "--desc", help="Content description.")
+ResIdOpt = typer.Option(None, "--resource-id", help="Resource id.")
+
+
 def tap(
-    text: str | None = typer.Option(None, "--text", help="Visible text of the target."),
-    element: int | None = typer.Option(None, "--id", help="Element id from `observe`."),
-    point: str | None = typer.Option(None, "--point", help="x,y in 0–1000 units."),
-    desc: str | None = typer.Option(None, "--desc", help="Content description."),
-    resource_id: str | None = typer.Option(None, "--resource-id", help="Resource id."),
+    text: str | None = TextOpt,
+    element: int | None = IdOpt,
+    point: str | None = PointOpt,
+    desc: str | None = DescOpt,
+    resource_id: str | None = ResIdOpt,
     device: str | None = DeviceOpt,
     driver: str = DriverOpt,
+    wait: bool = WaitOpt,
 ) -> None:
     """Tap an element by text, id, description, resource id or a 0–1000 point.
 
     Examples: omg-agent tap --text "设置" · omg-agent tap --id 7 · omg-agent tap --point 500,500
     """
-    given = [t for t in (text, element, point, desc, resource_id) if t is not None]
-    if len(given) != 1:
-        fail("give exactly one of --text, --id, --point, --desc, --resource-id")
-    target: Any
-    if point is not None:
-        try:
-            x, y = (int(v) for v in point.split(","))
-        except ValueError:
-            fail(f"--point must be x,y in 0–1000 units, got {point!r}")
-        target = {"kind": "point", "x": x, "y": y}
-    elif element is not None:
-        target = {"kind": "element", "id": element}
+    target = _target(text, element, point, desc, resource_id)
+    _run(device, driver, {"type": "tap", "target": target}, wait)
+
+
+def long_press(
+    text: str | None = TextOpt,
+    element: int | None = IdOpt,
+    point: str | None = PointOpt,
+    desc: str | None = DescOpt,
+    resource_id: str | None = ResIdOpt,
+    duration: int = typer.Option(800, "--duration", help="Hold time, ms (300–10000)."),
+    device: str | None = DeviceOpt,
+    driver: str = DriverOpt,
+    wait: bool = WaitOpt,
+) -> None:
+    """Touch and hold an element or a 0–1000 point.
+
+    Example: omg-agent long-press --text "Notes" --duration 1200
+    """
+    target = _target(text, element, point, desc, resource_id)
+    _run(device, driver, {"type": "long_press", "target": target, "duration_ms": duration},
+         wait)
+
+
+def swipe(
+    direction: str | None = typer.Argument(
+        None, help="up, down, left or right ('up' reveals content further down)."),
+    distance: int = typer.Option(500, "--distance", help="With a direction: 50–1000 units."),
+    start: str | None = typer.Option(None, "--from", help="Start point x,y (0–1000)."),
+    end: str | None = typer.Option(None, "--to", help="End point x,y (0–1000)."),
+    duration: int = typer.Option(300, "--duration", help="Swipe time, ms (50–5000)."),
+    device: str | None = DeviceOpt,
+    driver: str = DriverOpt,
+    wait: bool = WaitOpt,
+) -> None:
+    """Swipe by direction, or from one point to another.
+
+    Examples: omg-agent swipe up · omg-agent swipe --from 500,800 --to 500,200
+    """
+    action: dict[str, Any] = {"type": "swipe", "duration_ms": duration}
+    if direction is not None:
+        if start is not None or end is not None:
+            fail("give a direction or --from/--to, not both")
+        if direction.lower() not in ("up", "down", "left", "right"):
+            fail(f"unknown direction {direction!r}: use up, down, left or right")
+        action.update(direction=direction.lower(), distance=distance)
+    elif start is not None and end is not None:
+        action.update({"from": parse_point(start, "--from"), "to": parse_point(end, "--to")})
     else:
-        key = "text" if text is not None else "desc" if desc is not None else "resource_id"
-        target = {"kind": "anchor", key: text or desc or resource_id}
-    _run(device, driver, {"type": "tap", "target": target})
+        fail("give a direction (up, down, left, right) or both --from x,y and --to x,y")
+    _run(device, driver, action, wait)
 
 
 def type_text(
@@ -205,24 +286,27 @@ def type_text(
     submit: bool = typer.Option(False, "--submit", help="Press enter afterwards."),
     device: str | None = DeviceOpt,
     driver: str = DriverOpt,
+    wait: bool = WaitOpt,
 ) -> None:
     """Type text into the focused field.
 
     Example: omg-agent type "价格 ¥3,599" --clear
     """
-    _run(device, driver, {"type": "type", "text": text, "clear": clear, "submit": submit})
+    _run(device, driver, {"type": "type", "text": text, "clear": clear, "submit": submit},
+         wait)
 
 
 def key(
     name: str = typer.Argument(..., help="back, home, enter, delete, recents, … or a keycode."),
     device: str | None = DeviceOpt,
     driver: str = DriverOpt,
+    wait: bool = WaitOpt,
 ) -> None:
     """Press a key.
 
     Example: omg-agent key back
     """
-    _run(device, driver, {"type": "key", "key": int(name) if name.isdigit() else name})
+    _run(device, driver, {"type": "key", "key": name}, wait)
 
 
 def launch(
@@ -253,3 +337,9 @@ def register(root: typer.Typer) -> None:
     root.command(name="type")(type_text)
     root.command()(key)
     root.command()(launch)
+    root.command()(swipe)
+    root.command(name="long-press")(long_press)
+    from omg_agent.cli.capture import dump, screenshot
+
+    root.command()(screenshot)
+    root.command()(dump)

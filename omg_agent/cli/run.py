@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Group
@@ -40,13 +40,15 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
 from omg_agent.cli.console import console, err_console, fail
 from omg_agent.config import Settings
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import OmgError
-from omg_agent.guards.confirmation import ConfirmationChannel, TerminalChannel
+
+if TYPE_CHECKING:  # the brain imports the openai SDK: only a run pays for it
+    from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
+    from omg_agent.guards.confirmation import ConfirmationChannel, TerminalChannel
 
 log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
@@ -113,6 +115,8 @@ class LiveView:
             finally:
                 self.live.start()
 
+        from omg_agent.guards.confirmation import TerminalChannel
+
         return TerminalChannel(read, lambda text: console.print(escape(text)))
 
     def ask(self, question: str) -> str | None:
@@ -153,9 +157,11 @@ def attached_or_vphone(stack: ExitStack, device: str | None) -> str:
     return serial
 
 
-def _print_result(result: RunResult, run_dir: Path, as_json: bool) -> None:
-    if as_json:
-        typer.echo(json.dumps({**result.as_dict(), "run_dir": str(run_dir)},
+def _print_result(result: RunResult, run_dir: Path, as_json: bool,
+                  simulated: bool = False) -> None:
+    if as_json:  # "simulated": the model's answers came from the expert double (--model sim)
+        typer.echo(json.dumps({**result.as_dict(), "run_dir": str(run_dir),
+                               "simulated": simulated},
                               ensure_ascii=False))
         return
     colour = COLOURS.get(result.status, "red")
@@ -229,6 +235,8 @@ def run(
     """
     if (resume is None) == (task is None):
         fail("give either a task or --resume RUN_DIR, not both")
+    if task is not None and not task.strip():
+        fail("the task is empty: say what to do, e.g. omg-agent run \"open Settings\"")
     if answer is not None and resume is None:
         fail("--answer goes with --resume RUN_DIR")
     sim = None
@@ -271,7 +279,7 @@ def run(
             result, run_dir = job.start(task or "", plan, sim)
     except OmgError as exc:
         fail(str(exc))
-    _print_result(result, run_dir, as_json)
+    _print_result(result, run_dir, as_json, simulated=sim is not None)
     raise typer.Exit(EXIT_CODES.get(result.status, 1))
 
 

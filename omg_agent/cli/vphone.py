@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 
 import typer
 
@@ -38,6 +39,7 @@ def start(
     """
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    check_port(port)
     if foreground:
         console.print(f"vphone serving on 127.0.0.1:{port} (Ctrl-C to stop)")
         daemon.serve_forever(port, seed, profile, latency)
@@ -165,6 +167,21 @@ def fault(
         console.print(answer["done"])
     except OmgError as exc:
         fail(str(exc))
+
+
+def check_port(port: int) -> None:
+    """Stop with one line if ``port`` is out of range or taken by a program other than a
+    vphone (a vphone's own record is checked by :func:`daemon.spawn`)."""
+    if not 1 <= port <= 65535:
+        fail(f"--port {port} is not a TCP port: give 1–65535 (e.g. 5555)")
+    if daemon.record_path(port).exists():
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            fail(f"port {port} is in use ({exc.strerror or exc}): pick a free one with "
+                 "--port, e.g. --port 5556")
 
 
 def register(root: typer.Typer) -> None:

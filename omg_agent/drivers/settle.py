@@ -128,6 +128,10 @@ def settle(signals: Sequence[Signal], *, timeout: float, window: float,
 def wait_settled(shoot: Callable[[], Image.Image], hasher: ScreenHash, *, timeout: float,
                  window: float, last: Observation | None = None, previous: str = "",
                  change_grace: float = 0.3, serial: str = "") -> bool:
-    """Wait until the frames ``shoot`` takes stop changing; False if ``timeout`` passes."""
+    """Wait until the frames ``shoot`` takes stop changing; False if ``timeout`` passes.
+
+    A ``timeout`` of 0 does not wait at all (nothing is captured): False at once."""
+    if timeout <= 0:
+        return False
     return settle([frame_signal(shoot, hasher, last, previous)], timeout=timeout,
                   window=window, change_grace=change_grace, serial=serial).ok
