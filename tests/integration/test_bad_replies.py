@@ -299,7 +299,8 @@ def run_once(phone: Phone, endpoint: Endpoint, run_dir: Path, *, traced: bool) -
     config = Settings(base_url="http://fuzz.test/v1", model="fuzz", max_steps=MAX_STEPS,
                       parse_attempts=4, max_retries=2, loop_guard=False, retry_backoff_s=0.001,
                       retry_backoff_max_s=0.001, timeout_s=10, runs_dir=run_dir.parent,
-                      run_timeout_s=120, image_max_side=256)
+                      run_timeout_s=120, image_max_side=256,
+                      planning="adaptive")  # plans and replans are fuzzed too
     vault = SecretVault()
     http = httpx.Client(transport=httpx.MockTransport(endpoint))
     with ExitStack() as stack:
@@ -317,6 +318,7 @@ def run_once(phone: Phone, endpoint: Endpoint, run_dir: Path, *, traced: bool) -
 
 
 @pytest.mark.slow  # ~1-2 min on an idle two-core machine
+@pytest.mark.timeout(1200)  # a loaded machine: minutes more, never a hang (each run ≤ 120 s)
 def test_bad_model_replies_never_crash_never_fake_success_never_pass_the_budget(
         phone: Phone, tmp_path_factory: pytest.TempPathFactory) -> None:
     tally = Tally()

@@ -32,8 +32,10 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _env(double: ModelDouble, **extra: str) -> dict[str, str]:
+    # the scripts start with a plan: the planner is asked first, as in adaptive planning
     return {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url,
-            "OMG_RETRY_BACKOFF_S": "0.01", "OMG_RETRY_BACKOFF_MAX_S": "0.01", **extra}
+            "OMG_RETRY_BACKOFF_S": "0.01", "OMG_RETRY_BACKOFF_MAX_S": "0.01",
+            "OMG_PLANNING": "adaptive", **extra}
 
 
 def test_each_retry_of_a_failing_endpoint_is_shown_and_the_run_goes_on(
@@ -47,7 +49,7 @@ def test_each_retry_of_a_failing_endpoint_is_shown_and_the_run_goes_on(
     assert "⚠ planner model answered HTTP 503" in result.output
     assert "retry 1/4" in result.output
     assert "⚠ planner model is rate-limited (HTTP 429); retry 2/4" in result.output
-    assert "done: looked" in result.output
+    assert "done: the screen was looked at" in result.output  # the planner's words
 
 
 def test_timeout_ends_a_run_whose_model_hangs_failed_naming_the_deadline(
