@@ -45,8 +45,9 @@ DEFAULT_CONFIG_FILE = Path("omg.toml")
 # Fallbacks after the config file: the OpenAI SDK's variables, often already exported.
 _OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
 Role = Literal["planner", "operator"]
-# OMG_* variables that are not settings: the config file's path, the tests' real UI dumps.
-_OTHER_ENV = ("CONFIG", "REAL_DUMPS")
+# OMG_* variables that are not settings: the config file's path, the tests' real UI dumps,
+# forcing the benches' progress bar on or off.
+_OTHER_ENV = ("CONFIG", "REAL_DUMPS", "PROGRESS")
 _WARNED: set[str] = set()
 log = logging.getLogger(__name__)
 
@@ -285,10 +286,22 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return data
 
 
+# command-line options named unlike their setting
+_FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret"}
+_SECRET_FIELDS = ("api_key", "secrets")
+
+
 def _explain(exc: ValidationError, sources: Mapping[str, str]) -> str:
     problems = []
     for error in exc.errors(include_url=False):
         name = str(error["loc"][0]) if error["loc"] else "settings"
         where = sources.get(name, name)
-        problems.append(f"{where}: {error['msg']}")
+        if where.startswith("option "):  # what the user typed: --base-url, not base_url
+            where = _FLAGS.get(name, "--" + name.replace("_", "-"))
+        msg = str(error["msg"]).removeprefix("Value error, ")
+        given = error.get("input")
+        if (name not in _SECRET_FIELDS and isinstance(given, str | int | float)
+                and len(str(given)) <= 80 and repr(given) not in msg):
+            where = f"{where} {given!r}"  # the bad value, named (never a key's)
+        problems.append(f"{where}: {msg}")
     return "invalid settings: " + "; ".join(problems)

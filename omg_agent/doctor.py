@@ -180,7 +180,7 @@ def _check_ime(device: adbutils.AdbDevice) -> Check:
 
 
 def _check_input(device: adbutils.AdbDevice) -> Check:
-    from omg_agent.drivers.adbport import INJECT_HINT
+    from omg_agent.drivers.adbio import INJECT_HINT
     from omg_agent.drivers.probe import input_permission
 
     allowed, refusal = input_permission(device)

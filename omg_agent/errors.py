@@ -32,7 +32,10 @@ Errors are caught at a step boundary and recorded there; nowhere else.
 
 from __future__ import annotations
 
-from omg_agent.core.results import FailureKind
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # not imported at run time: this module stays free of pydantic
+    from omg_agent.core.results import FailureKind
 
 
 class OmgError(Exception):
@@ -144,9 +147,11 @@ class TurnFailed(OmgError):
     """A bundle the operator refuses to run as given (unknown $var, unreadable screen);
     ``kind`` is its :class:`~omg_agent.core.results.FailureKind`."""
 
-    def __init__(self, message: str, kind: FailureKind = FailureKind.MISSING_VALUE) -> None:
+    def __init__(self, message: str, kind: FailureKind | None = None) -> None:
+        from omg_agent.core.results import FailureKind
+
         super().__init__(message)
-        self.kind = kind
+        self.kind = kind if kind is not None else FailureKind.MISSING_VALUE
 
 
 class BudgetExhausted(OmgError):

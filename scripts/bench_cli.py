@@ -92,6 +92,8 @@ def main() -> None:
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "COLUMNS": "120", "PYTHONPATH": root,
            "BENCH_CWD": tempfile.mkdtemp(prefix="bench_cli_")}
+    # An installed package has its bytecode compiled; the warm-up round writes it here.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     base_env = {**env, "PYTHONPATH": args.baseline} if args.baseline else None
     phone = VirtualPhone("default", seed=0)
     server = phone.serve(port=0)

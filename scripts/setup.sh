@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything OMG-Agent needs on a fresh Debian/Ubuntu machine with Python >= 3.11:
-# the adb binary and the fonts the vphone renders with (apt), then a virtualenv in .venv
-# with the package and its test extras. Safe to run again: it only adds what is missing.
+# the adb binary, the fonts the vphone renders with, Xvfb and Tk for the desktop tests (apt),
+# then a virtualenv in .venv with the package and its test extras. Safe to run again: it
+# only adds what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,8 @@ command -v adb >/dev/null 2>&1 || need_apt+=(adb)
 [ -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf ] || need_apt+=(fonts-symbola)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v Xvfb >/dev/null 2>&1 || need_apt+=(xvfb)  # the desktop driver's tests
+"${PYTHON:-python3}" -c "import tkinter" 2>/dev/null || need_apt+=(python3-tk)  # their Tk app
 if [ ${#need_apt[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""
@@ -30,5 +33,7 @@ if [ ! -x .venv/bin/python ]; then
   $python -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e '.[test]'
+# setuptools warns on every editable install that a folder named like the package may shadow
+# it (the checkout is that folder, on purpose): quiet on success, errors still show
+PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e '.[test]'
 echo "setup: done (.venv/bin/omg-agent is ready)"

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import copy
 import logging
+import shlex
 from collections.abc import Sequence
 
+from omg_agent.bench.progress import SILENT, Progress
 from omg_agent.brain.modes import MODES
 from omg_agent.core.secrets import mask_task
 from omg_agent.errors import ConfigError
@@ -48,17 +50,30 @@ def parse_modes(text: str) -> tuple[str, ...]:
 
 
 def compare(tasks: int | None = None, noise: str = "moderate", seed: int = 0,
-            modes: Sequence[str] = MODES) -> list[dict[str, TaskRun]]:
+            modes: Sequence[str] = MODES, progress: Progress = SILENT) -> list[dict[str, TaskRun]]:
     """Per task, its run in each mode."""
     rows = []
-    for index, task in enumerate(call_tasks(seed)[:tasks]):
+    chosen = call_tasks(seed)[:tasks]
+    progress.phase("calls", len(chosen) * len(modes))
+    for index, task in enumerate(chosen):
         draws = seed * 1000 + index  # each task its own noise stream, same for every mode
-        rows.append({mode: run_task(copy.deepcopy(task), NoiseProfile.named(noise),
-                                    seed=seed, noise_seed=draws,
-                                    overrides={"planning": mode,
-                                               **MODE_OVERRIDES.get(mode, {})})
-                     for mode in modes})
+        row = {}
+        for mode in modes:
+            row[mode] = run_task(copy.deepcopy(task), NoiseProfile.named(noise), seed=seed,
+                                 noise_seed=draws,
+                                 overrides={"planning": mode, **MODE_OVERRIDES.get(mode, {})})
+            progress.advance(f"{task.id} · {mode}")
+        rows.append(row)
     return rows
+
+
+def command(noise: str, seed: int, modes: Sequence[str], tasks: int | None = None) -> str:
+    """The ``omg-agent bench calls`` command line that makes this table again."""
+    words = ["omg-agent", "bench", "calls", "--noise", noise]
+    words += ["--seed", str(seed)] if seed else []
+    words += ["--modes", ",".join(modes)] if tuple(modes) != MODES else []
+    words += ["--tasks", str(tasks)] if tasks is not None else []
+    return shlex.join(words)
 
 
 def _mark(r: TaskRun) -> str:
@@ -69,7 +84,8 @@ def _calls(r: TaskRun) -> str:
     return f"{r.model_calls} ({r.planner_calls}+{r.model_calls - r.planner_calls})"
 
 
-def table(rows: list[dict[str, TaskRun]], noise: str, seed: int) -> str:
+def table(rows: list[dict[str, TaskRun]], noise: str, seed: int,
+          tasks: int | None = None) -> str:
     modes = list(rows[0]) if rows else []
     base = BASELINE if BASELINE in modes else None
     head = "| task | " + " | ".join(f"{m}: ok | calls" for m in modes) + " |"
@@ -96,12 +112,10 @@ def table(rows: list[dict[str, TaskRun]], noise: str, seed: int) -> str:
         lines.append(f"Calls against {base}: {ratios}.")
     lines += ["", "✘* the agent reported done but the phone's state says the task is not "
               "(premature goal_complete noise).", "",
-              "Command: omg-agent bench calls --noise " + noise + (
-                  f" --seed {seed}" if seed else "") + (
-                  f" --modes {','.join(modes)}" if tuple(modes) != MODES else "")]
+              f"Command: {command(noise, seed, modes, tasks)}"]
     return "\n".join(lines)
 
 
 def report(tasks: int | None = None, noise: str = "moderate", seed: int = 0,
            modes: Sequence[str] = MODES) -> str:
-    return table(compare(tasks, noise, seed, modes), noise, seed)
+    return table(compare(tasks, noise, seed, modes), noise, seed, tasks)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import adbutils
 
+from omg_agent.bench.progress import SILENT, Progress
 from omg_agent.core.geometry import Bounds
 from omg_agent.perception.elementlist import render
 from omg_agent.perception.uitree import parse_elements
@@ -51,14 +52,18 @@ class Stat:
         return cls(statistics.median(s), s[min(len(s) - 1, round(0.95 * (len(s) - 1)))], len(s))
 
 
-def timed(fn: Callable[[], object], runs: int, warmup: int = 1) -> Stat:
+def timed(fn: Callable[[], object], runs: int, warmup: int = 1,
+          progress: Progress = SILENT, detail: str = "") -> Stat:
+    """``runs`` timed calls after ``warmup`` untimed ones; each call advances ``progress``."""
     for _ in range(warmup):
         fn()
+        progress.advance(detail)
     samples = []
     for _ in range(runs):
         t0 = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - t0) * 1000)
+        progress.advance(detail)
     return Stat.of(samples)
 
 
@@ -93,25 +98,27 @@ def naive_step(serial: str, workdir: Path, sleep_s: float = 1.0) -> None:
     time.sleep(sleep_s)
 
 
-def bench_pipelines(steps: int) -> dict[str, Stat]:
+def bench_pipelines(steps: int, progress: Progress = SILENT) -> dict[str, Stat]:
     from omg_agent.drivers.adb import AdbDriver
     from omg_agent.drivers.u2 import U2Driver
 
     out: dict[str, Stat] = {}
+    progress.phase("observe pipelines", 3 * (steps + 1))
     with LatencyPhone() as lp, tempfile.TemporaryDirectory() as tmp:
         lp.phone.start_activity("com.android.settings")
         out["(a) naive: screencap -p + pull, dump + pull, dumpsys, sleep 1 s"] = timed(
-            lambda: naive_step(lp.serial, Path(tmp)), steps)
+            lambda: naive_step(lp.serial, Path(tmp)), steps, progress=progress,
+            detail="naive")
         adb_driver = AdbDriver(lp.serial)
         try:
             out["(b) ours, adb driver: raw screencap ‖ streamed dump"] = timed(
-                adb_driver.observe, steps)
+                adb_driver.observe, steps, progress=progress, detail="adb driver")
         finally:
             adb_driver.close()
         u2_driver = U2Driver(lp.serial)
         try:
             out["(b) ours, u2 driver: server dump + JPEG screenshot"] = timed(
-                u2_driver.observe, steps)
+                u2_driver.observe, steps, progress=progress, detail="u2 driver")
         finally:
             u2_driver.close()
     return out
@@ -132,9 +139,10 @@ def bench_tokens() -> list[tuple[str, int, int]]:
     return rows
 
 
-def bench_ocr(runs: int) -> dict[str, Stat]:
+def bench_ocr(runs: int, progress: Progress = SILENT) -> dict[str, Stat]:
     from omg_agent.perception.ocr import OcrEngine
 
+    progress.phase("OCR", 3 * (runs + 1))
     phone = VirtualPhone()
     phone.start_activity("com.android.settings")
     image = phone.screenshot()
@@ -143,16 +151,18 @@ def bench_ocr(runs: int) -> dict[str, Stat]:
     region = Bounds(max(0, b.left - 40), max(0, b.top - 40), b.right + 200, b.bottom + 40)
     engine = OcrEngine()
     out = {"full frame (1080x2400), uncached": timed(
-        lambda: engine.read(image, key=f"nocache-{time.perf_counter_ns()}"), runs)}
+        lambda: engine.read(image, key=f"nocache-{time.perf_counter_ns()}"), runs,
+        progress=progress, detail="full frame")}
     engine.read(image, key="frame")
     out["full frame, cached by screen hash"] = timed(lambda: engine.read(image, key="frame"),
-                                                     runs)
+                                                     runs, progress=progress, detail="cached")
     out["region around one label, uncached"] = timed(
-        lambda: engine.read(image, region, key=f"nocache-{time.perf_counter_ns()}"), runs)
+        lambda: engine.read(image, region, key=f"nocache-{time.perf_counter_ns()}"), runs,
+        progress=progress, detail="region")
     return out
 
 
-def bench_inputs(runs: int) -> dict[str, Stat]:
+def bench_inputs(runs: int, progress: Progress = SILENT) -> dict[str, Stat]:
     """10 taps and 10 key presses, one shell call each vs batched the way the drivers pack a
     bundle (``commands.pack``), on Android 14 and Android 10 profiles. Batched taps still
     start one ``input`` process each; a run of key presses shares one."""
@@ -162,6 +172,7 @@ def bench_inputs(runs: int) -> dict[str, Stat]:
 
     out: dict[str, Stat] = {}
     kinds = {"taps": cmds.tap(Point(5, 5)), "key presses": cmds.keyevent(0)}
+    progress.phase("inputs", 2 * len(kinds) * 2 * (runs + 1))
     for profile in ("default", "legacy"):
         with LatencyPhone(profile=profile) as lp:
             io = AdbIO(adbutils.AdbClient(), lp.serial)
@@ -174,16 +185,19 @@ def bench_inputs(runs: int) -> dict[str, Stat]:
                     for _ in range(10):
                         io.run(one)
 
-                out[f"Android {release}: 10 {kind}, one call each"] = timed(one_each, runs)
+                out[f"Android {release}: 10 {kind}, one call each"] = timed(
+                    one_each, runs, progress=progress, detail=f"Android {release} {kind}")
                 out[f"Android {release}: 10 {kind}, batched"] = timed(
-                    partial(io.run, batch[0].command), runs)
+                    partial(io.run, batch[0].command), runs, progress=progress,
+                    detail=f"Android {release} {kind}, batched")
     return out
 
 
-def report(steps: int = 30, ocr_runs: int = 10, input_runs: int = 10) -> str:
+def report(steps: int = 30, ocr_runs: int = 10, input_runs: int = 10,
+           progress: Progress = SILENT) -> str:
     """Run every part and return the markdown tables (one run, side by side)."""
     lines: list[str] = []
-    pipes = bench_pipelines(steps)
+    pipes = bench_pipelines(steps, progress)
     naive = next(iter(pipes.values())).median
     lines += ["Observation per step (latency profile on, 1080x2400):", "",
               "| pipeline | median | p95 | vs naive |", "|---|---:|---:|---:|"]
@@ -197,11 +211,11 @@ def report(steps: int = 30, ocr_runs: int = 10, input_runs: int = 10) -> str:
         lines.append(f"| {screen} | {xml_t} | {list_t} | 1/{xml_t / list_t:.1f} |")
     lines += ["", "OCR on a 1080x2400 frame (Settings):", "",
               "| read | median | p95 |", "|---|---:|---:|"]
-    for name, st in bench_ocr(ocr_runs).items():
+    for name, st in bench_ocr(ocr_runs, progress).items():
         lines.append(f"| {name} | {st.median:.2f} ms | {st.p95:.2f} ms |")
     lines += ["", "Inputs (latency profile on):", "",
               "| inputs | median | p95 |", "|---|---:|---:|"]
-    for name, st in bench_inputs(input_runs).items():
+    for name, st in bench_inputs(input_runs, progress).items():
         lines.append(f"| {name} | {st.median:.0f} ms | {st.p95:.0f} ms |")
     return "\n".join(lines)
 
@@ -250,10 +264,14 @@ def driver_step(driver) -> dict[str, float]:
             "settle": result.timings.get("settle", 0.0) * 1000, "step": (t2 - t0) * 1000}
 
 
-def _driver_row(driver, steps: int) -> StepRow:
+def _driver_row(driver, steps: int, progress: Progress = SILENT) -> StepRow:
     driver_step(driver)  # warm-up: info, IME probe, first focus read
+    progress.advance(f"{driver.name} driver")
     taken = driver.ahead.taken
-    parts = [driver_step(driver) for _ in range(steps)]
+    parts = []
+    for _ in range(steps):
+        parts.append(driver_step(driver))
+        progress.advance(f"{driver.name} driver")
     phases = {k: statistics.median(p[k] for p in parts) for k in parts[0] if k != "step"}
     phases["dumps taken ahead"] = driver.ahead.taken - taken  # a count, not ms
     return StepRow(Stat.of([p["step"] for p in parts]), phases)
@@ -280,13 +298,15 @@ class SpawnedPhone:
         os.kill(self.record["pid"], signal.SIGTERM)
 
 
-def bench_steps(steps: int = 15, in_process: bool = False) -> dict[str, StepRow]:
+def bench_steps(steps: int = 15, in_process: bool = False,
+                progress: Progress = SILENT) -> dict[str, StepRow]:
     """Per-step cost, side by side in one run on one latency-profile vphone (in its own
     process unless ``in_process``)."""
     from omg_agent.drivers.adb import AdbDriver
     from omg_agent.drivers.u2 import U2Driver
 
     out: dict[str, StepRow] = {}
+    progress.phase("steps", 3 * (steps + 1))
     phone = LatencyPhone() if in_process else SpawnedPhone()
     with phone, tempfile.TemporaryDirectory() as tmp:
         device = adbutils.AdbClient().device(phone.serial)
@@ -297,20 +317,21 @@ def bench_steps(steps: int = 15, in_process: bool = False) -> dict[str, StepRow]
         tap = switch.center
         peer = partial(peer_step, phone.serial, Path(tmp), (tap.x, tap.y))
         out["peer: screencap -p + pull, dumpsys window, tap, sleep 1 s (no tree)"] = StepRow(
-            timed(peer, steps), {})
+            timed(peer, steps, progress=progress, detail="peer"), {})
         with AdbDriver(phone.serial) as adb_driver:
-            out["OMG adb driver (reads the tree)"] = _driver_row(adb_driver, steps)
+            out["OMG adb driver (reads the tree)"] = _driver_row(adb_driver, steps, progress)
         u2_driver = U2Driver(phone.serial)
         try:
-            out["OMG u2 driver (reads the tree)"] = _driver_row(u2_driver, steps)
+            out["OMG u2 driver (reads the tree)"] = _driver_row(u2_driver, steps, progress)
         finally:
             u2_driver.close()
     return out
 
 
-def step_report(steps: int = 15, in_process: bool = False) -> str:
+def step_report(steps: int = 15, in_process: bool = False,
+                progress: Progress = SILENT) -> str:
     """The per-step table: median and p95, ratio to the peer, and the drivers' phases."""
-    rows = bench_steps(steps, in_process)
+    rows = bench_steps(steps, in_process, progress)
     peer = next(iter(rows.values())).step.median
     where = "in this process" if in_process else "in its own process"
     lines = ["Per step: observe + one tap that changes the screen + settle "

@@ -302,15 +302,18 @@ class Operator:
             actions[start:end + 1] = segment
             if start > 0:
                 why = blind_reason(segment)
+                seen: dict[str, Any] = {}  # the new screen, for the trace to keep
                 if not why:
                     screen, missing = self._await_anchors(segment)
+                    seen["observation"] = screen
                     why = "not on the new screen: " + ", ".join(missing) if missing else ""
                 if why:
                     result.results.append({"type": "stop", "ok": True, "detail": (
-                        f"stopped before action {start + 1} ({segment[0].type}): {why}")})
+                        f"stopped before action {start + 1} ({segment[0].type}): {why}"),
+                        **seen})
                     return
                 result.results.append({"type": "screen", "ok": True, "detail": (
-                    f"continued on the new screen from action {start + 1}")})
+                    f"continued on the new screen from action {start + 1}"), **seen})
             for action in segment:
                 if isinstance(action, MemSave):
                     result.saved[action.key] = self._save(action, screen, ctx.step_number)

@@ -60,7 +60,7 @@ from omg_agent.brain.run_state import (
     TurnRecord,
     post_mortem,
 )
-from omg_agent.brain.verdicts import DONE_HINT, planner_verdict
+from omg_agent.brain.verdicts import DONE_HINT, planner_verdict, unproven
 from omg_agent.brain.verify import verify_step
 from omg_agent.config import Settings
 from omg_agent.core.actions import Back, Wait
@@ -114,10 +114,14 @@ class Orchestrator:
         self.failure_threshold = failure_threshold
         self.loops = LoopWatch(LoopGuard(human_reachable=ask_user is not None),
                                enabled=settings.loop_guard)
+        self.learned: Any = None  # hitl.learn.Learner: a human's steps offered before the model
         self.state: RunState | None = None
         self._started = 0.0
         self._base: list[tuple[int, int, int]] = []
         self.prior_usage = (0, 0, 0)  # model calls and tokens of earlier processes (resume)
+        # several devices (drivers.desktop.router): called with each step before it is
+        # observed; answers the device it switched to, if it switched
+        self.route: Callable[[TaskStep], str | None] | None = None
 
     # -- the loop ------------------------------------------------------------------------
     def run(self, task: str, plan_file: Path | None = None) -> RunResult:
@@ -254,6 +258,8 @@ class Orchestrator:
             self._all_ticked()
             return
         step = s.todo.steps[index]
+        if self.route is not None and (switched := self.route(step)):
+            self._event("device", step=index + 1, device=switched)
         started = time.perf_counter()
         obs = self.driver.observe()
         if (move := self.system.react(obs, s.last_obs)) is not None:
@@ -273,6 +279,8 @@ class Orchestrator:
                             if s.attempt.turns < step.max_tries or not s.attempt.failures
                             else None)
             return
+        if self.learned is not None and self.learned.offer(self, step, obs):
+            return  # learned steps ran instead of the model: look again
         todo = s.own_todo if self._plannerless and s.own_todo else s.todo.markdown()
         ctx = TurnContext(s.task, step, index + 1, todo, s.history(),
                           "\n".join([s.dialogue.for_operator(), s.note]).strip())
@@ -585,6 +593,13 @@ class Orchestrator:
         whether the phone backs it."""
         s = self._s
         words = self.memory.substitute(replan.response or "")
+        final = s.todo.steps[-1]
+        if replan.status == "done" and claim is not None and not failed and not final.checks:
+            why = unproven(replan.evidence, lambda checks: self._verify(
+                final.model_copy(update={"checks": list(checks)}), self._confirm_screen()))
+            if why is not None:
+                self._unproven_claim(why, words)
+                return
         ending = planner_verdict(
             replan, words, done=s.todo.done(), pending=s.todo.pending(),
             failed_outcome=s.outcome if failed else None,
@@ -595,6 +610,33 @@ class Orchestrator:
         s.finish(ending.phase, ending.answer, ending.report)
         if ending.refused:
             self._event(ending.refused, reason=ending.report.stopped_because, response=words)
+
+    def _confirm_screen(self) -> Observation:
+        s = self._s
+        if s.last_obs is None:
+            s.last_obs = self.driver.observe()
+        return s.last_obs
+
+    def _unproven_claim(self, why: str, words: str) -> None:
+        """The planner confirmed the operator's 'done' but the screen does not back it: the
+        operator gets one more try to finish or show the end state; a second unproven
+        confirmation ends the run failed — never done on words alone."""
+        s = self._s
+        s.unproven_claims += 1
+        self._event("confirmation_unproven", reason=why, response=words,
+                    attempt=s.unproven_claims)
+        if s.unproven_claims > 1:
+            s.finish("FAILED", "", StopReport(
+                tuple(s.todo.done()), f"the task was reported done but the screen never "
+                f"showed it: {why}", "look at the phone: finish what is missing, or run the "
+                "task again with criteria the screen can show"))
+            return
+        s.todo.untick_from(len(s.todo.steps) - 1)  # the end state is not shown yet
+        s.note = (f"You reported the task done, but {why}. Finish what is missing, or bring "
+                  "the screen that shows the finished task into view, then report done.")
+        s.outcome = f"the 'done' report was not confirmed: {why}"
+        s.new_attempt()
+        s.phase = "THINK"
 
     def _end_state_shown(self) -> bool:
         """Whether the phone shows the plan's end state now: the last step's checks pass

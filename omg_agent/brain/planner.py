@@ -158,7 +158,8 @@ class Planner:
         if confirming:
             parts.append("The operator reports the whole task done. Confirm it from the "
                          "screenshot and the element list: 'done' only if they show "
-                         "the task achieved; otherwise replan the missing part.")
+                         "the task achieved, with the elements that show it as evidence; "
+                         "otherwise replan the missing part.")
         messages = [{"role": "system", "content": prompts.render("replan")},
                     self._user("\n\n".join(parts), screenshot)]
         return self.llm.structured(messages, Replan, on_attempt=on_attempt, attempts=attempts)

@@ -181,6 +181,7 @@ class RunState:
     post_mortems: list[PostMortem] = field(default_factory=list)
     note: str = ""  # for the operator's next turn
     plan_repeats: int = 0  # replans identical to a plan already tried
+    unproven_claims: int = 0  # "done" confirmations whose evidence the screen did not show
     held: str | None = None  # the sensitive action waiting for the user's yes
     own_todo: str = ""  # a plannerless operator's own checklist (markdown)
     planned: bool = False  # a unified run's planner took over after a failed step

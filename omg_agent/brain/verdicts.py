@@ -6,6 +6,9 @@ step ticked, or when the plan's end state (the last step's checks) shows on the 
 A "done" after a failed step, or with steps never done, ends the run ``failed`` in the
 planner's own words; ``infeasible`` and ``give_up`` say so plainly. No I/O: the caller passes
 whether the end state shows (``end_state_shown``, evaluated only when it matters).
+A plan whose end state is prose (no checks) is confirmed by the planner from the screenshot —
+and that confirmation is a claim too: :func:`unproven` says why its ``evidence`` (checks of
+what the screen shows) does not back it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from omg_agent.brain.budget import StopReport
+from omg_agent.core.checks import ElementCheck, StepCheck
 from omg_agent.core.contracts import Replan
+from omg_agent.core.results import Failure
 
 DONE_HINT = "nothing: the task is done"
 INFEASIBLE_HINT = "check the task (names, items, settings) and run a feasible one"
@@ -57,4 +62,17 @@ def planner_verdict(replan: Replan, words: str, *, done: Sequence[str],
         refused="planner_end_refused" if replan.status == "done" else "give_up")
 
 
-__all__ = ["DONE_HINT", "Ending", "planner_verdict"]
+def unproven(evidence: Sequence[StepCheck] | None,
+             verify: Callable[[Sequence[StepCheck]], Failure | None]) -> str | None:
+    """Why a planner's 'done' confirming the operator's report is not backed by the screen
+    (``None`` when it is): its ``evidence`` must name at least one element that has to be
+    there, and every check must pass on the screen the planner was shown. Absences, the app
+    or a saved value alone also hold on screens on the way, so they prove nothing alone."""
+    checks = list(evidence or ())
+    if not any(isinstance(c, ElementCheck) and c.present for c in checks):
+        return "the confirmation named no element on the screen that shows the task finished"
+    failure = verify(checks)
+    return None if failure is None else f"its evidence is not on the screen ({failure.message})"
+
+
+__all__ = ["DONE_HINT", "Ending", "planner_verdict", "unproven"]

@@ -5,47 +5,74 @@ The only package that imports typer or rich (DESIGN.md §2). One module per comm
 launch), :mod:`~omg_agent.cli.vphone`, :mod:`~omg_agent.cli.bench`,
 :mod:`~omg_agent.cli.report`, :mod:`~omg_agent.cli.config`, :mod:`~omg_agent.cli.demo`,
 :mod:`~omg_agent.cli.doctor` — each with a ``register(app)``; this module only assembles
-them into one typer app. Every command stops on errors with
-:func:`omg_agent.cli.console.fail`.
+them into one typer app, built on first use of ``app``; the ``omg-agent`` script
+(:func:`main`) builds one of the device commands alone for a one-shot device command. Every
+command stops on errors with :func:`omg_agent.cli.console.fail`.
 """
 
 from __future__ import annotations
 
 import logging
 
-import typer
+from omg_agent.cli import lazy
 
-from omg_agent.cli import (
-    bench,
-    config,
-    console,
-    demo,
-    device,
-    doctor,
-    flow,
-    macro,
-    memory,
-    mirror,
-    report,
-    run,
-    vphone,
-)
+lazy.defer_all()  # before typer and the command groups import their dependencies
 
-app = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language task.\n\n"
-                       "Example: omg-agent demo", no_args_is_help=True,
-                  context_settings={"help_option_names": ["-h", "--help"]})
-for group in (vphone, bench, config, demo, doctor, device, report, run, flow, macro, memory,
-              mirror):
-    group.register(app)
+import importlib  # noqa: E402
+import sys  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+import typer  # noqa: E402
+
+from omg_agent.cli import console  # noqa: E402
+
+if TYPE_CHECKING:
+    app: typer.Typer  # the whole app, built on first use (module ``__getattr__``)
+
+GROUPS = ("vphone", "bench", "config", "demo", "doctor", "device", "report", "run", "flow",
+          "macro", "memory", "mirror")
+# the one-shot device commands: ``omg-agent key back`` builds an app of these alone, so a
+# keypress pays for neither the other groups' imports nor their options' set-up
+DEVICE_COMMANDS = frozenset({"devices", "observe", "tap", "type", "key", "launch", "swipe",
+                             "long-press", "screenshot", "dump"})
 
 
-@app.callback()
-def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging."),
-         version: bool = typer.Option(False, "--version", is_eager=True,
-                                      callback=console.print_version,
-                                      help="Print the version and exit.")) -> None:
+def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging."),
+          version: bool = typer.Option(False, "--version", is_eager=True,
+                                       callback=console.print_version,
+                                       help="Print the version and exit.")) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 
 
-__all__ = ["app"]
+def build_app(groups: tuple[str, ...] = GROUPS) -> typer.Typer:
+    """The ``omg-agent`` app with the command ``groups`` given (all by default)."""
+    built = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language "
+                             "task.\n\nExample: omg-agent demo", no_args_is_help=True,
+                        context_settings={"help_option_names": ["-h", "--help"]})
+    built.callback()(_main)
+    for group in groups:
+        importlib.import_module(f"omg_agent.cli.{group}").register(built)
+    return built
+
+
+_full: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> Any:
+    global _full
+    if name == "app":
+        if _full is None:
+            _full = build_app()
+        return _full
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def main() -> None:
+    """The ``omg-agent`` script: a one-shot device command runs on an app of the device
+    commands alone; everything else (help included) on the whole app."""
+    first = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
+    (build_app(("device",)) if first in DEVICE_COMMANDS else __getattr__("app"))()
+
+
+__all__ = ["DEVICE_COMMANDS", "GROUPS", "app", "build_app", "main"]

@@ -1,5 +1,5 @@
-"""``python -m omg_agent.cli``: the same app as the ``omg-agent`` script."""
+"""``python -m omg_agent.cli``: the same as the ``omg-agent`` script."""
 
-from omg_agent.cli import app
+from omg_agent.cli import main
 
-app()
+main()

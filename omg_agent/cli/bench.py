@@ -11,7 +11,7 @@ import json
 import shlex
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -23,7 +23,18 @@ app = typer.Typer(help="Benchmarks: print side-by-side tables from one run.\n\n"
                        "Example: omg-agent bench suite --model sim --parallel 2\n\n"
                        "Guards on vs off: omg-agent bench guards --repeat 1",
                   no_args_is_help=True)
+if TYPE_CHECKING:
+    from omg_agent.cli.progress import BenchProgress
+
 DEFAULT_SUITE_OUT = Path("runs/bench-suite")
+GUARDS_OUT = Path("runs/bench-guards")
+
+
+def _bar() -> BenchProgress:
+    """The benches' progress bar (rich.progress loads only for a bench)."""
+    from omg_agent.cli.progress import BenchProgress
+
+    return BenchProgress()
 
 
 def _print_json(data: Any) -> None:
@@ -47,19 +58,25 @@ def observe(
     """
     from omg_agent.bench import observe as bench
 
+    command = shlex.join(["omg-agent", "bench", "observe", "--steps", str(steps),
+                          "--ocr-runs", str(ocr_runs), "--input-runs", str(input_runs)])
     if not as_json:
-        typer.echo(bench.report(steps, ocr_runs, input_runs))
+        with _bar() as bar:
+            text = bench.report(steps, ocr_runs, input_runs, bar)
+        typer.echo(f"{text}\n\nCommand: {command}")
         return
 
     def stats(table: dict[str, Any]) -> dict[str, Any]:
         return {name: dataclasses.asdict(st) for name, st in table.items()}
 
-    _print_json({
-        "pipelines_ms": stats(bench.bench_pipelines(steps)),
-        "tokens": [{"screen": s, "raw_xml": x, "element_list": e}
-                   for s, x, e in bench.bench_tokens()],
-        "ocr_ms": stats(bench.bench_ocr(ocr_runs)),
-        "inputs_ms": stats(bench.bench_inputs(input_runs))})
+    with _bar() as bar:
+        data = {"pipelines_ms": stats(bench.bench_pipelines(steps, bar)),
+                "tokens": [{"screen": s, "raw_xml": x, "element_list": e}
+                           for s, x, e in bench.bench_tokens()],
+                "ocr_ms": stats(bench.bench_ocr(ocr_runs, bar)),
+                "inputs_ms": stats(bench.bench_inputs(input_runs, bar)),
+                "command": command}
+    _print_json(data)
 
 
 @app.command()
@@ -77,11 +94,17 @@ def step(
     """
     from omg_agent.bench import observe as bench
 
+    words = ["omg-agent", "bench", "step", "--steps", str(steps)]
+    command = shlex.join(words + (["--in-process"] if in_process else []))
     if not as_json:
-        typer.echo(bench.step_report(steps, in_process))
+        with _bar() as bar:
+            text = bench.step_report(steps, in_process, bar)
+        typer.echo(f"{text}\n\nCommand: {command}")
         return
+    with _bar() as bar:
+        rows = bench.bench_steps(steps, in_process, bar)
     _print_json({name: {"step_ms": dataclasses.asdict(row.step), "phases": row.phases}
-                 for name, row in bench.bench_steps(steps, in_process).items()})
+                 for name, row in rows.items()})
 
 
 @app.command()
@@ -110,17 +133,20 @@ def calls(
         chosen = parse_modes(modes)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--modes") from None
-    rows = compare(tasks, noise, seed, chosen)
+    with _bar() as bar:
+        rows = compare(tasks, noise, seed, chosen, bar)
     if as_json:
         _print_json([{"goal": next(iter(r.values())).goal,
                       **{m: run.as_dict() for m, run in r.items()}} for r in rows])
     else:
-        typer.echo(table(rows, noise, seed))
+        typer.echo(table(rows, noise, seed, tasks))
 
 
 def _suite_command(model: str | None, noise: str, tasks: str | None, repeat: int,
                    parallel: int, configs: list[str], seed: int, max_steps: int,
-                   out: Path) -> str:
+                   out: Path | None) -> str:
+    """The command line that runs this suite again: every option that changes a run; the
+    ``--out`` the user gave (without one, the next run gets its own dated folder)."""
     words = ["omg-agent", "bench", "suite"]
     words += ["--model", model] if model else []
     words += ["--noise", noise, "--seed", str(seed), "--repeat", str(repeat),
@@ -128,15 +154,19 @@ def _suite_command(model: str | None, noise: str, tasks: str | None, repeat: int
     words += ["--tasks", tasks] if tasks else []
     for c in configs:
         words += ["--config", c]
-    return shlex.join([*words, "--out", str(out)])
+    return shlex.join([*words, *(["--out", str(out)] if out is not None else [])])
 
 
-def _progress(count: int, total: int, r: dict[str, Any]) -> None:
-    mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
-    err_console.print(f"[{count}/{total}] {escape(r['variant'])} · {escape(r['task_id'])} "
-                      f"r{r['repeat']} {mark} {r['status']} · {r['model_calls']} calls · "
-                      f"{r['wall_s']:.1f} s" + (f" · {escape(r['error'])}" if r["error"]
-                                                 else ""), soft_wrap=True, highlight=False)
+def _suite_line(bar: BenchProgress):
+    """The suite's per-run callback: a line per finished run, and the bar moved on."""
+    def on_run(count: int, total: int, r: dict[str, Any]) -> None:
+        mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
+        bar.print(f"[{count}/{total}] {escape(r['variant'])} · {escape(r['task_id'])} "
+                  f"r{r['repeat']} {mark} {r['status']} · {r['model_calls']} calls · "
+                  f"{r['wall_s']:.1f} s" + (f" · {escape(r['error'])}" if r["error"] else ""),
+                  soft_wrap=True, highlight=False)
+        bar.advance(f"{r['task_id']} · {r['variant']}")
+    return on_run
 
 
 def _out_dir(out: Path | None, base: Path = DEFAULT_SUITE_OUT) -> Path:
@@ -148,6 +178,14 @@ def _out_dir(out: Path | None, base: Path = DEFAULT_SUITE_OUT) -> Path:
         k += 1
         candidate = stem.with_name(f"{stem.name}-{k}")
     return candidate
+
+
+def _refuse_busy_out(out: Path | None, base: Path) -> None:
+    """Runs write fresh trace folders: a used ``--out`` would fail every one of them, so it
+    is refused before anything starts."""
+    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
+        fail(f"--out {out} already exists and is not empty: give a new folder, or drop --out "
+             f"for a dated one under {base}/")
 
 
 def _list_tasks(tasks: tuple[Any, ...], as_json: bool) -> None:
@@ -223,9 +261,7 @@ def suite(
         except OmgError as exc:
             fail(str(exc))
         return
-    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
-        fail(f"--out {out} already exists and is not empty: give a new folder, or drop --out "
-             "for a dated one under runs/bench-suite/")
+    _refuse_busy_out(out, DEFAULT_SUITE_OUT)
     try:
         plan = SuitePlan(load_tasks(seed, tasks), parse_variants(config), noise, seed, repeat,
                          max_steps, endpoint_for(model))
@@ -233,10 +269,12 @@ def suite(
         fail(str(exc))
     folder = _out_dir(out)
     command = _suite_command(model, noise, tasks, repeat, parallel, config, seed, max_steps,
-                             folder)
+                             out)
     err_console.print(f"{len(plan.tasks)} tasks × {repeat} × {len(plan.variants)} variants "
                       f"on {parallel} workers → {folder}", highlight=False)
-    run = run_suite(plan, folder, parallel, on_run=_progress)
+    with _bar() as bar:
+        bar.phase("suite", len(plan.tasks) * repeat * len(plan.variants))
+        run = run_suite(plan, folder, parallel, on_run=_suite_line(bar))
     card = scorecard_of(run, command)
     json_path, html_path = write_scorecard(card, folder)
     if as_json:
@@ -294,31 +332,35 @@ def guards(
 
     if noise not in ("none", "moderate"):
         raise typer.BadParameter("choose none or moderate", param_hint="--noise")
+    _refuse_busy_out(out, GUARDS_OUT)
     try:
         chosen = bench_tasks(seed, tasks)
     except ValueError as exc:
         fail(str(exc))
-    folder = _out_dir(out, Path("runs/bench-guards"))
+    folder = _out_dir(out, GUARDS_OUT)
     words = ["omg-agent", "bench", "guards", "--noise", noise, "--seed", str(seed),
              "--repeat", str(repeat), "--parallel", str(parallel), "--max-steps",
              str(max_steps)]
     words += ["--tasks", tasks] if tasks else []
-    command = shlex.join([*words, "--out", str(folder)])
+    command = shlex.join([*words, *(["--out", str(out)] if out is not None else [])])
     jobs = plan_jobs(chosen, folder, seed=seed, repeat=repeat, noise=noise,
                      max_steps=max_steps)
     err_console.print(f"{len(chosen)} tasks × {repeat} × 4 configurations on {parallel} "
                       f"workers → {folder}", highlight=False)
     started = time.perf_counter()
 
-    def progress(count: int, total: int, r: dict[str, Any]) -> None:
-        mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
-        err_console.print(f"[{count}/{total}] {escape(r['config'])} · {escape(r['task_id'])} "
-                          f"{mark} {r['status']} · wasted {r['wasted']} · "
-                          f"{r['model_calls']} calls · unconfirmed {r['unconfirmed']}"
-                          + (f" · {escape(r['error'])}" if r["error"] else ""),
-                          soft_wrap=True, highlight=False)
+    with _bar() as bar:
+        def progress(count: int, total: int, r: dict[str, Any]) -> None:
+            mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
+            bar.print(f"[{count}/{total}] {escape(r['config'])} · {escape(r['task_id'])} "
+                      f"{mark} {r['status']} · wasted {r['wasted']} · "
+                      f"{r['model_calls']} calls · unconfirmed {r['unconfirmed']}"
+                      + (f" · {escape(r['error'])}" if r["error"] else ""),
+                      soft_wrap=True, highlight=False)
+            bar.advance(f"{r['task_id']} · {r['config']}")
 
-    records = run_jobs(jobs, parallel, on_run=progress)
+        bar.phase("guards", len(jobs))
+        records = run_jobs(jobs, parallel, on_run=progress)
     wall = round(time.perf_counter() - started, 1)
     data = report(records, {"command": command, "noise": noise, "seed": seed,
                             "repeat": repeat, "max_steps": max_steps, "wall_s": wall,
@@ -398,22 +440,71 @@ def macro(
       omg-agent bench macro --modes "step-by-step,one action a call,macros" --json
     """
     from omg_agent.bench.macro import run_bench, table
+    from omg_agent.bench.macro import tasks as macro_tasks
 
     chosen = tuple(m.strip() for m in modes.split(",") if m.strip())
 
-    def progress(r: Any) -> None:
-        mark = "[green]✔[/green]" if r.correct else "[red]✘[/red]"
-        err_console.print(f"{escape(r.task)} · {r.mode} {mark} {r.model_calls} calls · "
-                          f"{r.wall_s:.1f} s", highlight=False)
+    with _bar() as bar:
+        def progress(r: Any) -> None:
+            mark = "[green]✔[/green]" if r.correct else "[red]✘[/red]"
+            bar.print(f"{escape(r.task)} · {r.mode} {mark} {r.model_calls} calls · "
+                      f"{r.wall_s:.1f} s", highlight=False)
+            bar.advance(f"{r.task[:40]} · {r.mode}")
 
-    try:
-        rows = run_bench(seed=seed, latency=latency, modes=chosen, progress=progress)
-    except ValueError as exc:
-        fail(str(exc))
+        bar.phase("macro", len(macro_tasks()) * len(chosen))
+        try:
+            rows = run_bench(seed=seed, latency=latency, modes=chosen, progress=progress)
+        except ValueError as exc:
+            fail(str(exc))
     if as_json:
         _print_json([r.as_dict() for r in rows])
         return
     words = ["omg-agent", "bench", "macro", "--modes", ",".join(chosen), "--seed", str(seed)]
+    words += [] if latency else ["--no-latency"]
+    typer.echo(table(rows) + f"\nCommand: {shlex.join(words)}")
+
+
+@app.command()
+def mirror(
+    viewers: str = typer.Option("1,5", "--viewers", help="Comma-separated viewer counts "
+                                "(1 to 5)."),
+    changes: int = typer.Option(20, "--changes", min=1, help="Screen changes timed per row."),
+    seconds: float = typer.Option(5.0, "--seconds", min=0.5, help="Seconds of static and of "
+                                  "changing screen per row."),
+    clicks: int = typer.Option(10, "--clicks", min=1, help="Clicks timed per row."),
+    latency: bool = typer.Option(True, "--latency/--no-latency",
+                                 help="The real-device latency profile (on by default)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
+) -> None:
+    """The live mirror on a vphone: frame latency (screen change → frame at a viewer), fps
+    while changing, bytes/s static vs changing, click → tap and click → frame, with 1 and 5
+    viewers (``omg-agent mirror`` in its own process, viewers over WebSocket).
+
+    Examples:
+
+      omg-agent bench mirror
+
+      omg-agent bench mirror --viewers 5 --changes 10 --json
+    """
+    from omg_agent.bench.mirror import as_dicts, run_bench, table
+    from omg_agent.hitl.security import MAX_VIEWERS
+
+    try:
+        counts = tuple(int(v) for v in viewers.split(",") if v.strip())
+    except ValueError:
+        fail(f"--viewers {viewers!r}: give numbers 1 to {MAX_VIEWERS}, comma-separated")
+    if not counts or not all(1 <= n <= MAX_VIEWERS for n in counts):
+        fail(f"--viewers {viewers!r}: give numbers 1 to {MAX_VIEWERS}, comma-separated")
+    try:
+        rows = run_bench(counts, changes=changes, seconds=seconds, clicks=clicks,
+                         latency=latency)
+    except OmgError as exc:
+        fail(str(exc))
+    if as_json:
+        _print_json(as_dicts(rows))
+        return
+    words = ["omg-agent", "bench", "mirror", "--viewers", ",".join(map(str, counts)),
+             "--changes", str(changes), "--seconds", f"{seconds:g}", "--clicks", str(clicks)]
     words += [] if latency else ["--no-latency"]
     typer.echo(table(rows) + f"\nCommand: {shlex.join(words)}")
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.table import Table
 
 from omg_agent.cli.console import console, fail
-from omg_agent.config import Settings
 from omg_agent.errors import ConfigError
 
 app = typer.Typer(help="Inspect OMG-Agent's settings (OMG_* variables and omg.toml).\n\n"
@@ -27,6 +25,8 @@ def show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
     Example: OMG_MODEL=gpt-4o omg-agent config show --json
     """
     try:
+        from omg_agent.config import Settings
+
         settings = Settings.load()
     except ConfigError as exc:
         fail(str(exc))
@@ -35,6 +35,8 @@ def show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
         print(json.dumps({k: {"value": v, "source": settings.source(k)}
                           for k, v in values.items()}, ensure_ascii=False, indent=2))
         return
+    from rich.table import Table
+
     table = Table("setting", "value", "source")
     for key, value in values.items():
         table.add_row(key, "" if value is None else str(value), settings.source(key))

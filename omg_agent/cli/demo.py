@@ -18,7 +18,6 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import console, err_console, fail
-from omg_agent.config import Settings
 from omg_agent.errors import OmgError
 
 
@@ -42,6 +41,8 @@ def demo(
     from omg_agent.demo import REAL_MODEL_HINT, SIMULATED_NOTICE, demo_task, run_demo
 
     try:
+        from omg_agent.config import Settings
+
         settings = Settings.load()
     except OmgError as exc:
         fail(str(exc))
@@ -80,8 +81,8 @@ def _print_outcome(o) -> None:
     console.print(f"Checked on the phone: Shop price {escape(o.price)}; Notes holds "
                   f"{escape(shown)} — {verdict}")
     model = f"{o.model} (simulated)" if o.simulated else o.model
-    console.print(f"model {escape(model)} · model calls {o.model_calls} · steps {o.steps} · "
-                  f"tokens {o.tokens_in:,}/{o.tokens_out:,} · {o.wall_s:.1f} s")
+    console.print(f"model {escape(model)} · model calls {o.model_calls} · budget steps "
+                  f"{o.steps} · tokens {o.tokens_in:,}/{o.tokens_out:,} · {o.wall_s:.1f} s")
     console.print(f"HTML trace report: {escape(o.report)}", soft_wrap=True)
     if not o.ok and not o.simulated:
         console.print("Check the model endpoint with `omg-agent doctor --only model`.")

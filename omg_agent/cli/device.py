@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import adbutils
 import typer
-from rich.table import Table
 
 from omg_agent.cli.console import console, fail, validation_message
-from omg_agent.core.actions import parse_action
-from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import OmgError
-from omg_agent.perception.elementlist import render
+
+if TYPE_CHECKING:  # the drivers load with the command that uses one
+    from omg_agent.drivers.base import Driver, ExecResult
 
 DeviceOpt = typer.Option(None, "--device", "-s", help="Serial (default: the only device).")
 DriverOpt = typer.Option("auto", "--driver", help="adb, u2 or auto (measured once per model).")
@@ -43,14 +42,27 @@ def pick_serial(client: adbutils.AdbClient, serial: str | None) -> str:
     return serials[0]
 
 
-def open_driver(serial: str | None, driver: str) -> Driver:
-    from omg_agent.drivers.select import choose_driver
+def open_driver(serial: str | None, driver: str, *, looks: bool = True) -> Driver:
+    """The driver for a command. ``looks=False``: the command sends input and need not see
+    the screen, so ``auto`` means the ADB driver — no uiautomator2 server to start, no
+    driver race to measure."""
+    from omg_agent.drivers.desktop import is_desktop, open_desktop
 
+    if is_desktop(serial):  # --device desktop | desktop=:99 (the desktop driver)
+        try:
+            return open_desktop(str(serial))
+        except OmgError as exc:
+            fail(str(exc))
     if driver not in ("adb", "u2", "auto"):
         fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
     client = adbutils.AdbClient()
+    chosen = pick_serial(client, serial)
     try:
-        return choose_driver(pick_serial(client, serial), driver, client=client)  # type: ignore[arg-type]
+        if not looks and driver == "auto":
+            driver = "adb"
+        from omg_agent.drivers.select import choose_driver
+
+        return choose_driver(chosen, driver, client=client)  # type: ignore[arg-type]
     except OmgError as exc:
         fail(str(exc))
 
@@ -96,6 +108,8 @@ def devices(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
     if as_json:
         print(json.dumps(rows, indent=2))
         return
+    from rich.table import Table
+
     table = Table("serial", "state", "model", "size", "drivers")
     for r in rows:
         table.add_row(r["serial"], r["state"], r["model"], r["size"], ", ".join(r["drivers"]))
@@ -136,6 +150,8 @@ def observe(
         return
     console.print(f"[bold]{obs.package}[/bold]/{obs.activity}  {obs.size[0]}x{obs.size[1]}  "
                   f"hash {obs.screen_hash[:24]}…")
+    from omg_agent.perception.elementlist import render
+
     console.print(render(obs.elements, obs.screen), markup=False, highlight=False)
     for box in obs.ocr or ():
         console.print(f"ocr {box.text!r} {tuple(box.bounds)} {box.confidence:.2f}",
@@ -162,11 +178,14 @@ def _run(device: str | None, driver: str, action: dict[str, Any], wait: bool = F
     Without ``wait`` the command returns once the input is sent, like ``adb shell input``;
     the screen is observed only when the target needs it (text, id, description).
     """
+    from omg_agent.core.actions import parse_action
+    from omg_agent.drivers.executor import needs_screen
+
     try:
         act = parse_action(action)
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
         fail(validation_message(exc))
-    drv = open_driver(device, driver)
+    drv = open_driver(device, driver, looks=wait or needs_screen(act))
     if not wait and hasattr(drv, "settle_timeout"):  # both drivers have it
         setattr(drv, "settle_timeout", 0.0)  # noqa: B010 (0: no capture, no settling)
     try:
@@ -306,7 +325,41 @@ def key(
 
     Example: omg-agent key back
     """
-    _run(device, driver, {"type": "key", "key": name}, wait)
+    from omg_agent.drivers.desktop import is_desktop
+
+    if wait or driver == "u2" or is_desktop(device) or "+" in name.strip().strip("+"):
+        _run(device, driver, {"type": "key", "key": name}, wait)  # hotkeys: desktops only
+        return
+    _press(device, driver, name)
+
+
+def _press(device: str | None, driver: str, name: str) -> None:
+    """``key`` without ``--wait`` as ``adb shell input keyevent`` costs: the key named by
+    the action's own table (:mod:`omg_agent.core.keys`), one ``input keyevent`` through
+    :class:`~omg_agent.drivers.adbio.AdbIO` (the ADB driver's device calls, drops ridden
+    out the same way), and none of the driver's imports (action models, perception), probes
+    or settling — what :meth:`Driver.execute` does for a key when nothing waits."""
+    from omg_agent.core.keys import keycode
+    from omg_agent.drivers.adbio import AdbIO, failure_text
+    from omg_agent.drivers.commands import keyevent
+
+    try:
+        code = keycode(name)
+    except ValueError as exc:
+        fail(str(exc))
+    if driver not in ("adb", "auto"):
+        fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
+    client = adbutils.AdbClient()
+    io = AdbIO(client, pick_serial(client, device))
+    try:
+        result = io.run_status(keyevent(code), label=f"key {code}")
+    except OmgError as exc:
+        fail(str(exc))
+    if result.status != 0:
+        console.print(f"[red]failed[/red] {failure_text(result.text(), result.status)}",
+                      highlight=False)
+        raise typer.Exit(1)
+    console.print(f"[green]ok[/green] key (keycode {code})", highlight=False)
 
 
 def launch(
@@ -318,7 +371,7 @@ def launch(
 
     Example: omg-agent launch Notes · omg-agent launch 设置
     """
-    drv = open_driver(device, driver)
+    drv = open_driver(device, driver, looks=False)  # auto: the ADB driver, no u2 server
     try:
         drv.launch(app)
         package, activity = drv.current_app()

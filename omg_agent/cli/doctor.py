@@ -7,14 +7,16 @@ Thin: the checks are :mod:`omg_agent.doctor` and :mod:`omg_agent.doctor_model`.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import console
-from omg_agent.config import Settings
-from omg_agent.doctor import Check, check_fonts, host_checks
 from omg_agent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from omg_agent.doctor import Check
 
 AREAS = ("adb", "devices", "fonts", "model")
 MARKS = {"ok": "[green]✔[/green]", "warn": "[yellow]![/yellow]", "fail": "[red]✘[/red]"}
@@ -37,6 +39,8 @@ def doctor(
     Example: omg-agent doctor --device 127.0.0.1:5555 --only adb,devices --json
     """
     areas = _areas(only)
+    from omg_agent.doctor import check_fonts, host_checks
+
     checks: list[Check] = []
     if "adb" in areas or "devices" in areas:
         checks += host_checks(device, devices="devices" in areas)
@@ -70,9 +74,12 @@ def _areas(only: str | None) -> set[str]:
 
 
 def _model_checks() -> list[Check]:
+    from omg_agent.doctor import Check
     from omg_agent.doctor_model import model_checks
 
     try:
+        from omg_agent.config import Settings
+
         settings = Settings.load()
     except ConfigError as exc:
         return [Check("settings", "fail", str(exc), "fix the named setting (see `omg-agent "

@@ -1,4 +1,5 @@
-"""``omg-agent memory list|show|clear``: the values runs saved (``runs/memory.sqlite``).
+"""``omg-agent memory list|show|clear``: the values runs saved (``runs/memory.sqlite``);
+``memory learned``: the steps learned from takeovers on the mirror (``runs/learned``).
 
 Reads the :class:`~omg_agent.brain.memory.MemoryBank` file that runs write (``memory_db``,
 default ``<runs_dir>/memory.sqlite``, or ``--db``). A missing file is reported, never
@@ -13,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.table import Table
 
 from omg_agent.cli.console import console, fail
 
@@ -77,6 +77,8 @@ def list_(db: Path | None = DbOpt, run: str | None = RunOpt,
     if not items:
         console.print("no saved values" + (f" for run {run}" if run else ""))
         return
+    from rich.table import Table
+
     table = Table("key", "value", "scope", "run", "app", "source", "saved")
     for i in items:
         shown = i.value if len(i.value) <= _PREVIEW else i.value[:_PREVIEW - 1] + "…"
@@ -124,6 +126,69 @@ def clear(db: Path | None = DbOpt, run: str | None = RunOpt,
         gone = bank.clear(None if everything else "" if long_term else run)
     what = "every run" if everything else "the long-term scope" if long_term else f"run {run}"
     console.print(f"deleted {gone} value{'s' * (gone != 1)} of {what}", highlight=False)
+
+
+def _learned_dir(folder: Path | None) -> Path:
+    if folder is not None:
+        return folder
+    from omg_agent.config import Settings
+    from omg_agent.errors import ConfigError
+    from omg_agent.hitl.learn import LEARNED_DIR
+
+    try:
+        return Settings.load().runs_dir / LEARNED_DIR
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+@app.command()
+def learned(delete: str | None = typer.Option(None, "--delete", metavar="ID",
+                                              help="Delete this learned entry."),
+            folder: Path | None = typer.Option(None, "--dir", help="Learned steps folder "
+                                               "(default: <runs_dir>/learned)."),
+            as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List the steps learned from a human's takeovers on the mirror, or delete one.
+
+    Each entry is offered, as a flow, before the model when a run meets the same app, screen
+    and step again.
+
+    Examples: omg-agent memory learned; omg-agent memory learned --delete ID
+    """
+    from omg_agent.hitl.learn import LearnedStore
+
+    store = LearnedStore(_learned_dir(folder))
+    if delete is not None:
+        if not store.delete(delete):
+            known = ", ".join(m["key"] for m in store.entries()) or "none"
+            fail(f"no learned entry {delete!r}; the ids are: {known}")
+        console.print(f"deleted learned entry {delete}", highlight=False, markup=False)
+        return
+    rows = []
+    for meta in store.entries():
+        entry = store.store.get(meta["key"], retired=True)
+        steps = [c.label() for c in entry.flow.commands] if entry is not None else []
+        rows.append({"id": meta["key"], "app": meta.get("app", ""),
+                     "intent": meta.get("intent", ""), "screen": meta.get("signature", ""),
+                     "steps": steps, "hits": meta.get("hits", 0),
+                     "failures": meta.get("failures", 0),
+                     "learned": datetime.fromtimestamp(float(meta.get("created", 0)))
+                     .isoformat(timespec="seconds")})
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    if not rows:
+        console.print("no learned steps yet: they come from takeovers on the mirror "
+                      "(omg-agent run --mirror)")
+        return
+    from rich.markup import escape
+
+    for r in rows:  # one block per entry: readable at any width, the id whole for --delete
+        console.print(f"[bold]{escape(str(r['id']))}[/]  {escape(str(r['app']))} · "
+                      f"hits {r['hits']} · failures {r['failures']} · learned {r['learned']}",
+                      soft_wrap=True)
+        console.print(f"  intent: {escape(str(r['intent']))}", soft_wrap=True)
+        for line in r["steps"]:
+            console.print(f"    {escape(str(line))}", soft_wrap=True)
 
 
 def register(root: typer.Typer) -> None:

@@ -26,6 +26,7 @@ def report(
     """
     from omg_agent.trace.loader import load_trace
     from omg_agent.trace.report import render_report
+    from omg_agent.trace.summary import summarize
 
     try:
         path = render_report(run_dir, out)
@@ -38,9 +39,10 @@ def report(
         return
     trace = load_trace(run_dir)
     result = trace.result or {}
+    counts = summarize(trace).json_keys()  # "steps" is the older name of "turns"
     typer.echo(json.dumps({"report": str(path), "run_dir": str(run_dir), "task": trace.task,
                            "status": result.get("status"), "steps": len(trace.steps),
-                           "warnings": list(trace.warnings)}, ensure_ascii=False))
+                           **counts, "warnings": list(trace.warnings)}, ensure_ascii=False))
 
 
 def register(root: typer.Typer) -> None:

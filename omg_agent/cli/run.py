@@ -41,13 +41,14 @@ from rich.panel import Panel
 from rich.text import Text
 
 from omg_agent.cli.console import console, err_console, fail
-from omg_agent.config import Settings
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
-from omg_agent.drivers.base import Driver
 from omg_agent.errors import OmgError
 
-if TYPE_CHECKING:  # the brain imports the openai SDK: only a run pays for it
+if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a run pays
     from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
+    from omg_agent.config import Settings
+    from omg_agent.drivers.base import Driver
+    from omg_agent.drivers.desktop.router import DeviceRouter
     from omg_agent.guards.confirmation import ConfirmationChannel, TerminalChannel
 
 log = logging.getLogger(__name__)
@@ -131,13 +132,28 @@ class LiveView:
         return answer.strip() or None
 
 
+def _several_devices(values: list[str], least: int = 2) -> dict[str, str]:
+    """Named devices when ``--device`` was given ``least`` times or more (else ``{}``)."""
+    if len(values) < least:
+        return {}
+    from omg_agent.drivers.desktop.router import parse_devices
+
+    try:
+        return parse_devices(values)
+    except OmgError as exc:
+        fail(str(exc))
+
+
 def attached_or_vphone(stack: ExitStack, device: str | None) -> str:
     """The serial to drive: the one given, the only one attached, or a vphone started here."""
     import adbutils
 
     from omg_agent.cli.device import pick_serial
+    from omg_agent.drivers.desktop import is_desktop
     from omg_agent.vphone import adbhost
 
+    if is_desktop(device):  # a desktop, not an adb serial (drivers.select opens it)
+        return str(device)
     client = adbutils.AdbClient()
     if device != "vphone":
         try:
@@ -159,9 +175,12 @@ def attached_or_vphone(stack: ExitStack, device: str | None) -> str:
 
 def _print_result(result: RunResult, run_dir: Path, as_json: bool,
                   simulated: bool = False) -> None:
+    from omg_agent.trace.summary import run_output
+
+    out = run_output(run_dir)  # writes report.html; turns, budget steps, plan steps
     if as_json:  # "simulated": the model's answers came from the expert double (--model sim)
-        typer.echo(json.dumps({**result.as_dict(), "run_dir": str(run_dir),
-                               "simulated": simulated},
+        typer.echo(json.dumps({**result.as_dict(), **out.json_keys(result),
+                               "run_dir": str(run_dir), "simulated": simulated},
                               ensure_ascii=False))
         return
     colour = COLOURS.get(result.status, "red")
@@ -169,21 +188,28 @@ def _print_result(result: RunResult, run_dir: Path, as_json: bool,
     if result.question:
         console.print(f"question: {escape(result.question)}")
     console.print(escape(result.summary()))
-    console.print(f"steps {result.steps_used} · model calls {result.model_calls} · tokens "
-                  f"{result.tokens_in:,}/{result.tokens_out:,} · {result.wall_s:.1f} s · "
-                  f"trace {run_dir}")
+    for line in out.lines(result, f"{result.wall_s:.1f} s · trace {run_dir}"):
+        console.print(escape(line), soft_wrap=True)
 
 
 def run(
     task: str | None = typer.Argument(None, help="What to do, in plain language."),
-    device: str | None = typer.Option(None, "--device", "-s",
-                                      help="adb serial, or 'vphone' to start one."),
+    devices: list[str] = typer.Option(
+        [], "--device", "-s", help="adb serial, 'vphone' to start one, or desktop / "
+        "desktop=:99 (an X display). Twice or more for a task across devices: "
+        "--device phone=SERIAL --device desktop=local (each plan step names its device)."),
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
     max_steps: int | None = typer.Option(None, "--max-steps", help="Step budget."),
     plan: Path | None = typer.Option(None, "--plan", help="A predefined plan (YAML)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON only."),
     model: str | None = typer.Option(None, "--model",
                                      help="Model name for both roles ('sim': the double)."),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
+        "(default: OMG_BASE_URL, else OpenAI's API)."),
+    api_key: str | None = typer.Option(
+        None, "--api-key", help="Key for the endpoint. Prefer OMG_API_KEY: other users of "
+        "this machine can read a command line. Never written to the trace or logs."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
     secret: list[str] = typer.Option(
         [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the "
@@ -225,6 +251,8 @@ def run(
 
     Example: omg-agent run "Turn off Wi-Fi" --model sim --json
 
+    Example: omg-agent run "Turn off Wi-Fi" --model qwen2.5-vl --base-url http://localhost:8000/v1
+
     Example: omg-agent run "打开设置，关闭蓝牙" --device emulator-5554 --max-steps 30
 
     Example: omg-agent run "Sign in to Login as demo with password {{secret:pw}}" --secret pw=…
@@ -232,7 +260,12 @@ def run(
     Example: omg-agent run --resume runs/20261123-0412-buy --answer yes
 
     Example: omg-agent run --resume runs/20261123-0412-like-the-first-10-posts
+
+    Example: omg-agent run "type the code from Messages into the app" --device
+    phone=emulator-5554 --device desktop=local
     """
+    several = _several_devices(devices)
+    device = next(iter(_several_devices(devices, 1).values()), None) if not several else None
     if (resume is None) == (task is None):
         fail("give either a task or --resume RUN_DIR, not both")
     if task is not None and not task.strip():
@@ -255,9 +288,12 @@ def run(
         named = parse_assignments(secret)
     except ValueError as exc:
         fail(f"--secret: {exc}")
+    from omg_agent.config import Settings
+
     try:
         settings = Settings.load(overrides={"max_steps": max_steps, "device": device,
                                             "model": model, "runs_dir": runs_dir,
+                                            "base_url": base_url, "api_key": api_key,
                                             "secrets": named or None,
                                             "allow": ",".join(allow) or None,
                                             "run_timeout_s": timeout, "dialect": dialect})
@@ -269,6 +305,10 @@ def run(
     if driver not in ("adb", "u2", "auto"):
         fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
     job = RunJob(settings, driver, as_json, dry_run)
+    if several:
+        if resume is not None or dry_run or mirror:
+            fail("a run across devices cannot --resume, --dry-run or --mirror yet")
+        job.devices, no_cache, no_macros = several, True, True  # both are phone-only
     job.use_cache = not (no_cache or dry_run)
     job.use_macros = not (no_macros or dry_run)  # a macro talks to the shell: never dry
     job.mirror = mirror
@@ -295,6 +335,7 @@ class RunJob:
         self.use_cache = False  # run() turns it on unless --no-cache / --dry-run
         self.use_macros = False  # … and macros unless --no-macros / --dry-run
         self.mirror = False  # --mirror: questions and approvals on the page too
+        self.devices: dict[str, str] = {}  # name -> serial / desktop spec: several devices
 
     def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
         from omg_agent.brain.planner import load_plan_file
@@ -302,6 +343,9 @@ class RunJob:
 
         if plan is not None:
             load_plan_file(plan)  # a bad file fails before any device or model is touched
+        if self.devices:  # the planner learns the devices' names from the task
+            task += ("\n\nDevices: " + ", ".join(self.devices)
+                     + " (give each plan step its device).")
         with ExitStack() as stack:
             settings, serial, secrets = self._open(stack, task, sim)
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
@@ -356,6 +400,8 @@ class RunJob:
         settings = self.settings
         secrets = run_secrets(task, settings)
         stack.enter_context(masking_logs(secrets))  # from the first line logged
+        if self.devices:  # opened by _agent, as a DeviceRouter
+            return settings, ",".join(f"{k}={v}" for k, v in self.devices.items()), secrets
         if sim is not None:
             from omg_agent.sim.expert.sim import NOTICE, on_double, start_sim
 
@@ -373,8 +419,9 @@ class RunJob:
         from omg_agent.drivers.dryrun import DryRunDriver
         from omg_agent.drivers.select import choose_driver
 
-        driver: Driver = choose_driver(serial, self.driver_kind,  # type: ignore[arg-type]
-                                       grace_s=settings.device_grace_s)
+        router = self._router(stack) if self.devices else None
+        driver: Driver = router or choose_driver(serial, self.driver_kind,  # type: ignore[arg-type]
+                                                 grace_s=settings.device_grace_s)
         stack.callback(driver.close)
         if self.dry_run:
             driver = DryRunDriver(driver, on_action=lambda line: err_console.print(
@@ -406,12 +453,38 @@ class RunJob:
             ask_user=ask, confirm=confirm,
             on_progress=show,
             secrets=secrets)
+        if not self.dry_run:  # a human's takeover steps, offered before the model (issue 16)
+            from omg_agent.hitl.learn import LEARNED_DIR, LearnedStore, Learner
+
+            orchestrator.learned = Learner(LearnedStore(settings.runs_dir / LEARNED_DIR),
+                                           secrets, source_run=str(run_dir))
+            if page is not None:
+                page.learn(orchestrator.learned)
         if page is not None:
             page.audit_to(orchestrator.recorder)
+        if router is not None:
+            orchestrator.route = router.route  # each step's device, before it is observed
         if view is not None:  # retries of a slow or failing endpoint show live
             for client in orchestrator.llms:
                 client.on_notice = lambda text: view.notice(secrets.mask(text))
         return orchestrator
+
+    def _router(self, stack: ExitStack) -> DeviceRouter:
+        """One driver per named device (a vphone started for ``vphone``), as one Driver."""
+        from omg_agent.drivers.desktop.router import DeviceRouter
+        from omg_agent.drivers.select import choose_driver
+
+        drivers: dict[str, Driver] = {}
+        try:
+            for name, target in self.devices.items():
+                serial = attached_or_vphone(stack, target)
+                drivers[name] = choose_driver(serial, self.driver_kind,  # type: ignore[arg-type]
+                                              grace_s=self.settings.device_grace_s)
+        except BaseException:
+            for opened in drivers.values():
+                opened.close()
+            raise
+        return DeviceRouter(drivers)
 
     def _stopped(self, orchestrator: Orchestrator, result: RunResult, run_dir: Path,
                  serial: str, secrets: SecretVault) -> RunResult:
@@ -457,8 +530,13 @@ def _interruptible(orchestrator: Orchestrator, run_dir: Path,
 
 
 def _reattach(serial: str) -> str:
-    """The device a saved run used, if adb still sees it."""
+    """The device a saved run used, if adb still sees it (a desktop is always there)."""
     import adbutils
+
+    from omg_agent.drivers.desktop import is_desktop
+
+    if is_desktop(serial):
+        return serial
 
     try:
         attached = [d.serial for d in adbutils.AdbClient().device_list()]

@@ -121,18 +121,23 @@ def state(
         return
     for key, value in data.items():
         if key != "apps":
-            console.print(f"{key}: {value}", markup=False, highlight=False)
+            shown = value if isinstance(value, str) else _summary(value)
+            console.print(f"{key}: {shown}", markup=False, highlight=False)
     for package, app_state in (data.get("apps") or {}).items():
         console.print(f"{package}: {_summary(app_state)}", markup=False, highlight=False)
 
 
-def _summary(app_state: object) -> str:
-    """One line for an app's state: scalars as they are, collections by their size."""
-    if not isinstance(app_state, dict):
-        return str(app_state)
+def _summary(state: object) -> str:
+    """One line for a piece of state: ``key=value`` pairs, values as JSON writes them
+    (``null``, ``true``, ``"text"``), lists and nested objects by their size."""
+    if isinstance(state, list):
+        return f"{len(state)} items"
+    if not isinstance(state, dict):
+        return json.dumps(state, ensure_ascii=False, default=str)
     parts = []
-    for key, value in app_state.items():
-        shown = f"{len(value)} items" if isinstance(value, list | dict) else repr(value)
+    for key, value in state.items():
+        shown = (f"{len(value)} items" if isinstance(value, list | dict)
+                 else json.dumps(value, ensure_ascii=False, default=str))
         parts.append(f"{key}={shown}")
     return ", ".join(parts)
 

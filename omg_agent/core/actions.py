@@ -30,29 +30,13 @@ from pydantic import (
 )
 
 from omg_agent.core.geometry import NORM_MAX
+from omg_agent.core.hotkeys import combo_keycode, parse_combo
+from omg_agent.core.keys import BOUNDARY_KEYCODES, KEYCODES, KeyName, key_value
 from omg_agent.core.observation import UIElement
 
 # ``$name`` or ``${name}`` in typed text refers to a MemoryBank value.
 VAR_PATTERN = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 
-KEYCODES: dict[str, int] = {
-    "home": 3, "back": 4, "call": 5, "endcall": 6, "dpad_up": 19, "dpad_down": 20,
-    "dpad_left": 21, "dpad_right": 22, "dpad_center": 23, "volume_up": 24,
-    "volume_down": 25, "power": 26, "camera": 27, "tab": 61, "space": 62, "enter": 66,
-    "delete": 67, "menu": 82, "search": 84, "media_play_pause": 85, "page_up": 92,
-    "page_down": 93, "escape": 111, "forward_delete": 112, "move_home": 122,
-    "move_end": 123, "recents": 187, "wakeup": 224, "sleep": 223,
-}
-KeyName = Literal[
-    "home", "back", "call", "endcall", "dpad_up", "dpad_down", "dpad_left", "dpad_right",
-    "dpad_center", "volume_up", "volume_down", "power", "camera", "tab", "space", "enter",
-    "delete", "menu", "search", "media_play_pause", "page_up", "page_down", "escape",
-    "forward_delete", "move_home", "move_end", "recents", "wakeup", "sleep",
-]
-_KEY_ALIASES = {"del": "delete", "backspace": "delete", "return": "enter",
-                "app_switch": "recents", "esc": "escape"}
-# Keys after which the screen may be anything: navigation, submit, system UI.
-BOUNDARY_KEYCODES = frozenset({3, 4, 5, 6, 23, 26, 66, 82, 84, 111, 187, 223, 224})
 
 Norm = Annotated[int, Field(ge=0, le=NORM_MAX)]
 
@@ -248,34 +232,41 @@ class TypeText(_Model):
         return [a or b for a, b in VAR_PATTERN.findall(self.text)]
 
 
+Hotkey = Annotated[str, Field(pattern=r"^[a-z]+(\+[^+]+)+$")]
+
+
 class Key(_Model):
     type: Literal["key"] = Field("key", description="Press a key.")
-    key: KeyName | int = Field(description="A key name (back, home, enter, …) or a keycode.")
+    key: KeyName | int | Hotkey = Field(
+        description="A key name (back, home, enter, …), a keycode, or on a desktop a hotkey "
+                    "like ctrl+l.")
 
     @field_validator("key", mode="before")
     @classmethod
     def _normalise(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            name = value.strip().lower().removeprefix("keycode_")
-            if name.isdigit():
-                return int(name)
-            name = _KEY_ALIASES.get(name, name)
-            if name not in KEYCODES:
-                raise ValueError(f"unknown key {value!r}; use a keycode or one of: "
-                                 + ", ".join(KEYCODES))
-            return name
-        return value
+        if isinstance(value, str) and "+" in value.strip().strip("+"):
+            return "+".join(parse_combo(value))  # ValueError says what is accepted
+        return key_value(value) if isinstance(value, str) else value
 
     @field_validator("key")
     @classmethod
     def _keycode_range(cls, value: str | int) -> str | int:
-        if isinstance(value, int) and not 0 < value < 400:
-            raise ValueError(f"keycode {value} is out of range 1–399")
-        return value
+        return value if isinstance(value, str) and "+" in value else key_value(value)
+
+    @property
+    def combo(self) -> tuple[str, ...] | None:
+        """The hotkey's modifiers and key (``("ctrl", "l")``), or ``None`` for one key."""
+        if isinstance(self.key, str) and "+" in self.key:
+            return tuple(self.key.split("+"))
+        return None
 
     @property
     def keycode(self) -> int:
-        return self.key if isinstance(self.key, int) else KEYCODES[self.key]
+        """The Android keycode (of a hotkey: its last key, modifiers aside)."""
+        if isinstance(self.key, int):
+            return self.key
+        combo = self.combo
+        return KEYCODES[self.key] if combo is None else combo_keycode(combo)
 
 
 class Launch(_Model):
@@ -376,7 +367,7 @@ def is_boundary(action: Action, element: UIElement | None = None) -> bool:
         case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home() | RunMacro():
             return True
         case Key():
-            return action.keycode in BOUNDARY_KEYCODES
+            return action.combo is not None or action.keycode in BOUNDARY_KEYCODES
         case TypeText():
             return action.submit
         case _:

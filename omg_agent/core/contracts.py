@@ -73,6 +73,10 @@ class TaskStep(_Contract):
     complexity: int = Field(
         2, ge=1, le=5,
         description="1 (one obvious tap) to 5 (long, fiddly workflow); sets retries and time.")
+    device: str | None = Field(
+        None, max_length=32,
+        description="With several devices (the task names them, e.g. 'phone', 'desktop'): "
+                    "the one this step runs on; null: the one in use.")
 
     @field_validator("on_fail", mode="before")
     @classmethod
@@ -241,6 +245,11 @@ class Replan(_Contract):
     response: str | None = Field(
         None, description="With done / infeasible / give_up: the final answer, or why the "
                           "task cannot be done or was not finished.")
+    evidence: list[StepCheck] | None = Field(
+        None, max_length=6,
+        description="With 'done' confirming the operator's report: checks of what the current "
+                    "screen shows that proves the task finished — at least one element that "
+                    "must be there (its text, a state it shows); the system verifies them.")
 
     @model_validator(mode="after")
     def _consistent(self) -> Replan:

@@ -293,15 +293,21 @@ class AdbDriver:
 
     def before_boundary(self) -> None:
         """The executor is about to run an action that changes the screen: start the next
-        observation's dump now (:mod:`.nextlook`)."""
-        self.ahead.start()
+        observation's dump now (:mod:`.nextlook`) — unless ``settle_timeout`` is 0 (a
+        one-shot input: nothing waits for the screen, nothing looks at it next)."""
+        if self.settle_timeout > 0:
+            self.ahead.start()
 
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
                      change_grace: float | None = None) -> bool:
         """Wait until the screen stops changing (:mod:`.settle`): frame digests on the
         phone, raw screencaps hashed with masks when something unmasked keeps moving (or
         ``md5sum`` is missing); False on timeout. The next observation's dump runs
-        meanwhile, and the foreground app is read once the screen settled."""
+        meanwhile, and the foreground app is read once the screen settled. A timeout of 0
+        asks the device nothing (False: not known to be settled)."""
+        timeout = self.settle_timeout if timeout is None else timeout
+        if timeout <= 0:
+            return False
         last = self.last_observation
         before = (self._token("digest", None, last.raw)
                   if last is not None and previous and last.screen_hash == previous else "")
@@ -312,8 +318,7 @@ class AdbDriver:
         signals.append(settle.frame_signal(lambda: self.screenshot()[0], self.hasher, last,
                                            previous))
         result = settle.settle(
-            signals, timeout=self.settle_timeout if timeout is None else timeout,
-            window=self.settle_window,
+            signals, timeout=timeout, window=self.settle_window,
             change_grace=self.change_grace if change_grace is None else change_grace,
             serial=self.serial)
         self.ahead.settled(result, before or "")

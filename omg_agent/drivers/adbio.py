@@ -259,3 +259,15 @@ def only_serial(client: adbutils.AdbClient) -> str:
         raise DeviceError(f"pass a serial: {len(serials)} devices attached "
                           f"({', '.join(serials) or 'none'})")
     return serials[0]
+
+
+INJECT_HINT = ("the phone refuses injected input; on Xiaomi/MIUI enable "
+               "'USB debugging (Security settings)' in developer options")
+
+
+def failure_text(output: str, status: int) -> str:
+    """An input command's refusal as one line (with the fix when the phone blocks input)."""
+    text = " ".join(output.split())[:300] or f"exit status {status}"
+    if "INJECT_EVENTS" in output:
+        text += f" ({INJECT_HINT})"
+    return f"device command failed: {text}"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from omg_agent.core.geometry import Point
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers import commands as cmds
-from omg_agent.drivers.adbio import AdbIO
+from omg_agent.drivers.adbio import AdbIO, failure_text
 from omg_agent.drivers.executor import PortFailed
 from omg_agent.drivers.textinput import needs_ime, plan_typing
 from omg_agent.errors import ActionRejected
@@ -27,8 +27,6 @@ log = logging.getLogger(__name__)
 ADB_KEYBOARD_FIX = ("install ADBKeyboard (https://github.com/senzhk/ADBKeyBoard: "
                     "`adb install ADBKeyboard.apk`, then `adb shell ime enable "
                     "com.android.adbkeyboard/.AdbIME`)")
-INJECT_HINT = ("the phone refuses injected input; on Xiaomi/MIUI enable "
-               "'USB debugging (Security settings)' in developer options")
 
 
 class AdbShellPort:
@@ -133,10 +131,3 @@ class AdbShellPort:
             out = self.io.run("pm list packages").decode("utf-8", "replace")
             self._packages = cmds.parse_package_list(out)
         return self._packages
-
-
-def failure_text(output: str, status: int) -> str:
-    text = " ".join(output.split())[:300] or f"exit status {status}"
-    if "INJECT_EVENTS" in output:
-        text += f" ({INJECT_HINT})"
-    return f"device command failed: {text}"

@@ -21,12 +21,14 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omg_agent.core.actions import Action, PointTarget, Swipe
 from omg_agent.core.geometry import NORM_MAX, Point, ScreenGeometry, norm_to_pixel
 from omg_agent.drivers.appnames import lookup_app, normalize_name
 from omg_agent.drivers.textinput import ime_envelope
+
+if TYPE_CHECKING:  # the action models (pydantic) load with the first action, not with this
+    from omg_agent.core.actions import Action, Swipe
 
 KEY_HOME, KEY_BACK = 3, 4
 MAX_CALL_BYTES = 4000  # an OPEN payload every adbd accepts (Android < 9 caps it at 4096)
@@ -100,6 +102,8 @@ def swipe_endpoints(geometry: ScreenGeometry, action: Swipe,
     """Pixel start and end of a swipe action: ``from``/``to`` targets, or a start (default the
     centre) plus direction and distance. Point targets are taken as they are (a drag path is
     not snapped to elements); other targets go through ``resolve``."""
+    from omg_agent.core.actions import PointTarget
+
     def point(target: Any) -> Point:
         if isinstance(target, PointTarget):
             return geometry.to_pixels((target.x, target.y))
@@ -113,6 +117,8 @@ def swipe_endpoints(geometry: ScreenGeometry, action: Swipe,
 
 def targets_need_screen(action: Action) -> bool:
     """Whether resolving the action's targets needs an observation (anything but points)."""
+    from omg_agent.core.actions import PointTarget, Swipe
+
     if isinstance(action, Swipe):
         return any(t is not None and not isinstance(t, PointTarget)
                    for t in (action.from_, action.to, action.start))

@@ -76,6 +76,26 @@ class PortFailed(Exception):
         self.done, self.index, self.detail = done, index, detail
 
 
+class ImmediatePort:
+    """The bookkeeping of a port whose verbs act at once (no queued batch): :meth:`begin`
+    notes each action, :meth:`batch` hands back the ones that ran, :meth:`discard` drops
+    the last one (it was planned but not run)."""
+
+    def __init__(self) -> None:
+        self._ran: list[int] = []
+
+    def begin(self, index: int) -> None:
+        self._ran.append(index)
+
+    def discard(self) -> None:
+        if self._ran:
+            self._ran.pop()
+
+    def batch(self) -> list[int]:
+        ran, self._ran = self._ran, []
+        return ran
+
+
 class ActionPort(Protocol):
     """One transport's verbs, in pixels and key codes. Calls between :meth:`begin` calls
     belong to one action; :meth:`batch` runs what is queued (a port that runs each call at
@@ -232,6 +252,12 @@ class BundleExecutor:
                     focused = plan.element
                     self._resolve(plan, action.target, obs, "focus")
                     plan.element = plan.element or focused
+            case Key() if action.combo is not None:
+                if not callable(getattr(self.port, "hotkey", None)):
+                    raise ActionRejected(
+                        f"hotkey {action.key} needs a desktop; on a phone press one key "
+                        "(back, home, enter, …)", serial=self.device.serial)
+                plan.detail = f"hotkey {action.key}"
             case Key() | Back() | Home():
                 plan.detail = f"{action.type} (keycode {_keycode(action)})"
             case Launch():
@@ -307,6 +333,8 @@ class BundleExecutor:
                     port.key(KEY_ENTER)
                 log.info("%s: %s", self.device.serial, label)
                 plan.detail = f"{plan.detail}; {label}" if plan.detail else label
+            case Key() if action.combo is not None:
+                port.hotkey(list(action.combo))  # type: ignore[attr-defined]  # checked above
             case Key() | Back() | Home():
                 port.key(_keycode(action))
             case Launch():

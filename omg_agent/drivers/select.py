@@ -88,7 +88,12 @@ def observe_ms(driver: Driver, samples: int = SAMPLES) -> float:
 def choose_driver(serial: str, prefer: Preference = "auto", *,
                   profile_dir: Path | None = None, client: adbutils.AdbClient | None = None,
                   ocr: Any = None, samples: int = SAMPLES, grace_s: float = 30.0) -> Driver:
-    """The driver to use for ``serial`` (see the module docstring for ``auto``)."""
+    """The driver to use for ``serial`` (see the module docstring for ``auto``); a
+    ``desktop`` / ``desktop=…`` serial is the desktop driver (:mod:`.desktop`)."""
+    from omg_agent.drivers.desktop import is_desktop, open_desktop
+
+    if is_desktop(serial):
+        return open_desktop(serial, ocr=ocr)
     client = client if client is not None else adbutils.AdbClient()
     profile_dir = profile_dir if profile_dir is not None else default_profile_dir()
     if prefer != "auto":

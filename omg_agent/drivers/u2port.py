@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from omg_agent.core.geometry import Point
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers import commands as cmds
+from omg_agent.drivers.executor import ImmediatePort
 from omg_agent.errors import ActionRejected
 
 if TYPE_CHECKING:
@@ -24,18 +25,15 @@ if TYPE_CHECKING:
 LAUNCH_POLL_S = 0.05
 
 
-class U2Port:
+class U2Port(ImmediatePort):
     def __init__(self, driver: U2Driver) -> None:
+        super().__init__()
         self.d = driver
-        self._ran: list[int] = []
         self._packages: list[str] | None = None
 
     @property
     def calls(self) -> int:
         return self.d.calls
-
-    def begin(self, index: int) -> None:
-        self._ran.append(index)
 
     def tap(self, p: Point) -> None:
         self.d.call("click", p.x, p.y)
@@ -80,14 +78,6 @@ class U2Port:
                 raise ActionRejected(f"{package} did not come to the foreground",
                                      serial=d.serial, command=f"launch {package}")
             time.sleep(LAUNCH_POLL_S)
-
-    def discard(self) -> None:
-        if self._ran:
-            self._ran.pop()
-
-    def batch(self) -> list[int]:
-        ran, self._ran = self._ran, []
-        return ran
 
     def packages(self) -> list[str]:
         if self._packages is None:

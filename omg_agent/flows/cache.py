@@ -6,10 +6,11 @@ words ("please", "the", …) dropped, spacing collapsed, so "Like the first 3 po
 and "please like first 3 posts in feed" are one task — plus its parameters (the secrets it
 names), and stored with the versions of the apps it touches. The next run of the same task
 on the same app versions replays that flow: every step re-anchored and checked, the end
-checks read from the phone; no model call when all pass. Where a step or check fails, the
-agent takes over from that very screen with the values the flow saved (the model is called
-only from there on); its run, if it ends done, replaces the entry (repaired), otherwise
-the entry is retired — never left to fail the same way again.
+checks read from the phone; no model call when all pass. A run whose last screen gives no
+end check is not filed at all: a replay of it could not show the task finished. Where a
+step or check fails, the agent takes over from that very screen with the values the flow
+saved (the model is called only from there on); its run, if it ends done, replaces the
+entry (repaired), otherwise the entry is retired — never left to fail the same way again.
 
 :func:`run_cached` is the one hook the run path calls instead of ``Orchestrator.run``.
 """
@@ -62,6 +63,9 @@ class ReplayCache:
         entry = self.store.get(self.key(task))
         if entry is None or entry.meta.get("task_key") != task_key(task):
             return None
+        if not end_checks(entry.flow):  # filed before the rule: a replay could not say done
+            self.retire(entry, "the flow has no end check")
+            return None
         now = app_versions(driver, entry.meta.get("apps", {}))
         if now != entry.meta.get("apps", {}):
             log.info("replay cache: %s recorded on apps %s, the phone has %s: not used",
@@ -76,6 +80,10 @@ class ReplayCache:
         except OmgError as exc:
             log.info("replay cache: %s not cached: %s", run_dir, exc)
             return None
+        if not end_checks(flow):
+            log.info("replay cache: %s not cached: its last screen gave no end check, so a "
+                     "replay could not show the phone finished the task", run_dir)
+            return None
         apps = app_versions(driver, {p: "" for p in packages(flow)})
         entry = self.store.put(self.key(task), flow, task_key=task_key(task), apps=apps,
                                answer=answer_template(answer, saved_values(run_dir)),
@@ -89,6 +97,17 @@ class ReplayCache:
 
     def retire(self, entry: Entry, reason: str) -> None:
         self.store.retire(entry.key, reason)
+
+
+def end_checks(flow: Flow) -> int:
+    """How many checks at the end of ``flow`` read the finished state from the phone
+    (trailing ``assertVisible``). A flow without one is never replayed as ``done``."""
+    count = 0
+    for command in reversed(flow.commands):
+        if command.name != "assertVisible":
+            break
+        count += 1
+    return count
 
 
 def packages(flow: Flow) -> list[str]:

@@ -159,7 +159,7 @@ class FlowRunner:
             case "back":
                 self._act(Back(), self._observe(), c)
             case "pressKey":
-                self._act(Key(key=c.text), self._observe(), c)  # type: ignore[arg-type]
+                self._act(Key(key=c.text), self._observe(), c)
             case "waitForAnimationToEnd" | "takeScreenshot":
                 self._note(self._observe(fresh=True), c.label())
             case "wait":

@@ -7,5 +7,8 @@
 * :mod:`~omg_agent.hitl.channel` — the agent's questions and sensitive-action approvals
   answered on the page (or on the terminal: whichever answers first wins);
 * :mod:`~omg_agent.hitl.audit` — every human action written down;
+* :mod:`~omg_agent.hitl.learn` — a takeover's gestures kept as anchored steps, offered as a
+  flow before the model the next time the run meets that app, screen and step;
+* :mod:`~omg_agent.hitl.client` — the mirror spoken to as a browser does (bench, tests);
 * :mod:`~omg_agent.hitl.app` / :mod:`~omg_agent.hitl.server` — the ASGI app and uvicorn.
 """

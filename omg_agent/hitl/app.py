@@ -86,6 +86,7 @@ class MirrorApp:
         self.audit = audit
         self.takeover = takeover
         self._act = threading.Lock()  # one human gesture at a time
+        self.learner: Any = None  # a run's hitl.learn.Learner: gestures become steps
         self.asgi = Starlette(routes=[
             Route("/", self.page, methods=["GET"]),
             Route("/api/act/{kind}", self.act, methods=["POST"]),
@@ -170,9 +171,17 @@ class MirrorApp:
 
     def _execute(self, action: Any) -> Any:
         with self._act:
+            if self.learner is not None:
+                self.learner.gesture(self.driver, action)
             result = self.driver.execute([action])
         self.frames.poll_once()  # the change shows at once, not at the next poll
         return result
+
+    def _resumed(self) -> None:
+        """The human hands back: what they did becomes learned steps (when learning)."""
+        if self.learner is not None:
+            with self._act:
+                self.learner.resume(self.driver)
 
     async def tree(self, request: Request) -> Response:
         """The elements of the screen now (for the outline under the cursor); read-only,
@@ -215,6 +224,7 @@ class MirrorApp:
         if on:
             self.takeover.begin()
         else:
+            await anyio.to_thread.run_sync(self._resumed)
             self.takeover.end()
         self.audit.write("takeover" if on else "continue", viewer=viewer.number)
         self.frames.changes.bump()
@@ -246,6 +256,8 @@ class MirrorApp:
             return _deny(400, "an approval is answered true (approve) or false (reject)")
         if kind == "ask" and not isinstance(value, str):
             return _deny(400, "a question is answered with text")
+        if kind == "ask":  # the steps are filed before the agent looks again
+            await anyio.to_thread.run_sync(self._resumed)
         if kind is None or not self.channel.answer(request_id, value, by="page",
                                                    viewer=viewer.number):
             return _deny(409, "that request is not open (answered already)")

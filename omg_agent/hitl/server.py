@@ -65,6 +65,11 @@ class Mirror:
         """``driver`` for the agent: it waits while the human has taken over."""
         return HeldDriver(driver, self.takeover)
 
+    def learn(self, learner: Any) -> None:
+        """The human's gestures become learned steps of ``learner`` (a
+        :class:`~omg_agent.hitl.learn.Learner`, the one the run's orchestrator offers)."""
+        self.app.learner = learner
+
     def audit_to(self, recorder: Any) -> None:
         """The human's actions and answers become ``human`` events of ``recorder``'s trace
         (a run's TraceRecorder; ``None``: the audit file only)."""

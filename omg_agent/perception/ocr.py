@@ -53,13 +53,16 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PIL import Image
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import OcrBox
 from omg_agent.perception.textmatch import EXACT_TIERS, MatchMode, TextQuery
+
+if TYPE_CHECKING:  # numpy loads when a hash or OCR is computed, not on import
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +149,7 @@ class OcrEngine:
             return boxes
 
     def _run(self, image: Image.Image, crop: Bounds, scale: float) -> tuple[OcrBox, ...]:
+        import numpy as np
         part = image.crop(crop).convert("RGB")
         if scale != 1.0:
             part = part.resize((max(1, round(part.width * scale)),

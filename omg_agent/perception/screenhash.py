@@ -32,13 +32,15 @@ import base64
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PIL import Image, ImageDraw
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
+
+if TYPE_CHECKING:  # numpy loads when a hash or OCR is computed, not on import
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +59,7 @@ class ScreenHashValue:
 
     @classmethod
     def parse(cls, text: str) -> ScreenHashValue:
+        import numpy as np
         try:
             tag, shape, payload = text.split(":")
             if not tag.startswith("q"):
@@ -68,6 +71,7 @@ class ScreenHashValue:
             raise ValueError(f"not a screen hash: {text[:40]!r} ({e})") from None
 
     def __str__(self) -> str:
+        import numpy as np
         rows, cols = self.levels.shape
         payload = base64.b64encode(self.levels.astype(np.uint8).tobytes()).decode()
         return f"q{self.step}:{rows}x{cols}:{payload}"
@@ -120,6 +124,7 @@ class ScreenHash:
     def value(self, image: Image.Image, *, package: str = "",
               elements: Sequence[UIElement] = (),
               masks: Iterable[Bounds] = ()) -> ScreenHashValue:
+        import numpy as np
         grey = image.convert("L")
         rects = self.masks_for(grey.size, package=package, elements=elements, extra=masks)
         if rects:
@@ -147,6 +152,7 @@ class ScreenHash:
     @staticmethod
     def changed_cells(a: str | ScreenHashValue, b: str | ScreenHashValue) -> np.ndarray:
         """Boolean grid of cells whose level moved by two steps or more."""
+        import numpy as np
         va, vb = _value(a), _value(b)
         if va.levels.shape != vb.levels.shape or va.step != vb.step:
             return np.ones(max(va.levels.shape, vb.levels.shape), dtype=bool)

@@ -76,6 +76,7 @@ class RecordedRequest:
     path: str
     body: dict[str, Any]
     status: int = 200
+    authorization: str = ""  # the Authorization header as sent (tests check the key arrived)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -241,7 +242,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _record(self, body: dict[str, Any], status: int) -> None:
         state = self.server.state
         with state.lock:
-            state.requests.append(RecordedRequest(self.command, self.path, body, status))
+            state.requests.append(RecordedRequest(self.command, self.path, body, status,
+                                                  self.headers.get("Authorization", "")))
 
     def _send(self, status: int, payload: dict[str, Any],
               headers: dict[str, str] | None = None) -> None:

@@ -1,7 +1,8 @@
 """The SVG drawn over a step's screenshot in the report: where each action landed.
 
 Taps (and long presses, double taps) are circles at the pixel ``point`` the driver reported
-in the action's result; swipes are arrows from that point to the end point (the result's
+in the action's result (green when it went through, red when it failed, amber when it
+ran but changed nothing); swipes are arrows from that point to the end point (the result's
 ``end``, else the action's own ``to`` target or direction). An action without a result point
 but with a normalized point target is drawn dashed: "intended here". The SVG's viewBox is the
 device screen in pixels, so the overlay scales with the image it covers.
@@ -10,7 +11,7 @@ device screen in pixels, so the overlay scales with the image it covers.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from html import escape
 from typing import Any
 
@@ -18,6 +19,7 @@ from omg_agent.core.geometry import NORM_MAX, norm_to_pixel
 
 OK_COLOR = "#12a150"
 BAD_COLOR = "#d92d20"
+NO_EFFECT_COLOR = "#f59e0b"
 PLAN_COLOR = "#2563eb"
 _DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
@@ -26,13 +28,23 @@ def action_overlay(size: tuple[int, int], actions: Sequence[dict[str, Any]],
                    results: Sequence[dict[str, Any]],
                    elements: Sequence[dict[str, Any]] = ()) -> str:
     """An ``<svg>`` element for a screen of ``size`` pixels, or ``""`` if nothing to draw."""
+    return numbered_overlay(size, [(i, a, r) for i, (a, r) in
+                                   enumerate(pair_results(actions, results))], elements)
+
+
+def numbered_overlay(size: tuple[int, int],
+                     items: Sequence[tuple[int, dict[str, Any], dict[str, Any]]],
+                     elements: Sequence[dict[str, Any]] = (),
+                     no_effect: Collection[int] = ()) -> str:
+    """The ``<svg>`` of some of a turn's actions, each ``(index, action, result)`` labelled
+    ``index + 1``; those in ``no_effect`` are drawn in amber (ran, changed nothing)."""
     w, h = size
     if w <= 0 or h <= 0:
         return ""
     unit = max(w, h) / 100
     shapes: list[str] = []
-    for i, (action, result) in enumerate(pair_results(actions, results)):
-        shapes.extend(_shapes(i, action, result, (w, h), unit, elements))
+    for i, action, result in items:
+        shapes.extend(_shapes(i, action, result, (w, h), unit, elements, i in no_effect))
     if not shapes:
         return ""
     return (f'<svg class="overlay" viewBox="0 0 {w} {h}" preserveAspectRatio="none" '
@@ -77,10 +89,12 @@ def _result_type(result: dict[str, Any]) -> str | None:
 
 
 def _shapes(i: int, action: dict[str, Any], result: dict[str, Any], size: tuple[int, int],
-            unit: float, elements: Sequence[dict[str, Any]]) -> list[str]:
+            unit: float, elements: Sequence[dict[str, Any]],
+            no_effect: bool = False) -> list[str]:
     kind = str(action.get("type") or _result_type(result) or "")
     start = _point(result.get("point"))
-    color = BAD_COLOR if result.get("ok") is False else OK_COLOR
+    color = BAD_COLOR if result.get("ok") is False else NO_EFFECT_COLOR if no_effect \
+        else OK_COLOR
     dashed = False
     if start is None:
         start = _target_point(action.get("target") or action.get("from"), size, elements)

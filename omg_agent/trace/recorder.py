@@ -21,7 +21,8 @@ Line shapes (``record`` says which)::
     {"record": "step", "step": 3, "phase": "act", "t": <s since start>, "observation": {...},
      "prompt_tokens": .., "completion_tokens": .., "model_reply": "...", "actions": [...],
      "results": [...], "timings": {"observe": s, "model": s, "act": s}, "note": ""}
-     (timings may also be named observe_s / decide_s / act_s; all times are seconds)
+     (timings may also be named observe_s / decide_s / act_s; all times are seconds; a
+     result of type "screen" or "stop" may carry the "observation" a turn went on with)
     {"record": "event", "kind": "plan", "t": .., "data": {...}}
     {"record": "finish", ...same fields as result.json}
 """
@@ -174,14 +175,17 @@ class TraceRecorder:
         """Append one step line (saving its screenshots first); returns what was written.
 
         ``actions`` are action dicts or models; ``results`` dicts or ``ActionOutcome``s whose
-        pixel ``point`` (and for a swipe optionally ``end``) the report draws.
+        pixel ``point`` (and for a swipe optionally ``end``) the report draws. A result dict
+        holding an :class:`Observation` under ``observation`` (the new screen a turn went on
+        with) has it saved like the step's own and replaced by the same summary: the results
+        after it ran on that screen.
         """
-        actions_j = [to_jsonable(a) for a in actions]
-        results_j = [to_jsonable(r) for r in results]
         record: dict[str, Any] = {"record": "step", "step": int(step), "phase": phase,
                                   "t": self._elapsed(), "observation": None}
         if observation is not None:
             record["observation"] = self._save_observation(int(step), observation)
+        actions_j = [to_jsonable(a) for a in actions]
+        results_j = [to_jsonable(self._with_screen(int(step), r)) for r in results]
         record.update(prompt_tokens=int(prompt_tokens), completion_tokens=int(completion_tokens),
                       model_reply=model_reply, actions=actions_j, results=results_j,
                       timings={k: float(v) for k, v in (timings or {}).items()}, note=note)
@@ -217,7 +221,9 @@ class TraceRecorder:
         completion = _int_or(counts.get("completion_tokens"), self.completion_tokens)
         result = self.secrets.scrub({
             "status": status, "answer": answer, "task": self.task,
-            "steps": len(self._step_numbers), "model_calls": calls,
+            # "turns": the turns recorded ("steps" is its older name, kept for readers)
+            "steps": len(self._step_numbers), "turns": len(self._step_numbers),
+            "model_calls": calls,
             "tokens": {"prompt": prompt, "completion": completion,
                        "total": prompt + completion},
             "wall_time_s": round(self._elapsed(), 3), "started": self._started,
@@ -266,6 +272,12 @@ class TraceRecorder:
             "elements": [element_summary(e) for e in obs.elements[:SUMMARY_ELEMENTS]],
             "timings": {k: round(float(v), 4) for k, v in obs.timings.items()},
         }
+
+    def _with_screen(self, step: int, result: Any) -> Any:
+        seen = result.get("observation") if isinstance(result, Mapping) else None
+        if not isinstance(seen, Observation):
+            return result
+        return {**result, "observation": self._save_observation(step, seen)}
 
     def _screen_name(self, step: int) -> str:
         name, k = f"step-{step:03d}", 1

@@ -2,11 +2,13 @@
 
 :func:`render_report` reads a run folder (:func:`~omg_agent.trace.loader.load_trace`) and
 writes one HTML file: screenshots embedded as base64 data URIs, CSS and JS inline, no
-external URL at all. It shows the run's facts (task, status, answer, steps, model calls,
-tokens, wall time), the plan/todo list if one was recorded, then the timeline: per step the
-screenshot with its actions drawn on it (:mod:`omg_agent.trace.overlay`), the model's
-thought and reply, actions and results, and an observe / model / act timings bar; events
-(plans, questions, post-mortems, …) sit between the steps where they happened.
+external URL at all. The page opens with a summary written for a person (outcome, what was
+done, why it stopped, what next — :mod:`omg_agent.trace.summary`), the counts in the run's
+one vocabulary (turns, budget steps, model calls, plan steps), a filter for failed turns
+only, then the timeline: each turn's screens with its actions drawn on the screen they ran
+on (:mod:`omg_agent.trace.report_turns`), and between the turns the events in words —
+plans, loop-guard rungs, gate prompts, post-mortems, questions and human answers
+(:mod:`omg_agent.trace.report_events`).
 
 Everything from the trace is untrusted text (on-screen strings, model replies) and is
 escaped with :func:`html.escape` before it reaches the page.
@@ -14,25 +16,30 @@ escaped with :func:`html.escape` before it reaches the page.
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
+from collections.abc import Sequence
 from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from omg_agent.trace.loader import EventRecord, StepRecord, Trace, load_trace
-from omg_agent.trace.overlay import action_overlay, pair_results
+from omg_agent.trace.report_events import checklist, event_cards, plan_text
+from omg_agent.trace.report_turns import (
+    ScreenBook,
+    mark_no_effect,
+    segments,
+    turn_card,
+    turn_failed,
+)
+from omg_agent.trace.summary import TERMS, RunSummary, summarize
 
 log = logging.getLogger(__name__)
 
 REPORT_FILE = "report.html"
-_MIME = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png"}
-# Bar segment -> the timing names that feed it (seconds), first present wins.
-_BAR_PARTS = {"observe": ("observe", "observe_s"),
-              "model": ("model", "model_s", "decide", "decide_s"),
-              "act": ("act", "act_s")}
+# events after which the next turn's screen is not the screen the last action left: the
+# agent itself acted in between (a loop-guard rung, a system dialog, a rollback)
+_ACTED_BETWEEN = {"loop_guard", "system", "rollback", "macro", "human"}
 
 
 def render_report(run_dir: Path, out: Path | None = None) -> Path:
@@ -51,188 +58,113 @@ def render_report(run_dir: Path, out: Path | None = None) -> Path:
 
 
 def _body(trace: Trace) -> str:
-    parts = [_header(trace), "<main>"]
+    summary = summarize(trace)
+    turns, failed = _timeline(trace)
+    parts = [_header(trace, summary, failed), "<main>"]
     if trace.warnings:
         items = "".join(f"<li>{escape(w)}</li>" for w in trace.warnings)
         parts.append(f'<section class="card"><h2>Trace warnings</h2>'
                      f'<ul class="warnings">{items}</ul></section>')
-    if trace.plan is not None:
-        parts.append(_plan(trace.plan))
-    for record in trace.timeline:
-        if isinstance(record, StepRecord):
-            parts.append(_step(trace, record))
-        else:
-            parts.append(_event(record))
+    parts += turns
     parts.append("</main>")
     return "\n".join(parts)
 
 
-def _header(trace: Trace) -> str:
+def _timeline(trace: Trace) -> tuple[list[str], list[int]]:
+    """The cards in trace order, and the numbers of the failed turns."""
+    records = trace.timeline
+    cards: list[str] = []
+    failed: list[int] = []
+    pending: list[EventRecord] = []
+    book = ScreenBook()
+    number = 0
+    for i, record in enumerate(records):
+        if isinstance(record, EventRecord):
+            pending.append(record)
+            continue
+        cards += event_cards(pending)
+        pending = []
+        number += 1
+        after, guard_says = _after(records[i + 1:])
+        segs = segments(record)
+        mark_no_effect(segs, after, guard_says)
+        if turn_failed(record, segs):
+            failed.append(number)
+        cards.append(turn_card(trace.run_dir, record, number, segs, book))
+    cards += event_cards(pending)
+    return cards, failed
+
+
+def _after(rest: Sequence[StepRecord | EventRecord]) -> tuple[str | None, bool]:
+    """The hash of the screen the next turn saw, when nothing acted in between, and whether
+    the loop guard said the last action had no effect."""
+    guard_says, acted = False, False
+    for record in rest:
+        if isinstance(record, StepRecord):
+            obs = record.observation or {}
+            return (None if acted else str(obs.get("screen_hash") or "") or None), guard_says
+        if record.kind == "loop_guard" and record.data.get("trigger") == "no_effect":
+            guard_says = guard_says or not acted
+        acted = acted or record.kind in _ACTED_BETWEEN
+    return None, guard_says
+
+
+def _header(trace: Trace, summary: RunSummary, failed: list[int]) -> str:
     result = trace.result or {}
-    status = str(result.get("status") or "unfinished")
+    status = summary.status
     tokens = raw if isinstance(raw := result.get("tokens"), dict) else {}
     prompt = tokens.get("prompt", sum(s.prompt_tokens for s in trace.steps))
     completion = tokens.get("completion", sum(s.completion_tokens for s in trace.steps))
-    steps = result.get("steps", len({s.step for s in trace.steps}))
-    calls = result.get("model_calls", sum(1 for s in trace.steps
-                                          if s.model_reply or s.prompt_tokens))
     wall = result.get("wall_time_s", trace.steps[-1].t if trace.steps else 0.0)
-    facts = [("Task", trace.task or "(none recorded)"),
-             ("Answer", str(result.get("answer") or "")),
-             ("Steps", str(steps)), ("Model calls", str(calls)),
+    facts = [("Task", trace.task or "(none recorded)"), *summary.counts(),
              ("Tokens", f"{_num(prompt)} prompt + {_num(completion)} completion"),
              ("Wall time", _seconds(wall))]
-    summary = result.get("summary")
-    if summary:
-        facts.append(("Summary", summary if isinstance(summary, str)
-                      else json.dumps(summary, ensure_ascii=False, indent=1)))
-    rows = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts)
-    links = "".join(f'<a href="#step-{s.step}-{s.line}">{s.step}</a>' for s in trace.steps)
+    rows = "".join(f'<dt>{escape(k)}</dt><dd data-fact="{escape(k.lower())}">{escape(v)}</dd>'
+                   for k, v in facts)
+    terms = "".join(f"<dt>{escape(t)}</dt><dd>{escape(d)}</dd>" for t, d in TERMS)
+    links = "".join(f'<a href="#turn-{n}" class="{"bad" if n in failed else ""}">{n}</a>'
+                    for n in range(1, summary.turns + 1))
+    filt = ('<label class="filter"><input type="checkbox" id="failed-only"> failed turns only'
+            f' ({len(failed)} of {summary.turns})</label>')
     return (f'<header class="run"><h1>OMG-Agent run <span class="status '
-            f'{escape(status.lower())}">{escape(status)}</span></h1>'
+            f'{escape(status)}">{escape(status)}</span></h1>'
+            f'<div class="top">{_summary(summary, trace)}<div class="side">'
             f'<dl class="facts">{rows}</dl>'
-            + (f'<nav class="steps">Steps: {links}</nav>' if links else "") + "</header>")
+            f'<details class="terms"><summary>What these words mean</summary>'
+            f'<dl class="facts">{terms}</dl></details></div></div>'
+            f'<nav class="turns">{filt}<span class="meta">Turns:</span> {links}</nav>'
+            "</header>")
 
 
-def _plan(event: EventRecord) -> str:
-    data = event.data
-    todo = data.get("todo_markdown", data.get("todo"))
-    if isinstance(todo, str):
-        inner = f"<pre>{escape(todo)}</pre>"
-    else:
-        inner = "<ol>" + "".join(f"<li>{escape(_step_text(s))}</li>"
-                                 for s in data.get("steps") or ()) + "</ol>"
-    return (f'<section class="card plan"><h2>Plan <span class="meta">(latest, from '
-            f'{escape(event.kind)} at +{event.t:.1f} s)</span></h2>{inner}</section>')
+def _summary(s: RunSummary, trace: Trace) -> str:
+    """Outcome, answer, what was done, why it stopped, what next — sentences, no JSON —
+    and the latest plan as a checklist."""
+    parts = [f'<p class="outcome">{escape(s.outcome)}</p>']
+    if s.answer:
+        parts.append(_line("Answer", s.answer))
+    if s.question:
+        parts.append(_line("The question", s.question))
+    done = "".join(f"<li>{escape(_one_line(d))}</li>" for d in s.done)
+    parts.append('<div class="line"><span class="k">What was done:</span> '
+                 + (f"<ul>{done}</ul>" if done else "nothing yet") + "</div>")
+    if s.stopped_because:
+        parts.append(_line("Why it stopped", s.stopped_because))
+    if s.next_hint:
+        parts.append(_line("What next", s.next_hint))
+    todo = plan_text(trace.plan.data) if trace.plan is not None else ""
+    if todo:
+        parts.append(f'<div class="line plan"><span class="k">Plan:</span>{checklist(todo)}'
+                     "</div>")
+    return f'<section class="summary" id="summary">{"".join(parts)}</section>'
 
 
-def _step_text(step: Any) -> str:
-    if isinstance(step, dict):
-        return str(step.get("description") or json.dumps(step, ensure_ascii=False))
-    return str(step)
+def _line(name: str, text: str) -> str:
+    return (f'<div class="line"><span class="k">{escape(name)}:</span> '
+            f'{escape(_one_line(text))}</div>')
 
 
-def _step(trace: Trace, step: StepRecord) -> str:
-    anchor = f"step-{step.step}-{step.line}"
-    obs = step.observation or {}
-    where = " · ".join(escape(str(obs[k])) for k in ("package", "activity") if obs.get(k))
-    title = (f"<h2>Step {step.step} <span class=\"meta\">{escape(step.phase)} · "
-             f"+{step.t:.1f} s{' · ' + where if where else ''}</span></h2>")
-    details = [_thought(step.model_reply), _actions(step), _timings(step)]
-    if step.note:
-        details.append(f'<p class="meta">note: {escape(step.note)}</p>')
-    if obs:
-        details.append(f'<p class="meta">{escape(str(obs.get("element_count", 0)))} elements'
-                       f' · screen {escape(str(obs.get("screen_hash", ""))[:16])}</p>')
-    return (f'<section class="card step" id="{escape(anchor)}">{title}'
-            f'<div class="media">{_screens(trace, step, anchor)}</div>'
-            f'<div class="details">{"".join(details)}</div></section>')
-
-
-def _screens(trace: Trace, step: StepRecord, anchor: str) -> str:
-    obs = step.observation
-    if not obs:
-        return '<div class="nomedia">no observation</div>'
-    plain = _data_uri(trace.run_dir, obs.get("image"))
-    if plain is None:
-        return '<div class="nomedia">screenshot missing</div>'
-    size = obs.get("size") or obs.get("image_size") or (0, 0)
-    try:
-        w, h = int(size[0]), int(size[1])
-    except (TypeError, ValueError, IndexError):
-        w, h = 0, 0
-    overlay = action_overlay((w, h), step.actions, step.results, obs.get("elements") or ())
-    som = _data_uri(trace.run_dir, obs.get("som"))
-    alt = f"screen at step {step.step}"
-    imgs = f'<img class="plain" src="{plain}" alt="{escape(alt)}">'
-    toggle = ""
-    if som is not None:
-        imgs += f'<img class="som" src="{som}" alt="{escape(alt)} with marks">'
-        toggle = (f'<input type="checkbox" class="somtoggle" id="{escape(anchor)}-som">'
-                  f'<label class="meta" for="{escape(anchor)}-som"> set-of-marks</label>')
-    return f'{toggle}<div class="shot">{imgs}{overlay}</div>'
-
-
-def _data_uri(run_dir: Path, rel: Any) -> str | None:
-    if not isinstance(rel, str) or not rel:
-        return None
-    root = run_dir.resolve()
-    path = (run_dir / rel).resolve()
-    if not path.is_relative_to(root) or not path.is_file():
-        log.warning("%s: image %s is missing or outside the run folder", run_dir, rel)
-        return None
-    mime = _MIME.get(path.suffix.lower(), "application/octet-stream")
-    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
-
-
-def _thought(reply: str) -> str:
-    if not reply:
-        return ""
-    thought = ""
-    try:
-        parsed = json.loads(reply)
-    except ValueError:
-        parsed = None
-    if isinstance(parsed, dict) and isinstance(parsed.get("thought"), str):
-        thought = parsed["thought"]
-        reply = json.dumps(parsed, ensure_ascii=False, indent=2)
-    head = f'<pre class="thought">{escape(thought)}</pre>' if thought else ""
-    if thought:
-        return (f"{head}<details><summary>model reply</summary>"
-                f"<pre class=\"reply\">{escape(reply)}</pre></details>")
-    return f'<pre class="reply thought">{escape(reply)}</pre>'
-
-
-def _actions(step: StepRecord) -> str:
-    if not step.actions and not step.results:
-        return ""
-    items = [f"<li>{_action_text(action)}{_result_text(result)}</li>"
-             for action, result in pair_results(step.actions, step.results)]
-    return f'<ol class="actions">{"".join(items)}</ol>'
-
-
-def _action_text(action: dict[str, Any]) -> str:
-    kind = str(action.get("type", "?"))
-    rest = {k: v for k, v in action.items() if k != "type"}
-    args = json.dumps(rest, ensure_ascii=False, separators=(", ", ": ")) if rest else ""
-    return f"<b>{escape(kind)}</b> <code>{escape(args)}</code>" if args else \
-        f"<b>{escape(kind)}</b>"
-
-
-def _result_text(result: dict[str, Any]) -> str:
-    if not result:
-        return ' <span class="meta">(no result)</span>'
-    ok = result.get("ok")
-    mark = '<span class="ok">ok</span>' if ok else (
-        '<span class="bad">failed</span>' if ok is False else "")
-    detail = str(result.get("detail") or "")
-    point = result.get("point")
-    at = f" @ {escape(str(point))}" if point is not None else ""
-    return f" → {mark} <span class=\"meta\">{escape(detail)}{at}</span>"
-
-
-def _timings(step: StepRecord) -> str:
-    timings = {part: next((step.timings[n] for n in names if n in step.timings), None)
-               for part, names in _BAR_PARTS.items()}
-    obs_timings = (step.observation or {}).get("timings") or {}
-    if timings["observe"] is None and isinstance(obs_timings.get("total"), int | float):
-        timings["observe"] = float(obs_timings["total"])
-    parts = [(k, max(0.0, float(v or 0.0))) for k, v in timings.items()]
-    total = sum(v for _, v in parts)
-    if total <= 0:
-        return ""
-    spans = "".join(f'<span class="{k}" style="width:{100 * v / total:.2f}%" '
-                    f'title="{k} {v * 1000:.0f} ms"></span>' for k, v in parts if v > 0)
-    legend = "".join(f'<i class="{k}"></i>{k} {v * 1000:.0f} ms' for k, v in parts)
-    return (f'<div class="timings"><div class="bar">{spans}</div>'
-            f'<div class="legend meta">{legend} · total {total * 1000:.0f} ms</div></div>')
-
-
-def _event(event: EventRecord) -> str:
-    body = json.dumps(event.data, ensure_ascii=False, indent=2)
-    kind = escape(event.kind)
-    return (f'<section class="card event {kind}"><span class="kind">{kind}</span> '
-            f'<span class="meta">+{event.t:.1f} s</span><pre>{escape(body)}</pre></section>')
+def _one_line(text: str) -> str:
+    return " ".join(str(text).replace("\\n", " ").split())
 
 
 def _num(value: Any) -> str:

@@ -16,8 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from omg_agent.errors import OmgError
@@ -77,6 +75,9 @@ def _alive(pid: int) -> bool:
 
 def control(record: dict, method: str, path: str, body: dict | None = None) -> dict:
     """Call the control server of the vphone ``record`` names; its JSON answer."""
+    import urllib.error  # here: the CLI imports this module for every command
+    import urllib.request
+
     url = f"http://127.0.0.1:{record['control_port']}{path}"
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method,
@@ -90,6 +91,11 @@ def control(record: dict, method: str, path: str, body: dict | None = None) -> d
         raise OmgError(f"vphone on port {record['port']} does not answer: {exc.reason}") from exc
 
 
+def log_file_path(port: int) -> Path:
+    """Where a background vphone on ``port`` writes its output (removed when it stops)."""
+    return run_dir() / f"{port}.log"
+
+
 def spawn(port: int, seed: int, profile: str, latency: bool, timeout: float = 30) -> dict:
     """Start a vphone daemon and wait for its record."""
     path = record_path(port)
@@ -98,10 +104,10 @@ def spawn(port: int, seed: int, profile: str, latency: bool, timeout: float = 30
         if _alive(record["pid"]):
             raise OmgError(f"a vphone already runs on port {port} (pid {record['pid']})")
         path.unlink()
-    log_path = run_dir() / f"{port}.log"
+    log_path = log_file_path(port)
     args = [sys.executable, "-m", "omg_agent.vphone.daemon", "--port", str(port),
             "--seed", str(seed), "--profile", profile] + (["--latency"] if latency else [])
-    with open(log_path, "ab") as log_file:
+    with open(log_path, "wb") as log_file:  # one log per port: a new start begins it anew
         proc = subprocess.Popen(args, stdout=log_file, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + timeout
@@ -127,7 +133,8 @@ def serve_forever(port: int, seed: int, profile: str, latency: bool) -> None:
     control.start()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    record = {"port": adbd.port, "control_port": control.port, "pid": os.getpid(),
+    adbd_port = adbd.port  # (not readable once the server is closed)
+    record = {"port": adbd_port, "control_port": control.port, "pid": os.getpid(),
               "serial": f"127.0.0.1:{adbd.port}", "seed": seed, "profile": profile,
               "latency": latency}
     path = record_path(adbd.port)
@@ -140,6 +147,7 @@ def serve_forever(port: int, seed: int, profile: str, latency: bool) -> None:
         path.unlink(missing_ok=True)
         control.stop()
         phone.close()
+    log_file_path(adbd_port).unlink(missing_ok=True)  # a clean stop; a crash keeps its log
 
 
 def main(argv: list[str] | None = None) -> None:

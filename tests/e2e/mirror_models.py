@@ -40,7 +40,8 @@ class AskingModel:
         if name == "Replan":
             if self.seen_answer and self.phone.foreground == SETTINGS:
                 return json.dumps({"status": "done", "plan": None,
-                                   "response": "Settings is open"})
+                                   "response": "Settings is open",
+                                   "evidence": [{"kind": "element", "text": "Wi-Fi"}]})
             return json.dumps({"status": "replanned", "plan": json.loads(_plan(self.goal))})
         text = request_text(request)
         if ANSWER not in text:

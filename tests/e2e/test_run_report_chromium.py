@@ -25,7 +25,8 @@ def _script() -> list[str]:
                         {"type": "tap", "target": {"kind": "anchor", "text": "Settings"}}]}}),
         json.dumps({"thought": "Settings is open", "last_action_result": "success",
                     "step_complete": True, "goal_complete": True, "answer": "opened"}),
-        json.dumps({"status": "done", "response": "Settings is open"}),  # the confirmation
+        json.dumps({"status": "done", "response": "Settings is open",  # the confirmation
+                    "evidence": [{"kind": "element", "text": "Wi-Fi"}]}),
     ]
 
 

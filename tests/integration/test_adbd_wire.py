@@ -21,7 +21,7 @@ from pathlib import Path
 
 import adbutils
 import pytest
-from conftest import ADB, adb, connect_adb, disconnect_adb, poll, wait_for_state
+from adbtools import ADB, adb, connect_adb, disconnect_adb, poll, wait_for_state
 
 from omg_agent.vphone.adbd import AdbdServer
 from omg_agent.vphone.adbwire import (

@@ -58,4 +58,4 @@ def test_report_json_names_the_page_and_the_run(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["report"] == str(out) and out.is_file()
     assert data["task"] == "save the price in Notes" and data["status"] == "done"
-    assert data["steps"] == 1 and data["run_dir"] == str(run)
+    assert data["steps"] == data["turns"] == 1 and data["run_dir"] == str(run)

@@ -66,7 +66,7 @@ def test_demo_prints_the_result_the_costs_and_the_report_path(tmp_path: Path) ->
     text = result.stdout
     assert "SIMULATED model" in text and "OMG_BASE_URL" in text
     assert "done" in text and "the note equals the Shop price" in text
-    assert re.search(r"model calls \d+ · steps \d+", text)
+    assert re.search(r"model calls \d+ · budget steps \d+", text)
     found = re.search(r"HTML trace report: (\S+report\.html)", text)
     assert found and Path(found.group(1)).is_file()
 
@@ -78,8 +78,9 @@ CONFIRMED = json.dumps({"status": "done", "response": "looks done"})
 
 def test_demo_on_a_configured_model_uses_it_and_fails_when_the_phone_disagrees(
         tmp_path: Path) -> None:
-    # the default mode has no plan call: the operator claims, the planner confirms
-    with ModelDouble([CLAIM, CONFIRMED], models=("tiny-vl",)) as double:
+    # the default mode has no plan call: the operator claims, the planner confirms — with
+    # no evidence on the screen, twice: the agent itself does not say done
+    with ModelDouble([CLAIM, CONFIRMED] * 2, models=("tiny-vl",)) as double:
         env = {"OMG_MODEL": "tiny-vl", "OMG_BASE_URL": double.base_url}
         result = omg("demo", "--json", "--out", "out", cwd=tmp_path, env=env)
         models = {r.model for r in double.requests}
@@ -88,6 +89,6 @@ def test_demo_on_a_configured_model_uses_it_and_fails_when_the_phone_disagrees(
     assert models == {"tiny-vl"}
     out = json.loads(result.stdout)
     assert out["simulated"] is False and out["model"] == "tiny-vl"
-    assert out["status"] == "done" and out["answer"] == "looks done"  # the agent's claim …
-    assert out["notes"] == [] and out["saved"] is False and out["ok"] is False  # … the truth
+    assert out["status"] == "failed" and "the screen never showed it" in out["summary"]
+    assert out["notes"] == [] and out["saved"] is False and out["ok"] is False  # the truth
     assert Path(out["report"]).is_file()

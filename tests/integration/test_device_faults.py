@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import adbutils
 import pytest
-from conftest import poll
+from adbtools import adb, poll
 
 from omg_agent.bench.reliability import private_adb_server
 from omg_agent.drivers.adb import AdbDriver
@@ -87,10 +87,19 @@ def test_a_device_gone_past_the_grace_stops_with_the_reason(rig):
         driver.observe()
 
 
+def _adb_state(port: int, serial: str) -> str:
+    """What the adb server on ``port`` says of ``serial`` ("" when it does not know it)."""
+    return adb("-P", str(port), "-s", serial, "get-state", timeout=10).stdout.strip()
+
+
 def test_an_input_that_never_left_the_host_is_sent_once_the_device_is_back(rig):
-    phone, driver, _ = rig
+    phone, driver, port = rig
     notes_title_focused(phone)
     apply_fault(phone, "offline", 1.5)
+    # the premise: the adb server knows the device is away before the input is tried (on a
+    # loaded machine it may still hand the command to the dying transport: then its fate is
+    # unknown and the driver rightly refuses to send it twice — another test's subject)
+    assert poll(lambda: _adb_state(port, driver.serial) != "device", 1.2)
     result = driver.io.run_status("input text abc", label="type abc")
     assert result.ok
     assert title(phone) == "abc"

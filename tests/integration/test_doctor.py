@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import adb, poll
+from adbtools import adb, poll
 
 from omg_agent.sim.model_double import ModelDouble, RecordedRequest
 from omg_agent.vphone.phone import ADB_IME

@@ -235,7 +235,7 @@ def test_strict_mode_sends_the_strict_schema(run: Any) -> None:
     assert parsed.response == "It is 9."
     fmt = double.requests[0].response_format["json_schema"]
     assert fmt["strict"] is True
-    assert fmt["schema"]["required"] == ["status", "plan", "response"]
+    assert fmt["schema"]["required"] == ["status", "plan", "response", "evidence"]
 
 
 def test_vision_messages_carry_downscaled_jpeg_data_urls(run: Any) -> None:

@@ -512,7 +512,8 @@ def _premature_policy(phone) -> ByContract:
         if phone.apps["com.android.settings"].wifi:
             return json.dumps({"status": "replanned", "plan": json.loads(plan(
                 {"description": "Turn Wi-Fi off"}))})
-        return json.dumps({"status": "done", "response": "confirmed"})
+        return json.dumps({"status": "done", "response": "confirmed", "evidence": [
+            {"kind": "element", "resource_id": "wifi_switch", "checked": False}]})
 
     return ByContract(TaskPlan=lambda r: plan({"description": "Turn Wi-Fi off"}),
                       DecisionBundle=decide, Replan=replan)
@@ -569,7 +570,8 @@ def test_by_default_the_planner_confirms_only_what_the_checks_cannot_show(
                                  "success_criteria": 'Settings shows "Wi-Fi"',
                                  "checks": checks}),
         DecisionBundle=decide,
-        Replan=lambda r: json.dumps({"status": "done", "response": "confirmed"}))
+        Replan=lambda r: json.dumps({"status": "done", "response": "confirmed", "evidence": [
+            {"kind": "element", "text": "Wi-Fi"}]}))
     result, double = run(vphone, policy, memory, tmp_path, confirm_done="unverified")
     # the planner's words when it confirmed, else the operator's
     assert result.status == "done" and result.answer == (

@@ -61,6 +61,13 @@ def test_an_answer_to_an_interrupted_run_is_refused_plainly(tmp_path: Path) -> N
     assert os.path.exists(run_dir / "state.json")
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """A job started in the background of a script (``nohup … &``, as CI may run the suite)
+    inherits SIGINT ignored, and Python then never raises KeyboardInterrupt: the run under
+    test gets the default disposition a user's terminal gives it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_ends_interrupted_with_the_resume_command_and_resume_finishes(
         vphone, tmp_path: Path) -> None:
     from omg_agent.bench.suite.social_tasks import LikeSet
@@ -77,10 +84,10 @@ def test_ctrl_c_ends_interrupted_with_the_resume_command_and_resume_finishes(
             [sys.executable, "-m", "omg_agent.cli", "run", task.goal, "--device",
              vphone.serial, "--driver", "adb", "--json", "--runs-dir", str(tmp_path / "runs")],
             env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_at_a_terminal)
         policy.proc = proc
         out, err = proc.communicate(timeout=240)
-        assert proc.returncode == 130, err
+        assert proc.returncode == 130, (err, out[-600:])  # what the run said, if not stopped
         stopped = json.loads(out.strip().splitlines()[-1])
         run_dir = Path(stopped["run_dir"])
         assert stopped["status"] == "interrupted" and "KeyboardInterrupt" not in out + err

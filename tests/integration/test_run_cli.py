@@ -43,7 +43,9 @@ def test_a_bad_plan_file_is_named_before_anything_starts(in_tmp: Path) -> None:
     assert "plan.yaml" in result.output and "success_criteria" in result.output
 
 
-CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at"})
+# the planner confirms from the launcher it was shown, naming an element there
+CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at",
+                        "evidence": [{"kind": "element", "text": "Settings"}]})
 
 
 def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path) -> None:

@@ -22,7 +22,9 @@ PLAN = json.dumps({"goal": "look", "steps": [
     {"description": "Look at the screen", "success_criteria": "anything"}]})
 LOOKED = json.dumps({"thought": "done", "last_action_result": "none", "goal_complete": True,
                      "answer": "looked"})
-CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at"})
+# the planner confirms from the launcher it was shown, naming an element there
+CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at",
+                        "evidence": [{"kind": "element", "text": "Settings"}]})
 
 
 @pytest.fixture

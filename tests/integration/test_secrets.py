@@ -61,6 +61,9 @@ def _plan(description: str) -> dict[str, Any]:
                                           "success_criteria": "signed in"}]}
 
 
+WELCOME = [{"kind": "element", "text": "Welcome, demo", "match": "contains"}]
+
+
 class LoginModel:
     """The operator and the planner for the run described in the module docstring."""
 
@@ -73,7 +76,8 @@ class LoginModel:
                 if "The user answered" in text:
                     return json.dumps({"status": "replanned",
                                        "plan": _plan("Sign in with the user's password")})
-                return json.dumps({"status": "done", "response": "signed in as demo"})
+                return json.dumps({"status": "done", "response": "signed in as demo",
+                                   "evidence": WELCOME})
         answered = _ANSWERED.search(text)
         if "Welcome, demo" in text:
             return _bundle(step_complete=True, goal_complete=True,
@@ -146,7 +150,7 @@ class TypesThePlaceholder:
             case "TaskPlan":
                 return json.dumps(_plan("Sign in to Login as demo"))
             case "Replan":
-                return json.dumps({"status": "done",
+                return json.dumps({"status": "done", "evidence": WELCOME,
                                    "response": "Confirmed: signed in with {{secret:pw}}"})
         if "Welcome, demo" in text:
             return _bundle(step_complete=True, goal_complete=True,

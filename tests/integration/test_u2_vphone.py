@@ -3,7 +3,7 @@
 ``uiautomator2.connect(serial)`` checks/pushes its jar over adb, starts the device server with
 ``app_process`` (the vphone shell hands that to ``phone.start_uiautomator_server``), pings it
 over ``tcp:9008`` and then speaks JSON-RPC. Needs the ``vphone`` fixture from
-``tests/integration/conftest.py`` (an object with ``.serial`` and ``.phone``).
+the ``vphone`` fixture (an object with ``.serial`` and ``.phone``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from conftest import poll
+from adbtools import poll
 
 from omg_agent.bench.reliability import free_port, private_adb_server
 from omg_agent.vphone import adbhost

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 import adbutils
 import pytest
-from conftest import adb
+from adbtools import adb
 
 from tests.integration.test_vphone_cli import free_port, omg
 

@@ -95,7 +95,8 @@ class ExpertPolicy:
 
     def _replan(self, text: str) -> dict[str, Any]:
         if self._achieved():
-            return {"status": "done", "response": self._summary()}
+            return {"status": "done", "response": self._summary(),
+                    "evidence": criteria_checks(self.task.criteria) or _shown(text)}
         # what is left, from where the phone is now (as the replan prompt asks)
         where = re.search(r"Current screen:\s*app (\S+)", text)
         guide = f"continue from the current screen ({where.group(1)})" if where else ""
@@ -221,6 +222,16 @@ def _after_anchor(sent: list[dict[str, Any]], action: Any) -> bool:
         return False
     last = parse_action(sent[-1]) if sent else None
     return last is not None and any(isinstance(t, AnchorTarget) for t in targets(last))
+
+
+def _shown(text: str) -> list[dict[str, Any]]:
+    """Evidence from the screen the planner is shown: the first text that is not typed into
+    a field (what a careful planner quotes when the criteria quote nothing)."""
+    screen = Screen(text.split("Current screen:", 1)[-1])
+    for e in screen.elements:
+        if e.text.rstrip("…") and e.role != "input":  # the list cuts long texts with …
+            return [{"kind": "element", "text": e.text.rstrip("…"), "match": "contains"}]
+    return []
 
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")

@@ -355,7 +355,7 @@ def test_run_dialect_flag_rejects_an_unknown_format_in_one_line() -> None:
                                 env={"OMG_MODEL": "m", "OMG_BASE_URL": "http://m.test/v1",
                                      "OMG_CONFIG": ""})
     assert result.exit_code == 1
-    assert "option dialect" in result.output and "'qwen-mobile'" in result.output
+    assert "--dialect 'cogagent':" in result.output and "'qwen-mobile'" in result.output
 
 
 def test_doctor_line_names_the_dialect_and_how_it_was_chosen() -> None:

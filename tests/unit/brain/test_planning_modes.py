@@ -54,7 +54,8 @@ def test_a_flat_claim_without_checks_is_confirmed_from_the_screen_unless_told_no
         return next(steps, bundle(goal_complete=True, answer="off"))
 
     model = ScriptedModel(replies(("DecisionBundle", operator),
-                                  ("Replan", {"status": "done", "response": "Wi-Fi is off"})))
+                                  ("Replan", {"status": "done", "response": "Wi-Fi is off",
+                                              "evidence": WIFI_OFF})))
     with orchestrator(phone.world(), model, planning="flat") as orch:
         result = orch.run("Turn off Wi-Fi")
     assert result.status == "done" and result.answer == "Wi-Fi is off"
@@ -62,6 +63,35 @@ def test_a_flat_claim_without_checks_is_confirmed_from_the_screen_unless_told_no
     assert result.planner_calls == 1
     confirm = model.requests[-1]["messages"][-1]["content"]
     assert any(p.get("type") == "image_url" for p in confirm)  # judged from the screenshot
+
+
+@pytest.mark.parametrize("evidence", [
+    None,  # words alone
+    [{"kind": "app", "app": "Settings"}],  # true on the way there too: proves nothing
+    [{"kind": "element", "resource_id": "wifi_switch", "checked": False}],  # it is on
+])
+def test_a_confirmation_the_screen_does_not_back_never_ends_done(evidence) -> None:
+    """The planner's 'done' is a claim too: without an element the screen shows, the operator
+    gets one more try, and a second unproven confirmation ends the run failed."""
+    phone = Phone()
+    steps = iter([bundle(tap("Settings"))])  # Wi-Fi is never switched off
+
+    def operator(text: str) -> dict[str, Any]:
+        return next(steps, bundle(goal_complete=True, answer="off"))
+
+    model = ScriptedModel(replies(("DecisionBundle", operator),
+                                  ("Replan", {"status": "done", "response": "Wi-Fi is off",
+                                              "evidence": evidence})))
+    recorder = Recorder()
+    with orchestrator(phone.world(), model, planning="flat", recorder=recorder) as orch:
+        result = orch.run("Turn off Wi-Fi")
+    assert result.status == "failed" and phone.wifi
+    assert "the screen never showed it" in result.stopped_because
+    assert model.contracts().count("Replan") == 2
+    unproven = [e for e in recorder.events if e[0] == "confirmation_unproven"]
+    assert len(unproven) == 2
+    retry = request_text(model.requests[model.contracts().index("Replan") + 1])
+    assert "You reported the task done, but" in retry  # the operator is told why
 
 
 def test_unified_adopts_the_operators_end_checks_and_ticks_them_without_a_planner() -> None:

@@ -222,3 +222,29 @@ def test_no_look_ahead_for_typing_or_before_a_wait() -> None:
     run(device, port, {"type": "wait", "seconds": 0.01},
         {"type": "tap", "target": {"kind": "element", "id": 2}}, obs=obs)
     assert device.events == ["settle"]  # the dump would have ended before the tap
+
+
+class DesktopPort(RecordingPort):
+    def hotkey(self, keys: list[str]) -> None:
+        self._rec("hotkey " + "+".join(keys))
+
+
+def test_a_hotkey_runs_on_a_port_that_has_hotkeys_and_a_phone_refuses_it() -> None:
+    obs = screen(FIELD, SAVE)
+    device, port = FakeDevice(obs), DesktopPort()
+    result = run(device, port, {"type": "key", "key": "Ctrl + L"}, obs=obs)
+    assert result.ok and port.log == [(0, "hotkey ctrl+l")]
+    assert result.outcomes[0].detail == "hotkey ctrl+l"
+    phone = RecordingPort()
+    refused = run(FakeDevice(obs), phone, {"type": "key", "key": "ctrl+l"}, obs=obs)
+    assert not refused.ok and phone.log == []
+    assert "needs a desktop" in refused.outcomes[0].detail
+
+
+def test_hotkeys_are_validated_and_read_as_their_last_key_by_the_guards() -> None:
+    from omg_agent.core.actions import Key, is_boundary
+    assert Key(key="ctrl+enter").keycode == 66  # the gate sees a submit as a submit
+    assert Key(key="cmd+space").combo == ("cmd", "space")
+    assert is_boundary(Key(key="ctrl+l"))  # where a hotkey leads is not known
+    with pytest.raises(ValueError, match="'hyper' is not a modifier"):
+        Key(key="hyper+l")

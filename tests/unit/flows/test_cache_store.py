@@ -65,3 +65,42 @@ def test_write_atomic_replaces_whole_files(tmp_path: Path) -> None:
     write_atomic(path, "old")
     write_atomic(path, "new")
     assert path.read_text() == "new" and [p.name for p in path.parent.iterdir()] == ["f.yaml"]
+
+
+def test_end_checks_counts_only_the_trailing_asserts() -> None:
+    from omg_agent.flows.cache import end_checks
+    assert end_checks(parse_flow("- launchApp: com.omg.notes\n- tapOn: Save\n")) == 0
+    assert end_checks(parse_flow("- assertVisible: Notes\n- tapOn: Save\n")) == 0
+    assert end_checks(parse_flow("- tapOn: Save\n- assertVisible: Saved\n"
+                                 "- assertVisible:\n    id: note_title\n")) == 2
+
+
+class _NoShell:
+    """A driver the cache cannot ask for app versions (so only package names compare)."""
+
+
+def test_a_flow_without_an_end_check_is_never_served_as_done(tmp_path: Path) -> None:
+    """An entry filed without an end check (an older cache) would replay its taps and
+    say done with nothing read from the phone: lookup retires it instead."""
+    cache = ReplayCache(tmp_path)
+    task = "Save a note"
+    cache.store.put(cache.key(task), parse_flow("- launchApp: com.omg.notes\n- tapOn: Save\n"),
+                    task_key=task_key(task), apps={"com.omg.notes": ""})
+    assert cache.lookup(task, _NoShell()) is None
+    retired = cache.store.get(cache.key(task), retired=True)
+    assert retired is not None and "no end check" in retired.meta["retired_because"]
+    checked = parse_flow("- launchApp: com.omg.notes\n- tapOn: Save\n- assertVisible: Saved\n")
+    cache.store.put(cache.key(task), checked, task_key=task_key(task))
+    assert cache.lookup(task, _NoShell()) is not None
+
+
+def test_a_done_run_whose_last_screen_gives_no_check_is_not_cached(tmp_path: Path) -> None:
+    from omg_agent.trace import TraceRecorder
+    run = tmp_path / "run"
+    rec = TraceRecorder(run, task="go home")
+    rec.record_step(1, observation=None, model_reply="r1", actions=[{"type": "home"}],
+                    results=[{"index": 0, "ok": True}])
+    rec.finish("done", "", {})
+    cache = ReplayCache(tmp_path / "cache")
+    assert cache.remember("go home", run, _NoShell()) is None
+    assert cache.store.get(cache.key("go home")) is None

@@ -55,11 +55,11 @@ def test_report_is_one_self_contained_file_with_run_facts(tmp_path):
     assert html.startswith("<!DOCTYPE html>")
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
     assert "http://" not in html and "https://" not in html
-    assert "Model calls</dt><dd>2</dd>" in html
-    assert "Steps</dt><dd>3</dd>" in html
+    assert '<dt>Model calls</dt><dd data-fact="model calls">2</dd>' in html
+    assert '<dt>Turns</dt><dd data-fact="turns">3</dd>' in html
     assert "1,200 prompt + 80 completion" in html
     assert "read &lt;b&gt;price&lt;/b&gt;" in html  # the plan, escaped
-    assert len(re.findall(r'<section class="card step"', html)) == 3
+    assert len(re.findall(r'<section class="card step turn', html)) == 3
 
 
 def test_untrusted_text_is_escaped_never_a_tag(tmp_path):
@@ -78,7 +78,7 @@ def test_screenshots_are_embedded_as_data_uris(tmp_path):
 
 
 def _svg_of_step(html: str, step: int) -> str:
-    section = html.split(f'<section class="card step" id="step-{step}-')[1].split("</section>")[0]
+    section = html.split(f'id="turn-{step}"')[1].split("</section>")[0]
     return section.split('<svg class="overlay"')[1].split("</svg>")[0]
 
 
@@ -157,10 +157,11 @@ def test_orchestrator_style_names_todo_text_timings_and_text_summary_are_underst
         rec.record_event("step_done", step=1, todo="- [x] open Shop\n- [ ] note it")
         rec.finish("DONE", "ok", "done: open Shop; stopped: finished; next: nothing")
     html = render_report(run).read_text()
-    assert 'class="card plan"' in html and "- [x] open Shop" in html.split("<main>")[1][:600]
+    summary = html.split('id="summary"')[1].split("</section>")[0]
+    assert '<span class="tick">✔</span> open Shop</li>' in summary  # the latest plan
     assert 'class="observe" style="width:25.00%"' in html and "model 1000 ms" in html
     assert "stopped: finished" in (run / "result.json").read_text()
-    assert "Summary</dt><dd>done: open Shop; stopped: finished" in html
+    assert "Why it stopped:</span> done: open Shop; stopped: finished" in summary
 
 
 def test_results_numbered_by_the_executor_are_paired_with_their_action_by_type(tmp_path):
@@ -177,6 +178,7 @@ def test_results_numbered_by_the_executor_are_paired_with_their_action_by_type(t
     svg = _svg_of_step(html, 1)
     assert svg.count("<circle") == 1 and 'cx="700.0" cy="900.0"' in svg
     assert "stroke-dasharray" not in svg and "#d92d20" in svg  # a failed tap, in red
-    items = re.findall(r"<li><b>(\w+)</b>.*?</li>", html)
+    items = re.findall(r'<li data-action="(\w+)">', html)
     assert items == ["mem_save", "tap"]
-    assert re.search(r"<b>tap</b>.*?failed.*?missed", html)
+    assert re.search(r"<b>2. tap point \(100,100\)</b> <span class=\"badge bad\">failed</span>"
+                     r".*?missed", html)

@@ -1,0 +1,53 @@
+"""Key names and keycodes: the one table the ``key`` action and ``omg-agent key`` read.
+
+Plain data and one function, free of pydantic, so the CLI's ``key`` command can name a key
+without loading the action models (:mod:`omg_agent.core.actions` validates ``Key`` with
+:func:`key_value`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+KEYCODES: dict[str, int] = {
+    "home": 3, "back": 4, "call": 5, "endcall": 6, "dpad_up": 19, "dpad_down": 20,
+    "dpad_left": 21, "dpad_right": 22, "dpad_center": 23, "volume_up": 24,
+    "volume_down": 25, "power": 26, "camera": 27, "tab": 61, "space": 62, "enter": 66,
+    "delete": 67, "menu": 82, "search": 84, "media_play_pause": 85, "page_up": 92,
+    "page_down": 93, "escape": 111, "forward_delete": 112, "move_home": 122,
+    "move_end": 123, "recents": 187, "wakeup": 224, "sleep": 223,
+}
+KeyName = Literal[
+    "home", "back", "call", "endcall", "dpad_up", "dpad_down", "dpad_left", "dpad_right",
+    "dpad_center", "volume_up", "volume_down", "power", "camera", "tab", "space", "enter",
+    "delete", "menu", "search", "media_play_pause", "page_up", "page_down", "escape",
+    "forward_delete", "move_home", "move_end", "recents", "wakeup", "sleep",
+]
+KEY_ALIASES = {"del": "delete", "backspace": "delete", "return": "enter",
+               "app_switch": "recents", "esc": "escape"}
+# Keys after which the screen may be anything: navigation, submit, system UI.
+BOUNDARY_KEYCODES = frozenset({3, 4, 5, 6, 23, 26, 66, 82, 84, 111, 187, 223, 224})
+
+
+def key_value(value: str | int) -> str | int:
+    """A key as given (name, alias, ``KEYCODE_…``, digits or an int) as a known name or a
+    keycode in 1–399; ``ValueError`` naming the accepted forms otherwise."""
+    if isinstance(value, str):
+        name = value.strip().lower().removeprefix("keycode_")
+        if name.isdigit():
+            value = int(name)
+        else:
+            name = KEY_ALIASES.get(name, name)
+            if name not in KEYCODES:
+                raise ValueError(f"unknown key {value!r}; use a keycode or one of: "
+                                 + ", ".join(KEYCODES))
+            return name
+    if not 0 < value < 400:
+        raise ValueError(f"keycode {value} is out of range 1–399")
+    return value
+
+
+def keycode(value: str | int) -> int:
+    """The keycode of a key as :func:`key_value` accepts it."""
+    key = key_value(value)
+    return key if isinstance(key, int) else KEYCODES[key]

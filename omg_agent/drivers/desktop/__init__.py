@@ -1,0 +1,59 @@
+"""Desktop drivers: the same core drives a Linux X11 desktop and (untested) a Mac.
+
+``--device desktop`` (this machine's display: ``$DISPLAY`` on Linux, the main display on
+macOS), ``--device desktop=:99`` (an X display) or ``--device desktop=local`` pick it;
+:func:`open_desktop` turns such a spec into a :class:`DesktopDriver`. The parts:
+:mod:`.backend` (the adapter interface and the one pixel/point scale), :mod:`.driver`,
+:mod:`.port` (actions as mouse, wheel and keys), :mod:`.keys`, :mod:`.x11` and
+:mod:`.x11clip` (Linux), :mod:`.mac` and :mod:`.mac_adapter` (macOS, pyobjc only there),
+:mod:`.testapp` (the Tk app the tests and the benchmark drive).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported on use: `--device` checks cost nothing for phone runs
+    from omg_agent.drivers.desktop.driver import DesktopDriver
+
+__all__ = ["DesktopDriver", "is_desktop", "open_desktop"]
+
+PREFIX = "desktop"
+
+
+def is_desktop(spec: str | None) -> bool:
+    """Whether a ``--device`` value names a desktop (``desktop``, ``desktop=…``)."""
+    return bool(spec) and (spec == PREFIX or str(spec).startswith(PREFIX + "="))
+
+
+def open_desktop(spec: str = PREFIX, **options: Any) -> DesktopDriver:
+    """The driver for ``desktop``, ``desktop=local``, ``desktop=:99`` or ``desktop=mac``;
+    :class:`~omg_agent.errors.ConfigError` names what is accepted."""
+    from omg_agent.errors import ConfigError
+
+    if not is_desktop(spec):
+        raise ConfigError(f"not a desktop device {spec!r}: use desktop, desktop=local, "
+                          "desktop=:N (an X display) or desktop=mac")
+    from omg_agent.drivers.desktop.driver import DesktopDriver
+
+    where = spec.partition("=")[2].strip() or "local"
+    if where == "mac" or (where == "local" and sys.platform == "darwin"):
+        from omg_agent.drivers.desktop.mac import MacBackend
+
+        return DesktopDriver(MacBackend(), serial=spec, **options)
+    if where != "local" and not where.startswith(":"):
+        raise ConfigError(f"bad desktop {spec!r}: use desktop, desktop=local, desktop=:N "
+                          "(an X display) or desktop=mac")
+    from omg_agent.drivers.desktop.x11 import X11Backend
+
+    return DesktopDriver(X11Backend(None if where == "local" else where), serial=spec,
+                         **options)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DesktopDriver":
+        from omg_agent.drivers.desktop.driver import DesktopDriver
+
+        return DesktopDriver
+    raise AttributeError(name)

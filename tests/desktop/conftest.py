@@ -1,0 +1,65 @@
+"""Fixtures for the desktop driver under a real X server: Xvfb, started here.
+
+``xdisplay`` starts one Xvfb for the session on a display number it picks itself
+(``-displayfd``), 1024x768 — small, so OCR stays quick; the benchmark script uses
+1920x1080. Without the Xvfb binary every test here is skipped, saying how to get it.
+``desktop_app`` starts the Tk test app (:mod:`omg_agent.drivers.desktop.testapp`) on it
+and waits until the app has written its first state; ``AppState.read()`` (:mod:`desktop_apps`)
+is the app's own account of itself, what the tests assert on.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from desktop_apps import AppState, start_app
+
+XVFB = shutil.which("Xvfb")
+SIZE = "1024x768x24"
+
+
+@pytest.fixture(scope="session")
+def xdisplay() -> Iterator[str]:
+    if XVFB is None:
+        pytest.skip("Xvfb is not installed: apt-get install xvfb (scripts/setup.sh does)")
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen([XVFB, "-displayfd", str(write_fd), "-screen", "0", SIZE,
+                             "-nolisten", "tcp", "-noreset"], pass_fds=(write_fd,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as pipe:
+        number = pipe.readline().strip()  # Xvfb writes it once it accepts connections
+    if not number:
+        proc.kill()
+        pytest.fail("Xvfb did not start (no display number on -displayfd)")
+    try:
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture
+def desktop_app(xdisplay: str, tmp_path: Path) -> Iterator[AppState]:
+    app = start_app(xdisplay, tmp_path / "app-state.json")
+    try:
+        yield app
+    finally:
+        app.proc.terminate()
+        app.proc.wait(10)
+        if app.proc.stderr:
+            app.proc.stderr.close()
+
+
+@pytest.fixture(scope="session")
+def ocr_engine() -> Any:
+    """One OCR engine for the session (its models load once)."""
+    from omg_agent.perception.ocr import OcrEngine
+
+    return OcrEngine()
