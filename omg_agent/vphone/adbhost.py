@@ -31,8 +31,19 @@ def _adb(*args: str, timeout: float = 20,
                           timeout=timeout, check=False, stdin=subprocess.DEVNULL)
 
 
-def ensure_server(server_port: int | None = None) -> None:
+def ensure_server(server_port: int | None = None, *, attempts: int = 4) -> None:
+    """``adb start-server``, again when it loses a race.
+
+    Two clients starting the server at once (two test workers, two commands in two shells)
+    each spawn one; the loser cannot bind the port and its client fails with "cannot connect
+    to daemon" while the winner's server is up. Asking again finds that server.
+    """
     result = _adb("start-server", timeout=30, server_port=server_port)
+    for attempt in range(1, attempts):
+        if result.returncode == 0:
+            return
+        time.sleep(0.2 * attempt)
+        result = _adb("start-server", timeout=30, server_port=server_port)
     if result.returncode != 0:
         raise OmgError(f"adb start-server failed: {result.stderr.strip()}")
 

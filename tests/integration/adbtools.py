@@ -12,6 +12,9 @@ import time
 
 import pytest
 
+from omg_agent.errors import AdbConnectError
+from omg_agent.vphone import adbhost
+
 ADB = shutil.which("adb")
 CONNECT_DEADLINE = 20.0
 
@@ -37,18 +40,13 @@ def wait_for_state(serial: str, state: str = "device",
 
 def connect_adb(port: int, deadline_s: float = CONNECT_DEADLINE) -> str:
     """``adb connect 127.0.0.1:<port>`` and wait until the adb server calls it a device."""
-    serial = f"127.0.0.1:{port}"
-    adb("start-server", check=True)
-    deadline = time.monotonic() + deadline_s
-    last = ""
-    while time.monotonic() < deadline:
-        result = adb("connect", serial, timeout=15)
-        last = (result.stdout + result.stderr).strip()
-        if "connected to" in last and wait_for_state(serial, "device", 5.0):
-            return serial
-        time.sleep(0.1)
-    disconnect_adb(serial)
-    raise AssertionError(f"adb never saw {serial} as a device: {last}")
+    if ADB is None:
+        pytest.skip("adb is not installed")
+    try:
+        return adbhost.connect("127.0.0.1", port, timeout=deadline_s)
+    except AdbConnectError as exc:
+        disconnect_adb(f"127.0.0.1:{port}")
+        raise AssertionError(f"adb never saw 127.0.0.1:{port} as a device: {exc}") from exc
 
 
 def disconnect_adb(serial: str) -> None:
