@@ -6,20 +6,47 @@ stderr (so ``--json`` output on stdout stays parseable), then exit with ``code``
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-console = Console()
-err_console = Console(stderr=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class _OnFirstUse:
+    """A rich ``Console`` made on first use: rich's import (~20–45 ms) is paid by the
+    commands that print through it, not by ``omg-agent key back``, which prints one plain
+    line (:func:`say_ok`)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:  # only for names the proxy does not have
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
+console = cast("Console", _OnFirstUse())
+err_console = cast("Console", _OnFirstUse(stderr=True))
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print ``error: message`` on stderr and exit with ``code``."""
+    from rich.markup import escape
+
     err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
+
+
+def say_ok(what: str) -> None:
+    """``ok <what>`` on stdout, ``ok`` in green on a terminal — what ``console.print(
+    "[green]ok[/green] …")`` shows, without importing rich."""
+    typer.echo(f"{typer.style('ok', fg='green')} {what}")
 
 
 def validation_message(exc: Exception) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import adbutils
 import typer
 
-from omg_agent.cli.console import console, fail, validation_message
+from omg_agent.cli.console import console, fail, say_ok, validation_message
 from omg_agent.errors import OmgError
 
 if TYPE_CHECKING:  # the drivers load with the command that uses one
@@ -359,7 +359,7 @@ def _press(device: str | None, driver: str, name: str) -> None:
         console.print(f"[red]failed[/red] {failure_text(result.text(), result.status)}",
                       highlight=False)
         raise typer.Exit(1)
-    console.print(f"[green]ok[/green] key (keycode {code})", highlight=False)
+    say_ok(f"key (keycode {code})")
 
 
 def launch(

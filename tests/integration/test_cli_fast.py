@@ -19,6 +19,8 @@ SOURCE = str(Path(omg_agent.__file__).resolve().parents[1])  # this tree, whatev
 NOT_FOR_A_KEY = ("openai", "cv2", "rapidocr_onnxruntime", "onnxruntime", "numpy",
                  "uiautomator2", "yaml", "omg_agent.core.actions", "omg_agent.drivers.adb",
                  "omg_agent.drivers.executor", "omg_agent.config",
+                 # rich: the consoles are made on first print, and a key prints one plain line
+                 "rich",
                  # nor the other command groups: the script builds the device commands alone
                  "omg_agent.cli.bench", "omg_agent.cli.run", "omg_agent.cli.vphone")
 
