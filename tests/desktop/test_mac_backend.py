@@ -21,8 +21,10 @@ from omg_agent.drivers.desktop.mac import FLAGS, MacBackend, flatten_ax
 from omg_agent.drivers.desktop.mac_adapter import AppRef
 from omg_agent.errors import DeviceError
 
-FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "ax_signin.json")
-                     .read_text(encoding="utf-8"))
+FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURE = json.loads((FIXTURES / "ax_signin.json").read_text(encoding="utf-8"))
+# a Finder window with the quirks of AX dumps recorded on a Mac (see its "source")
+FINDER = json.loads((FIXTURES / "ax_finder.json").read_text(encoding="utf-8"))
 CMD, V, SPACE = 0x37, 0x09, 0x31
 
 
@@ -149,6 +151,34 @@ def test_the_ax_tree_flattens_into_elements_with_retina_pixel_bounds() -> None:
     # an unlabelled image, a zero-size button and text scrolled off the screen are not kept
     assert not {"Invisible", "Far above"} & set(by_label)
     assert all(e.package == "Example" for e in elements)
+
+
+def test_a_finder_window_keeps_what_a_user_can_see_and_name() -> None:
+    screen = (2940, 1912)  # 1470x956 points at 2x
+    elements, refs = flatten_ax(FINDER["tree"], DisplayScale(2.0), "Finder", screen)
+    assert [e.role for e in elements] == [
+        "button", "button", "button", "button", "button", "text", "button", "button", "edit",
+        "scroll", "text", "text", "button", "scroll", "text", "text", "scroll"]
+    by_ref = {refs[e.id]: e for e in elements}
+    # the traffic lights have no title, description or help: their role description names them
+    assert [by_ref[r].desc for r in ("close", "minimise", "zoom")] == [
+        "close button", "minimise button", "full screen button"]
+    assert by_ref["close"].bounds == Bounds(316, 110, 348, 142)  # (158, 55, 16x16) points x2
+    # toolbar controls named only by their help text; a plain button never by "button"
+    assert by_ref["grouping"].desc == "Change how items are grouped"
+    assert by_ref["back"].desc == "back" and not by_ref["forward"].enabled
+    assert by_ref["search"].hint == "Search" and by_ref["search"].desc == ""
+    # developer names are anchors; AppKit's _NS:<n> numbering is not
+    assert by_ref["banner"].resource_id == "bannerText"
+    assert by_ref["files"].resource_id == "FileList"
+    assert [by_ref[r].resource_id for r in ("share", "search", "sidebar", "empty")] == [""] * 4
+    # a closed menu (zero-size frames), a row scrolled out of the list and an icon on the
+    # display above are not elements; the desktop spanning both displays is cut to this one
+    labels = {e.label for e in elements}
+    assert not {"Open in New Tab", "scrolled away.txt", "Macintosh HD"} & labels
+    assert by_ref["desktop"].bounds == Bounds(0, 0, *screen)
+    assert all(Bounds(0, 0, *screen).contains(e.bounds.center) for e in elements)
+    assert by_ref["file1"].text == "发票 2026-11.pdf" and not by_ref["file1"].clickable
 
 
 def test_observe_takes_the_ax_elements_and_never_runs_ocr(driver: DesktopDriver) -> None:

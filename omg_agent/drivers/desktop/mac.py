@@ -25,12 +25,14 @@ Untested on real hardware until ``pytest -m mac`` runs on a Mac (see the README)
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from PIL import Image
 
+from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers.desktop.backend import Button, DisplayInfo, DisplayScale
 from omg_agent.drivers.desktop.mac_adapter import MacAdapter
@@ -66,6 +68,7 @@ ROLES: dict[str, tuple[str, bool, bool, bool]] = {
     "AXComboBox": ("edit", True, True, False), "AXStaticText": ("text", False, False, False),
     "AXImage": ("image", False, False, False), "AXScrollArea": ("scroll", False, False, False),
 }
+AUTO_IDENTIFIER = re.compile(r"_NS:\d+")  # AppKit's numbering of nib views without a name
 SCROLLABLE = frozenset({"AXScrollArea", "AXTable", "AXOutline", "AXList"})
 MAX_NODES = 3000  # a page of web content can hold more; the model needs far fewer
 
@@ -95,6 +98,7 @@ def flatten_ax(tree: dict[str, Any], scale: DisplayScale, app: str = "",
         subrole = str(node.get("AXSubrole") or "")
         title, value = _text(node.get("AXTitle")), node.get("AXValue")
         desc = _text(node.get("AXDescription")) or _text(node.get("AXHelp"))
+        hint = _text(node.get("AXPlaceholderValue"))
         password = subrole == "AXSecureTextField"
         if editable:
             text = "" if password else _text(value)  # a secure field's value never leaves
@@ -102,6 +106,10 @@ def flatten_ax(tree: dict[str, Any], scale: DisplayScale, app: str = "",
             text = _text(value) or title
         else:
             text = title
+        if not (text or desc or hint) and subrole:
+            # a window's close / minimise / full-screen buttons carry no title, description
+            # or help: their (localised) role description is all that names them
+            desc = _text(node.get("AXRoleDescription"))
         if not text and not desc and role in ("text", "image"):
             continue
         element = UIElement(
@@ -111,8 +119,8 @@ def flatten_ax(tree: dict[str, Any], scale: DisplayScale, app: str = "",
             checked=checkable and value in (1, True, "1"),
             focused=bool(node.get("AXFocused")), enabled=node.get("AXEnabled", True) is not False,
             password=password, editable=editable,
-            scrollable=role_name in SCROLLABLE,
-            hint=_text(node.get("AXPlaceholderValue")))
+            scrollable=role_name in SCROLLABLE, resource_id=_identifier(node),
+            hint=hint)
         elements.append(element)
         refs[element.id] = node.get("ref")
         if len(elements) >= MAX_NODES:
@@ -133,8 +141,17 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def _identifier(node: dict[str, Any]) -> str:
+    """``AXIdentifier`` as the element's resource id — the developer's name for it (e.g.
+    ``FinderWindow``, ``bannerText``), stable across runs like an Android resource id.
+    AppKit numbers the views it loads from a nib without one (``_NS:61``); such names change
+    from build to build and are no anchor, so they are dropped."""
+    ident = _text(node.get("AXIdentifier"))
+    return "" if AUTO_IDENTIFIER.fullmatch(ident) else ident
+
+
 def _frame(node: dict[str, Any], scale: DisplayScale,
-           screen: tuple[int, int] | None) -> Any:
+           screen: tuple[int, int] | None) -> Bounds | None:
     pos, size = node.get("AXPosition"), node.get("AXSize")
     if not isinstance(pos, dict) or not isinstance(size, dict):
         return None
@@ -143,12 +160,12 @@ def _frame(node: dict[str, Any], scale: DisplayScale,
                                    float(size["h"]))
     except (KeyError, TypeError, ValueError):
         return None
-    if b.empty:
-        return None
-    if screen is not None and (b.right <= 0 or b.bottom <= 0 or b.left >= screen[0]
-                               or b.top >= screen[1]):
-        return None  # scrolled out of view or on another display
-    return b
+    if b.empty or screen is None:
+        return None if b.empty else b
+    # the part on this display: a frame scrolled out of view or on another display is
+    # dropped, one reaching past the edge (a desktop group spanning two displays) is cut
+    # to the screen so its centre — where a tap lands — is on it
+    return b.intersection(Bounds(0, 0, screen[0], screen[1]))
 
 
 class MacBackend:

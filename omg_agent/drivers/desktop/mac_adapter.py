@@ -4,10 +4,10 @@ This is the only module that imports pyobjc (``pip install 'omg-agent[mac]'``), 
 does so when :class:`QuartzAdapter` is built, so the rest of the package imports anywhere.
 Each method is one platform call with its result turned into plain Python: points for
 coordinates (the backend scales them, :mod:`.mac`), dicts of AX attributes for the
-accessibility tree (the shape :func:`~.mac.flatten_ax` reads and the recorded fixture in
-``tests/desktop/fixtures`` holds). It cannot run in CI; :mod:`.mac` is tested against a
-fake of this protocol, and this module is untested on real hardware until
-``pytest -m mac`` runs on a Mac.
+accessibility tree (the shape :func:`~.mac.flatten_ax` reads and the fixtures in
+``tests/desktop/fixtures`` hold — written for the tests, not recorded on a Mac). It cannot
+run in CI; :mod:`.mac` is tested against a fake of this protocol, and this module is
+untested on real hardware until ``pytest -m mac`` runs on a Mac.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from typing import Any, Literal, Protocol
 from PIL import Image
 
 MouseKind = Literal["move", "down", "up"]
-AX_ATTRIBUTES = ("AXRole", "AXSubrole", "AXTitle", "AXValue", "AXDescription", "AXHelp",
-                 "AXPlaceholderValue", "AXEnabled", "AXFocused")
+AX_ATTRIBUTES = ("AXRole", "AXSubrole", "AXRoleDescription", "AXIdentifier", "AXTitle",
+                 "AXValue", "AXDescription", "AXHelp", "AXPlaceholderValue", "AXEnabled",
+                 "AXFocused")
 MAX_DEPTH = 40
 MAX_NODES = 4000
 APP_FOLDERS = ("/Applications", "/System/Applications", "~/Applications")
