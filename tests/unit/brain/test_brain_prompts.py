@@ -22,7 +22,9 @@ def test_the_operator_is_told_who_keeps_the_plan_in_each_mode(mode: str) -> None
     text = prompts.operator_system(mode)
     assert text.startswith(prompts.render("operator")[:200])
     assert ("exactly one action" in text) == (mode == "flat")
-    assert ("`end_checks`" in text and "`todo`" in text) == (mode == "unified")
+    assert ("checklist in `todo`" in text and "`end_checks`" in text) == (mode == "unified")
+    # one-action mode ignores them: it says so, rather than leaving the schema's fields a puzzle
+    assert ("Leave `todo`, `end_checks`" in text) == (mode == "flat")
 
 
 def test_the_date_is_filled_at_call_time_not_import_time() -> None:
