@@ -23,12 +23,22 @@ class _OnFirstUse:
         self._options = options
         self._console: Console | None = None
 
-    def __getattr__(self, name: str) -> Any:  # only for names the proxy does not have
+    def _real(self) -> Console:
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._options)
-        return getattr(self._console, name)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:  # only for names the proxy does not have
+        return getattr(self._real(), name)
+
+    # ``with console:`` (rich's Live and Progress use it) looks these up on the type
+    def __enter__(self) -> Console:
+        return self._real().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._real().__exit__(*exc)
 
 
 console = cast("Console", _OnFirstUse())

@@ -244,8 +244,9 @@ class BundleExecutor:
                     self.device.geometry, action,
                     lambda target: self._resolve(plan, target, obs, "swipe"))
                 plan.point, plan.end = start, end
-                plan.detail = f"swipe {start.x},{start.y} -> {end.x},{end.y}" + _travel(
-                    self.device.geometry, action, start, end)
+                g = self.device.geometry
+                plan.detail = f"swipe {_units(g, start)} -> {_units(g, end)}" + _travel(
+                    g, action, start, end)
             case TypeText():
                 plan.element = obs.focused if obs is not None else None
                 if action.target is not None:
@@ -280,8 +281,8 @@ class BundleExecutor:
         what = resolved.detail or (f"[{el.id}] {el.role}" if el is not None else "")
         snap = f", snapped {resolved.snap_px:.0f} px" if resolved.snap_px else ""
         plan.point, plan.source, plan.element = p, resolved.source, el
-        plan.detail = (f"{verb} at {p.x},{p.y}" + (f" on {what}" if what else "")
-                       + f" ({resolved.source}{snap})")
+        plan.detail = (f"{verb} at {_units(self.device.geometry, p)}"
+                       + (f" on {what}" if what else "") + f" ({resolved.source}{snap})")
         return p
 
     def _package(self, app: str) -> str | None:
@@ -329,8 +330,10 @@ class BundleExecutor:
                     port.tap(p)
                 label = port.type(action.text, clear=action.clear, field=plan.element,
                                   after_tap=p is not None)
+                label += ", cleared first" if action.clear else ""
                 if action.submit:
                     port.key(KEY_ENTER)
+                    label += ", then enter"
                 log.info("%s: %s", self.device.serial, label)
                 plan.detail = f"{plan.detail}; {label}" if plan.detail else label
             case Key() if action.combo is not None:
@@ -388,6 +391,13 @@ def needs_screen(action: Action) -> bool:
     """Whether planning ``action`` needs an observation: a target that is not a raw point,
     or typing (the field decides how to clear and whether the text is a secret)."""
     return cmds.targets_need_screen(action) or isinstance(action, TypeText)
+
+
+def _units(geometry: ScreenGeometry, point: Point) -> str:
+    """A pixel point as the model names points: 0–1000 of the screen's width and height
+    (the executor's reports reach the model; pixels there read as the wrong place)."""
+    n = geometry.to_normalized(point)
+    return f"{n.x},{n.y}"
 
 
 def _travel(geometry: ScreenGeometry, action: Swipe, start: Point, end: Point) -> str:

@@ -66,8 +66,7 @@ class U2Port(ImmediatePort):
                                      serial=d.serial, command="setClipboard")
             d.call("pasteClipboard")
         secret = field is not None and field.password
-        return (f"typed {len(text)} chars" + (" (secret)" if secret else "")
-                + (", cleared first" if clear else ""))
+        return f"typed {len(text)} chars" + (" (secret)" if secret else "")
 
     def start(self, package: str) -> None:
         d = self.d

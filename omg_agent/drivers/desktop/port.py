@@ -142,7 +142,7 @@ class DesktopPort(ImmediatePort):
                 b.type_text(text)
             how = f"typed {len(text)} chars"
         secret = field is not None and field.password
-        return how + (" (secret)" if secret else "") + (", cleared first" if clear else "")
+        return how + (" (secret)" if secret else "")
 
     def start(self, package: str) -> None:
         self.calls += 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -91,13 +92,21 @@ class Sleeps:
 
 
 def _client(endpoint: Endpoint, sleeps: Sleeps, *, notices: list[str] | None = None,
-            records: list[CallRecord] | None = None, **settings: Any) -> LLMClient:
+            records: list[CallRecord] | None = None, rng: random.Random | None = None,
+            **settings: Any) -> LLMClient:
     config = Settings(base_url=URL, model="m", **{"max_retries": 4, "retry_backoff_s": 1.0,
                                                   "retry_backoff_max_s": 8.0, **settings})
     http = httpx.Client(transport=httpx.MockTransport(endpoint))
-    return LLMClient(config, "operator", http_client=http, sleep=sleeps,
+    return LLMClient(config, "operator", http_client=http, sleep=sleeps, rng=rng,
                      on_attempt=records.append if records is not None else None,
                      on_notice=notices.append if notices is not None else None)
+
+
+class FullJitter(random.Random):
+    """Jitter that always picks the top of its range: waits of exactly the backoff."""
+
+    def uniform(self, a: float, b: float) -> float:
+        return b
 
 
 # -- retries and their notices -----------------------------------------------------------
@@ -194,11 +203,11 @@ def test_a_retry_whose_wait_would_pass_the_deadline_is_not_made() -> None:
     endpoint, sleeps = Endpoint(503, 503, "ok"), Sleeps(clock)
     notices: list[str] = []
     with _client(endpoint, sleeps, notices=notices, retry_backoff_s=10,
-                 retry_backoff_max_s=10) as llm:
+                 retry_backoff_max_s=10, rng=FullJitter()) as llm:
         llm.deadline = RunDeadline(12, clock=clock)
         with pytest.raises(DeadlinePassed):
             llm.chat([{"role": "user", "content": "ping"}])
-    # first wait (5–10 s) fits in 12 s, the second (a fresh 5–10 s) does not
+    # the first 10 s wait fits in 12 s, the second (10 s more) does not
     assert len(endpoint.requests) == 2 and len(sleeps.delays) == 1 and len(notices) == 1
 
 

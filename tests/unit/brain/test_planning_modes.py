@@ -197,6 +197,29 @@ def test_adaptive_replans_when_the_plan_no_longer_fits(flag: dict[str, Any] | No
     assert ("already off" in unfit["reason"]) if flag else ("wifi_state" in unfit["reason"])
 
 
+def test_a_replan_sees_the_screen_the_turns_actions_left() -> None:
+    """The turn's observation was taken before its bundle ran; the planner must not judge
+    the phone from it (a liked post would still say "Like" there, and liking it again
+    unlikes it)."""
+    phone = Phone()
+    saving = {"type": "mem_save", "key": "wifi_state", "value": "on"}
+
+    def operator(text: str) -> dict[str, Any]:
+        return bundle(saving, tap("Settings")) if "launcher" in text else bundle(SWITCH)
+
+    model = ScriptedModel(replies(("TaskPlan", TWO_CHECKED), ("DecisionBundle", operator),
+                                  ("Replan", {"status": "replanned", "plan": plan(
+                                      {"description": "Turn off Wi-Fi",
+                                       "checks": WIFI_OFF})})))
+    with orchestrator(phone.world(), model) as orch:
+        orch.run("Turn off Wi-Fi")
+    [replan, *_] = [r for c, r in zip(model.contracts(), model.requests, strict=True)
+                    if c == "Replan"]
+    shown = request_text(replan)
+    assert "app com.android.settings" in shown and "wifi_switch" in shown
+    assert 'button "Notes"' not in shown  # the launcher the turn started on
+
+
 def test_adaptive_does_not_replan_for_data_the_plan_foresaw() -> None:
     phone = Phone()
     saving = plan({"description": "Open Settings", "data_output": "wifi_state",

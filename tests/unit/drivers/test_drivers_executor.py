@@ -248,3 +248,18 @@ def test_hotkeys_are_validated_and_read_as_their_last_key_by_the_guards() -> Non
     assert is_boundary(Key(key="ctrl+l"))  # where a hotkey leads is not known
     with pytest.raises(ValueError, match="'hyper' is not a modifier"):
         Key(key="hyper+l")
+
+
+def test_reports_name_points_in_the_models_units_and_what_typing_did() -> None:
+    """The executor's report goes back to the model, which names points 0–1000: a pixel
+    point there (500,450 on a 1000x2000 screen) reads as a place on the lower half."""
+    obs = screen(FIELD, SAVE)
+    port = RecordingPort()
+    tapped = run(FakeDevice(obs), port, {"type": "tap", "target": {"kind": "element", "id": 2}},
+                 obs=obs).outcomes[0].detail
+    assert tapped.startswith("tap at 500,225 on [2] button") and "450" not in tapped
+    assert port.log == [(0, "tap 500,450")]  # the phone gets pixels
+    typed = run(FakeDevice(obs), RecordingPort(),
+                {"type": "type", "text": "milk", "clear": True, "submit": True},
+                obs=obs).outcomes[0].detail
+    assert typed == "typed 4 chars, cleared first, then enter"

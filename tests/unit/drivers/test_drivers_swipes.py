@@ -76,5 +76,6 @@ def test_a_swipe_from_and_to_reports_its_points_only() -> None:
                            "to": {"kind": "point", "x": 500, "y": 200}})
     port = RecordingPort()
     result = run(FakeDevice(obs), port, action.model_dump(by_alias=True), obs=obs)
-    assert result.outcomes[0].detail == "swipe 500,1600 -> 500,400"
+    # the report (read by the model) names the points in its 0–1000 units; the phone gets pixels
+    assert result.outcomes[0].detail == "swipe 500,800 -> 500,200"
     assert port.log == [(0, "swipe 500,1600->500,400")]
