@@ -42,12 +42,12 @@ from omg_agent.brain.modes import (
     ONE_ACTION,
     adopt_end_checks,
     own_todo,
-    plannerless,
     task_as_plan,
     unforeseen,
 )
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.planner import Planner, TodoList, load_plan_file
+from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import (
     FINAL_PHASES,
     Continue,
@@ -116,6 +116,7 @@ class Orchestrator:
                                enabled=settings.loop_guard)
         self.learned: Any = None  # hitl.learn.Learner: a human's steps offered before the model
         self.state: RunState | None = None
+        self._context: RunContext | None = None  # the state and what the phases share
         self._started = 0.0
         self._base: list[tuple[int, int, int]] = []
         self.prior_usage = (0, 0, 0)  # model calls and tokens of earlier processes (resume)
@@ -144,7 +145,7 @@ class Orchestrator:
     def _confirmed(self, held: str, answer: str) -> None:
         s = self._s
         yes = answer.strip().lower().startswith(YES)
-        self._event("user_confirmation", action=held, answer=yes)
+        self._ctx.event("user_confirmation", action=held, answer=yes)
         s.dialogue, s.held = s.dialogue.answered("yes" if yes else "no"), None
         if yes and self.gatekeeper is not None:
             self.gatekeeper.approve(held)
@@ -154,6 +155,9 @@ class Orchestrator:
 
     def begin(self, state: RunState) -> None:
         self.state = state
+        self._context = RunContext(state, self.driver, self.memory, self.settings,
+                                   self.loops, self.recorder, self.gatekeeper,
+                                   self.failure_threshold)
         state.budget.start_clock(self.settings.run_timeout_s, self.llms)
         if state.planned:  # a resumed unified run whose planner had taken over
             self.operator.planning = "adaptive"
@@ -204,7 +208,7 @@ class Orchestrator:
                 log.warning("run stopped: %s", exc)
                 s.finish("FAILED", "", StopReport(tuple(s.todo.done()), f"error: {exc}",
                                                   _error_hint(exc)))
-                self._event("error", message=str(exc))
+                self._ctx.event("error", message=str(exc))
         return s.phase not in FINAL_PHASES
 
     def _result(self) -> RunResult:
@@ -222,12 +226,12 @@ class Orchestrator:
         s = self._s
         s.finish("FAILED", "", exhaustion_report(s.budget.limit, s.todo.done(),
                                                  s.todo.pending(), s.current_step))
-        self._event("budget", used=s.budget.used, limit=s.budget.limit)
+        self._ctx.event("budget", used=s.budget.used, limit=s.budget.limit)
         index = s.todo.cursor
         if index is not None:
             pm = post_mortem(index + 1, s.todo.steps[index], s, FailureKind.BUDGET)
             s.post_mortems.append(pm)
-            self._event("post_mortem", **pm.for_prompt())
+            self._ctx.event("post_mortem", **pm.for_prompt())
 
     # -- phases --------------------------------------------------------------------------
     def _plan(self, task: str, plan_file: Path | None) -> None:
@@ -236,7 +240,7 @@ class Orchestrator:
         if plan_file is not None:
             plan = load_plan_file(plan_file)
             s.predefined = True
-        elif self._plannerless:
+        elif self._ctx.plannerless:
             plan = task_as_plan(task)
         else:
             obs = self.driver.observe()
@@ -247,7 +251,7 @@ class Orchestrator:
         s.todo = TodoList.of(plan)
         s.todo.goal = s.todo.goal or task
         self.loops.plan_tried(plan.steps)
-        self._event("plan", predefined=s.predefined, mode=self.settings.planning,
+        self._ctx.event("plan", predefined=s.predefined, mode=self.settings.planning,
                     todo=s.todo.markdown(), **tokens)
         s.phase = "THINK"
 
@@ -259,11 +263,11 @@ class Orchestrator:
             return
         step = s.todo.steps[index]
         if self.route is not None and (switched := self.route(step)):
-            self._event("device", step=index + 1, device=switched)
+            self._ctx.event("device", step=index + 1, device=switched)
         started = time.perf_counter()
         obs = self.driver.observe()
         if (move := self.system.react(obs, s.last_obs)) is not None:
-            self._event("system", situation=move.situation, note=move.note)
+            self._ctx.event("system", situation=move.situation, note=move.note)
             self.system.carry_out(self.driver, move, obs)
             return
         verdict = self.loops.judge(obs)  # a loop is named a loop before tries run out
@@ -272,7 +276,7 @@ class Orchestrator:
             return
         if self._auto_verified(index, step, obs):
             return
-        if not self._plannerless and (s.attempt.turns >= step.max_tries
+        if not self._ctx.plannerless and (s.attempt.turns >= step.max_tries
                                       or s.attempt.elapsed() > step.time_budget_s):
             # out of time, or out of tries while making progress: a timeout, not a loop
             self._fail_step(index, step, FailureKind.TIMEOUT
@@ -281,7 +285,7 @@ class Orchestrator:
             return
         if self.learned is not None and self.learned.offer(self, step, obs):
             return  # learned steps ran instead of the model: look again
-        todo = s.own_todo if self._plannerless and s.own_todo else s.todo.markdown()
+        todo = s.own_todo if self._ctx.plannerless and s.own_todo else s.todo.markdown()
         ctx = TurnContext(s.task, step, index + 1, todo, s.history(),
                           "\n".join([s.dialogue.for_operator(), s.note]).strip())
         try:
@@ -312,13 +316,13 @@ class Orchestrator:
             case "needs_confirmation" if turn.held is not None:
                 held = turn.held.request.describe
                 s.dialogue, s.held = s.dialogue.ask(turn.question or held), held
-                self._event("needs_confirmation", step=index + 1, action=held)
+                self._ctx.event("needs_confirmation", step=index + 1, action=held)
                 s.finish("NEEDS_CONFIRMATION", "", StopReport(
                     tuple(s.todo.done()), f"waiting for the user's yes to: {held}",
                     "answer with: omg-agent run --resume RUN_DIR --answer yes (or no)"))
             case "infeasible":
                 why = turn.answer or "the operator found the task cannot be done"
-                self._event("infeasible", step=index + 1, reason=why)
+                self._ctx.event("infeasible", step=index + 1, reason=why)
                 s.finish("INFEASIBLE", why, StopReport(
                     tuple(s.todo.done()), f"the task cannot be done: {why}",
                     "check the task (names, items, settings) and run a feasible one"))
@@ -328,7 +332,7 @@ class Orchestrator:
                              acted_on_next=turn.acted)
             case _ if problem is not None:
                 if claimed:
-                    self._event("not_verified", step=index + 1, reason=problem.message)
+                    self._ctx.event("not_verified", step=index + 1, reason=problem.message)
                 self._maybe_fail_step(index, step)
             case "acted" if self._plan_unfit(turn):
                 s.phase = "REPLAN"
@@ -337,7 +341,7 @@ class Orchestrator:
         """A plannerless operator keeps the plan: its checklist is shown back to it, and the
         end-state checks it wrote on its first turn become the task step's checks."""
         s = self._s
-        if not self._plannerless or self.settings.planning == ONE_ACTION:
+        if not self._ctx.plannerless or self.settings.planning == ONE_ACTION:
             return step  # flat is the peers' loop: the task is the plan, claims are confirmed
         if turn.bundle.todo:
             s.own_todo = own_todo(turn.bundle.todo)
@@ -345,7 +349,7 @@ class Orchestrator:
         if adopted is None:
             return step
         s.todo.entries[index] = (adopted, False)
-        self._event("end_checks", step=index + 1,
+        self._ctx.event("end_checks", step=index + 1,
                     checks=[c.describe() for c in adopted.checks])
         return adopted
 
@@ -353,14 +357,14 @@ class Orchestrator:
         """Whether the planner must see the plan again after a turn that worked: the
         operator says the plan no longer fits, or it saved data no step foresaw."""
         s = self._s
-        if self._plannerless or s.predefined:
+        if self._ctx.plannerless or s.predefined:
             return False
         extra = unforeseen(turn.saved, s.todo.steps)
         why = turn.bundle.plan_outdated or (
             f"the operator saved {', '.join(extra)}, which no step foresaw" if extra else "")
         if not why:
             return False
-        self._event("plan_unfit", reason=why)
+        self._ctx.event("plan_unfit", reason=why)
         s.outcome = f"the operator reports the plan no longer fits: {why}"
         return True
 
@@ -368,7 +372,7 @@ class Orchestrator:
         """A rung of the loop ladder: wait / re-tap offset / back run here without a model
         call; then a LOOP post-mortem; then the user (or a stop)."""
         s = self._s
-        self._event("loop_guard", step=index + 1, rung=str(verdict.rung),
+        self._ctx.event("loop_guard", step=index + 1, rung=str(verdict.rung),
                     reason=verdict.reason, trigger=verdict.trigger)
         failure = Failure(FailureKind.LOOP, verdict.reason)
         s.records.append(TurnRecord(index + 1, f"loop guard: {verdict.reason}",
@@ -402,8 +406,8 @@ class Orchestrator:
         own checks, the whole goal against the plan's last step (the end state)."""
         final = self._s.todo.steps[-1]
         if turn.kind == "step_complete" or final is step:
-            return self._verify(step, turn.observation)
-        return self._verify(final, turn.observation) or verify_step(
+            return self._ctx.verify(step, turn.observation)
+        return self._ctx.verify(final, turn.observation) or verify_step(
             step.model_copy(update={"checks": []}), turn.observation, self.memory.get)
 
     def _ticked(self, index: int, step: TaskStep, obs: Observation, *, goal: bool = False,
@@ -415,14 +419,14 @@ class Orchestrator:
         s = self._s
         s.todo.tick(index)
         s.checkpoint, s.note, s.pending_pm = obs.screen_hash, "", None
-        self._event("step_done", step=index + 1, todo=s.todo.markdown())
+        self._ctx.event("step_done", step=index + 1, todo=s.todo.markdown())
         acted = acted_on_next  # the claiming reply's actions already work on the next step
         s.new_attempt()
         s.attempt = replace(s.attempt, acted=acted)
         self.loops.new_step()
         s.outcome = f"step {index + 1} '{step.description}' done"
         if not goal and not s.todo.complete or (s.predefined and not s.todo.complete):
-            replan = not s.predefined and not self._plannerless and (
+            replan = not s.predefined and not self._ctx.plannerless and (
                 self.settings.planning == "replan-each" or s.dialogue.fresh is not None)
             s.phase = "REPLAN" if replan else "THINK"
             return
@@ -444,12 +448,12 @@ class Orchestrator:
         s = self._s
         if not self.settings.auto_verify or not s.attempt.acted or not _positive(step):
             return False
-        if self._verify(step, obs) is not None:
+        if self._ctx.verify(step, obs) is not None:
             return False
         s.last_obs = obs
         s.records.append(TurnRecord(index + 1, "checks passed on the screen: step done",
                                     obs.screen_hash))
-        self._event("auto_verified", step=index + 1)
+        self._ctx.event("auto_verified", step=index + 1)
         self._ticked(index, step, obs)
         return True
 
@@ -467,7 +471,7 @@ class Orchestrator:
         s = self._s
         pm = post_mortem(index + 1, step, s, reason)
         s.post_mortems.append(pm)
-        self._event("post_mortem", **pm.for_prompt())
+        self._ctx.event("post_mortem", **pm.for_prompt())
         s.outcome = f"step {index + 1} '{step.description}' failed ({pm.reason})"
         s.new_attempt()
         self.loops.new_step()
@@ -498,18 +502,18 @@ class Orchestrator:
             return
         for presses in range(MAX_BACKS + 1):
             if self.driver.observe().screen_hash == s.checkpoint:
-                self._event("rollback", presses=presses, reached=True)
+                self._ctx.event("rollback", presses=presses, reached=True)
                 return
             if presses < MAX_BACKS:
                 s.budget.charge("bundle")
                 self.driver.execute([Back()])
-        self._event("rollback", presses=MAX_BACKS, reached=False)
+        self._ctx.event("rollback", presses=MAX_BACKS, reached=False)
 
     def _ask(self) -> None:
         s = self._s
         question = self.memory.substitute(s.dialogue.pending or "")
         s.dialogue = s.dialogue.ask(question)
-        self._event("ask_user", question=question)
+        self._ctx.event("ask_user", question=question)
         answer = self.ask_user(question) if self.ask_user is not None else None
         if answer is None:
             s.finish("ASK_USER_PENDING", "", StopReport(
@@ -522,12 +526,12 @@ class Orchestrator:
         s = self._s
         if self.secrets is not None:  # before the answer is recorded, logged or sent
             self.secrets.note_answer(s.dialogue.pending or "", answer)
-        self._event("user_answer", question=s.dialogue.pending, answer=answer)
+        self._ctx.event("user_answer", question=s.dialogue.pending, answer=answer)
         s.dialogue = s.dialogue.answered(answer)
         s.note = ""
         s.new_attempt()
         s.outcome = s.outcome or "the operator needed the user's input"
-        s.phase = "THINK" if s.predefined or self._plannerless else "REPLAN"
+        s.phase = "THINK" if s.predefined or self._ctx.plannerless else "REPLAN"
 
     def _replan(self) -> None:
         s = self._s
@@ -542,7 +546,7 @@ class Orchestrator:
             screenshot=s.last_obs, confirming=confirming,
             on_attempt=s.budget.counter("replan"),
             attempts=s.budget.attempts(self.settings.parse_attempts)))
-        self._event("replan", status=replan.status, response=replan.response,
+        self._ctx.event("replan", status=replan.status, response=replan.response,
                     confirming=confirming,
                     plan=replan.plan.model_dump(mode="json") if replan.plan else None,
                     prompt_tokens=record.prompt_tokens,
@@ -551,10 +555,10 @@ class Orchestrator:
         s.pending_pm, s.claim, s.dialogue = None, None, s.dialogue.seen()
         if replan.status == "replanned":
             assert replan.plan is not None
-            if self._plannerless:  # a unified run's failed step: the planner takes over
+            if self._ctx.plannerless:  # a unified run's failed step: the planner takes over
                 s.planned = True
                 self.operator.planning = "adaptive"
-                self._event("planner_takes_over", reason=s.outcome)
+                self._ctx.event("planner_takes_over", reason=s.outcome)
             # the same plan again after a failure is a loop; after progress or an answer
             # the situation changed, and the same plan may well be right
             tried = self.loops.plan_tried(replan.plan.steps)
@@ -585,7 +589,7 @@ class Orchestrator:
             last_error="this plan was already tried and did not work",
             suggested_recovery="write a different plan: another route, smaller steps, or "
                                "give_up with an honest response")
-        self._event("post_mortem", **s.pending_pm.for_prompt())
+        self._ctx.event("post_mortem", **s.pending_pm.for_prompt())
         s.outcome = "the planner sent a plan that was already tried"
 
     def _planner_ends(self, replan: Replan, *, failed: bool, claim: str | None) -> None:
@@ -595,7 +599,7 @@ class Orchestrator:
         words = self.memory.substitute(replan.response or "")
         final = s.todo.steps[-1]
         if replan.status == "done" and claim is not None and not failed and not final.checks:
-            why = unproven(replan.evidence, lambda checks: self._verify(
+            why = unproven(replan.evidence, lambda checks: self._ctx.verify(
                 final.model_copy(update={"checks": list(checks)}), self._confirm_screen()))
             if why is not None:
                 self._unproven_claim(why, words)
@@ -609,7 +613,7 @@ class Orchestrator:
             s.todo.tick_all()
         s.finish(ending.phase, ending.answer, ending.report)
         if ending.refused:
-            self._event(ending.refused, reason=ending.report.stopped_because, response=words)
+            self._ctx.event(ending.refused, reason=ending.report.stopped_because, response=words)
 
     def _confirm_screen(self) -> Observation:
         s = self._s
@@ -623,7 +627,7 @@ class Orchestrator:
         confirmation ends the run failed — never done on words alone."""
         s = self._s
         s.unproven_claims += 1
-        self._event("confirmation_unproven", reason=why, response=words,
+        self._ctx.event("confirmation_unproven", reason=why, response=words,
                     attempt=s.unproven_claims)
         if s.unproven_claims > 1:
             s.finish("FAILED", "", StopReport(
@@ -646,11 +650,11 @@ class Orchestrator:
         if not final.checks:
             return False
         s.last_obs = self.driver.observe()
-        return self._verify(final, s.last_obs) is None
+        return self._ctx.verify(final, s.last_obs) is None
 
     def _all_ticked(self) -> None:
         s = self._s
-        if not s.predefined and not self._plannerless:
+        if not s.predefined and not self._ctx.plannerless:
             s.phase = "REPLAN"  # the planner writes the final answer (or adds steps)
             return
         self._done("all plan steps are done")
@@ -669,15 +673,6 @@ class Orchestrator:
         finally:
             self._s.planner_calls += self.planner.llm.totals.replies - before
 
-    @property
-    def _plannerless(self) -> bool:
-        """No planner in this run (yet): ``flat`` never has one; ``unified`` until a step
-        failed and the planner took over with its post-mortem."""
-        return plannerless(self.settings.planning) and not self._s.planned
-
-    def _verify(self, step: TaskStep, obs: Observation) -> Failure | None:
-        return verify_step(step, obs, self.memory.get, self.memory.substitute)
-
     def _usage(self) -> tuple[int, int, int]:
         calls, tin, tout = self.prior_usage
         for client, (r, p, c) in zip(self.llms, self._base, strict=True):
@@ -685,11 +680,6 @@ class Orchestrator:
             tin += client.totals.prompt_tokens - p
             tout += client.totals.completion_tokens - c
         return calls, tin, tout
-
-    def _event(self, kind: str, **data: Any) -> None:
-        log.info("%s: %s", kind, data)
-        if self.recorder is not None:
-            self.recorder.record_event(kind, **data)
 
     def _progress(self) -> None:
         if self.on_progress is not None and self.state is not None:
@@ -700,6 +690,11 @@ class Orchestrator:
     def _s(self) -> RunState:
         assert self.state is not None, "run() first"
         return self.state
+
+    @property
+    def _ctx(self) -> RunContext:
+        assert self._context is not None, "run() first"
+        return self._context
 
 
 def _positive(step: TaskStep) -> bool:
