@@ -47,6 +47,13 @@ from omg_agent.brain.modes import (
 )
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.planner import Planner, TodoList, load_plan_file
+from omg_agent.brain.recovery import (
+    climb,
+    fail_step,
+    loop_end,
+    maybe_fail_step,
+    record_post_mortem,
+)
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import (
     FINAL_PHASES,
@@ -58,12 +65,10 @@ from omg_agent.brain.run_state import (
     RunState,
     StepResult,
     TurnRecord,
-    post_mortem,
 )
 from omg_agent.brain.verdicts import DONE_HINT, planner_verdict, unproven
 from omg_agent.brain.verify import verify_step
 from omg_agent.config import Settings
-from omg_agent.core.actions import Back, Wait
 from omg_agent.core.checks import ElementCheck
 from omg_agent.core.contracts import Replan, TaskStep
 from omg_agent.core.observation import Observation
@@ -72,7 +77,7 @@ from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
 from omg_agent.guards.injection import without_foreign
-from omg_agent.guards.loops import LoopGuard, Rung, Verdict
+from omg_agent.guards.loops import LoopGuard
 from omg_agent.guards.system import SystemGuard
 from omg_agent.perception.elementlist import render
 
@@ -80,8 +85,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FAILURE_THRESHOLD = 3
-MAX_JUMPS = 2
-MAX_BACKS = 3  # rollback presses before giving up on the checkpoint
 YES = ("yes", "y", "ok", "okay", "allow", "go ahead", "是", "好", "确认", "可以")
 
 
@@ -229,9 +232,7 @@ class Orchestrator:
         self._ctx.event("budget", used=s.budget.used, limit=s.budget.limit)
         index = s.todo.cursor
         if index is not None:
-            pm = post_mortem(index + 1, s.todo.steps[index], s, FailureKind.BUDGET)
-            s.post_mortems.append(pm)
-            self._ctx.event("post_mortem", **pm.for_prompt())
+            record_post_mortem(self._ctx, index, s.todo.steps[index], FailureKind.BUDGET)
 
     # -- phases --------------------------------------------------------------------------
     def _plan(self, task: str, plan_file: Path | None) -> None:
@@ -272,14 +273,14 @@ class Orchestrator:
             return
         verdict = self.loops.judge(obs)  # a loop is named a loop before tries run out
         if verdict is not None and verdict.escalated:
-            self._climb(index, step, verdict, obs)
+            climb(self._ctx, index, step, verdict, obs)
             return
         if self._auto_verified(index, step, obs):
             return
         if not self._ctx.plannerless and (s.attempt.turns >= step.max_tries
                                       or s.attempt.elapsed() > step.time_budget_s):
             # out of time, or out of tries while making progress: a timeout, not a loop
-            self._fail_step(index, step, FailureKind.TIMEOUT
+            fail_step(self._ctx, index, step, FailureKind.TIMEOUT
                             if s.attempt.turns < step.max_tries or not s.attempt.failures
                             else None)
             return
@@ -295,7 +296,7 @@ class Orchestrator:
             s.budget.check()
             s.attempt = s.attempt.after_turn("", Failure(FailureKind.NO_DECISION,
                                                          f"no valid decision: {exc}"))
-            self._maybe_fail_step(index, step)
+            maybe_fail_step(self._ctx, index, step)
             return
         s.last_obs = turn.observation
         if turn.actions and all(a.get("type") == "wait" for a in turn.actions):
@@ -333,7 +334,7 @@ class Orchestrator:
             case _ if problem is not None:
                 if claimed:
                     self._ctx.event("not_verified", step=index + 1, reason=problem.message)
-                self._maybe_fail_step(index, step)
+                maybe_fail_step(self._ctx, index, step)
             case "acted" if self._plan_unfit(turn):
                 s.phase = "REPLAN"
 
@@ -367,39 +368,6 @@ class Orchestrator:
         self._ctx.event("plan_unfit", reason=why)
         s.outcome = f"the operator reports the plan no longer fits: {why}"
         return True
-
-    def _climb(self, index: int, step: TaskStep, verdict: Verdict, obs: Observation) -> None:
-        """A rung of the loop ladder: wait / re-tap offset / back run here without a model
-        call; then a LOOP post-mortem; then the user (or a stop)."""
-        s = self._s
-        self._ctx.event("loop_guard", step=index + 1, rung=str(verdict.rung),
-                    reason=verdict.reason, trigger=verdict.trigger)
-        failure = Failure(FailureKind.LOOP, verdict.reason)
-        s.records.append(TurnRecord(index + 1, f"loop guard: {verdict.reason}",
-                                    obs.screen_hash, failure))
-        s.last_obs = obs
-        if verdict.action is not None:
-            s.budget.charge("bundle")
-            action = verdict.action
-            if self.gatekeeper is not None and self.gatekeeper.holds(action, obs):
-                action = Wait(seconds=0.1)  # never re-tap a sensitive target unasked
-            executed = self.driver.execute([action], obs)
-            self.loops.acted(executed, obs)
-            return
-        s.attempt = s.attempt.failed(failure)
-        self._loop_end(verdict, index, step)
-
-    def _loop_end(self, verdict: Verdict, index: int | None, step: TaskStep | None) -> None:
-        s = self._s
-        if verdict.rung is Rung.POST_MORTEM and index is not None and step is not None:
-            self._fail_step(index, step, FailureKind.LOOP)
-        elif verdict.rung is Rung.ASK_USER:
-            s.dialogue = s.dialogue.ask(f"I am stuck: {verdict.reason.removeprefix('LOOP: ')}."
-                                        f" I could {verdict.hint}. How should I continue?")
-            s.phase = "ASK_USER"
-        else:
-            why, hint = self.loops.guard.stop_message()
-            s.finish("FAILED", "", StopReport(tuple(s.todo.done()), why, hint))
 
     def _verify_claim(self, step: TaskStep, turn: TurnResult) -> Failure | None:
         """Whether the screen shows what the operator claims: a step is checked against its
@@ -462,52 +430,6 @@ class Orchestrator:
         s = self._s
         saved = "; ".join(f"{k} = {v}" for k, v in self.memory.snapshot().items())
         return f"Done: {s.todo.goal or s.task}" + (f" ({saved})" if saved else "")
-
-    def _maybe_fail_step(self, index: int, step: TaskStep) -> None:
-        if self._s.attempt.failures >= self.failure_threshold:
-            self._fail_step(index, step, None)
-
-    def _fail_step(self, index: int, step: TaskStep, reason: FailureKind | None) -> None:
-        s = self._s
-        pm = post_mortem(index + 1, step, s, reason)
-        s.post_mortems.append(pm)
-        self._ctx.event("post_mortem", **pm.for_prompt())
-        s.outcome = f"step {index + 1} '{step.description}' failed ({pm.reason})"
-        s.new_attempt()
-        self.loops.new_step()
-        on_fail, jump = step.on_fail, step.jump_target
-        if on_fail not in ("ask_user", "abort"):
-            self._rollback()
-        if on_fail == "retry" and index not in s.retried and pm.reason != FailureKind.LOOP:
-            s.retried.add(index)
-            s.note = f"Retrying after a failure ({pm.reason}): {pm.suggested_recovery}"
-        elif jump is not None and s.jumps.get(index, 0) < MAX_JUMPS:
-            s.jumps[index] = s.jumps.get(index, 0) + 1
-            s.todo.untick_from(jump - 1)
-        elif on_fail == "ask_user":
-            s.dialogue = s.dialogue.ask(
-                f"I could not finish '{step.description}' ({pm.reason}: "
-                f"{pm.last_error or 'no progress'}). How should I continue?")
-            s.phase = "ASK_USER"
-        elif on_fail == "abort" or s.predefined or self.settings.planning == ONE_ACTION:
-            s.finish("FAILED", "", StopReport(tuple(s.todo.done()), s.outcome,
-                                              pm.suggested_recovery))
-        else:
-            s.pending_pm, s.phase = pm, "REPLAN"
-
-    def _rollback(self) -> None:
-        """Press back until the screen is the last verified one again (a few presses)."""
-        s = self._s
-        if not s.checkpoint:
-            return
-        for presses in range(MAX_BACKS + 1):
-            if self.driver.observe().screen_hash == s.checkpoint:
-                self._ctx.event("rollback", presses=presses, reached=True)
-                return
-            if presses < MAX_BACKS:
-                s.budget.charge("bundle")
-                self.driver.execute([Back()])
-        self._ctx.event("rollback", presses=MAX_BACKS, reached=False)
 
     def _ask(self) -> None:
         s = self._s
@@ -576,7 +498,7 @@ class Orchestrator:
         s = self._s
         s.plan_repeats += 1
         if s.plan_repeats > 1:
-            self._loop_end(self.loops.guard.give_up(
+            loop_end(self._ctx, self.loops.guard.give_up(
                 "the planner sent a plan that was already tried, twice"), None, None)
             return
         assert replan.plan is not None
