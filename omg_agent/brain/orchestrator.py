@@ -33,6 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from omg_agent.brain import dialogue
 from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
 from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
@@ -85,7 +86,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FAILURE_THRESHOLD = 3
-YES = ("yes", "y", "ok", "okay", "allow", "go ahead", "是", "好", "确认", "可以")
 
 
 class Orchestrator:
@@ -140,21 +140,10 @@ class Orchestrator:
         answer to a question, or yes / no to the sensitive action the gate held."""
         self.begin(state)
         if state.phase == "NEEDS_CONFIRMATION" and state.held is not None:
-            self._confirmed(state.held, answer)
+            dialogue.confirmed(self._ctx, state.held, answer)
         else:
-            self._answered(answer)
+            dialogue.answered(self._ctx, answer, self.secrets)
         return self.finish_loop()
-
-    def _confirmed(self, held: str, answer: str) -> None:
-        s = self._s
-        yes = answer.strip().lower().startswith(YES)
-        self._ctx.event("user_confirmation", action=held, answer=yes)
-        s.dialogue, s.held = s.dialogue.answered("yes" if yes else "no"), None
-        if yes and self.gatekeeper is not None:
-            self.gatekeeper.approve(held)
-        s.note = (f"The user confirmed: {held}. Go ahead with it." if yes else
-                  f"The user said no to: {held}. Do not do it; find another way or stop.")
-        s.phase = "THINK"
 
     def begin(self, state: RunState) -> None:
         self.state = state
@@ -194,7 +183,7 @@ class Orchestrator:
             case "REPLAN":
                 self._replan()
             case "ASK_USER":
-                self._ask()
+                dialogue.ask(self._ctx, self.ask_user, self.secrets)
 
     def _guarded(self, action: Callable[[], None]) -> bool:
         """Run ``action``; a spent budget or a failed model/device call ends the run here,
@@ -315,12 +304,7 @@ class Orchestrator:
             case "ask_user":
                 s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
             case "needs_confirmation" if turn.held is not None:
-                held = turn.held.request.describe
-                s.dialogue, s.held = s.dialogue.ask(turn.question or held), held
-                self._ctx.event("needs_confirmation", step=index + 1, action=held)
-                s.finish("NEEDS_CONFIRMATION", "", StopReport(
-                    tuple(s.todo.done()), f"waiting for the user's yes to: {held}",
-                    "answer with: omg-agent run --resume RUN_DIR --answer yes (or no)"))
+                dialogue.hold(self._ctx, index + 1, turn.held.request.describe, turn.question)
             case "infeasible":
                 why = turn.answer or "the operator found the task cannot be done"
                 self._ctx.event("infeasible", step=index + 1, reason=why)
@@ -430,30 +414,6 @@ class Orchestrator:
         s = self._s
         saved = "; ".join(f"{k} = {v}" for k, v in self.memory.snapshot().items())
         return f"Done: {s.todo.goal or s.task}" + (f" ({saved})" if saved else "")
-
-    def _ask(self) -> None:
-        s = self._s
-        question = self.memory.substitute(s.dialogue.pending or "")
-        s.dialogue = s.dialogue.ask(question)
-        self._ctx.event("ask_user", question=question)
-        answer = self.ask_user(question) if self.ask_user is not None else None
-        if answer is None:
-            s.finish("ASK_USER_PENDING", "", StopReport(
-                tuple(s.todo.done()), f"waiting for the user: {question}",
-                "answer with: omg-agent run --resume RUN_DIR --answer \"…\""))
-            return
-        self._answered(answer)
-
-    def _answered(self, answer: str) -> None:
-        s = self._s
-        if self.secrets is not None:  # before the answer is recorded, logged or sent
-            self.secrets.note_answer(s.dialogue.pending or "", answer)
-        self._ctx.event("user_answer", question=s.dialogue.pending, answer=answer)
-        s.dialogue = s.dialogue.answered(answer)
-        s.note = ""
-        s.new_attempt()
-        s.outcome = s.outcome or "the operator needed the user's input"
-        s.phase = "THINK" if s.predefined or self._ctx.plannerless else "REPLAN"
 
     def _replan(self) -> None:
         s = self._s
