@@ -31,27 +31,25 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from omg_agent.brain import dialogue
+from omg_agent.brain import dialogue, planning
 from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
 from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
-from omg_agent.brain.loopwatch import LoopWatch, plan_text
+from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.modes import (
     ONE_ACTION,
     adopt_end_checks,
     own_todo,
-    task_as_plan,
     unforeseen,
 )
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
-from omg_agent.brain.planner import Planner, TodoList, load_plan_file
+from omg_agent.brain.planner import Planner
 from omg_agent.brain.recovery import (
     climb,
     fail_step,
-    loop_end,
     maybe_fail_step,
     record_post_mortem,
 )
@@ -67,23 +65,20 @@ from omg_agent.brain.run_state import (
     StepResult,
     TurnRecord,
 )
-from omg_agent.brain.verdicts import DONE_HINT, planner_verdict, unproven
+from omg_agent.brain.verdicts import DONE_HINT
 from omg_agent.brain.verify import verify_step
 from omg_agent.config import Settings
 from omg_agent.core.checks import ElementCheck
-from omg_agent.core.contracts import Replan, TaskStep
+from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
-from omg_agent.core.results import Failure, FailureKind, PostMortem
+from omg_agent.core.results import Failure, FailureKind
 from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
-from omg_agent.guards.injection import without_foreign
 from omg_agent.guards.loops import LoopGuard
 from omg_agent.guards.system import SystemGuard
-from omg_agent.perception.elementlist import render
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 FAILURE_THRESHOLD = 3
 
@@ -131,7 +126,7 @@ class Orchestrator:
     def run(self, task: str, plan_file: Path | None = None) -> RunResult:
         """Plan ``task`` (or follow ``plan_file``) and step until the run ends."""
         self.begin(RunState(task, StepBudget(self.settings.max_steps)))
-        if self._guarded(lambda: self._plan(task, plan_file)):
+        if self._guarded(lambda: planning.plan(self._ctx, self.planner, task, plan_file)):
             self._progress()
         return self.finish_loop()
 
@@ -181,7 +176,7 @@ class Orchestrator:
             case "THINK":
                 self._think()
             case "REPLAN":
-                self._replan()
+                planning.replan(self._ctx, self.planner, self.operator)
             case "ASK_USER":
                 dialogue.ask(self._ctx, self.ask_user, self.secrets)
 
@@ -224,27 +219,6 @@ class Orchestrator:
             record_post_mortem(self._ctx, index, s.todo.steps[index], FailureKind.BUDGET)
 
     # -- phases --------------------------------------------------------------------------
-    def _plan(self, task: str, plan_file: Path | None) -> None:
-        s = self._s
-        tokens: dict[str, int] = {}
-        if plan_file is not None:
-            plan = load_plan_file(plan_file)
-            s.predefined = True
-        elif self._ctx.plannerless:
-            plan = task_as_plan(task)
-        else:
-            obs = self.driver.observe()
-            plan, record = self._planner_call(lambda: self.planner.plan(
-                task, screen=_screen_summary(obs), screenshot=obs))
-            tokens = {"prompt_tokens": record.prompt_tokens,
-                      "completion_tokens": record.completion_tokens}
-        s.todo = TodoList.of(plan)
-        s.todo.goal = s.todo.goal or task
-        self.loops.plan_tried(plan.steps)
-        self._ctx.event("plan", predefined=s.predefined, mode=self.settings.planning,
-                    todo=s.todo.markdown(), **tokens)
-        s.phase = "THINK"
-
     def _think(self) -> None:
         s = self._s
         index = s.todo.cursor
@@ -415,125 +389,6 @@ class Orchestrator:
         saved = "; ".join(f"{k} = {v}" for k, v in self.memory.snapshot().items())
         return f"Done: {s.todo.goal or s.task}" + (f" ({saved})" if saved else "")
 
-    def _replan(self) -> None:
-        s = self._s
-        fresh = s.dialogue.fresh
-        confirming = s.claim is not None
-        replan, record = self._planner_call(lambda: self.planner.replan(
-            s.task, s.todo, outcome=s.outcome or "(none yet)",
-            post_mortem=s.pending_pm.for_prompt() if s.pending_pm else None,
-            memory=self.memory.prompt_listing(),
-            user_answer=fresh[1] if fresh else None, question=fresh[0] if fresh else None,
-            screen=_screen_summary(s.last_obs) if s.last_obs else "",
-            screenshot=s.last_obs, confirming=confirming,
-            on_attempt=s.budget.counter("replan"),
-            attempts=s.budget.attempts(self.settings.parse_attempts)))
-        self._ctx.event("replan", status=replan.status, response=replan.response,
-                    confirming=confirming,
-                    plan=replan.plan.model_dump(mode="json") if replan.plan else None,
-                    prompt_tokens=record.prompt_tokens,
-                    completion_tokens=record.completion_tokens)
-        failed_step, claim = s.pending_pm, s.claim
-        s.pending_pm, s.claim, s.dialogue = None, None, s.dialogue.seen()
-        if replan.status == "replanned":
-            assert replan.plan is not None
-            if self._ctx.plannerless:  # a unified run's failed step: the planner takes over
-                s.planned = True
-                self.operator.planning = "adaptive"
-                self._ctx.event("planner_takes_over", reason=s.outcome)
-            # the same plan again after a failure is a loop; after progress or an answer
-            # the situation changed, and the same plan may well be right
-            tried = self.loops.plan_tried(replan.plan.steps)
-            if tried and self.loops.enabled and failed_step is not None:
-                self._repeated_plan(replan)
-                return
-            s.todo.replace_pending(replan.plan)
-            s.phase = "THINK"
-            return
-        self._planner_ends(replan, failed=failed_step is not None, claim=claim)
-
-    def _repeated_plan(self, replan: Replan) -> None:
-        """A plan already tried is a loop: the first time it goes back to the planner as a
-        LOOP post-mortem, the second time the user is asked (or the run stops)."""
-        s = self._s
-        s.plan_repeats += 1
-        if s.plan_repeats > 1:
-            loop_end(self._ctx, self.loops.guard.give_up(
-                "the planner sent a plan that was already tried, twice"), None, None)
-            return
-        assert replan.plan is not None
-        index = s.todo.cursor if s.todo.cursor is not None else len(s.todo.steps) - 1
-        s.pending_pm = PostMortem(
-            step=index + 1, description=s.todo.steps[index].description,
-            reason=FailureKind.LOOP,
-            last_screen=_screen_summary(s.last_obs) if s.last_obs else "no observation",
-            strategies_tried=(plan_text(replan.plan.steps),),
-            last_error="this plan was already tried and did not work",
-            suggested_recovery="write a different plan: another route, smaller steps, or "
-                               "give_up with an honest response")
-        self._ctx.event("post_mortem", **s.pending_pm.for_prompt())
-        s.outcome = "the planner sent a plan that was already tried"
-
-    def _planner_ends(self, replan: Replan, *, failed: bool, claim: str | None) -> None:
-        """The planner says the run is over: :func:`~.verdicts.planner_verdict` decides
-        whether the phone backs it."""
-        s = self._s
-        words = self.memory.substitute(replan.response or "")
-        final = s.todo.steps[-1]
-        if replan.status == "done" and claim is not None and not failed and not final.checks:
-            why = unproven(replan.evidence, lambda checks: self._ctx.verify(
-                final.model_copy(update={"checks": list(checks)}), self._confirm_screen()))
-            if why is not None:
-                self._unproven_claim(why, words)
-                return
-        ending = planner_verdict(
-            replan, words, done=s.todo.done(), pending=s.todo.pending(),
-            failed_outcome=s.outcome if failed else None,
-            claim=self.memory.substitute(claim) if claim is not None else None,
-            end_state_shown=self._end_state_shown)
-        if ending.phase == "DONE":
-            s.todo.tick_all()
-        s.finish(ending.phase, ending.answer, ending.report)
-        if ending.refused:
-            self._ctx.event(ending.refused, reason=ending.report.stopped_because, response=words)
-
-    def _confirm_screen(self) -> Observation:
-        s = self._s
-        if s.last_obs is None:
-            s.last_obs = self.driver.observe()
-        return s.last_obs
-
-    def _unproven_claim(self, why: str, words: str) -> None:
-        """The planner confirmed the operator's 'done' but the screen does not back it: the
-        operator gets one more try to finish or show the end state; a second unproven
-        confirmation ends the run failed — never done on words alone."""
-        s = self._s
-        s.unproven_claims += 1
-        self._ctx.event("confirmation_unproven", reason=why, response=words,
-                    attempt=s.unproven_claims)
-        if s.unproven_claims > 1:
-            s.finish("FAILED", "", StopReport(
-                tuple(s.todo.done()), f"the task was reported done but the screen never "
-                f"showed it: {why}", "look at the phone: finish what is missing, or run the "
-                "task again with criteria the screen can show"))
-            return
-        s.todo.untick_from(len(s.todo.steps) - 1)  # the end state is not shown yet
-        s.note = (f"You reported the task done, but {why}. Finish what is missing, or bring "
-                  "the screen that shows the finished task into view, then report done.")
-        s.outcome = f"the 'done' report was not confirmed: {why}"
-        s.new_attempt()
-        s.phase = "THINK"
-
-    def _end_state_shown(self) -> bool:
-        """Whether the phone shows the plan's end state now: the last step's checks pass
-        (a planner that says 'done' with steps unticked is believed only then)."""
-        s = self._s
-        final = s.todo.steps[-1]
-        if not final.checks:
-            return False
-        s.last_obs = self.driver.observe()
-        return self._ctx.verify(final, s.last_obs) is None
-
     def _all_ticked(self) -> None:
         s = self._s
         if not s.predefined and not self._ctx.plannerless:
@@ -547,14 +402,6 @@ class Orchestrator:
             tuple(s.todo.done()), "the task is complete", DONE_HINT))
 
     # -- plumbing ------------------------------------------------------------------------
-    def _planner_call(self, call: Callable[[], T]) -> T:
-        """A planner request; its replies count as the planner's calls."""
-        before = self.planner.llm.totals.replies
-        try:
-            return call()
-        finally:
-            self._s.planner_calls += self.planner.llm.totals.replies - before
-
     def _usage(self) -> tuple[int, int, int]:
         calls, tin, tout = self.prior_usage
         for client, (r, p, c) in zip(self.llms, self._base, strict=True):
@@ -584,13 +431,6 @@ def _positive(step: TaskStep) -> bool:
     present): an absence, the app or a saved value alone also pass on a screen on the way
     (a note's editor 'lacks' the note's list row before anything is deleted)."""
     return any(isinstance(c, ElementCheck) and c.present for c in step.checks)
-
-
-def _screen_summary(obs: Observation, limit: int = 40) -> str:
-    """The screen for the planner: the app and the element list the operator sees (texts,
-    merged texts, descriptions, ids, states) — not bare labels."""
-    shown = without_foreign(obs)[:limit]
-    return f"app {obs.package or '?'}\n" + render(shown, obs.screen)
 
 
 def _error_hint(exc: Exception) -> str:
