@@ -66,9 +66,8 @@ from omg_agent.brain.run_state import (
     TurnRecord,
 )
 from omg_agent.brain.verdicts import DONE_HINT
-from omg_agent.brain.verify import verify_step
+from omg_agent.brain.verify import names_present_element, verify_step
 from omg_agent.config import Settings
-from omg_agent.core.checks import ElementCheck
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
@@ -372,7 +371,8 @@ class Orchestrator:
         element that must be present — absences, the app and saved values also pass on
         screens on the way there."""
         s = self._s
-        if not self.settings.auto_verify or not s.attempt.acted or not _positive(step):
+        if not self.settings.auto_verify or not s.attempt.acted \
+                or not names_present_element(step.checks):
             return False
         if self._ctx.verify(step, obs) is not None:
             return False
@@ -424,13 +424,6 @@ class Orchestrator:
     def _ctx(self) -> RunContext:
         assert self._context is not None, "run() first"
         return self._context
-
-
-def _positive(step: TaskStep) -> bool:
-    """Whether a step's checks name something that must be on the screen (an element
-    present): an absence, the app or a saved value alone also pass on a screen on the way
-    (a note's editor 'lacks' the note's list row before anything is deleted)."""
-    return any(isinstance(c, ElementCheck) and c.present for c in step.checks)
 
 
 def _error_hint(exc: Exception) -> str:
