@@ -22,6 +22,16 @@ run ends ``done`` only when every step is ticked or the planner confirmed a veri
 a planner "done" after a failed or unticked step ends the run ``failed`` (or ``infeasible``)
 with the planner's words as the reason. A verified step's screen becomes the checkpoint a
 later failed step rolls back to (back presses until the screen hash matches).
+
+This module owns the loop: beginning a run (or resuming one after the user's answer),
+sending each turn to its phase, ending the run at a step boundary when the budget is spent
+or a model or device call fails, and the result with the run's model usage. The phases
+are functions of the run's :class:`~omg_agent.brain.run_context.RunContext`, each in its
+own module: :mod:`.planning` (PLAN, REPLAN, the evidence rule on the planner's 'done'),
+:mod:`.operator_turn` (THINK: one operator turn, its claims and ticks), :mod:`.recovery`
+(a failed step's post-mortem and ``on_fail``, rollback, the loop ladder) and
+:mod:`.dialogue` (ASK_USER and the gate's hold). Saving and resuming a run across
+processes is :mod:`.resume`.
 """
 
 from __future__ import annotations
@@ -29,30 +39,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from omg_agent.brain import dialogue, planning
+from omg_agent.brain import dialogue, operator_turn, planning
 from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
 from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
-from omg_agent.brain.modes import (
-    ONE_ACTION,
-    adopt_end_checks,
-    own_todo,
-    unforeseen,
-)
-from omg_agent.brain.operator import Operator, TurnContext, TurnResult
+from omg_agent.brain.operator import Operator
 from omg_agent.brain.planner import Planner
-from omg_agent.brain.recovery import (
-    climb,
-    fail_step,
-    maybe_fail_step,
-    record_post_mortem,
-)
+from omg_agent.brain.recovery import record_post_mortem
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import (
     FINAL_PHASES,
@@ -63,14 +61,10 @@ from omg_agent.brain.run_state import (
     RunResult,
     RunState,
     StepResult,
-    TurnRecord,
 )
-from omg_agent.brain.verdicts import DONE_HINT
-from omg_agent.brain.verify import names_present_element, verify_step
 from omg_agent.config import Settings
 from omg_agent.core.contracts import TaskStep
-from omg_agent.core.observation import Observation
-from omg_agent.core.results import Failure, FailureKind
+from omg_agent.core.results import FailureKind
 from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
@@ -173,7 +167,11 @@ class Orchestrator:
         s.budget.check()
         match s.phase:
             case "THINK":
-                self._think()
+                learned = self.learned  # it replays through this orchestrator's driver
+                operator_turn.think(
+                    self._ctx, self.operator, self.system, route=self.route,
+                    learned=None if learned is None else
+                    lambda step, obs: bool(learned.offer(self, step, obs)))
             case "REPLAN":
                 planning.replan(self._ctx, self.planner, self.operator)
             case "ASK_USER":
@@ -216,190 +214,6 @@ class Orchestrator:
         index = s.todo.cursor
         if index is not None:
             record_post_mortem(self._ctx, index, s.todo.steps[index], FailureKind.BUDGET)
-
-    # -- phases --------------------------------------------------------------------------
-    def _think(self) -> None:
-        s = self._s
-        index = s.todo.cursor
-        if index is None:
-            self._all_ticked()
-            return
-        step = s.todo.steps[index]
-        if self.route is not None and (switched := self.route(step)):
-            self._ctx.event("device", step=index + 1, device=switched)
-        started = time.perf_counter()
-        obs = self.driver.observe()
-        if (move := self.system.react(obs, s.last_obs)) is not None:
-            self._ctx.event("system", situation=move.situation, note=move.note)
-            self.system.carry_out(self.driver, move, obs)
-            return
-        verdict = self.loops.judge(obs)  # a loop is named a loop before tries run out
-        if verdict is not None and verdict.escalated:
-            climb(self._ctx, index, step, verdict, obs)
-            return
-        if self._auto_verified(index, step, obs):
-            return
-        if not self._ctx.plannerless and (s.attempt.turns >= step.max_tries
-                                      or s.attempt.elapsed() > step.time_budget_s):
-            # out of time, or out of tries while making progress: a timeout, not a loop
-            fail_step(self._ctx, index, step, FailureKind.TIMEOUT
-                            if s.attempt.turns < step.max_tries or not s.attempt.failures
-                            else None)
-            return
-        if self.learned is not None and self.learned.offer(self, step, obs):
-            return  # learned steps ran instead of the model: look again
-        todo = s.own_todo if self._ctx.plannerless and s.own_todo else s.todo.markdown()
-        ctx = TurnContext(s.task, step, index + 1, todo, s.history(),
-                          "\n".join([s.dialogue.for_operator(), s.note]).strip())
-        try:
-            turn = self.operator.turn(ctx, s.budget, observation=obs,
-                                      observe_s=time.perf_counter() - started)
-        except LLMReplyError as exc:
-            s.budget.check()
-            s.attempt = s.attempt.after_turn("", Failure(FailureKind.NO_DECISION,
-                                                         f"no valid decision: {exc}"))
-            maybe_fail_step(self._ctx, index, step)
-            return
-        s.last_obs = turn.observation
-        if turn.actions and all(a.get("type") == "wait" for a in turn.actions):
-            s.wait_turns += 1
-        step = self._operator_plan(index, step, turn)
-        claimed = turn.kind in ("step_complete", "goal_complete")
-        problem = self._verify_claim(step, turn) if claimed else (
-            turn.problem if turn.kind == "acted" else None)
-        s.attempt = s.attempt.after_turn(turn.observation.screen_hash, problem,
-                                         model_s=turn.decide_s, acted=turn.acted)
-        summary = turn.summary() + (f" → {problem.message}" if claimed and problem else "")
-        s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash,
-                                    problem))
-        self.loops.acted(turn.executed, turn.observation)
-        match turn.kind:
-            case "ask_user":
-                s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
-            case "needs_confirmation" if turn.held is not None:
-                dialogue.hold(self._ctx, index + 1, turn.held.request.describe, turn.question)
-            case "infeasible":
-                why = turn.answer or "the operator found the task cannot be done"
-                self._ctx.event("infeasible", step=index + 1, reason=why)
-                s.finish("INFEASIBLE", why, StopReport(
-                    tuple(s.todo.done()), f"the task cannot be done: {why}",
-                    "check the task (names, items, settings) and run a feasible one"))
-            case "step_complete" | "goal_complete" if problem is None:
-                self._ticked(index, step, turn.observation,
-                             goal=turn.kind == "goal_complete", answer=turn.answer or "",
-                             acted_on_next=turn.acted)
-            case _ if problem is not None:
-                if claimed:
-                    self._ctx.event("not_verified", step=index + 1, reason=problem.message)
-                maybe_fail_step(self._ctx, index, step)
-            case "acted" if self._plan_unfit(turn):
-                s.phase = "REPLAN"
-
-    def _operator_plan(self, index: int, step: TaskStep, turn: TurnResult) -> TaskStep:
-        """A plannerless operator keeps the plan: its checklist is shown back to it, and the
-        end-state checks it wrote on its first turn become the task step's checks."""
-        s = self._s
-        if not self._ctx.plannerless or self.settings.planning == ONE_ACTION:
-            return step  # flat is the peers' loop: the task is the plan, claims are confirmed
-        if turn.bundle.todo:
-            s.own_todo = own_todo(turn.bundle.todo)
-        adopted = adopt_end_checks(step, turn.bundle)
-        if adopted is None:
-            return step
-        s.todo.entries[index] = (adopted, False)
-        self._ctx.event("end_checks", step=index + 1,
-                    checks=[c.describe() for c in adopted.checks])
-        return adopted
-
-    def _plan_unfit(self, turn: TurnResult) -> bool:
-        """Whether the planner must see the plan again after a turn that worked: the
-        operator says the plan no longer fits, or it saved data no step foresaw."""
-        s = self._s
-        if self._ctx.plannerless or s.predefined:
-            return False
-        extra = unforeseen(turn.saved, s.todo.steps)
-        why = turn.bundle.plan_outdated or (
-            f"the operator saved {', '.join(extra)}, which no step foresaw" if extra else "")
-        if not why:
-            return False
-        self._ctx.event("plan_unfit", reason=why)
-        s.outcome = f"the operator reports the plan no longer fits: {why}"
-        return True
-
-    def _verify_claim(self, step: TaskStep, turn: TurnResult) -> Failure | None:
-        """Whether the screen shows what the operator claims: a step is checked against its
-        own checks, the whole goal against the plan's last step (the end state)."""
-        final = self._s.todo.steps[-1]
-        if turn.kind == "step_complete" or final is step:
-            return self._ctx.verify(step, turn.observation)
-        return self._ctx.verify(final, turn.observation) or verify_step(
-            step.model_copy(update={"checks": []}), turn.observation, self.memory.get)
-
-    def _ticked(self, index: int, step: TaskStep, obs: Observation, *, goal: bool = False,
-                answer: str = "", acted_on_next: bool = False) -> None:
-        """A verified step: tick it. A verified goal — or the last step — ends the run unless
-        the planner must confirm it (prose criteria: it looks at the screenshot). Otherwise
-        the next step starts; ``replan-each`` asks the planner first, ``adaptive`` only
-        when a user's answer came in."""
-        s = self._s
-        s.todo.tick(index)
-        s.checkpoint, s.note, s.pending_pm = obs.screen_hash, "", None
-        self._ctx.event("step_done", step=index + 1, todo=s.todo.markdown())
-        acted = acted_on_next  # the claiming reply's actions already work on the next step
-        s.new_attempt()
-        s.attempt = replace(s.attempt, acted=acted)
-        self.loops.new_step()
-        s.outcome = f"step {index + 1} '{step.description}' done"
-        if not goal and not s.todo.complete or (s.predefined and not s.todo.complete):
-            replan = not s.predefined and not self._ctx.plannerless and (
-                self.settings.planning == "replan-each" or s.dialogue.fresh is not None)
-            s.phase = "REPLAN" if replan else "THINK"
-            return
-        if goal:
-            s.outcome += f"; the operator reports the whole task done: {answer}"
-        mode = self.settings.confirm_done
-        confirm = mode == "always" or (mode == "unverified" and not s.todo.steps[-1].checks)
-        if s.predefined or not confirm:
-            s.todo.tick_all()
-            self._done(answer or self._summary())
-            return
-        s.claim, s.phase = answer, "REPLAN"  # the planner confirms, with the screenshot
-
-    def _auto_verified(self, index: int, step: TaskStep, obs: Observation) -> bool:
-        """The step's checks already pass on the screen after the operator acted: tick it
-        without asking any model (a claim-only turn would add nothing). Only steps with an
-        element that must be present — absences, the app and saved values also pass on
-        screens on the way there."""
-        s = self._s
-        if not self.settings.auto_verify or not s.attempt.acted \
-                or not names_present_element(step.checks):
-            return False
-        if self._ctx.verify(step, obs) is not None:
-            return False
-        s.last_obs = obs
-        s.records.append(TurnRecord(index + 1, "checks passed on the screen: step done",
-                                    obs.screen_hash))
-        self._ctx.event("auto_verified", step=index + 1)
-        self._ticked(index, step, obs)
-        return True
-
-    def _summary(self) -> str:
-        """The answer for the user when no model wrote one: the goal and the saved values."""
-        s = self._s
-        saved = "; ".join(f"{k} = {v}" for k, v in self.memory.snapshot().items())
-        return f"Done: {s.todo.goal or s.task}" + (f" ({saved})" if saved else "")
-
-    def _all_ticked(self) -> None:
-        s = self._s
-        if not s.predefined and not self._ctx.plannerless:
-            s.phase = "REPLAN"  # the planner writes the final answer (or adds steps)
-            return
-        self._done("all plan steps are done")
-
-    def _done(self, answer: str) -> None:
-        s = self._s
-        s.finish("DONE", self.memory.substitute(answer), StopReport(
-            tuple(s.todo.done()), "the task is complete", DONE_HINT))
 
     # -- plumbing ------------------------------------------------------------------------
     def _usage(self) -> tuple[int, int, int]:

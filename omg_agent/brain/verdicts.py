@@ -76,4 +76,5 @@ def unproven(evidence: Sequence[StepCheck] | None,
     return None if failure is None else f"its evidence is not on the screen ({failure.message})"
 
 
-__all__ = ["DONE_HINT", "Ending", "planner_verdict", "unproven"]
+__all__ = ["DONE_HINT", "FAILED_HINT", "INFEASIBLE_HINT", "Ending", "planner_verdict",
+           "unproven"]
