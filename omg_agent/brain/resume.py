@@ -46,7 +46,7 @@ from omg_agent.brain.run_state import (
     RunState,
     TurnRecord,
 )
-from omg_agent.brain.verify import verify_step
+from omg_agent.brain.verify import names_present_element, verify_step
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.durable import write_atomic
@@ -262,12 +262,10 @@ def resync_plan(todo: TodoList, obs: Any, memory: MemoryBank) -> list[int]:
     """Tick the steps the screen shows done, from the cursor on and in order: each needs a
     check naming an element that must be present, and every check passing. Returns the
     indexes ticked."""
-    from omg_agent.brain.orchestrator import _positive  # the rule auto-verify uses: one place
-
     ticked: list[int] = []
     while (index := todo.cursor) is not None:
         step = todo.steps[index]
-        if not step.checks or not _positive(step):
+        if not step.checks or not names_present_element(step.checks):
             break
         if verify_step(step, obs, memory.get, memory.substitute) is not None:
             break

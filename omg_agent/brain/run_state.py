@@ -1,7 +1,7 @@
 """The orchestrator's state in small parts, and the values a run returns.
 
-Kept apart from :mod:`omg_agent.brain.orchestrator` (which owns the transitions) so the
-state machine reads as transitions only. Nothing here does I/O.
+Kept apart from :mod:`omg_agent.brain.orchestrator` and its phase modules (which own the
+transitions) so the state machine reads as transitions only. Nothing here does I/O.
 
 - :class:`Attempt` — the current try at one plan step (turns, consecutive failures, the
   screens seen, the last typed :class:`~omg_agent.core.results.Failure`); frozen, each

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from omg_agent.brain.budget import StopReport
-from omg_agent.core.checks import ElementCheck, StepCheck
+from omg_agent.brain.verify import names_present_element
+from omg_agent.core.checks import StepCheck
 from omg_agent.core.contracts import Replan
 from omg_agent.core.results import Failure
 
@@ -69,10 +70,11 @@ def unproven(evidence: Sequence[StepCheck] | None,
     there, and every check must pass on the screen the planner was shown. Absences, the app
     or a saved value alone also hold on screens on the way, so they prove nothing alone."""
     checks = list(evidence or ())
-    if not any(isinstance(c, ElementCheck) and c.present for c in checks):
+    if not names_present_element(checks):
         return "the confirmation named no element on the screen that shows the task finished"
     failure = verify(checks)
     return None if failure is None else f"its evidence is not on the screen ({failure.message})"
 
 
-__all__ = ["DONE_HINT", "Ending", "planner_verdict", "unproven"]
+__all__ = ["DONE_HINT", "FAILED_HINT", "INFEASIBLE_HINT", "Ending", "planner_verdict",
+           "unproven"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from omg_agent.brain.segments import anchor_element
 from omg_agent.core.checks import AppCheck, ElementCheck, MemoryCheck, StepCheck
@@ -55,6 +55,14 @@ def verify_step(step: TaskStep, obs: Observation, recall: Recall,
         if why:
             return Failure(FailureKind.NOT_VERIFIED, f"not verified: {why}")
     return None
+
+
+def names_present_element(checks: Iterable[StepCheck]) -> bool:
+    """Whether ``checks`` name an element that must be on the screen (an element present):
+    an absence, the app or a saved value alone also pass on screens on the way (a note's
+    editor 'lacks' the note's list row before anything is deleted), so they prove nothing
+    alone. The rule for auto-verify, a resume's re-sync and a planner's evidence."""
+    return any(isinstance(c, ElementCheck) and c.present for c in checks)
 
 
 def app_matches(wanted: str, package: str) -> bool:
@@ -126,4 +134,4 @@ def _row_switch(label: UIElement, elements: Sequence[UIElement]) -> UIElement | 
                default=None)
 
 
-__all__ = ["app_matches", "check_failure", "verify_step"]
+__all__ = ["app_matches", "check_failure", "names_present_element", "verify_step"]

@@ -1,0 +1,235 @@
+"""The THINK phase: one operator turn on the current step, and what it leaves behind.
+
+:func:`think` looks at the screen first and lets rules act before any model: the system
+guard (ANR, crash, permission, screen off), the loop guard's ladder, auto-verify (the
+step's checks already pass after the operator acted: :func:`auto_verified`), the step's
+tries and time, and steps a human taught (``learned``). Only then does the operator
+model decide (:meth:`~omg_agent.brain.operator.Operator.turn`). Its turn is booked — the
+attempt, the turn record, the loop watch, a plannerless operator's own checklist and end
+checks (:func:`operator_plan`) — and its outcome routed: a question, the gate's hold, an
+infeasible task, a claim (ticked only when :func:`verify_claim` passes), a failed turn, or
+a plan that no longer fits (:func:`plan_unfit`: back to the planner).
+
+:func:`ticked` is a verified step: tick it, make its screen the checkpoint, then the next
+step, the planner, or the run's end (:func:`done`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from omg_agent.brain import dialogue
+from omg_agent.brain.budget import StopReport
+from omg_agent.brain.modes import ONE_ACTION, adopt_end_checks, own_todo, unforeseen
+from omg_agent.brain.operator import Operator, TurnContext, TurnResult
+from omg_agent.brain.recovery import climb, fail_step, maybe_fail_step
+from omg_agent.brain.run_context import RunContext
+from omg_agent.brain.run_state import TurnRecord
+from omg_agent.brain.verdicts import DONE_HINT, INFEASIBLE_HINT
+from omg_agent.brain.verify import names_present_element, verify_step
+from omg_agent.core.contracts import TaskStep
+from omg_agent.core.observation import Observation
+from omg_agent.core.results import Failure, FailureKind
+from omg_agent.errors import LLMReplyError
+from omg_agent.guards.system import SystemGuard
+
+Route = Callable[[TaskStep], str | None]  # a step -> the device switched to, if it switched
+Learned = Callable[[TaskStep, Observation], bool]  # True: learned steps ran instead
+
+
+def think(run: RunContext, operator: Operator, system: SystemGuard, *,
+          route: Route | None = None, learned: Learned | None = None) -> None:
+    """One THINK turn on the step at the cursor (or the end of the plan)."""
+    s = run.state
+    index = s.todo.cursor
+    if index is None:
+        all_ticked(run)
+        return
+    step = s.todo.steps[index]
+    if route is not None and (switched := route(step)):
+        run.event("device", step=index + 1, device=switched)
+    started = time.perf_counter()
+    obs = run.driver.observe()
+    if (move := system.react(obs, s.last_obs)) is not None:
+        run.event("system", situation=move.situation, note=move.note)
+        system.carry_out(run.driver, move, obs)
+        return
+    verdict = run.loops.judge(obs)  # a loop is named a loop before tries run out
+    if verdict is not None and verdict.escalated:
+        climb(run, index, step, verdict, obs)
+        return
+    if auto_verified(run, index, step, obs):
+        return
+    if not run.plannerless and (s.attempt.turns >= step.max_tries
+                                or s.attempt.elapsed() > step.time_budget_s):
+        # out of time, or out of tries while making progress: a timeout, not a loop
+        fail_step(run, index, step, FailureKind.TIMEOUT
+                  if s.attempt.turns < step.max_tries or not s.attempt.failures else None)
+        return
+    if learned is not None and learned(step, obs):
+        return  # learned steps ran instead of the model: look again
+    todo = s.own_todo if run.plannerless and s.own_todo else s.todo.markdown()
+    ctx = TurnContext(s.task, step, index + 1, todo, s.history(),
+                      "\n".join([s.dialogue.for_operator(), s.note]).strip())
+    try:
+        turn = operator.turn(ctx, s.budget, observation=obs,
+                             observe_s=time.perf_counter() - started)
+    except LLMReplyError as exc:
+        s.budget.check()
+        s.attempt = s.attempt.after_turn("", Failure(FailureKind.NO_DECISION,
+                                                     f"no valid decision: {exc}"))
+        maybe_fail_step(run, index, step)
+        return
+    s.last_obs = turn.observation
+    if turn.actions and all(a.get("type") == "wait" for a in turn.actions):
+        s.wait_turns += 1
+    step = operator_plan(run, index, step, turn)
+    claimed = turn.kind in ("step_complete", "goal_complete")
+    problem = verify_claim(run, step, turn) if claimed else (
+        turn.problem if turn.kind == "acted" else None)
+    s.attempt = s.attempt.after_turn(turn.observation.screen_hash, problem,
+                                     model_s=turn.decide_s, acted=turn.acted)
+    summary = turn.summary() + (f" → {problem.message}" if claimed and problem else "")
+    s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash, problem))
+    run.loops.acted(turn.executed, turn.observation)
+    match turn.kind:
+        case "ask_user":
+            s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
+        case "needs_confirmation" if turn.held is not None:
+            dialogue.hold(run, index + 1, turn.held.request.describe, turn.question)
+        case "infeasible":
+            why = turn.answer or "the operator found the task cannot be done"
+            run.event("infeasible", step=index + 1, reason=why)
+            s.finish("INFEASIBLE", why, StopReport(
+                tuple(s.todo.done()), f"the task cannot be done: {why}", INFEASIBLE_HINT))
+        case "step_complete" | "goal_complete" if problem is None:
+            ticked(run, index, step, turn.observation, goal=turn.kind == "goal_complete",
+                   answer=turn.answer or "", acted_on_next=turn.acted)
+        case _ if problem is not None:
+            if claimed:
+                run.event("not_verified", step=index + 1, reason=problem.message)
+            maybe_fail_step(run, index, step)
+        case "acted" if plan_unfit(run, turn):
+            s.phase = "REPLAN"
+
+
+def operator_plan(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> TaskStep:
+    """A plannerless operator keeps the plan: its checklist is shown back to it, and the
+    end-state checks it wrote on its first turn become the task step's checks."""
+    s = run.state
+    if not run.plannerless or run.settings.planning == ONE_ACTION:
+        return step  # flat is the peers' loop: the task is the plan, claims are confirmed
+    if turn.bundle.todo:
+        s.own_todo = own_todo(turn.bundle.todo)
+    adopted = adopt_end_checks(step, turn.bundle)
+    if adopted is None:
+        return step
+    s.todo.entries[index] = (adopted, False)
+    run.event("end_checks", step=index + 1, checks=[c.describe() for c in adopted.checks])
+    return adopted
+
+
+def plan_unfit(run: RunContext, turn: TurnResult) -> bool:
+    """Whether the planner must see the plan again after a turn that worked: the
+    operator says the plan no longer fits, or it saved data no step foresaw."""
+    s = run.state
+    if run.plannerless or s.predefined:
+        return False
+    extra = unforeseen(turn.saved, s.todo.steps)
+    why = turn.bundle.plan_outdated or (
+        f"the operator saved {', '.join(extra)}, which no step foresaw" if extra else "")
+    if not why:
+        return False
+    run.event("plan_unfit", reason=why)
+    s.outcome = f"the operator reports the plan no longer fits: {why}"
+    return True
+
+
+def verify_claim(run: RunContext, step: TaskStep, turn: TurnResult) -> Failure | None:
+    """Whether the screen shows what the operator claims: a step is checked against its
+    own checks, the whole goal against the plan's last step (the end state)."""
+    final = run.state.todo.steps[-1]
+    if turn.kind == "step_complete" or final is step:
+        return run.verify(step, turn.observation)
+    return run.verify(final, turn.observation) or verify_step(
+        step.model_copy(update={"checks": []}), turn.observation, run.memory.get)
+
+
+def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
+           goal: bool = False, answer: str = "", acted_on_next: bool = False) -> None:
+    """A verified step: tick it. A verified goal — or the last step — ends the run unless
+    the planner must confirm it (prose criteria: it looks at the screenshot). Otherwise
+    the next step starts; ``replan-each`` asks the planner first, ``adaptive`` only
+    when a user's answer came in."""
+    s = run.state
+    s.todo.tick(index)
+    s.checkpoint, s.note, s.pending_pm = obs.screen_hash, "", None
+    run.event("step_done", step=index + 1, todo=s.todo.markdown())
+    acted = acted_on_next  # the claiming reply's actions already work on the next step
+    s.new_attempt()
+    s.attempt = replace(s.attempt, acted=acted)
+    run.loops.new_step()
+    s.outcome = f"step {index + 1} '{step.description}' done"
+    if not goal and not s.todo.complete or (s.predefined and not s.todo.complete):
+        replan = not s.predefined and not run.plannerless and (
+            run.settings.planning == "replan-each" or s.dialogue.fresh is not None)
+        s.phase = "REPLAN" if replan else "THINK"
+        return
+    if goal:
+        s.outcome += f"; the operator reports the whole task done: {answer}"
+    mode = run.settings.confirm_done
+    confirm = mode == "always" or (mode == "unverified" and not s.todo.steps[-1].checks)
+    if s.predefined or not confirm:
+        s.todo.tick_all()
+        done(run, answer or summary(run))
+        return
+    s.claim, s.phase = answer, "REPLAN"  # the planner confirms, with the screenshot
+
+
+def auto_verified(run: RunContext, index: int, step: TaskStep, obs: Observation) -> bool:
+    """The step's checks already pass on the screen after the operator acted: tick it
+    without asking any model (a claim-only turn would add nothing). Only steps with an
+    element that must be present — absences, the app and saved values also pass on
+    screens on the way there."""
+    s = run.state
+    if not run.settings.auto_verify or not s.attempt.acted \
+            or not names_present_element(step.checks):
+        return False
+    if run.verify(step, obs) is not None:
+        return False
+    s.last_obs = obs
+    s.records.append(TurnRecord(index + 1, "checks passed on the screen: step done",
+                                obs.screen_hash))
+    run.event("auto_verified", step=index + 1)
+    ticked(run, index, step, obs)
+    return True
+
+
+def summary(run: RunContext) -> str:
+    """The answer for the user when no model wrote one: the goal and the saved values."""
+    s = run.state
+    saved = "; ".join(f"{k} = {v}" for k, v in run.memory.snapshot().items())
+    return f"Done: {s.todo.goal or s.task}" + (f" ({saved})" if saved else "")
+
+
+def all_ticked(run: RunContext) -> None:
+    """Every step is ticked: the planner writes the final answer (or adds steps); a
+    predefined or plannerless run is done."""
+    s = run.state
+    if not s.predefined and not run.plannerless:
+        s.phase = "REPLAN"  # the planner writes the final answer (or adds steps)
+        return
+    done(run, "all plan steps are done")
+
+
+def done(run: RunContext, answer: str) -> None:
+    """The run ends done with ``answer`` (values filled in)."""
+    s = run.state
+    s.finish("DONE", run.memory.substitute(answer), StopReport(
+        tuple(s.todo.done()), "the task is complete", DONE_HINT))
+
+
+__all__ = ["all_ticked", "auto_verified", "done", "operator_plan", "plan_unfit", "summary",
+           "think", "ticked", "verify_claim"]
