@@ -65,6 +65,9 @@ def plan(run: RunContext, planner: Planner, task: str, plan_file: Path | None) -
 def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
     """Ask the planner about the run so far: a new plan, or the run's end."""
     s = run.state
+    # the planner sees the phone as it is now: the last turn's observation was taken
+    # before its actions ran (a tap that liked a post still shows "Like" there)
+    s.last_obs = run.driver.observe()
     fresh = s.dialogue.fresh
     confirming = s.claim is not None
     reply, record = planner_call(run, planner, lambda: planner.replan(
