@@ -230,7 +230,10 @@ class Operator:
         lines += [f"Memory:\n{self.memory.prompt_listing()}",
                   f"Foreground app: {obs.package or '?'} {obs.activity}".rstrip()]
         history = ctx.history[-HISTORY:]
+        earlier = len(ctx.history) - len(history)
         lines.append("Previous turns (oldest first):\n"
+                     + (f"- ({earlier} earlier turn{'s' * (earlier > 1)} not shown)\n"
+                        if earlier else "")
                      + ("\n".join(f"- {h}" for h in history) if history else "- none"))
         if ctx.note:
             lines.append(f"Note: {ctx.note}")

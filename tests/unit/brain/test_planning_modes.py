@@ -278,3 +278,22 @@ def test_a_unified_run_calls_the_planner_once_a_step_failed_and_follows_its_plan
     # after the takeover the operator is told about the planner's plan, not its own list
     last = model.requests[-1]["messages"][0]["content"]
     assert "you keep the plan" not in last
+
+
+def test_the_operator_is_told_when_older_turns_are_left_out() -> None:
+    """The prompt shows the last six turns; a longer run says how many it leaves out, so
+    the model does not take the window for the whole run."""
+    phone = Phone()
+    turns = iter([bundle(tap("Settings"))] + [bundle(tap("Check for update"))] * 7)
+
+    def operator(text: str) -> dict[str, Any]:
+        return next(turns, bundle(goal_complete=True, answer="checked"))
+
+    model = ScriptedModel(replies(("DecisionBundle", operator)))
+    with orchestrator(phone.world(), model, planning="unified", loop_guard=False,
+                      confirm_done="never") as orch:
+        orch.run("Check for updates")
+    texts = [request_text(r) for r in model.requests]
+    assert len(texts) == 9 and "earlier turn" not in texts[6]  # six before it: all shown
+    assert "(1 earlier turn not shown)" in texts[7]
+    assert "(2 earlier turns not shown)" in texts[8]
