@@ -2,7 +2,7 @@
 
 Python turns SIGINT into a KeyboardInterrupt raised wherever the main thread is. That stops
 a blocking wait at once — a model request, a retry's backoff, a device call — and
-:func:`run_interruptibly` turns it into the run's end: status ``interrupted``, ``state.json``
+:meth:`CtrlC.run` turns it into the run's end: status ``interrupted``, ``state.json``
 at the last turn boundary, and the command that resumes it. But the exception can be lost
 on its way up: a library's ``except BaseException`` that does not re-raise, or a finaliser
 (``__del__``, a weakref callback) that happens to be running when the signal is handled —
@@ -11,6 +11,8 @@ reply and keep going, to ``done``. So :class:`CtrlC` records each Ctrl-C as well
 it, and :meth:`CtrlC.watch` has the run look at that record after every model reply (before
 the reply is acted on) and at the top of every turn: a lost interrupt ends the run there.
 At worst the rest of a bundle already being sent to the device runs; nothing new is decided.
+:class:`CtrlC` is entered first and left last by ``run``, so it covers the device's set-up
+and teardown too.
 
 A Ctrl-C that comes once the run has ended (its outcome decided: e.g. while the replay cache
 files the flow of a done run) leaves that outcome as it is. A process started with SIGINT
@@ -38,13 +40,16 @@ if TYPE_CHECKING:
 
 
 class CtrlC:
-    """While entered (in the main thread, where Python's own handler is in place): each
-    SIGINT is counted in :attr:`pressed` and raised as KeyboardInterrupt; :meth:`check`
-    raises it again at a safe point. Once the run is :attr:`ending`, neither raises."""
+    """While entered (in the main thread, where Python's own handler is in place), each
+    SIGINT is counted in :attr:`pressed` and raised as KeyboardInterrupt, and :meth:`check`
+    raises it again at a safe point. Once the run is :attr:`ending` (its outcome decided),
+    the next Ctrl-C is only counted, so the result, the trace and the device's teardown
+    complete and the outcome is printed; one more raises (a teardown that hangs)."""
 
     def __init__(self) -> None:
         self.pressed = 0
         self.ending = False
+        self._while_ending = 0
         self._previous: Any = None
 
     def __enter__(self) -> CtrlC:
@@ -60,8 +65,11 @@ class CtrlC:
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         self.pressed += 1
-        if not self.ending:
-            raise KeyboardInterrupt
+        if self.ending:
+            self._while_ending += 1
+            if self._while_ending < 2:
+                return
+        raise KeyboardInterrupt
 
     def check(self) -> None:
         """A safe point: raise the Ctrl-C here if one came and the run is still going."""
@@ -75,6 +83,36 @@ class CtrlC:
         for client in orchestrator.llms:
             client.on_attempt = _first(self.check, client.on_attempt)
 
+    def run(self, orchestrator: Orchestrator, run_dir: Path,
+            go: Callable[[], RunResult]) -> RunResult:
+        """``go()``, watched; a Ctrl-C ends the run ``interrupted`` with the command that
+        resumes it, said on the terminal too. Before the run began (no state yet) it
+        propagates, after saying how to go on."""
+        from omg_agent.brain.resume import STATE_FILE, interrupted
+
+        self.watch(orchestrator)
+        try:
+            result = go()
+        except (KeyboardInterrupt, typer.Abort):
+            self.ending = True
+            if orchestrator.state is None:
+                if (run_dir / STATE_FILE).exists():
+                    _say(f"interrupted before the run began: go on with `omg-agent run "
+                         f"--resume {run_dir}`")
+                raise
+            result = interrupted(orchestrator, run_dir)
+        finally:
+            self.ending = True  # the outcome is decided: the checks stand down
+        if result.status == "interrupted":
+            _say(f"interrupted: go on with `omg-agent run --resume {run_dir}`")
+        elif self.pressed:
+            _say(f"Ctrl-C came as the run ended; it ended {result.status}")
+        return result
+
+
+def _say(text: str) -> None:
+    err_console.print(escape(text), soft_wrap=True)
+
 
 def _first(check: Callable[[], None], then: Callable[[CallRecord], None] | None
            ) -> Callable[[CallRecord], None]:
@@ -85,30 +123,4 @@ def _first(check: Callable[[], None], then: Callable[[CallRecord], None] | None
     return on_attempt
 
 
-def run_interruptibly(orchestrator: Orchestrator, run_dir: Path,
-                      go: Callable[[], RunResult]) -> RunResult:
-    """``go()``; a Ctrl-C ends the run ``interrupted`` with the command that resumes it,
-    said on the terminal too. Before the run began (no state yet) it propagates."""
-    from omg_agent.brain.resume import interrupted
-
-    with CtrlC() as ctrl_c:
-        ctrl_c.watch(orchestrator)
-        try:
-            result = go()
-        except (KeyboardInterrupt, typer.Abort):
-            ctrl_c.ending = True  # a second Ctrl-C does not break the ending
-            if orchestrator.state is None:
-                raise
-            result = interrupted(orchestrator, run_dir)
-        finally:
-            ctrl_c.ending = True  # the run is over: its checks stand down
-    if result.status == "interrupted":
-        err_console.print(escape(f"interrupted: go on with `omg-agent run --resume {run_dir}`"),
-                          soft_wrap=True)
-    elif ctrl_c.pressed:  # it had ended by then: the outcome stands
-        err_console.print(f"Ctrl-C came as the run ended; it ended {result.status}",
-                          soft_wrap=True)
-    return result
-
-
-__all__ = ["CtrlC", "run_interruptibly"]
+__all__ = ["CtrlC"]

@@ -5,22 +5,23 @@ a run that had already ended.
 
 The Ctrl-C is a real SIGINT to this process (``signal.raise_signal``), delivered at a chosen
 point: inside the model's HTTP call, or after the run ended. The run path is the CLI's
-(:func:`omg_agent.cli.ctrlc.run_interruptibly`) over the loop doubles of :mod:`.fakes`."""
+(:meth:`omg_agent.cli.ctrlc.CtrlC.run`) over the loop doubles of :mod:`.fakes`."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.brain.resume import STATE_FILE, RunCheckpoint, load_state
 from omg_agent.brain.run_state import RunResult
-from omg_agent.cli.ctrlc import CtrlC, run_interruptibly
+from omg_agent.cli.ctrlc import CtrlC
 from omg_agent.trace.recorder import RESULT_FILE, TraceRecorder
 
 from .fakes import Recorder, ScriptedModel, httpx, orchestrator
@@ -35,6 +36,11 @@ def _python_s_own_handler() -> Iterator[None]:
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+def _run(orchestrator: Orchestrator, run_dir: Path, go: Callable[[], RunResult]) -> RunResult:
+    with CtrlC() as ctrl_c:
+        return ctrl_c.run(orchestrator, run_dir, go)
 
 
 @dataclass
@@ -59,7 +65,7 @@ def test_a_lost_keyboard_interrupt_still_ends_the_run_before_the_reply_is_acted_
     recorder = Recorder()
     with orchestrator(feed.world(), model, recorder=recorder, gate=False) as orch:
         orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
-        result = run_interruptibly(orch, tmp_path, lambda: orch.run(TASK))
+        result = _run(orch, tmp_path, lambda: orch.run(TASK))
     assert result.status == "interrupted", result
     assert feed.taps == [1]  # the reply that came back with the Ctrl-C was not carried out
     assert len(model.requests) == 3  # and nothing was asked after it
@@ -80,7 +86,7 @@ def test_a_ctrl_c_after_the_run_ended_leaves_its_outcome(tmp_path: Path) -> None
             signal.raise_signal(signal.SIGINT)
             return ended
 
-        result = run_interruptibly(orch, tmp_path, run_then_file_the_flow)
+        result = _run(orch, tmp_path, run_then_file_the_flow)
     assert result.status == "done" and feed.liked == set(POSTS)
     assert "--resume" not in result.next_hint  # nothing to resume: the task is done
     assert json.loads((tmp_path / RESULT_FILE).read_text())["status"] == "done"
@@ -99,7 +105,7 @@ def test_a_ctrl_c_during_the_model_call_ends_the_run_at_once(tmp_path: Path) -> 
     model = Pressed(naive)
     with orchestrator(feed.world(), model, gate=False) as orch:
         orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
-        result = run_interruptibly(orch, tmp_path, lambda: orch.run(TASK))
+        result = _run(orch, tmp_path, lambda: orch.run(TASK))
     assert result.status == "interrupted" and feed.taps == [] and len(model.requests) == 1
     assert load_state(tmp_path).interrupted
 
@@ -114,3 +120,23 @@ def test_a_run_started_with_ctrl_c_ignored_keeps_it_ignored() -> None:
     with CtrlC():
         assert signal.getsignal(signal.SIGINT) != signal.default_int_handler
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+class ImpatientRecorder(Recorder):
+    """The trace, while the user presses Ctrl-C again as it is being finished."""
+
+    def finish(self, status: str, answer: str, summary: object = None) -> None:
+        signal.raise_signal(signal.SIGINT)
+        super().finish(status, answer, summary)
+
+
+def test_a_second_ctrl_c_while_the_run_is_ending_lets_the_ending_complete(
+        tmp_path: Path) -> None:
+    feed = Feed()
+    recorder = ImpatientRecorder()
+    model = LosingTransport(naive, at=3)
+    with orchestrator(feed.world(), model, recorder=recorder, gate=False) as orch:
+        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
+        result = _run(orch, tmp_path, lambda: orch.run(TASK))
+    assert result.status == "interrupted" and recorder.finished == ("interrupted", "")
+    assert load_state(tmp_path).interrupted
