@@ -22,6 +22,8 @@ from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.brain.resume import STATE_FILE, RunCheckpoint, load_state
 from omg_agent.brain.run_state import RunResult
 from omg_agent.cli.ctrlc import CtrlC
+from omg_agent.core.actions import Action
+from omg_agent.core.observation import UIElement
 from omg_agent.trace.recorder import RESULT_FILE, TraceRecorder
 
 from .fakes import Recorder, ScriptedModel, httpx, orchestrator
@@ -50,29 +52,63 @@ class LosingTransport(ScriptedModel):
     finaliser); the reply then comes back as if nothing happened."""
 
     at: int = 0
+    status: int = 200  # 503: the request fails too, and would be retried
 
     def handler(self, request: httpx.Request) -> httpx.Response:
         if len(self.requests) + 1 == self.at:
             with contextlib.suppress(KeyboardInterrupt):
                 signal.raise_signal(signal.SIGINT)
+            if self.status != 200:
+                self.requests.append(json.loads(request.content))
+                return httpx.Response(self.status, json={"error": {"message": "stopped"}})
         return super().handler(request)
 
 
+@pytest.mark.parametrize("status", [200, 503])
 def test_a_lost_keyboard_interrupt_still_ends_the_run_before_the_reply_is_acted_on(
-        tmp_path: Path) -> None:
+        tmp_path: Path, status: int) -> None:
     feed = Feed()
-    model = LosingTransport(naive, at=3)  # plan, post 1's tap, then post 2's: Ctrl-C
+    model = LosingTransport(naive, at=3, status=status)  # plan, post 1, post 2: Ctrl-C
     recorder = Recorder()
     with orchestrator(feed.world(), model, recorder=recorder, gate=False) as orch:
         orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
         result = _run(orch, tmp_path, lambda: orch.run(TASK))
     assert result.status == "interrupted", result
     assert feed.taps == [1]  # the reply that came back with the Ctrl-C was not carried out
-    assert len(model.requests) == 3  # and nothing was asked after it
+    assert len(model.requests) == 3  # and nothing was asked after it (no retry either)
     assert f"omg-agent run --resume {tmp_path}" in result.next_hint
     assert recorder.finished == ("interrupted", "")
     saved = load_state(tmp_path)  # the last turn boundary, resumable
     assert saved.interrupted and saved.state.todo.cursor == 1
+
+
+@dataclass
+class LosingFeed(Feed):
+    """The phone, where the user's Ctrl-C lands while post ``lost_at``'s like is being
+    tapped and the KeyboardInterrupt is lost there."""
+
+    lost_at: int | None = None
+
+    def move(self, screen: str, action: Action, element: UIElement | None) -> str:
+        moved = super().move(screen, action, element)
+        if element is not None and element.resource_id == f"like{self.lost_at}":
+            self.lost_at = None
+            with contextlib.suppress(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)
+        return moved
+
+
+def test_a_keyboard_interrupt_lost_during_a_device_action_ends_the_run_at_the_next_turn(
+        tmp_path: Path) -> None:
+    feed = LosingFeed(lost_at=2)
+    model = ScriptedModel(naive)
+    with orchestrator(feed.world(), model, gate=False) as orch:
+        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
+        result = _run(orch, tmp_path, lambda: orch.run(TASK))
+    assert result.status == "interrupted" and feed.taps == [1, 2]
+    assert len(model.requests) == 3  # the model is not asked about post 3
+    saved = load_state(tmp_path)
+    assert saved.interrupted and saved.state.todo.cursor == 1  # resync ticks post 2
 
 
 def test_a_ctrl_c_after_the_run_ended_leaves_its_outcome(tmp_path: Path) -> None:
