@@ -114,6 +114,9 @@ class Orchestrator:
         # several devices (drivers.desktop.router): called with each step before it is
         # observed; answers the device it switched to, if it switched
         self.route: Callable[[TaskStep], str | None] | None = None
+        # called at the top of every turn, next to the budget check: the CLI's Ctrl-C check
+        # (cli/ctrlc.py) raises KeyboardInterrupt there when the one it raised got lost
+        self.before_turn: Callable[[], None] | None = None
 
     # -- the loop ------------------------------------------------------------------------
     def run(self, task: str, plan_file: Path | None = None) -> RunResult:
@@ -165,6 +168,8 @@ class Orchestrator:
     def _turn(self) -> None:
         s = self._s
         s.budget.check()
+        if self.before_turn is not None:
+            self.before_turn()
         match s.phase:
             case "THINK":
                 learned = self.learned  # it replays through this orchestrator's driver
@@ -195,10 +200,12 @@ class Orchestrator:
                 self._ctx.event("error", message=str(exc))
         return s.phase not in FINAL_PHASES
 
+    def outcome(self) -> RunResult:
+        """The run's result as it stands, the trace left as it is (see :meth:`_result`)."""
+        return self._s.result(time.perf_counter() - self._started, self._usage())
+
     def _result(self) -> RunResult:
-        s = self._s
-        calls, tin, tout = self._usage()
-        result = s.result(time.perf_counter() - self._started, (calls, tin, tout))
+        result = self.outcome()
         if self.recorder is not None:
             self.recorder.finish(result.status, result.answer, {
                 "model_calls": result.model_calls, "prompt_tokens": result.tokens_in,

@@ -276,10 +276,15 @@ def resync_plan(todo: TodoList, obs: Any, memory: MemoryBank) -> list[int]:
 
 def interrupted(orchestrator: Orchestrator, run_dir: Path, during: str = "Ctrl-C") -> RunResult:
     """End a run the user interrupted: status ``interrupted``, the trace finished with it,
-    and the command that goes on. ``state.json`` keeps the last turn boundary."""
+    and the command that goes on. ``state.json`` keeps the last turn boundary. A run that had
+    already ended when the interrupt took effect keeps its outcome (and its trace)."""
     state = orchestrator.state
     if state is None:
         raise RuntimeError("interrupted before the run began: nothing to end")
+    if state.phase in FINAL_PHASES:
+        if getattr(orchestrator.recorder, "finished", False):
+            return orchestrator.outcome()
+        return orchestrator._result()
     state.finish("INTERRUPTED", "", StopReport(
         tuple(state.todo.done()), f"interrupted ({during}) at step {state.budget.used}",
         f"go on with: omg-agent run --resume {run_dir}"))

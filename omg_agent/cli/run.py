@@ -41,6 +41,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from omg_agent.cli.console import console, err_console, fail
+from omg_agent.cli.ctrlc import CtrlC
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
 from omg_agent.errors import OmgError
 
@@ -347,13 +348,14 @@ class RunJob:
             task += ("\n\nDevices: " + ", ".join(self.devices)
                      + " (give each plan step its device).")
         with ExitStack() as stack:
+            ctrl_c = stack.enter_context(CtrlC())  # left last: it covers the teardown too
             settings, serial, secrets = self._open(stack, task, sim)
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets)
             from omg_agent.flows.cache import run_cached  # the replay cache (issue 15)
 
             _first_checkpoint(orchestrator, task, plan)
-            result = _interruptible(orchestrator, run_dir, lambda: run_cached(
+            result = ctrl_c.run(orchestrator, run_dir, lambda: run_cached(
                 orchestrator, task, plan, enabled=self.use_cache))
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
@@ -376,6 +378,7 @@ class RunJob:
                                      "turn boundary"), soft_wrap=True)
         task = saved.state.task
         with ExitStack() as stack:
+            ctrl_c = stack.enter_context(CtrlC())  # left last: it covers the teardown too
             settings, serial, secrets = self._open(stack, task, None, saved.device)
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets,
                                        resume=True, session=saved.session or None)
@@ -384,11 +387,11 @@ class RunJob:
             recorded = orchestrator.recorder.last_step if orchestrator.recorder else 0
             orchestrator.operator.turns = max(saved.turns, recorded)
             if answer is None:
-                result = _interruptible(orchestrator, run_dir,
-                                        lambda: continue_interrupted(orchestrator, saved))
+                result = ctrl_c.run(orchestrator, run_dir,
+                                    lambda: continue_interrupted(orchestrator, saved))
             else:
-                result = _interruptible(orchestrator, run_dir,
-                                        lambda: orchestrator.resume(saved.state, answer))
+                result = ctrl_c.run(orchestrator, run_dir,
+                                    lambda: orchestrator.resume(saved.state, answer))
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 
@@ -512,21 +515,6 @@ def _first_checkpoint(orchestrator: Orchestrator, task: str, plan: Path | None) 
     if isinstance(hook, RunCheckpoint):
         hook.save(RunState(task, StepBudget(orchestrator.settings.max_steps)),
                   plan_file=str(plan.resolve()) if plan is not None else None)
-
-
-def _interruptible(orchestrator: Orchestrator, run_dir: Path,
-                   go: Callable[[], RunResult]) -> RunResult:
-    """``go()``; Ctrl-C ends the run ``interrupted`` with the command that resumes it."""
-    from omg_agent.brain.resume import interrupted
-
-    try:
-        return go()
-    except (KeyboardInterrupt, typer.Abort):
-        if orchestrator.state is None:
-            raise
-        err_console.print(escape(f"interrupted: go on with `omg-agent run --resume {run_dir}`"),
-                          soft_wrap=True)
-        return interrupted(orchestrator, run_dir)
 
 
 def _reattach(serial: str) -> str:

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,3 +101,46 @@ def test_ctrl_c_ends_interrupted_with_the_resume_command_and_resume_finishes(
     done = json.loads(second.stdout.strip().splitlines()[-1])
     assert done["status"] == "done" and task.check(vphone.phone)
     assert done["steps_used"] >= stopped["steps_used"] - 1  # the turn in flight is redone
+
+
+class _FailsAt:
+    """The expert double, whose ``at``-th request fails with HTTP 503 (the run retries it
+    after a backoff)."""
+
+    def __init__(self, inner: Any, at: int) -> None:
+        self.inner, self.at, self.seen = inner, at, 0
+
+    def reply(self, request: dict[str, Any]) -> Any:
+        self.seen += 1
+        if self.seen == self.at:
+            return {"status": 503, "body": {"error": {"message": "busy"}}}
+        return self.inner.reply(request)
+
+
+def test_ctrl_c_during_a_retry_backoff_ends_interrupted_without_the_retry(
+        vphone, tmp_path: Path) -> None:
+    from omg_agent.bench.suite.social_tasks import LikeSet
+    from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
+    from omg_agent.sim.model_double import ModelDouble
+
+    task = LikeSet(posts=[1, 2, 3])
+    task.setup(vphone.phone)
+    policy = _FailsAt(ExpertPolicy(task, vphone.phone, NoiseProfile(bundling="single")), at=3)
+    with ModelDouble(policy) as double:
+        env = {**cli_env(double.base_url), "OMG_RETRY_BACKOFF_S": "60",
+               "OMG_RETRY_BACKOFF_MAX_S": "60"}  # the run waits 30-60 s before its retry
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "omg_agent.cli", "run", task.goal, "--device",
+             vphone.serial, "--driver", "adb", "--json", "--runs-dir", str(tmp_path / "runs")],
+            env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_at_a_terminal)
+        assert proc.stderr is not None
+        said = next((line for line in iter(proc.stderr.readline, "") if "retry 1/" in line),
+                    "")
+        assert said, "the run never announced its retry"  # it does just before the wait
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (err, out[-600:])
+    stopped = json.loads(out.strip().splitlines()[-1])
+    assert stopped["status"] == "interrupted" and policy.seen == 3  # the retry never went
+    assert f"omg-agent run --resume {stopped['run_dir']}" in stopped["next_hint"]

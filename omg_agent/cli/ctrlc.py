@@ -1,0 +1,126 @@
+"""Ctrl-C during ``omg-agent run``: one SIGINT handler for the run, checked at safe points.
+
+Python turns SIGINT into a KeyboardInterrupt raised wherever the main thread is. That stops
+a blocking wait at once — a model request, a retry's backoff, a device call — and
+:meth:`CtrlC.run` turns it into the run's end: status ``interrupted``, ``state.json``
+at the last turn boundary, and the command that resumes it. But the exception can be lost
+on its way up: a library's ``except BaseException`` that does not re-raise, or a finaliser
+(``__del__``, a weakref callback) that happens to be running when the signal is handled —
+Python prints "Exception ignored in …" and goes on. The run would then carry out the model's
+reply and keep going, to ``done``. So :class:`CtrlC` records each Ctrl-C as well as raising
+it, and :meth:`CtrlC.watch` has the run look at that record after every model reply (before
+the reply is acted on) and at the top of every turn: a lost interrupt ends the run there.
+At worst the rest of a bundle already being sent to the device runs; nothing new is decided.
+:class:`CtrlC` is entered first and left last by ``run``, so it covers the device's set-up
+and teardown too.
+
+A Ctrl-C that comes once the run has ended (its outcome decided: e.g. while the replay cache
+files the flow of a done run) leaves that outcome as it is. A process started with SIGINT
+ignored (a job a script put in the background) keeps it ignored, as the script asked: stop
+such a run with SIGTERM; ``--resume`` goes on from its last turn boundary.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.markup import escape
+
+from omg_agent.cli.console import err_console
+
+if TYPE_CHECKING:
+    from omg_agent.brain.llm import CallRecord
+    from omg_agent.brain.orchestrator import Orchestrator, RunResult
+
+
+class CtrlC:
+    """While entered (in the main thread, where Python's own handler is in place), each
+    SIGINT is counted in :attr:`pressed` and raised as KeyboardInterrupt, and :meth:`check`
+    raises it again at a safe point. Once the run is :attr:`ending` (its outcome decided),
+    the next Ctrl-C is only counted, so the result, the trace and the device's teardown
+    complete and the outcome is printed; one more raises (a teardown that hangs)."""
+
+    def __init__(self) -> None:
+        self.pressed = 0
+        self.ending = False
+        self._while_ending = 0
+        self._previous: Any = None
+
+    def __enter__(self) -> CtrlC:
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
+        self.pressed += 1
+        if self.ending:
+            self._while_ending += 1
+            if self._while_ending < 2:
+                return
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        """A safe point: raise the Ctrl-C here if one came and the run is still going."""
+        if self.pressed and not self.ending:
+            raise KeyboardInterrupt
+
+    def watch(self, orchestrator: Orchestrator) -> None:
+        """Check after each model reply or failed request (before it is used) and at the
+        top of each turn of ``orchestrator``."""
+        orchestrator.before_turn = self.check
+        for client in orchestrator.llms:
+            client.on_attempt = _first(self.check, client.on_attempt)
+
+    def run(self, orchestrator: Orchestrator, run_dir: Path,
+            go: Callable[[], RunResult]) -> RunResult:
+        """``go()``, watched; a Ctrl-C ends the run ``interrupted`` with the command that
+        resumes it, said on the terminal too. Before the run began (no state yet) it
+        propagates, after saying how to go on."""
+        from omg_agent.brain.resume import STATE_FILE, interrupted
+
+        self.watch(orchestrator)
+        try:
+            result = go()
+        except (KeyboardInterrupt, typer.Abort):
+            self.ending = True
+            if orchestrator.state is None:
+                if (run_dir / STATE_FILE).exists():
+                    _say(f"interrupted before the run began: go on with `omg-agent run "
+                         f"--resume {run_dir}`")
+                raise
+            result = interrupted(orchestrator, run_dir)
+        finally:
+            self.ending = True  # the outcome is decided: the checks stand down
+        if result.status == "interrupted":
+            _say(f"interrupted: go on with `omg-agent run --resume {run_dir}`")
+        elif self.pressed:
+            _say(f"Ctrl-C came as the run ended; it ended {result.status}")
+        return result
+
+
+def _say(text: str) -> None:
+    err_console.print(escape(text), soft_wrap=True)
+
+
+def _first(check: Callable[[], None], then: Callable[[CallRecord], None] | None
+           ) -> Callable[[CallRecord], None]:
+    def on_attempt(record: CallRecord) -> None:
+        check()
+        if then is not None:
+            then(record)
+    return on_attempt
+
+
+__all__ = ["CtrlC"]
