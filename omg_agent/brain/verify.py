@@ -25,7 +25,7 @@ from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.appnames import normalize_name
 from omg_agent.drivers.profiles import available_profiles
-from omg_agent.perception.textmatch import normalise
+from omg_agent.perception.textmatch import TextQuery
 
 Recall = Callable[[str], str | None]  # memory key -> saved value (None: not saved)
 
@@ -120,9 +120,12 @@ def _element(check: ElementCheck, obs: Observation) -> str:
 
 
 def _shows(element: UIElement, wanted: str) -> bool:
-    key = normalise(wanted)
-    return any(key in normalise(t) for t in (element.text, element.desc, *element.extra_texts)
-               if t)
+    """The element's text, description or a merged text contains ``wanted`` — compared as
+    an anchor's ``contains`` compares (:class:`TextQuery`): "Payment successful" is in
+    "Payment successful 支付成功", whose Chinese once made the two normalise apart."""
+    query = TextQuery(wanted, "contains")
+    return any(query.score(t) is not None
+               for t in (element.text, element.desc, *element.extra_texts) if t)
 
 
 def _row_switch(label: UIElement, elements: Sequence[UIElement]) -> UIElement | None:

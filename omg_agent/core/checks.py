@@ -49,7 +49,8 @@ class ElementCheck(AnchorFields):
                             match=self.match)
 
     def describe(self) -> str:
-        keys = [f"{k}={getattr(self, k)!r}" for k in ("text", "resource_id", "desc")
+        # quoted as written, not Python's repr: a regex's \d would read as "\\d"
+        keys = [f'{k}="{getattr(self, k)}"' for k in ("text", "resource_id", "desc")
                 if getattr(self, k) is not None]
         how = "" if self.match == "exact" else f" ({self.match})"
         what = "element " + ", ".join(keys) + how
@@ -58,7 +59,7 @@ class ElementCheck(AnchorFields):
         if self.checked is not None:
             what += " is " + ("checked/on" if self.checked else "unchecked/off")
         if self.shows is not None:
-            what += f" shows {self.shows!r}"
+            what += f' shows "{self.shows}"'
         if self.in_field:
             what += " (in an edit field)"
         return what
@@ -69,7 +70,7 @@ class AppCheck(_Check):
     app: str = Field(min_length=1, description="Package (com.android.settings) or app name.")
 
     def describe(self) -> str:
-        return f"app {self.app!r} is in the foreground"
+        return f'app "{self.app}" is in the foreground'
 
 
 class MemoryCheck(_Check):
