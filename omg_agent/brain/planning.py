@@ -18,6 +18,7 @@ Every planner request's replies count as the planner's calls (:func:`planner_cal
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -193,12 +194,16 @@ def end_state_shown(run: RunContext) -> bool:
 
 
 def planner_call(run: RunContext, planner: Planner, call: Callable[[], T]) -> T:
-    """A planner request; its replies count as the planner's calls."""
-    before = planner.llm.totals.replies
+    """A planner request; its replies count as the planner's calls, and its wait is model
+    time, which no step's clock counts (a slow planner must not time out the step it
+    planned before the operator's first turn)."""
+    before, started = planner.llm.totals.replies, time.monotonic()
     try:
         return call()
     finally:
-        run.state.planner_calls += planner.llm.totals.replies - before
+        s = run.state
+        s.planner_calls += planner.llm.totals.replies - before
+        s.attempt = s.attempt.waited(time.monotonic() - started)
 
 
 def screen_summary(obs: Observation, limit: int = 40) -> str:

@@ -113,6 +113,10 @@ class Attempt:
                        last_failure=failure or self.last_failure,
                        model_s=self.model_s + model_s, acted=self.acted or acted)
 
+    def waited(self, model_s: float) -> Attempt:
+        """Time spent waiting for a model outside a turn (the planner): not the step's."""
+        return replace(self, model_s=self.model_s + model_s)
+
     def failed(self, failure: Failure) -> Attempt:
         """A failure that was not a turn (a claim the checks refused, no valid reply)."""
         return replace(self, failures=self.failures + 1, last_failure=failure)

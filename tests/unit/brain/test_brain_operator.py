@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PIL import Image
 
@@ -81,3 +83,25 @@ def test_post_mortem_reasons_come_from_the_typed_failure_then_the_screens() -> N
     assert pm.strategies_tried == ("(step 1) tap [tap] → failed",)
     assert "MacBook Air 13" in pm.last_screen and pm.suggested_recovery
     assert pm.for_prompt()["reason"] == "TIMEOUT"
+
+
+def test_the_planners_wait_is_not_the_steps_time() -> None:
+    """A step's clock runs for the phone and the agent, not the model: the first step's
+    attempt begins before the plan is written, so the planner's minutes would otherwise
+    time it out before the operator's first turn (relay round 11)."""
+    from types import SimpleNamespace
+
+    from omg_agent.brain.planning import planner_call
+
+    state = RunState("t", StepBudget(5))
+    replies = SimpleNamespace(replies=0)
+    planner = SimpleNamespace(llm=SimpleNamespace(totals=replies))
+
+    def slow_plan() -> str:
+        time.sleep(0.2)  # the model thinking (a real wait, not a condition to await)
+        replies.replies += 1
+        return "plan"
+
+    assert planner_call(SimpleNamespace(state=state), planner, slow_plan) == "plan"
+    assert state.planner_calls == 1
+    assert state.attempt.model_s >= 0.2 and state.attempt.elapsed() < 0.2
