@@ -306,6 +306,10 @@ def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
     """
     queries = _queries(target)
     limit = 4 if target.match == "contains" else EXACT_TIERS
+    # a description the model named is looked for in descriptions first: an element's text
+    # stands in only when no description matches (a results title "“ThinkPad X1”" once
+    # took a tap meant for the row whose desc is "联想 ThinkPad X1")
+    field_first = "desc" in queries and "text" not in queries
     found: list[tuple[tuple, UIElement, UIElement | None]] = []
     for e in elements:
         tier = _element_tier(e, queries)
@@ -313,8 +317,8 @@ def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
             continue
         host = e if _is_tappable(e) else _clickable_host(e, elements)
         hidden = visible is not None and not visible.contains(e.center)
-        key = (tier, host is None, not e.enabled, hidden, e.bounds.area,
-               e.bounds.top, e.bounds.left)
+        key = ((tier[1], tier[0]) if field_first else tier, host is None, not e.enabled,
+               hidden, e.bounds.area, e.bounds.top, e.bounds.left)
         found.append((key, e, host))
     if not found:
         return None
@@ -322,7 +326,7 @@ def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
     point = e.bounds.center
     others = tuple(o for k, o, _ in found if o is not e and k[:2] == key[:2]
                    and not o.bounds.contains(point) and not e.bounds.contains(o.center))
-    return AnchorMatch(e, host, key[0][0], others)
+    return AnchorMatch(e, host, key[0][1] if field_first else key[0][0], others)
 
 
 # -- helpers -------------------------------------------------------------------------------

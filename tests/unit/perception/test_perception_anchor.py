@@ -311,3 +311,20 @@ def test_without_an_observation_only_a_blind_point_resolves():
     for target in (PointTarget(x=500, y=500), AnchorTarget(text="OK"), ElementTarget(id=1)):
         with pytest.raises(AnchorNotFound, match="no observation"):
             anchorer.resolve(target, None)
+
+
+def test_a_desc_anchor_prefers_a_description_over_a_closer_text() -> None:
+    """Shop's results: the title repeats the query as text, the product row carries the name
+    in its description. ``desc contains "ThinkPad X1"`` is the row, though the title's text
+    is the closer match; a text stands in for a description only when none matches."""
+    from omg_agent.perception.anchor import match_anchor
+
+    title = UIElement(1, "android.widget.TextView", "text", Bounds(0, 200, 1000, 260),
+                      text="“ThinkPad X1”")
+    row = UIElement(2, "android.widget.LinearLayout", "button", Bounds(0, 300, 1000, 500),
+                    text="¥9,999.00", desc="联想 ThinkPad X1", clickable=True)
+    target = AnchorTarget(desc="ThinkPad X1", match="contains")
+    found = match_anchor(target, [title, row])
+    assert found is not None and found.element is row and found.tier == 4
+    only_text = match_anchor(target, [title])
+    assert only_text is not None and only_text.element is title
