@@ -182,11 +182,11 @@ class DecisionBundle(_Contract):
                           "planner rewrites the rest. Null otherwise.")
     todo: list[str] | None = Field(
         None, max_length=30,
-        description="Only when you keep the plan yourself (no planner): your checklist, one "
+        description="Only when the instructions tell you to keep your own checklist: one "
                     "milestone a line, '[x] ' before those done. Null otherwise.")
     end_checks: list[StepCheck] | None = Field(
         None, max_length=6,
-        description="Only when you keep the plan yourself, once you know what the end screen "
+        description="Only when you keep your own checklist, once you know what the end screen "
                     "shows: checks of the task's end state (elements, app or memory keys), "
                     "as under 'Checks'. The system ticks the task when they pass; they cannot "
                     "be changed later. Null otherwise.")

@@ -84,7 +84,7 @@ class Display:
     def xml(self, frame: Frame) -> str:
         if frame.xml is None:
             p = self.profile
-            frame.xml = xmldump.dump(frame.root, (0, 0, p.width, p.height))
+            frame.xml = xmldump.dump(frame.root, (0, 0, p.width, p.height), sdk=p.sdk)
         return frame.xml
 
     # -- system UI -----------------------------------------------------------------------

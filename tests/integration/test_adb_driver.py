@@ -223,8 +223,9 @@ def test_unicode_without_adb_keyboard_is_rejected_naming_the_fix(vphone, driver)
     assert [o.ok for o in result.outcomes] == [True, False]
     assert "install ADBKeyboard" in result.outcomes[1].detail
     assert draft(vphone)["body"] == "ab"
-    # ASCII still types, and clearing falls back to delete keys
-    assert driver.execute([act(type="type", text="plain", clear=True)], obs).ok
+    # ASCII still types, and clearing falls back to delete keys — as many as the field
+    # holds on the screen the agent looked at (a new turn's observation)
+    assert driver.execute([act(type="type", text="plain", clear=True)], driver.observe()).ok
     assert draft(vphone)["body"] == "plain"
 
 
@@ -405,7 +406,9 @@ def test_swipes_scroll_the_feed_and_double_tap_is_two_taps(vphone, driver, shell
     vphone.phone.start_activity("com.omg.feed")
     obs = driver.observe()
     result = driver.execute([act(type="swipe", direction="up", distance=300)], obs)
-    assert result.ok and result.outcomes[0].detail.startswith("swipe 540,1200 -> 540,480")
+    # reported in the model's 0–1000 units: pixels (540,1200) -> (540,480) on 1080x2400
+    assert result.ok and result.outcomes[0].detail.startswith("swipe 500,500 -> 500,200")
+    assert result.outcomes[0].point == (540, 1200)
     offset = vphone.phone.state()["apps"]["com.omg.feed"]["scroll_offset"]
     assert offset > 0
     driver.execute([act(type="swipe", **{"from": [500, 300], "to": [500, 700]})])

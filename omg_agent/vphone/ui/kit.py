@@ -91,7 +91,7 @@ class Kit:
              multiline: bool = False) -> View:
         shown = "•" * len(value) if password else value
         return self.view("android.widget.EditText", bounds, text=shown or hint, kind="edit",
-                         resource_id=resource_id, clickable=True, focusable=True,
+                         hint=hint, resource_id=resource_id, clickable=True, focusable=True,
                          long_clickable=True, focused=focused, password=password,
                          field_key=field_key,
                          style={"size": self.dp(17), "hint": not value, "multiline": multiline})

@@ -29,14 +29,22 @@ def window_root(root: View) -> View:
     return top
 
 
-def dump(root: View, screen: Bounds, rotation: int = 0) -> str:
+# Android 14's uiautomator writes four more attributes per node; what matters to a reader
+# is ``hint``: an empty EditText reports its placeholder as its text (TextView's text for
+# accessibility), and only ``hint`` tells the two apart
+ANDROID_14 = 34
+
+
+def dump(root: View, screen: Bounds, rotation: int = 0, *, sdk: int = ANDROID_14) -> str:
     parts = [_HEADER, f'<hierarchy rotation="{rotation}">']
-    _node(parts, window_root(root), 0, screen)
+    order = [0] if sdk >= ANDROID_14 else None
+    _node(parts, window_root(root), 0, screen, order)
     parts.append("</hierarchy>")
     return "".join(parts)
 
 
-def _node(parts: list[str], view: View, index: int, shown: Bounds) -> None:
+def _node(parts: list[str], view: View, index: int, shown: Bounds,
+          order: list[int] | None) -> None:
     left, top, right, bottom = shown
     attrs = (
         f'index="{index}" text={quoteattr(view.text)} '
@@ -47,13 +55,18 @@ def _node(parts: list[str], view: View, index: int, shown: Bounds) -> None:
         f'focusable="{_flag(view.focusable)}" focused="{_flag(view.focused)}" '
         f'scrollable="{_flag(view.scrollable)}" long-clickable="{_flag(view.long_clickable)}" '
         f'password="{_flag(view.password)}" selected="{_flag(view.selected)}" '
-        f'bounds="[{left},{top}][{right},{bottom}]"'
+        + ('visible-to-user="true" ' if order is not None else "")
+        + f'bounds="[{left},{top}][{right},{bottom}]"'
     )
+    if order is not None:  # Android 14 (see ANDROID_14)
+        attrs += (f' drawing-order="{order[0]}" hint={quoteattr(view.hint)} '
+                  'display-id="0"')
+        order[0] += 1
     children = [] if view.opaque_to_tree else list(visible_children(view, shown))
     if not children:
         parts.append(f"<node {attrs} />")
         return
     parts.append(f"<node {attrs}>")
     for i, (child, child_shown) in enumerate(children):
-        _node(parts, child, i, child_shown)
+        _node(parts, child, i, child_shown, order)
     parts.append("</node>")

@@ -158,8 +158,10 @@ def test_element_bounds_equal_the_view_tree_and_every_interactive_view_is_kept(n
         assert (e.clickable, e.scrollable, e.checkable, e.checked, e.focused, e.enabled) == (
             view.clickable, view.scrollable, view.checkable, view.checked, view.focused,
             view.enabled)
-        if view.text:
-            assert e.text == view.text
+        if view.text:  # an empty field's text is its placeholder: a hint, not a value
+            empty_field = bool(view.hint) and view.text == view.hint
+            assert e.text == ("" if empty_field else view.text)
+        assert e.hint == view.hint
     kept = {(e.cls, e.bounds) for e in elements}
     missing = [(v.cls, v.text, b) for v, b in views if _interactive(v) and not b.empty
                and (v.cls, b) not in kept]
@@ -170,7 +172,7 @@ def test_element_bounds_equal_the_view_tree_and_every_interactive_view_is_kept(n
 def test_every_visible_text_survives_as_an_element_or_merged_into_one(name):
     xml, root = SCREENS[name]
     elements = parse_elements(xml)
-    texts = {t for e in elements for t in (e.text, e.desc, *e.extra_texts) if t}
+    texts = {t for e in elements for t in (e.text, e.desc, e.hint, *e.extra_texts) if t}
     lost = [v.text for v, b in _shown_views(root) if v.text and not b.empty
             and v.text not in texts]
     assert lost == []

@@ -3,8 +3,11 @@ the Sign in button that moves between visits, and the forgot-password page."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from omg_agent.perception.uitree import parse_elements
 from omg_agent.vphone.phone import VirtualPhone
 from omg_agent.vphone.ui.view import View
 
@@ -144,3 +147,20 @@ def test_password_follows_the_seed():
         VirtualPhone(seed=1).apps[PKG].valid_password
     assert VirtualPhone(seed=1).apps[PKG].valid_password != \
         VirtualPhone(seed=2).apps[PKG].valid_password
+
+
+def test_an_empty_field_shows_its_placeholder_as_text_and_says_so_in_hint() -> None:
+    """Android 14's uiautomator dump: an empty EditText reports its placeholder as its text
+    (what TextView gives accessibility) and carries ``hint``; perception reads the field as
+    empty with a hint. An Android 10 dump has no ``hint`` attribute."""
+    phone = VirtualPhone("default", seed=0)
+    phone.start_activity("com.omg.login")
+    xml = phone.dump_xml()
+    [node] = re.findall(r'<node [^>]*resource-id="com.omg.login:id/username"[^>]*>', xml)
+    assert 'text="Username"' in node and 'hint="Username"' in node
+    assert 'visible-to-user="true"' in node and "drawing-order=" in node
+    username = next(e for e in parse_elements(xml) if e.resource_id.endswith("username"))
+    assert (username.text, username.hint) == ("", "Username")
+    old = VirtualPhone("legacy", seed=0)
+    old.start_activity("com.omg.login")
+    assert "hint=" not in old.dump_xml()
