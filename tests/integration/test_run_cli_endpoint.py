@@ -4,25 +4,18 @@ openai client, the model double over HTTP, a vphone over adb."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from look_script import BLANK as LOOK_ENV
+from look_script import CONFIRMED, LOOKED, PLAN
 from typer.testing import CliRunner
 
 from omg_agent.cli import app
 from omg_agent.sim.model_double import ModelDouble
 
-BLANK = {"OMG_MODEL": "", "OMG_BASE_URL": "", "OMG_API_KEY": "", "OPENAI_API_KEY": "",
-         "OPENAI_BASE_URL": "", "OMG_CONFIG": "", "OMG_PLANNER_MODEL": "",
-         "OMG_OPERATOR_MODEL": "", "OMG_RUN_TIMEOUT_S": "", "OMG_PLANNING": "adaptive"}
-PLAN = json.dumps({"goal": "look", "steps": [
-    {"description": "Look at the screen", "success_criteria": "anything"}]})
-LOOKED = json.dumps({"thought": "done", "last_action_result": "none", "goal_complete": True,
-                     "answer": "looked"})
-CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at",
-                        "evidence": [{"kind": "element", "text": "Settings"}]})
+BLANK = {**LOOK_ENV, "OMG_PLANNING": "adaptive"}
 KEY = "sk-omg-test-5c1d9e7f3a2b4c6d"
 
 

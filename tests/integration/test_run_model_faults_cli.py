@@ -10,21 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from look_script import BLANK, CONFIRMED, LOOKED, PLAN
 from typer.testing import CliRunner
 
 from omg_agent.cli import app
 from omg_agent.sim.model_double import ModelDouble
-
-BLANK = {"OMG_MODEL": "", "OMG_BASE_URL": "", "OMG_API_KEY": "", "OPENAI_API_KEY": "",
-         "OPENAI_BASE_URL": "", "OMG_CONFIG": "", "OMG_PLANNER_MODEL": "",
-         "OMG_OPERATOR_MODEL": "", "OMG_RUN_TIMEOUT_S": ""}
-PLAN = json.dumps({"goal": "look", "steps": [
-    {"description": "Look at the screen", "success_criteria": "anything"}]})
-LOOKED = json.dumps({"thought": "done", "last_action_result": "none", "goal_complete": True,
-                     "answer": "looked"})
-# the planner confirms from the launcher it was shown, naming an element there
-CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at",
-                        "evidence": [{"kind": "element", "text": "Settings"}]})
 
 
 @pytest.fixture
