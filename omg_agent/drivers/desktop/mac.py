@@ -160,8 +160,10 @@ def _frame(node: dict[str, Any], scale: DisplayScale,
                                    float(size["h"]))
     except (KeyError, TypeError, ValueError):
         return None
-    if b.empty or screen is None:
-        return None if b.empty else b
+    if b.empty:
+        return None
+    if screen is None:
+        return b
     # the part on this display: a frame scrolled out of view or on another display is
     # dropped, one reaching past the edge (a desktop group spanning two displays) is cut
     # to the screen so its centre — where a tap lands — is on it
