@@ -20,8 +20,7 @@ from collections.abc import Callable
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.run_context import RunContext
 from omg_agent.core.secrets import SecretVault
-
-YES = ("yes", "y", "ok", "okay", "allow", "go ahead", "是", "好", "确认", "可以")
+from omg_agent.guards.answers import is_yes
 
 
 def ask(run: RunContext, ask_user: Callable[[str], str | None] | None,
@@ -66,7 +65,7 @@ def hold(run: RunContext, step_number: int, held: str, question: str | None) -> 
 def confirmed(run: RunContext, held: str, answer: str) -> None:
     """The user's yes or no to the held action: the gate approves it on a yes."""
     s = run.state
-    yes = answer.strip().lower().startswith(YES)
+    yes = is_yes(answer)  # the one answer rule; neither is refused before a resume
     run.event("user_confirmation", action=held, answer=yes)
     s.dialogue, s.held = s.dialogue.answered("yes" if yes else "no"), None
     if yes and run.gatekeeper is not None:
@@ -76,4 +75,4 @@ def confirmed(run: RunContext, held: str, answer: str) -> None:
     s.phase = "THINK"
 
 
-__all__ = ["YES", "answered", "ask", "confirmed", "hold"]
+__all__ = ["answered", "ask", "confirmed", "hold"]

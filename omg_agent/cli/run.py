@@ -364,6 +364,7 @@ class RunJob:
         """Go on with ``run_dir``: an interrupted run (no ``answer``), or one waiting for
         ``answer``."""
         from omg_agent.brain.resume import continue_interrupted, load_state, restore_memory
+        from omg_agent.guards.answers import read_answer, unclear
 
         saved = load_state(run_dir)
         if saved.interrupted and answer is not None:
@@ -372,6 +373,8 @@ class RunJob:
         if not saved.interrupted and answer is None:
             fail(f"{run_dir} waits for an answer to: {saved.state.dialogue.pending or '?'} — "
                  "give it with --answer (yes / no for a held action)")
+        if answer is not None and saved.state.held and read_answer(answer) is None:
+            fail(f"--answer: {unclear(answer)}", code=2)  # nothing resumes on an unclear yes
         if saved.ended:
             err_console.print(escape(f"the run ended {saved.ended.lower()} "
                                      f"({saved.ended_because}): trying again from its last "

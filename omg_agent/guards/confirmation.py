@@ -19,9 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 
+from omg_agent.guards.answers import read_answer, unclear
 from omg_agent.guards.sensitive import Sensitivity
-
-YES = frozenset({"y", "yes", "是", "是的", "好", "确认", "允许"})
 
 
 @dataclass(frozen=True)
@@ -54,8 +53,12 @@ class ConfirmationChannel(Protocol):
         ...
 
 
+ASK_AGAIN = 3  # unclear answers before the terminal takes the silence as a no
+
+
 class TerminalChannel:
-    """Asks on a terminal: writes the request, reads one line; only "y"/"yes" is a yes.
+    """Asks on a terminal: writes the request, reads one line; a yes only by the one answer
+    rule (:mod:`omg_agent.guards.answers`), an unclear answer is asked again.
 
     End of input (``read`` returns ``None`` or raises ``EOFError``) means nobody is there.
     """
@@ -81,16 +84,21 @@ class TerminalChannel:
 
     def confirm(self, request: ConfirmationRequest) -> bool | None:
         self._write(request.text())
-        try:
-            answer = self._read("Allow it? [y/N] ")
-        except EOFError:
-            answer = None
-        if answer is None:
-            self._write("(no answer: not done)")
-            return None
-        yes = answer.strip().casefold() in YES
-        self._write("Allowed." if yes else "Refused: not done.")
-        return yes
+        for _ in range(ASK_AGAIN):
+            try:
+                answer = self._read("Allow it? [y/N] ")
+            except EOFError:
+                answer = None
+            if answer is None:
+                self._write("(no answer: not done)")
+                return None
+            verdict = "no" if not answer.strip() else read_answer(answer)  # [y/N]: empty is no
+            if verdict is not None:
+                self._write("Allowed." if verdict == "yes" else "Refused: not done.")
+                return verdict == "yes"
+            self._write(unclear(answer.strip()))
+        self._write("Refused: not done (no clear yes).")
+        return False
 
 
 @dataclass

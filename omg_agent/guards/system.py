@@ -54,6 +54,7 @@ from omg_agent.core.actions import (
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import DeviceInfo, Driver, ExecResult
 from omg_agent.errors import DeviceError, InputUnconfirmed
+from omg_agent.guards.answers import is_yes
 from omg_agent.guards.injection import SYSTEM_DIALOG_PACKAGES, SYSTEM_UI
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,6 @@ WAIT, CLOSE = ("Wait", "等待"), ("Close app", "Close", "OK", "关闭应用", "
 PIN_IDS = ("pinentry", "passwordentry", "pin_entry", "password_entry")
 KEYGUARD_TEXT = re.compile(r"(swipe up to unlock|enter (pin|password)|wrong (pin|password)|"
                            r"向上滑动解锁|输入(PIN|密码))", re.I)
-YES = re.compile(r"^\s*(y|yes|ok|okay|allow|sure|是|好|允许|可以)\b", re.I)
 DARK = 12  # mean brightness (0–255) under which an untexted screen counts as off
 NAVIGATION_KEYS = frozenset({3, 4, 187})  # home, back, recents
 
@@ -254,7 +254,7 @@ class SystemGuard:
         allow, deny = _button(obs, ALLOW), _button(obs, DENY)
         answer = self.ask(f"The phone asks: {prompt!r}. Allow it? (yes/no)") \
             if self.ask is not None and allow is not None else None
-        if answer is not None and YES.match(answer) and allow is not None:
+        if is_yes(answer) and allow is not None:
             return SystemMove("permission", (_tap(allow),), f"permission granted by the user: "
                                                             f"{prompt}")
         if deny is None:

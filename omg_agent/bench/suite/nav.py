@@ -17,6 +17,7 @@ import logging
 import re
 from typing import Any
 
+from omg_agent.guards.answers import is_yes
 from omg_agent.sim.expert.screen import (
     Screen,
     anchor,
@@ -45,7 +46,6 @@ SYSTEM = "android"  # the package of the phone's own dialogs (ANR, crash)
 _ASKED = re.compile(r"The user was asked (.+) and answered: (.*)$")
 POST_NUMBER = re.compile(r"(?:Post |第)(\d+)")
 TOP_POSTS = 4  # posts whose Like button shows on a Feed scrolled to the top
-YES = ("yes", "y", "ok", "sure", "go ahead", "是", "好", "确认")
 
 
 def ask(question: str) -> dict[str, Any]:
@@ -85,8 +85,7 @@ def answer(ctx: MoveContext, question: str) -> str | None:
 
 
 def agreed(reply: str) -> bool:
-    text = reply.strip().lower()
-    return any(text.startswith(word) for word in YES)
+    return is_yes(reply)
 
 
 def confirm(ctx: MoveContext, question: str, move: dict[str, Any]) -> Moves:

@@ -116,7 +116,7 @@ class DeleteNote(Task):
         return phone.apps[NOTES].notes == rest
 
     def answer_user(self, question: str) -> str | None:
-        return "Yes, delete it."
+        return "Yes."
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):

@@ -188,7 +188,7 @@ class BuyProduct(Task):
                    for o in phone.apps[SHOP].orders)
 
     def answer_user(self, question: str) -> str | None:
-        return "Yes, pay."
+        return "Yes."
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):

@@ -96,7 +96,7 @@ class TextNewNumber(Task):
         return was_sent(phone, self.number, self.text)
 
     def answer_user(self, question: str) -> str | None:
-        return "Yes, send it."
+        return "Yes."
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):

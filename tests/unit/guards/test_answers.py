@@ -1,0 +1,103 @@
+"""The one answer rule: a yes only when the whole answer is a yes (issue #24)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from omg_agent.guards.answers import (
+    ACCEPTED,
+    AFFIRMATIVES,
+    MAX_ANSWER,
+    NEGATIVES,
+    is_yes,
+    normalise,
+    read_answer,
+    unclear,
+)
+
+NEGATIONS = ("not", "no", "don't", "never", "不", "别", "没", "不要")
+
+
+@pytest.mark.parametrize("answer", sorted(AFFIRMATIVES))
+def test_every_listed_affirmative_alone_is_a_yes(answer):
+    assert read_answer(answer) == "yes"
+    assert read_answer(f"  {answer.upper()}!  ") == "yes"
+
+
+@pytest.mark.parametrize("answer", sorted(NEGATIVES))
+def test_every_listed_negative_alone_is_a_no(answer):
+    assert read_answer(answer) == "no"
+
+
+@pytest.mark.parametrize("answer", [
+    "you must not pay", "yesterday", "okay no", "可以不", "是不是", "yes but not now",
+    "y not", "ok, don't", "sure... never", "好不好", "没问题", "I said yes, right?",
+    "yes no", "no yes", "", "   ", "maybe", "ye", "yess", "okey-dokey no"])
+def test_a_sentence_that_only_starts_like_a_yes_is_not_one(answer):
+    assert read_answer(answer) != "yes"
+    assert not is_yes(answer)
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    ("Yes.", "yes"), ("ＹＥＳ", "yes"), ("“ok”", "yes"), ("是的！", "yes"), ("Go ahead", "yes"),
+    ("yes, go ahead", "yes"), ("No.", "no"), ("don’t", "no"), ("不要！", "no"),
+    ("you must not pay", None), ("可以不", None), (None, None)])
+def test_answers_read_as_users_write_them(answer, verdict):
+    assert read_answer(answer) == verdict
+
+
+def test_no_list_entry_carries_a_negation_or_sits_in_both_lists():
+    assert not AFFIRMATIVES & NEGATIVES
+    for word in AFFIRMATIVES:
+        assert not any(n in word for n in NEGATIONS), word
+
+
+def test_an_overlong_answer_is_neither_and_the_error_names_the_accepted_answers():
+    assert read_answer("yes" + " " * MAX_ANSWER) is None
+    message = unclear("you must not pay")
+    assert "'you must not pay'" in message and ACCEPTED in message and "\n" not in message
+    assert len(unclear("x" * 500)) < 400
+
+
+def test_normalise_folds_case_width_quotes_and_inner_punctuation():
+    assert normalise("  「ＹＥＳ，Go  ahead」 ") == "yes go ahead"
+
+
+_words = st.sampled_from([*AFFIRMATIVES, *NEGATIONS, "pay", "the", "order", ",", " ", "!",
+                          "。", "please", "must", "you", "可以", "是", "付款"])
+
+
+@settings(max_examples=6_000, deadline=None)
+@given(st.lists(_words, min_size=1, max_size=6), st.sampled_from(NEGATIONS),
+       st.integers(min_value=0, max_value=6))
+def test_no_answer_containing_a_negation_is_a_yes(words, negation, at):
+    words.insert(min(at, len(words)), negation)
+    answer = " ".join(words)
+    assert not is_yes(answer), answer
+
+
+@settings(max_examples=5_000, deadline=None)
+@given(st.text(max_size=40))
+def test_free_text_with_a_negation_is_never_a_yes(text):
+    folded = normalise(text)
+    if any(n in folded for n in NEGATIONS):
+        assert not is_yes(text), text
+
+
+def _terminal(typed: str):
+    import io
+
+    from omg_agent.guards.confirmation import ConfirmationRequest, TerminalChannel
+    out = io.StringIO()
+    request = ConfirmationRequest("payment", 'tap "Pay ¥1,079.00"', "the label says 'pay'")
+    return TerminalChannel.from_streams(io.StringIO(typed), out).confirm(request), out.getvalue()
+
+
+def test_the_terminal_asks_again_on_an_unclear_answer_and_never_reads_it_as_yes():
+    answer, shown = _terminal("you must not pay\nyes\n")
+    assert answer is True and "neither a yes nor a no" in shown
+    assert shown.count("Allow it? [y/N]") == 2
+    answer, shown = _terminal("yesterday\nokay no\n可以不\nyes\n")
+    assert answer is False and "no clear yes" in shown
