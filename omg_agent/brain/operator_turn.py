@@ -60,6 +60,9 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
     if verdict is not None and verdict.escalated:
         climb(run, index, step, verdict, obs)
         return
+    if verdict is not None and verdict.note:  # the end of a list: said, never a loop
+        run.event("loop_guard", step=index + 1, rung="note", reason=verdict.note, trigger="")
+        s.records.append(TurnRecord(index + 1, verdict.note, obs.screen_hash))
     if auto_verified(run, index, step, obs):
         return
     if not run.plannerless and (s.attempt.turns >= step.max_tries

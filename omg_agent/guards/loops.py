@@ -10,10 +10,15 @@ action should change the screen — and with every replan's text. Two signals:
 * **cycle**: the same action, or a cycle of 2–4 actions, repeating while the set of recent
   screens stops growing (A→B→A→B is caught at the 4th action).
 
-The answer is a :class:`Verdict` on an escalation ladder. No effect climbs it one rung per
-miss: ``wait`` (look again in ~2 s), ``offset`` (the same tap moved to the element's centre
-or the nearest clickable, see :mod:`omg_agent.guards.retap`), ``back``, then
-``post_mortem`` (report ``LOOP`` to the planner). A cycle goes straight to ``post_mortem``.
+The answer is a :class:`Verdict` on an escalation ladder that counts the *model's* repeats of
+an ineffective action (seed 004 §3.2), never the ladder's own moves: the first miss gets
+``wait`` (look again in ~2 s, no model call) and the model is then told plainly that its
+action had no visible effect; only when the model repeats the same ineffective action comes
+``offset`` (the same tap moved to the element's centre or the nearest clickable, see
+:mod:`omg_agent.guards.retap`); only on the third ``back``; then ``post_mortem`` (report
+``LOOP`` to the planner). So the ladder never leaves an app by a rule the model was not told
+about first. A swipe whose content stops moving is the end of a list: the model is told so
+(``Verdict.note``), and it never counts as a loop. A cycle goes straight to ``post_mortem``.
 Once a post-mortem was reported, a loop that goes on — the same dead action, another cycle,
 or a replan identical to one already tried — ends in ``ask_user`` (or ``stop`` when no human
 is reachable). Rungs 1–3 carry the action to run (``Verdict.action``): the caller executes
@@ -33,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal
 
-from omg_agent.core.actions import Action, Back, Wait
+from omg_agent.core.actions import Action, Back, Swipe, Wait
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.retap import SNAP_PX, offset_retap
 from omg_agent.guards.signatures import ActionRecord
@@ -72,6 +77,7 @@ class Verdict:
     action: Action | None = None
     trigger: Trigger = ""
     hint: str = ""
+    note: str = ""  # for the model, on no rung: what the last action showed (end of a list)
 
     @property
     def escalated(self) -> bool:
@@ -89,19 +95,20 @@ CARRY_ON = Verdict()
 # -- the state: small frozen parts ------------------------------------------------------
 @dataclass(frozen=True)
 class _Ladder:
-    """The no-effect episode under way: misses counted, rungs issued, the action that missed."""
+    """The no-effect episode under way: the model's misses of one action, the rungs given."""
 
     misses: int = 0
-    issued: int = 0  # how many of LADDER's rungs were passed (skipped ones included)
-    tried: tuple[Rung, ...] = ()  # the rungs given
+    tried: tuple[Rung, ...] = ()
+    move: Action | None = None  # the ladder's own move awaiting its after-screen  # the rungs given
     record: ActionRecord | None = None
     pending: Rung = Rung.NONE
 
     def miss(self, record: ActionRecord) -> _Ladder:
-        """One more miss; the ladder's own moves (a pending wait or offset) keep the action
-        that started it."""
-        ours = self.pending in (Rung.WAIT, Rung.OFFSET) and self.record is not None
-        return replace(self, misses=self.misses + 1, record=self.record if ours else record)
+        """The model's action ``record`` missed: one more repeat of the action that started
+        this episode, or the first miss of another action."""
+        if self.record is not None and self.record.signature == record.signature:
+            return replace(self, misses=self.misses + 1, record=record)
+        return _Ladder(misses=1, record=record)
 
 
 @dataclass(frozen=True)
@@ -170,14 +177,23 @@ class LoopGuard:
         self._step = step = step.push(record, self.window)
         if pending is Rung.BACK and record.is_back:
             return self._loop("no_effect", self._ladder_end(step.ladder))
-        if self._no_effect(record, pending):
+        if pending in (Rung.WAIT, Rung.OFFSET) and record.action == step.ladder.move:
+            # the ladder's own wait or re-tap: whatever it showed, the model decides next
+            self._step = replace(step, ladder=replace(step.ladder, pending=Rung.NONE, move=None))
+            if record.after and not any(self._same(record.after, h) for h in seen if h):
+                self._step = replace(self._step, ladder=_Ladder())  # it helped: progress
+            return CARRY_ON
+        if self._no_effect(record) and isinstance(record.action, Swipe):
+            return Verdict(note=f"{record.label} did not move the content: the end of the "
+                                "list in that direction (not a loop)")
+        if self._no_effect(record):
             ladder = step.ladder.miss(record)
             self._step = replace(step, ladder=ladder)
             if self._reported(ladder.record):
                 return self._give_up(f"{record.label} still has no effect after a "
                                      "post-mortem", "no_effect", ladder.record)
             return self._climb(observation)
-        self._step = replace(step, ladder=replace(step.ladder, pending=Rung.NONE))
+        self._step = replace(step, ladder=replace(step.ladder, pending=Rung.NONE, move=None))
         if record.after and not any(self._same(record.after, h) for h in [*seen, record.before]
                                     if h):
             self._step = replace(self._step, ladder=_Ladder())  # a new screen: progress
@@ -217,11 +233,10 @@ class LoopGuard:
         except ValueError:  # not a grid hash (a driver without screenshots, a test label)
             return a == b
 
-    def _no_effect(self, record: ActionRecord, pending: Rung) -> bool:
+    def _no_effect(self, record: ActionRecord) -> bool:
         if not record.before or not record.after or record.ui_changed:
             return False
-        counts = record.should_change or (pending is Rung.WAIT and record.is_wait)
-        return counts and self._same(record.before, record.after)
+        return record.should_change and self._same(record.before, record.after)
 
     def _reported(self, record: ActionRecord | None) -> bool:
         return record is not None and any(
@@ -229,28 +244,32 @@ class LoopGuard:
             for d in self._run.dead)
 
     def _climb(self, observation: Observation | None) -> Verdict:
+        """The rung for the model's n-th ineffective repeat: wait, offset, back, then LOOP."""
         ladder = self._step.ladder
         missed = ladder.record
         assert missed is not None
-        head = f"no effect ×{ladder.misses} on {missed.label}"
-        action: Action | None
-        for index in range(ladder.issued, len(LADDER)):
-            rung, action, note = LADDER[index], None, ""
-            if rung is Rung.WAIT:
-                action, note = Wait(seconds=self.wait_s), f"waiting {self.wait_s:g} s"
-            elif rung is Rung.OFFSET:
-                retap = None if missed.action is None or observation is None else \
-                    offset_retap(missed.action, observation, missed.element,
-                                 snap_px=self.snap_px)
-                if retap is None:
-                    continue
-                action, note = retap.action, f"retrying offset to {retap.note}"
+        if ladder.misses > len(LADDER):
+            return self._loop("no_effect", self._ladder_end(ladder))
+        head = f"{missed.label} had no visible effect" + (
+            f" (×{ladder.misses})" if ladder.misses > 1 else "")
+        rung = LADDER[ladder.misses - 1]
+        action: Action
+        if rung is Rung.OFFSET:
+            retap = None if missed.action is None or observation is None else \
+                offset_retap(missed.action, observation, missed.element, snap_px=self.snap_px)
+            if retap is not None:
+                action, note = retap.action, (f"retried it offset to {retap.note}; the same "
+                                              "again and I press back")
             else:
-                action, note = Back(), "pressing back"
-            self._step = replace(self._step, ladder=replace(
-                ladder, issued=index + 1, tried=(*ladder.tried, rung), pending=rung))
-            return Verdict(rung, f"{head}: {note}", action, "no_effect")
-        return self._loop("no_effect", self._ladder_end(ladder))
+                rung, action = Rung.WAIT, Wait(seconds=self.wait_s)
+                note = f"looked again after {self.wait_s:g} s; the same again and I press back"
+        elif rung is Rung.WAIT:
+            action, note = Wait(seconds=self.wait_s), f"looked again after {self.wait_s:g} s"
+        else:
+            action, note = Back(), "pressing back"
+        self._step = replace(self._step, ladder=replace(
+            ladder, tried=(*ladder.tried, rung), pending=rung, move=action))
+        return Verdict(rung, f"{head}: {note}", action, "no_effect")
 
     def _ladder_end(self, ladder: _Ladder) -> tuple[str, ActionRecord | None]:
         missed = ladder.record

@@ -11,7 +11,17 @@ from omg_agent.core.observation import UIElement
 from omg_agent.guards.confirmation import ScriptedChannel
 from omg_agent.sim.expert.screen import request_text
 
-from .fakes import FakeWorld, Recorder, ScriptedModel, bundle, el, orchestrator, plan, tap
+from .fakes import (
+    FakeWorld,
+    Recorder,
+    ScriptedModel,
+    bundle,
+    el,
+    orchestrator,
+    plan,
+    tap,
+    user_text,
+)
 
 
 @dataclass
@@ -353,7 +363,10 @@ def test_a_predefined_plan_goes_on_after_an_early_goal_claim_until_all_ticked() 
 DEAD_TAP = {"type": "tap", "target": {"kind": "point", "x": 990, "y": 372}}  # edge of row 7
 
 
-def test_a_dead_button_climbs_wait_offset_back_then_a_post_mortem_without_model_calls() -> None:
+def test_a_dead_button_climbs_one_rung_per_repeat_and_the_model_is_told_each_time() -> None:
+    """Seed 004 §3.2: the ladder counts the model's repeats of an ineffective action; its
+    own moves (wait, offset, back) cost no model call, and it never presses back after a
+    single model action (relay notes, issue #27)."""
     phone = Phone()
     model = ScriptedModel(replies(
         ("TaskPlan", plan({"description": "Check for update", "complexity": 5})),
@@ -365,12 +378,34 @@ def test_a_dead_button_climbs_wait_offset_back_then_a_post_mortem_without_model_
         result = orch.run("check for updates")
     rungs = [d["rung"] for k, d in recorder.events if k == "loop_guard"]
     assert rungs == ["wait", "offset", "back", "post_mortem"]
-    # no model call from the first no-effect to the post-mortem; a loop goes to the planner
-    assert model.contracts() == ["TaskPlan", "DecisionBundle", "Replan"]
-    assert [a for _, a in world.log] == ["tap", "wait", "tap", "back"]
+    assert model.contracts() == ["TaskPlan", *["DecisionBundle"] * 3, "Replan"]
+    second, third = (user_text(b) for b in model.requests[2:4])
+    assert "had no visible effect: looked again after 2 s" in second
+    assert "had no visible effect (×2): retried it offset" in third
+    assert "the same again and I press back" in third
+    assert [a for _, a in world.log] == ["tap", "wait", "tap", "tap", "tap", "back"]
     assert result.status == "failed" and result.steps_used < 40
     assert result.post_mortems[0]["reason"] == "LOOP"
     assert "budget" not in result.summary().lower()
+
+
+def test_a_swipe_that_no_longer_moves_the_list_is_the_end_of_the_list_not_a_loop() -> None:
+    phone = Phone()
+    swipes = iter(range(3))
+    model = ScriptedModel(replies(
+        ("TaskPlan", plan({"description": "Read the settings list", "complexity": 5})),
+        ("DecisionBundle", lambda t: bundle({"type": "swipe", "direction": "up"})
+         if next(swipes, None) is not None else bundle(goal_complete=True, answer="seen")),
+        ("Replan", {"status": "give_up", "response": "stuck"})))
+    recorder = Recorder()
+    world = phone.world("settings")
+    with orchestrator(world, model, recorder=recorder, max_steps=40) as orch:
+        orch.run("read the whole settings list")
+    rungs = [d["rung"] for k, d in recorder.events if k == "loop_guard"]
+    assert rungs and set(rungs) == {"note"}  # told, never a rung: no wait, no back
+    assert "back" not in [a for _, a in world.log]
+    second = user_text(model.requests[2])
+    assert "did not move the content: the end of the list" in second
 
 
 def test_an_a_b_a_b_cycle_is_caught_within_six_actions() -> None:
