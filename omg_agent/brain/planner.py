@@ -136,19 +136,24 @@ class Planner:
                post_mortem: Mapping[str, Any] | None = None, memory: str = "(empty)",
                user_answer: str | None = None, question: str | None = None,
                screen: str = "", screenshot: Observation | None = None,
-               confirming: bool = False,
+               confirming: bool = False, operator_view: str = "",
                on_attempt: Callable[[CallRecord], None] | None = None,
                attempts: int | None = None) -> tuple[Replan, CallRecord]:
         """The strategist's verdict on progress; each reply attempt goes to ``on_attempt``.
 
         ``screenshot`` is the screen the last turn left (the planner sees what the operator
         saw); ``confirming``: the operator claims the goal is done and the plan's criteria
-        are prose, so the planner confirms the claim from it."""
+        are prose, so the planner confirms the claim from it; ``operator_view``: what the
+        operator knew when the planner takes over (its checklist with the values it noted,
+        its last turns), so a new plan starts from there instead of from scratch."""
         parts = [f"Task: {task}", f"Plan so far:\n{todo.markdown()}",
                  f"Last sub-task: {outcome}"]
         if post_mortem:
             parts.append("Post-mortem:\n" + json.dumps(post_mortem, ensure_ascii=False,
                                                        indent=1))
+        if operator_view:
+            parts.append("What the operator knew (its own checklist and notes, its last "
+                         "turns) — plan from here, do not redo what it did:\n" + operator_view)
         parts.append(f"Memory:\n{memory}")
         if screen:
             parts.append(f"Current screen:\n{screen}")

@@ -77,7 +77,7 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
         memory=run.memory.prompt_listing(),
         user_answer=fresh[1] if fresh else None, question=fresh[0] if fresh else None,
         screen=screen_summary(s.last_obs) if s.last_obs else "",
-        screenshot=s.last_obs, confirming=confirming,
+        screenshot=s.last_obs, confirming=confirming, operator_view=operator_view(run),
         on_attempt=s.budget.counter("replan"),
         attempts=s.budget.attempts(run.settings.parse_attempts)))
     run.event("replan", status=reply.status, response=reply.response,
@@ -103,6 +103,22 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
         s.phase = "THINK"
         return
     planner_ends(run, reply, failed=failed_step is not None, claim=claim)
+
+
+OPERATOR_TURNS = 6  # the operator's last turns handed to a planner that takes over
+
+
+def operator_view(run: RunContext) -> str:
+    """What a plannerless operator knew, for the planner taking over (issue #27): its own
+    checklist — where it notes values as it scans — and its last turns. Empty once the
+    planner's plan is the one being followed."""
+    s = run.state
+    if not run.plannerless:
+        return ""
+    turns = "\n".join(s.history()[-OPERATOR_TURNS:])
+    parts = [f"Checklist:\n{s.own_todo}" if s.own_todo else "",
+             f"Last turns:\n{turns}" if turns else ""]
+    return "\n".join(p for p in parts if p)
 
 
 def repeated_plan(run: RunContext, reply: Replan) -> None:

@@ -280,6 +280,35 @@ def test_a_unified_run_calls_the_planner_once_a_step_failed_and_follows_its_plan
     assert "you keep the plan" not in last
 
 
+def test_a_planner_taking_over_gets_the_operators_checklist_and_last_turns() -> None:
+    """Relay notes (issue #27): prices the operator noted while scanning were lost when the
+    planner took over, and the list was scanned again."""
+    phone = Phone()
+    noted = ["[x] open Settings", "[x] noted: Wi-Fi is ON, update button at the bottom",
+             "[ ] turn off Wi-Fi"]
+
+    def operator(text: str) -> dict[str, Any]:
+        if 'button "Notes"' in text:
+            return bundle(tap("Settings"), todo=noted)
+        if "Current step 1: Turn off Wi-Fi (the planner's step)" in text:
+            return bundle(SWITCH)
+        return bundle(tap("Check for update"), todo=noted)
+
+    model = ScriptedModel(replies(
+        ("DecisionBundle", operator),
+        ("Replan", {"status": "replanned", "plan": plan(
+            {"description": "Turn off Wi-Fi (the planner's step)", "checks": WIFI_OFF})})))
+    with orchestrator(phone.world(), model, planning="unified") as orch:
+        result = orch.run("Turn off Wi-Fi")
+    assert result.status == "done"
+    replans = [request_text(r) for r in model.requests if "Replan" in str(
+        r.get("response_format"))]
+    assert len(replans) == 1
+    assert "What the operator knew" in replans[0]
+    assert "noted: Wi-Fi is ON, update button at the bottom" in replans[0]
+    assert "tap 'Check for update'" in replans[0]  # its last turns
+
+
 def test_the_operator_is_told_when_older_turns_are_left_out() -> None:
     """The prompt shows the last six turns; a longer run says how many it leaves out, so
     the model does not take the window for the whole run."""
