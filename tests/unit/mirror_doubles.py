@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from PIL import Image
 from websockets.sync.client import connect
 
@@ -104,3 +105,37 @@ class Client:
                 protocols.append(KEY_PROTOCOL + (self.key if key is True else key))
         return connect(f"ws://{self.host}{path}", origin=origin or f"http://{self.host}",
                        additional_headers=headers, subprotocols=protocols, open_timeout=10)
+
+
+def asgi_call(app: Any, method: str, target: str, headers: list[tuple[bytes, bytes]],
+              body: bytes = b"") -> tuple[int, dict[bytes, bytes], bytes]:
+    """One HTTP request handed straight to an ASGI ``app`` (no server in between, so any
+    input reaches it, and an exception in it is raised here): status, headers, body."""
+    path, _, query = target.partition("?")
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": method, "scheme": "http", "path": path,
+             "raw_path": path.encode("utf-8", "surrogatepass"),
+             "query_string": query.encode("utf-8", "surrogatepass"), "root_path": "",
+             "headers": headers, "client": ("127.0.0.1", 50000),
+             "server": ("127.0.0.1", 80)}
+    replies: list[dict[str, Any]] = []
+
+    async def run() -> None:
+        delivered = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal delivered
+            if delivered:
+                return {"type": "http.disconnect"}
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            replies.append(message)
+
+        await app(scope, receive, send)
+
+    anyio.run(run)
+    start = next(m for m in replies if m["type"] == "http.response.start")
+    data = b"".join(m.get("body", b"") for m in replies if m["type"] == "http.response.body")
+    return start["status"], dict(start["headers"]), data
