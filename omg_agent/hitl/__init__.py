@@ -1,8 +1,10 @@
 """Human in the loop: a secure live mirror of the phone in a browser (issue 16).
 
 * :mod:`~omg_agent.hitl.security` — who may see and drive the mirror: loopback bind, a
-  single-use URL token traded for an HttpOnly SameSite=Strict cookie, Host allow-list,
-  WebSocket Origin check, CSRF token on every POST;
+  single-use URL token traded for a per-port HttpOnly SameSite=Strict cookie plus a per-tab
+  key the page sends on every request (the cookie alone, which other ports see, opens
+  nothing), Host allow-list, Origin checks;
+* :mod:`~omg_agent.hitl.bodies` — request bodies bounded in size and nesting;
 * :mod:`~omg_agent.hitl.frames` — the screen as JPEG frames, pushed only when it changes;
 * :mod:`~omg_agent.hitl.channel` — the agent's questions and sensitive-action approvals
   answered on the page (or on the terminal: whichever answers first wins);

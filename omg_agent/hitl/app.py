@@ -1,9 +1,10 @@
 """The mirror's ASGI app (Starlette): the page, the frame WebSocket and the POST actions.
 
 Every request passes :class:`~omg_agent.hitl.security.MirrorSession`'s checks first (see
-there). Human input becomes the same actions a model sends — :mod:`omg_agent.core.actions`
-executed by the driver (its safe text input included) — never raw adb; each one is written
-to the audit log.
+there), and a body is read only within :mod:`~omg_agent.hitl.bodies`' limits. Human input
+becomes the same actions a model sends — :mod:`omg_agent.core.actions` executed by the
+driver (its safe text input included) — never raw adb; each one is written to the audit log
+with the viewer and session whose credentials sent it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+from html import escape
 from importlib import resources
 from typing import Any
 
@@ -25,9 +27,17 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from omg_agent.core.actions import Key, LongPress, PointTarget, Swipe, Tap, TypeText
 from omg_agent.errors import OmgError
 from omg_agent.hitl.audit import AuditLog
+from omg_agent.hitl.bodies import BodyRefused, read_json
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import FrameSource
-from omg_agent.hitl.security import COOKIE, CSRF_HEADER, MAX_VIEWERS, MirrorSession, Viewer
+from omg_agent.hitl.security import (
+    KEY_HEADER,
+    MAX_VIEWERS,
+    PROTOCOL,
+    MirrorSession,
+    Viewer,
+    key_of_protocols,
+)
 from omg_agent.hitl.takeover import Takeover
 from omg_agent.hitl.tree import element_boxes
 
@@ -35,6 +45,9 @@ WS_POLICY_VIOLATION = 1008
 MAX_SOCKETS = 2 * MAX_VIEWERS  # each holds one reference to the latest frame, no queue
 KEYS = ("back", "home", "recents")
 DRAG_MS = 300
+MAX_REFUSALS_AUDITED = 50  # replays refused are written down, but cannot fill the disk
+NOT_SIGNED_IN = ("not signed in: this needs the key the page got with its one-time link "
+                 "(a new tab needs a new link: Invite another viewer)")
 
 
 def _deny(status: int, why: str) -> Response:
@@ -60,7 +73,9 @@ def to_action(kind: str, body: dict[str, Any]) -> Any:
                                      "to": _point(body, "x2", "y2"),
                                      "duration_ms": body.get("duration_ms", DRAG_MS)})
     if kind == "type":
-        return TypeText(text=str(body["text"]))
+        if not isinstance(body["text"], str):
+            raise TypeError("text must be a string")
+        return TypeText(text=body["text"])
     if kind == "key":
         if body.get("key") not in KEYS:
             raise ValueError(f"key must be one of {', '.join(KEYS)}")
@@ -87,6 +102,7 @@ class MirrorApp:
         self.takeover = takeover
         self._act = threading.Lock()  # one human gesture at a time
         self.learner: Any = None  # a run's hitl.learn.Learner: gestures become steps
+        self._refusals = 0
         self.asgi = Starlette(routes=[
             Route("/", self.page, methods=["GET"]),
             Route("/api/act/{kind}", self.act, methods=["POST"]),
@@ -99,6 +115,20 @@ class MirrorApp:
         ])
 
     # -- checks -----------------------------------------------------------------------------
+    def _audit(self, action: str, viewer: Viewer, **data: Any) -> None:
+        self.audit.write(action, viewer=viewer.number, session=viewer.session, **data)
+
+    def _refused(self, cookie: str | None, path: str) -> Response:
+        """401 for a request without its tab's key; when it carries a signed-in browser's
+        cookie (a replay, or a tab without a key) that is written down, naming whose cookie
+        it was, so the log shows the replay rather than an action of that viewer."""
+        owner = self.session.browser(cookie)
+        if owner is not None and self._refusals < MAX_REFUSALS_AUDITED:
+            self._refusals += 1
+            self.audit.write("refused", path=path, cookie_of=owner.number,
+                             reason="the cookie without its tab's key")
+        return _deny(401, NOT_SIGNED_IN)
+
     def _check(self, request: Request, *, post: bool,
                control: bool = False) -> Viewer | Response:
         """The signed-in viewer making ``request``, or the refusal to send."""
@@ -108,53 +138,69 @@ class MirrorApp:
         if "token" in request.query_params:
             return _deny(401, "a token is never accepted in a query string after the first "
                               "load")
-        viewer = s.viewer(request.cookies.get(COOKIE))
+        cookie = request.cookies.get(s.cookie_name)
+        viewer = s.viewer(cookie, request.headers.get(KEY_HEADER))
         if viewer is None:
-            return _deny(401, "not signed in: open the link the mirror printed")
+            return self._refused(cookie, request.url.path)
         if post:
             origin = request.headers.get("origin")
             if origin is not None and not s.origin_ok(origin):
                 return _deny(403, "origin not allowed")
-            if not s.csrf_ok(viewer, request.headers.get(CSRF_HEADER)):
-                return _deny(403, "missing or wrong CSRF token")
         if control and not s.controls(viewer):
             return _deny(409, "another viewer has control: press Take control first")
         return viewer
 
+    async def _body(self, request: Request,
+                    **check: bool) -> tuple[Viewer, dict[str, Any]] | Response:
+        """The checked viewer and its JSON body, or the refusal to send."""
+        viewer = self._check(request, post=True, **check)
+        if isinstance(viewer, Response):
+            return viewer
+        try:
+            return viewer, await read_json(request)
+        except BodyRefused as exc:
+            return _deny(exc.status, str(exc))
+
     # -- routes -----------------------------------------------------------------------------
     async def page(self, request: Request) -> Response:
+        """With a one-time token: sign this tab in — the cookie, and the page with the tab's
+        key in it (the only answer that ever holds a key). Without: the page alone, for a
+        reload (it finds its key in the tab's sessionStorage)."""
         s = self.session
         if not s.host_ok(request.headers.get("host")):
             return _deny(400, "host not allowed")
+        cookie = request.cookies.get(s.cookie_name)
         token = request.query_params.get("token")
-        if token is not None:
-            fresh = s.redeem(token)
-            if fresh is None:
-                return _deny(401, "this link was used already or is wrong: a token is "
-                                  "accepted once, then only the cookie")
-            self.audit.write("sign_in", viewer=fresh.number)
-            return Response(status_code=303, headers={
-                **_HEADERS, "Location": "/", "Set-Cookie": s.set_cookie_header(fresh)})
-        viewer = self._check(request, post=False)
-        if isinstance(viewer, Response):
-            return viewer
+        if token is None:
+            if s.browser(cookie) is None:
+                return _deny(401, "not signed in: open the link the mirror printed")
+            return self._page(key="")
+        fresh = s.redeem(token, cookie)
+        if fresh is None:
+            return _deny(401, "this link was used already or is wrong: a link is accepted "
+                              "once (ask a signed-in viewer for an invite)")
+        self._audit("sign_in", fresh, via=fresh.via)
+        return self._page(key=fresh.key, cookie=s.set_cookie_header(fresh))
+
+    def _page(self, key: str, cookie: str | None = None) -> Response:
         nonce = secrets.token_urlsafe(16)
         html = (resources.files("omg_agent.hitl") / "page.html").read_text(encoding="utf-8")
-        html = html.replace("{{nonce}}", nonce).replace("{{csrf}}", viewer.csrf)
+        html = html.replace("{{nonce}}", nonce).replace("{{key}}", escape(key))
         csp = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
                f"img-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
                f"frame-ancestors 'none'")
-        return HTMLResponse(html, headers={**_HEADERS, "Content-Security-Policy": csp})
+        headers = {**_HEADERS, "Content-Security-Policy": csp}
+        if cookie is not None:
+            headers["Set-Cookie"] = cookie
+        return HTMLResponse(html, headers=headers)
 
     async def act(self, request: Request) -> Response:
-        viewer = self._check(request, post=True, control=True)
-        if isinstance(viewer, Response):
-            return viewer
         kind = request.path_params["kind"]
+        checked = await self._body(request, control=True)
+        if isinstance(checked, Response):
+            return checked
+        viewer, body = checked
         try:
-            body = json.loads(await request.body() or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("the body must be a JSON object")
             action = to_action(kind, body)
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -162,10 +208,9 @@ class MirrorApp:
         try:
             result = await anyio.to_thread.run_sync(self._execute, action)
         except OmgError as exc:  # the device dropped, an action it refused
-            self.audit.write(kind, ok=False, error=str(exc), viewer=viewer.number,
-                             **_audit_fields(kind, body))
+            self._audit(kind, viewer, ok=False, error=str(exc), **_audit_fields(kind, body))
             return _deny(502, f"{kind} failed on the device: {exc}")
-        self.audit.write(kind, ok=result.ok, viewer=viewer.number, **_audit_fields(kind, body))
+        self._audit(kind, viewer, ok=result.ok, **_audit_fields(kind, body))
         self.frames.changes.bump()
         return JSONResponse({"ok": result.ok}, headers=_HEADERS)
 
@@ -185,7 +230,7 @@ class MirrorApp:
 
     async def tree(self, request: Request) -> Response:
         """The elements of the screen now (for the outline under the cursor); read-only,
-        so no CSRF token, but the cookie and Host like everything else."""
+        but the key, the cookie and Host like everything else."""
         viewer = self._check(request, post=False)
         if isinstance(viewer, Response):
             return viewer
@@ -201,56 +246,54 @@ class MirrorApp:
 
     async def control(self, request: Request) -> Response:
         """This viewer takes control (the others watch)."""
-        viewer = self._check(request, post=True)
-        if isinstance(viewer, Response):
-            return viewer
+        checked = await self._body(request)
+        if isinstance(checked, Response):
+            return checked
+        viewer, _ = checked
         self.session.take_control(viewer)
-        self.audit.write("take_control", viewer=viewer.number)
+        self._audit("take_control", viewer)
         self.frames.changes.bump()
         return JSONResponse({"ok": True}, headers=_HEADERS)
 
     async def take_over(self, request: Request) -> Response:
         """``{"on": true}`` pauses the agent's next look and action; ``false`` lets it go
         on (it looks at the screen afresh)."""
-        viewer = self._check(request, post=True, control=True)
-        if isinstance(viewer, Response):
-            return viewer
-        try:
-            on = json.loads(await request.body() or b"{}")["on"]
-            if not isinstance(on, bool):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
+        checked = await self._body(request, control=True)
+        if isinstance(checked, Response):
+            return checked
+        viewer, body = checked
+        on = body.get("on")
+        if not isinstance(on, bool):
             return _deny(400, 'bad takeover: send {"on": true} or {"on": false}')
         if on:
             self.takeover.begin()
         else:
             await anyio.to_thread.run_sync(self._resumed)
             self.takeover.end()
-        self.audit.write("takeover" if on else "continue", viewer=viewer.number)
+        self._audit("takeover" if on else "continue", viewer)
         self.frames.changes.bump()
         return JSONResponse({"ok": True}, headers=_HEADERS)
 
     async def invite(self, request: Request) -> Response:
-        """A one-time link for another browser (at most MAX_VIEWERS in all)."""
-        viewer = self._check(request, post=True)
-        if isinstance(viewer, Response):
-            return viewer
-        link = self.session.invite()
+        """A one-time link for another tab or browser (at most MAX_VIEWERS in all)."""
+        checked = await self._body(request)
+        if isinstance(checked, Response):
+            return checked
+        viewer, _ = checked
+        link = self.session.invite(by=viewer)
         if link is None:
             return _deny(409, f"{MAX_VIEWERS} viewers already: no more links")
-        self.audit.write("invite", viewer=viewer.number)
+        self._audit("invite", viewer)
         return JSONResponse({"url": link}, headers=_HEADERS)
 
     async def answer(self, request: Request) -> Response:
-        viewer = self._check(request, post=True, control=True)
-        if isinstance(viewer, Response):
-            return viewer
-        try:
-            body = json.loads(await request.body() or b"{}")
-            request_id = int(body["id"])
-            value = body["answer"]
-        except (ValueError, KeyError, TypeError) as exc:
-            return _deny(400, f"bad answer: {exc}; send {{\"id\": N, \"answer\": …}}")
+        checked = await self._body(request, control=True)
+        if isinstance(checked, Response):
+            return checked
+        viewer, body = checked
+        request_id, value = body.get("id"), body.get("answer")
+        if not isinstance(request_id, int) or isinstance(request_id, bool) or value is None:
+            return _deny(400, 'bad answer: send {"id": N, "answer": …}')
         kind = self.channel.kind_of(request_id)
         if kind == "confirm" and not isinstance(value, bool):
             return _deny(400, "an approval is answered true (approve) or false (reject)")
@@ -259,38 +302,51 @@ class MirrorApp:
         if kind == "ask":  # the steps are filed before the agent looks again
             await anyio.to_thread.run_sync(self._resumed)
         if kind is None or not self.channel.answer(request_id, value, by="page",
-                                                   viewer=viewer.number):
+                                                   viewer=viewer.number,
+                                                   session=viewer.session):
             return _deny(409, "that request is not open (answered already)")
         return JSONResponse({"ok": True}, headers=_HEADERS)
 
     async def socket(self, ws: WebSocket) -> None:
+        """The frames and the state, to a page presenting its key as a subprotocol."""
         s = self.session
-        viewer = s.viewer(ws.cookies.get(COOKIE))
+        cookie = ws.cookies.get(s.cookie_name)
+        viewer = s.viewer(cookie, key_of_protocols(ws.scope.get("subprotocols") or []))
         if not (s.host_ok(ws.headers.get("host")) and s.origin_ok(ws.headers.get("origin"))
-                and "token" not in ws.query_params and viewer is not None):
-            await ws.close(code=WS_POLICY_VIOLATION)
+                and "token" not in ws.query_params):
+            await ws.close(code=WS_POLICY_VIOLATION)  # the handshake is answered 403
+            return
+        if viewer is None:
+            refusal = self._refused(cookie, "/ws")
+            if "websocket.http.response" in ws.scope.get("extensions", {}):
+                await ws.send_denial_response(refusal)
+            else:
+                await ws.close(code=WS_POLICY_VIOLATION)
             return
         if not self.frames.watch(limit=MAX_SOCKETS):
             await ws.close(code=WS_POLICY_VIOLATION)  # too many open pages: refused
             return
         try:
-            await ws.accept()
+            await ws.accept(subprotocol=PROTOCOL)  # never the key: it stays the page's
         except Exception:
             self.frames.unwatch()
             raise
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._push, ws, viewer)
-                try:
-                    while True:  # the page sends nothing; this notices it leave
-                        await ws.receive_text()
-                except WebSocketDisconnect:
-                    pass
+                await self._drain(ws)
                 group.cancel_scope.cancel()
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             self.frames.unwatch()
+
+    @staticmethod
+    async def _drain(ws: WebSocket) -> None:
+        """Until the page leaves. The page sends nothing; whatever arrives (text or binary)
+        is ignored, and the socket stays open."""
+        while (await ws.receive())["type"] != "websocket.disconnect":
+            pass
 
     async def _push(self, ws: WebSocket, viewer: Viewer) -> None:
         version, sent_seq, sent_state = -1, 0, ""
@@ -310,3 +366,4 @@ class MirrorApp:
             if frame is not None and frame.seq != sent_seq:
                 await ws.send_bytes(frame.jpeg)
                 sent_seq = frame.seq
+

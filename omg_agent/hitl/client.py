@@ -1,9 +1,10 @@
 """A Python client of the mirror, speaking to it as a browser does (the benchmark and tests).
 
 :class:`MirrorClient` opens a one-time link (the printed one or an invite), keeps the
-session cookie it gets, reads the page's CSRF token from the page itself, and then sends the
-page's POSTs (with the cookie, the CSRF header and the page's Origin) and opens the frame
-WebSocket. Nothing here reaches into the server's objects: only HTTP and WebSocket.
+session cookie it gets and the tab's key from the page itself, and then sends the page's
+POSTs (with the cookie, the key header and the page's Origin) and opens the frame WebSocket
+(the key as a subprotocol). Nothing here reaches into the server's objects: only HTTP and
+WebSocket.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from omg_agent.hitl.security import COOKIE, CSRF_HEADER, MirrorError
+from omg_agent.hitl.security import KEY_HEADER, KEY_PROTOCOL, PROTOCOL, MirrorError, cookie_name
 
-_CSRF = re.compile(r'<meta name="csrf" content="([^"]+)">')
+_KEY = re.compile(r'<meta name="mirror-key" content="([^"]+)">')
 TIMEOUT_S = 30.0
 
 
@@ -28,7 +29,7 @@ class MirrorClient:
         self.host, self.port = parts.hostname, parts.port
         self.netloc = parts.netloc
         self.cookie = ""
-        self.csrf = ""
+        self.key = ""
         self._sign_in(f"{parts.path or '/'}?{parts.query}")
 
     @property
@@ -40,7 +41,9 @@ class MirrorClient:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT_S)
         sent = {"Host": self.netloc, **(headers or {})}
         if self.cookie:
-            sent["Cookie"] = f"{COOKIE}={self.cookie}"
+            sent["Cookie"] = f"{cookie_name(self.port)}={self.cookie}"
+        if self.key:
+            sent[KEY_HEADER] = self.key
         try:
             conn.request(method, path, body=None if body is None else
                          json.dumps(body).encode(), headers=sent)
@@ -50,22 +53,18 @@ class MirrorClient:
             conn.close()
 
     def _sign_in(self, path: str) -> None:
-        status, headers, _ = self._request("GET", path)
+        status, headers, page = self._request("GET", path)
         cookie = headers.get("set-cookie") or headers.get("Set-Cookie") or ""
-        if status != 303 or not cookie:
+        found = _KEY.search(page.decode("utf-8", "replace"))
+        if status != 200 or not cookie or found is None:
             raise MirrorError(f"the link was refused ({status}): it works once")
         self.cookie = cookie.split(";", 1)[0].split("=", 1)[1]
-        status, _, page = self._request("GET", "/")
-        found = _CSRF.search(page.decode("utf-8", "replace"))
-        if status != 200 or found is None:
-            raise MirrorError(f"the page did not load after signing in ({status})")
-        self.csrf = found.group(1)
+        self.key = found.group(1)
 
     def post(self, path: str, body: Any = None) -> dict[str, Any]:
         """POST as the page does; the JSON reply (MirrorError when refused)."""
         status, _, data = self._request("POST", path, {} if body is None else body, {
-            "Content-Type": "application/json", CSRF_HEADER: self.csrf,
-            "Origin": self.origin})
+            "Content-Type": "application/json", "Origin": self.origin})
         if status != 200:
             raise MirrorError(f"POST {path} refused ({status}): "
                               f"{data.decode('utf-8', 'replace')}")
@@ -83,8 +82,9 @@ class MirrorClient:
     def socket(self, open_timeout: float = TIMEOUT_S) -> Any:
         """The frame WebSocket (a ``websockets`` sync connection; use as a context)."""
         from websockets.sync.client import connect
-        from websockets.typing import Origin
+        from websockets.typing import Origin, Subprotocol
 
         return connect(f"ws://{self.netloc}/ws", origin=Origin(self.origin),
-                       additional_headers={"Cookie": f"{COOKIE}={self.cookie}"},
+                       additional_headers={"Cookie": f"{cookie_name(self.port)}={self.cookie}"},
+                       subprotocols=[Subprotocol(PROTOCOL), Subprotocol(KEY_PROTOCOL + self.key)],
                        open_timeout=open_timeout, max_size=None)

@@ -3,12 +3,19 @@
 A mirror drives a phone, so by default only this machine's user reaches it:
 
 * it binds a loopback address; any other needs ``allow_remote`` (and prints a warning);
-* a random per-session token, printed once in the URL, is traded on the first page load for
-  an HttpOnly, SameSite=Strict session cookie; after that a token in a query string is
-  refused (it may sit in a history or a log);
-* the Host header must name this server (DNS rebinding), a WebSocket's Origin must be this
-  server's own, a POST carries the page's CSRF token in a header, and no CORS header is
-  ever sent.
+* a random one-time token, printed once in the URL, signs one browser tab in. The answer to
+  that one request carries two credentials: an HttpOnly, SameSite=Strict cookie named after
+  the port (``omg_mirror_<port>``) and a *key* in the page, which the page keeps in its
+  tab's ``sessionStorage`` (scoped to this origin, port included) and sends on every request
+  (the ``X-Mirror-Key`` header; for the WebSocket, a ``Sec-WebSocket-Protocol`` entry).
+  Browsers send cookies to every port of a host, so a page another local program serves
+  may receive the cookie: alone it is worth nothing (401 everywhere), and the page a cookie
+  alone can load (``GET /``) holds no key. A reload keeps the key (same tab); a new tab needs
+  a new link ("Invite another viewer");
+* after the first load a token in a query string is refused (it may sit in a history or a
+  log); the Host header must name this server (DNS rebinding); a POST's or WebSocket's Origin
+  must be this server's own; no CORS header is ever sent (so no other origin can send the
+  key header).
 """
 
 from __future__ import annotations
@@ -21,9 +28,11 @@ from dataclasses import dataclass, field
 
 from omg_agent.errors import OmgError
 
-COOKIE = "omg_mirror"
-CSRF_HEADER = "x-csrf-token"
-MAX_VIEWERS = 5  # browsers signed in to one mirror
+COOKIE_PREFIX = "omg_mirror_"
+KEY_HEADER = "x-mirror-key"
+PROTOCOL = "omg-mirror"  # the WebSocket subprotocol the server answers with
+KEY_PROTOCOL = "omg-mirror-key."  # + the key: how a WebSocket presents it (no headers there)
+MAX_VIEWERS = 5  # browser tabs signed in to one mirror
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -53,17 +62,33 @@ def check_bind(host: str, allow_remote: bool) -> str | None:
             "link can watch and drive the phone")
 
 
+def cookie_name(port: int) -> str:
+    """The session cookie's name for the mirror on ``port`` (two mirrors: two cookies)."""
+    return f"{COOKIE_PREFIX}{port}"
+
+
 def _same(a: str | None, b: str) -> bool:
     return a is not None and hmac.compare_digest(a.encode(), b.encode())
 
 
+def key_of_protocols(offered: list[str]) -> str | None:
+    """The key a WebSocket offers among its subprotocols, if it offers ours."""
+    if PROTOCOL not in offered:
+        return None
+    return next((p[len(KEY_PROTOCOL):] for p in offered if p.startswith(KEY_PROTOCOL)), None)
+
+
 @dataclass(frozen=True)
 class Viewer:
-    """One signed-in browser: its cookie and its own CSRF token."""
+    """One signed-in browser tab: its browser's cookie, its own key, and the names the audit
+    log gives it (its number, and ``session``: a random id that is not a secret) with the
+    link it came in by."""
 
     number: int
     cookie: str
-    csrf: str
+    key: str
+    session: str
+    via: str
 
 
 @dataclass
@@ -71,8 +96,9 @@ class MirrorSession:
     """The secrets of one mirror session and the checks made with them.
 
     Each link (the printed one, or one a signed-in viewer invites) works once and signs one
-    browser in; at most :data:`MAX_VIEWERS` browsers. One of them has control (drives the
-    phone and answers the agent) at a time: the first, until another takes it.
+    tab in; at most :data:`MAX_VIEWERS`. Tabs of one browser share its cookie, each has its
+    own key. One viewer has control (drives the phone and answers the agent) at a time: the
+    first, until another takes it.
     """
 
     host: str
@@ -81,7 +107,7 @@ class MirrorSession:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._links = [self.token]  # tokens not used yet
+        self._links = {self.token: "the printed link"}  # tokens not used yet → who made them
         self._viewers: list[Viewer] = []
         self.controller: Viewer | None = None
         names = {self.host, "127.0.0.1", "localhost"} if is_loopback(self.host) else {self.host}
@@ -89,6 +115,7 @@ class MirrorSession:
             names = {f"[{n}]" if ":" in n else n for n in names}
         self.hosts = frozenset(f"{n}:{self.port}" for n in names)
         self.origins = frozenset(f"http://{h}" for h in self.hosts)
+        self.cookie_name = cookie_name(self.port)
 
     def link(self, token: str) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -103,32 +130,42 @@ class MirrorSession:
     def redeemed(self) -> bool:
         return self.token not in self._links
 
-    def invite(self) -> str | None:
-        """A new one-time link for another browser; ``None`` when :data:`MAX_VIEWERS`
-        are signed in or invited already."""
+    def invite(self, by: Viewer | None = None) -> str | None:
+        """A new one-time link for another tab or browser; ``None`` when
+        :data:`MAX_VIEWERS` are signed in or invited already."""
         with self._lock:
             if len(self._viewers) + len(self._links) >= MAX_VIEWERS:
                 return None
             token = secrets.token_urlsafe(24)
-            self._links.append(token)
+            self._links[token] = f"an invite by viewer {by.number}" if by else "an invite"
             return self.link(token)
 
-    def redeem(self, token: str | None) -> Viewer | None:
-        """A link's token, accepted once: it becomes a viewer with its own cookie."""
+    def redeem(self, token: str | None, cookie: str | None = None) -> Viewer | None:
+        """A link's token, accepted once: it becomes a viewer with its own key. A browser
+        that is signed in already (``cookie``) keeps its cookie, so its other tabs go on."""
         with self._lock:
             match = next((t for t in self._links if _same(token, t)), None)
             if match is None:
                 return None
-            self._links.remove(match)
-            viewer = Viewer(len(self._viewers) + 1, secrets.token_urlsafe(32),
-                            secrets.token_urlsafe(24))
+            via = self._links.pop(match)
+            known = self.browser(cookie)
+            viewer = Viewer(len(self._viewers) + 1,
+                            known.cookie if known else secrets.token_urlsafe(32),
+                            secrets.token_urlsafe(32), secrets.token_hex(4), via)
             self._viewers.append(viewer)
             if self.controller is None:
                 self.controller = viewer
             return viewer
 
-    def viewer(self, cookie: str | None) -> Viewer | None:
+    def browser(self, cookie: str | None) -> Viewer | None:
+        """The first viewer of the browser holding ``cookie``: enough to load the page
+        (which holds no key), never to see or drive the phone."""
         return next((v for v in self._viewers if _same(cookie, v.cookie)), None)
+
+    def viewer(self, cookie: str | None, key: str | None) -> Viewer | None:
+        """The viewer presenting both its browser's cookie and its tab's key."""
+        found = next((v for v in self._viewers if _same(key, v.key)), None)
+        return found if found is not None and _same(cookie, found.cookie) else None
 
     def take_control(self, viewer: Viewer) -> None:
         with self._lock:
@@ -143,10 +180,5 @@ class MirrorSession:
     def origin_ok(self, origin: str | None) -> bool:
         return origin is not None and origin.lower() in self.origins
 
-    @staticmethod
-    def csrf_ok(viewer: Viewer, value: str | None) -> bool:
-        return _same(value, viewer.csrf)
-
-    @staticmethod
-    def set_cookie_header(viewer: Viewer) -> str:
-        return f"{COOKIE}={viewer.cookie}; Path=/; HttpOnly; SameSite=Strict"
+    def set_cookie_header(self, viewer: Viewer) -> str:
+        return f"{self.cookie_name}={viewer.cookie}; Path=/; HttpOnly; SameSite=Strict"

@@ -16,6 +16,7 @@ from typing import Any
 
 from omg_agent.hitl.app import MirrorApp
 from omg_agent.hitl.audit import AuditLog
+from omg_agent.hitl.bodies import MAX_BODY
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import Changes, FrameSource
 from omg_agent.hitl.security import MirrorError, MirrorSession, check_bind
@@ -80,7 +81,8 @@ class Mirror:
         import uvicorn
 
         config = uvicorn.Config(self.app.asgi, log_level="warning", lifespan="off",
-                                ws="websockets-sansio", access_log=False, server_header=False)
+                                ws="websockets-sansio", access_log=False, server_header=False,
+                                ws_max_size=MAX_BODY)  # the page sends nothing on it
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=lambda: asyncio.run(self._server.serve(sockets=[self.sock])),

@@ -4,7 +4,7 @@ human, and ends done as the phone shows.
 
 Run 1: the real Orchestrator (open_agent: secrets vault, secret typing, gate) with the model
 double over HTTP; the scripted model asks for help on the sign-in screen; the "human" signs
-in through the real mirror endpoints (HTTP with the cookie and CSRF token), then answers.
+in through the real mirror endpoints (HTTP with the cookie and the tab's key), then answers.
 Run 2: the same task, nobody to ask; the model's requests are read from the double's log
 together with the screen the phone showed when each one arrived.
 """
@@ -115,7 +115,7 @@ def test_a_takeover_on_the_login_screen_is_learned_and_replayed_with_no_model_or
     model = StuckAtLogin(phone)
     with ModelDouble(model) as double, AdbDriver(vphone.serial) as view, \
             Mirror(view) as mirror:
-        human = MirrorClient(mirror.url)  # the page's HTTP requests, cookie and CSRF
+        human = MirrorClient(mirror.url)  # the page's HTTP requests, cookie and key
 
         def helps() -> None:
             mirror.changes.wait(0, 1)
@@ -172,7 +172,7 @@ def test_a_password_the_run_does_not_know_is_never_learned(vphone, tmp_path):
     learner.intent = STEP
     with AdbDriver(vphone.serial) as view, Mirror(view) as mirror:
         mirror.learn(learner)
-        human = MirrorClient(mirror.url)  # the page's HTTP requests, cookie and CSRF
+        human = MirrorClient(mirror.url)  # the page's HTTP requests, cookie and key
         tap_id(human, view, "username")
         human.post("/api/act/type", {"text": "demo"})
         tap_id(human, view, "password")

@@ -11,7 +11,7 @@ from contextlib import ExitStack
 from mirror_doubles import Client, PhoneDouble
 
 from omg_agent.hitl.frames import Changes, FrameSource
-from omg_agent.hitl.security import COOKIE, MAX_VIEWERS
+from omg_agent.hitl.security import MAX_VIEWERS
 from omg_agent.hitl.server import Mirror
 
 
@@ -55,8 +55,8 @@ def test_a_failing_screenshot_is_reported_not_raised():
 def _post_json(client: Client, path: str) -> dict:
     conn = http.client.HTTPConnection("127.0.0.1", client.mirror.session.port, timeout=10)
     conn.request("POST", path, body=b"{}", headers={
-        "Host": client.host, "Cookie": f"{COOKIE}={client.cookie}",
-        "X-CSRF-Token": client.csrf, "Content-Type": "application/json"})
+        "Host": client.host, "Cookie": client.cookie_header,
+        "X-Mirror-Key": client.key, "Content-Type": "application/json"})
     response = conn.getresponse()
     body = response.read()
     conn.close()
@@ -72,7 +72,7 @@ def test_five_viewers_each_get_every_change_and_a_sixth_is_refused():
         for _ in range(MAX_VIEWERS - 1):  # each further browser signs in with an invite
             invited = _post_json(first, "/api/invite")
             viewer = Client(mirror)
-            assert viewer.sign_in(invited["url"]).status == 303
+            assert viewer.sign_in(invited["url"]).status == 200
             viewers.append(viewer)
         assert _post_json(first, "/api/invite")["status"] == 409  # a sixth: no link
         assert len({v.cookie for v in viewers}) == MAX_VIEWERS
@@ -105,17 +105,19 @@ def test_one_viewer_controls_at_a_time_and_control_can_be_taken():
         first.sign_in()
         second.sign_in(_post_json(first, "/api/invite")["url"])
         tap = {"x": 100, "y": 100}
-        assert second.post("/api/act/tap", tap, csrf=second.csrf).status == 409  # watching
-        assert second.post("/api/act/tap", tap, csrf=first.csrf).status == 403  # not its CSRF
-        assert first.post("/api/act/tap", tap, csrf=first.csrf).status == 200
+        assert second.post("/api/act/tap", tap).status == 409  # watching
+        assert second.post("/api/act/tap", tap, key=first.key).status == 401  # not its key
+        assert first.post("/api/act/tap", tap).status == 200
         assert _post_json(second, "/api/control")["status"] == 200
-        assert first.post("/api/act/tap", tap, csrf=first.csrf).status == 409
-        assert second.post("/api/act/tap", tap, csrf=second.csrf).status == 200
+        assert first.post("/api/act/tap", tap).status == 409
+        assert second.post("/api/act/tap", tap).status == 200
         with second.socket() as ws:
             state = json.loads(next(m for m in iter(lambda: ws.recv(timeout=10), None)
                                     if isinstance(m, str)))
         assert state["control"] is True and state["viewer"] == 2
-        actions = [(e["action"], e.get("viewer")) for e in mirror.audit.entries]
+        actions = [(e["action"], e.get("viewer", e.get("cookie_of")))
+                   for e in mirror.audit.entries]
     assert len(phone.executed) == 2
-    assert actions == [("sign_in", 1), ("invite", 1), ("sign_in", 2), ("tap", 1),
-                       ("take_control", 2), ("tap", 2)]
+    assert actions == [("sign_in", 1), ("invite", 1), ("sign_in", 2),
+                       ("refused", 2),  # viewer 2's cookie with viewer 1's key
+                       ("tap", 1), ("take_control", 2), ("tap", 2)]

@@ -1,4 +1,4 @@
-"""The mirror's security, against a real uvicorn server on loopback (issue 16).
+"""The mirror's security, against a real uvicorn server on loopback (issues 16 and 24).
 
 A driver double stands behind the Driver interface (screenshot + execute): what is tested is
 the server's gatekeeping, so every refusal is also checked to have reached no driver.
@@ -16,7 +16,7 @@ from mirror_doubles import Client, PhoneDouble
 from websockets.exceptions import InvalidStatus
 
 from omg_agent.guards.confirmation import ConfirmationRequest
-from omg_agent.hitl.security import COOKIE, MirrorError, check_bind
+from omg_agent.hitl.security import MirrorError, check_bind
 from omg_agent.hitl.server import Mirror
 from omg_agent.hitl.tree import MASK
 
@@ -32,20 +32,22 @@ def client(phone) -> Iterator[Client]:
         yield Client(mirror)
 
 
-def test_first_load_trades_the_token_for_a_strict_httponly_cookie(client):
+def test_first_load_trades_the_token_for_a_port_named_cookie_and_a_key_in_the_page(client):
     response = client.sign_in()
-    assert response.status == 303 and response.getheader("Location") == "/"
+    assert response.status == 200 and client.key and client.key in response.data.decode()
     flags = response.getheader("Set-Cookie")
+    assert flags.startswith(f"omg_mirror_{client.mirror.session.port}=")
     assert "HttpOnly" in flags and "SameSite=Strict" in flags
-    page = client.request("GET", "/")
-    assert page.status == 200
-    assert "frame-ancestors 'none'" in page.getheader("Content-Security-Policy")
-    assert page.getheader("Access-Control-Allow-Origin") is None
+    assert response.getheader("Cache-Control") == "no-store"
+    assert "frame-ancestors 'none'" in response.getheader("Content-Security-Policy")
+    assert response.getheader("Access-Control-Allow-Origin") is None
+    reload = client.request("GET", "/", key=False)  # a reload: the cookie only
+    assert reload.status == 200 and client.key not in reload.data.decode()
 
 
 def test_no_token_is_401_everywhere(client, phone):
     assert client.request("GET", "/").status == 401
-    assert client.post("/api/act/tap", {"x": 1, "y": 1}, csrf="x").status == 401
+    assert client.post("/api/act/tap", {"x": 1, "y": 1}, key="x").status == 401
     with pytest.raises(InvalidStatus):
         client.socket(cookie=False)
     assert phone.executed == []
@@ -60,9 +62,7 @@ def test_token_in_a_query_string_after_the_first_load_is_refused(client, phone):
     client.sign_in()
     assert client.request("GET", f"/?token={token}", cookie=False).status == 401
     assert client.request("GET", f"/?token={token}").status == 401  # even with the cookie
-    csrf = client.csrf
-    assert client.post(f"/api/act/tap?token={token}", {"x": 1, "y": 1},
-                       csrf=csrf).status == 401
+    assert client.post(f"/api/act/tap?token={token}", {"x": 1, "y": 1}).status == 401
     with pytest.raises(InvalidStatus):
         client.socket(path=f"/ws?token={token}")
     assert phone.executed == []
@@ -80,8 +80,7 @@ def test_forged_host_is_rejected(client, phone):
         assert fresh.session.redeemed is False  # a rebinding page cannot spend the token
     finally:
         fresh.close()
-    assert client.post("/api/act/tap", {"x": 1, "y": 1}, csrf=client.csrf,
-                       headers=forged).status == 400
+    assert client.post("/api/act/tap", {"x": 1, "y": 1}, headers=forged).status == 400
     assert phone.executed == []
 
 
@@ -94,19 +93,19 @@ def test_foreign_origin_on_the_websocket_is_rejected(client):
     assert kinds == {str, bytes}
 
 
-def test_post_without_csrf_is_rejected(client, phone):
+def test_post_without_its_key_is_401(client, phone):
     client.sign_in()
-    assert client.post("/api/act/tap", {"x": 500, "y": 500}).status == 403
-    assert client.post("/api/act/tap", {"x": 500, "y": 500}, csrf="wrong").status == 403
-    assert client.post("/api/answer", {"id": 1, "answer": "x"}).status == 403
+    assert client.post("/api/act/tap", {"x": 500, "y": 500}, key=False).status == 401
+    assert client.post("/api/act/tap", {"x": 500, "y": 500}, key="wrong").status == 401
+    assert client.post("/api/answer", {"id": 1, "answer": "x"}, key=False).status == 401
     assert phone.executed == []
-    ok = client.post("/api/act/tap", {"x": 500, "y": 500}, csrf=client.csrf)
+    ok = client.post("/api/act/tap", {"x": 500, "y": 500})
     assert ok.status == 200 and len(phone.executed) == 1
 
 
 def test_post_from_a_foreign_origin_is_rejected(client, phone):
     client.sign_in()
-    response = client.post("/api/act/tap", {"x": 1, "y": 1}, csrf=client.csrf,
+    response = client.post("/api/act/tap", {"x": 1, "y": 1},
                            headers={"Origin": "http://evil.example"})
     assert response.status == 403 and phone.executed == []
 
@@ -130,11 +129,10 @@ def test_binding_a_non_loopback_address_needs_the_flag():
 
 def test_every_human_action_is_audited_without_typed_text(client, phone):
     client.sign_in()
-    csrf = client.csrf
-    client.post("/api/act/tap", {"x": 10, "y": 20}, csrf=csrf)
-    client.post("/api/act/type", {"text": "hunter2"}, csrf=csrf)
-    client.post("/api/act/key", {"key": "home"}, csrf=csrf)
-    bad = client.post("/api/act/key", {"key": "power"}, csrf=csrf)
+    client.post("/api/act/tap", {"x": 10, "y": 20})
+    client.post("/api/act/type", {"text": "hunter2"})
+    client.post("/api/act/key", {"key": "home"})
+    bad = client.post("/api/act/key", {"key": "power"})
     entries = client.mirror.audit.entries[1:]  # after the sign-in
     assert client.mirror.audit.entries[0] == {**client.mirror.audit.entries[0],
                                               "action": "sign_in", "viewer": 1}
@@ -146,7 +144,6 @@ def test_every_human_action_is_audited_without_typed_text(client, phone):
 
 def test_an_approval_is_answered_by_post_with_a_boolean_once(client):
     client.sign_in()
-    csrf = client.csrf
     channel = client.mirror.channel
     out: list[bool | None] = []
     request = ConfirmationRequest("payment", "tap 'Pay now'", "it pays")
@@ -156,22 +153,21 @@ def test_an_approval_is_answered_by_post_with_a_boolean_once(client):
     while not channel.pending():
         version = channel.changes.wait(version, 10)
     [pending] = channel.pending()
-    assert client.post("/api/answer", {"id": pending["id"], "answer": "yes"},
-                       csrf=csrf).status == 400  # a typed "yes" is not an approval
-    assert client.post("/api/answer", {"id": pending["id"], "answer": False},
-                       csrf=csrf).status == 200
+    assert client.post("/api/answer", {"id": pending["id"], "answer": "yes"}
+                       ).status == 400  # a typed "yes" is not an approval
+    assert client.post("/api/answer", {"id": pending["id"], "answer": False}).status == 200
     thread.join(10)
     assert out == [False]
-    assert client.post("/api/answer", {"id": pending["id"], "answer": True},
-                       csrf=csrf).status == 409  # settled already
+    assert client.post("/api/answer", {"id": pending["id"], "answer": True}
+                       ).status == 409  # settled already
 
 
-def test_the_tree_needs_the_cookie_and_masks_password_fields(client):
+def test_the_tree_needs_the_key_and_masks_password_fields(client):
     assert client.request("GET", "/api/tree").status == 401
     client.sign_in()
     conn = http.client.HTTPConnection("127.0.0.1", client.mirror.session.port, timeout=10)
-    conn.request("GET", "/api/tree", headers={"Host": client.host,
-                                              "Cookie": f"{COOKIE}={client.cookie}"})
+    conn.request("GET", "/api/tree", headers={"Host": client.host, "Cookie": client.cookie_header,
+                                              "X-Mirror-Key": client.key})
     response = conn.getresponse()
     body = json.loads(response.read())
     conn.close()

@@ -48,16 +48,16 @@ def test_the_page_pauses_and_continues_the_agent_with_control_only():
         first.sign_in()
         invite = mirror.session.invite()
         second.sign_in(invite)
-        assert second.post("/api/takeover", {"on": True}, csrf=second.csrf).status == 409
-        assert first.post("/api/takeover", {"on": "yes"}, csrf=first.csrf).status == 400
-        assert first.post("/api/takeover", {"on": True}).status == 403  # no CSRF
+        assert second.post("/api/takeover", {"on": True}).status == 409
+        assert first.post("/api/takeover", {"on": "yes"}).status == 400
+        assert first.post("/api/takeover", {"on": True}, key=False).status == 401  # no key
         assert not mirror.takeover.active
-        assert first.post("/api/takeover", {"on": True}, csrf=first.csrf).status == 200
+        assert first.post("/api/takeover", {"on": True}).status == 200
         assert mirror.takeover.active
-        assert first.post("/api/takeover", {"on": False}, csrf=first.csrf).status == 200
+        assert first.post("/api/takeover", {"on": False}).status == 200
         assert not mirror.takeover.active
         actions = [e["action"] for e in mirror.audit.entries if e["action"] != "sign_in"]
-    assert actions == ["takeover", "continue"]
+    assert actions == ["refused", "takeover", "continue"]  # refused: the request without a key
 
 
 def test_closing_the_mirror_ends_a_takeover():
