@@ -30,11 +30,16 @@ GATE_SNAP_PX = 200  # wider than any executor's snap: what might land on a butto
 @dataclass(frozen=True)
 class GateStop:
     """The first action of a segment the gate held: its index in the segment, what was
-    asked, and the answer (``True`` yes, ``False`` no, ``None`` no human reachable)."""
+    asked, and the answer (``True`` yes, ``False`` no, ``None`` no human reachable); with
+    the action itself, the element it lands on and the screen it acts on (what a later yes
+    must find again: :mod:`omg_agent.brain.held`)."""
 
     index: int
     request: ConfirmationRequest
     answer: bool | None
+    action: Action | None = None
+    element: UIElement | None = None
+    screen: Observation | None = None
 
     @property
     def question(self) -> str:
@@ -56,6 +61,7 @@ class GateKeeper:
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         for index, action in enumerate(actions):
             element, decision = self._decide(action, obs, anchorer)
+            seen = obs
             # the screen as the next action of the segment will find it: what this one types
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
@@ -70,7 +76,7 @@ class GateKeeper:
             self.asked.append((request, answer))
             log.info("gate: %s -> %s", request.describe, answer)
             if answer is not True:
-                return GateStop(index, request, answer)
+                return GateStop(index, request, answer, action, element, seen)
         return None
 
     def holds(self, action: Action, obs: Observation) -> bool:
@@ -89,6 +95,12 @@ class GateKeeper:
 
     def approve(self, describe: str) -> None:
         self.approved.append(describe)
+
+    def withdraw(self, describe: str) -> None:
+        """Take back an approval that was not used (the held action could not be found
+        again): a yes is for that action once, never for a later one."""
+        if describe in self.approved:
+            self.approved.remove(describe)
 
 
 def _typed_into(obs: Observation, action: Action, element: UIElement | None) -> Observation:
