@@ -59,7 +59,7 @@ def find_again(held: HeldAction, obs: Observation) -> UIElement | str:
         return f"the phone shows {obs.package or 'another app'}, not {held.package}"
     if not held.anchor:
         return "its target has no text or id to find it by"
-    found = match_anchor(AnchorTarget(**held.anchor), obs.elements)
+    found = match_anchor(AnchorTarget.model_validate(held.anchor), obs.elements)
     if found is None:
         return f"{held.label or held.describe!r} is not on the screen any more"
     if found.ambiguous:
