@@ -23,6 +23,7 @@ The run's state lives in the :class:`~omg_agent.brain.run_context.RunContext`; t
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 
 from omg_agent.brain import held as held_action
@@ -33,7 +34,7 @@ from omg_agent.brain.run_state import HeldAction, Refusal
 from omg_agent.core.secrets import SecretVault
 from omg_agent.guards.answers import is_yes, read_answer
 
-TASK_SHOWN = 120  # characters of the task quoted in a declined run's next step
+TASK_SHOWN = 120  # a longer task is not quoted in a declined run's next step
 
 
 def ask(run: RunContext, ask_user: Callable[[str], str | None] | None,
@@ -59,7 +60,7 @@ def answered(run: RunContext, answer: str, secrets: SecretVault | None) -> None:
         secrets.note_answer(s.dialogue.pending or "", answer)
     run.event("user_answer", question=s.dialogue.pending, answer=answer)
     if read_answer(answer) == "no":  # a no the operator may stop on (user_declined)
-        s.refusal = Refusal(answer, s.dialogue.pending or "")
+        s.refusal = Refusal(answer, s.dialogue.pending or "", "", len(s.records))
     s.dialogue = s.dialogue.answered(answer)
     s.note = ""
     s.new_attempt()
@@ -87,7 +88,7 @@ def confirmed(run: RunContext, held: HeldAction, answer: str) -> None:
     if yes:
         held_action.carry_out(run, held)
         return
-    s.refusal = Refusal(answer.strip() or "no", held.describe, held.cls)
+    s.refusal = Refusal(answer.strip() or "no", held.describe, held.cls, len(s.records))
     s.note = (f"The user said no to: {held.describe}. Do not do it; find another way, or "
               "stop with user_declined.")
 
@@ -95,7 +96,7 @@ def confirmed(run: RunContext, held: HeldAction, answer: str) -> None:
 def refused(run: RunContext, stop: GateStop) -> None:
     """The user said no, while the run waited, to the action the gate asked about."""
     s = run.state
-    s.refusal = Refusal("no", stop.request.describe, stop.request.cls)
+    s.refusal = Refusal("no", stop.request.describe, stop.request.cls, len(s.records))
     s.dialogue = s.dialogue.ask(stop.question).answered("no")
 
 
@@ -113,13 +114,20 @@ def declined(run: RunContext, why: str) -> bool:
     return True
 
 
+def just_refused(run: RunContext) -> bool:
+    """The operator's turn just recorded is its first since the user said no (a model that
+    cannot say ``user_declined`` — a dialect's "give up" — stops on the no this way)."""
+    s = run.state
+    return s.refusal is not None and s.refusal.turn == len(s.records) - 1
+
+
 def declined_hint(task: str, refusal: Refusal) -> str:
     """An honest next step after a no: what was not done, and how to do it after all."""
-    shown = task if len(task) <= TASK_SHOWN else task[:TASK_SHOWN - 1] + "…"
-    again = f'omg-agent run "{shown}"'
+    again = "omg-agent run " + (shlex.quote(task) if len(task) <= TASK_SHOWN else "TASK")
     how = (f"{again} --allow {refusal.cls} (or run it again and answer yes when asked)"
            if refusal.cls else f"{again} and answer yes when asked")
-    return f"nothing: what the user refused was not done. To do it after all: {how}"
+    return f"what the user refused was not done. To do it after all: {how}"
 
 
-__all__ = ["answered", "ask", "confirmed", "declined", "declined_hint", "hold", "refused"]
+__all__ = ["answered", "ask", "confirmed", "declined", "declined_hint", "hold",
+           "just_refused", "refused"]

@@ -108,6 +108,8 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
         case "declined":
             if not dialogue.declined(run, turn.answer or "the user declined"):
                 unbacked_decline(run, index, step)
+        case "infeasible" if dialogue.just_refused(run):  # giving up on the user's no
+            dialogue.declined(run, turn.answer or "the operator stopped on the user's no")
         case "infeasible":
             why = turn.answer or "the operator found the task cannot be done"
             run.event("infeasible", step=index + 1, reason=why)

@@ -171,7 +171,8 @@ def _state(data: dict[str, Any]) -> RunState:
     state.checkpoint, state.outcome = data["checkpoint"], data["outcome"]
     state.held, state.plan_repeats = _held(data["held"]), data["plan_repeats"]
     if data.get("refusal"):
-        state.refusal = Refusal(*(str(v) for v in data["refusal"]))
+        words, what, cls, turn = data["refusal"]
+        state.refusal = Refusal(str(words), str(what), str(cls), int(turn))
     state.note, state.claim = data.get("note", ""), data.get("claim")
     state.own_todo, state.planned = data.get("own_todo", ""), bool(data.get("planned"))
     state.planner_calls = int(data.get("planner_calls", 0))

@@ -197,11 +197,13 @@ class HeldAction:
 @dataclass(frozen=True)
 class Refusal:
     """The user's no: their ``words``, ``what`` they refused (the question or the held
-    action) and, for a held action, its sensitive class."""
+    action), for a held action its sensitive class, and ``turn``: the index in the run's
+    turn records of the first operator turn after it."""
 
     words: str
     what: str
     cls: str = ""
+    turn: int = 0
 
 
 @dataclass

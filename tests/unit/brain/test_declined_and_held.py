@@ -237,3 +237,40 @@ def test_the_held_action_and_the_refusal_survive_state_json(tmp_path: Path) -> N
     assert again.held == state.held and again.refusal == state.refusal
     assert [(r.intent, r.acted) for r in again.records] == [
         (r.intent, r.acted) for r in state.records]
+
+
+def test_a_planner_that_gives_up_right_after_the_users_no_ends_declined() -> None:
+    def planner_quits(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "Replan":
+            return {"status": "infeasible", "response": "the user does not want to pay"}
+        if contract == "DecisionBundle":
+            return bundle({"type": "ask_user", "question": "Pay ¥199.00 for the kettle?"})
+        return shopper(contract, text, body)
+
+    shop = Shop()
+    model = shop.model = ScriptedModel(planner_quits)
+    with orchestrator(shop.world(), model, task=TASK, ask_user=lambda q: "不要") as orch:
+        result = orch.run(TASK)
+    assert result.status == "declined" and '"不要"' in result.stopped_because
+    assert result.answer == "the user does not want to pay"
+
+
+@pytest.mark.parametrize(("turns_after", "status"), [(0, "declined"), (1, "infeasible")])
+def test_giving_up_on_the_first_turn_after_a_no_is_a_decline_later_it_is_not(
+        turns_after: int, status: str) -> None:
+    """A model that cannot say user_declined (a dialect's give-up) stops on the no."""
+    seen: list[str] = []
+
+    def gives_up(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "DecisionBundle" and "said no" in text:
+            seen.append(text)
+            if len(seen) <= turns_after:
+                return act("look around", {"type": "wait", "seconds": 0.1})
+            return bundle(goal_infeasible=True, answer="cannot pay")
+        return shopper(contract, text, body)
+
+    shop, channel = Shop(), ScriptedChannel([False])
+    model = shop.model = ScriptedModel(gives_up)
+    with orchestrator(shop.world(), model, task=TASK, confirm=channel) as orch:
+        result = orch.run(TASK)
+    assert shop.paid_at == [] and result.status == status
