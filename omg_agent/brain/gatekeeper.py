@@ -5,8 +5,10 @@ action's target on the screen the segment acts on — the way the executor will,
 same anchorer rules (and a wider snap, so a point near a Pay button counts as Pay) — and
 asks :class:`~omg_agent.guards.sensitive.Gate`. The model's words are never read. An action
 that needs a human's yes goes to the confirmation channel (the terminal, a script, the
-mirror later); with no human reachable the run stops resumable (``needs_confirmation``) and
-a later ``--answer yes`` approves exactly that action once.
+mirror later); a yes there lets the segment go on with that very action. With no human
+reachable the run stops resumable (``needs_confirmation``) and a later ``--answer yes``
+carries out exactly that action (:mod:`omg_agent.brain.held`: found again on the screen,
+approved here once).
 """
 
 from __future__ import annotations
