@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from omg_agent.brain.llm import CallRecord, LLMClient
 from omg_agent.errors import BudgetExhausted, DeadlinePassed
@@ -134,6 +134,47 @@ class StepBudget:
                 self.charge(kind)
 
         return on_attempt
+
+
+class CarriedOut(Protocol):
+    """One turn of the run's record as :func:`done_so_far` reads it (a ``TurnRecord``)."""
+
+    @property
+    def step(self) -> int: ...
+    @property
+    def intent(self) -> str: ...
+    @property
+    def acted(self) -> bool: ...
+    @property
+    def failure(self) -> object | None: ...
+
+
+DONE_SO_FAR_MOST = 8  # carried-out turns listed; older ones are counted, not listed
+
+
+def done_so_far(steps: Sequence[tuple[str, bool]], turns: Iterable[CarriedOut], *,
+                most: int = DONE_SO_FAR_MOST) -> tuple[str, ...]:
+    """What a stopped run carried out, from its own record: the ticked plan steps
+    (``steps``: each step's description and tick, in plan order), then what the turns on
+    steps not ticked did on the device — the intent of each turn whose actions went through,
+    repeats folded, the last ``most`` of them. A run stopped mid-step (waiting for a yes at
+    the checkout) so lists its cart and checkout, not "nothing yet"."""
+    done = [description for description, ticked in steps if ticked]
+    carried: list[list[str | int]] = []  # [intent, times], oldest first
+    for turn in turns:
+        on_ticked = 0 < turn.step <= len(steps) and steps[turn.step - 1][1]
+        if not turn.acted or turn.failure is not None or on_ticked or not turn.intent:
+            continue
+        if carried and carried[-1][0] == turn.intent:
+            carried[-1][1] = int(carried[-1][1]) + 1
+        else:
+            carried.append([turn.intent, 1])
+    lines = [f"{intent} ({times}×)" if int(times) > 1 else str(intent)
+             for intent, times in carried]
+    if len(lines) > most:
+        earlier = len(lines) - most + 1
+        lines = [f"… {earlier} earlier actions", *lines[-(most - 1):]]
+    return (*done, *lines)
 
 
 def exhaustion_report(limit: int, done: Sequence[str], pending: Sequence[str],

@@ -5,9 +5,17 @@
   ``ASK_USER_PENDING``, resumable with ``--answer``.
 - :func:`answered` — an answer came (now, or on resume): secrets in it join the vault
   before it is recorded, and the run goes back to the planner (or, with none, the operator).
-- :func:`hold` — the gate held a sensitive action: the run stops ``NEEDS_CONFIRMATION``.
-- :func:`confirmed` — the yes or no to the held action, on resume: a yes approves it at
-  the gate, and the operator is told either way.
+- :func:`hold` — the gate held a sensitive action: the run stops ``NEEDS_CONFIRMATION``,
+  the action kept exactly (:class:`~omg_agent.brain.run_state.HeldAction`).
+- :func:`confirmed` — the yes or no to the held action, on resume: a yes carries it out
+  at once when the screen still shows it (:func:`omg_agent.brain.held.carry_out`, no model
+  turn first); a no is recorded; the operator is told either way.
+- :func:`refused` — the user said no to the gate while the run waited (terminal, mirror).
+- :func:`declined` — the operator stops because the user said no: the run ends
+  ``DECLINED`` with the user's words, what was done before, and how to do it after all.
+
+A paused or declined run lists what it did so far from its own record
+(:meth:`~omg_agent.brain.run_state.RunState.done_so_far`), not only the ticked steps.
 
 The run's state lives in the :class:`~omg_agent.brain.run_context.RunContext`; the
 ``ask_user`` callback and the secret vault are passed in by the orchestrator.
@@ -15,12 +23,18 @@ The run's state lives in the :class:`~omg_agent.brain.run_context.RunContext`; t
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 
+from omg_agent.brain import held as held_action
 from omg_agent.brain.budget import StopReport
+from omg_agent.brain.gatekeeper import GateStop
 from omg_agent.brain.run_context import RunContext
+from omg_agent.brain.run_state import HeldAction, Refusal
 from omg_agent.core.secrets import SecretVault
-from omg_agent.guards.answers import is_yes
+from omg_agent.guards.answers import is_yes, read_answer
+
+TASK_SHOWN = 120  # a longer task is not quoted in a declined run's next step
 
 
 def ask(run: RunContext, ask_user: Callable[[str], str | None] | None,
@@ -33,7 +47,7 @@ def ask(run: RunContext, ask_user: Callable[[str], str | None] | None,
     answer = ask_user(question) if ask_user is not None else None
     if answer is None:
         s.finish("ASK_USER_PENDING", "", StopReport(
-            tuple(s.todo.done()), f"waiting for the user: {question}",
+            s.done_so_far(), f"waiting for the user: {question}",
             "answer with: omg-agent run --resume RUN_DIR --answer \"…\""))
         return
     answered(run, answer, secrets)
@@ -45,6 +59,8 @@ def answered(run: RunContext, answer: str, secrets: SecretVault | None) -> None:
     if secrets is not None:  # before the answer is recorded, logged or sent
         secrets.note_answer(s.dialogue.pending or "", answer)
     run.event("user_answer", question=s.dialogue.pending, answer=answer)
+    if read_answer(answer) == "no":  # a no the operator may stop on (user_declined)
+        s.refusal = Refusal(answer, s.dialogue.pending or "", "", len(s.records))
     s.dialogue = s.dialogue.answered(answer)
     s.note = ""
     s.new_attempt()
@@ -52,27 +68,66 @@ def answered(run: RunContext, answer: str, secrets: SecretVault | None) -> None:
     s.phase = "THINK" if s.predefined or run.plannerless else "REPLAN"
 
 
-def hold(run: RunContext, step_number: int, held: str, question: str | None) -> None:
-    """The gate held ``held`` (its description): stop until the user says yes or no."""
+def hold(run: RunContext, held: HeldAction, question: str | None) -> None:
+    """The gate held ``held``: stop until the user says yes or no."""
     s = run.state
-    s.dialogue, s.held = s.dialogue.ask(question or held), held
-    run.event("needs_confirmation", step=step_number, action=held)
+    s.dialogue, s.held = s.dialogue.ask(question or held.describe), held
+    run.event("needs_confirmation", step=held.step, action=held.describe)
     s.finish("NEEDS_CONFIRMATION", "", StopReport(
-        tuple(s.todo.done()), f"waiting for the user's yes to: {held}",
+        s.done_so_far(), f"waiting for the user's yes to: {held.describe}",
         "answer with: omg-agent run --resume RUN_DIR --answer yes (or no)"))
 
 
-def confirmed(run: RunContext, held: str, answer: str) -> None:
-    """The user's yes or no to the held action: the gate approves it on a yes."""
+def confirmed(run: RunContext, held: HeldAction, answer: str) -> None:
+    """The user's yes or no to the held action (on resume): a yes carries it out now."""
     s = run.state
     yes = is_yes(answer)  # the one answer rule; neither is refused before a resume
-    run.event("user_confirmation", action=held, answer=yes)
-    s.dialogue, s.held = s.dialogue.answered("yes" if yes else "no"), None
-    if yes and run.gatekeeper is not None:
-        run.gatekeeper.approve(held)
-    s.note = (f"The user confirmed: {held}. Go ahead with it." if yes else
-              f"The user said no to: {held}. Do not do it; find another way or stop.")
+    run.event("user_confirmation", action=held.describe, answer=yes)
+    s.dialogue, s.held = s.dialogue.answered(answer.strip() or ("yes" if yes else "no")), None
     s.phase = "THINK"
+    if yes:
+        held_action.carry_out(run, held)
+        return
+    s.refusal = Refusal(answer.strip() or "no", held.describe, held.cls, len(s.records))
+    s.note = (f"The user said no to: {held.describe}. Do not do it; find another way, or "
+              "stop with user_declined.")
 
 
-__all__ = ["answered", "ask", "confirmed", "hold"]
+def refused(run: RunContext, stop: GateStop) -> None:
+    """The user said no, while the run waited, to the action the gate asked about."""
+    s = run.state
+    s.refusal = Refusal("no", stop.request.describe, stop.request.cls, len(s.records))
+    s.dialogue = s.dialogue.ask(stop.question).answered("no")
+
+
+def declined(run: RunContext, why: str) -> bool:
+    """The operator stops because the user said no (``why``: its words): the run ends
+    ``DECLINED`` — only when the user did say no in this run (False: they did not)."""
+    s = run.state
+    refusal = s.refusal
+    if refusal is None:
+        return False
+    run.event("declined", words=refusal.words, what=refusal.what, reason=why)
+    s.finish("DECLINED", why, StopReport(
+        s.done_so_far(), f"the user declined: \"{refusal.words}\" (to: {refusal.what})",
+        declined_hint(s.task, refusal)))
+    return True
+
+
+def just_refused(run: RunContext) -> bool:
+    """The operator's turn just recorded is its first since the user said no (a model that
+    cannot say ``user_declined`` — a dialect's "give up" — stops on the no this way)."""
+    s = run.state
+    return s.refusal is not None and s.refusal.turn == len(s.records) - 1
+
+
+def declined_hint(task: str, refusal: Refusal) -> str:
+    """An honest next step after a no: what was not done, and how to do it after all."""
+    again = "omg-agent run " + (shlex.quote(task) if len(task) <= TASK_SHOWN else "TASK")
+    how = (f"{again} --allow {refusal.cls} (or run it again and answer yes when asked)"
+           if refusal.cls else f"{again} and answer yes when asked")
+    return f"what the user refused was not done. To do it after all: {how}"
+
+
+__all__ = ["answered", "ask", "confirmed", "declined", "declined_hint", "hold",
+           "just_refused", "refused"]

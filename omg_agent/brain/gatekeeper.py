@@ -5,8 +5,10 @@ action's target on the screen the segment acts on — the way the executor will,
 same anchorer rules (and a wider snap, so a point near a Pay button counts as Pay) — and
 asks :class:`~omg_agent.guards.sensitive.Gate`. The model's words are never read. An action
 that needs a human's yes goes to the confirmation channel (the terminal, a script, the
-mirror later); with no human reachable the run stops resumable (``needs_confirmation``) and
-a later ``--answer yes`` approves exactly that action once.
+mirror later); a yes there lets the segment go on with that very action. With no human
+reachable the run stops resumable (``needs_confirmation``) and a later ``--answer yes``
+carries out exactly that action (:mod:`omg_agent.brain.held`: found again on the screen,
+approved here once).
 """
 
 from __future__ import annotations
@@ -30,11 +32,16 @@ GATE_SNAP_PX = 200  # wider than any executor's snap: what might land on a butto
 @dataclass(frozen=True)
 class GateStop:
     """The first action of a segment the gate held: its index in the segment, what was
-    asked, and the answer (``True`` yes, ``False`` no, ``None`` no human reachable)."""
+    asked, and the answer (``True`` yes, ``False`` no, ``None`` no human reachable); with
+    the action itself, the element it lands on and the screen it acts on (what a later yes
+    must find again: :mod:`omg_agent.brain.held`)."""
 
     index: int
     request: ConfirmationRequest
     answer: bool | None
+    action: Action | None = None
+    element: UIElement | None = None
+    screen: Observation | None = None
 
     @property
     def question(self) -> str:
@@ -56,6 +63,7 @@ class GateKeeper:
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         for index, action in enumerate(actions):
             element, decision = self._decide(action, obs, anchorer)
+            seen = obs
             # the screen as the next action of the segment will find it: what this one types
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
@@ -70,7 +78,7 @@ class GateKeeper:
             self.asked.append((request, answer))
             log.info("gate: %s -> %s", request.describe, answer)
             if answer is not True:
-                return GateStop(index, request, answer)
+                return GateStop(index, request, answer, action, element, seen)
         return None
 
     def holds(self, action: Action, obs: Observation) -> bool:
@@ -89,6 +97,12 @@ class GateKeeper:
 
     def approve(self, describe: str) -> None:
         self.approved.append(describe)
+
+    def withdraw(self, describe: str) -> None:
+        """Take back an approval that was not used (the held action could not be found
+        again): a yes is for that action once, never for a later one."""
+        if describe in self.approved:
+            self.approved.remove(describe)
 
 
 def _typed_into(obs: Observation, action: Action, element: UIElement | None) -> Observation:

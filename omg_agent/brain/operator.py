@@ -73,7 +73,7 @@ _TEXT_FIELD: dict[type, str] = {TypeText: "text", Launch: "app", AskUser: "quest
 ANCHOR_WAIT_S = 3.0  # how long a new screen may take to show a bundle's next anchors
 ANCHOR_POLL_S = 0.3
 TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible",
-                   "needs_confirmation"]
+                   "declined", "needs_confirmation"]
 HISTORY = 6
 
 
@@ -249,10 +249,11 @@ class Operator:
     def _act(self, bundle: DecisionBundle, obs: Observation, ctx: TurnContext,
              budget: StepBudget) -> TurnResult:
         kind: TurnKind = ("infeasible" if bundle.goal_infeasible else
+                          "declined" if bundle.user_declined else
                           "goal_complete" if bundle.goal_complete else
                           "step_complete" if bundle.step_complete else "acted")
         result = TurnResult(kind, bundle, obs, answer=bundle.answer)
-        if bundle.execute_now is None or kind == "infeasible":
+        if bundle.execute_now is None or kind in ("infeasible", "declined"):
             return result
         actions = list(bundle.execute_now.actions)
         if self.planning == ONE_ACTION and len(actions) > 1:  # the flat loop: one a call

@@ -6,9 +6,11 @@ step's checks already pass after the operator acted: :func:`auto_verified`), the
 tries and time, and steps a human taught (``learned``). Only then does the operator
 model decide (:meth:`~omg_agent.brain.operator.Operator.turn`). Its turn is booked — the
 attempt, the turn record, the loop watch, a plannerless operator's own checklist and end
-checks (:func:`operator_plan`) — and its outcome routed: a question, the gate's hold, an
-infeasible task, a claim (ticked only when :func:`verify_claim` passes), a failed turn, or
-a plan that no longer fits (:func:`plan_unfit`: back to the planner).
+checks (:func:`operator_plan`) — and its outcome routed: a question, the gate's hold (or
+the user's no to it), an infeasible task, a stop because the user said no (believed only
+when they did: :func:`unbacked_decline`), a claim (ticked only when :func:`verify_claim`
+passes), a failed turn, or a plan that no longer fits (:func:`plan_unfit`: back to the
+planner).
 
 :func:`ticked` is a verified step: tick it, make its screen the checkpoint, then the next
 step, the planner, or the run's end (:func:`done`).
@@ -20,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from omg_agent.brain import dialogue
+from omg_agent.brain import dialogue, held
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.modes import ONE_ACTION, adopt_end_checks, own_todo, unforeseen
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
@@ -95,13 +97,22 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
     s.attempt = s.attempt.after_turn(turn.observation.screen_hash, problem,
                                      model_s=turn.decide_s, acted=turn.acted)
     summary = turn.summary() + (f" → {problem.message}" if claimed and problem else "")
-    s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash, problem))
+    intent = turn.bundle.execute_now.intent if turn.bundle.execute_now else ""
+    s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash, problem,
+                                intent=intent, acted=turn.acted))
     run.loops.acted(turn.executed, turn.observation)
+    if turn.held is not None and turn.held.answer is False:
+        dialogue.refused(run, turn.held)
     match turn.kind:
         case "ask_user":
             s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
         case "needs_confirmation" if turn.held is not None:
-            dialogue.hold(run, index + 1, turn.held.request.describe, turn.question)
+            dialogue.hold(run, held.capture(turn.held, index + 1), turn.question)
+        case "declined":
+            if not dialogue.declined(run, turn.answer or "the user declined"):
+                unbacked_decline(run, index, step)
+        case "infeasible" if dialogue.just_refused(run):  # giving up on the user's no
+            dialogue.declined(run, turn.answer or "the operator stopped on the user's no")
         case "infeasible":
             why = turn.answer or "the operator found the task cannot be done"
             run.event("infeasible", step=index + 1, reason=why)
@@ -116,6 +127,17 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
             maybe_fail_step(run, index, step)
         case "acted" if plan_unfit(run, turn):
             s.phase = "REPLAN"
+
+
+def unbacked_decline(run: RunContext, index: int, step: TaskStep) -> None:
+    """The operator stopped for a no the user never said: not believed, a failed turn."""
+    s = run.state
+    s.note = ("You set user_declined, but the user has said no to nothing in this run: go "
+              "on with the task, or ask with ask_user.")
+    s.attempt = s.attempt.failed(Failure(FailureKind.MODEL_REPORTED,
+                                         "user_declined, but the user said no to nothing"))
+    run.event("not_verified", step=index + 1, reason="user_declined without a no")
+    maybe_fail_step(run, index, step)
 
 
 def operator_plan(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> TaskStep:
@@ -235,4 +257,4 @@ def done(run: RunContext, answer: str) -> None:
 
 
 __all__ = ["all_ticked", "auto_verified", "done", "operator_plan", "plan_unfit", "summary",
-           "think", "ticked", "verify_claim"]
+           "think", "ticked", "unbacked_decline", "verify_claim"]

@@ -30,7 +30,8 @@ are functions of the run's :class:`~omg_agent.brain.run_context.RunContext`, eac
 own module: :mod:`.planning` (PLAN, REPLAN, the evidence rule on the planner's 'done'),
 :mod:`.operator_turn` (THINK: one operator turn, its claims and ticks), :mod:`.recovery`
 (a failed step's post-mortem and ``on_fail``, rollback, the loop ladder) and
-:mod:`.dialogue` (ASK_USER and the gate's hold). Saving and resuming a run across
+:mod:`.dialogue` (ASK_USER, the gate's hold, the user's no) with :mod:`.held` (a yes on
+resume carries out the held action itself). Saving and resuming a run across
 processes is :mod:`.resume`.
 """
 
@@ -130,8 +131,11 @@ class Orchestrator:
         """Go on with a run that stopped for the user's answer (see :mod:`.resume`): an
         answer to a question, or yes / no to the sensitive action the gate held."""
         self.begin(state)
-        if state.phase == "NEEDS_CONFIRMATION" and state.held is not None:
-            dialogue.confirmed(self._ctx, state.held, answer)
+        held = state.held
+        if state.phase == "NEEDS_CONFIRMATION" and held is not None:
+            # a yes carries the held action out here, before any model turn
+            if self._guarded(lambda: dialogue.confirmed(self._ctx, held, answer)):
+                self._progress()
         else:
             dialogue.answered(self._ctx, answer, self.secrets)
         return self.finish_loop()

@@ -7,7 +7,8 @@
   post-mortem, memory, the user's fresh answer and the screen. A new plan replaces the
   unticked steps — unless it is a plan already tried after a failure, which is a loop
   (:func:`repeated_plan`); in a ``unified`` run the planner takes over here. Any other
-  status ends the run (:func:`planner_ends`).
+  status ends the run (:func:`planner_ends`) — ``declined`` when the planner gives up right
+  after the user said no (:func:`~.dialogue.declined`).
 - :func:`planner_ends` — the evidence rule: a 'done' that confirms the operator's claim on
   a prose end state must name evidence the screen shows (:func:`~.verdicts.unproven`; a
   second unproven one fails the run); then :func:`~.verdicts.planner_verdict` decides the
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from omg_agent.brain import dialogue
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.loopwatch import plan_text
 from omg_agent.brain.modes import task_as_plan
@@ -34,6 +36,7 @@ from omg_agent.brain.verdicts import planner_verdict, unproven
 from omg_agent.core.contracts import Replan
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import FailureKind, PostMortem
+from omg_agent.guards.answers import read_answer
 from omg_agent.guards.injection import without_foreign
 from omg_agent.perception.elementlist import render
 
@@ -102,6 +105,10 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
         s.todo.replace_pending(reply.plan)
         s.phase = "THINK"
         return
+    if reply.status in ("infeasible", "give_up") and fresh is not None \
+            and read_answer(fresh[1]) == "no" \
+            and dialogue.declined(run, run.memory.substitute(reply.response or "")):
+        return  # the planner stopped on the user's no: the user declined
     planner_ends(run, reply, failed=failed_step is not None, claim=claim)
 
 

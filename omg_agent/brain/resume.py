@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,9 @@ from omg_agent.brain.run_state import (
     FINAL_PHASES,
     RESUMABLE,
     Dialogue,
+    HeldAction,
     Progress,
+    Refusal,
     RunResult,
     RunState,
     TurnRecord,
@@ -95,9 +97,12 @@ def state_data(state: RunState, memory: MemoryBank, *, turns: int,
                      "answers": [list(qa) for qa in state.dialogue.answers]},
         "records": [{"step": r.step, "summary": r.summary, "screen_hash": r.screen_hash,
                      "failure": [r.failure.kind.value, r.failure.message] if r.failure
-                     else None} for r in state.records],
+                     else None, "intent": r.intent, "acted": r.acted}
+                    for r in state.records],
         "retried": sorted(state.retried), "jumps": {str(k): v for k, v in state.jumps.items()},
-        "checkpoint": state.checkpoint, "outcome": state.outcome, "held": state.held,
+        "checkpoint": state.checkpoint, "outcome": state.outcome,
+        "held": state.held.as_dict() if state.held else None,
+        "refusal": list(astuple(state.refusal)) if state.refusal else None,
         "plan_repeats": state.plan_repeats, "note": state.note, "claim": state.claim,
         "own_todo": state.own_todo, "planned": state.planned,
         "planner_calls": state.planner_calls, "wait_turns": state.wait_turns,
@@ -159,11 +164,15 @@ def _state(data: dict[str, Any]) -> RunState:
                               tuple((q, a) for q, a in data["dialogue"]["answers"]))
     state.records = [TurnRecord(r["step"], r["summary"], r["screen_hash"],
                                 Failure(FailureKind(r["failure"][0]), r["failure"][1])
-                                if r["failure"] else None) for r in data["records"]]
+                                if r["failure"] else None, str(r.get("intent") or ""),
+                                bool(r.get("acted"))) for r in data["records"]]
     state.retried = set(data["retried"])
     state.jumps = {int(k): v for k, v in data["jumps"].items()}
     state.checkpoint, state.outcome = data["checkpoint"], data["outcome"]
-    state.held, state.plan_repeats = data["held"], data["plan_repeats"]
+    state.held, state.plan_repeats = _held(data["held"]), data["plan_repeats"]
+    if data.get("refusal"):
+        words, what, cls, turn = data["refusal"]
+        state.refusal = Refusal(str(words), str(what), str(cls), int(turn))
     state.note, state.claim = data.get("note", ""), data.get("claim")
     state.own_todo, state.planned = data.get("own_todo", ""), bool(data.get("planned"))
     state.planner_calls = int(data.get("planner_calls", 0))
@@ -173,6 +182,14 @@ def _state(data: dict[str, Any]) -> RunState:
     state.post_mortems = [PostMortem.model_validate(pm) for pm in data["post_mortems"]]
     state.report = StopReport(tuple(todo.done()), "", "")
     return state
+
+
+def _held(data: Any) -> HeldAction | None:
+    """The held action as saved: the whole action since issue 24; a description alone in
+    files from before (a yes to it then goes to the operator, which must tap again)."""
+    if isinstance(data, str):
+        return HeldAction(data, "", {})
+    return HeldAction.of(data) if isinstance(data, dict) else None
 
 
 def restore_memory(memory: MemoryBank, values: dict[str, str]) -> None:

@@ -8,6 +8,8 @@ transitions) so the state machine reads as transitions only. Nothing here does I
   transition returns a new one.
 - :class:`Dialogue` — questions to the user and the answers; frozen.
 - :class:`TurnRecord` — one operator turn as the prompts and post-mortems quote it.
+- :class:`HeldAction` — the sensitive action the gate held, exactly as it would have run;
+  :class:`Refusal` — the user's no (their words, to what).
 - :class:`RunState` — holds those parts plus the plan, budget and the run's ending.
 - :class:`StepResult` — what :meth:`Orchestrator.step` returns: go on, or finished with the
   :class:`RunResult`.
@@ -19,19 +21,20 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from omg_agent.brain.budget import StepBudget, StopReport
+from omg_agent.brain.budget import StepBudget, StopReport, done_so_far
 from omg_agent.brain.planner import TodoList
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
-                "INFEASIBLE", "NEEDS_CONFIRMATION", "INTERRUPTED"]
+                "INFEASIBLE", "NEEDS_CONFIRMATION", "DECLINED", "INTERRUPTED"]
 Status = Literal["done", "failed", "ask_user", "infeasible", "needs_confirmation",
-                 "interrupted"]
+                 "declined", "interrupted"]
 _STATUS: dict[str, Status] = {"DONE": "done", "FAILED": "failed",
                               "ASK_USER_PENDING": "ask_user", "INFEASIBLE": "infeasible",
                               "NEEDS_CONFIRMATION": "needs_confirmation",
+                              "DECLINED": "declined",  # the user said no: the run is over
                               "INTERRUPTED": "interrupted"}  # Ctrl-C: --resume goes on
 FINAL_PHASES = tuple(_STATUS)  # the phases a run ends in
 RESUMABLE = ("ASK_USER_PENDING", "NEEDS_CONFIRMATION")  # endings a human answer continues
@@ -152,15 +155,55 @@ class Dialogue:
 
 @dataclass(frozen=True)
 class TurnRecord:
-    """One operator turn as later prompts quote it."""
+    """One operator turn as later prompts quote it; ``intent`` and ``acted`` say what it
+    carried out on the device (for :func:`~omg_agent.brain.budget.done_so_far`)."""
 
     step: int
     summary: str
     screen_hash: str = ""
     failure: Failure | None = None
+    intent: str = ""
+    acted: bool = False
 
     def line(self) -> str:
         return f"(step {self.step}) {self.summary}"
+
+
+@dataclass(frozen=True)
+class HeldAction:
+    """The sensitive action the gate held, exactly as it would have run: ``action`` (its
+    JSON dump, ``$vars`` filled in), the gate's ``describe`` and class, and what a yes must
+    find again before it runs (:mod:`omg_agent.brain.held`): the target element's
+    ``label``, its ``anchor`` (resource id, text, desc) and the ``amount`` the screen showed
+    with it. ``step`` is the plan step (1-based) it was held on."""
+
+    describe: str
+    cls: str
+    action: dict[str, Any]
+    label: str = ""
+    anchor: dict[str, str] = field(default_factory=dict)
+    amount: str = ""
+    package: str = ""
+    step: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> HeldAction:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The user's no: their ``words``, ``what`` they refused (the question or the held
+    action), for a held action its sensitive class, and ``turn``: the index in the run's
+    turn records of the first operator turn after it."""
+
+    words: str
+    what: str
+    cls: str = ""
+    turn: int = 0
 
 
 @dataclass
@@ -186,7 +229,8 @@ class RunState:
     note: str = ""  # for the operator's next turn
     plan_repeats: int = 0  # replans identical to a plan already tried
     unproven_claims: int = 0  # "done" confirmations whose evidence the screen did not show
-    held: str | None = None  # the sensitive action waiting for the user's yes
+    held: HeldAction | None = None  # the sensitive action waiting for the user's yes
+    refusal: Refusal | None = None  # the user's last no, when they said one
     own_todo: str = ""  # a plannerless operator's own checklist (markdown)
     planned: bool = False  # a unified run's planner took over after a failed step
     planner_calls: int = 0
@@ -205,6 +249,10 @@ class RunState:
 
     def history(self) -> tuple[str, ...]:
         return tuple(r.line() for r in self.records)
+
+    def done_so_far(self) -> tuple[str, ...]:
+        """What the run carried out, for a stop report (see :func:`done_so_far`)."""
+        return done_so_far([(s.description, t) for s, t in self.todo.entries], self.records)
 
     def new_attempt(self) -> None:
         """A fresh start on the current step: counters and the loop window cleared."""

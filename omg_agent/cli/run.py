@@ -17,9 +17,10 @@ crashed, Ctrl-C, device lost) with ``--resume RUN_DIR`` (same plan, memory, step
 trace; the plan re-synced with the screen). Ctrl-C ends a run with status ``interrupted``
 and prints the resume command. ``--dry-run`` runs everything but sends nothing to the device.
 
-Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer, 4 the agent
-judged the task infeasible, 5 waiting for the user's yes to a sensitive action,
-130 interrupted (Ctrl-C; resumable).
+Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that is neither
+yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
+waiting for the user's yes to a sensitive action, 6 declined (the user said no), 130
+interrupted (Ctrl-C; resumable).
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a
 
 log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
-              "interrupted": 130}
+              "declined": 6, "interrupted": 130}
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
-           "needs_confirmation": "yellow", "interrupted": "yellow"}
+           "needs_confirmation": "yellow", "declined": "yellow", "interrupted": "yellow"}
 
 
 class _Planning:
@@ -245,8 +246,10 @@ def run(
 
     Uses the configured model (see `omg-agent config show`); with no device attached it
     starts a vphone. Paying, deleting, sending, installing and typing secrets wait for your
-    yes (on the terminal; without one the run stops, resumable). Exit codes: 0 done,
-    1 failed, 3 waiting for an answer, 4 infeasible, 5 waiting for a yes, 130 interrupted.
+    yes (on the terminal; without one the run stops, resumable; a yes given with --resume
+    carries out exactly the held action). Exit codes: 0 done, 1 failed, 2 bad usage or an
+    answer that is neither yes nor no, 3 waiting for an answer, 4 infeasible, 5 waiting for
+    a yes, 6 declined (the user said no), 130 interrupted.
 
     Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
 

@@ -173,6 +173,9 @@ class DecisionBundle(_Contract):
         False, description="The task cannot be done on this phone (e.g. the item, contact or "
                            "setting does not exist): stop and say why in answer. Never "
                            "pretend a task is done.")
+    user_declined: bool = Field(
+        False, description="The user said no to what the task needs: stop; say what in "
+                           "answer. (A user you need: ask_user.)")
     answer: str | None = Field(
         None, description="With goal_complete: the answer or a one-line summary for the user; "
                           "with goal_infeasible: why it cannot be done.")
@@ -208,11 +211,12 @@ class DecisionBundle(_Contract):
     @model_validator(mode="after")
     def _consistent(self) -> DecisionBundle:
         if self.execute_now is None and not (self.step_complete or self.goal_complete
-                                             or self.goal_infeasible):
-            raise ValueError("execute_now is required unless step_complete, goal_complete or "
-                             "goal_infeasible")
-        if self.goal_infeasible and self.goal_complete:
-            raise ValueError("a task cannot be both goal_complete and goal_infeasible")
+                                             or self.goal_infeasible or self.user_declined):
+            raise ValueError("execute_now is required unless step_complete, goal_complete, "
+                             "goal_infeasible or user_declined")
+        if self.goal_complete and (self.goal_infeasible or self.user_declined):
+            raise ValueError("a task cannot be goal_complete and also goal_infeasible or "
+                             "user_declined")
         if self.goal_complete and self.execute_now is not None:
             device = [a.type for a in self.execute_now.actions
                       if not isinstance(a, MemSave | Done)]

@@ -19,11 +19,13 @@ _TONES = {"loop_guard": "bad", "post_mortem": "bad", "error": "bad", "budget": "
           "infeasible": "bad", "not_verified": "bad", "cache_checkpoint_failed": "bad",
           "needs_confirmation": "warn", "ask_user": "warn", "plan_unfit": "warn",
           "injection_flagged": "warn", "rollback": "warn", "system": "warn",
-          "refused": "warn", "step_done": "good", "auto_verified": "good",
+          "refused": "warn", "declined": "warn", "held_action_gone": "warn",
+          "held_action_done": "good", "step_done": "good", "auto_verified": "good",
           "user_answer": "human", "user_confirmation": "human", "human": "human"}
 PROBLEMS = {"loop_guard", "post_mortem", "error", "budget", "infeasible", "not_verified",
             "cache_checkpoint_failed", "needs_confirmation", "ask_user", "plan_unfit",
-            "rollback", "user_answer", "user_confirmation", "human"}
+            "rollback", "user_answer", "user_confirmation", "human", "declined",
+            "held_action_gone"}
 _RUNGS = {"wait": "wait and look again", "offset": "tap again, moved onto the element",
           "back": "press back", "post_mortem": "report the plan step as failed (post-mortem)",
           "ask_user": "ask you how to go on", "stop": "stop the run"}

@@ -35,6 +35,7 @@ _KINDS = {"acted": "", "step_complete": "the operator says the plan step is done
           "goal_complete": "the operator says the whole task is done",
           "ask_user": "the operator asks you a question",
           "infeasible": "the operator judges the task cannot be done",
+          "declined": "the operator stops: you said no",
           "needs_confirmation": "a sensitive action waits for your yes"}
 NO_EFFECT = "no effect: the screen looked the same after it"
 

@@ -44,6 +44,7 @@ OUTCOMES = {
     "ask_user": "Waiting for your answer to a question.",
     "needs_confirmation": "Waiting for your yes to a sensitive action.",
     "infeasible": "The agent judged the task cannot be done.",
+    "declined": "Stopped: you said no.",
     "interrupted": "Interrupted before the end (it can be resumed).",
     "error": "The run stopped on an error.",
     "incomplete": "The run ended without a result.",

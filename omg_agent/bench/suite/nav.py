@@ -17,13 +17,14 @@ import logging
 import re
 from typing import Any
 
-from omg_agent.guards.answers import is_yes
+from omg_agent.guards.answers import is_yes, read_answer
 from omg_agent.sim.expert.screen import (
     Screen,
     anchor,
     back,
     fg,
     launch,
+    report_declined,
     tap,
     tap_at,
     type_at,
@@ -89,11 +90,15 @@ def agreed(reply: str) -> bool:
 
 
 def confirm(ctx: MoveContext, question: str, move: dict[str, Any]) -> Moves:
-    """Ask before an irreversible ``move``; make it once the user said yes."""
+    """Ask before an irreversible ``move``; make it once the user said yes, stop (the user
+    declined) once they said no."""
     reply = answer(ctx, question)
     if reply is None:
         return [ask(question)]
-    return [move] if agreed(reply) else [wait()]
+    verdict = read_answer(reply)
+    if verdict is None:
+        return [ask(question)]
+    return [move] if verdict == "yes" else [report_declined(f"the user said no to: {question}")]
 
 
 def saved(ctx: MoveContext, key: str, value: str) -> bool:

@@ -152,6 +152,8 @@ class ExpertPolicy:
             return _bundle(result, [{"type": "wait", "seconds": 0.5}], intent="settle", **plan)
         if moves[0]["type"] == "report_infeasible":
             return _bundle(result, goal_infeasible=True, answer=moves[0]["reason"], **plan)
+        if moves[0]["type"] == "report_declined":
+            return _bundle(result, user_declined=True, answer=moves[0]["reason"], **plan)
         moves = [self._offset(m, screen) for m in moves]
         return _bundle(result, self._cut(moves, screen, single), intent=self.task.goal,
                        **plan)

@@ -66,6 +66,12 @@ def report_infeasible(reason: str) -> dict[str, Any]:
     return {"type": "report_infeasible", "reason": reason}
 
 
+def report_declined(what: str) -> dict[str, Any]:
+    """The pseudo-move that makes the expert stop because the user said no
+    (``user_declined``)."""
+    return {"type": "report_declined", "reason": what}
+
+
 def anchor(*, text: str | None = None, res: str | None = None,
            desc: str | None = None) -> dict[str, Any]:
     """An anchor target: found by text / resource-id / desc on whatever screen is current."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
-from omg_agent.brain.budget import StepBudget, exhaustion_report
+from omg_agent.brain.budget import StepBudget, done_so_far, exhaustion_report
 from omg_agent.brain.llm import CallRecord
 from omg_agent.errors import BudgetExhausted
 
@@ -66,3 +68,27 @@ def test_exhaustion_report_has_what_was_done_why_it_stopped_and_what_next() -> N
     assert "Stopped because:" in message and "step budget of 8" in message
     assert "Find the price" in message
     assert "Next:" in message and "--max-steps 16" in message and "Save the note" in message
+
+
+@dataclass(frozen=True)
+class _Turn:
+    step: int
+    intent: str
+    acted: bool = True
+    failure: object | None = None
+
+
+def test_done_so_far_lists_what_went_through_on_steps_not_ticked() -> None:
+    steps = [("Open Shop", True), ("Fill the cart", False), ("Pay", False)]
+    turns = [_Turn(1, "open Shop"), _Turn(2, "add a kettle"), _Turn(2, "add a kettle"),
+             _Turn(2, "tap a dead button", failure="no effect"), _Turn(2, "look", acted=False),
+             _Turn(3, "go to the checkout")]
+    assert done_so_far(steps, turns) == ("Open Shop", "add a kettle (2×)",
+                                         "go to the checkout")
+
+
+def test_done_so_far_with_nothing_carried_out_is_empty_and_long_runs_are_cut() -> None:
+    assert done_so_far([("Pay", False)], [_Turn(1, "look", acted=False)]) == ()
+    many = [_Turn(1, f"action {n}") for n in range(12)]
+    listed = done_so_far([("Pay", False)], many, most=4)
+    assert listed == ("… 9 earlier actions", "action 9", "action 10", "action 11")

@@ -178,7 +178,8 @@ def test_response_format_has_the_openai_shape() -> None:
     schema = fmt["json_schema"]["schema"]
     assert set(schema["properties"]) == {"thought", "last_action_result", "execute_now",
                                          "step_complete", "goal_complete", "goal_infeasible",
-                                         "answer", "plan_outdated", "todo", "end_checks"}
+                                         "user_declined", "answer", "plan_outdated", "todo",
+                                         "end_checks"}
     assert "Tap" in schema["$defs"] and "ExecuteNow" in schema["$defs"]
     json.dumps(fmt)  # JSON-ready
 

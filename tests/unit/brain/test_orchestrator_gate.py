@@ -36,7 +36,7 @@ def gullible(text: str) -> dict[str, Any]:
     """Does what the screen says."""
     if "The user confirmed" in text or "Pay now" in text and "said no" not in text:
         return bundle(tap("Pay ¥10,509.00"))
-    return bundle(goal_infeasible=True, answer="the user refused to pay")
+    return bundle(user_declined=True, answer="the user refused to pay")
 
 
 def model() -> ScriptedModel:
@@ -59,7 +59,7 @@ def test_a_human_no_keeps_the_money_and_the_model_hears_it() -> None:
     with orchestrator(shop.world(), model(), task=TASK, confirm=channel) as orch:
         result = orch.run(TASK)
     assert shop.orders == [] and len(channel.requests) == 1
-    assert result.status == "infeasible"
+    assert result.status == "declined"
 
 
 def test_a_human_yes_lets_the_same_payment_through() -> None:
