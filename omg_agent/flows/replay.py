@@ -14,6 +14,12 @@ that cannot be anchored stops the flow with the screen saved in the trace and th
 :class:`FlowResult` — never silently; an ``optional`` step is skipped with a note instead.
 ``$vars`` come from ``env``, the caller's values and ``memSave``; ``{{secret:NAME}}`` stays
 a placeholder until the driver wrapper types it.
+
+A step that cannot be undone — the gate names it payment, send, delete, install or account
+security, allowed or confirmed — is noted before it is sent. Once one was sent, any later
+failure ends the flow ``failed`` with "paid once: check the phone" (sent once, deleted
+once, …): the outcome is on the phone, so nothing retries it — not a ``retry`` block, not
+the replay cache's hand-over to the model.
 """
 
 from __future__ import annotations
@@ -46,9 +52,10 @@ from omg_agent.core.actions import (
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import OmgError
-from omg_agent.flows.model import Command, Condition, Flow, FlowFailed, Selector
-from omg_agent.flows.parse import load_flow
+from omg_agent.flows.model import ONCE, Command, Condition, Flow, FlowFailed, Selector
+from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
+from omg_agent.guards.sensitive import Gate
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +74,17 @@ class FlowResult:
     failed: str = ""  # the step and why it stopped
     failed_step: int = 0  # its trace step number
     variables: dict[str, str] = field(default_factory=dict)
+    irreversible: list[str] = field(default_factory=list)  # what was sent that cannot be undone
 
     @property
     def ok(self) -> bool:
         return self.status == "done"
+
+    @property
+    def once(self) -> str:
+        """"paid once", "paid once, sent once" …: what a failed replay already did ("" when
+        it did nothing that cannot be undone)."""
+        return ", ".join(dict.fromkeys(ONCE[c] for c in self.irreversible if c in ONCE))
 
 
 class FlowRunner:
@@ -83,6 +97,7 @@ class FlowRunner:
         self.driver = driver
         self.recorder = recorder
         self.gate = gate
+        self._judge = gate or GateKeeper(Gate())  # names sensitive steps when no gate asks
         self.vars: dict[str, str] = dict(variables or {})
         self.step_timeout = step_timeout
         self.on_step = on_step
@@ -100,6 +115,9 @@ class FlowRunner:
         except FlowFailed as exc:
             result.status = "needs_confirmation" if exc.kind == "gate-nobody" else "failed"
             result.failed, result.failed_step = str(exc), self._step
+            if result.once:  # the phone holds the outcome: never "try again"
+                result.status = "failed"
+                result.failed = f"{result.once}: check the phone — {exc}"
         result.wall_s = round(time.perf_counter() - t0, 4)
         result.variables = dict(self.vars)
         if self.recorder is not None:
@@ -219,6 +237,8 @@ class FlowRunner:
                                      "run again with --allow", kind="gate-nobody")
                 raise FlowFailed(f"{c.label()}: the user said no to "
                                  f"{stop.request.describe}", kind="gate")
+        if obs is not None:
+            self._note_irreversible(action, obs)
         t0 = time.perf_counter()
         self._seen = None
         try:
@@ -239,6 +259,17 @@ class FlowRunner:
             raise FlowFailed(f"step {c.line} {c.label()}: "
                              f"{bad.detail if bad else 'not run'}", kind="anchor")
         return result
+
+    def _note_irreversible(self, action: Action, obs: Observation) -> None:
+        """Note ``action`` before it is sent if it cannot be undone: from here on a failure
+        (even the device dropping during this very action) must not lead to a retry."""
+        found = self._judge.sensitivity(action, obs)
+        if found is None or found.cls not in ONCE:
+            return
+        self._result.irreversible.append(found.cls)
+        if self.recorder is not None:
+            self.recorder.record_event("flow_irreversible", cls=found.cls,
+                                       action=found.describe)
 
     def _note(self, obs: Observation | None, note: str) -> None:
         self._step += 1
@@ -329,6 +360,9 @@ class FlowRunner:
             if not value.strip().isdigit():
                 raise FlowFailed(f"repeat times {c.text} = {value!r}: not a whole number")
             times = int(value)
+            if times > MAX_TIMES:
+                raise FlowFailed(f"repeat times {c.text} = {times:,} passes the limit of "
+                                 f"{MAX_TIMES:,}")
         for _ in range(times):
             if c.condition is not None and not self._holds(c.condition, self._observe()):
                 return
@@ -337,11 +371,13 @@ class FlowRunner:
     def _retry(self, c: Command, flow: Flow, depth: int) -> None:
         body = self._body(c, flow, depth)
         for attempt in range(c.times + 1):
+            sent = len(self._result.irreversible)
             try:
                 self._block(body, flow, depth + 1)
                 return
-            except FlowFailed as exc:
-                if exc.kind.startswith("gate") or attempt == c.times:
+            except FlowFailed as exc:  # a body that paid is never run again
+                if exc.kind.startswith("gate") or attempt == c.times \
+                        or len(self._result.irreversible) > sent:
                     raise
                 log.info("retry %d/%d after: %s", attempt + 1, c.times, exc)
 
