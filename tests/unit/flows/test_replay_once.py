@@ -22,20 +22,21 @@ SHOP = "com.omg.shop"
 
 
 class Shop:
-    """Checkout → Pay → the order page, which says ``outcome``; every Pay is an order."""
+    """Checkout → Pay → a page saying ``outcome``; every Pay is an order. A page that says
+    the payment failed offers Pay again (as shops do) — though the order went through."""
 
     def __init__(self, outcome: str = "Payment successful") -> None:
         self.orders = 0
+        pay = el(2, "Pay ¥1,079.00", res=f"{SHOP}:id/pay")
+        again = [pay] if "failed" in outcome else []
         self.world = FakeWorld(
-            {"checkout": (SHOP, [el(1, "Checkout", role="text", clickable=False),
-                                 el(2, "Pay ¥1,079.00", res=f"{SHOP}:id/pay")]),
-             "paid": (SHOP, [el(1, "Order", role="text", clickable=False),
-                             el(3, outcome, res=f"{SHOP}:id/outcome", role="text",
-                                clickable=False)])},
+            {"checkout": (SHOP, [el(1, "Checkout", role="text", clickable=False), pay]),
+             "paid": (SHOP, [el(3, outcome, res=f"{SHOP}:id/outcome", role="text",
+                                clickable=False), *again])},
             self.move, "checkout")
 
     def move(self, screen: str, action: Action, element: UIElement | None) -> str:
-        if screen == "checkout" and element is not None and element.id == 2:
+        if element is not None and element.id == 2:
             self.orders += 1
             return "paid"
         return screen
