@@ -84,10 +84,12 @@ class ReplayCache:
         try:
             flow = flow_from_trace(run_dir, name=task_key(task))
         except OmgError as exc:
-            return _not_saved(run_dir, str(exc), recorder)
+            _not_saved(run_dir, str(exc), recorder)
+            return None
         if not end_checks(flow):
-            return _not_saved(run_dir, "its last screen gave no end check, so a replay "
-                              "could not show the phone finished the task", recorder)
+            _not_saved(run_dir, "its last screen gave no end check, so a replay could not "
+                       "show the phone finished the task", recorder)
+            return None
         apps = app_versions(driver, {p: "" for p in packages(flow)})
         entry = self.store.put(self.key(task), flow, task_key=task_key(task), apps=apps,
                                answer=answer_template(answer, saved_values(run_dir)),

@@ -116,7 +116,7 @@ class _Builder:
         """Note ``action`` if it cannot be undone (pay, send, delete, …)."""
         here = screens[-1] or []
         selector = made[0].selector if made else None
-        element = _element_of(action, here) if isinstance(action, Tap) else None
+        element = _element_of(action, here) if isinstance(action, Tap | TypeText) else None
         hit = once_class(action, element, selector, here)
         if hit is not None:
             self.once.append(OnceStep(hit[0], step.step, hit[1], selector, _flat(screens),
@@ -254,7 +254,7 @@ def _saved_value(result: dict[str, Any]) -> str | None:
     return str(value)
 
 
-def _element_of(action: Tap, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _element_of(action: Tap | TypeText, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
     target = action.target
     if getattr(target, "kind", "") == "element":
         return next((e for e in shown if e.get("id") == getattr(target, "id", None)), None)

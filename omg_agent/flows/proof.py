@@ -25,7 +25,13 @@ from omg_agent.core.actions import AnchorTarget, DoubleTap, Key, LongPress, Tap,
 from omg_agent.flows.model import ONCE, Selector
 from omg_agent.flows.record import short_id
 from omg_agent.flows.select import literal
-from omg_agent.guards.cues import cjk_part, label_class, latin_words
+from omg_agent.guards.cues import (
+    cjk_part,
+    is_recipient_field,
+    is_search_field,
+    label_class,
+    latin_words,
+)
 
 MAX_PROOFS = 2
 KEY_ENTER = 66
@@ -70,7 +76,8 @@ def once_class(action: Any, element: dict[str, Any] | None, selector: Selector |
                 hit = label_class(label, whole=whole)
                 if hit is not None and hit[0] in ONCE:
                     return hit[0], label
-        case TypeText() if action.submit and _send_button(screen):
+        case TypeText() if action.submit and _send_button(screen) and not _not_message(
+                element, action):
             return "send", f"type and send {action.text!r}"
         case Key() if action.keycode == KEY_ENTER and _send_button(screen):
             return "send", "ENTER in a message box"
@@ -90,6 +97,17 @@ def _labels(action: Any, element: dict[str, Any] | None,
     if selector is not None:
         texts += [selector.text, selector.desc, (selector.id or "").replace("_", " ")]
     return [(t, False) for t in texts if t]
+
+
+def _not_message(element: dict[str, Any] | None, action: TypeText) -> bool:
+    """A search box or a recipient field: ENTER there searches or picks, never sends."""
+    target = action.target
+    texts = [t for t in (getattr(target, "resource_id", None), getattr(target, "desc", None))
+             if t]
+    if element is not None:
+        texts += [short_id(element.get("resource_id") or ""), element.get("desc") or "",
+                  element.get("text") or ""]
+    return is_search_field(*texts) or is_recipient_field(*texts)
 
 
 def _send_button(screen: Sequence[dict[str, Any]]) -> bool:
@@ -129,7 +147,8 @@ def proof_checks(after: Sequence[dict[str, Any]], steps: Sequence[OnceStep]) -> 
                     or _norm(value) in tapped_texts or (rid and rid in tapped_ids) \
                     or (e.get("role") == "button" and label_class(value) is not None):
                 continue  # a button "Complete purchase" is a control, not an outcome
-            checks.append(Selector(id=rid or None, **{key: literal(value)}))
+            text, desc = (literal(value), None) if key == "text" else (None, literal(value))
+            checks.append(Selector(text=text, id=rid or None, desc=desc))
             break
         if len(checks) == MAX_PROOFS:
             break

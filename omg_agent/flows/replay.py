@@ -52,7 +52,15 @@ from omg_agent.core.actions import (
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import OmgError
-from omg_agent.flows.model import ONCE, Command, Condition, Flow, FlowFailed, Selector
+from omg_agent.flows.model import (
+    ONCE,
+    Command,
+    Condition,
+    Flow,
+    FlowError,
+    FlowFailed,
+    Selector,
+)
 from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
 from omg_agent.guards.sensitive import Gate
@@ -387,6 +395,9 @@ class FlowRunner:
         if not c.file:
             return c.commands
         base = Path(flow.source).parent if flow.source else Path()
-        sub = load_flow(base / c.file)
+        try:
+            sub = load_flow(base / c.file)
+        except FlowError as exc:  # a bad or missing sub-flow fails this step, named
+            raise FlowFailed(f"step {c.line} {c.name}: {exc}") from exc
         self.vars = {**sub.env, **self.vars}
         return sub.commands

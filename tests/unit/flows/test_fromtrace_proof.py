@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from brain.fakes import FakeWorld, el
 
-from omg_agent.core.actions import AnchorTarget, ElementTarget, Launch, Tap
+from omg_agent.core.actions import AnchorTarget, ElementTarget, Launch, Tap, TypeText
 from omg_agent.flows.cache import ReplayCache
 from omg_agent.flows.fromtrace import flow_from_trace
 from omg_agent.flows.model import FlowError, Selector
-from omg_agent.flows.proof import success_cue
+from omg_agent.flows.proof import once_class, success_cue
 from omg_agent.trace.recorder import TraceRecorder
 
 SHOP = "com.omg.shop"
@@ -114,3 +114,17 @@ def test_the_cache_says_in_the_trace_why_a_paying_run_was_not_filed(tmp_path: Pa
     assert cache.store.entries() == []
     [(kind, data)] = events.events
     assert kind == "cache_not_saved" and "cannot be undone (paid once)" in data["reason"]
+
+
+def test_typing_with_enter_sends_only_in_a_message_box_next_to_a_send_button() -> None:
+    send = {"id": 9, "role": "button", "text": "Send", "resource_id": "x:id/send"}
+    box = {"id": 4, "role": "input", "text": "", "resource_id": "x:id/message_input"}
+    search = {"id": 5, "role": "input", "text": "", "resource_id": "x:id/search_input"}
+    typed = TypeText(text="hello", submit=True, target=ElementTarget(id=4))
+    assert once_class(typed, box, None, [box, send]) == ("send", "type and send 'hello'")
+    assert once_class(typed, search, None, [search, send]) is None
+    assert once_class(typed, box, None, [box]) is None  # no Send button: ENTER is a newline
+    assert once_class(Tap(target=ElementTarget(id=9)), send, None, [send])[0] == "send"
+    assert once_class(Tap(target=AnchorTarget(text="Delete note")), None, None, [])[0] == \
+        "delete"
+    assert once_class(Tap(target=AnchorTarget(text="Like")), None, None, []) is None
