@@ -105,6 +105,7 @@ def _laughs(levels: int) -> str:
 BAD_FILES = {  # name -> what goes in the file (None: the path is given as is)
     "alias-bomb": _laughs(9),  # ~700 bytes, 10⁹ steps once expanded
     "million-steps": _laughs(6),
+    "million-lines": "- back\n" * 1_000_000,  # 7 MB
     "deep-list": "[" * 5000 + "]" * 5000,
     "dev-zero": None,
 }

@@ -186,6 +186,8 @@ def test_a_cached_payment_whose_check_fails_on_replay_pays_once_and_stops(tmp_pa
     assert entry is not None
     checks = [c.selector for c in entry.flow.commands if c.name == "assertVisible"]
     assert checks and all(s is not None and s.id != "pay" for s in checks)  # not the button
+    result, orders, requests, _ = pay_run(tmp_path)  # the proof holds: a replay, no model
+    assert (result.status, orders, requests) == ("done", 1, 0)
     # the same task on a phone in Chinese: the taps find their ids, Pay goes through, but
     # the order page's title reads 下单成功 — the proof the flow expects is not there
     result, orders, requests, run_dir = pay_run(tmp_path, locale="zh-CN")
