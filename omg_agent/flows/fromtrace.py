@@ -107,7 +107,7 @@ class _Builder:
             self._once(step, action, made, screens[:at + 1], base + at + 1)
             self.acted = (step.line, elements)
         if len(self.once) == once_before and _confirmed(step) and ran:
-            action, _, _, at = ran[-1]  # the user's yes went to this step's last action
+            at = ran[-1][3]  # the user's yes went to this step's last action
             self.once.append(OnceStep(CONFIRMED, step.step, "the action you confirmed", None,
                                       _flat(screens[:at + 1]), base + at + 1))
 

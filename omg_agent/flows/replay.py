@@ -51,7 +51,7 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver, ExecResult
-from omg_agent.errors import OmgError
+from omg_agent.errors import ActionRejected, AnchorNotFound, OmgError
 from omg_agent.flows.model import (
     ONCE,
     Command,
@@ -63,7 +63,7 @@ from omg_agent.flows.model import (
 )
 from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
-from omg_agent.guards.sensitive import Gate
+from omg_agent.guards.sensitive import Gate, Sensitivity
 
 log = logging.getLogger(__name__)
 
@@ -245,15 +245,17 @@ class FlowRunner:
                                      "run again with --allow", kind="gate-nobody")
                 raise FlowFailed(f"{c.label()}: the user said no to "
                                  f"{stop.request.describe}", kind="gate")
-        if obs is not None:
-            self._note_irreversible(action, obs)
+        once = self._irreversible(action, obs)  # noted before it is sent: see below
         t0 = time.perf_counter()
         self._seen = None
         try:
             result = self.driver.execute([action], obs)
         except OmgError as exc:
+            self._sent(once, exc)
             self._note(obs, f"device error: {exc}")
             raise FlowFailed(f"{c.label()}: {exc}", kind="device") from exc
+        bad = next((o for o in result.outcomes if not o.ok), None)
+        self._sent(once, bad.error if bad is not None else None)
         self._result.actions += 1
         self._result.device_calls += result.device_calls
         self._step += 1
@@ -263,21 +265,30 @@ class FlowRunner:
                                       note=c.label(),
                                       timings={"act": time.perf_counter() - t0})
         if not result.ok:
-            bad = next((o for o in result.outcomes if not o.ok), None)
             raise FlowFailed(f"step {c.line} {c.label()}: "
                              f"{bad.detail if bad else 'not run'}", kind="anchor")
         return result
 
-    def _note_irreversible(self, action: Action, obs: Observation) -> None:
-        """Note ``action`` before it is sent if it cannot be undone: from here on a failure
-        (even the device dropping during this very action) must not lead to a retry."""
-        found = self._judge.sensitivity(action, obs)
+    def _irreversible(self, action: Action, obs: Observation | None) -> Sensitivity | None:
+        """``action``'s sensitivity if it cannot be undone, noted *before* it is sent: from
+        then on a failure — even the device dropping during this very action — must not
+        lead to a retry."""
+        found = self._judge.sensitivity(action, obs) if obs is not None else None
         if found is None or found.cls not in ONCE:
-            return
+            return None
         self._result.irreversible.append(found.cls)
-        if self.recorder is not None:
-            self.recorder.record_event("flow_irreversible", cls=found.cls,
-                                       action=found.describe)
+        return found
+
+    def _sent(self, once: Sensitivity | None, error: Exception | None) -> None:
+        """After the attempt: an action the executor could not place never reached the
+        phone (its note is dropped); anything else may have, and goes in the trace."""
+        if once is None:
+            return
+        if isinstance(error, AnchorNotFound | ActionRejected):
+            self._result.irreversible.pop()
+        elif self.recorder is not None:
+            self.recorder.record_event("flow_irreversible", cls=once.cls,
+                                       action=once.describe)
 
     def _note(self, obs: Observation | None, note: str) -> None:
         self._step += 1

@@ -11,7 +11,8 @@ from brain.fakes import FakeDriver, FakeWorld, el
 from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import UIElement
-from omg_agent.errors import DeviceOffline
+from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.errors import ActionRejected, DeviceOffline
 from omg_agent.flows.parse import parse_flow
 from omg_agent.flows.replay import FlowRunner
 from omg_agent.guards.authorisation import parse_allow
@@ -113,3 +114,21 @@ def test_without_a_gate_the_replay_still_knows_it_paid() -> None:
     result = FlowRunner(FakeDriver(shop.world), step_timeout=0).run(
         parse_flow(PAY + "- assertVisible: Payment successful\n"))
     assert result.once == "paid once" and shop.orders == 1
+
+
+class RefusesPay(FakeDriver):
+    """The executor refuses the tap before sending it (an unsafe point, say)."""
+
+    def execute(self, actions: Any, observation: Any = None) -> Any:
+        action = actions[0]
+        if getattr(getattr(action, "target", None), "id", None) == 2:
+            error = ActionRejected("unsafe point", serial="fake")
+            return ExecResult((ActionOutcome(0, action, False, str(error), error=error),))
+        return super().execute(actions, observation)
+
+
+def test_a_payment_the_executor_never_sent_is_a_plain_failure() -> None:
+    shop = Shop()
+    result = FlowRunner(RefusesPay(shop.world), gate=allowed(), step_timeout=0).run(
+        parse_flow(PAY))
+    assert result.status == "failed" and result.once == "" and shop.orders == 0
