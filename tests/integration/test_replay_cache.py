@@ -10,6 +10,7 @@ from typing import Any
 
 from test_flows_vphone import no_model, phone_on_adb  # a sibling test module
 
+from omg_agent.bench.suite.shop_tasks import BuyProduct
 from omg_agent.brain.agent import open_agent
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.flows.cache import CACHE_DIR, ReplayCache, run_cached
@@ -200,3 +201,27 @@ def test_a_cached_payment_whose_check_fails_on_replay_pays_once_and_stops(tmp_pa
     assert cache.store.get(cache.key(PAY_GOAL)) is None  # retired: not replayed again
     # the proof that failed: the English order page's words, which the checkout never showed
     assert any("Order placed" in (s.text or "") for s in checks if s is not None)
+
+
+def test_a_paying_run_whose_trace_ends_before_the_order_page_is_not_cached(tmp_path: Path
+                                                                          ) -> None:
+    # the expert pays and its own end check is verified on the order page, but the trace's
+    # last screen is the checkout: no proof to replay against — so nothing is cached
+    task = BuyProduct(product="MacBook Air 13", popup="never")
+    with vphone_on_adb(0) as (phone, serial), ExitStack() as stack:
+        task.setup(phone)
+        double = stack.enter_context(ModelDouble(ExpertPolicy(task, phone,
+                                                              NoiseProfile.named("none"))))
+        settings = with_overrides(sim_settings(double.base_url, tmp_path, 30),
+                                  {"allow": "payment"})
+        driver = AdbDriver(serial)
+        stack.callback(driver.close)
+        run_dir = new_run_dir(tmp_path, "run")
+        orchestrator = open_agent(stack, driver, settings, task.goal, run_dir=run_dir,
+                                  ask_user=task.answer_user)
+        result = run_cached(orchestrator, task.goal)
+        assert result.status == "done" and len(phone.apps[SHOP].orders) == 1
+    assert ReplayCache(tmp_path / CACHE_DIR).store.entries() == []
+    [reason] = [e.data["reason"] for e in load_trace(run_dir).events
+                if e.kind == "cache_not_saved"]
+    assert "cannot be undone (paid once)" in reason and "no screen after it" in reason
