@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
-from omg_agent.guards.sensitive import Decision, Gate, target_element, text_at
+from omg_agent.guards.sensitive import (
+    Decision,
+    Gate,
+    Sensitivity,
+    target_element,
+    text_at,
+)
 from omg_agent.perception.anchor import Anchorer
 
 log = logging.getLogger(__name__)
@@ -86,6 +92,12 @@ class GateKeeper:
         the loop guard's own moves, which never touch a sensitive target)."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         return self._decide(action, obs, anchorer)[1].needs_confirmation
+
+    def sensitivity(self, action: Action, obs: Observation) -> Sensitivity | None:
+        """What makes ``action`` on ``obs`` sensitive, allowed or not (``None``: harmless) —
+        for a flow replay, which must know when it did something that cannot be undone."""
+        anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
+        return self._decide(action, obs, anchorer)[1].sensitivity
 
     def _decide(self, action: Action, obs: Observation,
                 anchorer: Anchorer) -> tuple[UIElement | None, Decision]:

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from omg_agent.brain import prompts
@@ -28,30 +27,29 @@ from omg_agent.brain.llm import CallRecord, LLMClient
 from omg_agent.core.contracts import Replan, TaskPlan, TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.errors import ConfigError
+from omg_agent.userfiles import load_file
 
 log = logging.getLogger(__name__)
 
 
 def load_plan_file(path: Path) -> TaskPlan:
-    """The predefined plan in ``path``; :class:`ConfigError` names the file and field."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"plan file {path} does not exist") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"plan file {path} is not UTF-8 text: give a YAML file with goal "
-                          "and steps") from None
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"plan file {path} cannot be read: {exc}") from None
+    """The predefined plan in ``path`` (YAML or JSON, within the limits of
+    :mod:`omg_agent.userfiles`); :class:`ConfigError` names the file and field."""
+    docs = load_file(path, "plan file")
+    if len(docs) > 1:
+        raise ConfigError(f"plan file {path}: {len(docs)} YAML documents; give one, with "
+                          "goal and steps")
+    data = docs[0] if docs else None
     if isinstance(data, list):
         data = {"steps": data}
     if not isinstance(data, dict):
         raise ConfigError(f"plan file {path}: expected a mapping with 'steps', got "
                           f"{type(data).__name__}")
-    unknown = sorted(set(data) - {"goal", "task", "steps"})
+    unknown = sorted(map(str, set(data) - {"goal", "task", "steps"}))
     if unknown:
-        raise ConfigError(f"plan file {path}: unknown field(s) {', '.join(map(str, unknown))}; "
-                          "expected goal (or task) and steps")
+        raise ConfigError(f"plan file {path}: unknown field(s) {', '.join(unknown[:5])}"
+                          f"{' …' if len(unknown) > 5 else ''}; expected goal (or task) "
+                          "and steps")
     data = {"goal": str(data.get("goal") or data.get("task") or ""),
             "steps": data.get("steps")}
     try:
@@ -61,7 +59,8 @@ def load_plan_file(path: Path) -> TaskPlan:
         for error in exc.errors(include_url=False):
             loc = ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in error["loc"])
             problems.append(f"{loc or '(top level)'}: {error['msg']}")
-        raise ConfigError(f"plan file {path}: " + "; ".join(problems)) from None
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise ConfigError(f"plan file {path}: " + "; ".join(problems[:3]) + more) from None
 
 
 @dataclass

@@ -11,6 +11,10 @@ end check is not filed at all: a replay of it could not show the task finished. 
 step or check fails, the agent takes over from that very screen with the values the flow
 saved (the model is called only from there on); its run, if it ends done, replaces the
 entry (repaired), otherwise the entry is retired — never left to fail the same way again.
+A replay that already paid, sent or deleted and then failed is not handed over: the run
+ends ``failed`` ("paid once: check the phone") and the entry is retired, so nothing can
+pay twice. A run that paid is filed only with end checks that prove it worked
+(:mod:`.proof`); a run that is not filed says why in its trace (``cache_not_saved``).
 
 :func:`run_cached` is the one hook the run path calls instead of ``Orchestrator.run``.
 """
@@ -73,16 +77,18 @@ class ReplayCache:
             return None
         return entry
 
-    def remember(self, task: str, run_dir: Path, driver: Any, answer: str = "") -> Entry | None:
-        """File the flow of the finished run in ``run_dir`` under ``task``."""
+    def remember(self, task: str, run_dir: Path, driver: Any, answer: str = "",
+                 recorder: Any = None) -> Entry | None:
+        """File the flow of the finished run in ``run_dir`` under ``task``; when it cannot
+        be filed the reason is logged and, with ``recorder``, written to the run's trace."""
         try:
             flow = flow_from_trace(run_dir, name=task_key(task))
         except OmgError as exc:
-            log.info("replay cache: %s not cached: %s", run_dir, exc)
+            _not_saved(run_dir, str(exc), recorder)
             return None
         if not end_checks(flow):
-            log.info("replay cache: %s not cached: its last screen gave no end check, so a "
-                     "replay could not show the phone finished the task", run_dir)
+            _not_saved(run_dir, "its last screen gave no end check, so a replay could not "
+                       "show the phone finished the task", recorder)
             return None
         apps = app_versions(driver, {p: "" for p in packages(flow)})
         entry = self.store.put(self.key(task), flow, task_key=task_key(task), apps=apps,
@@ -97,6 +103,12 @@ class ReplayCache:
 
     def retire(self, entry: Entry, reason: str) -> None:
         self.store.retire(entry.key, reason)
+
+
+def _not_saved(run_dir: Path, why: str, recorder: Any) -> None:
+    log.info("replay cache: %s not cached: %s", run_dir, why)
+    if recorder is not None:
+        recorder.record_event("cache_not_saved", reason=why)
 
 
 def end_checks(flow: Flow) -> int:
@@ -169,7 +181,7 @@ def run_cached(orchestrator: Any, task: str, plan: Path | None = None, *,
     if entry is None:
         result: RunResult = orchestrator.run(task, plan)
         if result.status == "done":
-            cache.remember(shown, recorder.run_dir, driver, result.answer)
+            cache.remember(shown, recorder.run_dir, driver, result.answer, recorder)
         return result
     t0 = time.perf_counter()
     recorder.record_event("cache_hit", entry=entry.key, version=entry.version)
@@ -178,11 +190,15 @@ def run_cached(orchestrator: Any, task: str, plan: Path | None = None, *,
         cache.hit(entry)
         return _replayed(recorder, entry, replay, time.perf_counter() - t0)
     recorder.record_event("cache_checkpoint_failed", entry=entry.key, failed=replay.failed)
+    if replay.once:  # it paid (sent, deleted): handing over could do it again
+        cache.retire(entry, f"replay failed after a step that cannot be undone: "
+                           f"{replay.failed}")
+        return _stopped_once(recorder, entry, replay, time.perf_counter() - t0)
     for key, value in replay.variables.items():  # the agent goes on with what was saved
         orchestrator.memory.save(key, value, source="screen")
     result = orchestrator.run(task)
     if result.status == "done":  # repaired: the new run's flow replaces the failed one
-        repaired = cache.remember(shown, recorder.run_dir, driver, result.answer)
+        repaired = cache.remember(shown, recorder.run_dir, driver, result.answer, recorder)
         if repaired is not None:
             cache.store.update(repaired.key, repairs=int(entry.meta.get("repairs", 0)) + 1)
     else:
@@ -204,4 +220,24 @@ def _replayed(recorder: Any, entry: Entry, replay: FlowResult, wall: float) -> R
                                      "completion_tokens": 0, "steps_used": replay.commands,
                                      "replay_cache": entry.key, "stop_report":
                                          result.summary()})
+    return result
+
+
+def _stopped_once(recorder: Any, entry: Entry, replay: FlowResult, wall: float) -> RunResult:
+    """The replay did something that cannot be undone, then a step or check failed: the
+    run ends here, failed, and the model is never asked to do it again."""
+    done = [f"replayed {replay.commands} steps of the flow cached from an earlier run; "
+            f"it {replay.once}"]
+    result = RunResult(status="failed", answer="", steps_used=replay.commands,
+                       model_calls=0, tokens_in=0, tokens_out=0, wall_s=round(wall, 4),
+                       done=done, stopped_because=replay.failed,
+                       next_hint="look at the phone (orders, sent messages, deleted items) "
+                                 "before you run this task again: it is not retried, so "
+                                 "nothing is done twice")
+    recorder.record_event("cache_stopped_once", entry=entry.key, once=replay.once,
+                          failed=replay.failed)
+    recorder.finish("failed", "", {"model_calls": 0, "prompt_tokens": 0,
+                                   "completion_tokens": 0, "steps_used": replay.commands,
+                                   "replay_cache": entry.key,
+                                   "stop_report": result.summary()})
     return result

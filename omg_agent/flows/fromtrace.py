@@ -15,7 +15,10 @@ were anchors already and stay anchors. On top of that:
   secrets are already ``{{secret:NAME}}`` in the trace and stay placeholders;
 * the last screen gives end checks (``assertVisible``): a saved value shown there, the last
   tapped item in its new state, and ids that appeared with it — so a replay says done only
-  when the phone shows it.
+  when the phone shows it;
+* a run that paid, sent or deleted (:mod:`.proof`) ends with checks that prove it worked —
+  words of success that only the screen after it shows — and nothing else; without them no
+  flow is made (a replay could not tell that it paid).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pydantic import ValidationError
 
 from omg_agent.core.actions import AnchorTarget, MemSave, Tap, TypeText, parse_action
 from omg_agent.flows.model import Command, Flow, FlowError, Selector
+from omg_agent.flows.proof import CONFIRMED, OnceStep, once_class, proof_checks
 from omg_agent.flows.record import action_commands, short_id
 from omg_agent.flows.select import literal
 from omg_agent.trace.loader import StepRecord, load_trace
@@ -64,12 +68,22 @@ class _Builder:
         self.swipe: Command | None = None
         self.last_tap: tuple[Selector, str | None] | None = None
         self.acted: tuple[int, list[dict[str, Any]]] | None = None  # (trace line, elements)
+        self.once: list[OnceStep] = []  # steps that cannot be undone, in order
+        self.screens = 0  # screens seen so far (step observations and new screens in results)
+        self.latest: tuple[int, list[dict[str, Any]]] = (0, [])  # the last screen seen
 
     def step(self, step: StepRecord) -> None:
         obs = step.observation or {}
         elements = list(obs.get("elements") or [])
         size = obs.get("size")
-        for action, result, stale in _ran(step):
+        ran, screens = _ran(step)
+        base = self.screens
+        self.screens += len(screens)
+        for number, seen in enumerate(screens, base + 1):
+            if seen is not None:
+                self.latest = (number, seen)
+        once_before = len(self.once)
+        for action, result, stale, at in ran:
             shown = [] if stale else elements
             point = result.get("point") if result else None
             if isinstance(action, MemSave) and result is not None:
@@ -90,7 +104,23 @@ class _Builder:
             if isinstance(action, Tap) and made and made[0].selector is not None:
                 element = _element_of(action, shown)
                 self.last_tap = (made[0].selector, element.get("text") if element else None)
+            self._once(step, action, made, screens[:at + 1], base + at + 1)
             self.acted = (step.line, elements)
+        if len(self.once) == once_before and _confirmed(step) and ran:
+            at = ran[-1][3]  # the user's yes went to this step's last action
+            self.once.append(OnceStep(CONFIRMED, step.step, "the action you confirmed", None,
+                                      _flat(screens[:at + 1]), base + at + 1))
+
+    def _once(self, step: StepRecord, action: Any, made: list[Command],
+              screens: list[list[dict[str, Any]] | None], number: int) -> None:
+        """Note ``action`` if it cannot be undone (pay, send, delete, …)."""
+        here = screens[-1] or []
+        selector = made[0].selector if made else None
+        element = _element_of(action, here) if isinstance(action, Tap | TypeText) else None
+        hit = once_class(action, element, selector, here)
+        if hit is not None:
+            self.once.append(OnceStep(hit[0], step.step, hit[1], selector, _flat(screens),
+                                      number))
 
     def _vars(self, text: str) -> str:
         for value, key in sorted(self.values.items(), key=lambda kv: -len(kv[0])):
@@ -112,6 +142,11 @@ class _Builder:
         self.commands.append(command)
 
     def finish(self, steps: tuple[StepRecord, ...]) -> list[Command]:
+        out = list(self.commands)
+        if self.swipe is not None:
+            out.append(self.swipe)
+        if self.once:  # only a proof of the outcome may end a flow that paid
+            return out + [Command("assertVisible", selector=s) for s in self._proofs()]
         final = next((s.observation for s in reversed(steps) if s.observation), None) or {}
         elements = list(final.get("elements") or [])
         checks: list[Selector] = []
@@ -129,19 +164,40 @@ class _Builder:
         else:
             new = []
         checks += [Selector(id=i) for i in new]
-        out = list(self.commands)
-        if self.swipe is not None:
-            out.append(self.swipe)
         return out + [Command("assertVisible", selector=s) for s in dict.fromkeys(checks)]
 
+    def _proofs(self) -> list[Selector]:
+        last = self.once[-1]
+        what = f"step {last.step}: {last.label!r} cannot be undone ({last.once}), and "
+        number, after = self.latest
+        if number <= last.screen:
+            raise FlowError(what + "the trace holds no screen after it to show that it "
+                            "worked; a replay could not tell, so no flow is made of this run")
+        proofs = proof_checks(after, self.once)
+        if not proofs:
+            raise FlowError(what + "the last screen shows nothing new that says it worked "
+                            "(such as 'Payment successful'); a replay could not tell, so no "
+                            "flow is made of this run")
+        return proofs
 
-def _ran(step: StepRecord) -> list[tuple[Any, dict[str, Any] | None, bool]]:
-    """The actions of ``step`` that ran, with their result and whether they ran on a screen
-    newer than the step's observation."""
-    by_index: dict[int, tuple[dict[str, Any], bool]] = {}
+
+Ran = tuple[Any, dict[str, Any] | None, bool, int]
+
+
+def _ran(step: StepRecord) -> tuple[list[Ran], list[list[dict[str, Any]] | None]]:
+    """The actions of ``step`` that ran — with their result, whether they ran on a screen
+    newer than the step's observation, and the index of that screen — and the step's
+    screens: its observation's elements, then those of each new screen in its results
+    (``None`` where a screen was not recorded)."""
+    obs = step.observation
+    screens: list[list[dict[str, Any]] | None] = [
+        list(obs.get("elements") or []) if obs else None]
+    by_index: dict[int, tuple[dict[str, Any], bool, int]] = {}
     saved: dict[str, dict[str, Any]] = {}
     stale = False
     for r in step.results:
+        if isinstance(r.get("observation"), dict):  # a new screen ("screen" or "stop")
+            screens.append(list(r["observation"].get("elements") or []))
         if r.get("type") == "screen":
             stale = True
         elif r.get("type") == "mem_save" and r.get("ok"):
@@ -149,8 +205,8 @@ def _ran(step: StepRecord) -> list[tuple[Any, dict[str, Any] | None, bool]]:
             if m:
                 saved[m.group(1)] = r
         elif isinstance(r.get("index"), int) and r.get("ok"):
-            by_index[r["index"]] = (r, stale)
-    out: list[tuple[Any, dict[str, Any] | None, bool]] = []
+            by_index[r["index"]] = (r, stale, len(screens) - 1)
+    out: list[Ran] = []
     for i, data in enumerate(step.actions):
         try:
             action = parse_action(data)
@@ -158,11 +214,21 @@ def _ran(step: StepRecord) -> list[tuple[Any, dict[str, Any] | None, bool]]:
             continue  # not an action this version reads: nothing to replay from it
         if isinstance(action, MemSave):
             if action.key in saved:
-                out.append((action, saved[action.key], False))
+                out.append((action, saved[action.key], False, 0))
         elif i in by_index:
-            result, was_stale = by_index[i]
-            out.append((action, result, was_stale))
-    return out
+            result, was_stale, at = by_index[i]
+            out.append((action, result, was_stale, at))
+    return out, screens
+
+
+def _confirmed(step: StepRecord) -> bool:
+    """Whether the user said yes to a held action of ``step`` through the gate."""
+    return any(r.get("type") == "gate" and r.get("ok") and "confirmed" in str(
+        r.get("detail") or "") for r in step.results)
+
+
+def _flat(screens: list[list[dict[str, Any]] | None]) -> tuple[dict[str, Any], ...]:
+    return tuple(e for screen in screens for e in screen or ())
 
 
 def saved_values(run_dir: Path) -> dict[str, str]:
@@ -188,7 +254,7 @@ def _saved_value(result: dict[str, Any]) -> str | None:
     return str(value)
 
 
-def _element_of(action: Tap, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _element_of(action: Tap | TypeText, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
     target = action.target
     if getattr(target, "kind", "") == "element":
         return next((e for e in shown if e.get("id") == getattr(target, "id", None)), None)

@@ -20,6 +20,11 @@ from typing import Literal
 
 from omg_agent.errors import ConfigError, OmgError
 
+# Classes of sensitive steps that cannot be undone, and what a replay that stopped after one
+# says: the outcome is on the phone and must be checked there, never tried again.
+ONCE: dict[str, str] = {"payment": "paid once", "send": "sent once", "delete": "deleted once",
+                        "install": "installed once", "account_security": "changed once"}
+
 
 class FlowError(ConfigError):
     """A flow file that cannot be read: names the command or field and what is accepted."""

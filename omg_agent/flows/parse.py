@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 
 from omg_agent.core.actions import VAR_PATTERN
-from omg_agent.flows.model import Command, Condition, Flow, FlowError, Selector
+from omg_agent.flows.model import Command, Condition, Flow, FlowError, Selector, walk
+from omg_agent.userfiles import load_documents, read_text
 
 _KEYS = ("back", "home", "enter", "delete", "tab", "search", "escape", "space")
 # command -> the fields its mapping form accepts (besides ``optional`` / ``label``)
@@ -42,23 +43,20 @@ _SELECTOR_COMMANDS = frozenset({"tapOn", "longPressOn", "assertVisible", "assert
 _SELECTOR_KEYS = frozenset({"text", "id", "desc", "index", "below", "above", "childOf",
                             "enabled", "checked", "selected", "focused"})
 _HEADER_KEYS = frozenset({"appId", "name", "env", "tags"})
+MAX_STEPS = 10_000  # commands in one file, nested bodies counted one by one
+MAX_TIMES = 10_000  # repeat times / retry maxRetries
 
 
 def load_flow(path: Path) -> Flow:
     """The flow in ``path`` (raises :class:`FlowError` naming what is wrong)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FlowError(f"cannot read flow file {path}: {exc.strerror or exc}") from None
-    return parse_flow(text, source=str(path))
+    return parse_flow(read_text(path, "flow file", error=FlowError), source=str(path))
 
 
 def parse_flow(text: str, *, source: str = "<flow>") -> Flow:
-    try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as exc:
-        raise FlowError(f"{source}: not valid YAML: {exc}") from None
+    """The flow in ``text``, within the limits of :mod:`omg_agent.userfiles` (size,
+    nesting, alias expansion) and :data:`MAX_STEPS`."""
+    docs = load_documents(text, source, error=FlowError)
     header: dict[str, Any] = {}
     if len(docs) == 2 and isinstance(docs[0], dict):
         header, body = docs
@@ -71,14 +69,19 @@ def parse_flow(text: str, *, source: str = "<flow>") -> Flow:
         raise FlowError(f"{source}: a header but no commands; put them after '---'")
     if not isinstance(body, list):
         raise FlowError(f"{source}: the commands must be a YAML list ('- tapOn: ...')")
-    unknown = sorted(set(header) - _HEADER_KEYS)
+    unknown = sorted(set(header) - _HEADER_KEYS, key=str)
     if unknown:
-        raise FlowError(f"{source}: unsupported header field {unknown[0]!r}; accepted: "
+        raise FlowError(f"{source}: unsupported header field {_shown(unknown[0])}; accepted: "
                         + ", ".join(sorted(_HEADER_KEYS)))
     env = header.get("env") or {}
     if not isinstance(env, dict):
         raise FlowError(f"{source}: env must be a mapping of NAME: value")
-    return Flow(commands=_commands(body, source, "step"), app_id=str(header.get("appId") or ""),
+    commands = _commands(body, source, "step")
+    count = sum(1 for _ in walk(commands))
+    if count > MAX_STEPS:
+        raise FlowError(f"{source}: {count:,} steps (nested ones counted) pass the limit of "
+                        f"{MAX_STEPS:,}; split it with runFlow files or use repeat")
+    return Flow(commands=commands, app_id=str(header.get("appId") or ""),
                 name=str(header.get("name") or ""),
                 env={str(k): str(v) for k, v in env.items()}, source=source)
 
@@ -97,11 +100,21 @@ def _command(item: Any, source: str, where: str, line: int) -> Command:
         name, arg = next(iter(item.items()))
     else:
         raise FlowError(f"{source}: {where}: a command is a name or a one-key mapping, "
-                        f"got {item!r}")
+                        f"got {_shown(item)}")
     if name not in COMMANDS:
-        raise FlowError(f"{source}: {where}: unsupported command {name!r}; supported: "
+        raise FlowError(f"{source}: {where}: unsupported command {_shown(name)}; supported: "
                         + ", ".join(COMMANDS))
     at = f"{source}: {where} ({name})"
+    try:
+        command = _fields(name, arg, source, where, line, at)
+    except (ValueError, TypeError) as exc:  # int("many"), float(None): a bad field value
+        raise FlowError(f"{at}: a field holds a value of the wrong kind ({exc})") from None
+    if command.times > MAX_TIMES:
+        raise FlowError(f"{at}: {command.times:,} times passes the limit of {MAX_TIMES:,}")
+    return command
+
+
+def _fields(name: str, arg: Any, source: str, where: str, line: int, at: str) -> Command:
     opts = dict(arg) if isinstance(arg, dict) else {}
     optional = bool(opts.pop("optional", False))
     opts.pop("label", None)
@@ -150,7 +163,8 @@ def _build(name: str, arg: Any, opts: dict[str, Any], base: dict[str, Any], sour
         case "pressKey":
             key = _scalar(arg, at).lower()
             if key not in _KEYS:
-                raise FlowError(f"{at}: unsupported key {arg!r}; accepted: " + ", ".join(_KEYS))
+                raise FlowError(f"{at}: unsupported key {_shown(arg)}; accepted: "
+                                + ", ".join(_KEYS))
             return Command(**base, text=key)
         case "repeat":
             cond = _condition(opts["while"], at) if "while" in opts else None
@@ -159,7 +173,7 @@ def _build(name: str, arg: Any, opts: dict[str, Any], base: dict[str, Any], sour
             times = opts.get("times", 1_000)
             by_var = isinstance(times, str) and VAR_PATTERN.fullmatch(times.strip())
             if not by_var and not str(times).isdigit():
-                raise FlowError(f"{at}: times {times!r}: a whole number or a $var")
+                raise FlowError(f"{at}: times {_shown(times)}: a whole number or a $var")
             return Command(**base, times=0 if by_var else int(times),
                            text=times.strip() if by_var else "", condition=cond,
                            commands=_commands(opts.get("commands"), source, f"{where} repeat"))
@@ -191,16 +205,16 @@ def _build(name: str, arg: Any, opts: dict[str, Any], base: dict[str, Any], sour
 
 
 def _check_fields(opts: dict[str, Any], allowed: frozenset[str], at: str) -> None:
-    unknown = sorted(set(opts) - allowed)
+    unknown = sorted(set(opts) - allowed, key=str)
     if unknown:
-        raise FlowError(f"{at}: unsupported field {unknown[0]!r}; accepted: "
+        raise FlowError(f"{at}: unsupported field {_shown(unknown[0])}; accepted: "
                         + (", ".join(sorted(allowed)) or "none"))
 
 
 def _scalar(arg: Any, at: str) -> str:
     if isinstance(arg, str | int | float) and not isinstance(arg, bool):
         return str(arg)
-    raise FlowError(f"{at}: expected a text value, got {arg!r}")
+    raise FlowError(f"{at}: expected a text value, got {_shown(arg)}")
 
 
 def _selector(arg: Any, at: str) -> Selector:
@@ -208,7 +222,7 @@ def _selector(arg: Any, at: str) -> Selector:
         return Selector(text=str(arg))
     if not isinstance(arg, dict) or not arg:
         raise FlowError(f"{at}: expected a selector (a text, or text/id/desc/index/below/"
-                        f"above/childOf/enabled/checked/selected/focused), got {arg!r}")
+                        f"above/childOf/enabled/checked/selected/focused), got {_shown(arg)}")
     _check_fields(arg, _SELECTOR_KEYS, at)
     rel = {k: _selector(arg[k], at) for k in ("below", "above", "childOf") if k in arg}
     sel = Selector(text=_opt_str(arg.get("text")), id=_opt_str(arg.get("id")),
@@ -220,6 +234,12 @@ def _selector(arg: Any, at: str) -> Selector:
     return sel
 
 
+def _shown(value: Any) -> str:
+    """``repr(value)`` cut short: a message stays one readable line whatever was given."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
@@ -227,12 +247,12 @@ def _opt_str(value: Any) -> str | None:
 def _condition(arg: Any, at: str) -> Condition:
     if not isinstance(arg, dict):
         raise FlowError(f"{at}: a condition is a mapping with visible or notVisible")
-    extra = sorted(set(arg) - {"visible", "notVisible", "platform"})
+    extra = sorted(set(arg) - {"visible", "notVisible", "platform"}, key=str)
     if extra:
-        raise FlowError(f"{at}: unsupported condition {extra[0]!r}; accepted: visible, "
+        raise FlowError(f"{at}: unsupported condition {_shown(extra[0])}; accepted: visible, "
                         "notVisible, platform")
-    if arg.get("platform", "Android").lower() != "android":
-        raise FlowError(f"{at}: platform {arg['platform']!r}: only Android runs here")
+    if str(arg.get("platform", "Android")).lower() != "android":
+        raise FlowError(f"{at}: platform {_shown(arg['platform'])}: only Android runs here")
     return Condition(visible=_selector(arg["visible"], at) if "visible" in arg else None,
                      not_visible=(_selector(arg["notVisible"], at)
                                   if "notVisible" in arg else None))
@@ -241,19 +261,19 @@ def _condition(arg: Any, at: str) -> Condition:
 def _direction(value: Any, at: str) -> Any:
     d = str(value or "").lower()
     if d not in ("up", "down", "left", "right"):
-        raise FlowError(f"{at}: direction {value!r}; accepted: UP, DOWN, LEFT, RIGHT")
+        raise FlowError(f"{at}: direction {_shown(value)}; accepted: UP, DOWN, LEFT, RIGHT")
     return d
 
 
 def _percent_point(value: Any, at: str) -> tuple[float, float]:
     parts = str(value).replace(" ", "").split(",")
     if len(parts) != 2 or not all(p.endswith("%") for p in parts):
-        raise FlowError(f"{at}: point {value!r}: only per-cent points ('50%,90%') survive "
+        raise FlowError(f"{at}: point {_shown(value)}: only per-cent points ('50%,90%') survive "
                         "other screens; use a selector or per cent")
     try:
         x, y = (float(p[:-1]) for p in parts)
     except ValueError:
-        raise FlowError(f"{at}: point {value!r} is not two per-cent numbers") from None
+        raise FlowError(f"{at}: point {_shown(value)} is not two per-cent numbers") from None
     return x, y
 
 

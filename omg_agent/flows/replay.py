@@ -14,6 +14,12 @@ that cannot be anchored stops the flow with the screen saved in the trace and th
 :class:`FlowResult` — never silently; an ``optional`` step is skipped with a note instead.
 ``$vars`` come from ``env``, the caller's values and ``memSave``; ``{{secret:NAME}}`` stays
 a placeholder until the driver wrapper types it.
+
+A step that cannot be undone — the gate names it payment, send, delete, install or account
+security, allowed or confirmed — is noted before it is sent. Once one was sent, any later
+failure ends the flow ``failed`` with "paid once: check the phone" (sent once, deleted
+once, …): the outcome is on the phone, so nothing retries it — not a ``retry`` block, not
+the replay cache's hand-over to the model.
 """
 
 from __future__ import annotations
@@ -45,10 +51,19 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver, ExecResult
-from omg_agent.errors import OmgError
-from omg_agent.flows.model import Command, Condition, Flow, FlowFailed, Selector
-from omg_agent.flows.parse import load_flow
+from omg_agent.errors import ActionRejected, AnchorNotFound, OmgError
+from omg_agent.flows.model import (
+    ONCE,
+    Command,
+    Condition,
+    Flow,
+    FlowError,
+    FlowFailed,
+    Selector,
+)
+from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
+from omg_agent.guards.sensitive import Gate, Sensitivity
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +82,17 @@ class FlowResult:
     failed: str = ""  # the step and why it stopped
     failed_step: int = 0  # its trace step number
     variables: dict[str, str] = field(default_factory=dict)
+    irreversible: list[str] = field(default_factory=list)  # what was sent that cannot be undone
 
     @property
     def ok(self) -> bool:
         return self.status == "done"
+
+    @property
+    def once(self) -> str:
+        """"paid once", "paid once, sent once" …: what a failed replay already did ("" when
+        it did nothing that cannot be undone)."""
+        return ", ".join(dict.fromkeys(ONCE[c] for c in self.irreversible if c in ONCE))
 
 
 class FlowRunner:
@@ -83,6 +105,7 @@ class FlowRunner:
         self.driver = driver
         self.recorder = recorder
         self.gate = gate
+        self._judge = gate or GateKeeper(Gate())  # names sensitive steps when no gate asks
         self.vars: dict[str, str] = dict(variables or {})
         self.step_timeout = step_timeout
         self.on_step = on_step
@@ -100,6 +123,9 @@ class FlowRunner:
         except FlowFailed as exc:
             result.status = "needs_confirmation" if exc.kind == "gate-nobody" else "failed"
             result.failed, result.failed_step = str(exc), self._step
+            if result.once:  # the phone holds the outcome: never "try again"
+                result.status = "failed"
+                result.failed = f"{result.once}: check the phone — {exc}"
         result.wall_s = round(time.perf_counter() - t0, 4)
         result.variables = dict(self.vars)
         if self.recorder is not None:
@@ -219,13 +245,17 @@ class FlowRunner:
                                      "run again with --allow", kind="gate-nobody")
                 raise FlowFailed(f"{c.label()}: the user said no to "
                                  f"{stop.request.describe}", kind="gate")
+        once = self._irreversible(action, obs)  # noted before it is sent: see below
         t0 = time.perf_counter()
         self._seen = None
         try:
             result = self.driver.execute([action], obs)
         except OmgError as exc:
+            self._sent(once, exc)
             self._note(obs, f"device error: {exc}")
             raise FlowFailed(f"{c.label()}: {exc}", kind="device") from exc
+        bad = next((o for o in result.outcomes if not o.ok), None)
+        self._sent(once, bad.error if bad is not None else None)
         self._result.actions += 1
         self._result.device_calls += result.device_calls
         self._step += 1
@@ -235,10 +265,30 @@ class FlowRunner:
                                       note=c.label(),
                                       timings={"act": time.perf_counter() - t0})
         if not result.ok:
-            bad = next((o for o in result.outcomes if not o.ok), None)
             raise FlowFailed(f"step {c.line} {c.label()}: "
                              f"{bad.detail if bad else 'not run'}", kind="anchor")
         return result
+
+    def _irreversible(self, action: Action, obs: Observation | None) -> Sensitivity | None:
+        """``action``'s sensitivity if it cannot be undone, noted *before* it is sent: from
+        then on a failure — even the device dropping during this very action — must not
+        lead to a retry."""
+        found = self._judge.sensitivity(action, obs) if obs is not None else None
+        if found is None or found.cls not in ONCE:
+            return None
+        self._result.irreversible.append(found.cls)
+        return found
+
+    def _sent(self, once: Sensitivity | None, error: Exception | None) -> None:
+        """After the attempt: an action the executor could not place never reached the
+        phone (its note is dropped); anything else may have, and goes in the trace."""
+        if once is None:
+            return
+        if isinstance(error, AnchorNotFound | ActionRejected):
+            self._result.irreversible.pop()
+        elif self.recorder is not None:
+            self.recorder.record_event("flow_irreversible", cls=once.cls,
+                                       action=once.describe)
 
     def _note(self, obs: Observation | None, note: str) -> None:
         self._step += 1
@@ -329,6 +379,9 @@ class FlowRunner:
             if not value.strip().isdigit():
                 raise FlowFailed(f"repeat times {c.text} = {value!r}: not a whole number")
             times = int(value)
+            if times > MAX_TIMES:
+                raise FlowFailed(f"repeat times {c.text} = {times:,} passes the limit of "
+                                 f"{MAX_TIMES:,}")
         for _ in range(times):
             if c.condition is not None and not self._holds(c.condition, self._observe()):
                 return
@@ -337,11 +390,13 @@ class FlowRunner:
     def _retry(self, c: Command, flow: Flow, depth: int) -> None:
         body = self._body(c, flow, depth)
         for attempt in range(c.times + 1):
+            sent = len(self._result.irreversible)
             try:
                 self._block(body, flow, depth + 1)
                 return
-            except FlowFailed as exc:
-                if exc.kind.startswith("gate") or attempt == c.times:
+            except FlowFailed as exc:  # a body that paid is never run again
+                if exc.kind.startswith("gate") or attempt == c.times \
+                        or len(self._result.irreversible) > sent:
                     raise
                 log.info("retry %d/%d after: %s", attempt + 1, c.times, exc)
 
@@ -351,6 +406,9 @@ class FlowRunner:
         if not c.file:
             return c.commands
         base = Path(flow.source).parent if flow.source else Path()
-        sub = load_flow(base / c.file)
+        try:
+            sub = load_flow(base / c.file)
+        except FlowError as exc:  # a bad or missing sub-flow fails this step, named
+            raise FlowFailed(f"step {c.line} {c.name}: {exc}") from exc
         self.vars = {**sub.env, **self.vars}
         return sub.commands

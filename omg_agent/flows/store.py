@@ -22,6 +22,7 @@ from typing import Any
 
 from omg_agent.flows.model import Flow, FlowError
 from omg_agent.flows.parse import dump_flow, load_flow
+from omg_agent.userfiles import read_text
 
 log = logging.getLogger(__name__)
 META = "meta.json"
@@ -113,11 +114,11 @@ class FlowStore:
 
     def _meta(self, key: str) -> dict[str, Any] | None:
         path = self.root / key / META
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not path.exists():
             return None
-        except (OSError, ValueError) as exc:
+        try:  # read within the same limits as any flow file
+            data = json.loads(read_text(path, "flow cache entry", error=FlowError))
+        except (FlowError, ValueError, RecursionError) as exc:
             log.warning("flow store: %s unreadable (%s)", path, exc)
             return None
         return data if isinstance(data, dict) else None

@@ -4,6 +4,9 @@ vphones over the real adb server."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,3 +91,83 @@ def test_a_secret_is_typed_but_never_written_and_the_gate_wants_an_allow(vphone,
     written = [p for p in (in_tmp / "runs").rglob("*") if p.is_file()]
     assert written and not [p for p in written
                             if login.valid_password.encode() in p.read_bytes()]
+
+
+# -- bounded input and the gate on replays (issue 24) ------------------------------------------
+def _laughs(levels: int) -> str:
+    lines = ["- &a0 back"]
+    for i in range(1, levels + 1):
+        lines.append(f"- &a{i} {{runFlow: {{commands: [" + ", ".join([f"*a{i - 1}"] * 10)
+                     + "]}}")
+    return "\n".join(lines) + "\n"
+
+
+BAD_FILES = {  # name -> what goes in the file (None: the path is given as is)
+    "alias-bomb": _laughs(9),  # ~700 bytes, 10⁹ steps once expanded
+    "million-steps": _laughs(6),
+    "million-lines": "- back\n" * 1_000_000,  # 7 MB
+    "deep-list": "[" * 5000 + "]" * 5000,
+    "dev-zero": None,
+}
+
+
+def _bad_file(name: str, folder: Path) -> str:
+    text = BAD_FILES[name]
+    if text is None:
+        return "/dev/zero"
+    path = folder / f"{name}.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def _omg(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "omg_agent.cli", *args], capture_output=True,
+                          text=True, timeout=60, cwd=cwd, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **BLANK, "COLUMNS": "200", **env})
+
+
+def _one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode != 0, proc.stdout
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("name", list(BAD_FILES))
+def test_flow_run_on_a_hostile_file_is_one_error_line(in_tmp: Path, name: str) -> None:
+    line = _one_error_line(_omg("flow", "run", _bad_file(name, in_tmp), "--device", "nope",
+                                cwd=in_tmp))
+    assert "limit" in line or "nesting depth" in line or "not a regular file" in line
+
+
+@pytest.mark.parametrize("name", list(BAD_FILES))
+def test_run_with_a_hostile_plan_file_is_one_error_line(in_tmp: Path, name: str) -> None:
+    # a model is named (never called): the plan is read before any device or model
+    line = _one_error_line(_omg("run", "Open Settings", "--plan", _bad_file(name, in_tmp),
+                                "--device", "nope", cwd=in_tmp, OMG_MODEL="any",
+                                OMG_BASE_URL="http://127.0.0.1:9/v1"))
+    assert line.startswith("error: plan file")
+
+
+PAY_FLOW = ("appId: com.omg.shop\n---\n- launchApp\n- tapOn:\n    id: cart\n"
+            "- tapOn:\n    id: checkout\n- tapOn:\n    id: pay\n"
+            "- assertVisible: Payment successful 支付成功\n")
+
+
+def test_flow_run_of_a_paying_step_stops_for_a_yes_and_pays_once_with_an_allow(
+        vphone, in_tmp: Path) -> None:
+    shop = vphone.phone.apps["com.omg.shop"]
+    shop.promo_mode = "never"
+    shop.cart = {"p05": 1}  # MacBook Air 13
+    (in_tmp / "pay.yaml").write_text(PAY_FLOW)
+    args = ["flow", "run", "pay.yaml", "--device", vphone.serial, "--json", "--runs-dir",
+            str(in_tmp / "runs")]
+    held = CliRunner().invoke(app, args, env=BLANK)
+    assert held.exit_code == 5, held.output
+    assert json.loads(held.output)["status"] == "needs_confirmation"
+    assert shop.orders == []  # nothing paid without a yes
+    vphone.phone.force_stop("com.omg.shop")  # the next launch starts at its first screen
+    done = CliRunner().invoke(app, [*args, "--allow", "payment"], env=BLANK)
+    assert done.exit_code == 0, done.output
+    assert len(shop.orders) == 1

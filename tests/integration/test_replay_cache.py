@@ -3,11 +3,14 @@ expert double behind the real openai client; outcomes read from the phone's app 
 
 from __future__ import annotations
 
+import json
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from test_flows_vphone import no_model, phone_on_adb  # a sibling test module
 
+from omg_agent.bench.suite.shop_tasks import BuyProduct
 from omg_agent.brain.agent import open_agent
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.flows.cache import CACHE_DIR, ReplayCache, run_cached
@@ -16,9 +19,16 @@ from omg_agent.flows.model import Command, Selector
 from omg_agent.flows.parse import dump_flow
 from omg_agent.flows.session import replay
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
-from omg_agent.sim.expert.runner import run_task, sim_settings, task_human, vphone_on_adb
+from omg_agent.sim.expert.runner import (
+    run_task,
+    sim_settings,
+    task_human,
+    vphone_on_adb,
+    with_overrides,
+)
+from omg_agent.sim.expert.screen import Screen, request_text
 from omg_agent.sim.expert.tasks import ShopPriceToNotes
-from omg_agent.sim.model_double import ModelDouble
+from omg_agent.sim.model_double import ModelDouble, contract_name
 from omg_agent.trace.loader import load_trace
 from omg_agent.trace.recorder import new_run_dir
 
@@ -105,3 +115,113 @@ def test_a_cache_entry_whose_checkpoint_fails_is_repaired_then_retired(tmp_path:
     assert status != "done"
     assert cache.store.get(cache.key(GOAL)) is None  # retired, not left poisoned
     assert cache.store.entries()[0]["retired"] is True
+
+
+# -- nothing pays twice (issue 24) --------------------------------------------------------------
+SHOP = "com.omg.shop"
+PAY_GOAL = "Pay for the order in Shop"
+
+
+class PayInShop:
+    """A model that pays whatever the Shop's cart holds — cart, Checkout, then Pay by its
+    anchor (as the probe's model did) — and says done on the order page; asked to confirm,
+    it names "Payment successful"."""
+
+    def reply(self, request: dict[str, Any]) -> str:
+        name = contract_name(request)
+        if name == "TaskPlan":
+            return json.dumps({"goal": PAY_GOAL, "steps": [
+                {"description": PAY_GOAL, "success_criteria": "the order is paid"}]})
+        if name == "Replan":
+            return json.dumps({"status": "done", "response": "Paid", "evidence": [
+                {"kind": "element", "text": "Payment successful", "match": "contains"}]})
+        text = request_text(request)
+        screen = Screen(text)
+        if f"Foreground app: {SHOP}" not in text:
+            return _bundle([{"type": "launch", "app": SHOP}])
+        if screen.find(res="paid_title"):
+            return _bundle(None, goal_complete=True, step_complete=True, answer="Paid")
+        if screen.find(res="pay"):
+            return _bundle([{"type": "tap", "target": {"kind": "anchor",
+                                                       "resource_id": "pay"}}])
+        for res in ("checkout", "cart"):
+            found = screen.find(res=res)
+            if found is not None:
+                return _bundle([{"type": "tap", "target": {"kind": "element",
+                                                           "id": found.id}}])
+        return _bundle([{"type": "wait", "seconds": 0.5}])
+
+
+def _bundle(actions: list[dict[str, Any]] | None, **flags: Any) -> str:
+    return json.dumps({"thought": "paying", "last_action_result": "success",
+                       "execute_now": {"intent": "pay", "actions": actions} if actions
+                       else None, **flags})
+
+
+def pay_run(runs: Path, *, locale: str | None = None) -> tuple[Any, int, int, Path]:
+    """One ``run`` of "Pay for the order in Shop" with ``--allow payment`` through the cache
+    hook, on a fresh phone whose cart holds one MacBook Air 13: (result, orders on the
+    phone, requests the model double received, run folder)."""
+    with vphone_on_adb(0) as (phone, serial), ExitStack() as stack:
+        shop = phone.apps[SHOP]
+        shop.promo_mode, shop.cart = "never", {"p05": 1}
+        if locale is not None:
+            phone.set_locale(locale)
+        double = stack.enter_context(ModelDouble(PayInShop()))
+        settings = with_overrides(sim_settings(double.base_url, runs, 20),
+                                  {"allow": "payment"})
+        driver = AdbDriver(serial)
+        stack.callback(driver.close)
+        run_dir = new_run_dir(runs, "run")
+        orchestrator = open_agent(stack, driver, settings, PAY_GOAL, run_dir=run_dir)
+        result = run_cached(orchestrator, PAY_GOAL)
+        return result, len(shop.orders), len(double.requests), run_dir
+
+
+def test_a_cached_payment_whose_check_fails_on_replay_pays_once_and_stops(tmp_path: Path
+                                                                          ) -> None:
+    result, orders, requests, _ = pay_run(tmp_path)
+    assert (result.status, orders) == ("done", 1) and requests >= 2
+    cache = ReplayCache(tmp_path / CACHE_DIR)
+    entry = cache.store.get(cache.key(PAY_GOAL))
+    assert entry is not None
+    checks = [c.selector for c in entry.flow.commands if c.name == "assertVisible"]
+    assert checks and all(s is not None and s.id != "pay" for s in checks)  # not the button
+    result, orders, requests, _ = pay_run(tmp_path)  # the proof holds: a replay, no model
+    assert (result.status, orders, requests) == ("done", 1, 0)
+    # the same task on a phone in Chinese: the taps find their ids, Pay goes through, but
+    # the order page's title reads 下单成功 — the proof the flow expects is not there
+    result, orders, requests, run_dir = pay_run(tmp_path, locale="zh-CN")
+    assert orders == 1  # paid once, never twice
+    assert result.status == "failed" and result.stopped_because.startswith("paid once")
+    assert "check the phone" in result.stopped_because
+    assert requests == 0  # the model was never asked to take over (and pay again)
+    kinds = [e.kind for e in load_trace(run_dir).events]
+    assert "cache_stopped_once" in kinds and "flow_irreversible" in kinds
+    assert cache.store.get(cache.key(PAY_GOAL)) is None  # retired: not replayed again
+    # the proof that failed: the English order page's words, which the checkout never showed
+    assert any("Order placed" in (s.text or "") for s in checks if s is not None)
+
+
+def test_a_paying_run_whose_trace_ends_before_the_order_page_is_not_cached(tmp_path: Path
+                                                                          ) -> None:
+    # the expert pays and its own end check is verified on the order page, but the trace's
+    # last screen is the checkout: no proof to replay against — so nothing is cached
+    task = BuyProduct(product="MacBook Air 13", popup="never")
+    with vphone_on_adb(0) as (phone, serial), ExitStack() as stack:
+        task.setup(phone)
+        double = stack.enter_context(ModelDouble(ExpertPolicy(task, phone,
+                                                              NoiseProfile.named("none"))))
+        settings = with_overrides(sim_settings(double.base_url, tmp_path, 30),
+                                  {"allow": "payment"})
+        driver = AdbDriver(serial)
+        stack.callback(driver.close)
+        run_dir = new_run_dir(tmp_path, "run")
+        orchestrator = open_agent(stack, driver, settings, task.goal, run_dir=run_dir,
+                                  ask_user=task.answer_user)
+        result = run_cached(orchestrator, task.goal)
+        assert result.status == "done" and len(phone.apps[SHOP].orders) == 1
+    assert ReplayCache(tmp_path / CACHE_DIR).store.entries() == []
+    [reason] = [e.data["reason"] for e in load_trace(run_dir).events
+                if e.kind == "cache_not_saved"]
+    assert "cannot be undone (paid once)" in reason and "no screen after it" in reason

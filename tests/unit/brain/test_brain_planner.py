@@ -60,7 +60,7 @@ def test_missing_and_unparsable_plan_files_are_config_errors(tmp_path: Path) -> 
         load_plan_file(tmp_path / "nope.yaml")
     path = tmp_path / "broken.yaml"
     path.write_text("steps: [unclosed\n")
-    with pytest.raises(ConfigError, match="cannot be read"):
+    with pytest.raises(ConfigError, match="not valid YAML"):
         load_plan_file(path)
 
 
