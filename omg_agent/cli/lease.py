@@ -29,6 +29,7 @@ WAIT_OPTION = "--wait-device"
 WAIT_HELP = ("Queue for a phone another agent is driving instead of exiting 7: wait up to "
              "SECONDS, or as long as it takes when given without a number.")
 HINT = f"wait for it with {WAIT_OPTION} [SECONDS], or stop it"
+ONE_SHOT_HINT = "try again once it is done, or stop it"
 
 
 def wait_device_option() -> Any:
@@ -60,9 +61,10 @@ def _is_number(text: str) -> bool:
 
 
 def take_lease(serial: str, what: str, wait_s: float | None = None,
-               stack: ExitStack | None = None) -> Any:
+               stack: ExitStack | None = None, *, hint: str = HINT) -> Any:
     """The lease of ``serial``, held (released when ``stack`` closes, or by the caller);
-    ``None`` for a desktop. Another holder: exit 7 naming it, or wait ``wait_s`` seconds."""
+    ``None`` for a desktop. Another holder: exit 7 naming it (then ``hint``), or wait
+    ``wait_s`` seconds."""
     from omg_agent.drivers.desktop import is_desktop
     from omg_agent.drivers.lease import DeviceLease, Holder, default_lease_dir
 
@@ -80,7 +82,7 @@ def take_lease(serial: str, what: str, wait_s: float | None = None,
     try:
         lease.acquire(wait_s or 0.0, on_wait=waiting)
     except DeviceBusy as exc:
-        fail(f"{exc}; {HINT}", code=EXIT_BUSY)
+        fail(f"{exc}; {hint}", code=EXIT_BUSY)
     except OmgError as exc:
         fail(str(exc))
     if stack is not None:
@@ -103,5 +105,5 @@ def driving(device: str | None, what: str) -> Iterator[str | None]:
 
     serial = pick_serial(adbutils.AdbClient(), device)
     with ExitStack() as stack:
-        take_lease(serial, what, stack=stack)
+        take_lease(serial, what, stack=stack, hint=ONE_SHOT_HINT)
         yield serial
