@@ -209,6 +209,7 @@ def restart_trial(delay_s: float, seed: int = 0, posts: int = 2) -> ContentionTr
                      "--runs-dir", str(work / "runs")], _env(double.base_url, adb_port, work),
                     work, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out, err = proc.communicate(timeout=300)
+        restart.cancel()  # the run may have started the server itself long before
         if delay_s > 0:
             restart.join()
         trial.exits = (proc.returncode,)
