@@ -168,7 +168,7 @@ def concurrent_trial(kind: str, seed: int = 0, posts: int = 4) -> ContentionTria
                 if proc is not None and proc.poll() is None:
                     proc.kill()
                     proc.wait()
-        trial.exits = (first.returncode, second.returncode if second else -1)
+        trial.exits = (first.returncode, second.returncode)
         trial.like_log, trial.liked = _feed(phone)
     trial.wall_s = time.perf_counter() - started
     return trial

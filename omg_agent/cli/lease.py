@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperCommand
 
@@ -44,7 +43,7 @@ class WaitDeviceCommand(TyperCommand):
     ``--wait-device`` (last, or before another option or a word that is no number) is read
     as ``--wait-device=inf`` before click parses the line."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click
         out: list[str] = []
         for i, arg in enumerate(args):
             if arg == WAIT_OPTION and not _is_number(args[i + 1] if i + 1 < len(args) else ""):

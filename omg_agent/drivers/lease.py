@@ -79,7 +79,7 @@ def _resolve(host: str) -> str:
             infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError):
             return host.lower()
-        found = sorted({info[4][0] for info in infos}, key=lambda a: ":" in a)
+        found = sorted({str(info[4][0]) for info in infos}, key=lambda a: ":" in a)
         if not found:
             return host.lower()
         ip = ipaddress.ip_address(found[0].split("%")[0])
