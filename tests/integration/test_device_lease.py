@@ -194,3 +194,14 @@ def test_a_run_started_while_the_adb_server_is_down_starts_it_and_succeeds() -> 
     trial = restart_trial(3600.0)  # nobody else starts it: the run must
     assert trial.exits == (0,), trial.error
     assert trial.exact and trial.error == ""
+
+
+def test_the_mirror_is_refused_a_phone_a_run_drives(vphone, tmp_path: Path) -> None:
+    """The mirror drives (its viewers tap and type), so it needs the lease like a run."""
+    leases = tmp_path / "omg-agent" / "leases"
+    with DeviceLease(vphone.serial, leases, what="omg-agent run 'Like post 1 in Feed'"):
+        mirror = omg(["mirror", "--device", vphone.serial, "--driver", "adb"],
+                     env_for("http://127.0.0.1:9/v1", tmp_path), tmp_path)
+    assert mirror.returncode == 7, mirror.stderr
+    assert f"device {vphone.serial} is busy: omg-agent run 'Like post 1 in Feed'" in \
+        mirror.stderr
