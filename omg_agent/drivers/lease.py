@@ -97,18 +97,19 @@ def lease_file(root: Path, key: str) -> Path:
 
 
 def _private_dir(root: Path) -> Path:
-    """``root`` created 0700; refused if it (or its parent we made) is someone else's or
-    open to others — a shared /tmp must not let another user plant or read our leases."""
-    for folder in (root.parent, root):
+    """``root`` created 0700 in a parent made 0700 if missing; refused if either is someone
+    else's, the parent writable by others or ``root`` open to them — in a shared /tmp,
+    another user must not be able to plant, swap or read our leases."""
+    for folder, loose in ((root.parent, 0o022), (root, 0o077)):
         try:
             folder.mkdir(mode=0o700, exist_ok=True)
+            info = os.lstat(folder)
         except OSError as exc:
             raise OmgError(f"cannot make the lease folder {folder}: {exc.strerror}") from None
-    info = os.lstat(root)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() \
-            or info.st_mode & 0o077:
-        raise OmgError(f"the lease folder {root} is not a private folder of this user "
-                       "(owner and mode 0700 expected): remove it and try again")
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() \
+                or info.st_mode & loose:
+            raise OmgError(f"the lease folder {folder} is not a private folder of this user "
+                           "(its owner, mode 0700 expected): remove it and try again")
     return root
 
 
