@@ -9,6 +9,11 @@ what to set and exits 1. ``--model sim`` runs a known vphone task (see
 saying so plainly. ``ask_user`` questions are asked on the terminal when stdin is a
 TTY; otherwise the run stops with status ``ask_user`` and the question.
 
+The run holds the phone's lease (:mod:`omg_agent.cli.lease`) from before it touches the
+device to its end: a second agent on the same phone is refused (exit 7), or queues with
+``--wait-device``. A named device that is not listed (an adb server restarted a moment ago)
+is waited for as a run waits mid-way (:func:`omg_agent.drivers.grace.await_device`).
+
 A sensitive action is asked on the terminal with exactly what will be tapped or typed;
 without a TTY the run stops with status ``needs_confirmation``. Every run saves
 ``state.json`` at each turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`); a
@@ -17,14 +22,9 @@ crashed, Ctrl-C, device lost) with ``--resume RUN_DIR`` (same plan, memory, step
 trace; the plan re-synced with the screen). Ctrl-C ends a run with status ``interrupted``
 and prints the resume command. ``--dry-run`` runs everything but sends nothing to the device.
 
-The run holds the phone's lease (:mod:`omg_agent.cli.lease`) from before it touches the
-device to its end: a second agent on the same phone is refused (exit 7), or queues with
-``--wait-device``. A named device that is not listed (an adb server restarted a moment ago)
-is waited for as a run waits mid-way (:func:`omg_agent.drivers.grace.await_device`).
-
 Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer, 4 the agent
-judged the task infeasible, 5 waiting for the user's yes to a sensitive action, 7 the
-phone is busy (another agent holds its lease), 130 interrupted (Ctrl-C; resumable).
+judged the task infeasible, 5 waiting for the user's yes to a sensitive action,
+130 interrupted (Ctrl-C; resumable).
 """
 
 from __future__ import annotations
@@ -264,10 +264,8 @@ def run(
 
     Uses the configured model (see `omg-agent config show`); with no device attached it
     starts a vphone. Paying, deleting, sending, installing and typing secrets wait for your
-    yes (on the terminal; without one the run stops, resumable). One agent drives a phone
-    at a time: while another holds it this exits 7 naming it (--wait-device queues).
-    Exit codes: 0 done, 1 failed, 3 waiting for an answer, 4 infeasible, 5 waiting for a
-    yes, 7 phone busy, 130 interrupted.
+    yes (on the terminal; without one the run stops, resumable). Exit codes: 0 done,
+    1 failed, 3 waiting for an answer, 4 infeasible, 5 waiting for a yes, 130 interrupted.
 
     Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
 
@@ -285,6 +283,9 @@ def run(
 
     Example: omg-agent run "type the code from Messages into the app" --device
     phone=emulator-5554 --device desktop=local
+
+    One agent drives a phone at a time: while another holds it, this exits 7 naming it
+    (command, pid, run folder); --wait-device queues instead.
     """
     several = _several_devices(devices)
     device = next(iter(_several_devices(devices, 1).values()), None) if not several else None
