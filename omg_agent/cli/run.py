@@ -356,12 +356,12 @@ class RunJob:
         self.driver_kind = driver_kind
         self.as_json = as_json
         self.dry_run = dry_run
+        self.wait_device: float | None = None  # --wait-device: queue for a busy phone
+        self.leases: list[Any] = []  # the phones' leases, held to the end of the run
         self.use_cache = False  # run() turns it on unless --no-cache / --dry-run
         self.use_macros = False  # … and macros unless --no-macros / --dry-run
         self.mirror = False  # --mirror: questions and approvals on the page too
         self.devices: dict[str, str] = {}  # name -> serial / desktop spec: several devices
-        self.wait_device: float | None = None  # --wait-device: queue for a busy phone
-        self.leases: list[Any] = []  # the phones' leases, held to the end of the run
 
     def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
         from omg_agent.brain.planner import load_plan_file
