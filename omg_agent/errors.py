@@ -7,6 +7,7 @@
     │   └── ModelNotConfigured no model / endpoint / key set (message says what to set)
     ├── AdbNotFound            the ``adb`` binary is not on PATH
     ├── AdbConnectError        ``adb connect`` did not bring a device up (knows serial, detail)
+    ├── DeviceBusy             another agent holds the device's lease (knows its holder)
     ├── DeviceError            a device command failed (knows serial and command)
     │   ├── DeviceOffline      the device dropped off adb
     │   │   └── InputUnconfirmed  an input cut off after it was sent (effect unknown; the
@@ -96,6 +97,22 @@ class AdbConnectError(OmgError):
         super().__init__(f"could not connect adb to {serial}: {detail}")
         self.serial = serial
         self.detail = detail
+
+
+class DeviceBusy(OmgError):
+    """Another process holds the device's lease (:mod:`omg_agent.drivers.lease`): it is
+    driving that phone. Knows the holder's command, pid and run folder."""
+
+    def __init__(self, serial: str, what: str, pid: int, run_dir: str = "", *,
+                 waited_s: float = 0.0) -> None:
+        holder = f"{what or 'another agent'} (pid {pid or '?'}"
+        holder += f", run folder {run_dir})" if run_dir else ")"
+        waited = f" (waited {waited_s:g} s)" if waited_s else ""
+        super().__init__(f"device {serial} is busy: {holder} is driving it{waited}")
+        self.serial = serial
+        self.what = what
+        self.pid = pid
+        self.run_dir = run_dir
 
 
 class UITreeError(OmgError):

@@ -8,6 +8,13 @@ gives). Success is read from the phone. Usage:
 
     .venv/bin/python scripts/bench_reliability.py [--runs 100] [--seed 0] [--workers 4]
         [--offline 3 8] [--json out.json]
+
+Issue 25's CLI faults (:mod:`omg_agent.bench.contention`), ``--contention N`` trials of each:
+a second driver on a phone a run holds (another run, a flow, a run with --wait-device) and
+a run started while the adb server restarts (back after 0–3 s, seeded). ``--runs 0`` skips
+the soak:
+
+    .venv/bin/python scripts/bench_reliability.py --runs 0 --contention 5
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import random
 import sys
 import time
 from dataclasses import asdict
@@ -32,9 +40,10 @@ def main() -> int:
                         metavar=("MIN_S", "MAX_S"), help="offline spell length range")
     parser.add_argument("--json", help="also write every run as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no line per run")
+    add_contention_args(parser)
     args = parser.parse_args()
-    if args.runs < 1 or args.workers < 1 or not 0 <= args.offline[0] <= args.offline[1]:
-        parser.error("--runs and --workers take 1 or more; --offline MIN MAX with "
+    if args.runs < 0 or args.workers < 1 or not 0 <= args.offline[0] <= args.offline[1]:
+        parser.error("--runs takes 0 or more, --workers 1 or more; --offline MIN MAX with "
                      "0 <= MIN <= MAX")
     logging.basicConfig(level=logging.ERROR)
     for handler in logging.getLogger().handlers:
@@ -49,6 +58,9 @@ def main() -> int:
               + (f"  HARNESS: {run.harness_error}" if run.harness_error else ""),
               file=sys.stderr, flush=True)
 
+    run_contention(args)
+    if args.runs == 0:
+        return 0
     cfg = SoakConfig(runs=args.runs, seed=args.seed, offline_s=tuple(args.offline))
     started = time.perf_counter()
     runs = soak(cfg, workers=args.workers, on_run=show)
@@ -60,6 +72,49 @@ def main() -> int:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump([asdict(r) for r in runs], out, indent=1)
     return 0
+
+
+# -- issue 25: concurrent drivers and a restarting adb server at startup ------------------
+RESTART_S = (0.0, 3.0)  # the adb server comes back this long after it was killed
+
+
+def add_contention_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--contention", type=int, default=0, metavar="N",
+                        help="N trials of each concurrent-driver fault and N startup "
+                             "restarts (0: none)")
+
+
+def run_contention(args: argparse.Namespace) -> None:
+    """Print the concurrent-driver and startup-restart table (``--contention N``)."""
+    from omg_agent.bench.contention import (
+        CONCURRENT_KINDS,
+        ContentionTrial,
+        concurrent_trial,
+        contention_table,
+        restart_trial,
+    )
+
+    if args.contention < 1:
+        return
+    rng = random.Random(args.seed)
+    jobs = [(kind, n) for n in range(args.contention) for kind in CONCURRENT_KINDS]
+    jobs += [(f"restart {rng.uniform(*RESTART_S):.2f}", n) for n in range(args.contention)]
+    trials: list[ContentionTrial] = []
+    started = time.perf_counter()
+    for kind, n in jobs:
+        seed = args.seed * 1000 + n
+        trial = (restart_trial(float(kind.split()[1]), seed) if kind.startswith("restart")
+                 else concurrent_trial(kind, seed))
+        trials.append(trial)
+        if not args.quiet:
+            print(f"{trial.fault:22} exits {trial.exits} like log {trial.like_log} "
+                  f"{'completed' if trial.completed else 'NOT completed'} "
+                  f"{trial.wall_s:5.1f} s" + (f"  ({trial.error})" if trial.error else ""),
+                  file=sys.stderr, flush=True)
+    print(contention_table(trials))
+    print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
+          f"scripts/bench_reliability.py --runs 0 --contention {args.contention} "
+          f"--seed {args.seed}\n")
 
 
 if __name__ == "__main__":

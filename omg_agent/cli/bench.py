@@ -170,14 +170,13 @@ def _suite_line(bar: BenchProgress):
 
 
 def _out_dir(out: Path | None, base: Path = DEFAULT_SUITE_OUT) -> Path:
+    """The ``--out`` given, or a new dated folder (made here: two benches started in one
+    second get two)."""
     if out is not None:
         return out
-    stem = base / time.strftime("%Y%m%d-%H%M%S")
-    candidate, k = stem, 1
-    while candidate.exists():
-        k += 1
-        candidate = stem.with_name(f"{stem.name}-{k}")
-    return candidate
+    from omg_agent.trace.recorder import fresh_dir
+
+    return fresh_dir(base / time.strftime("%Y%m%d-%H%M%S"))
 
 
 def _refuse_busy_out(out: Path | None, base: Path) -> None:

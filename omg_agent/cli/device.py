@@ -3,7 +3,9 @@ type, key, launch (and screenshot, dump from :mod:`~omg_agent.cli.capture`).
 
 Thin: each command picks a device, builds a driver with
 :func:`omg_agent.drivers.select.choose_driver`, runs one operation and prints. They work
-the same against a vphone and a USB phone.
+the same against a vphone and a USB phone. The commands that send input hold the phone's
+lease for their moment (:mod:`omg_agent.cli.lease`: exit 7 while a run drives it);
+``devices`` and ``observe`` only read, and take none.
 """
 
 from __future__ import annotations
@@ -185,15 +187,18 @@ def _run(device: str | None, driver: str, action: dict[str, Any], wait: bool = F
         act = parse_action(action)
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
         fail(validation_message(exc))
-    drv = open_driver(device, driver, looks=wait or needs_screen(act))
-    if not wait and hasattr(drv, "settle_timeout"):  # both drivers have it
-        setattr(drv, "settle_timeout", 0.0)  # noqa: B010 (0: no capture, no settling)
-    try:
-        result: ExecResult = drv.execute([act])
-    except OmgError as exc:
-        fail(str(exc))
-    finally:
-        drv.close()
+    from omg_agent.cli.lease import driving
+
+    with driving(device, f"omg-agent {act.type}") as serial:  # input: the phone's lease
+        drv = open_driver(serial, driver, looks=wait or needs_screen(act))
+        if not wait and hasattr(drv, "settle_timeout"):  # both drivers have it
+            setattr(drv, "settle_timeout", 0.0)  # noqa: B010 (0: no capture, no settling)
+        try:
+            result: ExecResult = drv.execute([act])
+        except OmgError as exc:
+            fail(str(exc))
+        finally:
+            drv.close()
     for o in result.outcomes:
         mark = "[green]ok[/green]" if o.ok else "[red]failed[/red]"
         console.print(f"{mark} {o.detail or o.action.type}", highlight=False)
@@ -349,12 +354,14 @@ def _press(device: str | None, driver: str, name: str) -> None:
         fail(str(exc))
     if driver not in ("adb", "auto"):
         fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
-    client = adbutils.AdbClient()
-    io = AdbIO(client, pick_serial(client, device))
-    try:
-        result = io.run_status(keyevent(code), label=f"key {code}")
-    except OmgError as exc:
-        fail(str(exc))
+    from omg_agent.cli.lease import driving
+
+    with driving(device, "omg-agent key") as serial:
+        io = AdbIO(adbutils.AdbClient(), str(serial))
+        try:
+            result = io.run_status(keyevent(code), label=f"key {code}")
+        except OmgError as exc:
+            fail(str(exc))
     if result.status != 0:
         console.print(f"[red]failed[/red] {failure_text(result.text(), result.status)}",
                       highlight=False)
@@ -371,14 +378,17 @@ def launch(
 
     Example: omg-agent launch Notes · omg-agent launch 设置
     """
-    drv = open_driver(device, driver, looks=False)  # auto: the ADB driver, no u2 server
-    try:
-        drv.launch(app)
-        package, activity = drv.current_app()
-    except OmgError as exc:
-        fail(str(exc))
-    finally:
-        drv.close()
+    from omg_agent.cli.lease import driving
+
+    with driving(device, "omg-agent launch") as serial:
+        drv = open_driver(serial, driver, looks=False)  # auto: the ADB driver, no u2 server
+        try:
+            drv.launch(app)
+            package, activity = drv.current_app()
+        except OmgError as exc:
+            fail(str(exc))
+        finally:
+            drv.close()
     console.print(f"[green]ok[/green] {package}/{activity}")
 
 

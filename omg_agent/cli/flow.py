@@ -5,7 +5,9 @@ model (see :mod:`omg_agent.flows`).
 writing a trace and report like any run; ``from-trace`` turns a successful run folder into
 a flow file; ``record`` builds one as you act on the phone from the terminal (taps name
 elements of the listed screen and are saved as anchors); ``list`` shows the replay cache.
-Exit codes of ``run``: 0 done, 1 failed, 5 waiting for a yes to a sensitive action.
+Exit codes of ``run``: 0 done, 1 failed, 5 waiting for a yes to a sensitive action, 7 the
+phone is busy (another agent holds its lease, :mod:`omg_agent.cli.lease`; ``--wait-device``
+queues). ``record`` holds the lease too.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import console, err_console, fail
+from omg_agent.cli.lease import WaitDeviceCommand, driving, take_lease, wait_device_option
 from omg_agent.errors import OmgError
 
 app = typer.Typer(help="Flows: anchored steps replayed with no model (YAML, Maestro subset)."
@@ -27,7 +30,7 @@ app = typer.Typer(help="Flows: anchored steps replayed with no model (YAML, Maes
 EXIT = {"done": 0, "failed": 1, "needs_confirmation": 5}
 
 
-@app.command("run")
+@app.command("run", cls=WaitDeviceCommand)
 def run(
     file: Path = typer.Argument(..., help="A flow file (YAML)."),
     device: str | None = typer.Option(None, "--device", "-s", help="adb serial, or "
@@ -40,8 +43,10 @@ def run(
                                     "(payment, delete, send, …), optionally send:Bob."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON only."),
+    wait_device: float | None = wait_device_option(),
 ) -> None:
-    """Replay a flow file on the phone; every step is found again on the screen.
+    """Replay a flow file on the phone; every step is found again on the screen. Exits 7
+    while another agent drives the phone (--wait-device queues).
 
     Example: omg-agent flow run omg_agent/assets/flows/like_first_posts.yaml --var count=5
     """
@@ -68,10 +73,14 @@ def run(
     confirm = TerminalChannel.from_streams(sys.stdin, sys.stderr) if sys.stdin.isatty() \
         else None
     with ExitStack() as stack:  # the phone: the one given or attached, or a vphone started here
-        handle = open_driver(attached_or_vphone(stack, device), driver)
+        serial = attached_or_vphone(stack, device, settings.device_grace_s)
+        lease = take_lease(serial, f"omg-agent flow run {file.name}", wait_device, stack)
+        handle = open_driver(serial, driver)
         stack.callback(handle.close)
         try:
             run_dir = new_run_dir(settings.runs_dir, "flow-" + file.stem)
+            if lease is not None:
+                lease.note(run_dir)
             result = replay(handle, flow, settings, run_dir, variables=variables,
                             confirm=confirm)
         except OmgError as exc:
@@ -134,14 +143,15 @@ def record(
         fail("flow record reads your commands from a terminal")
     from omg_agent.cli.device import open_driver
 
-    handle = open_driver(device, driver)
-    try:
-        count = record_session(handle, out, input_line=lambda p: typer.prompt(
-            p, default="", show_default=False), show=lambda t: console.print(escape(t)))
-    except OmgError as exc:
-        fail(str(exc))
-    finally:
-        handle.close()
+    with driving(device, "omg-agent flow record") as serial:
+        handle = open_driver(serial, driver)
+        try:
+            count = record_session(handle, out, input_line=lambda p: typer.prompt(
+                p, default="", show_default=False), show=lambda t: console.print(escape(t)))
+        except OmgError as exc:
+            fail(str(exc))
+        finally:
+            handle.close()
     err_console.print(f"{count} steps written to {escape(str(out))}")
 
 

@@ -3,7 +3,9 @@
 Thin: picks the device (or starts a vphone), builds its driver, starts
 :class:`~omg_agent.hitl.server.Mirror` and prints the one link that signs a browser in.
 It listens on 127.0.0.1 only, unless ``--host`` names another address *and*
-``--allow-remote`` is given. Every human action goes to an audit file.
+``--allow-remote`` is given. Every human action goes to an audit file. The mirror drives
+the phone, so it holds the phone's lease while it serves (:mod:`omg_agent.cli.lease`:
+exit 7 while a run drives it); its viewers share it — watching is not driving.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ def mirror(
 
     Example: omg-agent mirror --device emulator-5554
     """
+    from omg_agent.cli.lease import take_lease
     from omg_agent.cli.run import attached_or_vphone
     from omg_agent.config import Settings
     from omg_agent.drivers.select import choose_driver
@@ -58,7 +61,8 @@ def mirror(
         audit = settings.runs_dir / "mirror" / f"audit-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     with ExitStack() as stack:
         try:
-            serial = attached_or_vphone(stack, settings.device)
+            serial = attached_or_vphone(stack, settings.device, settings.device_grace_s)
+            take_lease(serial, "omg-agent mirror", stack=stack)
             phone = choose_driver(serial, driver)  # type: ignore[arg-type]
             stack.callback(phone.close)
             server = Mirror(phone, host=host, port=port, allow_remote=allow_remote,

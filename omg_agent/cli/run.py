@@ -9,6 +9,11 @@ what to set and exits 1. ``--model sim`` runs a known vphone task (see
 saying so plainly. ``ask_user`` questions are asked on the terminal when stdin is a
 TTY; otherwise the run stops with status ``ask_user`` and the question.
 
+The run holds the phone's lease (:mod:`omg_agent.cli.lease`) from before it touches the
+device to its end: a second agent on the same phone is refused (exit 7), or queues with
+``--wait-device``. A named device that is not listed (an adb server restarted a moment ago)
+is waited for as a run waits mid-way (:func:`omg_agent.drivers.grace.await_device`).
+
 A sensitive action is asked on the terminal with exactly what will be tapped or typed;
 without a TTY the run stops with status ``needs_confirmation``. Every run saves
 ``state.json`` at each turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`); a
@@ -43,6 +48,7 @@ from rich.text import Text
 
 from omg_agent.cli.console import console, err_console, fail
 from omg_agent.cli.ctrlc import CtrlC
+from omg_agent.cli.lease import WaitDeviceCommand, take_lease, wait_device_option
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
 from omg_agent.errors import OmgError
 
@@ -146,8 +152,10 @@ def _several_devices(values: list[str], least: int = 2) -> dict[str, str]:
         fail(str(exc))
 
 
-def attached_or_vphone(stack: ExitStack, device: str | None) -> str:
-    """The serial to drive: the one given, the only one attached, or a vphone started here."""
+def attached_or_vphone(stack: ExitStack, device: str | None, grace_s: float = 0.0) -> str:
+    """The serial to drive: the one given, the only one attached, or a vphone started here.
+    A device given but not listed is waited for up to ``grace_s`` seconds (the adb server
+    restarted, a TCP device to connect again), as a run waits for it mid-way."""
     import adbutils
 
     from omg_agent.cli.device import pick_serial
@@ -157,6 +165,8 @@ def attached_or_vphone(stack: ExitStack, device: str | None) -> str:
     if is_desktop(device):  # a desktop, not an adb serial (drivers.select opens it)
         return str(device)
     client = adbutils.AdbClient()
+    if device and device != "vphone":
+        _await(client, device, grace_s)
     if device != "vphone":
         try:
             attached = [d.serial for d in client.device_list()]
@@ -173,6 +183,14 @@ def attached_or_vphone(stack: ExitStack, device: str | None) -> str:
     stack.callback(adbhost.disconnect, serial)
     err_console.print(f"no device given: started a vphone as {serial}")
     return serial
+
+
+def _await(client: Any, serial: str, grace_s: float) -> bool:
+    """Whether ``serial`` is attached, after riding out a restarting adb server."""
+    from omg_agent.drivers.grace import await_device
+
+    return await_device(client, serial, grace_s, on_wait=lambda text: err_console.print(
+        escape(text), soft_wrap=True, highlight=False))
 
 
 def _print_result(result: RunResult, run_dir: Path, as_json: bool,
@@ -241,6 +259,7 @@ def run(
     mirror: bool = typer.Option(False, "--mirror", help="Show the phone live in a browser "
                                 "(127.0.0.1, one-time link): watch, drive, answer questions "
                                 "and approve sensitive actions there or on the terminal."),
+    wait_device: float | None = wait_device_option(),
 ) -> None:
     """Run one task on the phone and print the result.
 
@@ -267,6 +286,9 @@ def run(
 
     Example: omg-agent run "type the code from Messages into the app" --device
     phone=emulator-5554 --device desktop=local
+
+    One agent drives a phone at a time: while another holds it, this exits 7 naming it
+    (command, pid, run folder); --wait-device queues instead.
     """
     several = _several_devices(devices)
     device = next(iter(_several_devices(devices, 1).values()), None) if not several else None
@@ -316,6 +338,7 @@ def run(
     job.use_cache = not (no_cache or dry_run)
     job.use_macros = not (no_macros or dry_run)  # a macro talks to the shell: never dry
     job.mirror = mirror
+    job.wait_device = wait_device
     try:
         if resume is not None:
             result, run_dir = job.resume(resume, answer)
@@ -336,6 +359,8 @@ class RunJob:
         self.driver_kind = driver_kind
         self.as_json = as_json
         self.dry_run = dry_run
+        self.wait_device: float | None = None  # --wait-device: queue for a busy phone
+        self.leases: list[Any] = []  # the phones' leases, held to the end of the run
         self.use_cache = False  # run() turns it on unless --no-cache / --dry-run
         self.use_macros = False  # … and macros unless --no-macros / --dry-run
         self.mirror = False  # --mirror: questions and approvals on the page too
@@ -354,6 +379,8 @@ class RunJob:
             ctrl_c = stack.enter_context(CtrlC())  # left last: it covers the teardown too
             settings, serial, secrets = self._open(stack, task, sim)
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
+            for lease in self.leases:
+                lease.note(run_dir)  # who is refused learns where this run writes
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets)
             from omg_agent.flows.cache import run_cached  # the replay cache (issue 15)
 
@@ -385,7 +412,7 @@ class RunJob:
         task = saved.state.task
         with ExitStack() as stack:
             ctrl_c = stack.enter_context(CtrlC())  # left last: it covers the teardown too
-            settings, serial, secrets = self._open(stack, task, None, saved.device)
+            settings, serial, secrets = self._open(stack, task, None, saved.device, run_dir)
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets,
                                        resume=True, session=saved.session or None)
             restore_memory(orchestrator.memory, saved.memory)
@@ -401,8 +428,8 @@ class RunJob:
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 
-    def _open(self, stack: ExitStack, task: str, sim: Any,
-              device: str | None = None) -> tuple[Settings, str, SecretVault]:
+    def _open(self, stack: ExitStack, task: str, sim: Any, device: str | None = None,
+              resumed: Path | None = None) -> tuple[Settings, str, SecretVault]:
         from omg_agent.brain.agent import run_secrets
         from omg_agent.trace.logmask import masking_logs
 
@@ -416,10 +443,23 @@ class RunJob:
 
             err_console.print(f"[yellow]{escape(NOTICE)}[/yellow]", soft_wrap=True)
             serial, base_url = start_sim(stack, sim)
-            return on_double(settings, base_url), serial, secrets
-        if device is not None:
-            return settings, _reattach(device), secrets
-        return settings, attached_or_vphone(stack, settings.device), secrets
+            settings = on_double(settings, base_url)
+        elif device is not None:
+            serial = _reattach(device, settings.device_grace_s)
+        else:
+            serial = attached_or_vphone(stack, settings.device, settings.device_grace_s)
+        self._lease(stack, serial, f"omg-agent run {secrets.mask(task)!r}" if resumed is None
+                    else f"omg-agent run --resume {resumed}", resumed)
+        return settings, serial, secrets
+
+    def _lease(self, stack: ExitStack, serial: str, what: str,
+               run_dir: Path | None = None) -> None:
+        """Hold ``serial``'s lease for the rest of the run (before the driver touches it)."""
+        lease = take_lease(serial, what, self.wait_device, stack)
+        if lease is not None:
+            if run_dir is not None:
+                lease.note(run_dir)
+            self.leases.append(lease)
 
     def _agent(self, stack: ExitStack, settings: Settings, serial: str, task: str,
                run_dir: Path, secrets: SecretVault, *, resume: bool = False,
@@ -486,7 +526,8 @@ class RunJob:
         drivers: dict[str, Driver] = {}
         try:
             for name, target in self.devices.items():
-                serial = attached_or_vphone(stack, target)
+                serial = attached_or_vphone(stack, target, self.settings.device_grace_s)
+                self._lease(stack, serial, f"omg-agent run (device {name})")
                 drivers[name] = choose_driver(serial, self.driver_kind,  # type: ignore[arg-type]
                                               grace_s=self.settings.device_grace_s)
         except BaseException:
@@ -523,28 +564,17 @@ def _first_checkpoint(orchestrator: Orchestrator, task: str, plan: Path | None) 
                   plan_file=str(plan.resolve()) if plan is not None else None)
 
 
-def _reattach(serial: str) -> str:
-    """The device a saved run used, if adb still sees it (a desktop is always there)."""
+def _reattach(serial: str, grace_s: float) -> str:
+    """The device a saved run used, if adb sees it (a TCP device connected again, a
+    restarting adb server waited for); a desktop is always there."""
     import adbutils
 
     from omg_agent.drivers.desktop import is_desktop
 
     if is_desktop(serial):
         return serial
-
-    try:
-        attached = [d.serial for d in adbutils.AdbClient().device_list()]
-    except adbutils.AdbError as exc:
-        fail(f"adb server not reachable ({exc}); run `adb start-server`")
-    if serial not in attached:
-        from omg_agent.vphone import adbhost
-
-        if serial.startswith("127.0.0.1:"):  # a vphone served on this machine: reconnect
-            host, port = serial.rsplit(":", 1)
-            try:
-                return adbhost.connect(host, int(port))
-            except OmgError:
-                pass
+    # at least a moment: a TCP device forgotten by a restarted adb server comes back at once
+    if not _await(adbutils.AdbClient(), serial, max(grace_s, 2.0)):
         fail(f"the run's device {serial} is not attached any more: connect it (a vphone "
              "started by the run itself is gone with it) and resume again")
     return serial
@@ -552,4 +582,4 @@ def _reattach(serial: str) -> str:
 
 def register(root: typer.Typer) -> None:
     """Add the ``run`` command to the ``omg-agent`` app."""
-    root.command(name="run")(run)
+    root.command(name="run", cls=WaitDeviceCommand)(run)

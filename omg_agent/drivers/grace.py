@@ -1,4 +1,5 @@
-"""Riding out device drops: a bounded grace period with backoff, and reviving the adb link.
+"""Riding out device drops: a bounded grace period with backoff, and reviving the adb link
+(mid-run, and before a run starts: :func:`await_device`).
 
 A phone on adb goes away for ordinary reasons — a cable wiggle, Wi-Fi roaming, the adb
 server being restarted by another tool, the phone rebooting its adbd. :class:`DeviceGrace`
@@ -184,3 +185,27 @@ class DeviceGrace:
             self.link.revive()
             self.sleep(wait)
             wait = min(wait * 2, self.max_wait)
+
+
+def await_device(client: adbutils.AdbClient, serial: str, grace_s: float, *,
+                 on_wait: Callable[[str], None] | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> bool:
+    """Whether ``serial`` answers as a device, waiting for it up to ``grace_s`` seconds.
+
+    What a run does when its device drops mid-way, done before it starts: an adb server
+    that is down is started, a TCP device the (restarted) server forgot is connected again,
+    and a device that is listed but not ready (offline, unauthorized) is waited for.
+    ``on_wait`` hears once that it waits. Cheap when the device is already there.
+    """
+    link = AdbLink(client, serial)
+    if link.state() == "device":
+        return True
+    if on_wait is not None and grace_s > 0:
+        on_wait(f"{serial} is not ready: waiting up to {grace_s:g} s for it (starting the "
+                "adb server, connecting it again)")
+    try:
+        DeviceGrace(link, grace_s=grace_s, sleep=sleep, clock=clock).wait_back("start")
+    except DeviceOffline:
+        return False
+    return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -162,9 +163,23 @@ def test_a_run_folder_is_never_reused(tmp_path):
         TraceRecorder(tmp_path / "run", task="t")
 
 
-def test_new_run_dir_is_fresh_and_named_after_the_task(tmp_path):
-    first = new_run_dir(tmp_path, "Find the price!")
-    first.mkdir()
-    second = new_run_dir(tmp_path, "Find the price!")
-    assert first != second and first.name.endswith("find-the-price")
-    assert not second.exists()
+def test_new_run_dir_is_made_empty_and_named_after_the_task(tmp_path):
+    first = new_run_dir(tmp_path / "runs", "Find the price!")
+    assert first.is_dir() and not any(first.iterdir())
+    assert first.name.endswith("find-the-price")
+
+
+def test_runs_of_one_task_in_one_second_each_get_their_own_folder(tmp_path):
+    """The name has a one-second clock: the same second, the same name — each run's mkdir
+    claims one, and the rest take -2, -3, … (a name checked, then made later, was taken
+    twice and the loser died on "trace.jsonl already exists")."""
+    now = 1_790_000_000.0
+    with ThreadPoolExecutor(4) as pool:
+        made = list(pool.map(lambda _: new_run_dir(tmp_path, "Like the posts", now=now),
+                             range(4)))
+    stem = min((p.name for p in made), key=len)
+    assert len(set(made)) == 4 and all(p.is_dir() for p in made)
+    assert sorted(p.name for p in made) == sorted(
+        [stem] + [f"{stem}-{k}" for k in (2, 3, 4)])
+    for run_dir in made:  # each folder takes a trace
+        TraceRecorder(run_dir, task="Like the posts").finish("done", "", {})
