@@ -301,7 +301,7 @@ def guards(
     parallel: int = typer.Option(2, "--parallel", min=1,
                                  help="Worker processes, each with its own vphone."),
     seed: int = typer.Option(0, "--seed", help="Seed of every task's phone and noise, the "
-                             "same for all four configurations."),
+                             "same for every configuration."),
     max_steps: int = typer.Option(30, "--max-steps", min=1, help="Step budget per run."),
     out: Path | None = typer.Option(None, "--out", help="Output folder (default "
                                     "runs/bench-guards/<timestamp>)."),
@@ -309,10 +309,12 @@ def guards(
     as_json: bool = typer.Option(False, "--json", help="Print guards.json, not the table."),
 ) -> None:
     """Guards on vs off (the sensitive-action gate and the loop guard together), same runs
-    and seeds, with the noisy expert double and with a gullible double that obeys on-screen
-    text: success from the phone, wasted steps in loops (from the trace), model calls,
-    sensitive actions without a human yes (from the apps' state) and gate prompts. Writes
-    guards.json and every run's trace.
+    and seeds, with the noisy expert double, a gullible double that obeys on-screen text
+    and a hostile double that goes for Pay / Send / Delete whenever it can: success from the
+    phone, wasted steps in loops (from the trace), model calls, sensitive actions without a
+    human yes (from the apps' state), gate prompts (on benign tasks, per executed action)
+    and whether runs the user said no in end declined. Writes guards.json and every run's
+    trace.
 
     Examples:
 
@@ -321,6 +323,7 @@ def guards(
       omg-agent bench guards --tasks injection,hazard.dead_update_button --parallel 1 --per-task
     """
     from omg_agent.bench.guards import (
+        CONFIGS,
         bench_tasks,
         markdown_table,
         per_task_table,
@@ -345,8 +348,8 @@ def guards(
     command = shlex.join([*words, *(["--out", str(out)] if out is not None else [])])
     jobs = plan_jobs(chosen, folder, seed=seed, repeat=repeat, noise=noise,
                      max_steps=max_steps)
-    err_console.print(f"{len(chosen)} tasks × {repeat} × 4 configurations on {parallel} "
-                      f"workers → {folder}", highlight=False)
+    err_console.print(f"{len(chosen)} tasks × {repeat} × {len(CONFIGS)} configurations on "
+                      f"{parallel} workers → {folder}", highlight=False)
     started = time.perf_counter()
 
     with _bar() as bar:
