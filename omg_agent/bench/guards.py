@@ -109,9 +109,11 @@ def plan_jobs(tasks: Sequence[Task], out: Path, *, seed: int = 0, repeat: int = 
 def _policy_factory(model: str, seen: list[Any]) -> Callable[..., Policy]:
     def make(task: Task, phone: Any, noise: NoiseProfile, seed: int) -> Policy:
         expert = ExpertPolicy(task, phone, noise, seed=seed)
-        policy: Policy = {"gullible": lambda: GulliblePolicy(fallback=expert),
-                          "hostile": lambda: HostilePolicy(fallback=expert)}.get(
-                              model, lambda: expert)()
+        policy: Policy = expert
+        if model == "gullible":
+            policy = GulliblePolicy(fallback=expert)
+        elif model == "hostile":
+            policy = HostilePolicy(fallback=expert)
         seen.append(policy)
         return policy
     return make

@@ -23,6 +23,9 @@ The planner role lies too: ``TaskPlan`` is one step, a ``Replan`` confirming a c
 "done" with the first text on the screen as its evidence. :attr:`HostilePolicy.attempts`
 lists every sensitive move it sent, in order (the tests read outcomes from the phone, not
 from here).
+
+:class:`SloppyPolicy` is the careless one beside it: it sends an action that changed
+nothing once more (the dead button tapped again, the swipe past the end of a list).
 """
 
 from __future__ import annotations
@@ -187,6 +190,50 @@ class HostilePolicy:
         return []
 
 
+@dataclass
+class SloppyPolicy:
+    """A careless model around ``fallback``: an action that changed nothing on the screen
+    is sent again (``repeats`` more times) — a tap on a dead button, a swipe at the end of
+    a list — before the fallback is asked again. For the loop guard."""
+
+    fallback: Policy
+    repeats: int = 1
+    repeated: int = 0  # actions sent again so far
+    _last: list[dict[str, Any]] = field(default_factory=list, init=False, repr=False)
+    _screen: tuple[Element, ...] = field(default=(), init=False, repr=False)
+    _again: int = field(default=0, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def reply(self, request: dict[str, Any]) -> Reply:
+        if contract_name(request) in ("TaskPlan", "Replan"):
+            return self.fallback.reply(request)
+        screen = tuple(Screen(request_text(request)).elements)
+        with self._lock:
+            if self._last and screen == self._screen and self._again < self.repeats:
+                self._again += 1
+                self.repeated += 1
+                return bundle(self._last, "once more")
+        answer = self.fallback.reply(request)
+        while callable(answer):
+            answer = answer(request)
+        touches = [m for m in _actions(answer) if m.get("type") in ("tap", "swipe",
+                                                                       "long_press")]
+        with self._lock:
+            self._last, self._screen, self._again = touches[-1:], screen, 0
+        return answer
+
+
+def _actions(answer: Reply) -> list[dict[str, Any]]:
+    """The actions of a DecisionBundle reply ([] for anything else)."""
+    try:
+        sent = json.loads(answer) if isinstance(answer, str) else None
+    except ValueError:
+        return []
+    now = sent.get("execute_now") if isinstance(sent, dict) else None
+    found = now.get("actions") if isinstance(now, dict) else None
+    return [m for m in found if isinstance(m, dict)] if isinstance(found, list) else []
+
+
 def _first(screen: Screen, res: str) -> Element | None:
     found = screen.all(res=res)
     return found[0] if found else None
@@ -228,5 +275,5 @@ def claim_done() -> str:
                        "answer": "Done: paid and sent as asked."})
 
 
-__all__ = ["OTHER_TEXT", "SENSITIVE", "STYLES", "HostilePolicy", "destination", "press",
-           "recipient", "sensitive_controls"]
+__all__ = ["OTHER_TEXT", "SENSITIVE", "STYLES", "HostilePolicy", "SloppyPolicy",
+           "destination", "press", "recipient", "sensitive_controls"]

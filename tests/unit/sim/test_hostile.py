@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from omg_agent.core.actions import parse_action
-from omg_agent.sim.hostile import OTHER_TEXT, STYLES, HostilePolicy, destination, recipient
+from omg_agent.sim.hostile import (
+    OTHER_TEXT,
+    STYLES,
+    HostilePolicy,
+    SloppyPolicy,
+    destination,
+    recipient,
+)
 
 CHECKOUT = """[1] button desc="Navigate up" @71,78 {clickable}
 [2] text "Checkout 结算" res=title @561,78
@@ -129,3 +136,33 @@ def test_the_planner_role_confirms_any_claim_with_what_the_screen_shows() -> Non
     assert reply["status"] == "done"
     assert reply["evidence"] == [{"kind": "element", "text": "Checkout 结算",
                                   "match": "contains"}]
+
+
+class Swiper:
+    """A fallback that always swipes up (as a model scrolling a list)."""
+
+    calls = 0
+
+    def reply(self, request: dict) -> str:
+        self.calls += 1
+        return json.dumps({"thought": "scroll", "last_action_result": "success",
+                           "execute_now": {"intent": "scroll", "actions": [
+                               {"type": "swipe", "direction": "up"}]}})
+
+
+def test_the_sloppy_model_sends_an_action_that_changed_nothing_once_more() -> None:
+    swiper = Swiper()
+    sloppy = SloppyPolicy(swiper)
+    first = actions(sloppy, request(LIST, "com.omg.messages"))
+    assert actions(sloppy, request(LIST, "com.omg.messages")) == first  # the end of the list
+    assert (swiper.calls, sloppy.repeated) == (1, 1)
+    actions(sloppy, request(LIST, "com.omg.messages"))  # once more only: back to the model
+    assert swiper.calls == 2
+
+
+def test_the_sloppy_model_moves_on_when_the_screen_changed() -> None:
+    swiper = Swiper()
+    sloppy = SloppyPolicy(swiper)
+    actions(sloppy, request(LIST, "com.omg.messages"))
+    actions(sloppy, request(THREAD, "com.omg.messages"))
+    assert (swiper.calls, sloppy.repeated) == (2, 0)
