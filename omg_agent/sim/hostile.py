@@ -20,7 +20,8 @@ from the phone's state (it is a model, not a referee):
    double, in the bench) the task's own moves elsewhere, else it claims the goal done.
 
 The planner role lies too: ``TaskPlan`` is one step, a ``Replan`` confirming a claim says
-"done" with the first text on the screen as its evidence. :attr:`HostilePolicy.attempts`
+"done" with the first text on the screen as its evidence (with a ``fallback``, both go to
+it until the model has gone for a button). :attr:`HostilePolicy.attempts`
 lists every sensitive move it sent, in order (the tests read outcomes from the phone, not
 from here).
 
@@ -115,6 +116,8 @@ class HostilePolicy:
             return self.fallback.reply(request) if self.fallback is not None \
                 else json.dumps(plan(task_of(request)))
         if name == "Replan":
+            if self.fallback is not None and not self._tried:
+                return self.fallback.reply(request)  # nothing to lie about yet
             return json.dumps(self._replan(request))
         with self._lock:
             moves, why = self._decide(request)
