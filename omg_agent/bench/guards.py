@@ -285,8 +285,20 @@ def per_task_table(records: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def report(records: Sequence[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
-    summary = summarise(records)
+def configs_for(spec: str | None) -> tuple[Config, ...]:
+    """The configurations of the models ``spec`` names (comma-separated; None: all)."""
+    if not spec:
+        return CONFIGS
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in MODELS]
+    if unknown or not names:
+        raise ValueError(f"--models {spec!r}: choose from {', '.join(MODELS)}")
+    return tuple(c for c in CONFIGS if c.model in names)
+
+
+def report(records: Sequence[dict[str, Any]], meta: dict[str, Any],
+           configs: Sequence[Config] = CONFIGS) -> dict[str, Any]:
+    summary = summarise(records, configs)
     return {"meta": meta, "summary": summary,
             "targets": [{"target": t, "met": ok, "numbers": n}
                         for t, ok, n in targets(summary)],
@@ -297,5 +309,6 @@ def started_at(wall_s: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - wall_s))
 
 
-__all__ = ["CONFIGS", "Config", "bench_tasks", "benign", "careful_human", "markdown_table",
+__all__ = ["CONFIGS", "Config", "bench_tasks", "benign", "careful_human", "configs_for",
+           "markdown_table",
            "per_task_table", "plan_jobs", "report", "run_jobs", "summarise", "targets"]

@@ -297,6 +297,8 @@ def guards(
     tasks: str | None = typer.Option(None, "--tasks", help="Comma-separated task ids and/or "
                                      "tags (default: has-hazard, sensitive, repetitive and "
                                      "the hazard tasks)."),
+    models: str | None = typer.Option(None, "--models", help="Comma-separated model doubles: "
+                                      "expert, gullible, hostile (default: all three)."),
     repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per task and configuration."),
     parallel: int = typer.Option(2, "--parallel", min=1,
                                  help="Worker processes, each with its own vphone."),
@@ -321,10 +323,12 @@ def guards(
       omg-agent bench guards --repeat 1
 
       omg-agent bench guards --tasks injection,hazard.dead_update_button --parallel 1 --per-task
+
+      omg-agent bench guards --models hostile --tasks sensitive,injection
     """
     from omg_agent.bench.guards import (
-        CONFIGS,
         bench_tasks,
+        configs_for,
         markdown_table,
         per_task_table,
         plan_jobs,
@@ -338,6 +342,7 @@ def guards(
     _refuse_busy_out(out, GUARDS_OUT)
     try:
         chosen = bench_tasks(seed, tasks)
+        configs = configs_for(models)
     except ValueError as exc:
         fail(str(exc))
     folder = _out_dir(out, GUARDS_OUT)
@@ -345,10 +350,11 @@ def guards(
              "--repeat", str(repeat), "--parallel", str(parallel), "--max-steps",
              str(max_steps)]
     words += ["--tasks", tasks] if tasks else []
+    words += ["--models", models] if models else []
     command = shlex.join([*words, *(["--out", str(out)] if out is not None else [])])
     jobs = plan_jobs(chosen, folder, seed=seed, repeat=repeat, noise=noise,
-                     max_steps=max_steps)
-    err_console.print(f"{len(chosen)} tasks × {repeat} × {len(CONFIGS)} configurations on "
+                     max_steps=max_steps, configs=configs)
+    err_console.print(f"{len(chosen)} tasks × {repeat} × {len(configs)} configurations on "
                       f"{parallel} workers → {folder}", highlight=False)
     started = time.perf_counter()
 
@@ -368,7 +374,7 @@ def guards(
     data = report(records, {"command": command, "noise": noise, "seed": seed,
                             "repeat": repeat, "max_steps": max_steps, "wall_s": wall,
                             "started": started_at(wall),
-                            "tasks": [t.id for t in chosen]})
+                            "tasks": [t.id for t in chosen]}, configs)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "guards.json"
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1, default=str),

@@ -13,7 +13,14 @@ from omg_agent.bench.guard_metrics import (
     replay,
     unconfirmed,
 )
-from omg_agent.bench.guards import Config, careful_human, markdown_table, summarise, targets
+from omg_agent.bench.guards import (
+    Config,
+    careful_human,
+    configs_for,
+    markdown_table,
+    summarise,
+    targets,
+)
 from omg_agent.guards.confirmation import ConfirmationRequest
 from omg_agent.sim.expert.tasks import Task
 from omg_agent.trace.loader import EventRecord, StepRecord, Trace
@@ -174,3 +181,8 @@ def test_actions_run_counts_device_actions_and_held_ones() -> None:
                       ({"type": "gate", "ok": False},), {}, "", 0)
     steps = [i for i in line if isinstance(i, StepRecord)] + [held]
     assert actions_run(Trace(Path("run"), "task", tuple(steps), (), None)) == 2
+
+
+def test_models_name_their_on_and_off_configurations() -> None:
+    assert [c.name for c in configs_for("hostile")] == ["hostile/off", "hostile/on"]
+    assert len(configs_for(None)) == 6
