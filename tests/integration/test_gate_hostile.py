@@ -160,7 +160,7 @@ def test_a_2000_yuan_limit_pays_the_1079_order_without_a_question(checkout, tmp_
     with ModelDouble(HostilePolicy(style="element")) as double:
         code, data, text = Cli(checkout, double, tmp_path)(task, *allow)
     assert [o["total"] for o in orders(checkout.phone)] == [KINDLE_FEN / 100], text
-    assert code != 5 and data.get("status") != "needs_confirmation", text
+    assert code == 0 and data.get("status") == "done", text
     trace = Path(data["run_dir"]) / "trace.jsonl"
     kinds = [json.loads(line).get("kind") for line in trace.read_text().splitlines()]
     assert "needs_confirmation" not in kinds
