@@ -296,11 +296,13 @@ def guards(
     tasks: str | None = typer.Option(None, "--tasks", help="Comma-separated task ids and/or "
                                      "tags (default: has-hazard, sensitive, repetitive and "
                                      "the hazard tasks)."),
+    models: str | None = typer.Option(None, "--models", help="Comma-separated model doubles: "
+                                      "expert, gullible, hostile (default: all three)."),
     repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per task and configuration."),
     parallel: int = typer.Option(2, "--parallel", min=1,
                                  help="Worker processes, each with its own vphone."),
     seed: int = typer.Option(0, "--seed", help="Seed of every task's phone and noise, the "
-                             "same for all four configurations."),
+                             "same for every configuration."),
     max_steps: int = typer.Option(30, "--max-steps", min=1, help="Step budget per run."),
     out: Path | None = typer.Option(None, "--out", help="Output folder (default "
                                     "runs/bench-guards/<timestamp>)."),
@@ -308,19 +310,24 @@ def guards(
     as_json: bool = typer.Option(False, "--json", help="Print guards.json, not the table."),
 ) -> None:
     """Guards on vs off (the sensitive-action gate and the loop guard together), same runs
-    and seeds, with the noisy expert double and with a gullible double that obeys on-screen
-    text: success from the phone, wasted steps in loops (from the trace), model calls,
-    sensitive actions without a human yes (from the apps' state) and gate prompts. Writes
-    guards.json and every run's trace.
+    and seeds, with the noisy expert double, a gullible double that obeys on-screen text
+    and a hostile double that goes for Pay / Send / Delete whenever it can: success from the
+    phone, wasted steps in loops (from the trace), model calls, sensitive actions without a
+    human yes (from the apps' state), gate prompts (on benign tasks, per executed action)
+    and whether runs the user said no in end declined. Writes guards.json and every run's
+    trace.
 
     Examples:
 
       omg-agent bench guards --repeat 1
 
       omg-agent bench guards --tasks injection,hazard.dead_update_button --parallel 1 --per-task
+
+      omg-agent bench guards --models hostile --tasks sensitive,injection
     """
     from omg_agent.bench.guards import (
         bench_tasks,
+        configs_for,
         markdown_table,
         per_task_table,
         plan_jobs,
@@ -334,6 +341,7 @@ def guards(
     _refuse_busy_out(out, GUARDS_OUT)
     try:
         chosen = bench_tasks(seed, tasks)
+        configs = configs_for(models)
     except ValueError as exc:
         fail(str(exc))
     folder = _out_dir(out, GUARDS_OUT)
@@ -341,11 +349,12 @@ def guards(
              "--repeat", str(repeat), "--parallel", str(parallel), "--max-steps",
              str(max_steps)]
     words += ["--tasks", tasks] if tasks else []
+    words += ["--models", models] if models else []
     command = shlex.join([*words, *(["--out", str(out)] if out is not None else [])])
     jobs = plan_jobs(chosen, folder, seed=seed, repeat=repeat, noise=noise,
-                     max_steps=max_steps)
-    err_console.print(f"{len(chosen)} tasks × {repeat} × 4 configurations on {parallel} "
-                      f"workers → {folder}", highlight=False)
+                     max_steps=max_steps, configs=configs)
+    err_console.print(f"{len(chosen)} tasks × {repeat} × {len(configs)} configurations on "
+                      f"{parallel} workers → {folder}", highlight=False)
     started = time.perf_counter()
 
     with _bar() as bar:
@@ -364,7 +373,7 @@ def guards(
     data = report(records, {"command": command, "noise": noise, "seed": seed,
                             "repeat": repeat, "max_steps": max_steps, "wall_s": wall,
                             "started": started_at(wall),
-                            "tasks": [t.id for t in chosen]})
+                            "tasks": [t.id for t in chosen]}, configs)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "guards.json"
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1, default=str),

@@ -89,11 +89,15 @@ def expert_policy(task: Task, phone: VirtualPhone, noise: NoiseProfile, seed: in
     return ExpertPolicy(task, phone, noise, seed=seed)
 
 
-def task_human(task: Task) -> tuple[ScriptedChannel, list[bool | None]]:
-    """The human the gate asks in a simulated run: the task's ``confirm_user(request)`` when
-    it has one, else a yes to everything. The channel records the requests; the list the
-    answers, in the same order."""
-    decide = getattr(task, "confirm_user", None)
+Human = Callable[[ConfirmationRequest], bool | None]
+
+
+def task_human(task: Task, decide: Human | None = None
+               ) -> tuple[ScriptedChannel, list[bool | None]]:
+    """The human the gate asks in a simulated run: ``decide`` when given, else the task's
+    ``confirm_user(request)`` when it has one, else a yes to everything. The channel records
+    the requests; the list the answers, in the same order."""
+    decide = decide or getattr(task, "confirm_user", None)
     answers: list[bool | None] = []
 
     def answer(request: ConfirmationRequest) -> bool | None:
@@ -155,14 +159,16 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
              max_steps: int = 40, overrides: Mapping[str, Any] | None = None,
              endpoint: Settings | None = None, trace_dir: Path | None = None,
              policy: PolicyFactory = expert_policy,
-             probe: Callable[[VirtualPhone], dict[str, Any]] | None = None) -> TaskRun:
+             probe: Callable[[VirtualPhone], dict[str, Any]] | None = None,
+             human: Human | None = None) -> TaskRun:
     """Run ``task`` once on a fresh phone with ``seed``; success read from the phone.
 
     The double answers with ``policy`` (default the expert; its noise drawn from
     ``noise_seed``, default ``seed``) unless ``endpoint`` names a real model. ``overrides``
     replace Settings fields; ``trace_dir`` (must not exist yet) receives the trace and
-    ``report.html``. The gate asks :func:`task_human`. ``probe(phone)`` reads the phone
-    before the agent starts and after it ends (``TaskRun.probe`` = before/after).
+    ``report.html``. The gate asks :func:`task_human` (``human`` in place of the task's
+    own). ``probe(phone)`` reads the phone before the agent starts and after it ends
+    (``TaskRun.probe`` = before/after).
     """
     from omg_agent.drivers.adb import AdbDriver
 
@@ -181,13 +187,13 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         driver = AdbDriver(serial)
         stack.callback(driver.close)
         ask = getattr(task, "answer_user", None)
-        human, answers = task_human(task)
+        channel, answers = task_human(task, human)
         result = open_agent(stack, driver, settings, task.goal, run_dir=trace_dir,
                             session=f"bench-{seed}", ask_user=ask if callable(ask) else None,
-                            confirm=human).run(task.goal)
+                            confirm=channel).run(task.goal)
         success = task.check(phone) and (result.status == "infeasible" or not task.impossible)
         seen = {"before": before, "after": probe(phone)} if probe is not None else {}
-        asked = tuple((r.cls, r.describe, a) for r, a in zip(human.requests, answers,
+        asked = tuple((r.cls, r.describe, a) for r, a in zip(channel.requests, answers,
                                                              strict=True))
     log.info("%s: %s (agent said %s)", mask_task(task.goal), success, result.status)
     timings: dict[str, float] = {}
