@@ -11,6 +11,8 @@
   at once when the screen still shows it (:func:`omg_agent.brain.held.carry_out`, no model
   turn first); a no is recorded; the operator is told either way.
 - :func:`refused` — the user said no to the gate while the run waited (terminal, mirror).
+- :func:`refused_before` — the gate holds again what the user refused: the run ends
+  declined rather than asking twice;
 - :func:`declined` — the operator stops because the user said no: the run ends
   ``DECLINED`` with the user's words, what was done before, and how to do it after all.
 
@@ -89,6 +91,8 @@ def confirmed(run: RunContext, held: HeldAction, answer: str) -> None:
         held_action.carry_out(run, held)
         return
     s.refusal = Refusal(answer.strip() or "no", held.describe, held.cls, len(s.records))
+    if run.gatekeeper is not None:
+        run.gatekeeper.refuse(held.describe)
     s.note = (f"The user said no to: {held.describe}. Do not do it; find another way, or "
               "stop with user_declined.")
 
@@ -97,7 +101,16 @@ def refused(run: RunContext, stop: GateStop) -> None:
     """The user said no, while the run waited, to the action the gate asked about."""
     s = run.state
     s.refusal = Refusal("no", stop.request.describe, stop.request.cls, len(s.records))
+    if run.gatekeeper is not None:
+        run.gatekeeper.refuse(stop.request.describe)
     s.dialogue = s.dialogue.ask(stop.question).answered("no")
+
+
+def refused_before(run: RunContext, stop: GateStop) -> bool:
+    """Whether the gate holds exactly what the user already said no to in this run: asking
+    again would hand a persistent model a second chance at the same payment."""
+    refusal = run.state.refusal
+    return refusal is not None and refusal.what == stop.request.describe
 
 
 def declined(run: RunContext, why: str) -> bool:
@@ -130,4 +143,4 @@ def declined_hint(task: str, refusal: Refusal) -> str:
 
 
 __all__ = ["answered", "ask", "confirmed", "declined", "declined_hint", "hold",
-           "just_refused", "refused"]
+           "just_refused", "refused", "refused_before"]

@@ -61,6 +61,7 @@ class GateKeeper:
     channel: ConfirmationChannel | None = None
     task: str = ""
     approved: list[str] = field(default_factory=list)  # one-time approvals (resume: yes)
+    refused: set[str] = field(default_factory=set)  # what the user said no to: never re-asked
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
 
     def review(self, actions: Sequence[Action], obs: Observation) -> GateStop | None:
@@ -80,6 +81,8 @@ class GateKeeper:
                 self.approved.remove(request.describe)
                 log.info("gate: %s approved earlier by the user", request.describe)
                 continue
+            if request.describe in self.refused:  # a no stands: the model may not ask twice
+                return GateStop(index, request, False, action, element, seen)
             answer = self.channel.confirm(request) if self.channel is not None else None
             self.asked.append((request, answer))
             log.info("gate: %s -> %s", request.describe, answer)
@@ -109,6 +112,10 @@ class GateKeeper:
 
     def approve(self, describe: str) -> None:
         self.approved.append(describe)
+
+    def refuse(self, describe: str) -> None:
+        """The user said no to ``describe``: held again, it is refused without asking."""
+        self.refused.add(describe)
 
     def withdraw(self, describe: str) -> None:
         """Take back an approval that was not used (the held action could not be found

@@ -101,6 +101,10 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
     s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash, problem,
                                 intent=intent, acted=turn.acted))
     run.loops.acted(turn.executed, turn.observation)
+    if turn.held is not None and turn.held.answer is not True and dialogue.refused_before(
+            run, turn.held):  # the model reached again for what the user said no to
+        dialogue.declined(run, "the model tried again what the user had refused")
+        return
     if turn.held is not None and turn.held.answer is False:
         dialogue.refused(run, turn.held)
     match turn.kind:

@@ -168,6 +168,29 @@ def test_a_no_on_resume_ends_declined_with_the_users_words_and_the_work_done(
     assert result.answer == "the user does not want to pay"
 
 
+def insistent(contract: str, text: str, body: dict[str, Any]) -> Any:
+    """The shopper, except that a no does not stop it: it taps Pay again (a hostile model)."""
+    return shopper(contract, text.replace("said no", "said"), body)
+
+
+def test_a_model_reaching_again_for_a_refused_payment_ends_declined_without_asking_twice(
+        tmp_path: Path) -> None:
+    shop = Shop()
+    model = shop.model = ScriptedModel(insistent)
+    _, state = paused(shop, model, tmp_path)
+    with orchestrator(shop.world("checkout"), model, task=TASK) as orch:
+        result = orch.resume(state, "no")
+    assert shop.paid_at == [] and result.status == "declined"
+    assert "tried again what the user had refused" in result.answer
+    assert result.question is None  # not a second needs_confirmation
+    shop, channel = Shop(), ScriptedChannel([False, True])
+    model = shop.model = ScriptedModel(insistent)
+    with orchestrator(shop.world(), model, task=TASK, confirm=channel) as orch:
+        result = orch.run(TASK)
+    assert shop.paid_at == [] and result.status == "declined"
+    assert len(channel.requests) == 1  # the user was not asked a second time
+
+
 def test_a_no_at_the_terminal_ends_declined_not_infeasible() -> None:
     shop, channel = Shop(), ScriptedChannel([False])
     model = shop.model = ScriptedModel(shopper)
