@@ -19,12 +19,13 @@ and prints the resume command. ``--dry-run`` runs everything but sends nothing t
 
 Exit codes: 0 done, 1 failed (or bad setup), 3 waiting for the user's answer, 4 the agent
 judged the task infeasible, 5 waiting for the user's yes to a sensitive action,
-130 interrupted (Ctrl-C; resumable).
+8 stopped by disk trouble (full, read-only, the run folder deleted: status interrupted,
+resumable), 130 interrupted (Ctrl-C; resumable). The code is decided by the outcome before
+anything is printed; an error while printing never changes it.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
@@ -40,10 +41,18 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from omg_agent.cli.console import console, err_console, fail
+from omg_agent.cli.console import (
+    console,
+    err_console,
+    fail,
+    print_json,
+    printing_cannot_fail,
+    symbol,
+)
 from omg_agent.cli.ctrlc import CtrlC
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
-from omg_agent.errors import OmgError
+from omg_agent.durable import disk_trouble
+from omg_agent.errors import DiskTrouble, OmgError
 
 if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a run pays
     from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
@@ -55,6 +64,7 @@ if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a
 log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
               "interrupted": 130}
+DISK_EXIT = 8  # interrupted because the disk refused the run's files
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
            "needs_confirmation": "yellow", "interrupted": "yellow"}
 
@@ -89,7 +99,8 @@ class LiveView:
             console.print()
 
     def update(self, p: Progress) -> None:
-        todo = Text(p.todo.replace("- [x]", "✔").replace("- [ ]", "○") or "(no plan yet)")
+        todo = Text(p.todo.replace("- [x]", symbol("✔", "[x]")).replace(
+            "- [ ]", symbol("○", "[ ]")) or "(no plan yet)")
         status = Text(f"{p.phase} · step {p.steps_used}/{p.steps_limit} · tokens "
                       f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
         body = Group(todo, Text(f"now: {p.step}", style="cyan"),
@@ -100,7 +111,7 @@ class LiveView:
     def notice(self, text: str) -> None:
         """A retry notice from a model client, shown under the frame until the next turn
         (on a pipe, which gets no live frames, as a line of its own)."""
-        line = Text(f"⚠ {text}", style="yellow")
+        line = Text(f"{symbol('⚠', '!')} {text}", style="yellow")
         if not console.is_terminal:
             console.print(line)
             return
@@ -175,15 +186,19 @@ def attached_or_vphone(stack: ExitStack, device: str | None) -> str:
 
 
 def _print_result(result: RunResult, run_dir: Path, as_json: bool,
-                  simulated: bool = False) -> None:
-    from omg_agent.trace.summary import run_output
+                  simulated: bool = False, disk: OSError | None = None) -> None:
+    from omg_agent.trace.summary import RunOutput, run_output
 
-    out = run_output(run_dir)  # writes report.html; turns, budget steps, plan steps
+    # report.html is optional: not written on a disk that already refused the trace
+    out = run_output(run_dir) if disk is None else RunOutput(None, None)
     if as_json:  # "simulated": the model's answers came from the expert double (--model sim)
-        typer.echo(json.dumps({**result.as_dict(), **out.json_keys(result),
-                               "run_dir": str(run_dir), "simulated": simulated},
-                              ensure_ascii=False))
+        trouble = {"disk_error": str(DiskTrouble(disk))} if disk is not None else {}
+        print_json({**result.as_dict(), **out.json_keys(result), "run_dir": str(run_dir),
+                    "simulated": simulated, **trouble})
         return
+    if disk is not None and result.status != "interrupted":  # the stop said it already
+        err_console.print(f"[yellow]warning:[/yellow] {escape(str(DiskTrouble(disk)))}: the "
+                          "run's trace and result are not complete on disk", soft_wrap=True)
     colour = COLOURS.get(result.status, "red")
     console.print(f"[{colour}]{result.status}[/{colour}]: {escape(result.answer or '')}")
     if result.question:
@@ -319,9 +334,16 @@ def run(
         else:
             result, run_dir = job.start(task or "", plan, sim)
     except OmgError as exc:
-        fail(str(exc))
-    _print_result(result, run_dir, as_json, simulated=sim is not None)
-    raise typer.Exit(EXIT_CODES.get(result.status, 1))
+        fail(str(exc), code=DISK_EXIT if isinstance(exc, DiskTrouble) else 1)
+    except OSError as exc:  # the disk refused the run's folder before the run began
+        if not disk_trouble(exc):
+            raise
+        fail(str(DiskTrouble(exc)), code=DISK_EXIT)
+    code = DISK_EXIT if result.status == "interrupted" and job.disk is not None \
+        else EXIT_CODES.get(result.status, 1)  # decided before anything is printed
+    with printing_cannot_fail():
+        _print_result(result, run_dir, as_json, simulated=sim is not None, disk=job.disk)
+    raise typer.Exit(code)
 
 
 class RunJob:
@@ -337,6 +359,7 @@ class RunJob:
         self.use_macros = False  # … and macros unless --no-macros / --dry-run
         self.mirror = False  # --mirror: questions and approvals on the page too
         self.devices: dict[str, str] = {}  # name -> serial / desktop spec: several devices
+        self.disk: OSError | None = None  # the write the disk refused, if one was
 
     def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
         from omg_agent.brain.planner import load_plan_file
@@ -357,6 +380,7 @@ class RunJob:
             _first_checkpoint(orchestrator, task, plan)
             result = ctrl_c.run(orchestrator, run_dir, lambda: run_cached(
                 orchestrator, task, plan, enabled=self.use_cache))
+            self._note_disk(orchestrator, ctrl_c)
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 
@@ -395,6 +419,7 @@ class RunJob:
             else:
                 result = ctrl_c.run(orchestrator, run_dir,
                                     lambda: orchestrator.resume(saved.state, answer))
+            self._note_disk(orchestrator, ctrl_c)
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 
@@ -491,6 +516,11 @@ class RunJob:
                 opened.close()
             raise
         return DeviceRouter(drivers)
+
+    def _note_disk(self, orchestrator: Orchestrator, ctrl_c: CtrlC) -> None:
+        """Keep the write the disk refused (the run's stop, or its trace's), if one was."""
+        stop = ctrl_c.disk.cause if ctrl_c.disk is not None else None
+        self.disk = stop or getattr(orchestrator.recorder, "trouble", None)
 
     def _stopped(self, orchestrator: Orchestrator, result: RunResult, run_dir: Path,
                  serial: str, secrets: SecretVault) -> RunResult:
