@@ -40,7 +40,15 @@ class _OnFirstUse:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(**self._options)
+            class _GoesQuiet(Console):
+                """A reader that stops reading (a closed pipe) silences the console; rich's
+                own answer, SystemExit(1), would turn a finished run into a failed one."""
+
+                def on_broken_pipe(self) -> None:
+                    self.quiet = True
+                    _quiet(sys.stderr if self.stderr else sys.stdout)
+
+            self._console = _GoesQuiet(**self._options)
         return self._console
 
     def __getattr__(self, name: str) -> Any:  # only for names the proxy does not have
@@ -104,17 +112,17 @@ def printing_cannot_fail() -> Iterator[None]:
     logged and the rest of the output dropped; it never changes the exit code."""
     try:
         yield
-    except (OSError, UnicodeError, ValueError) as exc:
-        log.warning("output lost: %s", exc)
-        _quiet_stdout()
+    except (OSError, UnicodeError, ValueError, SystemExit) as exc:  # rich: SystemExit(1) on
+        log.debug("output lost: %r", exc)                             # a broken pipe
+        _quiet(sys.stdout)
 
 
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so the interpreter's flush at exit cannot fail again (a
-    failed final flush would turn the exit code into 120)."""
+def _quiet(stream: Any) -> None:
+    """Point ``stream`` at /dev/null, so the interpreter's flush at exit cannot fail again (a
+    failed final flush of stdout would turn the exit code into 120)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
