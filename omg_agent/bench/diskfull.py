@@ -57,6 +57,7 @@ class DiskTrial:
     duplicates: int = 0
     stderr_lines: int = 0  # lines the first run printed on stderr (the error is one line)
     truncated_report: bool = False  # a report.html without its closing tag
+    report_announced: bool = False  # the first run named a report (then it must be whole)
     error: str = ""
     done_items: list[str] = field(default_factory=list)
 
@@ -133,6 +134,9 @@ def disk_full_trial(phone: Any, serial: str, size_kb: int, workdir: Path, *,
         trial.done_items = [str(d) for d in said.get("done") or []]
         trial.counted_first = likes_counted(trial.done_items)
         trial.truncated_report = _truncated_reports(runs)
+        if said.get("report"):
+            trial.report_announced = True
+            trial.truncated_report |= not Path(said["report"]).is_file()
         if not said:
             trial.error = first.stderr.strip().splitlines()[-1:][0][:300] if first.stderr \
                 else f"exit {first.returncode}, nothing on stdout"
