@@ -165,8 +165,9 @@ def table(trials: list[DiskTrial]) -> str:
              "|---|---|---|---|---|---|---|---|"]
     for t in trials:
         resumed = f"{t.status_last} (exit {t.exit_last})" if t.resumed else "-"
+        counted = "the task" if t.status_first == "done" else str(t.counted_first)
         lines.append(f"| {t.size_kb} KiB | {t.status_first or 'no result'} | {t.exit_first} | "
-                     f"{resumed} | {t.stderr_lines} | {t.liked_first} / {t.counted_first} | "
+                     f"{resumed} | {t.stderr_lines} | {t.liked_first} / {counted} | "
                      f"{t.duplicates} | {'TRUNCATED' if t.truncated_report else 'ok'} |")
     n = len(trials)
     lines += ["", f"runs completed {sum(t.completed for t in trials)}/{n} · phantom successes "
