@@ -356,12 +356,19 @@ def element_summary(e: UIElement) -> dict[str, Any]:
 
 def _turn_of(record: Mapping[str, Any]) -> dict[str, Any]:
     """What :func:`omg_agent.brain.budget.done_so_far` reads of a step line: its actions,
-    their results (without screens) and the elements the actions may name by id."""
+    their results (without screens) and the elements its actions name by id (kept small:
+    a run holds one of these per turn)."""
+    actions = list(record.get("actions") or [])
+    named = {t.get("id") for a in actions if isinstance(a, Mapping)
+             and isinstance(t := a.get("target"), Mapping) and t.get("kind") == "element"}
     obs = record.get("observation") or {}
-    results = [{k: v for k, v in r.items() if k != "observation"} if isinstance(r, Mapping)
-               else r for r in record.get("results") or []]
-    return {"step": record.get("step"), "actions": list(record.get("actions") or []),
-            "results": results, "elements": list(obs.get("elements") or [])}
+    elements = [{"id": e.get("id"), "text": e.get("text"), "desc": e.get("desc")}
+                for e in obs.get("elements") or []
+                if isinstance(e, Mapping) and e.get("id") in named]
+    results = [{k: r.get(k) for k in ("index", "ok")} if isinstance(r, Mapping) else r
+               for r in record.get("results") or []]
+    return {"step": record.get("step"), "actions": actions, "results": results,
+            "elements": elements}
 
 
 def _downscaled(image: Image.Image, max_side: int) -> Image.Image:
