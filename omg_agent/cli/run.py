@@ -261,7 +261,8 @@ def run(
     Uses the configured model (see `omg-agent config show`); with no device attached it
     starts a vphone. Paying, deleting, sending, installing and typing secrets wait for your
     yes (on the terminal; without one the run stops, resumable). Exit codes: 0 done,
-    1 failed, 3 waiting for an answer, 4 infeasible, 5 waiting for a yes, 130 interrupted.
+    1 failed, 3 waiting for an answer, 4 infeasible, 5 waiting for a yes, 8 stopped by
+    disk trouble (resumable), 130 interrupted.
 
     Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
 
