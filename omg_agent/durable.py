@@ -16,16 +16,35 @@ Every store outside sqlite goes through here — one rule, one place:
 call wrote — the kernel holds it — only a power cut could. Runs use it for screenshots, and
 for trace lines between turn boundaries, where one :func:`fsync_file` covers the turn.
 ``scripts/bench_durability.py`` measures what each costs.
+
+A full disk (issue 25) is an outcome, not a crash: :func:`disk_trouble` says whether an
+``OSError`` means the folder cannot take more (ENOSPC, EDQUOT, EFBIG, EROFS, EIO, or a folder
+deleted under us); :func:`append_line` cuts a record the disk could only take part of back
+off, so the log stays whole lines; :func:`write_atomic` leaves the old file (or none), never
+a partial one under the final name.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
 TEMP_SUFFIX = ".tmp"
+DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
+
+
+def disk_trouble(exc: BaseException, folder: Path | None = None) -> bool:
+    """``exc`` says the disk cannot take what was written: full, over quota, read-only, an
+    I/O error, or (``folder`` given) ``folder`` itself gone."""
+    if not isinstance(exc, OSError):
+        return False
+    if exc.errno in DISK_ERRNOS:
+        return True
+    return folder is not None and exc.errno == errno.ENOENT and not Path(folder).is_dir()
 
 
 def write_atomic(path: Path, data: str | bytes, *, sync: bool = True) -> None:
@@ -54,7 +73,12 @@ def append_line(path: Path, line: str, *, sync: bool = True) -> None:
     created = not path.exists()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        _write_all(fd, (line + "\n").encode("utf-8"))
+        size = os.fstat(fd).st_size
+        try:
+            _write_all(fd, (line + "\n").encode("utf-8"))
+        except OSError:  # the disk took part of the line: cut it off, keep whole lines
+            _truncate_quietly(fd, size)
+            raise
         if sync:
             os.fsync(fd)
     finally:
@@ -107,6 +131,11 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def _truncate_quietly(fd: int, size: int) -> None:
+    with contextlib.suppress(OSError):  # if not, repair_tail cuts the torn tail off later
+        os.ftruncate(fd, size)
+
+
 def _write_all(fd: int, raw: bytes) -> None:
     view = memoryview(raw)
     while view:
@@ -127,4 +156,5 @@ def _last_newline_end(f: BinaryIO, size: int, chunk: int = 65536) -> int:
     return 0
 
 
-__all__ = ["append_line", "fsync_dir", "fsync_file", "repair_tail", "write_atomic"]
+__all__ = ["DISK_ERRNOS", "append_line", "disk_trouble", "fsync_dir", "fsync_file",
+           "repair_tail", "write_atomic"]

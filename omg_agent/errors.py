@@ -26,7 +26,9 @@
     ├── MemoryBankError        the memory store cannot be opened or written, or bad scope
     ├── TurnFailed             a bundle the operator refuses to run (knows its FailureKind)
     ├── BudgetExhausted        the step budget is spent (knows used, limit, counts by kind)
-    └── DeadlinePassed         the run's wall-clock deadline passed (knows the limit)
+    ├── DeadlinePassed         the run's wall-clock deadline passed (knows the limit)
+    └── DiskTrouble            the run's folder cannot be written (full, read-only, I/O
+                               error, deleted): the run stops interrupted (knows the path)
 
 Errors are caught at a step boundary and recorded there; nowhere else.
 """
@@ -189,3 +191,17 @@ class DeadlinePassed(OmgError):
         super().__init__(f"run deadline of {limit_s:g} s passed; run again with a longer "
                          "--timeout, or split the task into smaller tasks")
         self.limit_s = limit_s
+
+
+class DiskTrouble(OmgError):
+    """The run's folder cannot be written: ``cause`` is the ``OSError`` (ENOSPC, EDQUOT,
+    EROFS, EIO, or the folder deleted). Raised at a safe point (the top of a turn), never in
+    the middle of one; the run ends ``interrupted`` and can be resumed once there is room."""
+
+    def __init__(self, cause: OSError) -> None:
+        reason = cause.strerror or type(cause).__name__
+        where = cause.filename or ""
+        super().__init__(f"cannot write the run's files: {reason}" + (f" ({where})" if where
+                                                                      else ""))
+        self.cause = cause
+        self.path = str(where)

@@ -15,6 +15,10 @@ a run started while the adb server restarts (back after 0–3 s, seeded). ``--ru
 the soak:
 
     .venv/bin/python scripts/bench_reliability.py --runs 0 --contention 5
+
+``--disk-full [KIB ...]`` runs the disk-full fault instead (issue 25; needs root for
+``mount -t tmpfs``): the same task through the real CLI with ``--runs-dir`` on a tmpfs of
+each size, resumed after the tmpfs grows when it stopped; see :func:`disk_full_fault`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,52 @@ from dataclasses import asdict
 
 from omg_agent.bench.reliability import OFFLINE_S, SoakConfig, SoakRun, soak, table
 
+# from a disk full before the first screenshot to one where only the report does not fit
+DISK_SIZES_KB = (64, 100, 200, 300, 500, 700, 1000, 1500, 2000, 2600, 3000, 3500, 5000)
+
+
+def disk_full_fault(sizes_kb: list[int], json_out: str | None = None) -> int:
+    """The disk-full fault: "Like the first 10 posts in Feed" by ``omg-agent run`` (the
+    expert double, one action a reply) with its runs folder on a tmpfs of each size; a run
+    that stopped ``interrupted`` is resumed once the tmpfs grows. Prints one row per size
+    and the four figures (runs completed, phantom successes, false failures, lost side
+    effects), all read from the phone."""
+    import tempfile
+    from pathlib import Path
+
+    from omg_agent.bench.diskfull import can_mount, disk_full_trial
+    from omg_agent.bench.diskfull import table as disk_table
+    from omg_agent.vphone import adbhost
+    from omg_agent.vphone.phone import VirtualPhone
+
+    if not can_mount():
+        print("the disk-full fault needs root (mount -t tmpfs)", file=sys.stderr)
+        return 1
+    phone = VirtualPhone()
+    serial = adbhost.connect("127.0.0.1", phone.serve().port)
+    trials = []
+    started = time.perf_counter()
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            for size in sizes_kb:
+                trial = disk_full_trial(phone, serial, size, Path(work))
+                print(f"{size:5d} KiB: {trial.status_first or 'no result'} (exit "
+                      f"{trial.exit_first}) → {trial.status_last} (exit {trial.exit_last}); "
+                      f"likes {trial.liked_first}, counted {trial.counted_first}"
+                      + (f"  {trial.error}" if trial.error else ""), file=sys.stderr,
+                      flush=True)
+                trials.append(trial)
+    finally:
+        adbhost.disconnect(serial)
+        phone.close()
+    print(disk_table(trials))
+    print(f"\n{len(trials)} runs in {time.perf_counter() - started:.0f} s. Command: python "
+          f"scripts/bench_reliability.py --disk-full {' '.join(map(str, sizes_kb))}")
+    if json_out:
+        with open(json_out, "w", encoding="utf-8") as out:
+            json.dump([asdict(t) for t in trials], out, indent=1)
+    return 0
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -41,7 +91,12 @@ def main() -> int:
     parser.add_argument("--json", help="also write every run as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no line per run")
     add_contention_args(parser)
+    parser.add_argument("--disk-full", type=int, nargs="*", metavar="KIB",
+                        help="run the disk-full fault instead, on tmpfs runs folders of these "
+                             f"sizes (default {' '.join(map(str, DISK_SIZES_KB))}; root only)")
     args = parser.parse_args()
+    if args.disk_full is not None:
+        return disk_full_fault(args.disk_full or list(DISK_SIZES_KB), args.json)
     if args.runs < 0 or args.workers < 1 or not 0 <= args.offline[0] <= args.offline[1]:
         parser.error("--runs takes 0 or more, --workers 1 or more; --offline MIN MAX with "
                      "0 <= MIN <= MAX")

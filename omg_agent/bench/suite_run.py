@@ -5,6 +5,8 @@ parent may hold threads), each with its own in-process vphone on a free port, al
 adb server, so ``--parallel`` changes the wall time and nothing else. Each task's seed comes
 from (suite seed, task id, repeat index) and is the same for every variant, so variants are
 compared on identical phones (their ``setup_digest`` says so) and identical noise draws.
+Workers die with the suite (issue 25, :func:`~omg_agent.bench.lifeline.die_with_parent`):
+a suite killed through its pid leaves no worker holding its stdout.
 
 A :class:`Variant` (``--config NAME:key=value,…``) may set ``bundling`` (single|multi, the
 expert double's replies), ``noise`` (the expert double's noise profile), ``max_steps`` and any
@@ -31,6 +33,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from omg_agent.bench.lifeline import die_with_parent
 from omg_agent.config import Settings
 from omg_agent.core.secrets import mask_task
 from omg_agent.errors import ConfigError, ModelNotConfigured
@@ -295,7 +298,8 @@ def run_parallel(jobs: Sequence[J], work: Callable[[J], R],
             finished(index, job, work(job))
     else:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(work, job): (i, job) for i, job in enumerate(jobs)}
             for future in as_completed(futures):
                 finished(*futures[future], future.result())

@@ -10,6 +10,9 @@ The orchestrator calls :meth:`StepBudget.check` at the top of every turn and
 :attr:`StepBudget.remaining` reply attempts, so the limit is never passed by even one
 counted operation. On exhaustion :class:`~omg_agent.errors.BudgetExhausted` carries the
 three-part message: what was done, why it stopped, what to do next (:func:`exhaustion_report`).
+What was done comes from the run's recorded turns as well as its ticked plan steps
+(:func:`done_so_far`), so a run stopped half-way through one long step (195 of 200 posts
+liked) says so, whatever stopped it (budget, deadline, Ctrl-C, a full disk, an error).
 
 A run may also have a wall-clock deadline (``run_timeout_s``, ``run --timeout``): a
 :class:`RunDeadline` started by :meth:`StepBudget.start_clock` when the run (or its resumed
@@ -23,9 +26,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from omg_agent.brain.llm import CallRecord, LLMClient
 from omg_agent.errors import BudgetExhausted, DeadlinePassed
@@ -33,6 +36,11 @@ from omg_agent.errors import BudgetExhausted, DeadlinePassed
 log = logging.getLogger(__name__)
 
 StepKind = Literal["decision", "replan", "bundle"]
+MAX_DONE_ITEMS = 8  # distinct actions listed one by one; the rest are counted together
+_VERBS = {"tap": "tapped", "long_press": "long-pressed", "double_tap": "double-tapped",
+          "type": "typed", "launch": "launched", "swipe": "swiped", "key": "pressed",
+          "back": "pressed back", "home": "pressed home", "mem_save": "saved",
+          "macro": "ran macro"}
 
 
 @dataclass(frozen=True)
@@ -153,13 +161,18 @@ DONE_SO_FAR_MOST = 8  # carried-out turns listed; older ones are counted, not li
 
 
 def done_so_far(steps: Sequence[tuple[str, bool]], turns: Iterable[CarriedOut], *,
+                trace: Sequence[Mapping[str, Any]] = (),
                 most: int = DONE_SO_FAR_MOST) -> tuple[str, ...]:
     """What a stopped run carried out, from its own record: the ticked plan steps
     (``steps``: each step's description and tick, in plan order), then what the turns on
     steps not ticked did on the device — the intent of each turn whose actions went through,
     repeats folded, the last ``most`` of them. A run stopped mid-step (waiting for a yes at
-    the checkout) so lists its cart and checkout, not "nothing yet"."""
+    the checkout) so lists its cart and checkout, not "nothing yet". With the run's
+    ``trace`` (its recorded step lines) the device's actions are listed counted instead
+    (:func:`actions_done`: ``tapped 'Like' ×195``)."""
     done = [description for description, ticked in steps if ticked]
+    if trace:  # the trace's step lines: what the device carried out, counted
+        return (*done, *actions_done(trace))
     carried: list[list[str | int]] = []  # [intent, times], oldest first
     for turn in turns:
         on_ticked = 0 < turn.step <= len(steps) and steps[turn.step - 1][1]
@@ -187,3 +200,60 @@ def exhaustion_report(limit: int, done: Sequence[str], pending: Sequence[str],
         f"the step budget of {limit} steps was used up{where}",
         f"still to do: {left}. Run again with a larger budget (--max-steps {limit * 2}), or "
         "split the task into smaller tasks.")
+
+
+def actions_done(turns: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    """What a run did on the device, for its stop report: each action the device carried
+    out (its result ``ok``), counted — ``tapped 'Like' ×195``,
+    ``swiped up ×40``. ``turns`` are the run's recorded step lines (``actions``,
+    ``results`` with the ``index`` of their action, and the ``elements`` an action may name
+    by id), as :class:`~omg_agent.trace.recorder.TraceRecorder` keeps them in ``turns``."""
+    counts: Counter[str] = Counter()
+    for turn in turns:
+        actions = list(turn.get("actions") or [])
+        labels = {e.get("id"): e.get("text") or e.get("desc") or ""
+                  for e in turn.get("elements") or [] if isinstance(e, Mapping)}
+        for result in turn.get("results") or []:
+            index = result.get("index") if isinstance(result, Mapping) else None
+            if not isinstance(index, int) or not result.get("ok") or \
+                    not 0 <= index < len(actions):
+                continue
+            said = _carried_out(actions[index], labels)
+            if said:
+                counts[said] += 1
+    ranked = counts.most_common()
+    items = [f"{what} ×{n}" if n > 1 else what for what, n in ranked[:MAX_DONE_ITEMS]]
+    if rest := sum(n for _, n in ranked[MAX_DONE_ITEMS:]):
+        items.append(f"{rest} more action{'s' if rest != 1 else ''} on the device")
+    return tuple(items)
+
+
+def _carried_out(action: Any, labels: Mapping[Any, str]) -> str:
+    """One carried-out action in words (``tapped 'Like'``), or "" for one that does nothing
+    on the device (wait, done, ask_user)."""
+    if not isinstance(action, Mapping):
+        return ""
+    kind = str(action.get("type") or "")
+    verb = _VERBS.get(kind)
+    if verb is None:
+        return ""
+    if kind in ("back", "home"):
+        return verb
+    if kind == "launch":
+        return f"{verb} {action.get('app') or action.get('package') or 'an app'}"
+    if kind == "swipe":
+        return f"{verb} {action.get('direction') or 'across the screen'}"
+    if kind == "key":
+        return f"{verb} {action.get('key') or action.get('keycode') or 'a key'}"
+    if kind == "type":
+        return f"{verb} '{action.get('text', '')}'"
+    if kind == "mem_save":
+        return f"{verb} {action.get('key') or 'a value'}"
+    if kind == "macro":
+        return f"{verb} {action.get('name') or ''}".rstrip()
+    target = action.get("target")
+    label = ""
+    if isinstance(target, Mapping):
+        label = str(target.get("text") or target.get("desc") or labels.get(target.get("id"))
+                    or target.get("resource_id") or "")
+    return f"{verb} '{label}'" if label else f"{verb} a point"

@@ -49,7 +49,7 @@ def ask(run: RunContext, ask_user: Callable[[str], str | None] | None,
     answer = ask_user(question) if ask_user is not None else None
     if answer is None:
         s.finish("ASK_USER_PENDING", "", StopReport(
-            s.done_so_far(), f"waiting for the user: {question}",
+            s.done_so_far(trace_of(run)), f"waiting for the user: {question}",
             "answer with: omg-agent run --resume RUN_DIR --answer \"…\""))
         return
     answered(run, answer, secrets)
@@ -76,7 +76,7 @@ def hold(run: RunContext, held: HeldAction, question: str | None) -> None:
     s.dialogue, s.held = s.dialogue.ask(question or held.describe), held
     run.event("needs_confirmation", step=held.step, action=held.describe)
     s.finish("NEEDS_CONFIRMATION", "", StopReport(
-        s.done_so_far(), f"waiting for the user's yes to: {held.describe}",
+        s.done_so_far(trace_of(run)), f"waiting for the user's yes to: {held.describe}",
         "answer with: omg-agent run --resume RUN_DIR --answer yes (or no)"))
 
 
@@ -106,6 +106,12 @@ def refused(run: RunContext, stop: GateStop) -> None:
     s.dialogue = s.dialogue.ask(stop.question).answered("no")
 
 
+def trace_of(run: RunContext) -> tuple[dict[str, object], ...]:
+    """The run's recorded step lines, for :meth:`RunState.done_so_far` (none without a
+    recorder)."""
+    return tuple(getattr(run.recorder, "turns", ()))
+
+
 def refused_before(run: RunContext, stop: GateStop) -> bool:
     """Whether the gate holds exactly what the user already said no to in this run: asking
     again would hand a persistent model a second chance at the same payment."""
@@ -122,7 +128,8 @@ def declined(run: RunContext, why: str) -> bool:
         return False
     run.event("declined", words=refusal.words, what=refusal.what, reason=why)
     s.finish("DECLINED", why, StopReport(
-        s.done_so_far(), f"the user declined: \"{refusal.words}\" (to: {refusal.what})",
+        s.done_so_far(trace_of(run)),
+        f"the user declined: \"{refusal.words}\" (to: {refusal.what})",
         declined_hint(s.task, refusal)))
     return True
 

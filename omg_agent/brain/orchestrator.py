@@ -68,7 +68,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import FailureKind
 from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
-from omg_agent.errors import BudgetExhausted, LLMError, LLMReplyError, OmgError
+from omg_agent.errors import BudgetExhausted, DiskTrouble, LLMError, LLMReplyError, OmgError
 from omg_agent.guards.loops import LoopGuard
 from omg_agent.guards.system import SystemGuard
 
@@ -192,6 +192,8 @@ class Orchestrator:
         s = self._s
         try:
             action()
+        except DiskTrouble:
+            raise  # not the run's failure: it stops interrupted, resumable (cli/ctrlc.py)
         except BudgetExhausted:
             self._budget_spent()
         except (LLMError, OmgError) as exc:
@@ -199,7 +201,7 @@ class Orchestrator:
                 self._budget_spent()  # the last replies allowed were invalid
             else:
                 log.warning("run stopped: %s", exc)
-                s.finish("FAILED", "", StopReport(tuple(s.todo.done()), f"error: {exc}",
+                s.finish("FAILED", "", StopReport(self.done_so_far(), f"error: {exc}",
                                                   _error_hint(exc)))
                 self._ctx.event("error", message=str(exc))
         return s.phase not in FINAL_PHASES
@@ -219,12 +221,16 @@ class Orchestrator:
 
     def _budget_spent(self) -> None:
         s = self._s
-        s.finish("FAILED", "", exhaustion_report(s.budget.limit, s.todo.done(),
+        s.finish("FAILED", "", exhaustion_report(s.budget.limit, self.done_so_far(),
                                                  s.todo.pending(), s.current_step))
         self._ctx.event("budget", used=s.budget.used, limit=s.budget.limit)
         index = s.todo.cursor
         if index is not None:
             record_post_mortem(self._ctx, index, s.todo.steps[index], FailureKind.BUDGET)
+
+    def done_so_far(self) -> tuple[str, ...]:
+        """The ticked plan steps and the actions the device carried out, from the trace."""
+        return self._s.done_so_far(tuple(getattr(self.recorder, "turns", ())))
 
     # -- plumbing ------------------------------------------------------------------------
     def _usage(self) -> tuple[int, int, int]:

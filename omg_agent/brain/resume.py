@@ -303,7 +303,7 @@ def interrupted(orchestrator: Orchestrator, run_dir: Path, during: str = "Ctrl-C
             return orchestrator.outcome()
         return orchestrator._result()
     state.finish("INTERRUPTED", "", StopReport(
-        tuple(state.todo.done()), f"interrupted ({during}) at step {state.budget.used}",
+        orchestrator.done_so_far(), f"interrupted ({during}) at step {state.budget.used}",
         f"go on with: omg-agent run --resume {run_dir}"))
     return orchestrator._result()  # the one place a result is built and the trace finished
 

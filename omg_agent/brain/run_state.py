@@ -18,6 +18,7 @@ transitions) so the state machine reads as transitions only. Nothing here does I
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -250,9 +251,10 @@ class RunState:
     def history(self) -> tuple[str, ...]:
         return tuple(r.line() for r in self.records)
 
-    def done_so_far(self) -> tuple[str, ...]:
+    def done_so_far(self, trace: Sequence[Mapping[str, Any]] = ()) -> tuple[str, ...]:
         """What the run carried out, for a stop report (see :func:`done_so_far`)."""
-        return done_so_far([(s.description, t) for s, t in self.todo.entries], self.records)
+        return done_so_far([(s.description, t) for s, t in self.todo.entries], self.records,
+                           trace=trace)
 
     def new_attempt(self) -> None:
         """A fresh start on the current step: counters and the loop window cleared."""

@@ -71,6 +71,7 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """The ``omg-agent`` script: a one-shot device command runs on an app of the device
     commands alone; everything else (help included) on the whole app."""
+    console.safe_streams()  # a character the terminal cannot show never fails a command
     first = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
     (build_app(("device",)) if first in DEVICE_COMMANDS else __getattr__("app"))()
 

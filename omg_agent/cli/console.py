@@ -1,11 +1,24 @@
-"""The CLI's two consoles and its one way to stop with an error.
+"""The CLI's two consoles, its one way to stop with an error, and output that cannot fail.
 
 Every command reports a fatal problem with :func:`fail`: ``error: <message>`` in red on
 stderr (so ``--json`` output on stdout stays parseable), then exit with ``code``.
+
+Printing never decides how a run ends (issue 25): :func:`safe_streams` (called once when the
+CLI starts) makes stdout and stderr replace what the terminal's encoding cannot show (a GBK or
+Latin-1 locale and a ``✔``) instead of raising; :func:`symbol` picks a mark the terminal can
+show; :func:`print_json` writes ASCII-only JSON, valid in any encoding; and
+:func:`printing_cannot_fail` keeps a printing error (a closed pipe, a full disk behind a
+redirect) from replacing the exit code the outcome already decided.
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import typer
@@ -27,7 +40,15 @@ class _OnFirstUse:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(**self._options)
+            class _GoesQuiet(Console):
+                """A reader that stops reading (a closed pipe) silences the console; rich's
+                own answer, SystemExit(1), would turn a finished run into a failed one."""
+
+                def on_broken_pipe(self) -> None:
+                    self.quiet = True
+                    _quiet(sys.stderr if self.stderr else sys.stdout)
+
+            self._console = _GoesQuiet(**self._options)
         return self._console
 
     def __getattr__(self, name: str) -> Any:  # only for names the proxy does not have
@@ -41,6 +62,8 @@ class _OnFirstUse:
         self._real().__exit__(*exc)
 
 
+log = logging.getLogger(__name__)
+
 console = cast("Console", _OnFirstUse())
 err_console = cast("Console", _OnFirstUse(stderr=True))
 
@@ -51,6 +74,58 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
     err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
+
+
+def safe_streams() -> None:
+    """Make stdout and stderr replace characters their encoding cannot show (``?``) rather
+    than raise: a finished run must not exit 1 because its ``✔`` is not in GBK."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            reconfigure(errors="replace")
+        except (ValueError, OSError):  # a stream already closed or detached: nothing to do
+            continue
+
+
+def symbol(fancy: str, plain: str, stream: Any = None) -> str:
+    """``fancy`` when ``stream`` (stdout by default) can encode it, else ``plain`` (ASCII)."""
+    encoding = getattr(stream if stream is not None else sys.stdout, "encoding", None)
+    try:
+        fancy.encode(encoding or "ascii")
+    except (UnicodeError, LookupError):
+        return plain
+    return fancy
+
+
+def print_json(data: Any) -> None:
+    """One line of JSON on stdout, ASCII only (``\\uXXXX`` escapes): valid whatever the
+    terminal's encoding."""
+    typer.echo(json.dumps(data, ensure_ascii=True))
+
+
+@contextmanager
+def printing_cannot_fail() -> Iterator[None]:
+    """Around the printing of an outcome whose exit code is already decided: an error while
+    printing (stdout closed by its reader, a full disk behind a redirect, an encoding) is
+    logged and the rest of the output dropped; it never changes the exit code."""
+    try:
+        yield
+    except (OSError, UnicodeError, ValueError, SystemExit) as exc:  # rich: SystemExit(1) on
+        log.debug("output lost: %r", exc)                             # a broken pipe
+        _quiet(sys.stdout)
+
+
+def _quiet(stream: Any) -> None:
+    """Point ``stream`` at /dev/null, so the interpreter's flush at exit cannot fail again (a
+    failed final flush of stdout would turn the exit code into 120)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def say_ok(what: str) -> None:

@@ -18,6 +18,13 @@ A Ctrl-C that comes once the run has ended (its outcome decided: e.g. while the 
 files the flow of a done run) leaves that outcome as it is. A process started with SIGINT
 ignored (a job a script put in the background) keeps it ignored, as the script asked: stop
 such a run with SIGTERM; ``--resume`` goes on from its last turn boundary.
+
+A disk that refuses the run's files (full, read-only, an I/O error, the run's folder deleted)
+ends the run the same way, at the same safe points (issue 25): the trace keeps the error
+(:meth:`~omg_agent.trace.recorder.TraceRecorder.check` raises it at the top of the next
+turn), a ``state.json`` that cannot be saved raises it at the turn boundary, and
+:meth:`CtrlC.run` ends the run ``interrupted`` with one line saying what the disk refused and
+how to go on; :attr:`CtrlC.disk` keeps it for the exit code (8).
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import err_console
+from omg_agent.durable import disk_trouble
+from omg_agent.errors import DiskTrouble
 
 if TYPE_CHECKING:
     from omg_agent.brain.llm import CallRecord
@@ -51,6 +60,7 @@ class CtrlC:
         self.ending = False
         self._while_ending = 0
         self._previous: Any = None
+        self.disk: DiskTrouble | None = None  # the disk trouble that ended the run
 
     def __enter__(self) -> CtrlC:
         if (threading.current_thread() is threading.main_thread()
@@ -79,7 +89,9 @@ class CtrlC:
     def watch(self, orchestrator: Orchestrator) -> None:
         """Check after each model reply or failed request (before it is used) and at the
         top of each turn of ``orchestrator``."""
-        orchestrator.before_turn = self.check
+        recorder_check = getattr(orchestrator.recorder, "check", None)
+        orchestrator.before_turn = self.check if recorder_check is None else \
+            _both(self.check, recorder_check)
         for client in orchestrator.llms:
             client.on_attempt = _first(self.check, client.on_attempt)
 
@@ -101,9 +113,19 @@ class CtrlC:
                          f"--resume {run_dir}`")
                 raise
             result = interrupted(orchestrator, run_dir)
+        except (DiskTrouble, OSError) as exc:
+            self.ending = True
+            self.disk = _as_disk_trouble(exc, run_dir)
+            if self.disk is None:
+                raise
+            if orchestrator.state is None:
+                raise self.disk from None
+            result = interrupted(orchestrator, run_dir, during=f"disk: {self.disk}")
         finally:
             self.ending = True  # the outcome is decided: the checks stand down
-        if result.status == "interrupted":
+        if self.disk is not None and result.status == "interrupted":
+            result = _disk_stop(result, run_dir, self.disk)
+        elif result.status == "interrupted":
             _say(f"interrupted: go on with `omg-agent run --resume {run_dir}`")
         elif self.pressed:
             _say(f"Ctrl-C came as the run ended; it ended {result.status}")
@@ -112,6 +134,37 @@ class CtrlC:
 
 def _say(text: str) -> None:
     err_console.print(escape(text), soft_wrap=True)
+
+
+def _disk_stop(result: RunResult, run_dir: Path, disk: DiskTrouble) -> RunResult:
+    """Say in one line why a run stopped on disk trouble and how it goes on (if it can)."""
+    from dataclasses import replace
+
+    if run_dir.is_dir():
+        _say(f"error: {disk}; the run stopped at step {result.steps_used}, interrupted: free "
+             f"some space (or make the folder writable), then go on with `omg-agent run "
+             f"--resume {run_dir}`")
+        return result
+    _say(f"error: the run's folder {run_dir} was deleted while the run went on; it stopped "
+         f"at step {result.steps_used}, interrupted, and cannot be resumed: run the task "
+         "again")
+    return replace(result, next_hint="the run's folder was deleted: run the task again")
+
+
+def _as_disk_trouble(exc: BaseException, run_dir: Path) -> DiskTrouble | None:
+    """``exc`` as the disk trouble it is, or None when it is some other error."""
+    if isinstance(exc, DiskTrouble):
+        return exc
+    if isinstance(exc, OSError) and disk_trouble(exc, run_dir):
+        return DiskTrouble(exc)
+    return None
+
+
+def _both(first: Callable[[], None], then: Callable[[], None]) -> Callable[[], None]:
+    def check() -> None:
+        first()
+        then()
+    return check
 
 
 def _first(check: Callable[[], None], then: Callable[[CallRecord], None] | None

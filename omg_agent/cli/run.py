@@ -24,13 +24,15 @@ and prints the resume command. ``--dry-run`` runs everything but sends nothing t
 
 Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that is neither
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
-waiting for the user's yes to a sensitive action, 6 declined (the user said no), 130
-interrupted (Ctrl-C; resumable).
+waiting for the user's yes to a sensitive action, 6 declined (the user said no), 7 the
+device is busy (another agent holds its lease), 8 stopped by disk trouble (full, read-only,
+the run folder deleted: status interrupted, resumable), 130 interrupted (Ctrl-C;
+resumable). The code is decided by the outcome before anything is printed; an error while
+printing never changes it.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
@@ -46,11 +48,19 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from omg_agent.cli.console import console, err_console, fail
+from omg_agent.cli.console import (
+    console,
+    err_console,
+    fail,
+    print_json,
+    printing_cannot_fail,
+    symbol,
+)
 from omg_agent.cli.ctrlc import CtrlC
 from omg_agent.cli.lease import WaitDeviceCommand, take_lease, wait_device_option
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
-from omg_agent.errors import OmgError
+from omg_agent.durable import disk_trouble
+from omg_agent.errors import DiskTrouble, OmgError
 
 if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a run pays
     from omg_agent.brain.orchestrator import Orchestrator, Progress, RunResult
@@ -62,6 +72,7 @@ if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a
 log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
               "declined": 6, "interrupted": 130}
+DISK_EXIT = 8  # interrupted because the disk refused the run's files
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
            "needs_confirmation": "yellow", "declined": "yellow", "interrupted": "yellow"}
 
@@ -96,7 +107,8 @@ class LiveView:
             console.print()
 
     def update(self, p: Progress) -> None:
-        todo = Text(p.todo.replace("- [x]", "✔").replace("- [ ]", "○") or "(no plan yet)")
+        todo = Text(p.todo.replace("- [x]", symbol("✔", "[x]")).replace(
+            "- [ ]", symbol("○", "[ ]")) or "(no plan yet)")
         status = Text(f"{p.phase} · step {p.steps_used}/{p.steps_limit} · tokens "
                       f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
         body = Group(todo, Text(f"now: {p.step}", style="cyan"),
@@ -107,7 +119,7 @@ class LiveView:
     def notice(self, text: str) -> None:
         """A retry notice from a model client, shown under the frame until the next turn
         (on a pipe, which gets no live frames, as a line of its own)."""
-        line = Text(f"⚠ {text}", style="yellow")
+        line = Text(f"{symbol('⚠', '!')} {text}", style="yellow")
         if not console.is_terminal:
             console.print(line)
             return
@@ -194,15 +206,19 @@ def _await(client: Any, serial: str, grace_s: float) -> bool:
 
 
 def _print_result(result: RunResult, run_dir: Path, as_json: bool,
-                  simulated: bool = False) -> None:
-    from omg_agent.trace.summary import run_output
+                  simulated: bool = False, disk: OSError | None = None) -> None:
+    from omg_agent.trace.summary import RunOutput, run_output
 
-    out = run_output(run_dir)  # writes report.html; turns, budget steps, plan steps
+    # report.html is optional: not written on a disk that already refused the trace
+    out = run_output(run_dir) if disk is None else RunOutput(None, None)
     if as_json:  # "simulated": the model's answers came from the expert double (--model sim)
-        typer.echo(json.dumps({**result.as_dict(), **out.json_keys(result),
-                               "run_dir": str(run_dir), "simulated": simulated},
-                              ensure_ascii=False))
+        trouble = {"disk_error": str(DiskTrouble(disk))} if disk is not None else {}
+        print_json({**result.as_dict(), **out.json_keys(result), "run_dir": str(run_dir),
+                    "simulated": simulated, **trouble})
         return
+    if disk is not None and result.status != "interrupted":  # the stop said it already
+        err_console.print(f"[yellow]warning:[/yellow] {escape(str(DiskTrouble(disk)))}: the "
+                          "run's trace and result are not complete on disk", soft_wrap=True)
     colour = COLOURS.get(result.status, "red")
     console.print(f"[{colour}]{result.status}[/{colour}]: {escape(result.answer or '')}")
     if result.question:
@@ -268,7 +284,8 @@ def run(
     yes (on the terminal; without one the run stops, resumable; a yes given with --resume
     carries out exactly the held action). Exit codes: 0 done, 1 failed, 2 bad usage or an
     answer that is neither yes nor no, 3 waiting for an answer, 4 infeasible, 5 waiting for
-    a yes, 6 declined (the user said no), 130 interrupted.
+    a yes, 6 declined (the user said no), 7 device busy, 8 stopped by disk trouble
+    (resumable), 130 interrupted.
 
     Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"
 
@@ -345,9 +362,16 @@ def run(
         else:
             result, run_dir = job.start(task or "", plan, sim)
     except OmgError as exc:
-        fail(str(exc))
-    _print_result(result, run_dir, as_json, simulated=sim is not None)
-    raise typer.Exit(EXIT_CODES.get(result.status, 1))
+        fail(str(exc), code=DISK_EXIT if isinstance(exc, DiskTrouble) else 1)
+    except OSError as exc:  # the disk refused the run's folder before the run began
+        if not disk_trouble(exc):
+            raise
+        fail(str(DiskTrouble(exc)), code=DISK_EXIT)
+    code = DISK_EXIT if result.status == "interrupted" and job.disk is not None \
+        else EXIT_CODES.get(result.status, 1)  # decided before anything is printed
+    with printing_cannot_fail():
+        _print_result(result, run_dir, as_json, simulated=sim is not None, disk=job.disk)
+    raise typer.Exit(code)
 
 
 class RunJob:
@@ -365,6 +389,7 @@ class RunJob:
         self.use_macros = False  # … and macros unless --no-macros / --dry-run
         self.mirror = False  # --mirror: questions and approvals on the page too
         self.devices: dict[str, str] = {}  # name -> serial / desktop spec: several devices
+        self.disk: OSError | None = None  # the write the disk refused, if one was
 
     def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
         from omg_agent.brain.planner import load_plan_file
@@ -387,6 +412,7 @@ class RunJob:
             _first_checkpoint(orchestrator, task, plan)
             result = ctrl_c.run(orchestrator, run_dir, lambda: run_cached(
                 orchestrator, task, plan, enabled=self.use_cache))
+            self._note_disk(orchestrator, ctrl_c)
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 
@@ -425,6 +451,7 @@ class RunJob:
             else:
                 result = ctrl_c.run(orchestrator, run_dir,
                                     lambda: orchestrator.resume(saved.state, answer))
+            self._note_disk(orchestrator, ctrl_c)
             return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
         raise AssertionError("unreachable")
 
@@ -535,6 +562,11 @@ class RunJob:
                 opened.close()
             raise
         return DeviceRouter(drivers)
+
+    def _note_disk(self, orchestrator: Orchestrator, ctrl_c: CtrlC) -> None:
+        """Keep the write the disk refused (the run's stop, or its trace's), if one was."""
+        stop = ctrl_c.disk.cause if ctrl_c.disk is not None else None
+        self.disk = stop or getattr(orchestrator.recorder, "trouble", None)
 
     def _stopped(self, orchestrator: Orchestrator, result: RunResult, run_dir: Path,
                  serial: str, secrets: SecretVault) -> RunResult:

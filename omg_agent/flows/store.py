@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from omg_agent import durable
 from omg_agent.flows.model import Flow, FlowError
 from omg_agent.flows.parse import dump_flow, load_flow
 from omg_agent.userfiles import read_text
@@ -29,14 +29,10 @@ META = "meta.json"
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one (the
+    one rule, :func:`omg_agent.durable.write_atomic`; the folder is made first)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    durable.write_atomic(path, text)
 
 
 def slug(*parts: str) -> str:

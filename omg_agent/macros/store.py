@@ -14,16 +14,15 @@ versions.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from omg_agent.core.observation import Observation
+from omg_agent.durable import write_atomic
 from omg_agent.errors import ConfigError
 from omg_agent.macros.items import container_of
 from omg_agent.macros.model import Macro
@@ -61,7 +60,7 @@ class MacroStore:
         path = folder / f"v{number}.json"
         folder.mkdir(parents=True, exist_ok=True)
         body = {"store_version": number, "macro": macro.model_dump(mode="json")}
-        _write_atomic(path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")
+        write_atomic(path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")
         return StoredMacro(macro, number, path)
 
     def remove(self, name: str, *, app: str | None = None, profile: str | None = None) -> int:
@@ -141,16 +140,3 @@ def _versions(folder: Path) -> list[int]:
     if not folder.is_dir():
         return []
     return sorted(int(m.group(1)) for p in folder.iterdir() if (m := _VERSION.match(p.name)))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

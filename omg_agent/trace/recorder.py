@@ -25,10 +25,19 @@ Line shapes (``record`` says which)::
      result of type "screen" or "stop" may carry the "observation" a turn went on with)
     {"record": "event", "kind": "plan", "t": .., "data": {...}}
     {"record": "finish", ...same fields as result.json}
+
+A full disk (or a read-only one, an I/O error, the folder deleted) never raises out of a
+write (issue 25): the action log comes first — a step line is written even when its
+screenshots could not be, and screenshots (optional) are not tried again — the first such
+error is kept in :attr:`TraceRecorder.trouble`, and :meth:`TraceRecorder.check` raises
+:class:`~omg_agent.errors.DiskTrouble` at the run's next safe point (the top of a turn).
+The recorder keeps its counts and each turn's actions in memory (:attr:`TraceRecorder.turns`),
+so the result still says what was done when the disk took nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import io
@@ -43,8 +52,8 @@ from PIL import Image
 
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.secrets import SecretVault
-from omg_agent.durable import append_line, fsync_file, repair_tail, write_atomic
-from omg_agent.errors import ConfigError
+from omg_agent.durable import append_line, disk_trouble, fsync_file, repair_tail, write_atomic
+from omg_agent.errors import ConfigError, DiskTrouble
 from omg_agent.perception.som import draw_marks
 
 log = logging.getLogger(__name__)
@@ -129,6 +138,9 @@ class TraceRecorder:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.finished = False
+        self.trouble: OSError | None = None  # the first write the disk refused
+        self.saved = True  # False: result.json (or answer.txt) could not be written
+        self.turns: list[dict[str, Any]] = []  # each step's actions and results, as written
         self.sync_each = True  # fsync every line; False: the owner calls sync() per turn
         if resume:  # a resumed run goes on in the same trace: numbers and counts continue
             self._continue()
@@ -149,6 +161,7 @@ class TraceRecorder:
                 continue
             if record.get("record") == "step":
                 self._step_numbers.add(int(record["step"]))
+                self.turns.append(_turn_of(record))
                 self._count_call(int(record.get("prompt_tokens") or 0),
                                  int(record.get("completion_tokens") or 0),
                                  bool(record.get("model_reply")))
@@ -173,6 +186,20 @@ class TraceRecorder:
     def last_step(self) -> int:
         """The highest step number in the trace so far (0 before the first step)."""
         return max(self._step_numbers, default=0)
+
+    def check(self) -> None:
+        """A safe point: raise :class:`DiskTrouble` once a write has failed for want of disk."""
+        if self.trouble is not None:
+            raise DiskTrouble(self.trouble)
+
+    def _refused(self, exc: OSError) -> None:
+        """Keep a disk error (the first one) instead of raising it; anything else raises."""
+        if not disk_trouble(exc, self.run_dir):
+            raise exc
+        if self.trouble is None:
+            log.info("%s: the disk refused a write (%s); the run stops at its next turn",
+                     self.run_dir, exc)
+            self.trouble = exc
 
     def add_secret(self, secret: str) -> None:
         """Mask ``secret`` in everything written from now on."""
@@ -203,7 +230,9 @@ class TraceRecorder:
                       timings={k: float(v) for k, v in (timings or {}).items()}, note=note)
         self._step_numbers.add(int(step))
         self._count_call(prompt_tokens, completion_tokens, bool(model_reply))
-        return self._write(record)
+        written = self._write(record)
+        self.turns.append(_turn_of(written))
+        return written
 
     def record_event(self, kind: str, **data: Any) -> dict[str, Any]:
         """Append one event (plan, replan, ask_user, user_answer, memory, post_mortem,
@@ -240,9 +269,13 @@ class TraceRecorder:
                        "total": prompt + completion},
             "wall_time_s": round(self._elapsed(), 3), "started": self._started,
             "finished": time.time(), "summary": summary_j})
-        write_atomic(self.run_dir / RESULT_FILE,
-                      json.dumps(result, ensure_ascii=False, indent=2) + "\n")
-        write_atomic(self.run_dir / ANSWER_FILE, result["answer"] + "\n")
+        try:
+            write_atomic(self.run_dir / RESULT_FILE,
+                         json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+            write_atomic(self.run_dir / ANSWER_FILE, result["answer"] + "\n")
+        except OSError as exc:  # the caller still has the result: it reaches stdout
+            self._refused(exc)
+            self.saved = False
         self._write({"record": "finish", **result})
         if not self.sync_each:
             self.sync()
@@ -262,28 +295,47 @@ class TraceRecorder:
         clean = self.secrets.scrub(record)
         line = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
         # one write (+ fsync): whole, or torn by a kill and cut off on resume
-        append_line(self.trace_path, line, sync=self.sync_each)
+        try:
+            append_line(self.trace_path, line, sync=self.sync_each)
+        except OSError as exc:
+            self._refused(exc)
         return clean
 
     def sync(self) -> None:
         """Make every line written so far durable (one fsync for a whole turn's lines)."""
-        fsync_file(self.trace_path)
+        try:
+            fsync_file(self.trace_path)
+        except OSError as exc:
+            self._refused(exc)
 
     def _save_observation(self, step: int, obs: Observation) -> dict[str, Any]:
-        name = self._screen_name(step)
-        image = obs.screenshot.convert("RGB")
-        small = _downscaled(image, MAX_SIDE)
-        _save_jpeg(small, self.run_dir / SCREENS_DIR / f"{name}.jpg")
-        _save_jpeg(draw_marks(image, obs.elements, max_side=MAX_SIDE),
-                   self.run_dir / SCREENS_DIR / f"{name}-som.jpg")
-        return {
+        summary: dict[str, Any] = {
             "package": obs.package, "activity": obs.activity, "screen_hash": obs.screen_hash,
-            "size": list(image.size), "image": f"{SCREENS_DIR}/{name}.jpg",
-            "som": f"{SCREENS_DIR}/{name}-som.jpg", "image_size": list(small.size),
-            "element_count": len(obs.elements),
+            "size": list(obs.screenshot.size)}
+        if self.trouble is None:  # screenshots are optional: none once the disk is in trouble
+            summary.update(self._save_screens(step, obs))
+        return {
+            **summary, "element_count": len(obs.elements),
             "elements": [element_summary(e) for e in obs.elements[:SUMMARY_ELEMENTS]],
             "timings": {k: round(float(v), 4) for k, v in obs.timings.items()},
         }
+
+    def _save_screens(self, step: int, obs: Observation) -> dict[str, Any]:
+        """The screenshot and its set-of-marks twin; nothing when the disk refuses them."""
+        name = self._screen_name(step)
+        image = obs.screenshot.convert("RGB")
+        small = _downscaled(image, MAX_SIDE)
+        try:
+            _save_jpeg(small, self.run_dir / SCREENS_DIR / f"{name}.jpg")
+            _save_jpeg(draw_marks(image, obs.elements, max_side=MAX_SIDE),
+                       self.run_dir / SCREENS_DIR / f"{name}-som.jpg")
+        except OSError as exc:
+            self._refused(exc)
+            with contextlib.suppress(OSError):  # a screenshot without its twin is no use
+                (self.run_dir / SCREENS_DIR / f"{name}.jpg").unlink(missing_ok=True)
+            return {}
+        return {"image": f"{SCREENS_DIR}/{name}.jpg", "som": f"{SCREENS_DIR}/{name}-som.jpg",
+                "image_size": list(small.size)}
 
     def _with_screen(self, step: int, result: Any) -> Any:
         seen = result.get("observation") if isinstance(result, Mapping) else None
@@ -312,6 +364,23 @@ def element_summary(e: UIElement) -> dict[str, Any]:
     if e.password:
         summary["password"] = True
     return summary
+
+
+def _turn_of(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`omg_agent.brain.budget.done_so_far` reads of a step line: its actions,
+    their results (without screens) and the elements its actions name by id (kept small:
+    a run holds one of these per turn)."""
+    actions = list(record.get("actions") or [])
+    named = {t.get("id") for a in actions if isinstance(a, Mapping)
+             and isinstance(t := a.get("target"), Mapping) and t.get("kind") == "element"}
+    obs = record.get("observation") or {}
+    elements = [{"id": e.get("id"), "text": e.get("text"), "desc": e.get("desc")}
+                for e in obs.get("elements") or []
+                if isinstance(e, Mapping) and e.get("id") in named]
+    results = [{k: r.get(k) for k in ("index", "ok")} if isinstance(r, Mapping) else r
+               for r in record.get("results") or []]
+    return {"step": record.get("step"), "actions": actions, "results": results,
+            "elements": elements}
 
 
 def _downscaled(image: Image.Image, max_side: int) -> Image.Image:

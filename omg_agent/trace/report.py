@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from omg_agent.durable import write_atomic
 from omg_agent.trace.loader import EventRecord, StepRecord, Trace, load_trace
 from omg_agent.trace.report_events import checklist, event_cards, plan_text
 from omg_agent.trace.report_turns import (
@@ -43,7 +44,8 @@ _ACTED_BETWEEN = {"loop_guard", "system", "rollback", "macro", "human"}
 
 
 def render_report(run_dir: Path, out: Path | None = None) -> Path:
-    """Write the report of ``run_dir`` to ``out`` (default ``run_dir/report.html``)."""
+    """Write the report of ``run_dir`` to ``out`` (default ``run_dir/report.html``), whole
+    or not at all (temp file + rename: an ``OSError`` leaves no partial page)."""
     run_dir = Path(run_dir)
     trace = load_trace(run_dir)
     out = Path(out) if out is not None else run_dir / REPORT_FILE
@@ -52,7 +54,8 @@ def render_report(run_dir: Path, out: Path | None = None) -> Path:
     title = f"OMG-Agent run: {trace.task[:80]}" if trace.task else "OMG-Agent run"
     page = page.replace("__TITLE__", escape(title)).replace("__BODY__", _body(trace))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page, encoding="utf-8")
+    # whole or not at all: a disk that fills half-way leaves no truncated page under its name
+    write_atomic(out, page, sync=False)
     log.info("report of %s written to %s", run_dir, out)
     return out
 
