@@ -20,7 +20,9 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
   is sent back with the error and the call retried, ``parse_attempts`` replies at most.
 - **Secrets**: every request goes out through the run's
   :class:`~omg_agent.core.secrets.SecretVault` (``secrets``): the model sees
-  ``{{secret:NAME}}`` placeholders, never the values.
+  ``{{secret:NAME}}`` placeholders, never the values; where a placeholder stands for text on
+  the screen, the anchors and checks of a reply get the text back
+  (:meth:`~omg_agent.core.secrets.SecretVault.reveal_targets`), so they match the screen.
 - **Not an API**: an endpoint that answers 200 with something other than JSON (an HTML page:
   ``OMG_BASE_URL`` points at a web UI, not the API's ``/v1``) fails at once with
   :class:`~omg_agent.errors.LLMRequestError` naming the endpoint (:func:`not_json_error`).
@@ -253,7 +255,8 @@ class LLMClient:
                 continue
             record = self._record("reply", attempt, True, reply=reply)
             self._report(record, callbacks)
-            return parsed, record
+            # a placeholder the model saw for on-screen text names that text (core.secrets)
+            return self.secrets.reveal_targets(parsed), record
         raise LLMReplyError(last_error, attempts=limit, last_reply=last_text, role=self.role,
                             model=self.model)
 

@@ -1,7 +1,10 @@
 """The CLI's two consoles and its one way to stop with an error.
 
 Every command reports a fatal problem with :func:`fail`: ``error: <message>`` in red on
-stderr (so ``--json`` output on stdout stays parseable), then exit with ``code``.
+stderr (so ``--json`` output on stdout stays parseable), then exit with ``code``. User text
+(a task, a model's answer) is printed as rich ``Text`` — never parsed as markup nor
+highlighted, both of which slow down with the square of a long line — and echoed
+:func:`shortened`.
 """
 
 from __future__ import annotations
@@ -46,11 +49,20 @@ err_console = cast("Console", _OnFirstUse(stderr=True))
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """Print ``error: message`` on stderr and exit with ``code``."""
-    from rich.markup import escape
+    """Print ``error: message`` on stderr and exit with ``code``. The message is plain
+    text: no markup, no highlighting (whose cost grows with the square of a long word)."""
+    from rich.text import Text
 
-    err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    err_console.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)
     raise typer.Exit(code)
+
+
+ECHO_CHARS = 300  # user text the console echoes (a task, a step): enough to recognise it
+
+
+def shortened(text: str, limit: int = ECHO_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, ending in "…" when cut (for echoing)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def say_ok(what: str) -> None:

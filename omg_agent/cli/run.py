@@ -40,7 +40,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from omg_agent.cli.console import console, err_console, fail
+from omg_agent.cli.console import console, err_console, fail, shortened
 from omg_agent.cli.ctrlc import CtrlC
 from omg_agent.core.secrets import SecretVault, asks_for_secret, parse_assignments
 from omg_agent.errors import OmgError
@@ -74,7 +74,7 @@ class LiveView:
     the model client's retry notices."""
 
     def __init__(self, task: str) -> None:
-        self.task = task
+        self.task = shortened(" ".join(task.split()), 80)  # the frame's title: one line
         self.frame: Any = _Planning()
         self.live = Live(self.frame, console=console, refresh_per_second=8,
                          transient=False)
@@ -89,12 +89,13 @@ class LiveView:
             console.print()
 
     def update(self, p: Progress) -> None:
-        todo = Text(p.todo.replace("- [x]", "✔").replace("- [ ]", "○") or "(no plan yet)")
+        todo = Text("\n".join(shortened(line) for line in p.todo.replace(
+            "- [x]", "✔").replace("- [ ]", "○").splitlines()) or "(no plan yet)")
         status = Text(f"{p.phase} · step {p.steps_used}/{p.steps_limit} · tokens "
                       f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
-        body = Group(todo, Text(f"now: {p.step}", style="cyan"),
+        body = Group(todo, Text(f"now: {shortened(p.step)}", style="cyan"),
                      Text(f"last: {p.last_action or '-'}", style="dim"), status)
-        self.frame = Panel(body, title=escape(self.task), border_style="blue")
+        self.frame = Panel(body, title=Text(self.task), border_style="blue")
         self.live.update(self.frame)  # a retry notice shown under the last frame goes
 
     def notice(self, text: str) -> None:
@@ -185,12 +186,14 @@ def _print_result(result: RunResult, run_dir: Path, as_json: bool,
                               ensure_ascii=False))
         return
     colour = COLOURS.get(result.status, "red")
-    console.print(f"[{colour}]{result.status}[/{colour}]: {escape(result.answer or '')}")
+    # plain Text: a model's or a user's words are neither markup nor highlighted (console)
+    console.print(Text.assemble((result.status, colour), ": ", result.answer or ""))
     if result.question:
-        console.print(f"question: {escape(result.question)}")
-    console.print(escape(result.summary()))
+        console.print(Text(f"question: {result.question}"))
+    console.print(Text("\n".join(shortened(line, 2_000)
+                                 for line in result.summary().splitlines())))
     for line in out.lines(result, f"{result.wall_s:.1f} s · trace {run_dir}"):
-        console.print(escape(line), soft_wrap=True)
+        console.print(Text(line), soft_wrap=True)
 
 
 def run(
@@ -215,7 +218,9 @@ def run(
     secret: list[str] = typer.Option(
         [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the "
                              "model and every file see only the placeholder (repeatable; "
-                             "OMG_SECRET_<NAME> works too)."),
+                             "names ignore case). Prefer OMG_SECRET_<NAME>: other users of "
+                             "this machine can read a command line (process list), and "
+                             "your shell keeps it in its history."),
     allow: list[str] = typer.Option(
         [], "--allow", help="Pre-authorise a sensitive class (payment, delete, send, install, "
                             "permission, secret_entry, account_security), optionally for a "
@@ -271,6 +276,13 @@ def run(
         fail("give either a task or --resume RUN_DIR, not both")
     if task is not None and not task.strip():
         fail("the task is empty: say what to do, e.g. omg-agent run \"open Settings\"")
+    if task is not None:
+        from omg_agent.brain.agent import check_task
+
+        try:
+            check_task(task)  # before anything prints it or a device is touched
+        except OmgError as exc:
+            fail(str(exc))
     if answer is not None and resume is None:
         fail("--answer goes with --resume RUN_DIR")
     sim = None
