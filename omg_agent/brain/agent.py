@@ -113,7 +113,7 @@ def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
         vault.add("api_key", key)
     unknown = vault.unknown(task)
     if unknown:
-        known = ", ".join(n for n in vault.names if n != "api_key") or "none"
+        known = ", ".join(sorted(n for n in vault.names if n != "api_key")) or "none"
         first = unknown[0]
         raise ConfigError(
             "the task uses " + ", ".join(placeholder(n) for n in unknown)
