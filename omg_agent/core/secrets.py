@@ -140,13 +140,18 @@ class SecretVault:
         name = self._names.get(found)
         return found if name is None else placeholder(name)
 
-    def reveal(self, text: str) -> str:
+    def reveal(self, text: str, *, escape: bool = False) -> str:
         """``text`` with the placeholders of held secrets replaced by their values (for
-        the driver only, right before typing); unknown placeholders stay as they are."""
+        the driver only, right before typing); unknown placeholders stay as they are.
+        ``escape``: each value as a regular expression matching it literally."""
         if "{{secret:" not in text:
             return text
-        return _PLACEHOLDER.sub(
-            lambda m: self._values.get(secret_key(m.group(1)), m.group(0)), text)
+
+        def value(m: re.Match[str]) -> str:
+            found = self._values.get(secret_key(m.group(1)))
+            return m.group(0) if found is None else re.escape(found) if escape else found
+
+        return _PLACEHOLDER.sub(value, text)
 
     def unknown(self, text: str) -> list[str]:
         """Names of placeholders in ``text`` that this vault holds no value for (as
@@ -208,10 +213,11 @@ def _reveal_in(obj: Any, reveal: Any) -> Any:
         return obj
     update: dict[str, Any] = {}
     pointing = _POINTING.get(type(obj).__name__, ())
+    regex = getattr(obj, "match", None) == "regex"  # an anchor's pattern: values literal
     for name in fields:
         value = getattr(obj, name)
         if name in pointing and isinstance(value, str):
-            new = reveal(value)
+            new = reveal(value, escape=regex and name != "shows")
         else:
             new = _reveal_in(value, reveal)
         if new is not value:

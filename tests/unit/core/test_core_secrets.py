@@ -174,3 +174,12 @@ def test_placeholders_in_what_a_reply_points_at_name_the_on_screen_text() -> Non
     assert shown.end_checks[0].text == "Settings" and shown.end_checks[0].shows == "Settings"
     assert bundle.execute_now.actions[1].target.text == "{{secret:pw}}"  # a copy
     assert SecretVault().reveal_targets(bundle) is bundle
+
+
+def test_a_regex_anchor_gets_the_value_as_literal_text() -> None:
+    from omg_agent.core.actions import AnchorTarget
+
+    vault = SecretVault({"pw": "a.b+c"})
+    anchor = AnchorTarget(text="^{{secret:pw}}$", match="regex")
+    assert vault.reveal_targets(anchor).text == r"^a\.b\+c$"
+    assert vault.reveal_targets(AnchorTarget(text="{{secret:pw}}")).text == "a.b+c"
