@@ -120,7 +120,7 @@ class LiveView:
 
         from omg_agent.guards.confirmation import TerminalChannel
 
-        return TerminalChannel(read, lambda text: console.print(escape(text)))
+        return TerminalChannel(read, lambda text: console.print(Text(text)))
 
     def ask(self, question: str) -> str | None:
         self.live.stop()
@@ -388,9 +388,9 @@ class RunJob:
         if answer is not None and saved.state.held and read_answer(answer) is None:
             fail(f"--answer: {unclear(answer)}", code=2)  # nothing resumes on an unclear yes
         if saved.ended:
-            err_console.print(escape(f"the run ended {saved.ended.lower()} "
-                                     f"({saved.ended_because}): trying again from its last "
-                                     "turn boundary"), soft_wrap=True)
+            err_console.print(Text(f"the run ended {saved.ended.lower()} "
+                                   f"({shortened(saved.ended_because)}): trying again from "
+                                   "its last turn boundary"), soft_wrap=True)
         task = saved.state.task
         with ExitStack() as stack:
             ctrl_c = stack.enter_context(CtrlC())  # left last: it covers the teardown too
@@ -443,7 +443,7 @@ class RunJob:
         stack.callback(driver.close)
         if self.dry_run:
             driver = DryRunDriver(driver, on_action=lambda line: err_console.print(
-                f"[cyan]dry run:[/cyan] {escape(secrets.mask(line))}"))
+                Text.assemble(("dry run:", "cyan"), " ", secrets.mask(line))))
         shown = secrets.mask(task)  # the display: placeholders only
         view = None if self.as_json else stack.enter_context(LiveView(shown))
         human = view is not None and sys.stdin.isatty()
