@@ -25,6 +25,7 @@ from omg_agent.errors import LLMRequestError
 
 URL = "http://models.test/v1"
 MB = 1024 * 1024
+pytestmark = pytest.mark.timeout(20)  # a cap that did not hold would read all 50 MB
 
 
 class Ping(BaseModel):
