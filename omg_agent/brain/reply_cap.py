@@ -31,8 +31,12 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024
 ACCEPTED_ENCODINGS = "gzip, deflate"  # what we ask for, and decode (bounded) ourselves
 
 
-class ReplyTooLarge(Exception):
-    """The endpoint's answer passed the size limit (or came in an encoding not asked for)."""
+class ReplyTooLarge(openai.APIConnectionError):
+    """The endpoint's answer passed the size limit (or came in an encoding not asked for).
+    An ``APIConnectionError`` to whoever only knows the SDK's errors (``doctor``)."""
+
+    def __init__(self, message: str, request: Any) -> None:
+        super().__init__(message=message, request=request)
 
 
 def _mib(n: int) -> str:
@@ -43,9 +47,10 @@ class _CappedBody(httpx.SyncByteStream):
     """``inner`` decoded (gzip / deflate, when ``encoding`` says so) and cut at ``limit``
     bytes with :class:`ReplyTooLarge`."""
 
-    def __init__(self, inner: Any, limit: int, encoding: str | None) -> None:
+    def __init__(self, inner: Any, limit: int, encoding: str | None, request: Any) -> None:
         self._inner = inner
         self._limit = limit
+        self._request = request
         # wbits | 32: a zlib or a gzip header, detected
         self._zlib = zlib.decompressobj(zlib.MAX_WBITS | 32) if encoding else None
 
@@ -58,19 +63,20 @@ class _CappedBody(httpx.SyncByteStream):
                     chunk = self._zlib.decompress(raw, self._limit - seen + 1)
                 except zlib.error as exc:
                     raise ReplyTooLarge(f"model endpoint sent a reply that does not "
-                                        f"decompress ({exc})") from None
+                                        f"decompress ({exc})", self._request) from None
                 if self._zlib.unconsumed_tail:
                     seen = self._limit + 1
             seen += len(chunk)
             if seen > self._limit:
                 raise ReplyTooLarge(f"model endpoint sent a reply over "
-                                    f"{_mib(self._limit)}: not a chat completion")
+                                    f"{_mib(self._limit)}, more than any model API sends",
+                                    self._request)
             if chunk:
                 yield chunk
         rest = self._zlib.flush() if self._zlib is not None else b""
         if seen + len(rest) > self._limit:
-            raise ReplyTooLarge(f"model endpoint sent a reply over {_mib(self._limit)}: "
-                                "not a chat completion")
+            raise ReplyTooLarge(f"model endpoint sent a reply over {_mib(self._limit)}, "
+                                "more than any model API sends", self._request)
         if rest:
             yield rest
 
@@ -83,16 +89,19 @@ def cap_response(response: Any, limit: int = MAX_REPLY_BYTES) -> None:
     length = response.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit and "content-encoding" not in response.headers:
         raise ReplyTooLarge(f"model endpoint announced a reply of {_mib(int(length))}, "
-                            f"over the {_mib(limit)} a chat completion may take")
+                            f"over the {_mib(limit)} limit of a reply",
+                            response.request)
     encodings = [e.strip().lower() for e in
                  response.headers.get("content-encoding", "").split(",") if e.strip()]
     encodings = [e for e in encodings if e != "identity"]
     if encodings and (len(encodings) > 1 or encodings[0] not in ("gzip", "deflate")):
         raise ReplyTooLarge(f"model endpoint sent its reply encoded as "
-                            f"{', '.join(encodings)}; only {ACCEPTED_ENCODINGS} are read")
+                            f"{', '.join(encodings)}; only {ACCEPTED_ENCODINGS} are read",
+                            response.request)
     if encodings:
         del response.headers["content-encoding"]  # decoded here, bounded, instead
-    response.stream = _CappedBody(response.stream, limit, encodings[0] if encodings else None)
+    response.stream = _CappedBody(response.stream, limit, encodings[0] if encodings else None,
+                                  response.request)
 
 
 def capped_client(http_client: Any = None) -> Any:
