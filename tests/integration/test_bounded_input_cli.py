@@ -82,7 +82,7 @@ class _Flood(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.0"
 
-    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+    def _answer(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -92,6 +92,8 @@ class _Flood(BaseHTTPRequestHandler):
                 self.wfile.write(b"<" * MB)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: what the limit is for
+
+    do_GET = do_POST = _answer
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib name
         pass
@@ -120,6 +122,15 @@ def test_an_endpoint_answering_50_mb_of_non_json_ends_the_run_with_one_error(
     words = " ".join(done.stdout.split())  # the console wraps long lines
     assert words.count(f"model endpoint {flood} sent a reply over 4 MiB") == 1, done.stdout
     assert "0 model calls" in words  # nothing was counted as a reply
+
+
+@pytest.mark.timeout(90)
+def test_doctor_says_an_endpoint_sending_50_mb_in_its_endpoint_line(tmp_path: Path,
+                                                                     flood: str) -> None:
+    done = omg("doctor", base_url=flood, cwd=tmp_path)
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr
+    words = " ".join(done.stdout.split())
+    assert f"cannot reach {flood}: model endpoint sent a reply over 4 MiB" in words, words
 
 
 # -- long tasks ---------------------------------------------------------------------------
