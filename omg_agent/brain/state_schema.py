@@ -12,7 +12,8 @@ does not know.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import re
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -51,6 +52,14 @@ class _Record(_Part):
     failure: tuple[FailureKind, str] | None
 
 
+class _Held(_Part):
+    """The held sensitive action, saved whole (a description alone in older files)."""
+
+    describe: str
+    cls: str
+    action: dict[str, Any]
+
+
 class SavedStateFile(_Part):
     """Every key :func:`~omg_agent.brain.resume.load_state` reads, with its type."""
 
@@ -67,7 +76,8 @@ class SavedStateFile(_Part):
     jumps: dict[int, int]
     checkpoint: str
     outcome: str
-    held: str | None
+    held: str | _Held | None
+    refusal: tuple[str, str, str, int] | None = None  # the user's no: words, what, class, turn
     plan_repeats: Count
     note: str = ""
     claim: str | None = None
@@ -87,12 +97,20 @@ class SavedStateFile(_Part):
     ended_because: str | None = ""
 
 
+# pydantic names the member of a union it tried in the error's path ("held._Held.cls"):
+# our fields are lower_snake, members are classes or type names
+_UNION_MEMBER = re.compile(r"_?[A-Z]\w*|str|int|float|bool|dict|list|tuple|none|[a-z-]+\[.*\]")
+
+
 def first_problem(exc: ValidationError) -> str:
-    """The first problem of ``exc`` as ``field.path: what is wrong`` (one line)."""
-    error = exc.errors(include_url=False)[0]
-    where = ".".join(str(part) for part in error["loc"]) or "the file"
-    more = exc.error_count() - 1
-    return f"{where}: {error['msg']}" + (f" (and {more} more)" if more else "")
+    """The most specific problem of ``exc`` as ``field.path: what is wrong`` (one line):
+    of a union's alternatives, the one that got furthest."""
+    errors = exc.errors(include_url=False)
+    error = max(errors, key=lambda e: len(e["loc"]))
+    where = ".".join(str(part) for part in error["loc"]
+                     if not (isinstance(part, str) and _UNION_MEMBER.fullmatch(part)))
+    more = len(errors) - 1
+    return f"{where or 'the file'}: {error['msg']}" + (f" (and {more} more)" if more else "")
 
 
 __all__ = ["MAX_STATE_BYTES", "SavedStateFile", "first_problem"]

@@ -83,3 +83,13 @@ def test_a_file_past_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
 def test_json_nested_too_deep_is_refused(tmp_path: Path) -> None:
     (tmp_path / STATE_FILE).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     assert "cannot be read" in _refused(tmp_path)
+
+
+def test_a_held_action_saved_whole_or_as_a_description_both_load(tmp_path: Path) -> None:
+    data = _saved(tmp_path)
+    for held in ("pay ¥1,079.00", {"describe": "tap Pay", "cls": "payment",
+                                   "action": {"type": "tap"}, "label": "Pay ¥1,079.00"}):
+        _write(tmp_path, {**data, "held": held, "refusal": None})
+        load_state(tmp_path)
+    _write(tmp_path, {**data, "held": {"describe": "tap Pay"}})
+    assert "held.cls: Field required" in _refused(tmp_path)
