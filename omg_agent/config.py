@@ -13,8 +13,11 @@ is no module-level instance. Sources, strongest first:
 
 API keys and ``secrets`` are :class:`~pydantic.SecretStr`: never printed, logged or written
 to a trace; :meth:`Settings.redacted_dict` is what ``config show`` prints. ``secrets`` are
-named values a task uses as ``{{secret:NAME}}``: ``OMG_SECRET_<NAME>`` variables (the name
-lower-cased), a ``[secrets]`` table in the TOML file, or ``run --secret NAME=VALUE``.
+named values a task uses as ``{{secret:NAME}}``: ``OMG_SECRET_<NAME>`` variables, a
+``[secrets]`` table in the TOML file, or ``run --secret NAME=VALUE``. Names ignore case
+(kept lower-cased, :func:`~omg_agent.core.secrets.secret_key`): ``OMG_SECRET_USER`` is the
+task's ``{{secret:user}}`` and ``{{secret:USER}}``, and a stronger source's ``PW`` replaces a
+weaker one's ``pw``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from pydantic import (
     field_validator,
 )
 
+from omg_agent.core.secrets import secret_key
 from omg_agent.errors import ConfigError
 
 ENV_PREFIX = "OMG_"
@@ -137,6 +141,14 @@ class Settings(BaseModel):
             return "always" if value.strip().lower() in ("true", "1", "yes", "on") else "never"
         return value
 
+    @field_validator("secrets", mode="before")
+    @classmethod
+    def _secret_names(cls, value: Any) -> Any:
+        """Names in one spelling; of two spellings of a name, the later (stronger) wins."""
+        if not isinstance(value, Mapping):
+            return value
+        return {secret_key(str(name)): secret for name, secret in value.items()}
+
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @field_validator("base_url")
@@ -179,7 +191,7 @@ class Settings(BaseModel):
             var = ENV_PREFIX + name.upper()
             if name != "secrets" and env.get(var, "").strip():
                 values[name], sources[name] = env[var].strip(), var
-        named = {var[len(SECRET_PREFIX):].lower(): value for var, value in env.items()
+        named = {var[len(SECRET_PREFIX):]: value for var, value in env.items()
                  if var.startswith(SECRET_PREFIX) and len(var) > len(SECRET_PREFIX) and value}
         if named:
             values["secrets"] = {**values.get("secrets", {}), **named}

@@ -10,7 +10,10 @@ every artifact): filled from the task's ``{{secret:NAME=VALUE}}`` / "password X"
 model clients (requests), the trace recorder (trace, result, answer, report), a log filter
 on every handler for the run, the driver wrapper that reveals placeholders for typing and
 learns password fields at execution time, and the ``ask_user`` callback, which adds an
-answer to a question about a password, code or PIN.
+answer to a question about a password, code or PIN. A ``{{secret:NAME}}`` in the task that
+no source gives is refused here, before any device or model is touched.
+
+Every task passes :func:`check_task` here too: at most :data:`MAX_TASK_CHARS` characters.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.config import Settings
-from omg_agent.core.secrets import SecretVault
+from omg_agent.core.secrets import SecretVault, placeholder
 from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
 from omg_agent.errors import ConfigError
@@ -39,6 +42,16 @@ from omg_agent.trace.logmask import masking_logs
 
 log = logging.getLogger(__name__)
 MIN_API_KEY = 8
+# A plain-language task, with room for a pasted list: longer is a file, not a task (and
+# every turn's prompt carries it).
+MAX_TASK_CHARS = 10_000
+
+
+def check_task(task: str) -> None:
+    """Raise :class:`ConfigError` when ``task`` is longer than :data:`MAX_TASK_CHARS`."""
+    if len(task) > MAX_TASK_CHARS:
+        raise ConfigError(f"the task is {len(task):,} characters long; at most "
+                          f"{MAX_TASK_CHARS:,} are accepted: say what to do in fewer words")
 
 
 def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, *,
@@ -59,6 +72,7 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
     run's state there at every turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`,
     the ``on_progress`` hook, which then calls ``on_progress``) so an interrupted run can be
     resumed."""
+    check_task(task)
     settings = adapt_settings(settings)  # a model dialect runs flat (brain/dialects)
     vault = run_secrets(task, settings, secrets)
     stack.enter_context(masking_logs(vault))
@@ -87,7 +101,9 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
 
 def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
                 ) -> SecretVault:
-    """``vault`` (or a new one) holding the task's, the settings' and the API key's secrets."""
+    """``vault`` (or a new one) holding the task's, the settings' and the API key's secrets.
+    Raises :class:`ConfigError` naming a ``{{secret:NAME}}`` of the task that none of them
+    gives (and the names that are known): it could never be typed."""
     vault = vault if vault is not None else SecretVault()
     for name, value in settings.secrets.items():
         vault.add(name, value.get_secret_value())
@@ -95,6 +111,14 @@ def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     if len(key) >= MIN_API_KEY:  # a placeholder key ("x", "none") is no secret to hide
         vault.add("api_key", key)
+    unknown = vault.unknown(task)
+    if unknown:
+        known = ", ".join(sorted(n for n in vault.names if n != "api_key")) or "none"
+        first = unknown[0]
+        raise ConfigError(
+            "the task uses " + ", ".join(placeholder(n) for n in unknown)
+            + f" but no such secret is given (known: {known}); give it with --secret "
+            f"{first}=… or OMG_SECRET_{first.upper()}")
     return vault
 
 

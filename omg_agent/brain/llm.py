@@ -20,10 +20,13 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
   is sent back with the error and the call retried, ``parse_attempts`` replies at most.
 - **Secrets**: every request goes out through the run's
   :class:`~omg_agent.core.secrets.SecretVault` (``secrets``): the model sees
-  ``{{secret:NAME}}`` placeholders, never the values.
+  ``{{secret:NAME}}`` placeholders, never the values; where a placeholder stands for text on
+  the screen, the anchors and checks of a reply get the text back
+  (:meth:`~omg_agent.core.secrets.SecretVault.reveal_targets`), so they match the screen.
 - **Not an API**: an endpoint that answers 200 with something other than JSON (an HTML page:
   ``OMG_BASE_URL`` points at a web UI, not the API's ``/v1``) fails at once with
-  :class:`~omg_agent.errors.LLMRequestError` naming the endpoint (:func:`not_json_error`).
+  :class:`~omg_agent.errors.LLMRequestError` naming the endpoint (:func:`not_json_error`);
+  so does a reply over 4 MiB, cut off while it is read (:mod:`.reply_cap`).
 - **Accounting**: every HTTP attempt produces a :class:`CallRecord` passed to the
   ``on_attempt`` callbacks (the orchestrator counts each *reply* as a step —
   :attr:`CallRecord.counts_as_step` — and may raise from the callback to stop the call when
@@ -44,6 +47,7 @@ from PIL import Image
 from pydantic import BaseModel
 
 from omg_agent.brain.endpoint_faults import connection_failure, status_failure
+from omg_agent.brain.reply_cap import ReplyTooLarge, capped_client
 from omg_agent.brain.structured import (
     InvalidReply,
     feedback_message,
@@ -148,7 +152,7 @@ def openai_client(settings: Settings, timeout_s: float | None = None, *,
     key = settings.api_key.get_secret_value() if settings.api_key else NO_KEY
     return openai.OpenAI(base_url=settings.base_url or OPENAI_URL, api_key=key,
                          timeout=timeout_s or settings.timeout_s, max_retries=0,
-                         http_client=http_client)
+                         http_client=capped_client(http_client))  # replies ≤ 4 MiB
 
 
 class LLMClient:
@@ -253,7 +257,8 @@ class LLMClient:
                 continue
             record = self._record("reply", attempt, True, reply=reply)
             self._report(record, callbacks)
-            return parsed, record
+            # a placeholder the model saw for on-screen text names that text (core.secrets)
+            return self.secrets.reveal_targets(parsed), record
         raise LLMReplyError(last_error, attempts=limit, last_reply=last_text, role=self.role,
                             model=self.model)
 
@@ -341,9 +346,14 @@ class LLMClient:
                     model=self.model, messages=cast(_SdkMessages, messages), timeout=timeout,
                     **kwargs)
                 completion = raw.parse()
+            except ReplyTooLarge as exc:  # the same request would get the same answer
+                raise self._too_large(exc, mode, attempt, callbacks, started) from None
             except openai.APIStatusError as exc:
                 failure = status_failure(exc)
             except openai.APIConnectionError as exc:
+                if isinstance(exc.__cause__, ReplyTooLarge):  # SDKs that wrap it
+                    raise self._too_large(exc.__cause__, mode, attempt, callbacks,
+                                          started) from None
                 failure = connection_failure(exc, timeout)
             else:
                 if not hasattr(completion, "choices"):
@@ -371,6 +381,16 @@ class LLMClient:
                          f"{delay:.1f} s")
             self._sleep(delay)
         raise AssertionError("unreachable")
+
+    def _too_large(self, exc: ReplyTooLarge, mode: FormatMode, attempt: int,
+                   callbacks: Sequence[AttemptCallback], started: float) -> LLMRequestError:
+        """The error for a reply over the size limit, its failed request recorded."""
+        url = self.settings.base_url or OPENAI_URL
+        message = str(exc).replace("model endpoint", f"model endpoint {url}", 1)
+        self._report(self._record("transport", attempt, False, status=200, error=message,
+                                  mode=mode, latency_s=time.perf_counter() - started),
+                     callbacks)
+        return LLMRequestError(message, status=200, role=self.role, model=self.model)
 
     def _request_timeout(self) -> float:
         """The next request's timeout: the setting, or the time left before the deadline

@@ -34,6 +34,8 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from omg_agent.brain.budget import StepBudget, StopReport
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.planner import TodoList
@@ -48,6 +50,7 @@ from omg_agent.brain.run_state import (
     RunState,
     TurnRecord,
 )
+from omg_agent.brain.state_schema import MAX_STATE_BYTES, SavedStateFile, first_problem
 from omg_agent.brain.verify import names_present_element, verify_step
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import Failure, FailureKind, PostMortem
@@ -129,16 +132,25 @@ def _write_state(run_dir: Path, data: dict[str, Any]) -> Path:
 
 
 def load_state(run_dir: Path) -> SavedRun:
-    """The run saved in ``run_dir``; :class:`ConfigError` says what is wrong with it."""
+    """The run saved in ``run_dir``; :class:`ConfigError` says in one line what is wrong
+    with it (for a file of the wrong shape, the field: :mod:`.state_schema`)."""
     path = Path(run_dir) / STATE_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as fh:  # bounded: the path may be anything, even a device
+            raw = fh.read(MAX_STATE_BYTES + 1)
+        if len(raw) > MAX_STATE_BYTES:
+            raise ConfigError(f"{path} is larger than {MAX_STATE_BYTES // 2**20} MiB: not a "
+                              "saved run")
+        data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{run_dir} holds no resumable run (no {STATE_FILE}): give the "
                           "folder of a run that was interrupted or stopped for an answer"
                           ) from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise ConfigError(f"{path} cannot be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} is not a saved run: it holds a JSON "
+                          f"{type(data).__name__}, not an object")
     phase = data.get("phase")
     if data.get("version") != VERSION or not isinstance(phase, str):
         raise ConfigError(f"{path} is not a saved run of this version "
@@ -146,6 +158,10 @@ def load_state(run_dir: Path) -> SavedRun:
     if phase in FINAL_PHASES and phase not in RESUMABLE:
         raise ConfigError(f"the run in {run_dir} already ended ({phase.lower()}): nothing to "
                           "resume; start the task again")
+    try:
+        SavedStateFile.model_validate(data)  # the shape every read below relies on
+    except ValidationError as exc:
+        raise ConfigError(f"{path} is not a valid saved run: {first_problem(exc)}") from None
     return SavedRun(_state(data), dict(data["memory"]), int(data["turns"]),
                     tuple(int(n) for n in data["usage"]),  # type: ignore[arg-type]
                     data["device"], str(data.get("session") or ""), data.get("plan_file"),

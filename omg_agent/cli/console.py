@@ -9,6 +9,9 @@ Latin-1 locale and a ``✔``) instead of raising; :func:`symbol` picks a mark th
 show; :func:`print_json` writes ASCII-only JSON, valid in any encoding; and
 :func:`printing_cannot_fail` keeps a printing error (a closed pipe, a full disk behind a
 redirect) from replacing the exit code the outcome already decided.
+User text (a task, a model's answer) is printed as rich ``Text`` — never parsed as markup nor
+highlighted, both of which slow down with the square of a long line — and echoed
+:func:`shortened`.
 """
 
 from __future__ import annotations
@@ -69,10 +72,11 @@ err_console = cast("Console", _OnFirstUse(stderr=True))
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """Print ``error: message`` on stderr and exit with ``code``."""
-    from rich.markup import escape
+    """Print ``error: message`` on stderr and exit with ``code``. The message is plain
+    text: no markup, no highlighting (whose cost grows with the square of a long word)."""
+    from rich.text import Text
 
-    err_console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    err_console.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -126,6 +130,14 @@ def _quiet(stream: Any) -> None:
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+ECHO_CHARS = 300  # user text the console echoes (a task, a step): enough to recognise it
+
+
+def shortened(text: str, limit: int = ECHO_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, ending in "…" when cut (for echoing)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def say_ok(what: str) -> None:

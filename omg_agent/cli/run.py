@@ -54,6 +54,7 @@ from omg_agent.cli.console import (
     fail,
     print_json,
     printing_cannot_fail,
+    shortened,
     symbol,
 )
 from omg_agent.cli.ctrlc import CtrlC
@@ -92,7 +93,7 @@ class LiveView:
     the model client's retry notices."""
 
     def __init__(self, task: str) -> None:
-        self.task = task
+        self.task = shortened(" ".join(task.split()), 80)  # the frame's title: one line
         self.frame: Any = _Planning()
         self.live = Live(self.frame, console=console, refresh_per_second=8,
                          transient=False)
@@ -107,13 +108,14 @@ class LiveView:
             console.print()
 
     def update(self, p: Progress) -> None:
-        todo = Text(p.todo.replace("- [x]", symbol("✔", "[x]")).replace(
-            "- [ ]", symbol("○", "[ ]")) or "(no plan yet)")
+        todo = Text("\n".join(shortened(line) for line in p.todo.replace(
+            "- [x]", symbol("✔", "[x]")).replace("- [ ]", symbol("○", "[ ]")).splitlines())
+                    or "(no plan yet)")
         status = Text(f"{p.phase} · step {p.steps_used}/{p.steps_limit} · tokens "
                       f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
-        body = Group(todo, Text(f"now: {p.step}", style="cyan"),
+        body = Group(todo, Text(f"now: {shortened(p.step)}", style="cyan"),
                      Text(f"last: {p.last_action or '-'}", style="dim"), status)
-        self.frame = Panel(body, title=escape(self.task), border_style="blue")
+        self.frame = Panel(body, title=Text(self.task), border_style="blue")
         self.live.update(self.frame)  # a retry notice shown under the last frame goes
 
     def notice(self, text: str) -> None:
@@ -138,7 +140,7 @@ class LiveView:
 
         from omg_agent.guards.confirmation import TerminalChannel
 
-        return TerminalChannel(read, lambda text: console.print(escape(text)))
+        return TerminalChannel(read, lambda text: console.print(Text(text)))
 
     def ask(self, question: str) -> str | None:
         self.live.stop()
@@ -220,12 +222,14 @@ def _print_result(result: RunResult, run_dir: Path, as_json: bool,
         err_console.print(f"[yellow]warning:[/yellow] {escape(str(DiskTrouble(disk)))}: the "
                           "run's trace and result are not complete on disk", soft_wrap=True)
     colour = COLOURS.get(result.status, "red")
-    console.print(f"[{colour}]{result.status}[/{colour}]: {escape(result.answer or '')}")
+    # plain Text: a model's or a user's words are neither markup nor highlighted (console)
+    console.print(Text.assemble((result.status, colour), ": ", result.answer or ""))
     if result.question:
-        console.print(f"question: {escape(result.question)}")
-    console.print(escape(result.summary()))
+        console.print(Text(f"question: {result.question}"))
+    console.print(Text("\n".join(shortened(line, 2_000)
+                                 for line in result.summary().splitlines())))
     for line in out.lines(result, f"{result.wall_s:.1f} s · trace {run_dir}"):
-        console.print(escape(line), soft_wrap=True)
+        console.print(Text(line), soft_wrap=True)
 
 
 def run(
@@ -250,7 +254,9 @@ def run(
     secret: list[str] = typer.Option(
         [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the "
                              "model and every file see only the placeholder (repeatable; "
-                             "OMG_SECRET_<NAME> works too)."),
+                             "names ignore case). Prefer OMG_SECRET_<NAME>: other users of "
+                             "this machine can read a command line (process list), and "
+                             "your shell keeps it in its history."),
     allow: list[str] = typer.Option(
         [], "--allow", help="Pre-authorise a sensitive class (payment, delete, send, install, "
                             "permission, secret_entry, account_security), optionally for a "
@@ -313,6 +319,13 @@ def run(
         fail("give either a task or --resume RUN_DIR, not both")
     if task is not None and not task.strip():
         fail("the task is empty: say what to do, e.g. omg-agent run \"open Settings\"")
+    if task is not None:
+        from omg_agent.brain.agent import check_task
+
+        try:
+            check_task(task)  # before anything prints it or a device is touched
+        except OmgError as exc:
+            fail(str(exc))
     if answer is not None and resume is None:
         fail("--answer goes with --resume RUN_DIR")
     sim = None
@@ -432,9 +445,9 @@ class RunJob:
         if answer is not None and saved.state.held and read_answer(answer) is None:
             fail(f"--answer: {unclear(answer)}", code=2)  # nothing resumes on an unclear yes
         if saved.ended:
-            err_console.print(escape(f"the run ended {saved.ended.lower()} "
-                                     f"({saved.ended_because}): trying again from its last "
-                                     "turn boundary"), soft_wrap=True)
+            err_console.print(Text(f"the run ended {saved.ended.lower()} "
+                                   f"({shortened(saved.ended_because)}): trying again from "
+                                   "its last turn boundary"), soft_wrap=True)
         task = saved.state.task
         with ExitStack() as stack:
             ctrl_c = stack.enter_context(CtrlC())  # left last: it covers the teardown too
@@ -501,7 +514,7 @@ class RunJob:
         stack.callback(driver.close)
         if self.dry_run:
             driver = DryRunDriver(driver, on_action=lambda line: err_console.print(
-                f"[cyan]dry run:[/cyan] {escape(secrets.mask(line))}"))
+                Text.assemble(("dry run:", "cyan"), " ", secrets.mask(line))))
         shown = secrets.mask(task)  # the display: placeholders only
         view = None if self.as_json else stack.enter_context(LiveView(shown))
         human = view is not None and sys.stdin.isatty()

@@ -17,6 +17,16 @@ Where secrets come from (each adds to the same vault):
   PIN, … (:func:`asks_for_secret`);
 - the device: text typed into an element that is a password field where it is typed,
   decided at execution time (:class:`~omg_agent.drivers.secret_typing.SecretTyping`).
+
+Names are case-insensitive everywhere (``--secret PW=…``, ``OMG_SECRET_PW``,
+``{{secret:pw}}`` and ``{{secret:Pw}}`` are one secret): the vault keeps them lower-cased.
+
+A held value may also be ordinary text on the screen (``--secret pw=Settings``): the model
+then sees that text as the placeholder too, and may name it so in an anchor or a check.
+The observation itself is never masked — the anchorer and the verifier match against the
+real screen — so :meth:`SecretVault.reveal_targets` turns the placeholders in what a reply
+*points at* (anchors, checks, an app to launch) back into the text, in the process only;
+typed text stays a placeholder until the driver types it.
 """
 
 from __future__ import annotations
@@ -54,6 +64,11 @@ def placeholder(name: str) -> str:
     return PLACEHOLDER % name
 
 
+def secret_key(name: str) -> str:
+    """The one spelling of a secret's name: ``PW``, ``Pw`` and ``pw`` are the same secret."""
+    return (_NAME_OK.sub("_", name).strip("_") or "secret").lower()
+
+
 class SecretVault:
     """Named secret values; masks them in anything, reveals placeholders for the driver."""
 
@@ -72,7 +87,7 @@ class SecretVault:
             return name
         if value in self._names:
             return self._names[value]
-        name = _NAME_OK.sub("_", name).strip("_") or "secret"
+        name = secret_key(name)
         base, k = name, 1
         while name in self._values:
             k += 1
@@ -106,16 +121,16 @@ class SecretVault:
         return len(self._values)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._values
+        return isinstance(name, str) and secret_key(name) in self._values
 
     def value(self, name: str) -> str | None:
-        return self._values.get(name)
+        return self._values.get(secret_key(name))
 
     # -- masking and revealing -----------------------------------------------------------
     def mask(self, text: str) -> str:
         """``text`` with every held value (and every inline definition) as a placeholder."""
         if "{{secret:" in text:
-            text = _DEFINITION.sub(lambda m: placeholder(m.group(1)), text)
+            text = _DEFINITION.sub(lambda m: placeholder(secret_key(m.group(1))), text)
         if self._pattern is None:
             return text
         return self._pattern.sub(self._placeholder_of, text)
@@ -125,17 +140,34 @@ class SecretVault:
         name = self._names.get(found)
         return found if name is None else placeholder(name)
 
-    def reveal(self, text: str) -> str:
+    def reveal(self, text: str, *, escape: bool = False) -> str:
         """``text`` with the placeholders of held secrets replaced by their values (for
-        the driver only, right before typing); unknown placeholders stay as they are."""
+        the driver only, right before typing); unknown placeholders stay as they are.
+        ``escape``: each value as a regular expression matching it literally."""
         if "{{secret:" not in text:
             return text
-        return _PLACEHOLDER.sub(lambda m: self._values.get(m.group(1), m.group(0)), text)
+
+        def value(m: re.Match[str]) -> str:
+            found = self._values.get(secret_key(m.group(1)))
+            return m.group(0) if found is None else re.escape(found) if escape else found
+
+        return _PLACEHOLDER.sub(value, text)
 
     def unknown(self, text: str) -> list[str]:
-        """Names of placeholders in ``text`` that this vault holds no value for."""
-        return [m.group(1) for m in _PLACEHOLDER.finditer(text)
-                if m.group(1) not in self._values]
+        """Names of placeholders in ``text`` that this vault holds no value for (as
+        written, each once)."""
+        return list(dict.fromkeys(m.group(1) for m in _PLACEHOLDER.finditer(text)
+                                  if secret_key(m.group(1)) not in self._values))
+
+    def reveal_targets(self, obj: Any) -> Any:
+        """``obj`` (a model's parsed reply) with the placeholders in what it points at — an
+        anchor's or a check's text / desc / resource-id / shows, an app to launch — turned
+        back into the text, so it matches the real screen (see the module docstring).
+        Typed text, questions and answers keep their placeholders. In-process only:
+        whatever leaves the run is masked again."""
+        if self._pattern is None:
+            return obj
+        return _reveal_in(obj, self.reveal)
 
     def scrub(self, obj: Any) -> Any:
         """A copy of ``obj`` with every string masked: through dicts (keys too), lists,
@@ -155,6 +187,42 @@ class SecretVault:
                     for f in dataclasses.fields(obj) if f.init})
             case _:
                 return obj
+
+
+# The string fields of a reply that point at something on the screen, by model class name
+# (core.actions / core.checks sit beside this module; matching on names keeps it import-free).
+_POINTING = {"AnchorTarget": ("text", "resource_id", "desc"),
+             "ElementCheck": ("text", "resource_id", "desc", "shows"),
+             "Launch": ("app",)}
+
+
+def _reveal_in(obj: Any, reveal: Any) -> Any:
+    """A copy of ``obj`` (pydantic models, lists, tuples, dicts) with ``reveal`` applied to
+    the pointing fields of :data:`_POINTING`; unchanged parts are shared, not copied."""
+    match obj:
+        case list() | tuple():
+            items = [_reveal_in(v, reveal) for v in obj]
+            if all(a is b for a, b in zip(items, obj, strict=True)):
+                return obj
+            return items if isinstance(obj, list) else tuple(items)
+        case dict():
+            found = {k: _reveal_in(v, reveal) for k, v in obj.items()}
+            return obj if all(found[k] is v for k, v in obj.items()) else found
+    fields = getattr(type(obj), "model_fields", None)
+    if fields is None:
+        return obj
+    update: dict[str, Any] = {}
+    pointing = _POINTING.get(type(obj).__name__, ())
+    regex = getattr(obj, "match", None) == "regex"  # an anchor's pattern: values literal
+    for name in fields:
+        value = getattr(obj, name)
+        if name in pointing and isinstance(value, str):
+            new = reveal(value, escape=regex and name != "shows")
+        else:
+            new = _reveal_in(value, reveal)
+        if new is not value:
+            update[name] = new
+    return obj.model_copy(update=update) if update else obj
 
 
 def task_secrets(task: str) -> list[tuple[str, str]]:
@@ -190,15 +258,19 @@ def secret_name(text: str) -> str:
 
 
 def parse_assignments(items: Iterable[str]) -> dict[str, str]:
-    """``NAME=VALUE`` strings (``--secret``) as a mapping; raises ``ValueError`` naming
-    the first malformed item."""
+    """``NAME=VALUE`` strings (``--secret``) as a mapping by lower-cased name; raises
+    ``ValueError`` naming the first malformed item, or a name given twice (in any case)."""
     out: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip() or not value:
             raise ValueError("a secret must be given as NAME=VALUE"
                              + (f" (got {name.strip()!r} = nothing)" if sep else ""))
-        out[name.strip()] = value
+        key = secret_key(name.strip())
+        if key in out:
+            raise ValueError(f"{name.strip()} is given twice (names ignore case): give each "
+                             "secret once")
+        out[key] = value
     return out
 
 

@@ -14,6 +14,10 @@ protocol unchanged) for one run's :class:`~omg_agent.core.secrets.SecretVault`:
   model decided on does not decide this: a bundle may open the login screen and type into
   its password field in one go.
 
+Anchors that name on-screen text by its placeholder (a flow recorded with
+``--secret pw=Settings``) get the text back too
+(:meth:`~omg_agent.core.secrets.SecretVault.reveal_targets`).
+
 A placeholder the vault does not hold is refused (:class:`ActionRejected`) before anything
 runs, rather than typed literally.
 """
@@ -64,6 +68,7 @@ class SecretTyping:
         return replace(result, outcomes=outcomes)
 
     def _reveal(self, action: Action) -> Action:
+        action = self.vault.reveal_targets(action)  # an anchor named by its placeholder
         if not isinstance(action, TypeText) or "{{secret:" not in action.text:
             return action
         unknown = self.vault.unknown(action.text)

@@ -49,3 +49,12 @@ def test_data_commands_offer_json(name: str) -> None:
     help_text = CliRunner().invoke(app, [*name.split(), "--help"],
                                    env={"COLUMNS": "120"}).output
     assert "--json" in help_text
+
+
+def test_options_taking_a_secret_warn_that_a_command_line_is_readable() -> None:
+    run = dict((" ".join(p), c) for p, c in COMMANDS)["run"]
+    helps = {opt: param.help or "" for param in run.params for opt in param.opts}
+    for option, variable in (("--api-key", "OMG_API_KEY"), ("--secret", "OMG_SECRET_")):
+        assert f"Prefer {variable}" in helps[option], option
+        assert "other users of this machine can read a command line" in helps[option]
+    assert "shell" in helps["--secret"] and "history" in helps["--secret"]

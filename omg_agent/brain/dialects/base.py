@@ -192,7 +192,7 @@ class Dialect:
                 convo = [*convo, {"role": "assistant", "content": text}, self.feedback(exc)]
                 continue
             self.turns.append((self._pending, text.strip()))
-            return bundle, record
+            return llm.secrets.reveal_targets(bundle), record
         raise LLMReplyError(last_error, attempts=limit, last_reply=last_text, role=llm.role,
                             model=llm.model)
 

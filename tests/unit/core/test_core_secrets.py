@@ -135,3 +135,51 @@ def test_assignments_from_the_command_line() -> None:
     with pytest.raises(ValueError, match="NAME=VALUE") as err:
         parse_assignments(["hunter22"])
     assert "hunter22" not in str(err.value)
+
+
+def test_names_ignore_case_in_options_placeholders_and_lookups() -> None:
+    vault = SecretVault(parse_assignments(["PW=hunter22", "User=demo-7"]))
+    assert vault.names == ["pw", "user"]
+    assert vault.reveal("{{secret:pw}} {{secret:PW}} {{secret:uSeR}}") == \
+        "hunter22 hunter22 demo-7"
+    assert vault.unknown("{{secret:Pw}} {{secret:NOPE}} {{secret:NOPE}}") == ["NOPE"]
+    assert "PW" in vault and vault.value("USER") == "demo-7"
+    assert vault.mask("{{secret:Memo=K7-tulip}}") == "{{secret:memo}}"
+
+
+def test_a_name_given_twice_in_any_case_is_refused_without_its_values() -> None:
+    with pytest.raises(ValueError, match="PW is given twice") as err:
+        parse_assignments(["pw=hunter22", "PW=other-9"])
+    assert "hunter22" not in str(err.value) and "other-9" not in str(err.value)
+
+
+def test_placeholders_in_what_a_reply_points_at_name_the_on_screen_text() -> None:
+    from omg_agent.core.contracts import DecisionBundle
+
+    vault = SecretVault({"pw": "Settings"})
+    bundle = DecisionBundle.model_validate({
+        "thought": "open {{secret:pw}}", "last_action_result": "none",
+        "execute_now": {"intent": "open it", "actions": [
+            {"type": "launch", "app": "{{secret:pw}}"},
+            {"type": "tap", "target": {"kind": "anchor", "text": "{{secret:pw}}"}},
+            {"type": "type", "target": {"kind": "anchor", "desc": "{{secret:PW}} box"},
+             "text": "{{secret:pw}}"}]},
+        "end_checks": [{"kind": "element", "text": "{{secret:pw}}", "shows": "{{secret:pw}}"}]})
+    shown = vault.reveal_targets(bundle)
+    launch, tap, typed = shown.execute_now.actions
+    assert launch.app == "Settings" and tap.target.text == "Settings"
+    assert typed.target.desc == "Settings box"
+    assert typed.text == "{{secret:pw}}"  # typed text is revealed by the driver, at the end
+    assert shown.thought == "open {{secret:pw}}"  # words are not pointing at anything
+    assert shown.end_checks[0].text == "Settings" and shown.end_checks[0].shows == "Settings"
+    assert bundle.execute_now.actions[1].target.text == "{{secret:pw}}"  # a copy
+    assert SecretVault().reveal_targets(bundle) is bundle
+
+
+def test_a_regex_anchor_gets_the_value_as_literal_text() -> None:
+    from omg_agent.core.actions import AnchorTarget
+
+    vault = SecretVault({"pw": "a.b+c"})
+    anchor = AnchorTarget(text="^{{secret:pw}}$", match="regex")
+    assert vault.reveal_targets(anchor).text == r"^a\.b\+c$"
+    assert vault.reveal_targets(AnchorTarget(text="{{secret:pw}}")).text == "a.b+c"
