@@ -69,7 +69,11 @@ class ScanReport:
                 f"{'s' * (self.pages != 1)}, {why}."]
         if not self.from_top:
             head.append("It could not reach the list's top: items above may be missing.")
-        head += [f"The list changed while read: {c}." for c in self.changes[:5]]
+        if self.changes:
+            more = len(self.changes) - 5
+            head.append("The list changed while it was read (the newest texts are kept): "
+                        + "; ".join(self.changes[:5]) + (f"; {more} more" if more > 0 else "")
+                        + ".")
         head.append('Each item: #id texts [anchor]; tap the anchor to scroll back to it.')
         lines = []
         for item in self.items:

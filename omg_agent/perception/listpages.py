@@ -86,6 +86,8 @@ def read_page(obs: Observation, container: UIElement | None = None) -> ListPage 
         full[_key(e)] = max(full.get(_key(e), 0), e.bounds.height)
     items: list[PageItem] = []
     for head, row in zip(heads, rows, strict=True):
+        # the head leads even when the top edge clips it below a neighbour (an avatar)
+        row = [head, *(e for e in row if e is not head)]
         cut = any(e.bounds.height < full[_key(e)] - EDGE_PX and (
             e.bounds.top <= box.bounds.top + EDGE_PX
             or e.bounds.bottom >= box.bounds.bottom - EDGE_PX) for e in row)
@@ -198,8 +200,8 @@ class ListMerge:
                 self._update(index, row, number)
             shown.append(index)
         if moved and new < len(rows):
-            self._note(f"page {number + 1} did not follow on from page {number}: the list "
-                       "moved while it was read (items matched by their texts)")
+            self._note(f"page {number + 1} did not follow on from page {number} (its items "
+                       "were matched by their texts)")
         self._last = shown
         return new
 
@@ -213,9 +215,11 @@ class ListMerge:
         return 0
 
     def _find(self, row: PageItem, exclude: list[int]) -> int | None:
-        for i, item in enumerate(self.items):
-            if i not in exclude and same_item(item.fields, row.fields) in ("same", "partial"):
-                return i
+        """The item ``row`` is, by its texts: the same or partial first, else changed."""
+        for levels in (("same", "partial"), ("changed",)):
+            for i, item in enumerate(self.items):
+                if i not in exclude and same_item(item.fields, row.fields) in levels:
+                    return i
         return None
 
     def _update(self, index: int, row: PageItem, number: int) -> None:
@@ -224,7 +228,7 @@ class ListMerge:
         if how == "changed" and item.whole and row.whole:
             before = " · ".join(t for t in item.texts if t not in row.texts)
             after = " · ".join(t for t in row.texts if t not in item.texts)
-            self._note(f"#{item.id} changed while read: {before} -> {after}")
+            self._note(f"#{item.id} {before} -> {after}")
         if row.whole or not item.whole and len(row.fields) >= len(item.fields):
             item.fields, item.whole, item.page = row.fields, row.whole, number
 

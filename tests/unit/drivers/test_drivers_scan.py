@@ -97,7 +97,7 @@ def test_a_list_that_changes_while_read_is_merged_by_identity_and_says_it_change
     assert names(executor) == [f"Product {i}" for i in range(1, 31)]  # none twice
     report = executor.scanner.last
     assert report is not None and report.changes
-    assert "The list changed while read" in result.outcomes[0].detail
+    assert "The list changed while it was read" in result.outcomes[0].detail
 
 
 def test_a_tap_on_an_anchor_the_scan_read_scrolls_back_to_it():
