@@ -93,9 +93,9 @@ def read_page(obs: Observation, container: UIElement | None = None) -> ListPage 
             or e.bounds.bottom >= box.bounds.bottom - EDGE_PX) for e in row)
         items.append(PageItem(tuple(_fields(row)), not cut, head.bounds.top))
     if len(items) > 1:  # a last row missing fields every whole row has was cut short
-        full = set.intersection(*({k for k, _ in it.fields} for it in items[:-1]))
+        every = set.intersection(*({k for k, _ in it.fields} for it in items[:-1]))
         last = items[-1]
-        if not full <= {k for k, _ in last.fields}:
+        if not every <= {k for k, _ in last.fields}:
             items[-1] = PageItem(last.fields, False, last.top)
     return ListPage(box, tuple(items), signature)
 
@@ -191,14 +191,14 @@ class ListMerge:
         new = 0
         moved = k == 0 and bool(self._last)
         for row in rows[k:]:
-            index = self._find(row, exclude=shown) if moved else None
-            if index is None:
+            found = self._find(row, exclude=shown) if moved else None
+            if found is None:
                 self.items.append(ListItem(len(self.items) + 1, row.fields, number,
                                            row.whole))
-                index, new = len(self.items) - 1, new + 1
+                found, new = len(self.items) - 1, new + 1
             else:
-                self._update(index, row, number)
-            shown.append(index)
+                self._update(found, row, number)
+            shown.append(found)
         if moved and new < len(rows):
             self._note(f"page {number + 1} did not follow on from page {number} (its items "
                        "were matched by their texts)")
