@@ -290,6 +290,10 @@ class BundleExecutor:
                 plan.detail = f"launched {package}" if package else ""
             case Wait():
                 plan.detail = f"waited {action.seconds:g} s"
+            case Scan() if callable(getattr(self.port, "hotkey", None)):
+                # a desktop's swipe is a drag, which selects rather than scrolls
+                raise ActionRejected("scan reads a phone's scrolling list, not a desktop's; "
+                                     "scroll and look instead", serial=self.device.serial)
             case Scan():
                 plan.detail = "scan"
             case MemSave() | AskUser() | Done():

@@ -135,3 +135,17 @@ def test_a_screen_without_a_scrolling_list_is_a_failed_scan_saying_so(request_):
     result = executor.run([parse_action({"type": "scan", **request_})], None)
     assert not result.ok
     assert result.outcomes[0].detail.endswith("scan: no scrolling list on this screen")
+
+
+def test_a_desktop_refuses_a_scan_without_touching_anything():
+    world = ScrollWorld(catalogue(10))
+
+    class DesktopPort(ScrollPort):
+        def hotkey(self, keys: list[str]) -> None:
+            raise AssertionError("not pressed")
+
+    port = DesktopPort(world)
+    result = BundleExecutor(ScrollDevice(world), port).run([parse_action({"type": "scan"})],
+                                                           None)
+    assert not result.ok and "not a desktop's" in result.outcomes[0].detail
+    assert port.swipes == 0 and port.calls == 0
