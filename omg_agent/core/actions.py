@@ -325,9 +325,8 @@ class RunMacro(_Model):
 
 
 class Scan(_Model):
-    type: Literal["scan"] = Field("scan", description=(
-        "Read the scrolling list from its top to its end without a model call per screen; "
-        "the next turn lists every item with an anchor to tap."))
+    type: Literal["scan"] = Field("scan", description="Read the whole scrolling list; the "
+                                  "next turn lists its items.")
     count: int | None = Field(None, ge=1, le=200, description="Stop after this many items.")
     until_text: str | None = Field(None, min_length=1, max_length=200,
                                    description="Stop once this text shows.")
