@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from omg_agent.core.actions import Action, AskUser, Done, MemSave
+from omg_agent.core.actions import Action, AskUser, Done, MemSave, Scan
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ExecResult
@@ -40,7 +40,8 @@ class LoopWatch:
     def acted(self, executed: ExecResult | None, before: Observation) -> None:
         """Remember the last device action that went through (with what it landed on)."""
         ran = [o for o in executed.outcomes if o.ok] if executed and self.enabled else []
-        ran = [o for o in ran if not isinstance(o.action, MemSave | AskUser | Done)]
+        # a scan's effect is what it read: a list that fits one screen does not move
+        ran = [o for o in ran if not isinstance(o.action, MemSave | AskUser | Done | Scan)]
         self._pending = _Pending(ran[-1].action, ran[-1].element, before) if ran else None
 
     def judge(self, after: Observation) -> Verdict | None:

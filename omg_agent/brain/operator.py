@@ -47,6 +47,7 @@ from omg_agent.core.actions import (
     Launch,
     MemSave,
     RunMacro,
+    Scan,
     TypeText,
     dump_action,
 )
@@ -64,7 +65,12 @@ from omg_agent.errors import (
     OmgError,
     TurnFailed,
 )
-from omg_agent.guards.injection import InjectionFlag, flag_injections, without_foreign
+from omg_agent.guards.injection import (
+    InjectionFlag,
+    flag_injections,
+    listing_warning,
+    without_foreign,
+)
 
 log = logging.getLogger(__name__)
 
@@ -342,8 +348,9 @@ class Operator:
             run.add(executed, positions)
             fresh = run.outcomes[before:]
             result.results += [{"index": o.index, "type": o.action.type, "ok": o.ok,
-                                "detail": o.detail, "point": o.point, "source": o.source}
-                               for o in fresh]
+                                "detail": o.detail + (listing_warning(o.detail) if isinstance(
+                                    o.action, Scan) else ""),
+                                "point": o.point, "source": o.source} for o in fresh]
             last = fresh[-1].index if fresh else start - 1
             finished = not executed.dropped and all(o.ok for o in fresh) and held is None
             # what ran: the device actions up to the last outcome, the mem_saves (done

@@ -33,6 +33,7 @@ from omg_agent.core.actions import (
     LongPress,
     MemSave,
     PointTarget,
+    Scan,
     Swipe,
     Tap,
     TypeText,
@@ -124,8 +125,8 @@ def blind_reason(segment: Sequence[Action]) -> str:
             continue
         if isinstance(action, MemSave) and action.from_screen is not None and not checked:
             return "mem_save reads a region of a screen nobody has seen; anchor an action first"
-        if isinstance(action, Launch | Home | Wait | MemSave | AskUser | Done):
-            continue
+        if isinstance(action, Launch | Home | Wait | MemSave | AskUser | Done | Scan):
+            continue  # a scan reads: it finds the list itself, or fails saying so
         if not checked and isinstance(action, Key | Back | TypeText | Swipe):
             return (f"{action.type} would act on a screen nobody has seen; anchor an action "
                     "before it")

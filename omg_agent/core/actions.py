@@ -324,9 +324,17 @@ class RunMacro(_Model):
                                    description="Stop once this text shows on the screen.")
 
 
+class Scan(_Model):
+    type: Literal["scan"] = Field("scan", description="Read the whole scrolling list; the "
+                                  "next turn lists its items.")
+    count: int | None = Field(None, ge=1, le=200, description="Stop after this many items.")
+    until_text: str | None = Field(None, min_length=1, max_length=200,
+                                   description="Stop once this text shows.")
+
+
 Action = Annotated[
     Tap | LongPress | DoubleTap | Swipe | TypeText | Key | Launch | Back | Home | Wait
-    | MemSave | AskUser | Done | RunMacro,
+    | MemSave | AskUser | Done | RunMacro | Scan,
     Field(discriminator="type"),
 ]
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action, config=ConfigDict(title="Action"))
@@ -364,7 +372,8 @@ def is_boundary(action: Action, element: UIElement | None = None) -> bool:
     match action:
         case Tap():
             return not stays_on_screen(element)
-        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home() | RunMacro():
+        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home() | RunMacro() \
+                | Scan():
             return True
         case Key():
             return action.combo is not None or action.keycode in BOUNDARY_KEYCODES

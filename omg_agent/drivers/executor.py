@@ -25,6 +25,8 @@ stops the bundle there. The rules that used to differ between the two drivers li
   launch went through the home screen, which settled on its own — and then arms the
   driver's :class:`~omg_agent.drivers.loading.LoadingWait`, so the next observation (the
   one the next turn decides and verifies on) waits while the screen shows it is loading;
+* ``scan`` swipes and looks on its own (:mod:`.scanning`), and a later touch on an anchor
+  the screen does not show but the scan read scrolls back to it first;
 * memory and hand-off actions (``mem_save``, ``ask_user``, ``done``) are the operator's: they
   are reported as skipped; ``wait`` sleeps on the host between device calls.
 """
@@ -49,6 +51,7 @@ from omg_agent.core.actions import (
     Launch,
     LongPress,
     MemSave,
+    Scan,
     Swipe,
     Tap,
     TypeText,
@@ -61,6 +64,7 @@ from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
 from omg_agent.drivers.loading import LoadingWait
+from omg_agent.drivers.scanning import ListScanner
 from omg_agent.drivers.textinput import KEY_ENTER
 from omg_agent.errors import ActionRejected, AnchorNotFound
 from omg_agent.perception.anchor import match_anchor
@@ -179,6 +183,7 @@ class BundleExecutor:
         self.aliases = aliases  # the driver's app name -> package table, asked when needed
         self.loading = loading  # armed after a boundary; the driver's observe() waits
         self.learned: dict[str, str] = {}  # app label -> package, found on the home screen
+        self.scanner = ListScanner(device, port)  # scans lists; reaches what one read
 
     # -- the bundle ----------------------------------------------------------------------
     def run(self, actions: list[Action], observation: Observation | None) -> ExecResult:
@@ -191,6 +196,8 @@ class BundleExecutor:
             try:
                 if obs is None and needs_screen(action):
                     obs = self.device.observe()
+                if i == 0 and obs is not None:  # an item a scan read, off screen now
+                    obs = self._reach(action, obs)
                 plans.append(self._plan(i, action, obs))
             except (AnchorNotFound, ActionRejected, ValueError) as exc:
                 failure = _Failed(i, str(exc), exc)
@@ -223,12 +230,25 @@ class BundleExecutor:
         return ExecResult(tuple(outcomes), dropped=len(actions) - len(outcomes),
                           device_calls=calls, timings=timings)
 
+    def _reach(self, action: Action, obs: Observation) -> Observation:
+        """Scroll back to the item a touch's anchor names when the screen does not show it
+        but the last scan read it (only as a bundle's first action: what was planned
+        before it was planned on the screen before the scroll)."""
+        target = getattr(action, "target", None)
+        if not isinstance(action, Tap | DoubleTap | LongPress) or \
+                not isinstance(target, AnchorTarget) or not self.scanner.knows(target) or \
+                match_anchor(target, obs.elements, obs.screen.safe_zone) is not None:
+            return obs
+        return self.scanner.reach(target, obs, 0)
+
     def _before_boundary(self, plans: list[_Plan]) -> None:
         """Tell a driver that looks ahead (``before_boundary``: the ADB driver starts the
         next observation's dump, :mod:`.nextlook`) that this bundle ends in an action it
-        will settle after — not when a ``wait`` or a launch by label comes first."""
+        will settle after — not when a ``wait``, a ``scan`` or a launch by label comes first
+        (they look on their own)."""
         hook = getattr(self.device, "before_boundary", None)
-        if hook is None or any(p.label_launch or isinstance(p.action, Wait) for p in plans):
+        if hook is None or any(p.label_launch or isinstance(p.action, Wait | Scan)
+                               for p in plans):
             return
         if any(is_boundary(p.action, p.element) for p in plans):
             hook()
@@ -270,6 +290,12 @@ class BundleExecutor:
                 plan.detail = f"launched {package}" if package else ""
             case Wait():
                 plan.detail = f"waited {action.seconds:g} s"
+            case Scan() if callable(getattr(self.port, "hotkey", None)):
+                # a desktop's swipe is a drag, which selects rather than scrolls
+                raise ActionRejected("scan reads a phone's scrolling list, not a desktop's; "
+                                     "scroll and look instead", serial=self.device.serial)
+            case Scan():
+                plan.detail = "scan"
             case MemSave() | AskUser() | Done():
                 plan.detail = "skipped: not a device action (the operator handles it)"
         return plan
@@ -311,6 +337,12 @@ class BundleExecutor:
             if plan.label_launch:
                 assert isinstance(plan.action, Launch)
                 plan.detail = self._launch_by_label(plan)
+            if isinstance(plan.action, Scan):
+                try:
+                    # on a fresh look: what ran before it in the bundle may have changed the screen
+                    plan.detail = self.scanner.scan(plan.action, None, plan.index).render()
+                except ActionRejected as exc:
+                    raise _Failed(plan.index, str(exc), exc) from None
             outcomes.append(_outcome(plan))
         self._flush(queued, outcomes)
 
@@ -423,7 +455,8 @@ def _at(p: Point | None) -> Point:
 
 
 def _on_device(plan: _Plan) -> bool:
-    return not (isinstance(plan.action, Wait | MemSave | AskUser | Done) or plan.label_launch)
+    return not (isinstance(plan.action, Wait | MemSave | AskUser | Done | Scan)
+                or plan.label_launch)
 
 
 def _outcome(plan: _Plan) -> ActionOutcome:

@@ -22,6 +22,8 @@ HAZARDS: dict[str, str] = {
                        "second after each close",
     "endless_feed": "Feed never ends: more posts by the same authors load at the bottom, so "
                     "a post by anyone else never appears",
+    "live_likes": "Feed's like counts go up while the list scrolls, as a live feed's do "
+                  "(a scan must merge the posts it reads by identity)",
     "like_popup": "Feed covers the list with a rating popup the moment the 7th like is "
                   "given",
     "bouncing_toggle": "Settings' Bluetooth switch flips back off a second after it is "

@@ -50,6 +50,7 @@ def test_the_first_segment_runs_through_field_and_switch_taps_to_the_button() ->
 @pytest.mark.parametrize(("segment", "why"), [
     ([tap(kind="anchor", text="Wi-Fi")], ""),
     ([{"type": "launch", "app": "Notes"}], ""),
+    ([{"type": "scan"}], ""),  # it finds the list itself, or fails saying there is none
     ([{"type": "type", "text": "x", "target": {"kind": "anchor", "resource_id": "q"}},
       {"type": "key", "key": "enter"}], ""),
     ([{"type": "mem_save", "key": "p", "from_screen": {

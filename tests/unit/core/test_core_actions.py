@@ -52,6 +52,7 @@ ONE_OF_EACH = [
     {"type": "ask_user", "question": "Which address should I use?"},
     {"type": "done", "answer": "Wi-Fi is off."},
     {"type": "macro", "name": "feed-like", "count": 20},
+    {"type": "scan", "until_text": "Post 40"},
 ]
 
 
