@@ -201,11 +201,14 @@ def test_a_send_authorised_for_bob_passes_in_bobs_thread_only(make_phone):
     phone.apps[MESSAGES].threads["Alice"].append({"from_me": False, "text": "Bob"})
     for contact, verdict in (("Bob", "allow"), ("Alice", "confirm")):
         to_thread(phone, contact)
+        tap(phone, rid="compose")
+        phone.input_text("See you at 7")
         obs = observe(phone)
         send = element(obs, rid="send")
         decision = gate.check(tap_on(send), send, obs)
         assert decision.verdict == verdict, contact
-        phone.key(4)
+        phone.key(4)  # the keyboard
+        phone.key(4)  # the thread
 
 
 def test_a_new_number_is_not_authorised_by_the_task_but_by_explicit_words(make_phone):
