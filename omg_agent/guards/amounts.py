@@ -210,8 +210,9 @@ def split_limit(text: str) -> tuple[Limit | None, str]:
     if m is not None and len(found) == 1:
         rest = plain[:m.start()] + plain[m.end():]
         return Limit(found[0], inclusive=m["strict"] is None), rest
-    if _MEANT_RE.search(plain):
-        return UNREADABLE, plain
+    meant = _MEANT_RE.search(plain)
+    if meant is not None:  # what follows the limit's words is no target's name
+        return UNREADABLE, plain[:meant.start()]
     for bare in _AMOUNT_RE.finditer(plain):
         money = amounts_in(bare[0])
         if money and money[0].currency is not None:
