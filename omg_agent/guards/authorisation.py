@@ -157,12 +157,13 @@ def words(text: str) -> list[str]:
 
 def same_message(typed: str, given: str) -> bool:
     """Whether a message about to be sent is the one the user gave: equal after
-    normalising case, width and whitespace, quotes and a closing full stop aside."""
+    normalising case, width and whitespace (spaces between Chinese characters removed, as
+    the shared text rule does), quotes and a closing full stop aside."""
     return _message(typed) == _message(given)
 
 
 def _message(text: str) -> str:
-    return normalise(text, cjk=False).strip(_QUOTES).rstrip("。.").strip(_QUOTES)
+    return normalise(text).strip(_QUOTES).rstrip("。.").strip(_QUOTES)
 
 
 def parse_allow(values: Iterable[str]) -> list[Authorisation]:

@@ -154,3 +154,20 @@ def test_chinese_numerals():
     assert [zh_number(t) for t in ("一", "十", "二十", "一百零五", "两千", "一万二千")] == [
         1, 10, 20, 105, 2000, 12000]
     assert zh_number("一百x") is None
+
+
+@pytest.mark.parametrize(("raw", "value"), [
+    ("100,000", "100000"), ("1,079.000", "1079.000"), ("1.079,500", "1079.500"),
+    ("1,079.000.5", None)])
+def test_two_kinds_of_separators_make_the_last_one_the_decimal_point(raw, value):
+    assert number(raw) == (Decimal(value) if value else None)
+
+
+def test_chinese_numerals_with_a_bare_unit_and_mixed_signs():
+    assert zh_number("十万") == 100_000 and zh_number("一百十") == 110
+    assert amounts_in("$一百元") == [m("100", None)]
+    assert amounts_in("一百元 and ¥5") == [m("100"), m("5")]
+
+
+def test_limit_words_before_badly_grouped_digits_are_unreadable():
+    assert parse_limit("at most 1,07,9 yuan") is UNREADABLE

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from gate_screens import MESSAGES, SHOP, element, made_screen, observe, tap
 
-from omg_agent.core.actions import parse_action
+from omg_agent.core.actions import Back, parse_action
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, OcrBox
 from omg_agent.guards.amounts import UNREADABLE, Limit, Money
@@ -19,7 +19,15 @@ from omg_agent.guards.authorisation import (
     parse_authorisations,
     same_message,
 )
-from omg_agent.guards.sensitive import Gate, message_text, payment_amounts, total_rows
+from omg_agent.guards.sensitive import (
+    Gate,
+    message_text,
+    payment_amounts,
+    target_element,
+    text_at,
+    total_rows,
+)
+from omg_agent.perception.anchor import Anchorer
 
 A = Authorisation
 KINDLE = "p15"  # ¥1,079.00 on a seed-0 phone
@@ -322,3 +330,102 @@ def test_authorisations_say_what_they_allow():
     assert str(A("payment", "Shop", limit=at_most("100"))) == "payment to 'Shop', at most ¥100"
     assert str(A("send", "Bob", text="hi")) == "send to 'Bob', text 'hi'"
     assert str(A("delete")) == "any delete"
+
+
+# -- the corners mutation testing found (docs/mutation.md) ----------------------------------
+def test_the_buttons_own_label_is_its_amount_when_nothing_is_inside():
+    obs = _pay_screen()
+    button = made_screen(SHOP, [{"role": "button", "cls": "android.widget.Button",
+                                 "clickable": True, "text": "Pay ¥300.00",
+                                 "bounds": (40, 2000, 1040, 2150)}]).elements[0]
+    assert payment_amounts(button, obs) == (cny("300.00"),)
+
+
+def test_total_rows_merge_texts_split_rows_and_rows_on_the_edge():
+    merged = made_screen(SHOP, [{"text": "Total", "extra_texts": ("¥5.00",),
+                                 "bounds": (40, 1800, 1040, 1900)}])
+    assert total_rows(merged) == ["Total ¥5.00"]
+    two = made_screen(SHOP, [
+        {"text": "Amount to pay: ¥300.00", "bounds": (40, 1000, 1040, 1100)},
+        {"text": "Total", "bounds": (40, 1800, 500, 1900)},
+        {"text": "¥100.00", "bounds": (600, 1700, 1000, 1900)},  # centre on the top edge
+        {"text": "¥7.00", "bounds": (600, 1860, 1000, 1940)},  # centre on the bottom edge
+    ])
+    rows = total_rows(two)
+    assert rows[0] == "Amount to pay: ¥300.00"
+    assert "¥100.00" in rows and "¥7.00" in rows
+    assert total_rows(made_screen(SHOP, [{"text": "Amount pay to ¥3.00",
+                                          "bounds": (0, 0, 10, 10)}])) == []
+
+
+def test_search_and_recipient_boxes_are_known_by_description_and_hint_too():
+    def box(text: str, **more) -> dict:
+        return {"role": "input", "editable": True, "text": text,
+                "resource_id": f"{MESSAGES}:id/input", "bounds": (0, 2000, 800, 2100), **more}
+
+    for other in ({"desc": "Search"}, {"hint": "Search messages"}, {"desc": "To"},
+                  {"hint": "Recipient"}):
+        assert message_text(made_screen(MESSAGES, [box("x", **other), box("a")])) == "a"
+
+
+def test_ocr_text_under_a_point_is_the_smallest_box_there():
+    web = made_screen("com.android.chrome", [
+        {"role": "web", "cls": "android.webkit.WebView", "bounds": (0, 200, 1080, 2200)}])
+    obs = Observation(web.screenshot, web.elements, package=web.package, ocr=(
+        OcrBox("Checkout Pay now", Bounds(100, 1400, 1000, 1700), 0.9),
+        OcrBox("Pay now", Bounds(300, 1500, 780, 1600), 0.9)))
+    assert text_at(obs, (540, 1550)) == "Pay now"
+    assert text_at(obs, (540, 300)) is None
+
+
+def test_an_action_without_a_target_lands_on_nothing_unless_it_types(bobs_thread):
+    obs = observe(bobs_thread)
+    anchorer = Anchorer(obs.screen)
+    assert obs.focused is not None
+    assert target_element(Back(), obs, anchorer) is None
+    typing = parse_action({"type": "type", "text": "hi"})
+    assert target_element(typing, obs, anchorer) == obs.focused
+
+
+def test_more_authorisations_join_the_gates():
+    gate = Gate(parse_allow(["send"])).with_authorisations(parse_allow(["payment"]))
+    assert [a.cls for a in gate.authorisations] == ["send", "payment"]
+
+
+@pytest.mark.parametrize(("typed", "given", "same"), [
+    ('"hello".', "hello", True), ("hello.”", "hello", True), ("晚上 回家", "晚上回家", True),
+    ("see you", "seeyou", False)])
+def test_message_quotes_stops_and_spaces(typed, given, same):
+    assert same_message(typed, given) is same
+
+
+def test_a_target_is_a_whole_word_between_spaces():
+    assert names("妈妈", "妈妈 的 手机")
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("payment:<=12,5 €", [A("payment", None, "--allow", at_most("12.5", "EUR"))]),
+    ("send:Xavier", [A("send", "Xavier", "--allow")]),
+    ("send:" + "x" * 195, [A("send", "x" * 195, "--allow")]),  # 200 characters
+])
+def test_allow_items_at_the_edges(value, expected):
+    assert parse_allow([value]) == expected
+
+
+def test_allow_errors_name_what_is_accepted():
+    with pytest.raises(ValueError, match="choose from: payment, delete, send"):
+        parse_allow(["5"])
+    with pytest.raises(ValueError, match="longer than 200"):
+        parse_allow(["send:" + "x" * 196])
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("You may send messages to Bob When he asks", [A("send", "Bob")]),
+    ("you may send messages to Xavier", [A("send", "Xavier")]),
+    ("You may delete The old notes", [A("delete", "old notes")]),
+    ("You may send messages", [A("send", None)]),
+    ("可以发送消息", [A("send", None)]),
+    ("Send Hi to My sister in Messages", []),
+])
+def test_targets_drop_articles_stop_words_and_generic_objects(text, expected):
+    assert parse_authorisations(text) == expected
