@@ -206,7 +206,7 @@ def _labelled(verb: str, e: UIElement, obs: Observation,
 
 def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | None:
     short_id = f.resource_id.rsplit("/", 1)[-1]
-    cue = "password" if f.password else is_secret_field(short_id, f.desc, f.text)
+    cue = "password" if f.password else is_secret_field(short_id, f.desc, f.hint, f.text)
     where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
     if cue is not None:
         chars = len(action.text)
@@ -221,9 +221,11 @@ def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | N
 def _submit(f: UIElement, obs: Observation, verb: str, sent: str,
             suffix: str = "") -> Sensitivity | None:
     """ENTER in a message box of a screen with a Send button sends the message (``sent``)."""
+    # what the field *is* (its id, description, hint), never what it holds: a message that
+    # says "find me" or "to the shop" is still a message
     short_id = f.resource_id.rsplit("/", 1)[-1]
-    if not f.editable or is_search_field(short_id, f.desc, f.text) or is_recipient_field(
-            short_id, f.desc, f.text):
+    if not f.editable or is_search_field(short_id, f.desc, f.hint) or is_recipient_field(
+            short_id, f.desc, f.hint):
         return None
     send = next((e for e in obs.elements if e.enabled and (e.clickable or e.long_clickable)
                  and not e.editable and e.role == "button" and _is_send(e)), None)

@@ -367,3 +367,94 @@ def test_a_button_only_pixels_show_is_read_by_ocr():
     assert found.cls == "payment" and '"立即支付" (read on screen' in found.describe
     assert classify(tapped, None, obs, ocr_text=text_at(obs, (540, 440))) is None
     assert Gate().check(tapped, None, obs, ocr_text="Pay now").needs_confirmation
+
+
+# -- corners mutation testing found (docs/mutation.md) -------------------------------------------
+@pytest.mark.parametrize("message", ["I'll go to the shop, find me there", "search me",
+                                     "Query: to Bob"])
+def test_enter_in_a_message_box_sends_whatever_the_message_says(make_phone, message):
+    phone = make_phone()
+    to_thread(phone)
+    tap(phone, rid="compose")
+    phone.input_text(message)
+    obs = observe(phone)
+    enter = parse_action({"type": "key", "key": "enter"})
+    found = classify(enter, None, obs)
+    assert found is not None and found.cls == "send" and found.text == message
+    compose = element(obs, rid="compose")
+    assert found.describe == f'press ENTER in "{message}" ({compose.role}, {MESSAGES})'
+    assert found.reason == 'ENTER in a message box next to "Send" sends it'
+
+
+def _field(**more) -> dict:
+    return {"role": "input", "editable": True, "clickable": True, "focused": True,
+            "resource_id": "com.chat:id/input", "bounds": (40, 2000, 800, 2100), **more}
+
+
+SEND_BUTTON = {"role": "button", "cls": "android.widget.Button", "clickable": True,
+               "text": "Send", "bounds": (820, 2000, 1040, 2100)}
+
+
+@pytest.mark.parametrize(("field", "sends"), [
+    ({"desc": "Search"}, False), ({"hint": "Search chats"}, False), ({"desc": "To"}, False),
+    ({"hint": "Recipient"}, False), ({"hint": "Message"}, True),
+    ({"resource_id": ""}, True), ({"editable": False}, False)])
+def test_enter_sends_only_from_a_message_box_known_by_what_it_is(field, sends):
+    obs = made_screen("com.chat", [_field(text="hello", **field), SEND_BUTTON])
+    enter = parse_action({"type": "key", "key": "enter"})
+    assert (classify(enter, None, obs) is not None) is sends
+
+
+def test_a_field_hinted_for_a_card_number_is_secret():
+    obs = made_screen("com.pay.app", [_field(hint="Card number")])
+    field = obs.elements[0]
+    assert classify(type_into(field, "4111"), field, obs).cls == "secret_entry"
+
+
+def test_a_field_of_another_package_is_described_with_its_own():
+    obs = made_screen("com.host", [_field(text="hi", package="com.chat"),
+                                   {**SEND_BUTTON, "package": "com.chat"}])
+    field = obs.elements[0]
+    found = classify(type_into(field, "there", submit=True), field, obs)
+    assert found.package == "com.chat" and "(input, com.chat)" in found.describe
+    button = obs.elements[1]
+    assert "(button, com.chat)" in classify(tap_on(button), button, obs).describe
+
+
+@pytest.mark.parametrize(("row", "reason"), [
+    ({"text": "Pay ¥1.00"}, "the label of \"Pay ¥1.00\" says 'pay'"),
+    ({"desc": "Delete"}, "the description of \"Delete\" says 'delete'"),
+    ({"resource_id": "com.x:id/pay_button"}, "the resource-id of \"pay_button\" says 'pay'"),
+])
+def test_the_reason_says_which_words_of_the_control_decided(row, reason):
+    obs = made_screen("com.x", [{"role": "button", "cls": "android.widget.Button",
+                                 "clickable": True, "bounds": (40, 1000, 1040, 1100), **row}])
+    button = obs.elements[0]
+    assert classify(tap_on(button), button, obs).reason == reason
+
+
+def test_disabled_controls_and_a_texts_own_words_decide():
+    def one(**row):
+        obs = made_screen("com.x", [{"role": "button", "cls": "android.widget.Button",
+                                     "bounds": (40, 1000, 1040, 1100), **row}])
+        return classify(tap_on(obs.elements[0]), obs.elements[0], obs, ocr_text="Pay now")
+
+    assert one(text="Pay", clickable=True, enabled=False) is None
+    assert one(text="Delete", long_clickable=True).cls == "delete"
+    assert one(text="Continue", clickable=True) is None  # the tree names it: OCR is not asked
+    assert one(desc="Continue", clickable=True) is None
+    assert one(text="Call the plumber", role="text", clickable=True) is None  # a row's title
+    assert one(text="Call", role="text", clickable=True).cls == "send"
+
+
+@pytest.mark.parametrize(("text", "app"), [
+    ("Sign in to Login, as demo with password omg1234", "Login"),
+    ("Sign in to Xbox as demo with password omg1234", "Xbox")])
+def test_a_sign_in_names_the_app_whole(text, app):
+    assert parse_authorisations(text) == [Authorisation("secret_entry", app, "task")]
+    assert parse_authorisations(text)[0].source == "task"
+
+
+def test_each_clause_of_a_task_is_read_on_its_own():
+    assert parse_authorisations("Send Hi to Bob in Messages; then open Notes") == [
+        Authorisation("send", "Bob", "task", text="Hi")]
