@@ -329,7 +329,7 @@ def title_band(obs: Observation) -> list[str]:
 def recipients(obs: Observation) -> list[str]:
     """What recipient fields (To, 收件人) hold."""
     return [e.text for e in obs.elements if e.editable and e.text and not e.password
-            and is_recipient_field(e.resource_id.rsplit("/", 1)[-1], e.desc)]
+            and is_recipient_field(_short_id(e), e.desc, e.hint)]
 
 
 def _quote(e: UIElement) -> str:

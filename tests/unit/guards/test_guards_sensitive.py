@@ -21,7 +21,14 @@ from omg_agent.core.actions import parse_action
 from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, OcrBox
 from omg_agent.guards.authorisation import Authorisation, parse_allow, parse_authorisations
-from omg_agent.guards.sensitive import Gate, classify, target_element, text_at
+from omg_agent.guards.sensitive import (
+    Gate,
+    classify,
+    recipients,
+    target_element,
+    text_at,
+    title_band,
+)
 from omg_agent.perception.anchor import Anchorer
 
 ZH = "zh-CN"
@@ -458,3 +465,51 @@ def test_a_sign_in_names_the_app_whole(text, app):
 def test_each_clause_of_a_task_is_read_on_its_own():
     assert parse_authorisations("Send Hi to Bob in Messages; then open Notes") == [
         Authorisation("send", "Bob", "task", text="Hi")]
+
+
+def test_what_a_touch_read_in_pixels_says_and_where():
+    web = made_screen("com.android.chrome", [
+        {"role": "web", "cls": "android.webkit.WebView", "bounds": (0, 200, 1080, 2200)}])
+    tapped = parse_action({"type": "tap", "target": {"x": 500, "y": 646}})
+    found = classify(tapped, web.elements[0], web, ocr_text="Pay now")
+    assert found.describe == 'tap "Pay now" (read on screen; web, com.android.chrome)'
+    assert found.reason == "the text read there says 'pay now'"
+    bare = classify(tapped, None, web, ocr_text="Pay now")
+    assert bare.describe == 'tap "Pay now" (read on screen; com.android.chrome)'
+
+
+def test_a_controls_own_package_and_label_are_what_it_is_about():
+    obs = made_screen("com.host", [
+        {"role": "button", "cls": "android.widget.Button", "clickable": True,
+         "text": "Call Bob", "package": "com.dialer", "bounds": (40, 1000, 1040, 1100)},
+        {"role": "button", "cls": "android.widget.Button", "clickable": True,
+         "text": "Pay ¥5.00", "package": "", "bounds": (40, 1200, 1040, 1300)}])
+    call, pay = obs.elements
+    found = classify(tap_on(call), call, obs)
+    assert found.package == "com.dialer" and "Call Bob" in found.subjects
+    assert found.amounts == () and found.text is None
+    assert Gate(parse_allow(["send:Bob"])).check(tap_on(call), call, obs).allowed
+    paid = classify(tap_on(pay), pay, obs)
+    assert paid.package == "com.host" and paid.text is None
+
+
+def test_the_title_band_is_the_top_of_the_screen_without_dialog_titles():
+    obs = made_screen("com.chat", [
+        {"text": "Bob", "bounds": (0, 100, 1080, 360)},  # bottom on the band's edge (15%)
+        {"text": "Alert", "resource_id": "android:id/alertTitle", "bounds": (0, 100, 1080, 300)},
+        {"text": "typed", "editable": True, "bounds": (0, 100, 1080, 300)},
+        {"text": "Alice", "bounds": (0, 361, 1080, 500)},
+        {"text": "footer", "bounds": (0, 900, 1080, 1000)}])
+    assert title_band(obs) == ["Bob"]  # 15% of the screenshot's 2400, not of the elements
+
+
+def test_recipients_are_what_recipient_fields_hold():
+    def row(text: str, **more) -> dict:
+        return {"role": "input", "editable": True, "text": text,
+                "resource_id": "com.chat:id/input", "bounds": (0, 300, 1080, 400), **more}
+
+    obs = made_screen("com.chat", [
+        row("Bob", desc="To"), row("Carol", hint="Recipient"), row("hello"),
+        row("secret", desc="To", password=True), row("", desc="To"),
+        {"text": "Dave", "resource_id": "com.chat:id/recipient", "bounds": (0, 0, 9, 9)}])
+    assert recipients(obs) == ["Bob", "Carol"]
