@@ -35,9 +35,8 @@ for line in open(results, encoding="utf-8"):
     name, _, status = line.strip().rpartition(": ")
     if not name:
         continue
-    module = name.split(".x", 1)[0].split("__mutmut_")[0]
-    path = next((f for f in files
-                 if module.startswith(f[:-3].replace("/", ".") + ".")), None)
+    module = name.split(".x", 1)[0]  # omg_agent.guards.sensitive.x_classify__mutmut_3
+    path = next((f for f in files if module == f[:-3].replace("/", ".")), None)
     if path is None:
         continue
     counts[path][status] += 1

@@ -188,8 +188,13 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
                  ocr_text=ocr_text)
 
 
+def _rid(e: UIElement) -> str:
+    """The resource-id without its package: ``com.omg.shop:id/pay`` → ``pay``."""
+    return e.resource_id.rpartition("/")[2]
+
+
 def _short_id(e: UIElement) -> str:
-    return e.resource_id.rsplit("/", 1)[-1].replace("_", " ")
+    return _rid(e).replace("_", " ")
 
 
 def _labelled(verb: str, e: UIElement, obs: Observation,
@@ -205,7 +210,7 @@ def _labelled(verb: str, e: UIElement, obs: Observation,
 
 
 def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | None:
-    short_id = f.resource_id.rsplit("/", 1)[-1]
+    short_id = _rid(f)
     cue = "password" if f.password else is_secret_field(short_id, f.desc, f.hint, f.text)
     where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
     if cue is not None:
@@ -223,7 +228,7 @@ def _submit(f: UIElement, obs: Observation, verb: str, sent: str,
     """ENTER in a message box of a screen with a Send button sends the message (``sent``)."""
     # what the field *is* (its id, description, hint), never what it holds: a message that
     # says "find me" or "to the shop" is still a message
-    short_id = f.resource_id.rsplit("/", 1)[-1]
+    short_id = _rid(f)
     if not f.editable or is_search_field(short_id, f.desc, f.hint) or is_recipient_field(
             short_id, f.desc, f.hint):
         return None
@@ -333,13 +338,13 @@ def recipients(obs: Observation) -> list[str]:
 
 
 def _quote(e: UIElement) -> str:
-    label = e.label or e.resource_id.rsplit("/", 1)[-1]
+    label = e.label or _rid(e)
     return f'"{label}"'
 
 
 def _field_name(f: UIElement) -> str:
     if f.password:
-        return f'the password field "{f.resource_id.rsplit("/", 1)[-1] or f.desc}"'
+        return f'the password field "{_rid(f) or f.desc}"'
     return _quote(f)
 
 

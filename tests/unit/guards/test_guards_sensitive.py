@@ -513,3 +513,60 @@ def test_recipients_are_what_recipient_fields_hold():
         row("secret", desc="To", password=True), row("", desc="To"),
         {"text": "Dave", "resource_id": "com.chat:id/recipient", "bounds": (0, 0, 9, 9)}])
     assert recipients(obs) == ["Bob", "Carol"]
+
+
+def test_the_call_key_dials_and_asks():
+    obs = made_screen("com.android.dialer", [
+        {"text": "Mum", "bounds": (0, 100, 1080, 300)}])
+    found = classify(parse_action({"type": "key", "key": 5}), None, obs)
+    assert (found.cls, found.reason, found.describe) == (
+        "send", "the CALL key dials", "press the CALL key")
+    assert found.package == "com.android.dialer" and found.subjects == ("Mum",)
+    assert Gate(parse_allow(["send:Mum"])).check(
+        parse_action({"type": "key", "key": 5}), None, obs).allowed
+
+
+def test_typing_aimed_at_a_button_lands_in_the_focused_field(make_phone):
+    phone = make_phone()
+    phone.start_activity(LOGIN)
+    tap(phone, rid="password")
+    obs = observe(phone)
+    sign_in = element(obs, rid="sign_in")
+    found = classify(type_into(sign_in, "omg1234"), sign_in, obs)
+    assert found.cls == "secret_entry" and found.reason == "the field is a password field"
+    pw = element(obs, rid="password")
+    assert found.describe == ('type a secret (7 characters, hidden) into the password field '
+                              f'"password" ({pw.role}, {LOGIN})')
+    assert found.package == LOGIN
+
+
+def test_a_field_described_as_a_pin_is_secret():
+    obs = made_screen("com.bank", [_field(desc="PIN")])
+    assert classify(type_into(obs.elements[0], "1234"), obs.elements[0], obs).cls == \
+        "secret_entry"
+
+
+def test_typing_with_submit_says_it_presses_enter_and_what_will_be_sent():
+    obs = made_screen("com.chat", [_field(text="bye"), SEND_BUTTON])
+    box = obs.elements[0]
+    cleared = parse_action({"type": "type", "text": "hello", "target": box.id, "clear": True,
+                            "submit": True})
+    found = classify(cleared, box, obs)
+    assert found.text == "hello"
+    assert found.describe == "type 'hello' into \"bye\" (input, com.chat) and press ENTER"
+    assert classify(type_into(box, " now", submit=True), box, obs).text == "bye now"
+
+
+def test_a_password_secret_is_not_matched_on_a_phishing_screens_title():
+    phish = made_screen("com.evil", [
+        {"text": "Login", "bounds": (0, 100, 1080, 300)},
+        _field(password=True, resource_id="com.evil:id/password"),
+        {"role": "button", "cls": "android.widget.Button", "clickable": True,
+         "text": "Change password", "bounds": (40, 1000, 1040, 1100)}])
+    field, button = phish.elements[1], phish.elements[2]
+    gate = Gate(parse_authorisations("Sign in to Login as demo with password omg1234"))
+    assert gate.check(type_into(field, "omg1234"), field, phish).needs_confirmation
+    security = Gate(parse_allow(["account_security:Login"]))
+    assert security.check(tap_on(button), button, phish).needs_confirmation
+    assert Gate(parse_allow(["account_security:evil"])).check(
+        tap_on(button), button, phish).allowed

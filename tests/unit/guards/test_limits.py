@@ -181,6 +181,8 @@ def test_a_payment_beyond_a_stated_limit_is_asked(checkout, allow, task):
 def test_a_payment_within_the_limit_is_allowed_without_a_question(checkout, allow):
     decision = decide(parse_allow([allow]), checkout)
     assert decision.allowed and decision.authorisation == parse_allow([allow])[0]
+    assert decision.sensitivity.amounts == (cny("1079.00"),)
+    assert decision.sensitivity.text is None
 
 
 def test_the_gate_reads_the_label_and_the_total_row(checkout):
