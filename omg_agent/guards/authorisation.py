@@ -203,8 +203,7 @@ _LIMIT_HELP = "payment:<=100, payment:Shop<=¥100, payment:<5"
 
 
 def _allow_spec(cls: SensitiveClass, spec: str, item: str) -> tuple[str | None, Limit | None]:
-    m = _LIMIT_OP.match(spec)
-    money = parse_money(spec) if m is None else None
+    m, money = _LIMIT_OP.match(spec), parse_money(spec)  # "<=100" is no amount: None
     if m is None and (money is None or money.currency is None):
         if any(ch in spec for ch in "<>=≤≥"):
             raise ValueError(f"cannot read the limit in {item!r}; write it as {_LIMIT_HELP}")
@@ -233,22 +232,22 @@ def _explicit(text: str) -> list[Authorisation]:
         cls = _VERB_CLASS.get(m["verb"].lower())
         if cls is not None:
             limit, rest = split_limit(m["rest"]) if cls == "payment" else (None, m["rest"])
-            out.append(Authorisation(cls, _target_of(rest), "task", limit))
+            out.append(Authorisation(cls, _target_of(rest), limit=limit))
     for m in _EXPLICIT_ZH.finditer(text):
         cls = _VERB_CLASS[m["verb"]]
         limit, rest = None, m["rest"]
         if cls == "payment":
             limit, rest = split_limit(f"{m['pre'] or ''}{m['rest']}{m['more']}")
-            rest = re.split(r"[，,]", rest, maxsplit=1)[0]
+            rest = re.split(r"[，,]", rest)[0]
         target = m["to"] or _zh_target(rest)
-        out.append(Authorisation(cls, target, "task", limit))
+        out.append(Authorisation(cls, target, limit=limit))
     return out
 
 
 def _target_of(rest: str) -> str | None:
     rest = rest.strip()
     for stop in _STOP_WORDS:
-        rest = re.split(rf"\s+{stop}\b", rest, maxsplit=1, flags=re.IGNORECASE)[0]
+        rest = re.split(rf"\s+{stop}\b", rest, flags=re.IGNORECASE)[0]
     m = _PREP_TARGET.search(rest)
     target = (m["target"] if m else rest).strip(_QUOTES + ",")
     target = re.sub(r"^(?:the|a|an|my|all)\s+", "", target, flags=re.IGNORECASE)
@@ -267,11 +266,11 @@ def _implied(text: str) -> list[Authorisation]:
             m = rx.search(clause)
             if m and _is_name(m["target"]):
                 said = (m["text"] or "").strip(_QUOTES) or None
-                out.append(Authorisation("send", m["target"].strip(), "task", text=said))
+                out.append(Authorisation("send", m["target"].strip(), text=said))
                 break
         m = _SIGN_IN_EN.search(clause)
         if m:
-            out.append(Authorisation("secret_entry", m["app"].strip(" .,"), source="task"))
+            out.append(Authorisation("secret_entry", m["app"].strip(" .,")))
     return out
 
 

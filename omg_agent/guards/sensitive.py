@@ -174,7 +174,7 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
     if e is not None and e.role in _LABELLED_ROLES and (
             e.clickable or e.long_clickable or e.checkable):
         found = _labelled(verb, e, obs, (("label", e.text), ("description", e.desc),
-                                         ("resource-id", _short_id(e))))
+                                         ("resource-id", _rid(e))))
         if found is not None or e.text or e.desc:
             return found  # the tree names this control: its own words decide
     # No labelled control takes the touch (a paragraph, a WebView, a drawn button): only
@@ -189,12 +189,9 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
 
 
 def _rid(e: UIElement) -> str:
-    """The resource-id without its package: ``com.omg.shop:id/pay`` → ``pay``."""
+    """The resource-id without its package: ``com.omg.shop:id/pay`` → ``pay`` (the cue
+    readers split ``pay_button`` into words themselves)."""
     return e.resource_id.rpartition("/")[2]
-
-
-def _short_id(e: UIElement) -> str:
-    return _rid(e).replace("_", " ")
 
 
 def _labelled(verb: str, e: UIElement, obs: Observation,
@@ -250,8 +247,8 @@ def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
           obs: Observation, *, ocr_text: str | None = None,
           text: str | None = None) -> Sensitivity:
     package = (e.package if e is not None and e.package else "") or obs.package
-    owners = tuple(dict.fromkeys(p for pkg in (obs.package, package) if pkg
-                                 for p in (pkg, pkg.rsplit(".", 1)[-1])))
+    # a target names a package by a whole word of it: "Shop" is com.omg.shop's
+    owners = tuple(dict.fromkeys(pkg for pkg in (obs.package, package) if pkg))
     subjects = [*title_band(obs), *recipients(obs)]
     if e is not None and not e.editable:
         subjects.append(e.label)
@@ -314,8 +311,8 @@ def message_text(obs: Observation) -> str | None:
     """What the screen's message box holds (the focused one when there are several), or
     ``None`` when there is none or the boxes disagree."""
     boxes = [e for e in obs.elements if e.editable and not e.password
-             and not is_search_field(_short_id(e), e.desc, e.hint)
-             and not is_recipient_field(_short_id(e), e.desc, e.hint)]
+             and not is_search_field(_rid(e), e.desc, e.hint)
+             and not is_recipient_field(_rid(e), e.desc, e.hint)]
     focused = [e for e in boxes if e.focused]
     texts = {e.text for e in focused or boxes}
     return texts.pop() if len(texts) == 1 else None
@@ -334,7 +331,7 @@ def title_band(obs: Observation) -> list[str]:
 def recipients(obs: Observation) -> list[str]:
     """What recipient fields (To, 收件人) hold."""
     return [e.text for e in obs.elements if e.editable and e.text and not e.password
-            and is_recipient_field(_short_id(e), e.desc, e.hint)]
+            and is_recipient_field(_rid(e), e.desc, e.hint)]
 
 
 def _quote(e: UIElement) -> str:

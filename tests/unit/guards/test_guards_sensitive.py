@@ -483,11 +483,13 @@ def test_a_controls_own_package_and_label_are_what_it_is_about():
         {"role": "button", "cls": "android.widget.Button", "clickable": True,
          "text": "Call Bob", "package": "com.dialer", "bounds": (40, 1000, 1040, 1100)},
         {"role": "button", "cls": "android.widget.Button", "clickable": True,
-         "text": "Pay ¥5.00", "package": "", "bounds": (40, 1200, 1040, 1300)}])
-    call, pay = obs.elements
+         "text": "Pay ¥5.00", "package": "", "bounds": (40, 1200, 1040, 1300)},
+        {"text": "Total ¥5.00", "bounds": (40, 1400, 1040, 1500)},
+        _field(text="a note")])
+    call, pay = obs.elements[:2]
     found = classify(tap_on(call), call, obs)
     assert found.package == "com.dialer" and "Call Bob" in found.subjects
-    assert found.amounts == () and found.text is None
+    assert found.amounts == ()  # only a payment reads what the screen costs
     assert Gate(parse_allow(["send:Bob"])).check(tap_on(call), call, obs).allowed
     paid = classify(tap_on(pay), pay, obs)
     assert paid.package == "com.host" and paid.text is None
@@ -570,3 +572,34 @@ def test_a_password_secret_is_not_matched_on_a_phishing_screens_title():
     assert security.check(tap_on(button), button, phish).needs_confirmation
     assert Gate(parse_allow(["account_security:evil"])).check(
         tap_on(button), button, phish).allowed
+
+
+def test_a_fields_own_package_and_a_bare_password_flag_decide_secret_entry():
+    obs = made_screen("com.host", [_field(package="com.bank", password=True)])
+    field = obs.elements[0]
+    found = classify(type_into(field, "1234"), field, obs)
+    assert found.reason == "the field is a password field" and found.package == "com.bank"
+    assert found.describe.endswith("(input, com.bank)")
+
+
+def test_a_touch_read_in_pixels_belongs_to_the_view_it_lands_on():
+    web = made_screen("com.host", [
+        {"role": "web", "cls": "android.webkit.WebView", "package": "com.web",
+         "bounds": (0, 200, 1080, 2200)}])
+    tapped = parse_action({"type": "tap", "target": {"x": 500, "y": 646}})
+    assert classify(tapped, web.elements[0], web, ocr_text="Pay now").package == "com.web"
+
+
+@pytest.mark.parametrize("rid", ["com.chat:id/search_box", "com.chat:id/recipient"])
+def test_a_search_or_recipient_box_is_known_by_its_id_alone(rid):
+    obs = made_screen("com.chat", [_field(text="Bob", resource_id=rid), SEND_BUTTON])
+    assert classify(parse_action({"type": "key", "key": "enter"}), None, obs) is None
+    assert recipients(obs) == (["Bob"] if rid.endswith("recipient") else [])
+
+
+def test_a_screen_without_a_screenshot_size_takes_its_height_from_the_elements():
+    obs = made_screen("com.chat", [{"text": "Bob", "bounds": (0, 0, 1080, 100)},
+                                   {"text": "Body", "bounds": (0, 600, 1080, 1000)}],
+                      size=(0, 0))
+    assert title_band(obs) == ["Bob"]  # 15% of 1000
+    assert title_band(made_screen("com.chat", [], size=(0, 0))) == []
