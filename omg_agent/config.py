@@ -123,8 +123,8 @@ class Settings(BaseModel):
     allow: str = Field(
         "", description="Sensitive-action classes the user pre-authorises, comma-separated "
                         "(payment, delete, send, install, permission, secret_entry, "
-                        "account_security; 'send:Bob' names a target). Nothing else skips "
-                        "the confirmation.")
+                        "account_security; 'send:Bob' names a target, 'payment:<=100' or "
+                        "'payment:Shop<=¥100' a limit). Nothing else skips the confirmation.")
     gate: bool = Field(True, description="Hold sensitive actions for the user's yes. Off "
                                          "only for benchmarks that measure the gate.")
     loop_guard: bool = Field(True, description="Break loops without model calls (wait, "

@@ -3,7 +3,10 @@
 Before a segment of a bundle is sent to the device, :meth:`GateKeeper.review` resolves each
 action's target on the screen the segment acts on — the way the executor will, with the
 same anchorer rules (and a wider snap, so a point near a Pay button counts as Pay) — and
-asks :class:`~omg_agent.guards.sensitive.Gate`. The model's words are never read. An action
+asks :class:`~omg_agent.guards.sensitive.Gate`. The model's words are never read — not even
+for what a payment costs or what a send sends: the gate reads those on the screen acted on
+(the Pay button's label, the total row, the message box as this segment's typing leaves it;
+an anchor's own words count as an amount only where OCR read them on that screen). An action
 that needs a human's yes goes to the confirmation channel (the terminal, a script, the
 mirror later); a yes there lets the segment go on with that very action. With no human
 reachable the run stops resumable (``needs_confirmation``) and a later ``--answer yes``

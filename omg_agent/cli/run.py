@@ -260,7 +260,11 @@ def run(
     allow: list[str] = typer.Option(
         [], "--allow", help="Pre-authorise a sensitive class (payment, delete, send, install, "
                             "permission, secret_entry, account_security), optionally for a "
-                            "target: send:Bob. Repeatable; everything else asks first."),
+                            "whole name or number: send:Bob. A payment may carry a limit: "
+                            "payment:<=100, payment:Shop<=¥100, payment:<5 (strictly less), "
+                            "payment:¥100 (at most that); above it, in another currency or "
+                            "with no amount on the screen, the gate asks. Repeatable; "
+                            "everything else asks first."),
     resume: Path | None = typer.Option(None, "--resume", help="A run folder to go on with: "
                                        "an interrupted run (killed, Ctrl-C), or one that "
                                        "stopped for an answer or a confirmation."),

@@ -19,10 +19,18 @@ typing into a password / card / CVV / verification-code field (``secret_entry``)
 with ``submit`` or pressing ENTER in a message box — a non-search, non-recipient field on a
 screen that has a Send button (``send``); the CALL key. Never: launch, back, home, swipe,
 wait, plain typing elsewhere, and taps on edit fields, list text or disabled controls.
+
+What the user stated is checked here too, on the screen the action lands on: a payment's
+amount is read (:mod:`omg_agent.guards.amounts`) from the control acted on — its label and
+the texts inside it — and from the screen's total rows ("Total: ¥1,079.00", "合计"); only
+amounts with a currency count. An authorisation with a limit lets a payment through only
+when every amount read is within it; a send authorised for one text only when the message
+box (or the typed text) holds that text. Otherwise the gate asks, saying why.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -39,13 +47,16 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import AnchorNotFound
+from omg_agent.guards.amounts import Money, priced
 from omg_agent.guards.authorisation import Authorisation
 from omg_agent.guards.cues import (
     SensitiveClass,
+    cjk_part,
     is_recipient_field,
     is_search_field,
     is_secret_field,
     label_class,
+    latin_words,
 )
 from omg_agent.perception.anchor import Anchorer, tap_receiver
 
@@ -59,7 +70,9 @@ _VERBS = {Tap: "tap", LongPress: "long-press", DoubleTap: "double-tap"}
 @dataclass(frozen=True)
 class Sensitivity:
     """Why an action is sensitive. ``describe`` is exactly what will happen, for a human;
-    ``subjects`` what the screen says the action is about (for matching authorisations)."""
+    ``subjects`` what the screen says the action is about (for matching authorisations);
+    ``amounts`` what a payment costs as the screen shows it (the control's label, the total
+    rows); ``text`` the message a send would send (``None``: not a send, or unreadable)."""
 
     cls: SensitiveClass
     reason: str
@@ -67,6 +80,8 @@ class Sensitivity:
     package: str = ""
     subjects: tuple[str, ...] = ()
     owners: tuple[str, ...] = ()  # the app's package names: what secrets are matched on
+    amounts: tuple[Money, ...] = ()
+    text: str | None = None
 
     def __str__(self) -> str:
         return f"{self.cls}: {self.describe}"
@@ -106,12 +121,20 @@ class Gate:
         found = classify(action, element, obs, ocr_text=ocr_text)
         if found is None:
             return ALLOW
-        for auth in self.authorisations:
-            subjects = found.owners if found.cls in ("secret_entry", "account_security") \
-                else (*found.owners, *found.subjects)
-            if auth.covers(found.cls, subjects):
-                return Decision("allow", found, auth)
-        return Decision("confirm", found)
+        subjects = found.owners if found.cls in ("secret_entry", "account_security") \
+            else (*found.owners, *found.subjects)
+        covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
+        if not covering:
+            return Decision("confirm", found)
+        # every limit the user stated holds (a --allow and a task's "at most ¥1" both
+        # cover a payment: the narrower wins); one authorisation must grant the text
+        problems = [p for a in covering if (p := a.limit_problem(found.amounts))]
+        granting = [a for a in covering if a.text_problem(found.text) is None]
+        if not problems and granting:
+            return Decision("allow", found, granting[0])
+        problems += [p for a in covering if (p := a.text_problem(found.text))]
+        why = f"{found.reason}; {problems[0]}"
+        return Decision("confirm", dataclasses.replace(found, reason=why))
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more))
@@ -139,7 +162,7 @@ def classify(action: object, element: UIElement | None, obs: Observation, *,
             if action.keycode == KEY_CALL:
                 return _make("send", "the CALL key dials", "press the CALL key", None, obs)
             if action.keycode == KEY_ENTER and obs.focused is not None:
-                return _submit(obs.focused, obs, "press ENTER in")
+                return _submit(obs.focused, obs, "press ENTER in", obs.focused.text)
             return None
     return None
 
@@ -151,7 +174,7 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
     if e is not None and e.role in _LABELLED_ROLES and (
             e.clickable or e.long_clickable or e.checkable):
         found = _labelled(verb, e, obs, (("label", e.text), ("description", e.desc),
-                                         ("resource-id", _short_id(e))))
+                                         ("resource-id", _rid(e))))
         if found is not None or e.text or e.desc:
             return found  # the tree names this control: its own words decide
     # No labelled control takes the touch (a paragraph, a WebView, a drawn button): only
@@ -161,11 +184,14 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
         return None
     where = f"{e.role}, " if e is not None else ""
     return _make(hit[0], f"the text read there says {hit[1]!r}",
-                 f'{verb} "{ocr_text}" (read on screen; {where}{obs.package})', e, obs)
+                 f'{verb} "{ocr_text}" (read on screen; {where}{obs.package})', e, obs,
+                 ocr_text=ocr_text)
 
 
-def _short_id(e: UIElement) -> str:
-    return e.resource_id.rsplit("/", 1)[-1].replace("_", " ")
+def _rid(e: UIElement) -> str:
+    """The resource-id without its package: ``com.omg.shop:id/pay`` → ``pay`` (the cue
+    readers split ``pay_button`` into words themselves)."""
+    return e.resource_id.rpartition("/")[2]
 
 
 def _labelled(verb: str, e: UIElement, obs: Observation,
@@ -181,23 +207,27 @@ def _labelled(verb: str, e: UIElement, obs: Observation,
 
 
 def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | None:
-    short_id = f.resource_id.rsplit("/", 1)[-1]
-    cue = "password" if f.password else is_secret_field(short_id, f.desc, f.text)
+    short_id = _rid(f)
+    cue = "password" if f.password else is_secret_field(short_id, f.desc, f.hint, f.text)
     where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
     if cue is not None:
         chars = len(action.text)
         return _make("secret_entry", f"the field is a {cue} field",
                      f"type a secret ({chars} characters, hidden) into {where}", f, obs)
     if action.submit:
-        return _submit(f, obs, f"type {action.text!r} into", suffix=" and press ENTER")
+        sent = action.text if action.clear else f.text + action.text
+        return _submit(f, obs, f"type {action.text!r} into", sent, suffix=" and press ENTER")
     return None
 
 
-def _submit(f: UIElement, obs: Observation, verb: str, suffix: str = "") -> Sensitivity | None:
-    """ENTER in a message box of a screen with a Send button sends the message."""
-    short_id = f.resource_id.rsplit("/", 1)[-1]
-    if not f.editable or is_search_field(short_id, f.desc, f.text) or is_recipient_field(
-            short_id, f.desc, f.text):
+def _submit(f: UIElement, obs: Observation, verb: str, sent: str,
+            suffix: str = "") -> Sensitivity | None:
+    """ENTER in a message box of a screen with a Send button sends the message (``sent``)."""
+    # what the field *is* (its id, description, hint), never what it holds: a message that
+    # says "find me" or "to the shop" is still a message
+    short_id = _rid(f)
+    if not f.editable or is_search_field(short_id, f.desc, f.hint) or is_recipient_field(
+            short_id, f.desc, f.hint):
         return None
     send = next((e for e in obs.elements if e.enabled and (e.clickable or e.long_clickable)
                  and not e.editable and e.role == "button" and _is_send(e)), None)
@@ -205,7 +235,7 @@ def _submit(f: UIElement, obs: Observation, verb: str, suffix: str = "") -> Sens
         return None
     return _make("send", f"ENTER in a message box next to {_quote(send)} sends it",
                  f"{verb} {_field_name(f)} ({f.role}, {f.package or obs.package}){suffix}",
-                 f, obs)
+                 f, obs, text=sent)
 
 
 def _is_send(e: UIElement) -> bool:
@@ -214,14 +244,78 @@ def _is_send(e: UIElement) -> bool:
 
 
 def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
-          obs: Observation) -> Sensitivity:
+          obs: Observation, *, ocr_text: str | None = None,
+          text: str | None = None) -> Sensitivity:
     package = (e.package if e is not None and e.package else "") or obs.package
-    owners = tuple(dict.fromkeys(p for pkg in (obs.package, package) if pkg
-                                 for p in (pkg, pkg.rsplit(".", 1)[-1])))
+    # a target names a package by a whole word of it: "Shop" is com.omg.shop's
+    owners = tuple(dict.fromkeys(pkg for pkg in (obs.package, package) if pkg))
     subjects = [*title_band(obs), *recipients(obs)]
     if e is not None and not e.editable:
         subjects.append(e.label)
-    return Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)), owners)
+    amounts = payment_amounts(e, obs, ocr_text) if cls == "payment" else ()
+    if cls == "send" and text is None and e is not None and not e.editable:
+        text = message_text(obs)  # a Send button sends what the message box holds
+    return Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)), owners,
+                       amounts, text)
+
+
+# -- what a payment costs, what a send sends ------------------------------------------------
+_TOTAL_EN = frozenset({"total", "due"})
+_TOTAL_EN_PAIRS = (("to", "pay"), ("you", "pay"))
+_TOTAL_ZH = ("合计", "总计", "总价", "总额", "实付", "应付", "共计", "金额")
+
+
+def payment_amounts(e: UIElement | None, obs: Observation,
+                    ocr_text: str | None = None) -> tuple[Money, ...]:
+    """The amounts (with a currency) a payment on ``e`` shows: the control's own texts and
+    the texts inside it, what OCR read there (only if it is on this screen: an anchor's words
+    are the model's, not the screen's), and the screen's total rows."""
+    texts: list[str] = []
+    if e is not None:
+        texts += _texts(e)
+        texts += [t for x in obs.elements if x is not e and not x.editable
+                  and e.bounds.contains(x.center) for t in _texts(x)]
+    if ocr_text and any(b.text == ocr_text for b in obs.ocr or ()):
+        texts.append(ocr_text)
+    texts += total_rows(obs)
+    return tuple(dict.fromkeys(m for t in texts for m in priced(t)))
+
+
+def _texts(e: UIElement) -> list[str]:
+    return [t for t in (e.text, e.desc, *e.extra_texts) if t]
+
+
+def total_rows(obs: Observation) -> list[str]:
+    """The texts of the screen's total rows ("Total: ¥1,079.00", "合计 ¥99"), with what sits
+    on the same row when the amount is a separate text ("Total" | "¥1,079.00")."""
+    pieces = [(" ".join(_texts(e)), e.bounds) for e in obs.elements if not e.editable]
+    pieces += [(b.text, b.bounds) for b in obs.ocr or ()]
+    out: list[str] = []
+    for text, box in pieces:
+        if not text or not _is_total(text):
+            continue
+        out.append(text)
+        if not priced(text):
+            out += [t for t, other in pieces if t and box.top <= other.center.y <= box.bottom]
+    return out
+
+
+def _is_total(text: str) -> bool:
+    words = latin_words(text)
+    pairs = set(zip(words, words[1:], strict=False))
+    return bool(_TOTAL_EN.intersection(words) or pairs.intersection(_TOTAL_EN_PAIRS)
+                or any(z in cjk_part(text) for z in _TOTAL_ZH))
+
+
+def message_text(obs: Observation) -> str | None:
+    """What the screen's message box holds (the focused one when there are several), or
+    ``None`` when there is none or the boxes disagree."""
+    boxes = [e for e in obs.elements if e.editable and not e.password
+             and not is_search_field(_rid(e), e.desc, e.hint)
+             and not is_recipient_field(_rid(e), e.desc, e.hint)]
+    focused = [e for e in boxes if e.focused]
+    texts = {e.text for e in focused or boxes}
+    return texts.pop() if len(texts) == 1 else None
 
 
 def title_band(obs: Observation) -> list[str]:
@@ -237,17 +331,17 @@ def title_band(obs: Observation) -> list[str]:
 def recipients(obs: Observation) -> list[str]:
     """What recipient fields (To, 收件人) hold."""
     return [e.text for e in obs.elements if e.editable and e.text and not e.password
-            and is_recipient_field(e.resource_id.rsplit("/", 1)[-1], e.desc)]
+            and is_recipient_field(_rid(e), e.desc, e.hint)]
 
 
 def _quote(e: UIElement) -> str:
-    label = e.label or e.resource_id.rsplit("/", 1)[-1]
+    label = e.label or _rid(e)
     return f'"{label}"'
 
 
 def _field_name(f: UIElement) -> str:
     if f.password:
-        return f'the password field "{f.resource_id.rsplit("/", 1)[-1] or f.desc}"'
+        return f'the password field "{_rid(f) or f.desc}"'
     return _quote(f)
 
 

@@ -101,3 +101,15 @@ def test_the_terminal_asks_again_on_an_unclear_answer_and_never_reads_it_as_yes(
     assert shown.count("Allow it? [y/N]") == 2
     answer, shown = _terminal("yesterday\nokay no\n可以不\nyes\n")
     assert answer is False and "no clear yes" in shown
+
+
+def test_an_unclear_answer_is_quoted_whole_up_to_60_characters_then_cut():
+    assert "'" + "x" * 60 + "'" in unclear("x" * 60)
+    cut = unclear("y" * 61)
+    assert "'" + "y" * 57 + "…'" in cut and "y" * 58 not in cut
+
+
+def test_typographic_apostrophes_and_the_longest_answer_still_read():
+    assert read_answer("don‘t") == "no" and read_answer("don’t") == "no"
+    assert read_answer("yes" + " " * (MAX_ANSWER - 3)) == "yes"
+    assert read_answer("yes" + " " * (MAX_ANSWER - 2)) is None

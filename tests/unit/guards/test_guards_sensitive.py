@@ -21,7 +21,14 @@ from omg_agent.core.actions import parse_action
 from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, OcrBox
 from omg_agent.guards.authorisation import Authorisation, parse_allow, parse_authorisations
-from omg_agent.guards.sensitive import Gate, classify, target_element, text_at
+from omg_agent.guards.sensitive import (
+    Gate,
+    classify,
+    recipients,
+    target_element,
+    text_at,
+    title_band,
+)
 from omg_agent.perception.anchor import Anchorer
 
 ZH = "zh-CN"
@@ -201,11 +208,14 @@ def test_a_send_authorised_for_bob_passes_in_bobs_thread_only(make_phone):
     phone.apps[MESSAGES].threads["Alice"].append({"from_me": False, "text": "Bob"})
     for contact, verdict in (("Bob", "allow"), ("Alice", "confirm")):
         to_thread(phone, contact)
+        tap(phone, rid="compose")
+        phone.input_text("See you at 7")
         obs = observe(phone)
         send = element(obs, rid="send")
         decision = gate.check(tap_on(send), send, obs)
         assert decision.verdict == verdict, contact
-        phone.key(4)
+        phone.key(4)  # the keyboard
+        phone.key(4)  # the thread
 
 
 def test_a_new_number_is_not_authorised_by_the_task_but_by_explicit_words(make_phone):
@@ -364,3 +374,232 @@ def test_a_button_only_pixels_show_is_read_by_ocr():
     assert found.cls == "payment" and '"立即支付" (read on screen' in found.describe
     assert classify(tapped, None, obs, ocr_text=text_at(obs, (540, 440))) is None
     assert Gate().check(tapped, None, obs, ocr_text="Pay now").needs_confirmation
+
+
+# -- corners mutation testing found (docs/mutation.md) -------------------------------------------
+@pytest.mark.parametrize("message", ["I'll go to the shop, find me there", "search me",
+                                     "Query: to Bob"])
+def test_enter_in_a_message_box_sends_whatever_the_message_says(make_phone, message):
+    phone = make_phone()
+    to_thread(phone)
+    tap(phone, rid="compose")
+    phone.input_text(message)
+    obs = observe(phone)
+    enter = parse_action({"type": "key", "key": "enter"})
+    found = classify(enter, None, obs)
+    assert found is not None and found.cls == "send" and found.text == message
+    compose = element(obs, rid="compose")
+    assert found.describe == f'press ENTER in "{message}" ({compose.role}, {MESSAGES})'
+    assert found.reason == 'ENTER in a message box next to "Send" sends it'
+
+
+def _field(**more) -> dict:
+    return {"role": "input", "editable": True, "clickable": True, "focused": True,
+            "resource_id": "com.chat:id/input", "bounds": (40, 2000, 800, 2100), **more}
+
+
+SEND_BUTTON = {"role": "button", "cls": "android.widget.Button", "clickable": True,
+               "text": "Send", "bounds": (820, 2000, 1040, 2100)}
+
+
+@pytest.mark.parametrize(("field", "sends"), [
+    ({"desc": "Search"}, False), ({"hint": "Search chats"}, False), ({"desc": "To"}, False),
+    ({"hint": "Recipient"}, False), ({"hint": "Message"}, True),
+    ({"resource_id": ""}, True), ({"editable": False}, False)])
+def test_enter_sends_only_from_a_message_box_known_by_what_it_is(field, sends):
+    obs = made_screen("com.chat", [_field(text="hello", **field), SEND_BUTTON])
+    enter = parse_action({"type": "key", "key": "enter"})
+    assert (classify(enter, None, obs) is not None) is sends
+
+
+def test_a_field_hinted_for_a_card_number_is_secret():
+    obs = made_screen("com.pay.app", [_field(hint="Card number")])
+    field = obs.elements[0]
+    assert classify(type_into(field, "4111"), field, obs).cls == "secret_entry"
+
+
+def test_a_field_of_another_package_is_described_with_its_own():
+    obs = made_screen("com.host", [_field(text="hi", package="com.chat"),
+                                   {**SEND_BUTTON, "package": "com.chat"}])
+    field = obs.elements[0]
+    found = classify(type_into(field, "there", submit=True), field, obs)
+    assert found.package == "com.chat" and "(input, com.chat)" in found.describe
+    button = obs.elements[1]
+    assert "(button, com.chat)" in classify(tap_on(button), button, obs).describe
+
+
+@pytest.mark.parametrize(("row", "reason"), [
+    ({"text": "Pay ¥1.00"}, "the label of \"Pay ¥1.00\" says 'pay'"),
+    ({"desc": "Delete"}, "the description of \"Delete\" says 'delete'"),
+    ({"resource_id": "com.x:id/pay_button"}, "the resource-id of \"pay_button\" says 'pay'"),
+])
+def test_the_reason_says_which_words_of_the_control_decided(row, reason):
+    obs = made_screen("com.x", [{"role": "button", "cls": "android.widget.Button",
+                                 "clickable": True, "bounds": (40, 1000, 1040, 1100), **row}])
+    button = obs.elements[0]
+    assert classify(tap_on(button), button, obs).reason == reason
+
+
+def test_disabled_controls_and_a_texts_own_words_decide():
+    def one(**row):
+        obs = made_screen("com.x", [{"role": "button", "cls": "android.widget.Button",
+                                     "bounds": (40, 1000, 1040, 1100), **row}])
+        return classify(tap_on(obs.elements[0]), obs.elements[0], obs, ocr_text="Pay now")
+
+    assert one(text="Pay", clickable=True, enabled=False) is None
+    assert one(text="Delete", long_clickable=True).cls == "delete"
+    assert one(text="Continue", clickable=True) is None  # the tree names it: OCR is not asked
+    assert one(desc="Continue", clickable=True) is None
+    assert one(text="Call the plumber", role="text", clickable=True) is None  # a row's title
+    assert one(text="Call", role="text", clickable=True).cls == "send"
+
+
+@pytest.mark.parametrize(("text", "app"), [
+    ("Sign in to Login, as demo with password omg1234", "Login"),
+    ("Sign in to Xbox as demo with password omg1234", "Xbox")])
+def test_a_sign_in_names_the_app_whole(text, app):
+    assert parse_authorisations(text) == [Authorisation("secret_entry", app, "task")]
+    assert parse_authorisations(text)[0].source == "task"
+
+
+def test_each_clause_of_a_task_is_read_on_its_own():
+    assert parse_authorisations("Send Hi to Bob in Messages; then open Notes") == [
+        Authorisation("send", "Bob", "task", text="Hi")]
+
+
+def test_what_a_touch_read_in_pixels_says_and_where():
+    web = made_screen("com.android.chrome", [
+        {"role": "web", "cls": "android.webkit.WebView", "bounds": (0, 200, 1080, 2200)}])
+    tapped = parse_action({"type": "tap", "target": {"x": 500, "y": 646}})
+    found = classify(tapped, web.elements[0], web, ocr_text="Pay now")
+    assert found.describe == 'tap "Pay now" (read on screen; web, com.android.chrome)'
+    assert found.reason == "the text read there says 'pay now'"
+    bare = classify(tapped, None, web, ocr_text="Pay now")
+    assert bare.describe == 'tap "Pay now" (read on screen; com.android.chrome)'
+
+
+def test_a_controls_own_package_and_label_are_what_it_is_about():
+    obs = made_screen("com.host", [
+        {"role": "button", "cls": "android.widget.Button", "clickable": True,
+         "text": "Call Bob", "package": "com.dialer", "bounds": (40, 1000, 1040, 1100)},
+        {"role": "button", "cls": "android.widget.Button", "clickable": True,
+         "text": "Pay ¥5.00", "package": "", "bounds": (40, 1200, 1040, 1300)},
+        {"text": "Total ¥5.00", "bounds": (40, 1400, 1040, 1500)},
+        _field(text="a note")])
+    call, pay = obs.elements[:2]
+    found = classify(tap_on(call), call, obs)
+    assert found.package == "com.dialer" and "Call Bob" in found.subjects
+    assert found.amounts == ()  # only a payment reads what the screen costs
+    assert Gate(parse_allow(["send:Bob"])).check(tap_on(call), call, obs).allowed
+    paid = classify(tap_on(pay), pay, obs)
+    assert paid.package == "com.host" and paid.text is None
+
+
+def test_the_title_band_is_the_top_of_the_screen_without_dialog_titles():
+    obs = made_screen("com.chat", [
+        {"text": "Bob", "bounds": (0, 100, 1080, 360)},  # bottom on the band's edge (15%)
+        {"text": "Alert", "resource_id": "android:id/alertTitle", "bounds": (0, 100, 1080, 300)},
+        {"text": "typed", "editable": True, "bounds": (0, 100, 1080, 300)},
+        {"text": "Alice", "bounds": (0, 361, 1080, 500)},
+        {"text": "footer", "bounds": (0, 900, 1080, 1000)}])
+    assert title_band(obs) == ["Bob"]  # 15% of the screenshot's 2400, not of the elements
+
+
+def test_recipients_are_what_recipient_fields_hold():
+    def row(text: str, **more) -> dict:
+        return {"role": "input", "editable": True, "text": text,
+                "resource_id": "com.chat:id/input", "bounds": (0, 300, 1080, 400), **more}
+
+    obs = made_screen("com.chat", [
+        row("Bob", desc="To"), row("Carol", hint="Recipient"), row("hello"),
+        row("secret", desc="To", password=True), row("", desc="To"),
+        {"text": "Dave", "resource_id": "com.chat:id/recipient", "bounds": (0, 0, 9, 9)}])
+    assert recipients(obs) == ["Bob", "Carol"]
+
+
+def test_the_call_key_dials_and_asks():
+    obs = made_screen("com.android.dialer", [
+        {"text": "Mum", "bounds": (0, 100, 1080, 300)}])
+    found = classify(parse_action({"type": "key", "key": 5}), None, obs)
+    assert (found.cls, found.reason, found.describe) == (
+        "send", "the CALL key dials", "press the CALL key")
+    assert found.package == "com.android.dialer" and found.subjects == ("Mum",)
+    assert Gate(parse_allow(["send:Mum"])).check(
+        parse_action({"type": "key", "key": 5}), None, obs).allowed
+
+
+def test_typing_aimed_at_a_button_lands_in_the_focused_field(make_phone):
+    phone = make_phone()
+    phone.start_activity(LOGIN)
+    tap(phone, rid="password")
+    obs = observe(phone)
+    sign_in = element(obs, rid="sign_in")
+    found = classify(type_into(sign_in, "omg1234"), sign_in, obs)
+    assert found.cls == "secret_entry" and found.reason == "the field is a password field"
+    pw = element(obs, rid="password")
+    assert found.describe == ('type a secret (7 characters, hidden) into the password field '
+                              f'"password" ({pw.role}, {LOGIN})')
+    assert found.package == LOGIN
+
+
+def test_a_field_described_as_a_pin_is_secret():
+    obs = made_screen("com.bank", [_field(desc="PIN")])
+    assert classify(type_into(obs.elements[0], "1234"), obs.elements[0], obs).cls == \
+        "secret_entry"
+
+
+def test_typing_with_submit_says_it_presses_enter_and_what_will_be_sent():
+    obs = made_screen("com.chat", [_field(text="bye"), SEND_BUTTON])
+    box = obs.elements[0]
+    cleared = parse_action({"type": "type", "text": "hello", "target": box.id, "clear": True,
+                            "submit": True})
+    found = classify(cleared, box, obs)
+    assert found.text == "hello"
+    assert found.describe == "type 'hello' into \"bye\" (input, com.chat) and press ENTER"
+    assert classify(type_into(box, " now", submit=True), box, obs).text == "bye now"
+
+
+def test_a_password_secret_is_not_matched_on_a_phishing_screens_title():
+    phish = made_screen("com.evil", [
+        {"text": "Login", "bounds": (0, 100, 1080, 300)},
+        _field(password=True, resource_id="com.evil:id/password"),
+        {"role": "button", "cls": "android.widget.Button", "clickable": True,
+         "text": "Change password", "bounds": (40, 1000, 1040, 1100)}])
+    field, button = phish.elements[1], phish.elements[2]
+    gate = Gate(parse_authorisations("Sign in to Login as demo with password omg1234"))
+    assert gate.check(type_into(field, "omg1234"), field, phish).needs_confirmation
+    security = Gate(parse_allow(["account_security:Login"]))
+    assert security.check(tap_on(button), button, phish).needs_confirmation
+    assert Gate(parse_allow(["account_security:evil"])).check(
+        tap_on(button), button, phish).allowed
+
+
+def test_a_fields_own_package_and_a_bare_password_flag_decide_secret_entry():
+    obs = made_screen("com.host", [_field(package="com.bank", password=True)])
+    field = obs.elements[0]
+    found = classify(type_into(field, "1234"), field, obs)
+    assert found.reason == "the field is a password field" and found.package == "com.bank"
+    assert found.describe.endswith("(input, com.bank)")
+
+
+def test_a_touch_read_in_pixels_belongs_to_the_view_it_lands_on():
+    web = made_screen("com.host", [
+        {"role": "web", "cls": "android.webkit.WebView", "package": "com.web",
+         "bounds": (0, 200, 1080, 2200)}])
+    tapped = parse_action({"type": "tap", "target": {"x": 500, "y": 646}})
+    assert classify(tapped, web.elements[0], web, ocr_text="Pay now").package == "com.web"
+
+
+@pytest.mark.parametrize("rid", ["com.chat:id/search_box", "com.chat:id/recipient"])
+def test_a_search_or_recipient_box_is_known_by_its_id_alone(rid):
+    obs = made_screen("com.chat", [_field(text="Bob", resource_id=rid), SEND_BUTTON])
+    assert classify(parse_action({"type": "key", "key": "enter"}), None, obs) is None
+    assert recipients(obs) == (["Bob"] if rid.endswith("recipient") else [])
+
+
+def test_a_screen_without_a_screenshot_size_takes_its_height_from_the_elements():
+    obs = made_screen("com.chat", [{"text": "Bob", "bounds": (0, 0, 1080, 100)},
+                                   {"text": "Body", "bounds": (0, 600, 1080, 1000)}],
+                      size=(0, 0))
+    assert title_band(obs) == ["Bob"]  # 15% of 1000
+    assert title_band(made_screen("com.chat", [], size=(0, 0))) == []
