@@ -69,7 +69,7 @@ _words = st.sampled_from([*AFFIRMATIVES, *NEGATIONS, "pay", "the", "order", ",",
                           "。", "please", "must", "you", "可以", "是", "付款"])
 
 
-@settings(max_examples=6_000, deadline=None)
+@settings(max_examples=10_000, deadline=None)
 @given(st.lists(_words, min_size=1, max_size=6), st.sampled_from(NEGATIONS),
        st.integers(min_value=0, max_value=6))
 def test_no_answer_containing_a_negation_is_a_yes(words, negation, at):
