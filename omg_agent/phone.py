@@ -109,6 +109,7 @@ class Phone:
         self._stack = ExitStack()
         self._driver: Any = None
         self._session_lease: Any = None
+        self.last_run_dir: Path | None = None  # the trace folder of the last run or flow
         if hold_lease:
             self._session_lease = self._lease("omg-agent (Python API)", self._stack)
 
@@ -202,12 +203,13 @@ class Phone:
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
             if lease is not None:
                 lease.note(run_dir)
+            self.last_run_dir = run_dir
             from omg_agent import taskrun
 
             orchestrator = taskrun.open_run(stack, self.driver, settings, task, run_dir,
                                             secrets, serial=self.serial, ask=ask,
                                             confirm=channel(confirm),
-                                            on_progress=on_progress)
+                                            on_progress=_scrubbed(on_progress, secrets))
             result = taskrun.begin(orchestrator, task, plan, use_cache=use_cache)
             result = taskrun.shown(orchestrator, result, run_dir, secrets)
         return TaskResult.of(result, run_dir)
@@ -234,7 +236,8 @@ class Phone:
             orchestrator = taskrun.open_run(stack, self.driver, self.settings, task, run_dir,
                                             secrets, serial=self.serial,
                                             confirm=channel(confirm),
-                                            on_progress=on_progress, resume=True,
+                                            on_progress=_scrubbed(on_progress, secrets),
+                                            resume=True,
                                             session=saved.session or None)
             taskrun.restore(orchestrator, saved)
             result = taskrun.go_on(orchestrator, saved, answer)
@@ -255,6 +258,7 @@ class Phone:
         with ExitStack() as stack:
             lease = self._lease_for(f"omg-agent flow run {Path(path).name} (Python API)", stack)
             run_dir = new_run_dir(self.settings.runs_dir, "flow-" + Path(path).stem)
+            self.last_run_dir = run_dir
             if lease is not None:
                 lease.note(run_dir)
             return replay(self.driver, flow, self.settings, run_dir, variables=variables,
@@ -318,6 +322,13 @@ class Phone:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _scrubbed(hook: Callable[[Any], None] | None, secrets: Any) -> Callable[[Any], None] | None:
+    """``hook`` fed progress with the run's secrets masked (what leaves the run)."""
+    if hook is None:
+        return None
+    return lambda progress: hook(secrets.scrub(progress))
 
 
 def channel(confirm: Confirm) -> ConfirmationChannel | None:
