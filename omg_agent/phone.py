@@ -334,7 +334,7 @@ def _scrubbed(hook: Callable[[Any], None] | None, secrets: Any) -> Callable[[Any
 def channel(confirm: Confirm) -> ConfirmationChannel | None:
     """Who the gate asks: a channel as given, a callable wrapped as one, or nobody."""
     if confirm is None or hasattr(confirm, "confirm"):
-        return confirm  # type: ignore[no-any-return]
+        return confirm
     from omg_agent.guards.confirmation import ScriptedChannel
 
     return ScriptedChannel(policy=confirm)

@@ -74,4 +74,4 @@ def http_app(server: MCPServer, token: str, port: int) -> ASGIApp:
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                          allowed_hosts=hosts, allowed_origins=origins(port))
     app = server.streamable_http_app(host="127.0.0.1", transport_security=security)
-    return TokenGuard(app, token, origins(port))  # type: ignore[arg-type]
+    return TokenGuard(app, token, origins(port))

@@ -73,10 +73,10 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         screen and the report path. A sensitive action waits for the user's yes."""
         again = await human_said(ctx, device)
         if again is not None:
-            return again  # type: ignore[no-any-return]
+            return again
         result = await _driving(ctx, lambda hook: hub.phone(device).run(task,
                                                                          on_progress=hook))
-        return await finish(ctx, device, result)  # type: ignore[no-any-return]
+        return await finish(ctx, device, result)
 
     @server.tool()
     async def answer(ctx: Context, run_dir: str,
@@ -90,7 +90,7 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         if load_state(path).state.held is not None and read_answer(text) == "yes":
             raise ConfigError("a yes to a held sensitive action comes from the user, not the "
                               "client: call approve (the user is asked), or decline")
-        return await resume(ctx, device, str(path), text)  # type: ignore[no-any-return]
+        return await resume(ctx, device, str(path), text)
 
     @server.tool()
     async def approve(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
@@ -98,7 +98,7 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         run goes on only with their yes."""
         again = await human_said(ctx, device)
         if again is not None:
-            return again  # type: ignore[no-any-return]
+            return again
         path = hub.run_dir(run_dir)
         from omg_agent.brain.resume import load_state
 
@@ -112,13 +112,13 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
 
         async def carry_out(said: str) -> Any:
             return await resume(ctx, device, str(path), said)
-        return await on_hold(ctx, text, {"run_dir": str(path), "question": text}, carry_out,  # type: ignore[no-any-return]
+        return await on_hold(ctx, text, {"run_dir": str(path), "question": text}, carry_out,
                              out)
 
     @server.tool()
     async def decline(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
         """Refuse the action a run holds: the run ends declined, nothing is done."""
-        return await resume(ctx, device, run_dir, "no")  # type: ignore[no-any-return]
+        return await resume(ctx, device, run_dir, "no")
 
     @server.tool()
     async def run_flow(path: str, variables: dict[str, str] | None = None,

@@ -129,3 +129,36 @@ def test_a_user_who_says_no_through_the_client_pays_nothing(vphone, tmp_path) ->
     result = anyio.run(session)
     assert result.structured_content["status"] == "declined"
     assert shop.orders == []
+
+
+def test_a_run_held_at_pay_goes_on_with_the_users_yes_and_pays_once(vphone, tmp_path) -> None:
+    from tests.integration.test_declined_vphone import TASK, Payer
+
+    shop = at_checkout(vphone)
+    payer = Payer(vphone.phone)
+    asked: list[str] = []
+
+    async def human(context: Any, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+        asked.append(params.message)
+        assert shop.orders == []  # the run waits at Pay while the user is asked
+        return mt.ElicitResult(action="accept", content={"answer": "yes"})
+
+    async def session(base_url: str) -> tuple[Any, Any]:
+        async with Client(server(vphone.serial, tmp_path, base_url)) as bare:
+            held = await bare.call_tool("run_task", {"task": TASK})
+            said_yes = await bare.call_tool("answer", {"run_dir": held.structured_content[
+                "run_dir"], "text": "yes"})
+        assert shop.orders == [] and said_yes.is_error  # the client cannot say yes for the user
+        async with Client(server(vphone.serial, tmp_path, base_url),
+                          elicitation_callback=human) as client:
+            approved = await client.call_tool("approve", {
+                "run_dir": held.structured_content["run_dir"]})
+        return held, approved
+
+    with ModelDouble(payer) as double:
+        held, approved = anyio.run(session, double.base_url)
+    out = held.structured_content
+    assert out["status"] == "needs_confirmation" and "--answer yes" in out["how_to_approve"]
+    assert len(asked) == 1 and "Pay" in asked[0]
+    assert approved.structured_content["status"] == "done", approved
+    assert len(shop.orders) == 1
