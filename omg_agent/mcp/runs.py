@@ -23,7 +23,7 @@ from pydantic import Field
 from omg_agent.errors import ConfigError, OmgError
 from omg_agent.guards.answers import read_answer
 from omg_agent.mcp import consent
-from omg_agent.mcp.server import FlowOut, Hub, RunOut, Screen
+from omg_agent.mcp.server import FlowOut, Hub, RunOut, Screen, tool
 
 if TYPE_CHECKING:
     from omg_agent.phone import Phone, TaskResult
@@ -65,7 +65,7 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
             return consent.pending(f"{verdict.retry} {state['question']}", state)
         return await resume(ctx, device, state["run_dir"], verdict.said)
 
-    @server.tool()
+    @tool(server)
     async def run_task(ctx: Context, task: str = Field(min_length=1, max_length=MAX_TASK),
                        device: str | None = None) -> RunOut:
         """Run a task with the full agent (plan, act, verify on the phone). Sends progress
@@ -78,7 +78,7 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
                                                                          on_progress=hook))
         return await finish(ctx, device, result)
 
-    @server.tool()
+    @tool(server)
     async def answer(ctx: Context, run_dir: str,
                      text: str = Field(min_length=1, max_length=MAX_ANSWER),
                      device: str | None = None) -> RunOut:
@@ -92,7 +92,7 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
                               "client: call approve (the user is asked), or decline")
         return await resume(ctx, device, str(path), text)
 
-    @server.tool()
+    @tool(server)
     async def approve(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
         """Ask the user to approve the action a run holds (status needs_confirmation); the
         run goes on only with their yes."""
@@ -115,12 +115,12 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         return await on_hold(ctx, text, {"run_dir": str(path), "question": text}, carry_out,
                              out)
 
-    @server.tool()
+    @tool(server)
     async def decline(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
         """Refuse the action a run holds: the run ends declined, nothing is done."""
         return await resume(ctx, device, run_dir, "no")
 
-    @server.tool()
+    @tool(server)
     async def run_flow(path: str, variables: dict[str, str] | None = None,
                        device: str | None = None) -> FlowOut:
         """Replay a flow file (anchored steps, no model) with a trace and report. A

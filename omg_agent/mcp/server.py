@@ -11,6 +11,7 @@ through the resume path. The phone's lease is taken for each call that drives it
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 from collections.abc import Awaitable, Callable
@@ -22,6 +23,7 @@ import anyio.from_thread
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult, ImageContent, InputRequiredResult, TextContent
 from pydantic import BaseModel, Field
 
@@ -86,6 +88,21 @@ class FlowOut(BaseModel):
     run_dir: str
 
 
+def tool(server: MCPServer) -> Callable[[Any], Any]:
+    """``server.tool()`` for an async tool whose :class:`OmgError` reaches the client as
+    its one-line message (the one place errors become tool errors; anything else is a
+    crash the SDK logs and reports without its text)."""
+    def register(fn: Callable[..., Awaitable[Any]]) -> Any:
+        @functools.wraps(fn)
+        async def reported(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except OmgError as exc:
+                raise ToolError(str(exc)) from None
+        return server.tool()(reported)
+    return register
+
+
 class Hub:
     """The server's phones (one per serial, opened on first use) and settings."""
 
@@ -135,15 +152,15 @@ def build_server(hub: Hub) -> MCPServer:
 
 
 def _device_tools(server: MCPServer, hub: Hub) -> None:
-    @server.tool()
-    def list_devices() -> Devices:
+    @tool(server)
+    async def list_devices() -> Devices:
         """The devices adb sees (serial and state)."""
         import adbutils
 
         return Devices(devices=[Device(serial=d.serial, state=d.state)
                                 for d in adbutils.AdbClient().list()])
 
-    @server.tool()
+    @tool(server)
     async def observe(device: str | None = None) -> CallToolResult:
         """The screen now: foreground app, the element list as text, and a screenshot."""
         def look() -> CallToolResult:
@@ -185,7 +202,7 @@ def _device_tools(server: MCPServer, hub: Hub) -> None:
                 return await _act(hub, device, action, approved=describe)
             return await _on_hold(ctx, text, state, carry_out, refused)
 
-    @server.tool()
+    @tool(server)
     async def tap(ctx: Context, text: str | None = None, resource_id: str | None = None,
                   desc: str | None = None, x: int | None = None, y: int | None = None,
                   device: str | None = None) -> Acted:
@@ -193,7 +210,7 @@ def _device_tools(server: MCPServer, hub: Hub) -> None:
         return await gated(ctx, device, {"type": "tap", "target": _target(
             text, resource_id, desc, x, y)})  # type: ignore[return-value]
 
-    @server.tool()
+    @tool(server)
     async def long_press(ctx: Context, text: str | None = None,
                          resource_id: str | None = None, desc: str | None = None,
                          x: int | None = None, y: int | None = None,
@@ -202,13 +219,13 @@ def _device_tools(server: MCPServer, hub: Hub) -> None:
         return await gated(ctx, device, {"type": "long_press", "target": _target(
             text, resource_id, desc, x, y)})  # type: ignore[return-value]
 
-    @server.tool()
+    @tool(server)
     async def type_text(ctx: Context, text: str = Field(max_length=MAX_TEXT),
                         device: str | None = None) -> Acted:
         """Type text into the focused field."""
         return await gated(ctx, device, {"type": "type", "text": text})  # type: ignore[return-value]
 
-    @server.tool()
+    @tool(server)
     async def swipe(ctx: Context, direction: Literal["up", "down", "left", "right"],
                     distance: int = Field(500, ge=1, le=1000),
                     device: str | None = None) -> Acted:
@@ -216,13 +233,13 @@ def _device_tools(server: MCPServer, hub: Hub) -> None:
         return await gated(ctx, device, {"type": "swipe", "direction": direction,  # type: ignore[return-value]
                                          "distance": distance})
 
-    @server.tool()
+    @tool(server)
     async def key(ctx: Context, name: str = Field(max_length=40),
                   device: str | None = None) -> Acted:
         """Press a key: back, home, enter, recents, delete, …"""
         return await gated(ctx, device, {"type": "key", "key": name})  # type: ignore[return-value]
 
-    @server.tool()
+    @tool(server)
     async def launch(ctx: Context, app: str = Field(max_length=200),
                      device: str | None = None) -> Acted:
         """Open an app by name (Settings, 设置) or package."""
@@ -295,7 +312,10 @@ def _resources(server: MCPServer, hub: Hub) -> None:
     @server.resource("omg://runs/{name}/report", mime_type="text/html")
     def run_report(name: str) -> str:
         """A run's HTML report."""
-        path = hub.run_dir(name) / "report.html"
+        try:
+            path = hub.run_dir(name) / "report.html"
+        except OmgError as exc:
+            raise ResourceError(str(exc)) from None
         if not path.is_file():
-            raise OmgError(f"run {name} has no report yet")
+            raise ResourceError(f"run {name} has no report yet")
         return path.read_text(encoding="utf-8")

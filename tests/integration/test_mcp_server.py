@@ -162,3 +162,24 @@ def test_a_run_held_at_pay_goes_on_with_the_users_yes_and_pays_once(vphone, tmp_
     assert len(asked) == 1 and "Pay" in asked[0]
     assert approved.structured_content["status"] == "done", approved
     assert len(shop.orders) == 1
+
+
+def test_a_client_declining_a_held_run_ends_it_declined_with_no_order(vphone, tmp_path) -> None:
+    from tests.integration.test_declined_vphone import TASK, Payer
+
+    shop = at_checkout(vphone)
+
+    async def session(base_url: str) -> tuple[Any, Any, Any]:
+        async with Client(server(vphone.serial, tmp_path, base_url)) as client:
+            held = await client.call_tool("run_task", {"task": TASK})
+            elsewhere = await client.call_tool("decline", {"run_dir": str(tmp_path)})
+            declined = await client.call_tool("decline", {
+                "run_dir": held.structured_content["run_dir"]})
+        return held, elsewhere, declined
+
+    with ModelDouble(Payer(vphone.phone)) as double:
+        held, elsewhere, declined = anyio.run(session, double.base_url)
+    assert held.structured_content["status"] == "needs_confirmation"
+    assert elsewhere.is_error and "not a run of" in elsewhere.content[0].text
+    assert declined.structured_content["status"] == "declined", declined
+    assert shop.orders == []
