@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 import mcp.types as mt
+import pytest
 from mcp import Client, StdioServerParameters
 
 from omg_agent.sim.expert.policy import ExpertPolicy
@@ -87,7 +88,9 @@ async def to_pay(client: Client) -> None:
         assert result.structured_content["status"] == "ok", result
 
 
-def test_a_pay_tap_from_a_client_is_held_until_the_user_says_yes(vphone, tmp_path) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])  # 2026-07-28, and handshake-era
+def test_a_pay_tap_from_a_client_is_held_until_the_user_says_yes(vphone, tmp_path,
+                                                                mode: str) -> None:
     shop = at_checkout(vphone)
     asked: list[str] = []
     replies = iter(["sure why not", "yes"])  # unclear first: asked again, nothing paid
@@ -102,7 +105,8 @@ def test_a_pay_tap_from_a_client_is_held_until_the_user_says_yes(vphone, tmp_pat
             await to_pay(bare)
             refused = await bare.call_tool("tap", {"resource_id": "pay"})
         orders_after_refusal = list(shop.orders)
-        async with Client(server(vphone.serial, tmp_path), elicitation_callback=human) as c:
+        async with Client(server(vphone.serial, tmp_path), elicitation_callback=human,
+                          mode=mode) as c:
             paid = await c.call_tool("tap", {"resource_id": "pay"})
         return refused, orders_after_refusal, paid
 
