@@ -8,24 +8,45 @@ it. stdout belongs to the protocol on stdio: everything this command says goes t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperCommand
 
 from omg_agent.cli.console import err_console, fail
 from omg_agent.errors import OmgError
 
 DEFAULT_PORT = 8765
+HTTP_OPTION = "--http"
+
+
+class HttpCommand(TyperCommand):
+    """``--http`` may come without its port (then :data:`DEFAULT_PORT`): typer passes no
+    optional-value option through, so a bare one is rewritten before click parses it (as
+    ``--wait-device`` is, :class:`omg_agent.cli.lease.WaitDeviceCommand`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click
+        return super().parse_args(ctx, bare_http(args))
+
+
+def bare_http(args: list[str]) -> list[str]:
+    """``args`` with a bare ``--http`` (no port after it) given the default port."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        following = args[i + 1] if i + 1 < len(args) else ""
+        out.append(f"{HTTP_OPTION}={DEFAULT_PORT}" if arg == HTTP_OPTION
+                   and not following.isdigit() else arg)
+    return out
 
 
 def mcp(
     device: str | None = typer.Option(None, "--device", "-s", help="The phone to drive "
                                       "(default: the only one attached; a tool may name "
                                       "another)."),
-    http: bool = typer.Option(False, "--http", help="Serve streamable HTTP on 127.0.0.1 "
-                              "instead of stdio (needs the token: OMG_MCP_TOKEN, or the one "
-                              "printed at start)."),
-    port: int = typer.Option(DEFAULT_PORT, "--port", min=1, max=65535,
-                             help="With --http: the port."),
+    http: int | None = typer.Option(
+        None, HTTP_OPTION, metavar="[PORT]", min=1, max=65535, help="Serve streamable HTTP "
+        f"on 127.0.0.1:PORT (default {DEFAULT_PORT}) instead of stdio; every request needs "
+        "the token (OMG_MCP_TOKEN, or the one printed at start)."),
     allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
                                     "(payment, delete, send, …) for this server's actions "
                                     "and runs; everything else waits for the user's yes."),
@@ -37,7 +58,7 @@ def mcp(
 
     Example: omg-agent mcp
 
-    Example: OMG_MCP_TOKEN=… omg-agent mcp --http --port 8765
+    Example: OMG_MCP_TOKEN=… omg-agent mcp --http 8765
     """
     from omg_agent.config import Settings
 
@@ -51,9 +72,10 @@ def mcp(
     hub = Hub(settings, device)
     server = build_server(hub)
     try:
-        if not http:
+        if http is None:
             server.run()  # stdio
             return
+        port = http
         import uvicorn
 
         from omg_agent.mcp.http import http_app, new_token
@@ -71,4 +93,4 @@ def mcp(
 
 def register(root: typer.Typer) -> None:
     """Add the ``mcp`` command to the ``omg-agent`` app."""
-    root.command(name="mcp")(mcp)
+    root.command(name="mcp", cls=HttpCommand)(mcp)

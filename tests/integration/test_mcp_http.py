@@ -40,9 +40,9 @@ def served(tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "OMG_MCP_TOKEN": TOKEN, "XDG_RUNTIME_DIR": str(tmp_path),
            "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "omg_agent.cli", "mcp", "--http",
-                             "--port", str(port), "--device", "emulator-5554",
-                             "--runs-dir", str(tmp_path / "runs")], env=env, cwd=tmp_path,
+    proc = subprocess.Popen([sys.executable, "-m", "omg_agent.cli", "mcp", "--http", str(port),
+                             "--device", "emulator-5554", "--runs-dir", str(tmp_path / "runs")],
+                            env=env, cwd=tmp_path,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
