@@ -36,7 +36,7 @@ def server(serial: str, tmp: Path, base_url: str = "http://127.0.0.1:9/v1"
         "-m", "omg_agent.cli", "mcp", "--device", serial, "--runs-dir", str(tmp / "runs")])
 
 
-def test_a_client_lists_tools_observes_taps_by_text_and_runs_a_task_to_done(
+def test_a_client_lists_tools_observes_taps_by_text_runs_a_task_and_a_flow(
         vphone, tmp_path: Path) -> None:
     task = Switch(attr="wifi", on=False)
     task.setup(vphone.phone)
@@ -54,8 +54,10 @@ def test_a_client_lists_tools_observes_taps_by_text_and_runs_a_task_to_done(
             run = await client.call_tool("run_task", {"task": task.goal},
                                          progress_callback=noted)
             runs = await client.read_resource("omg://runs")
+            flow = await client.call_tool("run_flow", {"path": str(
+                ROOT / "omg_agent" / "assets" / "flows" / "maestro_new_note.yaml")})
             return {"tools": tools, "look": look, "tapped": tapped, "fg": foreground,
-                    "run": run, "runs": runs}
+                    "run": run, "runs": runs, "flow": flow}
 
     with ModelDouble(ExpertPolicy(task, vphone.phone)) as double:
         got = anyio.run(session, double.base_url)
@@ -72,6 +74,8 @@ def test_a_client_lists_tools_observes_taps_by_text_and_runs_a_task_to_done(
     assert Path(out["report"]).is_file() and out["screen"]["package"]
     assert progress and all(total for _, total, _ in progress)
     assert Path(out["run_dir"]).name in got["runs"].contents[0].text
+    assert got["flow"].structured_content["status"] == "done", got["flow"]
+    assert [n["title"] for n in vphone.phone.apps["com.omg.notes"].notes] == ["Groceries"]
 
 
 def at_checkout(vphone) -> Any:
