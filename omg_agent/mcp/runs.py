@@ -26,7 +26,7 @@ from omg_agent.mcp import consent
 from omg_agent.mcp.server import FlowOut, Hub, RunOut, Screen, tool
 
 if TYPE_CHECKING:
-    from omg_agent.phone import Phone, TaskResult
+    from omg_agent.phone import TaskResult
 
 MAX_TASK = 4000
 MAX_ANSWER = 2000
@@ -37,7 +37,7 @@ OnHold = Callable[[Context, str, dict[str, Any], Callable[[str], Awaitable[Any]]
 def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
     async def finish(ctx: Context, device: str | None, result: TaskResult) -> Any:
         """``result`` as the tool's output; a held run is put to the human."""
-        out = await anyio.to_thread.run_sync(lambda: _out(hub.phone(device), result))
+        out = await anyio.to_thread.run_sync(lambda: _out(hub, device, result))
         if result.status != "needs_confirmation":
             return out
         run_dir = str(result.run_dir)
@@ -51,8 +51,10 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
 
     async def resume(ctx: Context, device: str | None, run_dir: str, said: str) -> Any:
         path = hub.run_dir(run_dir)
-        result = await _driving(ctx, lambda hook: hub.phone(device).resume(
-            path, said, on_progress=hook))
+        def go_on(hook: Callable[[Any], None]) -> TaskResult:
+            with hub.using(device) as phone:
+                return phone.resume(path, said, on_progress=hook)
+        result = await _driving(ctx, go_on)
         return await finish(ctx, device, result)
 
     async def human_said(ctx: Context, device: str | None) -> Any:
@@ -74,8 +76,10 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         again = await human_said(ctx, device)
         if again is not None:
             return again
-        result = await _driving(ctx, lambda hook: hub.phone(device).run(task,
-                                                                         on_progress=hook))
+        def start(hook: Callable[[Any], None]) -> TaskResult:
+            with hub.using(device) as phone:
+                return phone.run(task, on_progress=hook)
+        result = await _driving(ctx, start)
         return await finish(ctx, device, result)
 
     @tool(server)
@@ -126,8 +130,8 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         """Replay a flow file (anchored steps, no model) with a trace and report. A
         sensitive step stops the flow (needs_confirmation)."""
         def replay() -> FlowOut:
-            phone = hub.phone(device)
-            result = phone.run_flow(path, variables=variables)
+            with hub.using(device) as phone:
+                result = phone.run_flow(path, variables=variables)
             return FlowOut(status=result.status, failed=result.failed,
                            commands=result.commands, actions=result.actions,
                            run_dir=str(phone.last_run_dir))
@@ -145,12 +149,14 @@ async def _driving(ctx: Context, start: Callable[[Callable[[Any], None]], TaskRe
     return await anyio.to_thread.run_sync(lambda: start(hook))
 
 
-def _out(phone: Phone, result: TaskResult) -> RunOut:
+def _out(hub: Hub, device: str | None, result: TaskResult) -> RunOut:
     """The tool's output, with the screen read from the phone now."""
     try:
-        obs = phone.observe()
+        with hub.using(device) as phone:
+            obs = phone.observe()
+            elements = phone.elements(obs)
         screen: Screen | None = Screen(package=obs.package, activity=obs.activity,
-                                       elements=phone.elements(obs))
+                                       elements=elements)
     except (OSError, OmgError):
         screen = None
     return RunOut(status=result.status, answer=result.answer, question=result.question,

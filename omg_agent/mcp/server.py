@@ -14,7 +14,9 @@ import base64
 import functools
 import io
 import json
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -110,6 +112,21 @@ class Hub:
         self.settings = settings
         self.device = device
         self.phones: dict[str, Phone] = {}
+        self.busy: dict[str, threading.Lock] = {}  # one call at a time drives a phone
+
+    @contextmanager
+    def using(self, device: str | None) -> Iterator[Phone]:
+        """The phone for one call; another call of this server on it is refused (its
+        driver is not shared between threads, and a run must not be raced)."""
+        phone = self.phone(device)
+        lock = self.busy.setdefault(phone.serial, threading.Lock())
+        if not lock.acquire(blocking=False):
+            raise ConfigError(f"{phone.serial} is busy with another call of this server "
+                              "(a run_task?): call again when it has returned")
+        try:
+            yield phone
+        finally:
+            lock.release()
 
     def phone(self, device: str | None) -> Phone:
         import adbutils
@@ -164,13 +181,14 @@ def _device_tools(server: MCPServer, hub: Hub) -> None:
     async def observe(device: str | None = None) -> CallToolResult:
         """The screen now: foreground app, the element list as text, and a screenshot."""
         def look() -> CallToolResult:
-            phone = hub.phone(device)
-            obs = phone.observe()
+            with hub.using(device) as phone:
+                obs = phone.observe()
+                elements = phone.elements(obs)
             buf = io.BytesIO()
             obs.screenshot.save(buf, format="PNG")
             head = f"{obs.package}/{obs.activity} {obs.size[0]}x{obs.size[1]}\n"
             return CallToolResult(
-                content=[TextContent(type="text", text=head + phone.elements(obs)),
+                content=[TextContent(type="text", text=head + elements),
                          ImageContent(type="image", data=base64.b64encode(
                              buf.getvalue()).decode(), mime_type="image/png")],
                 structured_content={"package": obs.package, "activity": obs.activity,
@@ -257,15 +275,17 @@ async def _act(hub: Hub, device: str | None, action: dict[str, Any],
                approved: str | None = None) -> Acted:
     """Run ``action`` through the gate; ``approved``: the one held action a human allowed."""
     def run() -> Acted:
-        if approved is None:
-            done = hub.phone(device).act(action)  # ActionHeld: put to the human
-        else:  # the yes is for exactly that action: anything else held is refused
-            try:
-                done = hub.phone(device).act(action, confirm=lambda request:
-                                             request.describe == approved)
-            except ActionHeld as held:
-                return Acted(status="needs_confirmation" if not held.declined else "declined",
-                             detail=f"{held} (the screen changed since the yes)")
+        with hub.using(device) as phone:
+            if approved is None:
+                done = phone.act(action)  # ActionHeld: put to the human
+            else:  # the yes is for exactly that action: anything else held is refused
+                try:
+                    done = phone.act(action, confirm=lambda request:
+                                     request.describe == approved)
+                except ActionHeld as held:
+                    status = "declined" if held.declined else "needs_confirmation"
+                    return Acted(status=status,  # type: ignore[arg-type]
+                                 detail=f"{held} (the screen changed since the yes)")
         return Acted(status="ok" if done.ok else "failed", detail=done.detail)
     return await anyio.to_thread.run_sync(run)
 
