@@ -65,6 +65,9 @@ class Settings(BaseModel):
         None, description="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1; "
                           "unset means OpenAI's own API.")
     api_key: SecretStr | None = Field(None, description="Key for the endpoint, if it needs one.")
+    mcp_token: SecretStr | None = Field(
+        None, min_length=16, max_length=256, description="The bearer token `omg-agent mcp "
+        "--http` requires (default: a new one, printed once at start).")
     model: str | None = Field(None, description="Model name for every role.")
     planner_model: str | None = Field(None, description="Model for the planner (L1).")
     operator_model: str | None = Field(None, description="Model for the operator (L2).")
@@ -261,6 +264,7 @@ class Settings(BaseModel):
         """Every setting as JSON-ready data, secrets replaced by ``"***"`` (or ``None``)."""
         out = self.model_dump(mode="json")
         out["api_key"] = None if self.api_key is None else "***"
+        out["mcp_token"] = None if self.mcp_token is None else "***"
         out["secrets"] = {name: "***" for name in self.secrets}
         return out
 
@@ -300,7 +304,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 # command-line options named unlike their setting
 _FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret"}
-_SECRET_FIELDS = ("api_key", "secrets")
+_SECRET_FIELDS = ("api_key", "mcp_token", "secrets")
 
 
 def _explain(exc: ValidationError, sources: Mapping[str, str]) -> str:

@@ -424,30 +424,25 @@ class RunJob:
             for lease in self.leases:
                 lease.note(run_dir)  # who is refused learns where this run writes
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets)
-            from omg_agent.flows.cache import run_cached  # the replay cache (issue 15)
+            from omg_agent import taskrun  # saved first, then the replay cache (issue 15)
 
-            _first_checkpoint(orchestrator, task, plan)
-            result = ctrl_c.run(orchestrator, run_dir, lambda: run_cached(
-                orchestrator, task, plan, enabled=self.use_cache))
+            result = ctrl_c.run(orchestrator, run_dir, lambda: taskrun.begin(
+                orchestrator, task, plan, use_cache=self.use_cache))
             self._note_disk(orchestrator, ctrl_c)
-            return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
+            return taskrun.shown(orchestrator, result, run_dir, secrets), run_dir
         raise AssertionError("unreachable")
 
     def resume(self, run_dir: Path, answer: str | None) -> tuple[RunResult, Path]:
         """Go on with ``run_dir``: an interrupted run (no ``answer``), or one waiting for
         ``answer``."""
-        from omg_agent.brain.resume import continue_interrupted, load_state, restore_memory
-        from omg_agent.guards.answers import read_answer, unclear
+        from omg_agent import taskrun
 
-        saved = load_state(run_dir)
-        if saved.interrupted and answer is not None:
-            fail(f"{run_dir} was interrupted, not stopped for an answer: resume it without "
-                 "--answer")
-        if not saved.interrupted and answer is None:
-            fail(f"{run_dir} waits for an answer to: {saved.state.dialogue.pending or '?'} — "
-                 "give it with --answer (yes / no for a held action)")
-        if answer is not None and saved.state.held and read_answer(answer) is None:
-            fail(f"--answer: {unclear(answer)}", code=2)  # nothing resumes on an unclear yes
+        try:
+            saved = taskrun.saved_run(run_dir, answer, flag="--answer")
+        except taskrun.UnclearAnswer as exc:  # nothing resumes on an unclear yes
+            fail(str(exc), code=2)
+        except OmgError as exc:
+            fail(str(exc))
         if saved.ended:
             err_console.print(Text(f"the run ended {saved.ended.lower()} "
                                    f"({shortened(saved.ended_because)}): trying again from "
@@ -458,18 +453,11 @@ class RunJob:
             settings, serial, secrets = self._open(stack, task, None, saved.device, run_dir)
             orchestrator = self._agent(stack, settings, serial, task, run_dir, secrets,
                                        resume=True, session=saved.session or None)
-            restore_memory(orchestrator.memory, saved.memory)
-            orchestrator.prior_usage = saved.usage
-            recorded = orchestrator.recorder.last_step if orchestrator.recorder else 0
-            orchestrator.operator.turns = max(saved.turns, recorded)
-            if answer is None:
-                result = ctrl_c.run(orchestrator, run_dir,
-                                    lambda: continue_interrupted(orchestrator, saved))
-            else:
-                result = ctrl_c.run(orchestrator, run_dir,
-                                    lambda: orchestrator.resume(saved.state, answer))
+            taskrun.restore(orchestrator, saved)
+            result = ctrl_c.run(orchestrator, run_dir,
+                                lambda: taskrun.go_on(orchestrator, saved, answer))
             self._note_disk(orchestrator, ctrl_c)
-            return self._stopped(orchestrator, result, run_dir, serial, secrets), run_dir
+            return taskrun.shown(orchestrator, result, run_dir, secrets), run_dir
         raise AssertionError("unreachable")
 
     def _open(self, stack: ExitStack, task: str, sim: Any, device: str | None = None,
@@ -508,7 +496,6 @@ class RunJob:
     def _agent(self, stack: ExitStack, settings: Settings, serial: str, task: str,
                run_dir: Path, secrets: SecretVault, *, resume: bool = False,
                session: str | None = None) -> Orchestrator:
-        from omg_agent.brain.agent import open_agent
         from omg_agent.drivers.dryrun import DryRunDriver
         from omg_agent.drivers.select import choose_driver
 
@@ -539,20 +526,13 @@ class RunJob:
                 err_console.print(f"mirror: open {url}", soft_wrap=True, highlight=False)))
             show = progress_hook(page, show, secrets.scrub)
             driver = page.held(driver)  # a takeover on the page pauses the agent
-        orchestrator = open_agent(
-            stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
-            long_term=settings.long_term_memory, resume=resume, session=session,
-            checkpoint=serial, macros=macros,
-            ask_user=ask, confirm=confirm,
-            on_progress=show,
-            secrets=secrets)
-        if not self.dry_run:  # a human's takeover steps, offered before the model (issue 16)
-            from omg_agent.hitl.learn import LEARNED_DIR, LearnedStore, Learner
+        from omg_agent.taskrun import open_run
 
-            orchestrator.learned = Learner(LearnedStore(settings.runs_dir / LEARNED_DIR),
-                                           secrets, source_run=str(run_dir))
-            if page is not None:
-                page.learn(orchestrator.learned)
+        orchestrator = open_run(stack, driver, settings, task, run_dir, secrets, serial=serial,
+                                ask=ask, confirm=confirm, on_progress=show, macros=macros,
+                                resume=resume, session=session, learn=not self.dry_run)
+        if page is not None and orchestrator.learned is not None:
+            page.learn(orchestrator.learned)
         if page is not None:
             page.audit_to(orchestrator.recorder)
         if router is not None:
@@ -584,33 +564,6 @@ class RunJob:
         """Keep the write the disk refused (the run's stop, or its trace's), if one was."""
         stop = ctrl_c.disk.cause if ctrl_c.disk is not None else None
         self.disk = stop or getattr(orchestrator.recorder, "trouble", None)
-
-    def _stopped(self, orchestrator: Orchestrator, result: RunResult, run_dir: Path,
-                 serial: str, secrets: SecretVault) -> RunResult:
-        """The result as shown: masked, and for a failed run that can go on from its last
-        turn boundary (device lost, model down), the command that does. (``state.json`` was
-        saved at the last turn boundary, which for a run waiting for a human is its stop.)"""
-        from dataclasses import replace
-
-        from omg_agent.brain.resume import RunCheckpoint
-
-        hook = orchestrator.on_progress
-        if result.status == "failed" and isinstance(hook, RunCheckpoint) and hook.retryable:
-            result = replace(result, next_hint=f"{result.next_hint}; then go on from the last "
-                                               f"turn: omg-agent run --resume {run_dir}")
-        return secrets.scrub(result)
-
-
-def _first_checkpoint(orchestrator: Orchestrator, task: str, plan: Path | None) -> None:
-    """Save the run before it plans, so a kill during planning is resumable too."""
-    from omg_agent.brain.budget import StepBudget
-    from omg_agent.brain.resume import RunCheckpoint
-    from omg_agent.brain.run_state import RunState
-
-    hook = orchestrator.on_progress
-    if isinstance(hook, RunCheckpoint):
-        hook.save(RunState(task, StepBudget(orchestrator.settings.max_steps)),
-                  plan_file=str(plan.resolve()) if plan is not None else None)
 
 
 def _reattach(serial: str, grace_s: float) -> str:

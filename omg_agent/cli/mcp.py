@@ -1,0 +1,96 @@
+"""``omg-agent mcp``: serve the phone to an MCP client (an assistant, an IDE) — over stdio
+by default, or streamable HTTP on loopback with a bearer token (``--http [PORT]``).
+
+Thin: loads :class:`Settings`, builds :func:`omg_agent.mcp.server.build_server` and runs
+it. stdout belongs to the protocol on stdio: everything this command says goes to stderr.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from typer.core import TyperCommand
+
+from omg_agent.cli.console import err_console, fail
+from omg_agent.errors import OmgError
+
+DEFAULT_PORT = 8765
+HTTP_OPTION = "--http"
+
+
+class HttpCommand(TyperCommand):
+    """``--http`` may come without its port (then :data:`DEFAULT_PORT`): typer passes no
+    optional-value option through, so a bare one is rewritten before click parses it (as
+    ``--wait-device`` is, :class:`omg_agent.cli.lease.WaitDeviceCommand`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click
+        return super().parse_args(ctx, bare_http(args))
+
+
+def bare_http(args: list[str]) -> list[str]:
+    """``args`` with a bare ``--http`` (no port after it) given the default port."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        following = args[i + 1] if i + 1 < len(args) else ""
+        out.append(f"{HTTP_OPTION}={DEFAULT_PORT}" if arg == HTTP_OPTION
+                   and not following.isdigit() else arg)
+    return out
+
+
+def mcp(
+    device: str | None = typer.Option(None, "--device", "-s", help="The phone to drive "
+                                      "(default: the only one attached; a tool may name "
+                                      "another)."),
+    http: int | None = typer.Option(
+        None, HTTP_OPTION, metavar="[PORT]", min=1, max=65535, help="Serve streamable HTTP "
+        f"on 127.0.0.1:PORT (default {DEFAULT_PORT}) instead of stdio; every request needs "
+        "the token (OMG_MCP_TOKEN, or the one printed at start)."),
+    allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
+                                    "(payment, delete, send, …) for this server's actions "
+                                    "and runs; everything else waits for the user's yes."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
+) -> None:
+    """Serve the phone as MCP tools: devices, observe, tap/type/swipe/key/launch, run a
+    task, answer/approve/decline a held run, run a flow; recent runs as resources. A
+    sensitive action from the client waits for the user's yes (asked through the client).
+
+    Example: omg-agent mcp
+
+    Example: OMG_MCP_TOKEN=… omg-agent mcp --http 8765
+    """
+    from omg_agent.config import Settings
+
+    try:
+        settings = Settings.load(overrides={"runs_dir": runs_dir,
+                                            "allow": ",".join(allow) or None})
+    except OmgError as exc:
+        fail(str(exc))
+    from omg_agent.mcp.server import Hub, build_server
+
+    hub = Hub(settings, device)
+    server = build_server(hub)
+    try:
+        if http is None:
+            server.run()  # stdio
+            return
+        port = http
+        import uvicorn
+
+        from omg_agent.mcp.http import http_app, new_token
+
+        token = settings.mcp_token.get_secret_value() if settings.mcp_token else new_token()
+        if settings.mcp_token is None:
+            err_console.print(f"token (send as Authorization: Bearer …): {token}",
+                              soft_wrap=True, highlight=False, markup=False)
+        err_console.print(f"MCP over HTTP at http://127.0.0.1:{port}/mcp", highlight=False)
+        uvicorn.run(http_app(server, token, port), host="127.0.0.1", port=port,
+                    log_level="warning")
+    finally:
+        hub.close()
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``mcp`` command to the ``omg-agent`` app."""
+    root.command(name="mcp", cls=HttpCommand)(mcp)

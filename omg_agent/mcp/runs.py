@@ -1,0 +1,165 @@
+"""The MCP server's run tools: run a task with the full agent (progress notifications while
+it runs), answer / approve / decline a held run, run a flow (issue 28).
+
+A run is :meth:`omg_agent.phone.Phone.run` with no one to ask mid-run: it stops at a
+question (``ask_user``) or a held action (``needs_confirmation``), resumable from its
+``run_dir``. The client may answer a question and may decline; a yes to a held action comes
+only from the human, by elicitation (:mod:`.consent`) — ``approve`` asks them, and
+``answer`` refuses to carry a yes to a held action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from omg_agent.errors import ConfigError, OmgError
+from omg_agent.guards.answers import read_answer
+from omg_agent.mcp import consent
+from omg_agent.mcp.server import FlowOut, Hub, RunOut, Screen, tool
+
+if TYPE_CHECKING:
+    from omg_agent.phone import TaskResult
+
+MAX_TASK = 4000
+MAX_ANSWER = 2000
+OnHold = Callable[[Context, str, dict[str, Any], Callable[[str], Awaitable[Any]], Any],
+                  Awaitable[Any]]
+
+
+def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
+    async def finish(ctx: Context, device: str | None, result: TaskResult) -> Any:
+        """``result`` as the tool's output; a held run is put to the human."""
+        out = await anyio.to_thread.run_sync(lambda: _out(hub, device, result))
+        if result.status != "needs_confirmation":
+            return out
+        run_dir = str(result.run_dir)
+        out.how_to_approve = consent.how_to_approve(run_dir)
+        text = f"{result.question or 'May I go on?'} (run {result.run_dir.name})"
+
+        async def carry_out(said: str) -> Any:
+            return await resume(ctx, device, run_dir, said)
+        return await on_hold(ctx, text, {"run_dir": run_dir, "question": text}, carry_out,
+                             out)
+
+    async def resume(ctx: Context, device: str | None, run_dir: str, said: str) -> Any:
+        path = hub.run_dir(run_dir)
+        def go_on(hook: Callable[[Any], None]) -> TaskResult:
+            with hub.using(device) as phone:
+                return phone.resume(path, said, on_progress=hook)
+        result = await _driving(ctx, go_on)
+        return await finish(ctx, device, result)
+
+    async def human_said(ctx: Context, device: str | None) -> Any:
+        """On the retry round of a held run: go on with the human's verdict."""
+        got = consent.answered(ctx)
+        if got is None:
+            return None
+        state, verdict = got
+        if verdict.said is None:
+            return consent.pending(f"{verdict.retry} {state['question']}", state)
+        return await resume(ctx, device, state["run_dir"], verdict.said)
+
+    @tool(server)
+    async def run_task(ctx: Context, task: str = Field(min_length=1, max_length=MAX_TASK),
+                       device: str | None = None) -> RunOut:
+        """Run a task with the full agent (plan, act, verify on the phone). Sends progress
+        notifications; ends with the status read from the phone, the answer, the final
+        screen and the report path. A sensitive action waits for the user's yes."""
+        again = await human_said(ctx, device)
+        if again is not None:
+            return again
+        def start(hook: Callable[[Any], None]) -> TaskResult:
+            with hub.using(device) as phone:
+                return phone.run(task, on_progress=hook)
+        result = await _driving(ctx, start)
+        return await finish(ctx, device, result)
+
+    @tool(server)
+    async def answer(ctx: Context, run_dir: str,
+                     text: str = Field(min_length=1, max_length=MAX_ANSWER),
+                     device: str | None = None) -> RunOut:
+        """Answer the question a stopped run asked (status ask_user) and go on. A yes to a
+        held sensitive action is the user's to give: use approve."""
+        path = hub.run_dir(run_dir)
+        from omg_agent.brain.resume import load_state
+
+        if load_state(path).state.held is not None and read_answer(text) == "yes":
+            raise ConfigError("a yes to a held sensitive action comes from the user, not the "
+                              "client: call approve (the user is asked), or decline")
+        return await resume(ctx, device, str(path), text)
+
+    @tool(server)
+    async def approve(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
+        """Ask the user to approve the action a run holds (status needs_confirmation); the
+        run goes on only with their yes."""
+        again = await human_said(ctx, device)
+        if again is not None:
+            return again
+        path = hub.run_dir(run_dir)
+        from omg_agent.brain.resume import load_state
+
+        held = load_state(path).state.held
+        if held is None:
+            raise ConfigError(f"run {path.name} holds no action to approve")
+        text = consent.question(held.describe, "the run held it for your yes")
+        out = RunOut(status="needs_confirmation", answer="", question=text, summary="",
+                     run_dir=str(path), report=None, steps_used=0,
+                     how_to_approve=consent.how_to_approve(str(path)))
+
+        async def carry_out(said: str) -> Any:
+            return await resume(ctx, device, str(path), said)
+        return await on_hold(ctx, text, {"run_dir": str(path), "question": text}, carry_out,
+                             out)
+
+    @tool(server)
+    async def decline(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
+        """Refuse the action a run holds: the run ends declined, nothing is done."""
+        return await resume(ctx, device, run_dir, "no")
+
+    @tool(server)
+    async def run_flow(path: str, variables: dict[str, str] | None = None,
+                       device: str | None = None) -> FlowOut:
+        """Replay a flow file (anchored steps, no model) with a trace and report. A
+        sensitive step stops the flow (needs_confirmation)."""
+        def replay() -> FlowOut:
+            with hub.using(device) as phone:
+                result = phone.run_flow(path, variables=variables)
+            return FlowOut(status=result.status, failed=result.failed,
+                           commands=result.commands, actions=result.actions,
+                           run_dir=str(phone.last_run_dir))
+        return await anyio.to_thread.run_sync(replay)
+
+
+async def _driving(ctx: Context, start: Callable[[Callable[[Any], None]], TaskResult]
+                   ) -> TaskResult:
+    """Run ``start`` in a worker thread, its progress sent to the client as notifications."""
+    def hook(progress: Any) -> None:
+        message = f"{progress.phase} · {progress.step or '-'} · last: " \
+                  f"{progress.last_action or '-'}"
+        anyio.from_thread.run(ctx.report_progress, float(progress.steps_used),
+                              float(progress.steps_limit), message[:300])
+    return await anyio.to_thread.run_sync(lambda: start(hook))
+
+
+def _out(hub: Hub, device: str | None, result: TaskResult) -> RunOut:
+    """The tool's output, with the screen read from the phone now."""
+    try:
+        with hub.using(device) as phone:
+            obs = phone.observe()
+            elements = phone.elements(obs)
+        screen: Screen | None = Screen(package=obs.package, activity=obs.activity,
+                                       elements=elements)
+    except (OSError, OmgError):
+        screen = None
+    return RunOut(status=result.status, answer=result.answer, question=result.question,
+                  summary=result.summary, run_dir=str(result.run_dir),
+                  report=str(result.report) if result.report else None,
+                  steps_used=result.steps_used, screen=screen)

@@ -1,0 +1,13 @@
+"""``omg-agent mcp --http [PORT]``: the port may be left out (issue 28)."""
+
+from omg_agent.cli.mcp import DEFAULT_PORT, bare_http
+
+
+def test_a_bare_http_option_serves_on_the_default_port() -> None:
+    assert bare_http(["--http"]) == [f"--http={DEFAULT_PORT}"]
+    assert bare_http(["--http", "--device", "x"]) == [f"--http={DEFAULT_PORT}", "--device", "x"]
+
+
+def test_an_http_option_with_a_port_keeps_it() -> None:
+    assert bare_http(["--http", "9000", "-s", "x"]) == ["--http", "9000", "-s", "x"]
+    assert bare_http(["-s", "x"]) == ["-s", "x"]
