@@ -306,6 +306,11 @@ class VirtualPhone(AdbdBackendMixin):
     def packages(self) -> list[str]:
         return sorted(self.apps)
 
+    def launchable(self) -> dict[str, str]:
+        """package → the activity its launcher icon starts (MAIN/LAUNCHER); not the home app."""
+        return {p: a.activities["main"] for p, a in self.apps.items()
+                if p != self.launcher.package}
+
     def focus(self) -> tuple[str, str]:
         with self.lock:
             if (shade := self.power.package()) is not None:

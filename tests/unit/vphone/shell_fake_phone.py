@@ -133,6 +133,10 @@ class FakePhone:
     def packages(self) -> list[str]:
         return sorted(self.activities)
 
+    def launchable(self) -> dict[str, str]:
+        return {p: acts[0] for p, acts in self.activities.items()
+                if p != "com.android.launcher3"}
+
     def state(self) -> dict:
         return {"foreground": self.front[0], "activity": self.front[1],
                 "apps": {"com.omg.notes": {"notes": ["héllo \"quoted\"\nline"]}}}

@@ -13,6 +13,7 @@ import json
 import logging
 
 from omg_agent.vphone.shell.commands.ids import object_hash
+from omg_agent.vphone.shell.commands.resolve import query_activities, resolve_activity
 from omg_agent.vphone.shell.context import CommandTable, Ctx
 
 logger = logging.getLogger(__name__)
@@ -91,7 +92,8 @@ def _pm_ok(ctx: Ctx, args: list[str]) -> int:
 
 PM_COMMANDS = {"list": _pm_list, "path": _pm_path, "clear": _pm_clear,
                "install": _pm_install, "uninstall": _pm_uninstall, "grant": _pm_ok,
-               "revoke": _pm_ok, "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok}
+               "revoke": _pm_ok, "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok,
+               "resolve-activity": resolve_activity, "query-activities": query_activities}
 
 
 def pm(ctx: Ctx, args: list[str]) -> int:

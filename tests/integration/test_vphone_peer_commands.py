@@ -1,0 +1,63 @@
+"""The device commands peers' own ADB layers send (Midscene, mobilerun, yadb users) answer on a
+vphone as on an Android 14 phone, through the real adb binary and adbutils (issue 29).
+
+One vphone serves the whole module; each test first brings the phone back home.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import adbutils
+import pytest
+
+from omg_agent.errors import AdbNotFound
+from omg_agent.vphone import adbhost
+from omg_agent.vphone.phone import VirtualPhone
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[VirtualPhone, str]]:
+    try:
+        adbhost.adb_path()
+    except AdbNotFound as exc:
+        pytest.skip(str(exc))
+    phone = VirtualPhone()
+    server = phone.serve()
+    serial = adbhost.connect("127.0.0.1", server.port)
+    try:
+        yield phone, serial
+    finally:
+        adbhost.disconnect(serial)
+        phone.close()
+
+
+@pytest.fixture
+def phone(served: tuple[VirtualPhone, str]) -> VirtualPhone:
+    served[0].go_home()
+    return served[0]
+
+
+@pytest.fixture
+def device(served: tuple[VirtualPhone, str], phone: VirtualPhone) -> adbutils.AdbDevice:
+    return adbutils.AdbClient().device(served[1])
+
+
+def sh(device: adbutils.AdbDevice, cmd: str) -> tuple[int, str]:
+    result = device.shell2(cmd)
+    return result.returncode, result.output
+
+
+# -- launch by package --------------------------------------------------------------------
+def test_resolve_activity_brief_gives_the_component_that_am_start_launches(device, phone):
+    rc, out = sh(device, "cmd package resolve-activity --brief com.omg.notes")
+    assert rc == 0
+    component = out.strip().splitlines()[-1]
+    assert component == "com.omg.notes/.NotesListActivity"
+    assert sh(device, f"am start -n {component}")[0] == 0
+    assert phone.focus() == ("com.omg.notes", ".NotesListActivity")
+
+
+def test_resolve_activity_for_a_package_not_installed_answers_as_android(device):
+    assert sh(device, "cmd package resolve-activity --brief com.example.absent") == \
+        (0, "No activity found\n")
