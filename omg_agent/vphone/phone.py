@@ -24,6 +24,7 @@ from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.launcher import Launcher
 from omg_agent.vphone.backend import AdbdBackendMixin
 from omg_agent.vphone.display import Display, Frame
+from omg_agent.vphone.editing import Editing
 from omg_agent.vphone.hazards import SETTING as HAZARD_SETTING
 from omg_agent.vphone.hazards import check as check_hazards
 from omg_agent.vphone.logbuf import LogBuffer, Processes
@@ -86,6 +87,7 @@ class VirtualPhone(AdbdBackendMixin):
         self.foreground = self.launcher.package
         self.overlay = SystemOverlay(self)
         self.notices = Notices(self)
+        self.editing = Editing(self)
         self.power = Power(self)
         self.display = Display(self.profile, clock)
         self.motion = Motion(self, latency if motion is None else motion)
@@ -180,6 +182,7 @@ class VirtualPhone(AdbdBackendMixin):
             log.debug("tap %s,%s -> %s %r", x, y, hit.cls if hit else None,
                       hit.text if hit else "")
             self.procs.touched(self.foreground, self.app.activity(), "pointer")
+            self.editing.take()
             if hit is None or is_blocked(hit):
                 return
             if hit.field_key is not None:
@@ -243,6 +246,7 @@ class VirtualPhone(AdbdBackendMixin):
         with self.lock:
             app = self.app
             self.procs.touched(self.foreground, app.activity(), "key")
+            selected = self.editing.take()
             if self.power.key(keycode):
                 self.changed()
             elif keycode in (KEY_HOME, KEY_APP_SWITCH):
@@ -252,7 +256,7 @@ class VirtualPhone(AdbdBackendMixin):
                 if not self.overlay.back() and not app.back():
                     self.go_home()
             elif keycode == KEY_DEL and app.focus is not None:
-                app.set_field(app.focus, app.field(app.focus)[:-1])
+                app.set_field(app.focus, "" if selected else app.field(app.focus)[:-1])
             elif (keycode == KEY_ENTER and app.focus is not None
                   and not app.on_enter(app.focus) and app.multiline(app.focus)):
                 app.set_field(app.focus, app.field(app.focus) + "\n")
@@ -270,8 +274,18 @@ class VirtualPhone(AdbdBackendMixin):
                 return
             if not app.multiline(app.focus):
                 text = text.replace("\n", " ")
-            app.set_field(app.focus, app.field(app.focus) + text)
+            kept = "" if self.editing.take() else app.field(app.focus)
+            app.set_field(app.focus, kept + text)
             self.changed()
+
+    def key_combo(self, keycodes: list[int]) -> None:
+        """Keys pressed together (``input keycombination``): Ctrl+A/C/X/V edit the focused
+        field (see editing.py); other combinations act as their last key."""
+        with self.lock:
+            if self.editing.combo(keycodes):
+                self.changed()
+                return
+        self.key(keycodes[-1])
 
     def clear_text(self) -> None:
         with self.lock:

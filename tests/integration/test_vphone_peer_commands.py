@@ -61,3 +61,13 @@ def test_resolve_activity_brief_gives_the_component_that_am_start_launches(devic
 def test_resolve_activity_for_a_package_not_installed_answers_as_android(device):
     assert sh(device, "cmd package resolve-activity --brief com.example.absent") == \
         (0, "No activity found\n")
+
+
+# -- key combinations ---------------------------------------------------------------------
+def test_ctrl_a_then_del_clears_the_focused_field(device, phone):
+    phone.start_activity("com.omg.notes")
+    phone.tap_view(resource_id="com.omg.notes:id/fab_new")
+    device.shell("input text Groceries")
+    assert sh(device, "input keycombination KEYCODE_CTRL_LEFT KEYCODE_A")[0] == 0
+    device.shell("input keyevent KEYCODE_DEL")
+    assert phone.apps["com.omg.notes"].field("title") == ""

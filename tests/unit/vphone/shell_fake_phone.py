@@ -24,7 +24,7 @@ PNG_SCREEN = b"\x89PNG\r\n\x1a\nfake"
 XML_DUMP = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\" />"
 
 # Methods the shell may call; the recorded ones change UI state.
-RECORDED = ("tap", "long_press", "swipe", "drag", "key", "input_text", "clear_text",
+RECORDED = ("tap", "long_press", "swipe", "drag", "key", "key_combo", "input_text", "clear_text",
             "force_stop", "clear_app", "set_wifi", "start_uiautomator_server",
             "stop_uiautomator_server")
 
@@ -73,6 +73,9 @@ class FakePhone:
 
     def key(self, keycode: int) -> None:
         self.calls.append(("key", keycode))
+
+    def key_combo(self, keycodes: list[int]) -> None:
+        self.calls.append(("key_combo", *keycodes))
 
     def input_text(self, text: str) -> None:
         self.calls.append(("input_text", text))
