@@ -312,6 +312,12 @@ class VirtualPhone(AdbdBackendMixin):
         self.tap(*view.center)
         return view
 
+    def keyboard_shown(self) -> bool:
+        """The soft keyboard is up while an edit field of the foreground app has focus."""
+        with self.lock:
+            return self.app.focus is not None and not self.power.blocking \
+                and self.overlay.package() is None
+
     def focused_view(self) -> View | None:
         with self.lock:
             return find(self._frame().root, lambda v: v.focused)

@@ -71,3 +71,16 @@ def test_ctrl_a_then_del_clears_the_focused_field(device, phone):
     assert sh(device, "input keycombination KEYCODE_CTRL_LEFT KEYCODE_A")[0] == 0
     device.shell("input keyevent KEYCODE_DEL")
     assert phone.apps["com.omg.notes"].field("title") == ""
+
+
+# -- dumpsys lines peers parse ------------------------------------------------------------
+def test_dumpsys_reports_the_keyboard_and_the_orientation_as_a_phone_does(device, phone):
+    assert "mInputShown=false" in device.shell("dumpsys input_method")
+    phone.start_activity("com.omg.notes")
+    phone.tap_view(resource_id="com.omg.notes:id/fab_new")
+    assert "mInputShown=true" in device.shell("dumpsys input_method")
+    assert device.shell("dumpsys input | grep SurfaceOrientation").strip() == \
+        "SurfaceOrientation: 0"
+    assert device.shell("dumpsys display | grep mCurrentOrientation").strip() == \
+        "mCurrentOrientation=0"
+    assert device.rotation() == 0

@@ -136,6 +136,9 @@ class FakePhone:
     def packages(self) -> list[str]:
         return sorted(self.activities)
 
+    def keyboard_shown(self) -> bool:
+        return False
+
     def launchable(self) -> dict[str, str]:
         return {p: acts[0] for p, acts in self.activities.items()
                 if p != "com.android.launcher3"}
