@@ -1,7 +1,7 @@
 """The device commands peers' own ADB layers send (Midscene, mobilerun, yadb users) answer on a
 vphone as on an Android 14 phone, through the real adb binary and adbutils (issue 29).
 
-One vphone serves the whole module; each test first brings the phone back home.
+One vphone serves the whole module; each test first force-stops the apps and goes home.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ def served() -> Iterator[tuple[VirtualPhone, str]]:
 
 @pytest.fixture
 def phone(served: tuple[VirtualPhone, str]) -> VirtualPhone:
+    for package in served[0].launchable():
+        served[0].force_stop(package)  # each test starts from the apps' first screens
     served[0].go_home()
     return served[0]
 
