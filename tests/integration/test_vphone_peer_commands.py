@@ -86,3 +86,27 @@ def test_dumpsys_reports_the_keyboard_and_the_orientation_as_a_phone_does(device
     assert device.shell("dumpsys display | grep mCurrentOrientation").strip() == \
         "mCurrentOrientation=0"
     assert device.rotation() == 0
+
+
+# -- yadb through app_process -------------------------------------------------------------
+YADB = ("app_process -Djava.class.path=/data/local/tmp/yadb /data/local/tmp "
+        "com.ysbing.yadb.Main")
+
+
+def test_pushed_yadb_types_chinese_and_takes_a_screenshot(device, phone, tmp_path):
+    jar = tmp_path / "yadb"
+    jar.write_bytes(b"dex\n035\x00yadb")
+    device.sync.push(str(jar), "/data/local/tmp/yadb")
+    phone.start_activity("com.omg.notes")
+    phone.tap_view(resource_id="com.omg.notes:id/fab_new")
+    assert sh(device, YADB + " -keyboard '价格 ¥7,999'")[0] == 0
+    assert phone.apps["com.omg.notes"].field("title") == "价格 ¥7,999"
+    rc, out = sh(device, YADB + " -screenshot /data/local/tmp/shot.png")
+    assert rc == 0 and "screenshot success:/data/local/tmp/shot.png" in out
+    assert device.sync.read_bytes("/data/local/tmp/shot.png").startswith(b"\x89PNG\r\n")
+
+
+def test_app_process_with_an_unknown_class_says_class_not_found(device):
+    rc, out = sh(device, "app_process -Djava.class.path=/data/local/tmp/none.jar "
+                         "/data/local/tmp com.example.Nope")
+    assert rc == 1 and 'ClassNotFoundException: Didn\'t find class "com.example.Nope"' in out

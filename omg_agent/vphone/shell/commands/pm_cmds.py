@@ -3,8 +3,8 @@
 ``pm`` lists and clears the phone's apps (and knows the system packages), ``ime`` switches
 input methods,
 ``content query --uri content://omg.vphone/state`` is the documented device-side state API
-(one row whose ``state`` column is the JSON of ``phone.state()``), and ``app_process`` runs
-uiautomator2's ``com.wetest.uia2.Main`` server for as long as its stream stays open.
+(one row whose ``state`` column is the JSON of ``phone.state()``), and ``u2_server`` is
+uiautomator2's ``com.wetest.uia2.Main`` as ``app_process`` runs it (see app_process.py).
 """
 
 from __future__ import annotations
@@ -187,21 +187,16 @@ def content(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-# -- app_process: the uiautomator2 server -------------------------------------------------------
+# -- the uiautomator2 server (app_process.py starts it) -----------------------------------------
 def _u2_port(args: list[str]) -> int | None:
-    tail = args[args.index(U2_MAIN) + 1:]
-    for i, a in enumerate(tail):
-        if a == "-p" and i + 1 < len(tail):
-            return int(tail[i + 1]) if tail[i + 1].isdigit() else None
+    for i, a in enumerate(args):
+        if a == "-p" and i + 1 < len(args):
+            return int(args[i + 1]) if args[i + 1].isdigit() else None
     return U2_DEFAULT_PORT
 
 
-def app_process(ctx: Ctx, args: list[str]) -> int:
-    if U2_MAIN not in args:
-        cls = next((a for a in args[1:] if not a.startswith("-")), "")
-        ctx.errln(f"Error: Could not find class '{cls}'" if cls else
-                  "Usage: app_process [java-options] cmd-dir start-class-name [options]")
-        return 1
+def u2_server(ctx: Ctx, args: list[str]) -> int:
+    """``com.wetest.uia2.Main [-p PORT]``: serve for as long as the stream stays open."""
     port = _u2_port(args)
     if port is None:
         ctx.errln("java.lang.NumberFormatException: invalid port")
@@ -256,6 +251,5 @@ def toybox(ctx: Ctx, args: list[str]) -> int:
     return ctx.dispatch(ctx.sub(args[0]), args)
 
 
-COMMANDS: CommandTable = {"pm": pm, "ime": ime, "content": content,
-                          "app_process": app_process, "app_process64": app_process,
-                          "cmd": cmd, "toybox": toybox}
+COMMANDS: CommandTable = {"pm": pm, "ime": ime, "content": content, "cmd": cmd,
+                          "toybox": toybox}
