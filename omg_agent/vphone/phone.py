@@ -21,6 +21,7 @@ from PIL import Image
 
 from omg_agent.vphone.apps import default_apps
 from omg_agent.vphone.apps.base import App, AppEnv
+from omg_agent.vphone.apps.browser import BrowserApp
 from omg_agent.vphone.apps.launcher import Launcher
 from omg_agent.vphone.backend import AdbdBackendMixin
 from omg_agent.vphone.display import Display, Frame
@@ -325,6 +326,19 @@ class VirtualPhone(AdbdBackendMixin):
     # -- apps ----------------------------------------------------------------------------
     def packages(self) -> list[str]:
         return sorted(self.apps)
+
+    browser_package = BrowserApp.package  # what VIEW intents of http(s) links open
+
+    def open_url(self, url: str) -> bool:
+        """A link opened from outside (``am start -a VIEW -d URL``): the browser loads it."""
+        with self.lock:
+            if not self.start_activity(self.browser_package):
+                return False
+            browser = self.apps[self.browser_package]
+            assert isinstance(browser, BrowserApp)
+            browser.load(url)
+            self.changed()
+            return True
 
     def launchable(self) -> dict[str, str]:
         """package → the activity its launcher icon starts (MAIN/LAUNCHER); not the home app."""

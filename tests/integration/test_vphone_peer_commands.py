@@ -110,3 +110,12 @@ def test_app_process_with_an_unknown_class_says_class_not_found(device):
     rc, out = sh(device, "app_process -Djava.class.path=/data/local/tmp/none.jar "
                          "/data/local/tmp com.example.Nope")
     assert rc == 1 and 'ClassNotFoundException: Didn\'t find class "com.example.Nope"' in out
+
+
+# -- links open in Chrome -----------------------------------------------------------------
+def test_adbutils_open_browser_shows_the_page_in_chrome(device, phone):
+    device.open_browser("https://example.com")
+    assert device.app_current().package == "com.android.chrome"
+    dump = device.dump_hierarchy()
+    assert 'resource-id="com.android.chrome:id/url_bar"' in dump and 'text="example.com"' in dump
+    assert 'text="Example Domain"' in dump

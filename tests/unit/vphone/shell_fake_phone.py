@@ -136,6 +136,12 @@ class FakePhone:
     def packages(self) -> list[str]:
         return sorted(self.activities)
 
+    browser_package = "com.android.chrome"
+
+    def open_url(self, url: str) -> bool:
+        self.calls.append(("open_url", url))
+        return False  # the fake has no browser
+
     def keyboard_shown(self) -> bool:
         return False
 

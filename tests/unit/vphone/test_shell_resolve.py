@@ -51,7 +51,7 @@ def test_query_activities_lists_every_launcher_app_but_not_the_home_screen(phone
     listing = run(phone.shell, f"cmd package query-activities --brief {args}")[1].splitlines()
     assert listing[0] == f"{len(phone.launchable())} activities found:"
     assert listing[1:4] == ["  Activity #0:", f"    {MATCH_LINE}",
-                            "    com.android.settings/.Settings"]
+                            "    com.android.chrome/com.google.android.apps.chrome.Main"]
     assert run(phone.shell, "cmd package query-activities -p com.example.none")[1] == \
         "No activities found\n"
 

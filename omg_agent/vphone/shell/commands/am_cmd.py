@@ -49,6 +49,8 @@ def _launch(ctx: Ctx, intent: Intent) -> tuple[bool, str]:
         missing = f"Error: Activity class {{{package}/{full_cls}}} does not exist."
         return False, "Error type 3\n" + missing
     target = resolve_package(ctx, intent)
+    if target is not None and intent.data and target == phone.browser_package:
+        return phone.open_url(intent.data), ""
     if target is not None and (_already_front(ctx, target, None) or phone.start_activity(target)):
         return True, ""
     intent.flags |= FLAG_ACTIVITY_NEW_TASK

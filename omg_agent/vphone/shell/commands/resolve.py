@@ -74,8 +74,8 @@ def resolve(ctx: Ctx, intent: Intent) -> list[Match]:
         return [home] if home is not None else []
     wanted = [p for p in sorted(apps) if intent.package in (None, p)]
     if _web(intent):
-        browser = getattr(ctx.phone, "browser_package", None)
-        return [Match(p, _full(p, apps[p]), MATCH_SCHEME) for p in wanted if p == browser]
+        return [Match(p, _full(p, apps[p]), MATCH_SCHEME) for p in wanted
+                if p == ctx.phone.browser_package]
     action = intent.action or (ACTION_MAIN if intent.package else None)
     if (action or "").startswith("android.settings."):
         return [Match(p, _full(p, apps[p])) for p in wanted if p == "com.android.settings"]
