@@ -162,6 +162,12 @@ class VirtualPhone(AdbdBackendMixin):
         with self.lock:
             return self.display.image(self._frame())
 
+    def screen_frame(self) -> tuple[tuple, Image.Image]:
+        """The current frame's key and picture: the key changes whenever the pixels may."""
+        with self.lock:
+            frame = self._frame()
+            return frame.key, self.display.image(frame)
+
     def screencap_raw(self) -> bytes:
         with self.lock:
             return self.display.raw(self._frame())
