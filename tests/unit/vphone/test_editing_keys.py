@@ -84,3 +84,7 @@ def test_copy_without_a_selection_copies_nothing(phone):
 def test_a_combination_without_ctrl_acts_as_its_last_key(phone):
     run(phone.shell, "input keycombination KEYCODE_SHIFT_LEFT KEYCODE_DEL")
     assert title(phone) == "Grocerie"
+
+
+def test_cmd_clipboard_has_no_shell_commands_as_on_android_14(phone):
+    assert run(phone.shell, "cmd clipboard get") == (0, "", "No shell command implementation.\n")

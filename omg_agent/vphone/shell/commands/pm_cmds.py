@@ -232,11 +232,19 @@ CMD_SERVICES = {"activity": "am", "package": "pm", "input": "input", "settings":
                 "window": "wm", "input_method": "ime", "content": "content"}
 
 
+# Services a phone has that take no shell commands: Android 14's clipboard has no
+# `cmd clipboard` (text reaches it through an app or a helper such as yadb, or Ctrl+C).
+NO_SHELL_SERVICES = ("clipboard",)
+
+
 def cmd(ctx: Ctx, args: list[str]) -> int:
     """``cmd <service> ...``: Android's generic binder shell, mapped onto our commands."""
     if not args or args[0] == "-l":
-        for service in sorted(CMD_SERVICES):
+        for service in sorted({*CMD_SERVICES, *NO_SHELL_SERVICES}):
             ctx.outln(service)
+        return 0
+    if args[0] in NO_SHELL_SERVICES:
+        ctx.errln("No shell command implementation.")  # Binder's default onShellCommand
         return 0
     target = CMD_SERVICES.get(args[0])
     if target is None:
