@@ -21,13 +21,10 @@ from dataclasses import dataclass
 
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.perception.textmatch import normalise
+from omg_agent.perception.windows import SYSTEM_DIALOG_PACKAGES
 
 SYSTEM_UI = "com.android.systemui"
 # Packages whose windows belong on the agent's screen whatever app is in front.
-SYSTEM_DIALOG_PACKAGES = frozenset({
-    "android", "com.android.permissioncontroller", "com.google.android.permissioncontroller",
-    "com.android.packageinstaller", "com.google.android.packageinstaller",
-})
 _NOTIFICATION_IDS = ("notification", "heads_up", "headsup", "status_bar", "statusbar")
 
 _AGENT = r"(?:ai|a\.i\.|assistant|agent|bot|llm|gpt|chatbot|language model|autopilot)"

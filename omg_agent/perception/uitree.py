@@ -9,7 +9,9 @@ a window:
 * elements a higher window covers are cut to what shows, or dropped when their centre is
   hidden (a keyboard over a form); the keyboard's own elements follow as their own group
   (``window="keyboard"``); status and navigation bars are left out unless asked for
-  (``system_bars=True``) — the notification shade stays when it *is* the screen;
+  (``system_bars=True``) — the notification shade stays when it *is* the screen; under a
+  touch-modal popup (a dialog, a menu, a system dialog: ``Window.modal``) the windows below
+  offer nothing, as no tap reaches them;
 * every clickable, long-clickable, scrollable, checkable or editable node is kept;
 * a non-interactive node with text (or a description) inside a clickable ancestor is merged
   into that ancestor and disappears: the ancestor's label is its title child's text (an id
@@ -47,7 +49,13 @@ from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
 from omg_agent.errors import UITreeError
 from omg_agent.perception.textmatch import clean_label
-from omg_agent.perception.windows import Window, covered_by, find_windows, visible_part
+from omg_agent.perception.windows import (
+    Window,
+    covered_by,
+    find_windows,
+    under_modal,
+    visible_part,
+)
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +154,9 @@ def parse_screen(xml: str, *, system_bars: bool = False) -> ParsedScreen:
         pending = _tidy(pending, win.bounds.area)
         if win.kind == "bar" and not system_bars:
             bars += len(pending)
+            continue
+        if under_modal(win, windows):
+            covered += len(pending)
             continue
         above = covered_by(win, windows)
         for p in pending:

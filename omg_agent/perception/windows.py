@@ -23,13 +23,19 @@ Each window *covers* the screen where it takes taps: its bounds — or, for keyb
 other apps' overlays, whose windows are often larger than what they draw (a handwriting
 toolbar in a full-height window), the boxes of the nodes it shows. :func:`visible_part`
 cuts what a higher window covers off an element's bounds.
+
+A popup that is *touch-modal* (``Window.modal``) takes every touch on the screen, so nothing
+in a window below it can be tapped: a dialog or menu of the app itself, or a system dialog
+(:data:`SYSTEM_DIALOG_PACKAGES`), that has something to tap. The exception is a dropdown
+under a field that holds the input focus (an autocomplete list): the field stays usable.
+Another app's overlay (a chat head) lets touches through.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from omg_agent.core.geometry import Bounds
 
@@ -39,6 +45,12 @@ _IME_RE = re.compile(r"inputmethod|keyboard|honeyboard|swiftkey|pinyin|\.ime\b|"
                      r"baidu\.input|sogou|iflytek", re.IGNORECASE)
 BAR_SHARE = 0.12  # a strip at most this share of the screen's width/height is a bar
 KINDS = ("app", "popup", "keyboard", "bar", "system")
+# Packages whose windows are the system's own dialogs (ANR, permissions, installs).
+SYSTEM_DIALOG_PACKAGES = frozenset({
+    "android", "com.android.permissioncontroller", "com.google.android.permissioncontroller",
+    "com.android.packageinstaller", "com.google.android.packageinstaller",
+})
+_ACTION_FLAGS = ("clickable", "long-clickable", "checkable", "scrollable")
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,7 @@ class Window:
     kind: str
     rank: int
     covers: tuple[Bounds, ...]  # where it takes taps
+    modal: bool = False  # takes every touch: nothing in a lower window can be tapped
 
     @property
     def label(self) -> str:
@@ -131,8 +144,29 @@ def find_windows(roots: list[ET.Element]) -> list[Window]:
         else:
             kind, rank, covers = "popup", 3, _content_boxes(node)
         out.append(Window(node, box, pkg, kind, rank, covers))
+    typing = main is not None and _typing(main[0])
+    out = [replace(w, modal=_modal(w, typing)) for w in out]
     order = {id(w.node): i for i, w in enumerate(out)}
     return sorted(out, key=lambda w: (w.rank, order[id(w.node)]))
+
+
+def _typing(app: ET.Element) -> bool:
+    """Whether a text field of the app window holds the input focus."""
+    return any(n.get("focused") == "true" and "EditText" in n.get("class", "")
+               for n in app.iter("node"))
+
+
+def _modal(w: Window, app_typing: bool) -> bool:
+    if w.kind != "popup" or (w.rank != 1 and w.package not in SYSTEM_DIALOG_PACKAGES):
+        return False
+    if app_typing and w.rank == 1:
+        return False  # an autocomplete dropdown: the focused field beneath stays usable
+    return any(n.get(f) == "true" for n in w.node.iter("node") for f in _ACTION_FLAGS)
+
+
+def under_modal(window: Window, windows: list[Window]) -> bool:
+    """Whether a touch-modal window above ``window`` takes all of its touches."""
+    return any(w.modal and w.rank > window.rank for w in windows)
 
 
 MIN_VISIBLE_PX = 8  # a part thinner than this is not a place to tap

@@ -162,6 +162,8 @@ class ShellSession:
         io = ShellIO(self._write_out, self._write_err, self.stream.cancelled)
         if self._stdin_size:
             io.stdin = self._take_stdin(self._stdin_size)
+        else:
+            io.read_line = self._next_stdin_line
         if self.request.command.strip():
             code = self._run_one(self.request.command, io)
         else:

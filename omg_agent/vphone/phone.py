@@ -21,9 +21,11 @@ from PIL import Image
 
 from omg_agent.vphone.apps import default_apps
 from omg_agent.vphone.apps.base import App, AppEnv
+from omg_agent.vphone.apps.browser import BrowserApp
 from omg_agent.vphone.apps.launcher import Launcher
 from omg_agent.vphone.backend import AdbdBackendMixin
 from omg_agent.vphone.display import Display, Frame
+from omg_agent.vphone.editing import Editing
 from omg_agent.vphone.hazards import SETTING as HAZARD_SETTING
 from omg_agent.vphone.hazards import check as check_hazards
 from omg_agent.vphone.logbuf import LogBuffer, Processes
@@ -86,6 +88,7 @@ class VirtualPhone(AdbdBackendMixin):
         self.foreground = self.launcher.package
         self.overlay = SystemOverlay(self)
         self.notices = Notices(self)
+        self.editing = Editing(self)
         self.power = Power(self)
         self.display = Display(self.profile, clock)
         self.motion = Motion(self, latency if motion is None else motion)
@@ -159,6 +162,12 @@ class VirtualPhone(AdbdBackendMixin):
         with self.lock:
             return self.display.image(self._frame())
 
+    def screen_frame(self) -> tuple[tuple, Image.Image]:
+        """The current frame's key and picture: the key changes whenever the pixels may."""
+        with self.lock:
+            frame = self._frame()
+            return frame.key, self.display.image(frame)
+
     def screencap_raw(self) -> bytes:
         with self.lock:
             return self.display.raw(self._frame())
@@ -180,6 +189,7 @@ class VirtualPhone(AdbdBackendMixin):
             log.debug("tap %s,%s -> %s %r", x, y, hit.cls if hit else None,
                       hit.text if hit else "")
             self.procs.touched(self.foreground, self.app.activity(), "pointer")
+            self.editing.take()
             if hit is None or is_blocked(hit):
                 return
             if hit.field_key is not None:
@@ -243,6 +253,7 @@ class VirtualPhone(AdbdBackendMixin):
         with self.lock:
             app = self.app
             self.procs.touched(self.foreground, app.activity(), "key")
+            selected = self.editing.take()
             if self.power.key(keycode):
                 self.changed()
             elif keycode in (KEY_HOME, KEY_APP_SWITCH):
@@ -252,7 +263,7 @@ class VirtualPhone(AdbdBackendMixin):
                 if not self.overlay.back() and not app.back():
                     self.go_home()
             elif keycode == KEY_DEL and app.focus is not None:
-                app.set_field(app.focus, app.field(app.focus)[:-1])
+                app.set_field(app.focus, "" if selected else app.field(app.focus)[:-1])
             elif (keycode == KEY_ENTER and app.focus is not None
                   and not app.on_enter(app.focus) and app.multiline(app.focus)):
                 app.set_field(app.focus, app.field(app.focus) + "\n")
@@ -270,8 +281,18 @@ class VirtualPhone(AdbdBackendMixin):
                 return
             if not app.multiline(app.focus):
                 text = text.replace("\n", " ")
-            app.set_field(app.focus, app.field(app.focus) + text)
+            kept = "" if self.editing.take() else app.field(app.focus)
+            app.set_field(app.focus, kept + text)
             self.changed()
+
+    def key_combo(self, keycodes: list[int]) -> None:
+        """Keys pressed together (``input keycombination``): Ctrl+A/C/X/V edit the focused
+        field (see editing.py); other combinations act as their last key."""
+        with self.lock:
+            if self.editing.combo(keycodes):
+                self.changed()
+                return
+        self.key(keycodes[-1])
 
     def clear_text(self) -> None:
         with self.lock:
@@ -298,6 +319,12 @@ class VirtualPhone(AdbdBackendMixin):
         self.tap(*view.center)
         return view
 
+    def keyboard_shown(self) -> bool:
+        """The soft keyboard is up while an edit field of the foreground app has focus."""
+        with self.lock:
+            return self.app.focus is not None and not self.power.blocking \
+                and self.overlay.package() is None
+
     def focused_view(self) -> View | None:
         with self.lock:
             return find(self._frame().root, lambda v: v.focused)
@@ -305,6 +332,24 @@ class VirtualPhone(AdbdBackendMixin):
     # -- apps ----------------------------------------------------------------------------
     def packages(self) -> list[str]:
         return sorted(self.apps)
+
+    browser_package = BrowserApp.package  # what VIEW intents of http(s) links open
+
+    def open_url(self, url: str) -> bool:
+        """A link opened from outside (``am start -a VIEW -d URL``): the browser loads it."""
+        with self.lock:
+            if not self.start_activity(self.browser_package):
+                return False
+            browser = self.apps[self.browser_package]
+            assert isinstance(browser, BrowserApp)
+            browser.load(url)
+            self.changed()
+            return True
+
+    def launchable(self) -> dict[str, str]:
+        """package → the activity its launcher icon starts (MAIN/LAUNCHER); not the home app."""
+        return {p: a.activities["main"] for p, a in self.apps.items()
+                if p != self.launcher.package}
 
     def focus(self) -> tuple[str, str]:
         with self.lock:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from omg_agent.vphone.apps.base import App, AppEnv
+from omg_agent.vphone.apps.browser import BrowserApp
 from omg_agent.vphone.apps.feed import FeedApp
 from omg_agent.vphone.apps.login import LoginApp
 from omg_agent.vphone.apps.messages import MessagesApp
@@ -11,7 +12,7 @@ from omg_agent.vphone.apps.settings import SettingsApp
 from omg_agent.vphone.apps.shop import ShopApp
 
 APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp, FeedApp,
-                                 LoginApp]
+                                 LoginApp, BrowserApp]
 
 
 def default_apps(env: AppEnv) -> list[App]:

@@ -37,6 +37,7 @@ class ShellState:
     touch_down: tuple[int, int, float] | None = None  # `input motionevent DOWN` in progress
     u2_refs: dict[int, int] = field(default_factory=dict)  # app_process servers per port
     u2_kill: set[int] = field(default_factory=set)  # ports whose app_process was killed
+    jobs: dict[int, threading.Event] = field(default_factory=dict)  # `cmd &` pid → its stop
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 

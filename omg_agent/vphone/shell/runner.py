@@ -4,7 +4,8 @@
 the line (``parse.py``), then walks the tree: and-or lists, pipelines (the left side's output
 becomes the right side's stdin), redirections into the phone's MemFS, ``NAME=value``
 prefixes, and finally a table lookup of the command name (``commands/``). Builtins that
-change the shell itself (``cd``, ``exit``, ``export``, ``sh -c``) live here.
+change the shell itself (``cd``, ``exit``, ``export``, ``sh -c``, ``sh FILE ARGS``, ``read``,
+``wait``) live here; ``cmd &`` runs as a background job with a pid (``$!``) ``kill`` stops.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import contextlib
 import logging
 import posixpath
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from omg_agent.vphone.memfs import FsError
 from omg_agent.vphone.shell.commands import build_command_table
@@ -36,6 +37,7 @@ DEFAULT_PATH = ("/product/bin:/apex/com.android.runtime/bin:/apex/com.android.ar
                 "/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin")
 BIN_DIRS = ("/system/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/bin")
 CANCELLED_STATUS = 130
+BACKGROUND_PID0 = 6000  # pids of `cmd &` jobs count up from here
 
 
 class _ExitRequest(Exception):
@@ -74,11 +76,18 @@ class _Session:
     vars: dict[str, str]
     cwd: str = "/"
     status: int = 0
+    args: tuple[str, ...] = ()  # $1 ... of a script run as `sh FILE ARGS`
+    last_job: int | None = None  # $!
+    jobs: list[threading.Thread] = field(default_factory=list)  # what `wait` waits for
 
     def lookup(self, name: str) -> str:
-        specials = {"?": str(self.status), "$": "4242", "#": "0", "0": SH, "-": "hc"}
+        specials = {"?": str(self.status), "$": "4242", "#": str(len(self.args)), "0": SH,
+                    "-": "hc", "!": "" if self.last_job is None else str(self.last_job)}
         if name in specials:
             return specials[name]
+        if name.isdigit():
+            n = int(name)
+            return self.args[n - 1] if 0 < n <= len(self.args) else ""
         return self.vars.get(name, "")
 
     # -- structure -------------------------------------------------------------------------
@@ -88,7 +97,7 @@ class _Session:
                 if self.io.cancelled.is_set():
                     return CANCELLED_STATUS
                 if item.background:
-                    self.shell.start_background(self, item.body)
+                    self.last_job = self.shell.start_background(self, item.body)
                     self.status = 0
                 else:
                     self.status = self.run_and_or(item.body, fds)
@@ -250,8 +259,45 @@ def _sh(session: _Session, args: list[str], fds: _Fds) -> int:
                                       latency=False)
     if not args:
         return 0  # an interactive sh reading an empty stdin
-    fds.err(f"{SH}: {args[0]}: No such file or directory\n".encode())
-    return 127
+    path = posixpath.join(session.cwd, args[0])
+    try:
+        text = session.shell.phone.fs.read(path).decode("utf-8", "replace")
+        script = parse(text)
+    except FsError:
+        fds.err(f"{SH}: {args[0]}: No such file or directory\n".encode())
+        return 127
+    except ShellSyntaxError as exc:
+        fds.err(f"{SH}: {args[0]}: syntax error: {exc}\n".encode())
+        return 2
+    child = _Session(session.shell, session.io, dict(session.vars), session.cwd,
+                     args=tuple(args[1:]))
+    return child.run_script(script, fds)
+
+
+def _read(session: _Session, args: list[str], fds: _Fds) -> int:
+    """``read [-r] NAME...``: one line of stdin into the names (the last takes the rest)."""
+    names = [a for a in args if not a.startswith("-")] or ["REPLY"]
+    if fds.stdin:
+        line: str | None = fds.stdin.decode("utf-8", "replace").partition("\n")[0]
+    elif session.io.read_line is not None:
+        line = session.io.read_line()
+    else:
+        line = None
+    if line is None:
+        return 1
+    words = line.split(None, len(names) - 1)
+    for i, name in enumerate(names):
+        session.vars[name] = words[i] if i < len(words) else ""
+    return 0
+
+
+def _wait(session: _Session, args: list[str], fds: _Fds) -> int:
+    """``wait``: until this shell's background jobs end (or the stream is closed)."""
+    for thread in session.jobs:
+        while thread.is_alive() and not session.io.cancelled.wait(0.05):
+            pass
+    session.jobs = [t for t in session.jobs if t.is_alive()]
+    return 0
 
 
 def _wrapper(session: _Session, args: list[str], fds: _Fds) -> int:
@@ -272,7 +318,8 @@ def _which(session: _Session, args: list[str], fds: _Fds) -> int:
 
 
 BUILTINS = {"cd": _cd, "exit": _exit, "export": _export, "unset": _unset, ":": _colon,
-            "sh": _sh, "exec": _wrapper, "nohup": _wrapper, "which": _which}
+            "sh": _sh, "exec": _wrapper, "nohup": _wrapper, "which": _which, "read": _read,
+            "wait": _wait}
 
 
 class Shell:
@@ -284,6 +331,7 @@ class Shell:
         self.state = ShellState()
         self._bg_lock = threading.Lock()
         self._bg: list[tuple[threading.Thread, threading.Event]] = []
+        self._next_pid = BACKGROUND_PID0
 
     def run(self, cmdline: str, io: ShellIO) -> int:
         """Run one command line as ``sh -c cmdline`` would; returns the exit status."""
@@ -321,21 +369,33 @@ class Shell:
             return 1
 
     # -- background jobs (cmd &) -----------------------------------------------------------
-    def start_background(self, parent: _Session, body: AndOr) -> None:
-        """Run ``body`` on its own thread, output discarded, until done or :meth:`close`."""
+    def start_background(self, parent: _Session, body: AndOr) -> int:
+        """Run ``body`` on its own thread, output discarded, until done, ``kill``-ed (its
+        pid is in ``state.jobs``) or :meth:`close`. Returns its pid (``$!``)."""
         cancelled = threading.Event()
         io = ShellIO(_discard, _discard, cancelled)
-        session = _Session(self, io, dict(parent.vars), parent.cwd, parent.status)
+        session = _Session(self, io, dict(parent.vars), parent.cwd, parent.status,
+                           args=parent.args)
+        with self._bg_lock:
+            self._next_pid += 1
+            pid = self._next_pid
+        jobs = self.state.jobs
 
         def job() -> None:
-            with contextlib.suppress(_ExitRequest):
-                session.run_and_or(body, _Fds(_discard, _discard, b""))
+            try:
+                with contextlib.suppress(_ExitRequest):
+                    session.run_and_or(body, _Fds(_discard, _discard, b""))
+            finally:
+                jobs.pop(pid, None)
 
         thread = threading.Thread(target=job, name="vphone-sh-bg", daemon=True)
         with self._bg_lock:
             self._bg = [(t, e) for t, e in self._bg if t.is_alive()]
             self._bg.append((thread, cancelled))
+            jobs[pid] = cancelled
+        parent.jobs.append(thread)
         thread.start()
+        return pid
 
     def close(self, timeout: float = 5.0) -> None:
         """Cancel background jobs and wait for them."""

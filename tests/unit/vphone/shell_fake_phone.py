@@ -24,7 +24,7 @@ PNG_SCREEN = b"\x89PNG\r\n\x1a\nfake"
 XML_DUMP = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\" />"
 
 # Methods the shell may call; the recorded ones change UI state.
-RECORDED = ("tap", "long_press", "swipe", "drag", "key", "input_text", "clear_text",
+RECORDED = ("tap", "long_press", "swipe", "drag", "key", "key_combo", "input_text", "clear_text",
             "force_stop", "clear_app", "set_wifi", "start_uiautomator_server",
             "stop_uiautomator_server")
 
@@ -73,6 +73,9 @@ class FakePhone:
 
     def key(self, keycode: int) -> None:
         self.calls.append(("key", keycode))
+
+    def key_combo(self, keycodes: list[int]) -> None:
+        self.calls.append(("key_combo", *keycodes))
 
     def input_text(self, text: str) -> None:
         self.calls.append(("input_text", text))
@@ -132,6 +135,19 @@ class FakePhone:
 
     def packages(self) -> list[str]:
         return sorted(self.activities)
+
+    browser_package = "com.android.chrome"
+
+    def open_url(self, url: str) -> bool:
+        self.calls.append(("open_url", url))
+        return False  # the fake has no browser
+
+    def keyboard_shown(self) -> bool:
+        return False
+
+    def launchable(self) -> dict[str, str]:
+        return {p: acts[0] for p, acts in self.activities.items()
+                if p != "com.android.launcher3"}
 
     def state(self) -> dict:
         return {"foreground": self.front[0], "activity": self.front[1],

@@ -46,7 +46,7 @@ except ImportError:
     ("input text 'héllo 中文'", [("input_text", "hllo ")]),
     ("input text '中文'", []),
     ("input roll 1 1; input press", []),
-    ("input keycombination KEYCODE_CTRL_LEFT KEYCODE_A", [("key", 29)]),
+    ("input keycombination KEYCODE_CTRL_LEFT KEYCODE_A", [("key_combo", 113, 29)]),
 ])
 def test_input_commands_call_the_phone(shell: Shell, phone: FakePhone, line: str,
                                        calls: list[tuple]) -> None:

@@ -15,8 +15,9 @@ except ImportError:
     from shell_fake_phone import RECORDED, FakePhone, run
 
 QUERIES = ("set_ime", "screencap_raw", "screencap_png", "dump_xml", "focus", "start_activity",
-           "packages", "state", "command_latency")
-ATTRIBUTES = ("profile", "fs", "props", "settings", "lock", "ime_ids", "ime_current")
+           "packages", "launchable", "keyboard_shown", "open_url", "state", "command_latency")
+ATTRIBUTES = ("browser_package", "profile", "fs", "props", "settings", "lock", "ime_ids",
+              "ime_current")
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from omg_agent.vphone.shell.commands import (
     am_cmd,
+    app_process,
     cond_cmd,
     dumpsys_cmd,
     file_cmds,
@@ -17,13 +18,15 @@ from omg_agent.vphone.shell.commands import (
     net_cmds,
     pm_cmds,
     screen_cmds,
+    screenrecord_cmd,
     system_cmds,
     text_cmds,
 )
 from omg_agent.vphone.shell.context import CommandTable
 
 MODULES = (input_cmd, screen_cmds, system_cmds, dumpsys_cmd, am_cmd, pm_cmds, file_cmds,
-           text_cmds, cond_cmd, log_cmds, net_cmds)
+           text_cmds, cond_cmd, log_cmds, net_cmds, app_process,
+           screenrecord_cmd)
 
 
 def build_command_table() -> CommandTable:

@@ -14,6 +14,7 @@ import binascii
 import logging
 
 from omg_agent.vphone.shell.commands.intent import Intent, IntentError, parse_intent
+from omg_agent.vphone.shell.commands.resolve import resolve_package
 from omg_agent.vphone.shell.context import CommandTable, Ctx
 
 logger = logging.getLogger(__name__)
@@ -47,24 +48,13 @@ def _launch(ctx: Ctx, intent: Intent) -> tuple[bool, str]:
         full_cls = package + cls if cls.startswith(".") else cls
         missing = f"Error: Activity class {{{package}/{full_cls}}} does not exist."
         return False, "Error type 3\n" + missing
-    target = _resolve_implicit(ctx, intent)
+    target = resolve_package(ctx, intent)
+    if target is not None and intent.data and target == phone.browser_package:
+        return phone.open_url(intent.data), ""
     if target is not None and (_already_front(ctx, target, None) or phone.start_activity(target)):
         return True, ""
     intent.flags |= FLAG_ACTIVITY_NEW_TASK
     return False, f"Error: Activity not started, unable to resolve {intent}"
-
-
-def _resolve_implicit(ctx: Ctx, intent: Intent) -> str | None:
-    """The package an implicit intent would open, for the few the virtual phone handles."""
-    packages = ctx.phone.packages()
-    if "android.intent.category.HOME" in intent.categories:
-        return next((p for p in packages if "launcher" in p), None)
-    if intent.package in packages and intent.action in (None, "android.intent.action.MAIN"):
-        return intent.package
-    if (intent.action or "").startswith("android.settings.") and \
-            "com.android.settings" in packages:
-        return "com.android.settings"
-    return None
 
 
 def _am_start(ctx: Ctx, args: list[str]) -> int:
@@ -197,8 +187,8 @@ def monkey(ctx: Ctx, args: list[str]) -> int:
                 packages.append(value)
         elif a.isdigit():
             count = int(a)
-    installed = set(ctx.phone.packages())
-    target = next((p for p in packages if p in installed), None)
+    launchable = ctx.phone.launchable()
+    target = next((p for p in packages if p in launchable), None)
     if target is None:
         ctx.errln("** No activities found to run, monkey aborted.")
         return MONKEY_ABORTED

@@ -3,8 +3,10 @@
 Only the lines clients actually read are produced, but each is byte-for-byte the real shape:
 adbutils' ``app_current()`` matches ``mCurrentFocus=Window{...}``, then
 ``mResumedActivity: ActivityRecord{...}`` and ``ACTIVITY pkg/.Act hash pid=N``;
-``rotation()`` looks for ``orientation=N``; ``battery()`` reads ``key: value`` lines. Other
-services print nothing and succeed.
+``rotation()`` looks for ``orientation=N``; ``battery()`` reads ``key: value`` lines. Midscene
+reads ``SurfaceOrientation: N`` (input), ``mCurrentOrientation=N`` (display) and
+``mInputShown=true`` (input_method, true while an edit field has focus). Other services print
+nothing and succeed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from omg_agent.vphone.shell.context import CommandTable, Ctx
 
 if TYPE_CHECKING:
     from omg_agent.vphone.profile import DeviceProfile
+
+ROTATION = 0  # the vphone is always in its natural portrait orientation
 
 BATTERY = """Current Battery Service state:
   AC powered: false
@@ -130,13 +134,42 @@ def _display(ctx: Ctx, args: list[str]) -> None:
         f"deviceHeight={p.height}}}]\n"
         f"  mDefaultDisplayDeviceInfo: DisplayDeviceInfo{{\"Built-in Screen\": "
         f"uniqueId=\"local:4619827259835644672\", {p.width} x {p.height}, modeId 1, "
-        f"density {p.density}, rotation 0, type INTERNAL, state ON}}\n"
+        f"density {p.density}, rotation {ROTATION}, type INTERNAL, state ON}}\n"
+        "\n"
+        "Logical Displays: size=1\n"
+        "  Display 0:\n"
+        "    mDisplayId=0\n"
+        f"    mCurrentOrientation={ROTATION}\n"
+    )
+
+
+def _input(ctx: Ctx, args: list[str]) -> None:
+    """The touchscreen's mapper, where clients read the surface orientation."""
+    p = ctx.phone.profile
+    ctx.out(
+        "INPUT MANAGER (dumpsys input)\n\n"
+        "Input Manager State:\n  Interactive: true\n\n"
+        "Input Reader State (Nums of device: 1):\n"
+        "  Device 2: virtual_touchscreen\n"
+        "    Generation: 12\n"
+        "    IsExternal: false\n"
+        "    Sources: TOUCHSCREEN\n"
+        "    Touch Input Mapper (mode - DIRECT):\n"
+        f"      Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, "
+        f"orientation={ROTATION}, logicalFrame=[0, 0, {p.width}, {p.height}], "
+        f"physicalFrame=[0, 0, {p.width}, {p.height}], deviceSize=[{p.width}, {p.height}], "
+        "isActive=[1]\n"
+        f"      SurfaceWidth: {p.width}px\n"
+        f"      SurfaceHeight: {p.height}px\n"
+        "      SurfaceLeft: 0\n"
+        "      SurfaceTop: 0\n"
+        f"      SurfaceOrientation: {ROTATION}\n"
     )
 
 
 def _input_method(ctx: Ctx, args: list[str]) -> None:
     ime = ctx.phone.ime_current
-    shown = "true" if getattr(ctx.phone, "keyboard_shown", False) else "false"
+    shown = "true" if ctx.phone.keyboard_shown() else "false"
     ctx.out("Current Input Method Manager state:\n  Input Methods:\n"
             + "".join(f"    InputMethodInfo{{{i}}}\n" for i in ctx.phone.ime_ids)
             + f"  mCurMethodId={ime}\n  mCurId={ime}\n  mInputShown={shown}\n")
@@ -170,7 +203,7 @@ def _package(ctx: Ctx, args: list[str]) -> None:
 
 
 SERVICES: dict[str, Callable[[Ctx, list[str]], None]] = {
-    "window": _window, "activity": _activity, "display": _display,
+    "window": _window, "activity": _activity, "display": _display, "input": _input,
     "input_method": _input_method, "battery": _battery, "power": _power,
     "package": _package,
 }

@@ -162,7 +162,7 @@ def _keycombination(ctx: Ctx, args: list[str]) -> None:
             raise _InputError(f"Unknown keycode: {arg}")
     if len(codes) < 2:
         raise _InputError("keycombination requires at least 2 keycodes")
-    ctx.phone.key(codes[-1])  # modifiers alone change nothing in the virtual apps
+    ctx.phone.key_combo(codes)
 
 
 SUBCOMMANDS: dict[str, Callable[[Ctx, list[str]], None]] = {

@@ -3,8 +3,8 @@
 ``pm`` lists and clears the phone's apps (and knows the system packages), ``ime`` switches
 input methods,
 ``content query --uri content://omg.vphone/state`` is the documented device-side state API
-(one row whose ``state`` column is the JSON of ``phone.state()``), and ``app_process`` runs
-uiautomator2's ``com.wetest.uia2.Main`` server for as long as its stream stays open.
+(one row whose ``state`` column is the JSON of ``phone.state()``), and ``u2_server`` is
+uiautomator2's ``com.wetest.uia2.Main`` as ``app_process`` runs it (see app_process.py).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import json
 import logging
 
 from omg_agent.vphone.shell.commands.ids import object_hash
+from omg_agent.vphone.shell.commands.resolve import query_activities, resolve_activity
 from omg_agent.vphone.shell.context import CommandTable, Ctx
 
 logger = logging.getLogger(__name__)
@@ -91,7 +92,8 @@ def _pm_ok(ctx: Ctx, args: list[str]) -> int:
 
 PM_COMMANDS = {"list": _pm_list, "path": _pm_path, "clear": _pm_clear,
                "install": _pm_install, "uninstall": _pm_uninstall, "grant": _pm_ok,
-               "revoke": _pm_ok, "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok}
+               "revoke": _pm_ok, "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok,
+               "resolve-activity": resolve_activity, "query-activities": query_activities}
 
 
 def pm(ctx: Ctx, args: list[str]) -> int:
@@ -185,21 +187,16 @@ def content(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-# -- app_process: the uiautomator2 server -------------------------------------------------------
+# -- the uiautomator2 server (app_process.py starts it) -----------------------------------------
 def _u2_port(args: list[str]) -> int | None:
-    tail = args[args.index(U2_MAIN) + 1:]
-    for i, a in enumerate(tail):
-        if a == "-p" and i + 1 < len(tail):
-            return int(tail[i + 1]) if tail[i + 1].isdigit() else None
+    for i, a in enumerate(args):
+        if a == "-p" and i + 1 < len(args):
+            return int(args[i + 1]) if args[i + 1].isdigit() else None
     return U2_DEFAULT_PORT
 
 
-def app_process(ctx: Ctx, args: list[str]) -> int:
-    if U2_MAIN not in args:
-        cls = next((a for a in args[1:] if not a.startswith("-")), "")
-        ctx.errln(f"Error: Could not find class '{cls}'" if cls else
-                  "Usage: app_process [java-options] cmd-dir start-class-name [options]")
-        return 1
+def u2_server(ctx: Ctx, args: list[str]) -> int:
+    """``com.wetest.uia2.Main [-p PORT]``: serve for as long as the stream stays open."""
     port = _u2_port(args)
     if port is None:
         ctx.errln("java.lang.NumberFormatException: invalid port")
@@ -235,11 +232,19 @@ CMD_SERVICES = {"activity": "am", "package": "pm", "input": "input", "settings":
                 "window": "wm", "input_method": "ime", "content": "content"}
 
 
+# Services a phone has that take no shell commands: Android 14's clipboard has no
+# `cmd clipboard` (text reaches it through an app or a helper such as yadb, or Ctrl+C).
+NO_SHELL_SERVICES = ("clipboard",)
+
+
 def cmd(ctx: Ctx, args: list[str]) -> int:
     """``cmd <service> ...``: Android's generic binder shell, mapped onto our commands."""
     if not args or args[0] == "-l":
-        for service in sorted(CMD_SERVICES):
+        for service in sorted({*CMD_SERVICES, *NO_SHELL_SERVICES}):
             ctx.outln(service)
+        return 0
+    if args[0] in NO_SHELL_SERVICES:
+        ctx.errln("No shell command implementation.")  # Binder's default onShellCommand
         return 0
     target = CMD_SERVICES.get(args[0])
     if target is None:
@@ -254,6 +259,5 @@ def toybox(ctx: Ctx, args: list[str]) -> int:
     return ctx.dispatch(ctx.sub(args[0]), args)
 
 
-COMMANDS: CommandTable = {"pm": pm, "ime": ime, "content": content,
-                          "app_process": app_process, "app_process64": app_process,
-                          "cmd": cmd, "toybox": toybox}
+COMMANDS: CommandTable = {"pm": pm, "ime": ime, "content": content, "cmd": cmd,
+                          "toybox": toybox}

@@ -157,7 +157,10 @@ def kill(ctx: Ctx, args: list[str]) -> int:
     status = 0
     for arg in pids:
         pid = int(arg) if arg.isdigit() else -1
-        if pid in u2:
+        job = ctx.state.jobs.get(pid)
+        if job is not None:
+            job.set()  # a background job of the shell: SIGINT/SIGTERM end it cleanly
+        elif pid in u2:
             with ctx.state.lock:
                 ctx.state.u2_kill.add(u2[pid])
             for _ in range(KILL_WAIT_STEPS):  # the signal is delivered before kill returns
