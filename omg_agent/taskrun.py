@@ -11,6 +11,7 @@ and below the CLI, the MCP server and the Python API.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import replace
@@ -128,6 +129,9 @@ def shown(orchestrator: Orchestrator, result: RunResult, run_dir: Path,
     from omg_agent.brain.resume import RunCheckpoint
 
     hook = orchestrator.on_progress
+    if "RUN_DIR" in result.next_hint:  # the resume command as the user types it
+        result = replace(result, next_hint=result.next_hint.replace(
+            "RUN_DIR", shlex.quote(str(run_dir))))
     if result.status == "failed" and isinstance(hook, RunCheckpoint) and hook.retryable:
         result = replace(result, next_hint=f"{result.next_hint}; then go on from the last "
                                            f"turn: omg-agent run --resume {run_dir}")

@@ -223,7 +223,8 @@ def _print_result(result: RunResult, run_dir: Path, as_json: bool,
                           "run's trace and result are not complete on disk", soft_wrap=True)
     colour = COLOURS.get(result.status, "red")
     # plain Text: a model's or a user's words are neither markup nor highlighted (console)
-    console.print(Text.assemble((result.status, colour), ": ", result.answer or ""))
+    console.print(Text.assemble((result.status, colour), *((": ", result.answer)
+                                                          if result.answer else ())))
     if result.question:
         console.print(Text(f"question: {result.question}"))
     console.print(Text("\n".join(shortened(line, 2_000)

@@ -85,6 +85,8 @@ def held_at_checkout(vphone, payer: Payer, double: ModelDouble,
     stopped = last_json(first)
     assert stopped["status"] == "needs_confirmation" and "Pay" in stopped["question"]
     assert shop.orders == [] and stopped["done"]  # the way to the checkout, listed
+    # the resume command as the user types it: the real folder, not a placeholder
+    assert f"omg-agent run --resume {stopped['run_dir']} --answer" in stopped["next_hint"]
     return Path(stopped["run_dir"]), common, env
 
 
