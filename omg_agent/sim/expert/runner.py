@@ -27,7 +27,7 @@ from omg_agent.core.secrets import mask_task
 from omg_agent.guards.confirmation import ConfirmationRequest, ScriptedChannel
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.sim.expert.tasks import Task
-from omg_agent.sim.model_double import ModelDouble, Policy
+from omg_agent.sim.model_double import ModelDouble, Policy, chars_over_4
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 
@@ -183,7 +183,7 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         if endpoint is None:
             double = stack.enter_context(ModelDouble(policy(
                 task, phone, noise, seed if noise_seed is None else noise_seed),
-                **({"count_tokens": count_tokens} if count_tokens is not None else {})))
+                count_tokens=count_tokens or chars_over_4))
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             settings = sim_settings(double.base_url, tmp, max_steps)
         else:
