@@ -194,3 +194,15 @@ def test_the_system_prompt_and_schema_stay_identical_across_turns() -> None:
     assert len({str(r["response_format"]) for r in sent}) == 1
     # what changes from turn to turn comes after what does not
     assert all(user_text(r).startswith("Task: open Display") for r in sent)
+
+
+def test_run_vision_flag_rejects_an_unknown_setting_in_one_line() -> None:
+    from typer.testing import CliRunner
+
+    from omg_agent.cli import app
+
+    result = CliRunner().invoke(app, ["run", "Turn off Wi-Fi", "--vision", "sometimes"],
+                                env={"OMG_MODEL": "m", "OMG_BASE_URL": "http://m.test/v1",
+                                     "OMG_CONFIG": ""})
+    assert result.exit_code == 1
+    assert "--vision 'sometimes':" in result.output and "'never'" in result.output
