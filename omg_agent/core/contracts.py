@@ -34,16 +34,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from omg_agent.core.actions import Action, AskUser, Done, MemSave, ends_bundle
+from omg_agent.core.actions import IN_PROMPT, SAID, Action, AskUser, Done, MemSave, ends_bundle
 from omg_agent.core.checks import StepCheck
 
 MAX_BUNDLE = 5
 _ON_FAIL = re.compile(r"^(retry|replan|ask_user|abort|jump_to:([1-9]\d*))$")
 # (tries, timeout_s) per step complexity, from the two-layer brain design (1→3/30 s,
 # 3→8/60 s, 5→15/120 s), with the even levels in between.
-# A field whose description the prompts already give: the compact schema leaves it out.
-IN_PROMPT = "in_prompt"
-_SAID: dict[str, Any] = {"json_schema_extra": {IN_PROMPT: True}}
+_SAID = SAID  # a field whose description the operator prompt gives (left out when sent)
 _COMPLEXITY_BUDGET = {1: (3, 30), 2: (5, 45), 3: (8, 60), 4: (11, 90), 5: (15, 120)}
 
 
