@@ -12,7 +12,8 @@
 :meth:`Orchestrator.step` runs one turn and returns a :class:`StepResult` (``Continue`` or
 ``Finished`` with the :class:`RunResult`); :meth:`Orchestrator.run` is a thin loop over it,
 with the step budget checked at the top of every turn (DESIGN.md §3). The first plan is
-free; every operator reply attempt, replan attempt and executed bundle counts.
+free; every operator reply attempt and replan attempt counts one step (the bundle a reply
+carries is part of it), and so does each move the loop guard or a rollback makes alone.
 
 Honest outcomes (DESIGN.md §3): a claimed step is ticked only when its checks pass on the
 screen (:mod:`omg_agent.brain.verify` — each check about one element, the app or memory); a

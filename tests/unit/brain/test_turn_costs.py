@@ -206,3 +206,20 @@ def test_run_vision_flag_rejects_an_unknown_setting_in_one_line() -> None:
                                      "OMG_CONFIG": ""})
     assert result.exit_code == 1
     assert "--vision 'sometimes':" in result.output and "'never'" in result.output
+
+
+def test_the_trace_says_why_each_turn_saw_the_screenshot(tmp_path) -> None:
+    import json
+
+    from omg_agent.trace.recorder import TraceRecorder
+
+    model = script(("DecisionBundle", bundle(tap("Open web"))),
+                   ("DecisionBundle", bundle(goal_complete=True, answer="ok")))
+    with TraceRecorder(tmp_path / "run", task="t") as recorder, \
+            orchestrator(world(), model, planning="flat", confirm_done="never",
+                         recorder=recorder) as orch:
+        orch.run("open the web page")
+    lines = [json.loads(line) for line in (tmp_path / "run" / "trace.jsonl").read_text(
+        encoding="utf-8").splitlines()]
+    steps = [line for line in lines if line.get("record") == "step"]
+    assert [s["vision"] for s in steps] == ["", "the screen draws its content (WebView)"]
