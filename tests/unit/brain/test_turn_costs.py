@@ -223,3 +223,13 @@ def test_the_trace_says_why_each_turn_saw_the_screenshot(tmp_path) -> None:
         encoding="utf-8").splitlines()]
     steps = [line for line in lines if line.get("record") == "step"]
     assert [s["vision"] for s in steps] == ["", "the screen draws its content (WebView)"]
+
+
+def test_cached_prompt_tokens_the_endpoint_reports_are_summed_in_the_result() -> None:
+    model = script(("DecisionBundle", bundle(tap("Bluetooth"))),
+                   ("DecisionBundle", bundle(goal_complete=True, answer="ok")))
+    model.cached = 64
+    with orchestrator(world(), model, planning="flat", confirm_done="never") as orch:
+        result = orch.run("open Bluetooth")
+    assert result.model_calls == 2
+    assert result.tokens_cached == 128 and result.tokens_in == 200
