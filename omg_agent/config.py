@@ -120,6 +120,12 @@ class Settings(BaseModel):
     dialect: Literal["auto", "json", "autoglm", "uitars", "qwen-mobile"] = Field(
         "auto", description="The operator model's action format: json (ours), autoglm, "
                             "uitars, qwen-mobile; auto = from the operator model's name.")
+    vision: Literal["auto", "always", "never"] = Field(
+        "auto", description="When the operator model sees the screenshot: always; never "
+                            "(the element list alone); auto = when it adds information "
+                            "(no usable element list, unlabeled icons, an action whose "
+                            "effect is unclear, the model asked to look). Dialect models "
+                            "(autoglm, uitars, qwen-mobile) always get it.")
     auto_verify: bool = Field(
         True, description="Tick a step as soon as its checks pass on the screen after the "
                           "operator acted, without a model turn that only says so.")

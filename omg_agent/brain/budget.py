@@ -1,9 +1,14 @@
 """The step budget of one run (DESIGN.md §3): what counts, when it is checked, what it says.
 
-Counted: every decision attempt of the operator (each model *reply*, parse failures
-included — :attr:`~omg_agent.brain.llm.CallRecord.counts_as_step`), every replan attempt,
-and every executed action bundle. Not counted: the one plan at task start, transport
-failures that got no reply, and the time spent waiting for the user.
+Counted (issue 27: one step per model turn, in every planning mode): every decision
+attempt of the operator (each model *reply*, parse failures included —
+:attr:`~omg_agent.brain.llm.CallRecord.counts_as_step`) — the action bundle it carries is
+part of that turn, not a second step — and every replan attempt; and each ``move`` the
+machinery makes on its own, with no model call: a loop-ladder rung (wait, offset re-tap,
+back) and a rollback's back press, so rules that act without a model cannot run forever.
+Not counted: the one plan at task start, transport failures that got no reply, the
+action the user said yes to (carried out after the turn that asked for it), and the time
+spent waiting for the user. The operator is told the steps left each turn.
 
 The orchestrator calls :meth:`StepBudget.check` at the top of every turn and
 :meth:`StepBudget.charge` before anything counted happens; a model call is given at most
@@ -35,7 +40,7 @@ from omg_agent.errors import BudgetExhausted, DeadlinePassed
 
 log = logging.getLogger(__name__)
 
-StepKind = Literal["decision", "replan", "bundle"]
+StepKind = Literal["decision", "replan", "move"]
 MAX_DONE_ITEMS = 8  # distinct actions listed one by one; the rest are counted together
 _VERBS = {"tap": "tapped", "long_press": "long-pressed", "double_tap": "double-tapped",
           "type": "typed", "launch": "launched", "swipe": "swiped", "key": "pressed",

@@ -111,7 +111,7 @@ def carry_out(run: RunContext, held: HeldAction) -> None:
             run.event("held_action_gone", action=held.describe,
                       reason=stop.request.describe)
             return
-    s.budget.charge("bundle")
+    s.budget.check()  # the turn that asked for it paid its step (issue 27)
     executed = run.driver.execute([action], obs)
     ok = executed.ok and bool(executed.outcomes)
     detail = "; ".join(o.detail for o in executed.outcomes if o.detail)

@@ -30,7 +30,9 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
 - **Accounting**: every HTTP attempt produces a :class:`CallRecord` passed to the
   ``on_attempt`` callbacks (the orchestrator counts each *reply* as a step —
   :attr:`CallRecord.counts_as_step` — and may raise from the callback to stop the call when
-  the budget is spent); :attr:`LLMClient.totals` sums tokens and latency.
+  the budget is spent); :attr:`LLMClient.totals` sums tokens and latency. Cached prompt
+  tokens are read when the endpoint reports them (``usage.prompt_tokens_details.
+  cached_tokens``: OpenAI, DeepSeek, vLLM with prefix caching).
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class CallRecord:
     reply: str = ""
     response_format: FormatMode = "none"
     http_status: int | None = None
+    cached_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache
 
     @property
     def counts_as_step(self) -> bool:
@@ -118,6 +121,7 @@ class UsageTotals:
     failed_requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
     latency_s: float = 0.0
 
     def add(self, record: CallRecord) -> None:
@@ -127,6 +131,7 @@ class UsageTotals:
         self.replies += 1
         self.prompt_tokens += record.prompt_tokens
         self.completion_tokens += record.completion_tokens
+        self.cached_tokens += record.cached_tokens
         self.latency_s += record.latency_s
 
 
@@ -142,6 +147,7 @@ class _Reply:
     completion_tokens: int
     latency_s: float
     mode: FormatMode
+    cached_tokens: int = 0
 
 
 def openai_client(settings: Settings, timeout_s: float | None = None, *,
@@ -210,9 +216,10 @@ class LLMClient:
     def observation_message(self, text: str, observation: Observation, *,
                             screenshot: bool = True, marks: bool = False) -> Message:
         """A user message showing ``observation``: its element list, and its screenshot
-        and/or the set-of-marks copy (numbered boxes matching the element ids)."""
+        and/or the set-of-marks copy (numbered boxes matching the element ids); with
+        ``screenshot=False`` no image at all (the marks are drawn on the screenshot)."""
         marked = None
-        if marks:
+        if marks and screenshot:
             marked = draw_marks(observation.screenshot, observation.elements,
                                 max_side=self.settings.image_max_side)
         return self.vision_message(
@@ -278,7 +285,7 @@ class LLMClient:
         if reply is not None:
             return CallRecord(self.role, self.model, kind, attempt, ok, reply.prompt_tokens,
                               reply.completion_tokens, reply.latency_s, error, reply.text,
-                              reply.mode, 200)
+                              reply.mode, 200, reply.cached_tokens)
         return CallRecord(self.role, self.model, kind, attempt, ok, latency_s=latency_s,
                           error=error, response_format=mode, http_status=status)
 
@@ -427,9 +434,11 @@ class LLMClient:
         if not text and refusal:
             text = f"(refused: {refusal})"
         usage = completion.usage
+        details = getattr(usage, "prompt_tokens_details", None) if usage else None
         return _Reply(text, choice.finish_reason if choice else None,
                       usage.prompt_tokens if usage else 0,
-                      usage.completion_tokens if usage else 0, latency_s, mode)
+                      usage.completion_tokens if usage else 0, latency_s, mode,
+                      int(getattr(details, "cached_tokens", 0) or 0))
 
 
 def not_json_message(url: str, content_type: str | None) -> str:

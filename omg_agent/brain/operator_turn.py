@@ -209,12 +209,21 @@ def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
     if goal:
         s.outcome += f"; the operator reports the whole task done: {answer}"
     mode = run.settings.confirm_done
-    confirm = mode == "always" or (mode == "unverified" and not s.todo.steps[-1].checks)
+    confirm = mode == "always" or (mode == "unverified" and not s.todo.steps[-1].checks
+                                   and not read_off_screen(run, s.todo.steps[-1]))
     if s.predefined or not confirm:
         s.todo.tick_all()
         done(run, answer or summary(run))
         return
     s.claim, s.phase = answer, "REPLAN"  # the planner confirms, with the screenshot
+
+
+def read_off_screen(run: RunContext, step: TaskStep) -> bool:
+    """Whether the step's data is evidence the system itself took: its ``data_output`` was
+    saved by reading the screen (``mem_save from_screen``), not from the model's words — a
+    planner looking again would confirm nothing more (issue 27)."""
+    item = run.memory.item(step.data_output) if step.data_output else None
+    return item is not None and item.source == "screen"
 
 
 def auto_verified(run: RunContext, index: int, step: TaskStep, obs: Observation) -> bool:
@@ -260,5 +269,6 @@ def done(run: RunContext, answer: str) -> None:
         tuple(s.todo.done()), "the task is complete", DONE_HINT))
 
 
-__all__ = ["all_ticked", "auto_verified", "done", "operator_plan", "plan_unfit", "summary",
+__all__ = ["all_ticked", "auto_verified", "done", "operator_plan", "plan_unfit",
+           "read_off_screen", "summary",
            "think", "ticked", "unbacked_decline", "verify_claim"]

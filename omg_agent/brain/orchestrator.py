@@ -12,7 +12,8 @@
 :meth:`Orchestrator.step` runs one turn and returns a :class:`StepResult` (``Continue`` or
 ``Finished`` with the :class:`RunResult`); :meth:`Orchestrator.run` is a thin loop over it,
 with the step budget checked at the top of every turn (DESIGN.md §3). The first plan is
-free; every operator reply attempt, replan attempt and executed bundle counts.
+free; every operator reply attempt and replan attempt counts one step (the bundle a reply
+carries is part of it), and so does each move the loop guard or a rollback makes alone.
 
 Honest outcomes (DESIGN.md §3): a claimed step is ticked only when its checks pass on the
 screen (:mod:`omg_agent.brain.verify` — each check about one element, the app or memory); a
@@ -37,6 +38,7 @@ processes is :mod:`.resume`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -111,6 +113,7 @@ class Orchestrator:
         self._context: RunContext | None = None  # the state and what the phases share
         self._started = 0.0
         self._base: list[tuple[int, int, int]] = []
+        self._cached_base = 0
         self.prior_usage = (0, 0, 0)  # model calls and tokens of earlier processes (resume)
         # several devices (drivers.desktop.router): called with each step before it is
         # observed; answers the device it switched to, if it switched
@@ -151,6 +154,7 @@ class Orchestrator:
         self._started = time.perf_counter()
         self._base = [(c.totals.replies, c.totals.prompt_tokens, c.totals.completion_tokens)
                       for c in self.llms]
+        self._cached_base = sum(c.totals.cached_tokens for c in self.llms)
 
     def finish_loop(self) -> RunResult:
         while isinstance(outcome := self.step(), Continue):
@@ -208,7 +212,9 @@ class Orchestrator:
 
     def outcome(self) -> RunResult:
         """The run's result as it stands, the trace left as it is (see :meth:`_result`)."""
-        return self._s.result(time.perf_counter() - self._started, self._usage())
+        result = self._s.result(time.perf_counter() - self._started, self._usage())
+        cached = sum(c.totals.cached_tokens for c in self.llms) - self._cached_base
+        return dataclasses.replace(result, tokens_cached=cached)
 
     def _result(self) -> RunResult:
         result = self.outcome()
@@ -216,6 +222,7 @@ class Orchestrator:
             self.recorder.finish(result.status, result.answer, {
                 "model_calls": result.model_calls, "prompt_tokens": result.tokens_in,
                 "completion_tokens": result.tokens_out, "steps_used": result.steps_used,
+                "cached_tokens": result.tokens_cached, "confirm_calls": result.confirm_calls,
                 "todo": result.todo, "stop_report": result.summary()})
         return result
 

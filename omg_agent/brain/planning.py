@@ -74,6 +74,7 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
     s.last_obs = run.driver.observe()
     fresh = s.dialogue.fresh
     confirming = s.claim is not None
+    before = planner.llm.totals.replies
     reply, record = planner_call(run, planner, lambda: planner.replan(
         s.task, s.todo, outcome=s.outcome or "(none yet)",
         post_mortem=s.pending_pm.for_prompt() if s.pending_pm else None,
@@ -83,6 +84,8 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
         screenshot=s.last_obs, confirming=confirming, operator_view=operator_view(run),
         on_attempt=s.budget.counter("replan"),
         attempts=s.budget.attempts(run.settings.parse_attempts)))
+    if confirming:  # counted per task (bench calls, the result): the cost of prose ends
+        s.confirm_calls += planner.llm.totals.replies - before
     run.event("replan", status=reply.status, response=reply.response,
               confirming=confirming,
               plan=reply.plan.model_dump(mode="json") if reply.plan else None,

@@ -85,7 +85,7 @@ def rollback(run: RunContext) -> None:
             run.event("rollback", presses=presses, reached=True)
             return
         if presses < MAX_BACKS:
-            s.budget.charge("bundle")
+            s.budget.charge("move")
             run.driver.execute([Back()])
     run.event("rollback", presses=MAX_BACKS, reached=False)
 
@@ -102,7 +102,7 @@ def climb(run: RunContext, index: int, step: TaskStep, verdict: Verdict,
                                 obs.screen_hash, failure))
     s.last_obs = obs
     if verdict.action is not None:
-        s.budget.charge("bundle")
+        s.budget.charge("move")
         action = verdict.action
         if run.gatekeeper is not None and run.gatekeeper.holds(action, obs):
             action = Wait(seconds=0.1)  # never re-tap a sensitive target unasked

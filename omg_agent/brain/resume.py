@@ -109,6 +109,7 @@ def state_data(state: RunState, memory: MemoryBank, *, turns: int,
         "plan_repeats": state.plan_repeats, "note": state.note, "claim": state.claim,
         "own_todo": state.own_todo, "planned": state.planned,
         "planner_calls": state.planner_calls, "wait_turns": state.wait_turns,
+        "confirm_calls": state.confirm_calls,
         "pending_pm": state.pending_pm.model_dump(mode="json") if state.pending_pm else None,
         "post_mortems": [pm.model_dump(mode="json") for pm in state.post_mortems],
         "memory": memory.snapshot(), "session": memory.run_id, "turns": turns,
@@ -193,6 +194,7 @@ def _state(data: dict[str, Any]) -> RunState:
     state.own_todo, state.planned = data.get("own_todo", ""), bool(data.get("planned"))
     state.planner_calls = int(data.get("planner_calls", 0))
     state.wait_turns = int(data.get("wait_turns", 0))
+    state.confirm_calls = int(data.get("confirm_calls", 0))
     if data.get("pending_pm"):
         state.pending_pm = PostMortem.model_validate(data["pending_pm"])
     state.post_mortems = [PostMortem.model_validate(pm) for pm in data["post_mortems"]]

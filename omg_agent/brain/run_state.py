@@ -73,6 +73,8 @@ class RunResult:
     post_mortems: list[dict[str, Any]] = field(default_factory=list)
     planner_calls: int = 0  # model calls of the planner role (part of model_calls)
     wait_turns: int = 0  # operator turns whose only action was a wait
+    confirm_calls: int = 0  # planner calls that confirmed an operator's "done" (issue 27)
+    tokens_cached: int = 0  # of tokens_in, served from the provider's prompt cache
 
     def summary(self) -> str:
         """The three-part stop message (what was done, why it stopped, what next)."""
@@ -236,6 +238,7 @@ class RunState:
     planned: bool = False  # a unified run's planner took over after a failed step
     planner_calls: int = 0
     wait_turns: int = 0
+    confirm_calls: int = 0
     answer: str = ""
     report: StopReport | None = None
 
@@ -270,7 +273,7 @@ class RunState:
             usage[1], usage[2], round(wall_s, 3), list(report.done), report.stopped_because,
             report.next_hint, self.dialogue.pending if self.phase in RESUMABLE else None,
             self.todo.markdown(), [pm.for_prompt() for pm in self.post_mortems],
-            self.planner_calls, self.wait_turns)
+            self.planner_calls, self.wait_turns, self.confirm_calls)
 
     def progress(self, tokens: tuple[int, int]) -> Progress:
         return Progress(self.phase, self.todo.markdown(), self.current_step or "-",

@@ -115,17 +115,21 @@ def calls(
     modes: str = typer.Option("flat,unified,replan-each,adaptive", "--modes",
                               help="Planning modes to compare, comma-separated (flat is "
                                    "the baseline the others are measured against)."),
+    vision: str = typer.Option("always,auto,never", "--vision",
+                               help="Vision settings to compare, comma-separated: always, "
+                                    "auto, never (when the operator sees the screenshot)."),
     as_json: bool = typer.Option(False, "--json", help="Print each task's runs as JSON."),
 ) -> None:
-    """Model calls per planning mode, side by side, on vphone tasks.
+    """Model calls and tokens (in, out, cached) per planning mode and vision, side by side,
+    on vphone tasks.
 
     Examples:
 
       omg-agent bench calls --noise moderate
 
-      omg-agent bench calls --tasks 3 --noise none --modes flat,adaptive --json
+      omg-agent bench calls --tasks 3 --noise none --modes flat,adaptive --vision auto --json
     """
-    from omg_agent.bench.calls import compare, parse_modes, table
+    from omg_agent.bench.calls import compare, parse_modes, parse_visions, table
 
     if noise not in ("none", "moderate"):
         raise typer.BadParameter("choose none or moderate", param_hint="--noise")
@@ -133,11 +137,16 @@ def calls(
         chosen = parse_modes(modes)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--modes") from None
+    try:
+        visions = parse_visions(vision)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--vision") from None
     with _bar() as bar:
-        rows = compare(tasks, noise, seed, chosen, bar)
+        rows = compare(tasks, noise, seed, chosen, bar, visions)
     if as_json:
         _print_json([{"goal": next(iter(r.values())).goal,
-                      **{m: run.as_dict() for m, run in r.items()}} for r in rows])
+                      **{f"{m}/{v}": run.as_dict() for (m, v), run in r.items()}}
+                     for r in rows])
     else:
         typer.echo(table(rows, noise, seed, tasks))
 

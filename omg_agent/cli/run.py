@@ -276,6 +276,9 @@ def run(
     dialect: str | None = typer.Option(None, "--dialect", help="The operator model's "
                                        "format: json, autoglm, uitars, qwen-mobile "
                                        "(default: from the model's name)."),
+    vision: str | None = typer.Option(None, "--vision", help="When the operator model sees "
+                                      "the screenshot: auto (default: when it adds to the "
+                                      "element list), always, never (OMG_VISION)."),
     timeout: float | None = typer.Option(
         None, "--timeout", min=0.001, help="Deadline of the run in seconds: past it the run "
         "stops at the next step (status failed, saying so)."),
@@ -357,7 +360,8 @@ def run(
                                             "base_url": base_url, "api_key": api_key,
                                             "secrets": named or None,
                                             "allow": ",".join(allow) or None,
-                                            "run_timeout_s": timeout, "dialect": dialect})
+                                            "run_timeout_s": timeout, "dialect": dialect,
+                                            "vision": vision})
     except OmgError as exc:
         fail(str(exc))
     if sim is None and not settings.model_configured:

@@ -41,6 +41,12 @@ VAR_PATTERN = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 Norm = Annotated[int, Field(ge=0, le=NORM_MAX)]
 
 
+# A field whose meaning the operator prompt gives: the compact schema sent with every request
+# leaves its description out (``omg_agent.core.contracts.compact_schema``, issue 27).
+IN_PROMPT = "in_prompt"
+SAID: dict[str, Any] = {"json_schema_extra": {IN_PROMPT: True}}
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -49,9 +55,9 @@ class _Model(BaseModel):
 class PointTarget(_Model):
     kind: Literal["point"] = Field("point", description="A point on the screen.")
     # floats: a dialect's pixel point converts exactly (integer 0–1000 would cost > 1 px)
-    x: float = Field(ge=0, le=NORM_MAX, allow_inf_nan=False,
+    x: float = Field(**SAID, ge=0, le=NORM_MAX, allow_inf_nan=False,
                      description="Horizontal position, 0 (left edge) to 1000 (right edge).")
-    y: float = Field(ge=0, le=NORM_MAX, allow_inf_nan=False,
+    y: float = Field(**SAID, ge=0, le=NORM_MAX, allow_inf_nan=False,
                      description="Vertical position, 0 (top edge) to 1000 (bottom edge).")
 
     @field_serializer("x", "y")
@@ -61,20 +67,22 @@ class PointTarget(_Model):
 
 class ElementTarget(_Model):
     kind: Literal["element"] = Field("element", description="An element of the element list.")
-    id: int = Field(ge=1, description="The element's number in the current element list.")
+    id: int = Field(**SAID, ge=1,
+                    description="The element's number in the current element list.")
 
 
 class AnchorFields(_Model):
     """How an element is found again on any screen: by its text, resource id or content
     description (shared by anchor targets and success checks)."""
 
-    text: str | None = Field(None, min_length=1, description="The element's visible text.")
-    resource_id: str | None = Field(None, min_length=1,
+    text: str | None = Field(None, **SAID, min_length=1,
+                             description="The element's visible text.")
+    resource_id: str | None = Field(None, **SAID, min_length=1,
                                     description="The element's resource-id.")
-    desc: str | None = Field(None, min_length=1,
+    desc: str | None = Field(None, **SAID, min_length=1,
                              description="The element's content-description.")
     match: Literal["exact", "contains", "regex"] = Field(
-        "exact", description="How text, resource_id and desc are compared.")
+        "exact", **SAID, description="How text, resource_id and desc are compared.")
 
     @model_validator(mode="after")
     def _one_key(self) -> AnchorFields:
@@ -130,7 +138,7 @@ def _coerce_target(value: Any) -> Any:
 
 Target = Annotated[
     PointTarget | ElementTarget | AnchorTarget,
-    Field(discriminator="kind",
+    Field(discriminator="kind", **SAID,
           description="Where to act: a point, an element id, or an anchor."),
     BeforeValidator(_coerce_target),
 ]
@@ -182,17 +190,18 @@ class DoubleTap(_Model):
 class Swipe(_Model):
     type: Literal["swipe"] = Field(
         "swipe", description="Drag a finger: give from and to, or direction (and distance).")
-    from_: Target | None = Field(None, alias="from",
+    from_: Target | None = Field(None, **SAID, alias="from",
                                  description="Where the finger goes down.")
-    to: Target | None = Field(None, description="Where the finger lifts.")
+    to: Target | None = Field(None, **SAID, description="Where the finger lifts.")
     direction: Literal["up", "down", "left", "right"] | None = Field(
-        None, description="Direction the finger moves; 'up' reveals content further down.")
+        None, **SAID,
+        description="Direction the finger moves; 'up' reveals content further down.")
     distance: int = Field(
-        500, ge=50, le=NORM_MAX,
+        500, **SAID, ge=50, le=NORM_MAX,
         description="With direction: how far the finger travels, in 0–1000 units of that "
                     "axis; all of it, unless the screen edge comes first.")
     start: Target | None = Field(
-        None, description="With direction: where to start (default: the screen centre, "
+        None, **SAID, description="With direction: where to start (default: the screen centre, "
                           "moved back so the whole distance fits).")
     duration_ms: int = Field(300, ge=50, le=5_000, description="Swipe duration in ms.")
 
@@ -215,10 +224,10 @@ class Swipe(_Model):
 class TypeText(_Model):
     type: Literal["type"] = Field("type",
                                   description="Type text into the focused (or given) field.")
-    text: str = Field(description="The text; $name inserts a saved memory value.")
+    text: str = Field(**SAID, description="The text; $name inserts a saved memory value.")
     target: Target | None = Field(None, description="Field to focus first (optional).")
-    clear: bool = Field(False, description="Empty the field before typing.")
-    submit: bool = Field(False, description="Press enter after typing.")
+    clear: bool = Field(False, **SAID, description="Empty the field before typing.")
+    submit: bool = Field(False, **SAID, description="Press enter after typing.")
 
     @model_validator(mode="after")
     def _something(self) -> TypeText:
@@ -237,7 +246,7 @@ Hotkey = Annotated[str, Field(pattern=r"^[a-z]+(\+[^+]+)+$")]
 
 class Key(_Model):
     type: Literal["key"] = Field("key", description="Press a key.")
-    key: KeyName | int | Hotkey = Field(
+    key: KeyName | int | Hotkey = Field(**SAID,
         description="A key name (back, home, enter, …), a keycode, or on a desktop a hotkey "
                     "like ctrl+l.")
 
@@ -271,7 +280,8 @@ class Key(_Model):
 
 class Launch(_Model):
     type: Literal["launch"] = Field("launch", description="Open an app.")
-    app: str = Field(min_length=1, description="App name (e.g. 'Settings', '设置') or package.")
+    app: str = Field(**SAID, min_length=1,
+                     description="App name (e.g. 'Settings', '设置') or package.")
 
 
 class Back(_Model):
@@ -284,16 +294,17 @@ class Home(_Model):
 
 class Wait(_Model):
     type: Literal["wait"] = Field("wait", description="Let the screen settle or load.")
-    seconds: float = Field(1.0, gt=0, le=60, allow_inf_nan=False,
+    seconds: float = Field(1.0, **SAID, gt=0, le=60, allow_inf_nan=False,
                            description="How long to wait, in seconds.")
 
 
 class MemSave(_Model):
     type: Literal["mem_save"] = Field("mem_save", description="Remember a value for later ($key).")
-    key: str = Field(pattern=r"^[A-Za-z_]\w*$", max_length=64,
+    key: str = Field(**SAID, pattern=r"^[A-Za-z_]\w*$", max_length=64,
                      description="Name to save under (letters, digits, _).")
-    value: str | None = Field(None, description="The value to save.")
-    from_screen: FromScreen | None = Field(None, description="Read the value from the screen.")
+    value: str | None = Field(None, **SAID, description="The value to save.")
+    from_screen: FromScreen | None = Field(None, **SAID,
+                                           description="Read the value from the screen.")
 
     @model_validator(mode="after")
     def _one_source(self) -> MemSave:
@@ -305,12 +316,12 @@ class MemSave(_Model):
 class AskUser(_Model):
     type: Literal["ask_user"] = Field("ask_user",
                                       description="Ask the human and wait for the answer.")
-    question: str = Field(min_length=1, description="The question to show the user.")
+    question: str = Field(**SAID, min_length=1, description="The question to show the user.")
 
 
 class Done(_Model):
     type: Literal["done"] = Field("done", description="The task is finished.")
-    answer: str = Field("", description="The answer or a summary for the user.")
+    answer: str = Field("", **SAID, description="The answer or a summary for the user.")
 
 
 class RunMacro(_Model):

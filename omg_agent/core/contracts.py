@@ -11,11 +11,15 @@ retry. Each model also checks the consistency rules between its fields (a replan
   bundle, then 1–5 actions from :data:`omg_agent.core.actions.Action`.
 - :class:`Replan` — the strategist's answer after a sub-task or a user's answer.
 
-Two schema flavours: the plain pydantic schema (``strict=False``, the default; endpoints
-that enforce it — vLLM guided decoding, OpenAI non-strict — accept ``oneOf`` and defaults),
-and :func:`strict_schema`, the subset OpenAI's ``strict: true`` mode demands (every field
-required and nullable when it was optional, ``anyOf`` instead of ``oneOf``, no defaults,
-``additionalProperties: false`` everywhere). A reply to the strict schema uses ``null`` for
+What is sent is compact (:func:`compact_schema`, issue 27: the schema goes out with every
+request and is billed as prompt by many providers): no titles, no discriminator maps, no
+defaults, each description once, optional fields without their ``null`` branch — the reply
+is still validated by the full pydantic models. Two flavours: the plain schema
+(``strict=False``, the default; endpoints that enforce it — vLLM guided decoding, OpenAI
+non-strict — accept ``oneOf``), and :func:`strict_schema`, the subset OpenAI's
+``strict: true`` mode demands (every field required and nullable when it was optional,
+``anyOf`` instead of ``oneOf``, no defaults, ``additionalProperties: false`` everywhere).
+A reply to the strict schema uses ``null`` for
 "not given"; :func:`drop_nulls` turns that back into absent fields before validation.
 Pure data, no I/O.
 """
@@ -23,19 +27,21 @@ Pure data, no I/O.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Collection
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from omg_agent.core.actions import Action, AskUser, Done, MemSave, ends_bundle
+from omg_agent.core.actions import IN_PROMPT, SAID, Action, AskUser, Done, MemSave, ends_bundle
 from omg_agent.core.checks import StepCheck
 
 MAX_BUNDLE = 5
 _ON_FAIL = re.compile(r"^(retry|replan|ask_user|abort|jump_to:([1-9]\d*))$")
 # (tries, timeout_s) per step complexity, from the two-layer brain design (1→3/30 s,
 # 3→8/60 s, 5→15/120 s), with the even levels in between.
+_SAID = SAID  # a field whose description the operator prompt gives (left out when sent)
 _COMPLEXITY_BUDGET = {1: (3, 30), 2: (5, 45), 3: (8, 60), 4: (11, 90), 5: (15, 120)}
 
 
@@ -154,45 +160,59 @@ class ExecuteNow(_Contract):
 
 
 class DecisionBundle(_Contract):
-    """One operator turn: judge the last bundle from the new screen, then act."""
+    """One operator turn: judge the last bundle from the new screen, then act.
+
+    Every field's meaning is in the operator prompt (``_SAID``): the compact schema sent
+    with each request carries their names and types, not their descriptions again.
+    """
 
     thought: str = Field(
-        min_length=1,
+        min_length=1, **_SAID,
         description="Short reasoning: what the screen shows, whether the last actions "
                     "worked, what to do next and why.")
     last_action_result: Literal["success", "failed", "partial", "none"] = Field(
-        description="Result of the previous bundle as seen on this screen; 'none' on the "
-                    "first turn.")
+        **_SAID, description="Result of the previous bundle as seen on this screen; 'none' "
+                             "on the first turn.")
     execute_now: ExecuteNow | None = Field(
-        None, description="Actions to run now; null only when step_complete or goal_complete.")
+        None, **_SAID,
+        description="Actions to run now; null only when step_complete or goal_complete.")
     step_complete: bool = Field(
-        False, description="The current plan step's success criteria are met on this screen.")
+        False, **_SAID,
+        description="The current plan step's success criteria are met on this screen.")
     goal_complete: bool = Field(
-        False, description="The whole task is done (seen on screen, not assumed).")
+        False, **_SAID, description="The whole task is done (seen on screen, not assumed).")
     goal_infeasible: bool = Field(
-        False, description="The task cannot be done on this phone (e.g. the item, contact or "
-                           "setting does not exist): stop and say why in answer. Never "
-                           "pretend a task is done.")
+        False, **_SAID,
+        description="The task cannot be done on this phone (e.g. the item, contact or "
+                    "setting does not exist): stop and say why in answer. Never pretend a "
+                    "task is done.")
     user_declined: bool = Field(
-        False, description="The user said no to what the task needs: stop; say what in "
-                           "answer. (A user you need: ask_user.)")
+        False, **_SAID,
+        description="The user said no to what the task needs: stop; say what in answer. (A "
+                    "user you need: ask_user.)")
     answer: str | None = Field(
-        None, description="With goal_complete: the answer or a one-line summary for the user; "
-                          "with goal_infeasible: why it cannot be done.")
+        None, **_SAID,
+        description="With goal_complete: the answer or a one-line summary for the user; with "
+                    "goal_infeasible: why it cannot be done.")
     plan_outdated: str | None = Field(
-        None, description="Only when the plan no longer fits what the phone shows (a step "
-                          "is wrong, missing or already done another way): say why; the "
-                          "planner rewrites the rest. Null otherwise.")
+        None, **_SAID,
+        description="Only when the plan no longer fits what the phone shows (a step is wrong, "
+                    "missing or already done another way): say why; the planner rewrites the "
+                    "rest. Null otherwise.")
     todo: list[str] | None = Field(
-        None, max_length=30,
+        None, max_length=30, **_SAID,
         description="Only when the instructions tell you to keep your own checklist: one "
                     "milestone a line, '[x] ' before those done. Null otherwise.")
     end_checks: list[StepCheck] | None = Field(
-        None, max_length=6,
+        None, max_length=6, **_SAID,
         description="Only when you keep your own checklist, once you know what the end screen "
                     "shows: checks of the task's end state (elements, app or memory keys), "
                     "as under 'Checks'. The system ticks the task when they pass; they cannot "
                     "be changed later. Null otherwise.")
+    look: bool = Field(
+        False, **_SAID,
+        description="Show me the screenshot next turn: the element list misses something I "
+                    "need to see (an icon, an image, a canvas, text cut off).")
 
     @model_validator(mode="before")
     @classmethod
@@ -272,18 +292,138 @@ CONTRACTS: tuple[type[BaseModel], ...] = (TaskPlan, DecisionBundle, Replan)
 
 
 # -- schema export -----------------------------------------------------------------------
-def json_schema(model_cls: type[BaseModel], *, strict: bool = False) -> dict[str, Any]:
-    """The JSON schema of ``model_cls`` (by alias, ``$defs`` inline), strict or not."""
+def json_schema(model_cls: type[BaseModel], *, strict: bool = False,
+                compact: bool = True) -> dict[str, Any]:
+    """The JSON schema of ``model_cls`` (by alias, ``$defs`` inline), strict or not,
+    compact (what is sent) unless ``compact=False`` (pydantic's full schema)."""
     schema = model_cls.model_json_schema(by_alias=True)
+    schema = compact_schema(schema) if compact else _unmarked(schema)
     return strict_schema(schema) if strict else schema
 
 
-def response_format(model_cls: type[BaseModel], *, strict: bool = False) -> dict[str, Any]:
+def response_format(model_cls: type[BaseModel], *, strict: bool = False,
+                    compact: bool = True) -> dict[str, Any]:
     """The OpenAI ``response_format`` value that asks for ``model_cls`` as JSON."""
     return {"type": "json_schema",
             "json_schema": {"name": model_cls.__name__,
-                            "schema": json_schema(model_cls, strict=strict),
+                            "schema": json_schema(model_cls, strict=strict, compact=compact),
                             "strict": strict}}
+
+
+# What the model does not need to write a valid reply: pydantic's titles, discriminator
+# maps (the ``const`` tag of each member already tells them apart) and defaults (a field
+# left out gets its default when the reply is validated).
+_COMPACT_DROP = ("title", "discriminator", "default")
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` without what the model does not need (a new dict).
+
+    Drops titles, discriminator maps and defaults; keeps each description text once (the
+    first, in document order: a union's description repeated on every field that uses it
+    says nothing new) and none on ``const`` tags (the tag is its own description); an
+    optional field's ``anyOf [X, null]`` becomes ``X`` (leaving it out means null, and a
+    ``null`` sent anyway is dropped before validation: :func:`drop_nulls`); ``const`` tags
+    are required, so the model always writes the member's ``type`` / ``kind``.
+    """
+    out = _compact_node(copy.deepcopy(schema), set())
+    return _hoist_unions(out)
+
+
+def _compact_node(node: Any, seen: set[str]) -> Any:
+    if isinstance(node, list):
+        return [_compact_node(n, seen) for n in node]
+    if not isinstance(node, dict):
+        return node
+    for key in _COMPACT_DROP:
+        node.pop(key, None)
+    variants = node.get("anyOf")
+    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
+        inner = next(v for v in variants if v != {"type": "null"})
+        rest = {k: v for k, v in node.items() if k != "anyOf"}
+        node = {**inner, **{k: v for k, v in rest.items() if k not in inner}}
+        for key in _COMPACT_DROP:
+            node.pop(key, None)
+    text = node.get("description")
+    if node.pop(IN_PROMPT, False) or isinstance(text, str) and ("const" in node
+                                                              or text in seen):
+        del node["description"]
+    elif isinstance(text, str):
+        seen.add(text)
+    out = {k: (v if k in ("description", "const", "enum", "required")
+               else {n: _compact_node(sub, seen) for n, sub in v.items()}
+               if k in ("properties", "$defs") else _compact_node(v, seen))
+           for k, v in node.items()}
+    props = out.get("properties")
+    if isinstance(props, dict):
+        tags = [n for n, sub in props.items() if isinstance(sub, dict) and "const" in sub]
+        required = list(out.get("required", []))
+        if tags:
+            out["required"] = required + [t for t in tags if t not in required]
+    return out
+
+
+def _unmarked(node: Any) -> Any:
+    """``node`` without the :data:`IN_PROMPT` markers (pydantic's full schema)."""
+    if isinstance(node, list):
+        return [_unmarked(n) for n in node]
+    if isinstance(node, dict):
+        return {k: _unmarked(v) for k, v in node.items() if k != IN_PROMPT}
+    return node
+
+
+def _hoist_unions(schema: dict[str, Any]) -> dict[str, Any]:
+    """A ``oneOf`` written out more than once (the target of tap, swipe's from / to /
+    start, …) becomes one ``$defs`` entry that each place references."""
+    counts: dict[str, int] = {}
+
+    def count(node: Any) -> None:
+        if isinstance(node, list):
+            for n in node:
+                count(n)
+        elif isinstance(node, dict):
+            if isinstance(node.get("oneOf"), list):
+                key = json.dumps(node["oneOf"], sort_keys=True)
+                counts[key] = counts.get(key, 0) + 1
+            for v in node.values():
+                count(v)
+
+    count(schema)
+    defs = schema.setdefault("$defs", {})
+    names: dict[str, str] = {}
+    for key, n in counts.items():
+        if n > 1:
+            names[key] = _union_name([r.get("$ref", "") for r in json.loads(key)], defs)
+            defs[names[key]] = {"oneOf": json.loads(key)}
+
+    def replace(node: Any, top: bool = False) -> Any:
+        if isinstance(node, list):
+            return [replace(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        key = json.dumps(node["oneOf"], sort_keys=True) \
+            if isinstance(node.get("oneOf"), list) else None
+        if key in names and not top:
+            rest = {k: v for k, v in node.items() if k != "oneOf"}
+            return {"$ref": f"#/$defs/{names[key]}", **rest}
+        return {k: replace(v) for k, v in node.items()}
+
+    schema["$defs"] = {name: replace(sub, top=name in names.values())
+                       for name, sub in defs.items()}
+    return {k: (v if k == "$defs" else replace(v)) for k, v in schema.items()}
+
+
+def _union_name(refs: list[str], defs: Collection[str]) -> str:
+    """A ``$defs`` name for a union of ``refs``: the ending its members share
+    (``PointTarget``, ``ElementTarget`` → ``Target``), else ``Union``; never taken."""
+    words = [re.findall(r"[A-Z][a-z0-9]*", r.rsplit("/", 1)[-1]) for r in refs]
+    shared = words[0][-1] if words and words[0] and all(
+        w and w[-1] == words[0][-1] for w in words) else "Union"
+    name, n = shared, 1
+    while name in defs:
+        n += 1
+        name = f"{shared}{n}"
+    return name
 
 
 # Keywords OpenAI's strict mode rejects (or silently does not support everywhere); the

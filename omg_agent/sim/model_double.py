@@ -16,6 +16,12 @@ Every request is recorded (:attr:`ModelDouble.requests`) for tests to inspect. U
 estimated like OpenAI bills it, roughly: prompt tokens = characters of the JSON request
 (images taken out) / 4, plus :data:`IMAGE_TOKENS` per image — 765, OpenAI's figure for a
 high-detail 1024x1024 image (4 tiles of 512 x 170 + 85); completion tokens = characters / 4.
+Tokens are counted by ``count_tokens`` (default: characters / 4; the bench passes a real
+tokenizer when one is installed, :mod:`omg_agent.bench.tokens`). Prompt caching is
+simulated as OpenAI does it: the longest prefix a request shares with an earlier one —
+``response_format`` first, then the messages in order, an image by its content — counts as
+cached when it is at least :data:`CACHE_MIN_TOKENS`, in steps of :data:`CACHE_STEP_TOKENS`
+(``usage.prompt_tokens_details.cached_tokens``).
 With ``supports_json_schema=False`` it rejects ``response_format`` ``json_schema`` with a 400,
 like vLLM builds without guided decoding; with ``supports_images=False`` it rejects any
 message holding an ``image_url`` part with a 400, like a text-only model.
@@ -23,8 +29,10 @@ message holding an ``image_url`` part with a 400, like a text-only model.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -36,6 +44,14 @@ from typing import Any, Protocol
 log = logging.getLogger(__name__)
 
 IMAGE_TOKENS = 765
+CACHE_MIN_TOKENS = 1024
+CACHE_STEP_TOKENS = 128
+TokenCounter = Callable[[str], int]
+
+
+def chars_over_4(text: str) -> int:
+    """The default token estimate: characters / 4."""
+    return len(text) // 4
 Reply = str | dict[str, Any] | Callable[[dict[str, Any]], Any]
 
 
@@ -109,6 +125,8 @@ class _State:
     supports_json_object: bool
     models: tuple[str, ...]
     supports_images: bool = True
+    count_tokens: TokenCounter = chars_over_4
+    prefixes: list[str] = field(default_factory=list)  # what earlier replies could cache
     requests: list[RecordedRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -118,11 +136,12 @@ class ModelDouble:
 
     def __init__(self, policy: Policy | Sequence[Reply], *, supports_json_schema: bool = True,
                  supports_json_object: bool = True, models: Sequence[str] = ("double",),
-                 supports_images: bool = True, host: str = "127.0.0.1") -> None:
+                 supports_images: bool = True, host: str = "127.0.0.1",
+                 count_tokens: TokenCounter = chars_over_4) -> None:
         if not hasattr(policy, "reply"):
             policy = ScriptedPolicy(policy)
         self.state = _State(policy, supports_json_schema, supports_json_object, tuple(models),
-                            supports_images)
+                            supports_images, count_tokens)
         self._server = _Server((host, 0), _Handler)
         self._server.state = self.state
         self._thread = threading.Thread(target=self._server.serve_forever,
@@ -237,7 +256,13 @@ class _Handler(BaseHTTPRequestHandler):
             content, finish = str(reply.get("content", "")), reply.get("finish_reason", "stop")
         else:
             content, finish = str(reply), "stop"
-        return 200, _completion(body, content, finish), {}
+        state = self.server.state
+        prefix = cache_key(body)
+        with state.lock:
+            shared = max((_common(prefix, p) for p in state.prefixes), default=0)
+            state.prefixes.append(prefix)
+        return 200, _completion(body, content, finish, state.count_tokens,
+                                state.count_tokens(prefix[:shared])), {}
 
     def _record(self, body: dict[str, Any], status: int) -> None:
         state = self.server.state
@@ -282,8 +307,36 @@ def contract_name(request: dict[str, Any]) -> str | None:
     return None
 
 
-def estimate_prompt_tokens(body: dict[str, Any]) -> int:
-    """Characters / 4 of the messages with images cut out, plus IMAGE_TOKENS per image."""
+def cache_key(body: dict[str, Any]) -> str:
+    """The request as a prompt cache sees it, in order: the schema, then each message
+    (an image by a digest of its bytes)."""
+    out = [json.dumps(body.get("response_format"), sort_keys=True, ensure_ascii=False)]
+    for message in body.get("messages", []):
+        out.append(f"<{message.get('role')}>")
+        for part in _parts(message):
+            if part.get("type") == "image_url":
+                url = str(part.get("image_url", {}).get("url", ""))
+                out.append(f"<image {hashlib.sha256(url.encode()).hexdigest()[:16]}>")
+            else:
+                out.append(str(part.get("text", "")))
+    return "\n".join(out)
+
+
+def _common(a: str, b: str) -> int:
+    """Length of the common prefix of ``a`` and ``b``."""
+    return len(os.path.commonprefix([a, b]))
+
+
+def cached_tokens(shared_tokens: int) -> int:
+    """What a provider bills as cached of a prefix of ``shared_tokens``."""
+    if shared_tokens < CACHE_MIN_TOKENS:
+        return 0
+    return shared_tokens - shared_tokens % CACHE_STEP_TOKENS
+
+
+def estimate_prompt_tokens(body: dict[str, Any],
+                           count_tokens: TokenCounter = chars_over_4) -> int:
+    """The tokens of the JSON request with images cut out, plus IMAGE_TOKENS per image."""
     images = 0
     stripped = []
     for message in body.get("messages", []):
@@ -295,12 +348,15 @@ def estimate_prompt_tokens(body: dict[str, Any]) -> int:
                 parts.append(part)
         stripped.append({**message, "content": parts})
     text = json.dumps({**body, "messages": stripped}, ensure_ascii=False)
-    return max(1, len(text) // 4) + images * IMAGE_TOKENS
+    return max(1, count_tokens(text)) + images * IMAGE_TOKENS
 
 
-def _completion(body: dict[str, Any], content: str, finish: str) -> dict[str, Any]:
-    prompt = estimate_prompt_tokens(body)
-    completion = max(1, len(content) // 4)
+def _completion(body: dict[str, Any], content: str, finish: str,
+                count_tokens: TokenCounter = chars_over_4,
+                shared_tokens: int = 0) -> dict[str, Any]:
+    prompt = estimate_prompt_tokens(body, count_tokens)
+    completion = max(1, count_tokens(content))
+    cached = min(cached_tokens(shared_tokens), prompt)
     return {
         "id": f"chatcmpl-double-{time.monotonic_ns()}",
         "object": "chat.completion",
@@ -309,5 +365,6 @@ def _completion(body: dict[str, Any], content: str, finish: str) -> dict[str, An
         "choices": [{"index": 0, "finish_reason": finish,
                      "message": {"role": "assistant", "content": content}}],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                  "total_tokens": prompt + completion},
+                  "total_tokens": prompt + completion,
+                  "prompt_tokens_details": {"cached_tokens": cached}},
     }

@@ -210,8 +210,13 @@ class TraceRecorder:
                     prompt_tokens: int = 0, completion_tokens: int = 0,
                     model_reply: str = "", actions: Sequence[Any] = (),
                     results: Sequence[Any] = (), timings: Mapping[str, float] | None = None,
-                    phase: str = "act", note: str = "") -> dict[str, Any]:
+                    phase: str = "act", note: str = "", cached_tokens: int = 0,
+                    vision: str | None = None) -> dict[str, Any]:
         """Append one step line (saving its screenshots first); returns what was written.
+
+        ``cached_tokens`` (of ``prompt_tokens``, from the provider's prompt cache) is written
+        when the endpoint reported some; ``vision`` says why the model was shown the
+        screenshot ("" when it saw the element list alone), when the caller decided.
 
         ``actions`` are action dicts or models; ``results`` dicts or ``ActionOutcome``s whose
         pixel ``point`` (and for a swipe optionally ``end``) the report draws. A result dict
@@ -228,6 +233,10 @@ class TraceRecorder:
         record.update(prompt_tokens=int(prompt_tokens), completion_tokens=int(completion_tokens),
                       model_reply=model_reply, actions=actions_j, results=results_j,
                       timings={k: float(v) for k, v in (timings or {}).items()}, note=note)
+        if cached_tokens:
+            record["cached_tokens"] = int(cached_tokens)
+        if vision is not None:
+            record["vision"] = vision
         self._step_numbers.add(int(step))
         self._count_call(prompt_tokens, completion_tokens, bool(model_reply))
         written = self._write(record)

@@ -31,7 +31,7 @@ def table_rows(stdout: str) -> list[str]:
 
 def test_bench_calls_progress_on_demand_and_a_command_that_reproduces_it(tmp_path) -> None:
     first = omg(["bench", "calls", "--tasks", "1", "--modes", "flat,adaptive", "--noise",
-                 "none"], tmp_path, OMG_PROGRESS="1")
+                 "none", "--vision", "auto"], tmp_path, OMG_PROGRESS="1")
     assert first.returncode == 0, first.stderr
     # the bar: phase, what finished (task · mode), done/total, elapsed, ETA — on stderr only
     assert "calls" in first.stderr and "2/2" in first.stderr and "ETA" in first.stderr
@@ -41,11 +41,13 @@ def test_bench_calls_progress_on_demand_and_a_command_that_reproduces_it(tmp_pat
     command = next(line for line in first.stdout.splitlines() if line.startswith("Command: "))
     words = shlex.split(command.removeprefix("Command: "))
     assert words[:3] == ["omg-agent", "bench", "calls"] and "--tasks" in words
+    assert words[words.index("--vision") + 1] == "auto"
     again = omg(words[1:], tmp_path)  # piped, nothing forced: no bar at all
     assert again.returncode == 0, again.stderr
     assert again.stderr == ""
     rows = table_rows(first.stdout)
-    assert len(rows) == 3 and table_rows(again.stdout) == rows  # header, the task, total
+    # header, the task in each mode, each mode's total
+    assert len(rows) == 5 and table_rows(again.stdout) == rows
     assert f"Command: {shlex.join(words)}" in again.stdout
 
 

@@ -52,13 +52,22 @@ def test_element_lines_parse_back() -> None:
     assert (e.x, e.y) == (512, 880) and "focused" in e.flags
 
 
-def test_the_table_shows_every_mode_with_calls_by_role_and_the_ratio_to_flat() -> None:
-    flat = TaskRun("Turn off Wi-Fi", True, "done", 10, 12, 1000, 100)
-    adaptive = TaskRun("Turn off Wi-Fi", True, "done", 4, 6, 400, 40, planner_calls=1)
-    out = table([{"flat": flat, "adaptive": adaptive}], "moderate", 0)
-    assert "| Turn off Wi-Fi | ✔ | 10 (0+10) | ✔ | 4 (1+3) |" in out
-    assert "Calls against flat: adaptive 0.40×." in out
-    assert "--modes flat,adaptive" in out
+def test_the_table_shows_calls_by_role_and_tokens_per_mode_and_vision() -> None:
+    flat = TaskRun("Turn off Wi-Fi", True, "done", 10, 12, 12_000, 100, tokens_cached=8_064)
+    seen = TaskRun("Turn off Wi-Fi", True, "done", 4, 6, 6_000, 40, planner_calls=1,
+                   tokens_cached=2_048, confirm_calls=1)
+    blind = TaskRun("Turn off Wi-Fi", True, "done", 4, 6, 3_000, 40, planner_calls=1,
+                    tokens_cached=2_048, confirm_calls=1)
+    out = table([{("flat", "always"): flat, ("flat", "never"): flat,
+                  ("adaptive", "always"): seen, ("adaptive", "never"): blind}],
+                "moderate", 0, counted_with="characters / 4")
+    assert ("| Turn off Wi-Fi | adaptive | ✔ | 4 (1+3), 1 conf. | 6.0k / 40 / 2.0k | ✔ | "
+            "4 (1+3), 1 conf. | 3.0k / 40 / 2.0k |") in out
+    assert "| Turn off Wi-Fi | flat | ✔ | 10 (0+10) | 12.0k / 100 / 8.1k |" in out
+    assert "Calls against flat (vision always): adaptive 0.40×." in out
+    assert "Input tokens against vision always (adaptive): never 0.50×." in out
+    assert "Tokens counted with characters / 4" in out
+    assert "--modes flat,adaptive" in out and "--vision always,never" in out
 
 
 def test_run_model_sim_turns_off_wifi(tmp_path) -> None:

@@ -66,7 +66,9 @@ def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["status"] == "done" and out["answer"] == "the screen was looked at"
-    assert out["steps_used"] == 4 and out["model_calls"] == 4  # the planner confirmed
+    # four calls: the plan (free), two operator turns (a step each, the wait they carry
+    # included) and the planner's confirmation (a step) — counted as a confirmation
+    assert out["steps_used"] == 3 and out["model_calls"] == 4 and out["confirm_calls"] == 1
     run_dir = Path(out["run_dir"])
     assert (run_dir / "trace.jsonl").is_file()
     assert json.loads((run_dir / "result.json").read_text())["status"] == "done"

@@ -27,7 +27,7 @@ from omg_agent.core.secrets import mask_task
 from omg_agent.guards.confirmation import ConfirmationRequest, ScriptedChannel
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.sim.expert.tasks import Task
-from omg_agent.sim.model_double import ModelDouble, Policy
+from omg_agent.sim.model_double import ModelDouble, Policy, chars_over_4
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 
@@ -73,6 +73,8 @@ class TaskRun:
     probe: dict[str, Any] = field(default_factory=dict)
     planner_calls: int = 0
     wait_turns: int = 0
+    tokens_cached: int = 0  # of tokens_in, from the (simulated) provider prompt cache
+    confirm_calls: int = 0  # planner calls that confirmed an operator's "done"
 
     def as_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -160,7 +162,8 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
              endpoint: Settings | None = None, trace_dir: Path | None = None,
              policy: PolicyFactory = expert_policy,
              probe: Callable[[VirtualPhone], dict[str, Any]] | None = None,
-             human: Human | None = None) -> TaskRun:
+             human: Human | None = None,
+             count_tokens: Callable[[str], int] | None = None) -> TaskRun:
     """Run ``task`` once on a fresh phone with ``seed``; success read from the phone.
 
     The double answers with ``policy`` (default the expert; its noise drawn from
@@ -168,7 +171,8 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
     replace Settings fields; ``trace_dir`` (must not exist yet) receives the trace and
     ``report.html``. The gate asks :func:`task_human` (``human`` in place of the task's
     own). ``probe(phone)`` reads the phone before the agent starts and after it ends
-    (``TaskRun.probe`` = before/after).
+    (``TaskRun.probe`` = before/after). ``count_tokens`` is how the double counts the
+    tokens it reports (default characters / 4).
     """
     from omg_agent.drivers.adb import AdbDriver
 
@@ -178,7 +182,8 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         before = probe(phone) if probe is not None else None
         if endpoint is None:
             double = stack.enter_context(ModelDouble(policy(
-                task, phone, noise, seed if noise_seed is None else noise_seed)))
+                task, phone, noise, seed if noise_seed is None else noise_seed),
+                count_tokens=count_tokens or chars_over_4))
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             settings = sim_settings(double.base_url, tmp, max_steps)
         else:
@@ -210,4 +215,5 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
                    setup_digest=digest, answer=result.answer,
                    trace_dir=str(trace_dir) if trace_dir is not None else None, report=report,
                    gate_prompts=len(asked), confirmations=asked, probe=seen,
-                   planner_calls=result.planner_calls, wait_turns=result.wait_turns)
+                   planner_calls=result.planner_calls, wait_turns=result.wait_turns,
+                   tokens_cached=result.tokens_cached, confirm_calls=result.confirm_calls)

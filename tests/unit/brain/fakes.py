@@ -140,6 +140,7 @@ class ScriptedModel:
 
     policy: Policy
     requests: list[dict[str, Any]] = field(default_factory=list)
+    cached: int = 0  # prompt tokens each reply reports as served from a prompt cache
 
     def handler(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
@@ -151,7 +152,8 @@ class ScriptedModel:
             "model": "scripted", "choices": [{"index": 0, "finish_reason": "stop",
                                               "message": {"role": "assistant",
                                                           "content": text}}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110,
+                      "prompt_tokens_details": {"cached_tokens": self.cached}}})
 
     def contracts(self) -> list[str]:
         return [contract(b) for b in self.requests]

@@ -29,12 +29,12 @@ def test_replies_count_even_when_invalid_and_transport_failures_do_not() -> None
 def test_charging_past_the_limit_raises_and_leaves_the_count_at_the_limit() -> None:
     budget = StepBudget(2)
     budget.charge("decision")
-    budget.charge("bundle")
+    budget.charge("move")
     with pytest.raises(BudgetExhausted) as info:
         budget.charge("replan")
     assert budget.used == 2
     assert info.value.used == 2 and info.value.limit == 2
-    assert "1 bundle" in str(info.value) and "1 decision" in str(info.value)
+    assert "1 move" in str(info.value) and "1 decision" in str(info.value)
 
 
 def test_check_raises_only_when_spent() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 import pytest
 from pydantic import BaseModel, ValidationError
 
@@ -179,7 +180,7 @@ def test_response_format_has_the_openai_shape() -> None:
     assert set(schema["properties"]) == {"thought", "last_action_result", "execute_now",
                                          "step_complete", "goal_complete", "goal_infeasible",
                                          "user_declined", "answer", "plan_outdated", "todo",
-                                         "end_checks"}
+                                         "end_checks", "look"}
     assert "Tap" in schema["$defs"] and "ExecuteNow" in schema["$defs"]
     json.dumps(fmt)  # JSON-ready
 
@@ -276,8 +277,7 @@ def test_real_replies_match_the_schema_and_read_back(sample: BaseModel, strict: 
 
 def test_the_strict_schema_keeps_union_tags_required_and_non_null() -> None:
     swipe = json_schema(DecisionBundle, strict=True)["$defs"]["Swipe"]["properties"]
-    assert swipe["type"] == {"type": "string", "enum": ["swipe"],
-                             "description": swipe["type"]["description"]}
+    assert swipe["type"] == {"type": "string", "enum": ["swipe"]}
     assert {"type": "null"} in swipe["distance"]["anyOf"]
 
 
@@ -286,3 +286,52 @@ def test_strict_schema_does_not_modify_its_input() -> None:
     before = json.dumps(schema, sort_keys=True)
     strict_schema(schema)
     assert json.dumps(schema, sort_keys=True) == before
+
+
+# -- the compact schema (issue 27: it goes out with every request) --------------------------
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize("strict", [False, True], ids=["plain", "strict"])
+def test_the_compact_schema_accepts_real_replies_under_a_real_validator(
+        sample: BaseModel, strict: bool) -> None:
+    schema = json_schema(type(sample), strict=strict)
+    reply = json.loads(sample.model_dump_json(by_alias=True, exclude_none=not strict))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(reply, schema)
+
+
+def test_the_compact_schema_still_refuses_an_action_without_its_type() -> None:
+    schema = json_schema(DecisionBundle)
+    reply = bundle(execute_now={"intent": "go", "actions": [{"target": {"kind": "element",
+                                                                        "id": 3}}]})
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(reply, schema)
+
+
+@pytest.mark.parametrize("model", CONTRACTS)
+def test_the_compact_schema_is_much_smaller_and_carries_no_pydantic_noise(
+        model: type[BaseModel]) -> None:
+    full = json.dumps(response_format(model, compact=False))
+    sent = json.dumps(response_format(model))
+    assert len(sent) < 0.8 * len(full)
+    for word in ('"title"', '"discriminator"', '"default"', '"in_prompt"'):
+        assert word not in sent
+
+
+def test_the_decision_bundle_schema_is_at_most_half_of_pydantics() -> None:
+    full = json.dumps(response_format(DecisionBundle, compact=False))
+    assert len(json.dumps(response_format(DecisionBundle))) <= 0.55 * len(full)
+
+
+def test_each_description_the_compact_schema_leaves_out_is_in_the_operator_prompt() -> None:
+    from omg_agent.brain import prompts
+
+    text = prompts.operator_system("unified")
+    sent = json_schema(DecisionBundle)["properties"]
+    left_out = [name for name, node in sent.items() if "description" not in node]
+    assert left_out and all(f"`{name}`" in text for name in left_out), left_out
+
+
+def test_a_union_used_in_many_places_is_written_once() -> None:
+    schema = json_schema(DecisionBundle)
+    assert json.dumps(schema).count('"#/$defs/PointTarget"') == 1
+    assert schema["$defs"]["Tap"]["properties"]["target"]["$ref"] == "#/$defs/Target"

@@ -232,7 +232,7 @@ def test_the_budget_check_raises_once_the_deadline_passes_and_steps_come_first()
         budget.check()
     assert raised.value.limit_s == 10
     with pytest.raises(DeadlinePassed):
-        budget.charge("bundle")
+        budget.charge("move")
     assert budget.used == 1  # nothing counted past the deadline
     budget.used = 2
     with pytest.raises(BudgetExhausted):

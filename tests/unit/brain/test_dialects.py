@@ -426,3 +426,26 @@ def test_autoglm_speaks_the_task_language_and_keeps_its_own_history() -> None:
     en = AutoGLM()
     assert "Reply in exactly this form" in en.messages(DialectTurn("Turn off Wi-Fi", obs))[0][0][
         "content"]
+
+
+@pytest.mark.parametrize("name", sorted(DIALECTS))
+def test_a_pixel_only_dialect_gets_the_screenshot_even_with_vision_never(name: str) -> None:
+    requests: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(json.loads(request.content))
+        return httpx.Response(200, json={
+            "id": "c", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                "role": "assistant", "content": _tap_reply(name, 100, 200)}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+
+    settings = Settings(base_url="http://models.test/v1", model="m", dialect=name,
+                        vision="never")
+    obs = Observation(Image.new("RGB", (1080, 2400)), ())
+    http = httpx.Client(transport=httpx.MockTransport(handler))
+    with LLMClient(settings, "operator", http_client=http) as llm:
+        DIALECTS[name]().decide(llm, DialectTurn("Turn off Wi-Fi", obs), StepBudget(5))
+    parts = [p for m in requests[0]["messages"] if isinstance(m["content"], list)
+             for p in m["content"]]
+    assert any(p.get("type") == "image_url" for p in parts)
