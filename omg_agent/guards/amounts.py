@@ -198,8 +198,8 @@ def parse_limit(text: str) -> Limit | None:
     most 1 yuan", "under $5", "最多付100元", "不超过100元", "100元以内" — :data:`UNREADABLE`
     when such words sit next to an amount this parser cannot read; ``None`` when no limit
     is stated (a price alone, "the ¥50 cable", is none)."""
-    limit, _, _ = _limit_words(_plain(text))
-    return limit
+    found = _limit_words(_plain(text))
+    return found[0] if found is not None else None
 
 
 def split_limit(text: str) -> tuple[Limit | None, str]:
@@ -208,8 +208,9 @@ def split_limit(text: str) -> tuple[Limit | None, str]:
     permission's verb, an amount with a currency but no limit words ("you may pay ¥100")
     is a limit of that much too."""
     plain = _plain(text)
-    limit, start, end = _limit_words(plain)
-    if limit is not None:
+    found = _limit_words(plain)
+    if found is not None:
+        limit, start, end = found
         return limit, plain[:start] + plain[end:]
     for bare in _AMOUNT_RE.finditer(plain):
         money = amounts_in(bare[0])
@@ -218,7 +219,7 @@ def split_limit(text: str) -> tuple[Limit | None, str]:
     return None, plain
 
 
-def _limit_words(plain: str) -> tuple[Limit | None, int, int]:
+def _limit_words(plain: str) -> tuple[Limit, int, int] | None:
     """The limit a limit's words state in ``plain`` and the span to cut out of it (from
     the words of an unreadable one to the end: what follows them names no target)."""
     m = _LIMIT_RE.search(plain)
@@ -226,9 +227,7 @@ def _limit_words(plain: str) -> tuple[Limit | None, int, int]:
     if m is not None and len(found) == 1:
         return Limit(found[0], inclusive=m["strict"] is None), m.start(), m.end()
     meant = _MEANT_RE.search(plain)
-    if meant is not None:
-        return UNREADABLE, meant.start(), len(plain)
-    return None, 0, 0
+    return (UNREADABLE, meant.start(), len(plain)) if meant is not None else None
 
 
 __all__ = ["AMOUNT", "UNREADABLE", "Limit", "Money", "amounts_in", "number", "parse_limit",
