@@ -194,30 +194,40 @@ _MEANT_RE = re.compile(
 
 
 def parse_limit(text: str) -> Limit | None:
-    """The first spending limit stated in ``text``: "up to ¥100", "at most 1 yuan", "under
-    $5", "最多付100元", "不超过100元", "100元以内" — :data:`UNREADABLE` when limit words sit
-    next to an amount this parser cannot read; ``None`` when no limit is stated."""
-    return split_limit(text)[0]
+    """The first spending limit stated in ``text`` by a limit's words: "up to ¥100", "at
+    most 1 yuan", "under $5", "最多付100元", "不超过100元", "100元以内" — :data:`UNREADABLE`
+    when such words sit next to an amount this parser cannot read; ``None`` when no limit
+    is stated (a price alone, "the ¥50 cable", is none)."""
+    found = _limit_words(_plain(text))
+    return found[0] if found is not None else None
 
 
 def split_limit(text: str) -> tuple[Limit | None, str]:
     """:func:`parse_limit`, and ``text`` without the words that stated the limit (what is
-    left names the target: "up to ¥100 in Shop" → ``" in Shop"``). An amount with a currency
-    but no limit words ("you may pay ¥100") is a limit of that much."""
+    left names the target: "up to ¥100 in Shop" → ``" in Shop"``). Here, right after a
+    permission's verb, an amount with a currency but no limit words ("you may pay ¥100")
+    is a limit of that much too."""
     plain = _plain(text)
-    m = _LIMIT_RE.search(plain)
-    found = amounts_in(m["amount"] or m["within"]) if m is not None else []
-    if m is not None and len(found) == 1:
-        rest = plain[:m.start()] + plain[m.end():]
-        return Limit(found[0], inclusive=m["strict"] is None), rest
-    meant = _MEANT_RE.search(plain)
-    if meant is not None:  # what follows the limit's words is no target's name
-        return UNREADABLE, plain[:meant.start()]
+    found = _limit_words(plain)
+    if found is not None:
+        limit, start, end = found
+        return limit, plain[:start] + plain[end:]
     for bare in _AMOUNT_RE.finditer(plain):
         money = amounts_in(bare[0])
         if money and money[0].currency is not None:
             return Limit(money[0]), plain[:bare.start()] + plain[bare.end():]
     return None, plain
+
+
+def _limit_words(plain: str) -> tuple[Limit, int, int] | None:
+    """The limit a limit's words state in ``plain`` and the span to cut out of it (from
+    the words of an unreadable one to the end: what follows them names no target)."""
+    m = _LIMIT_RE.search(plain)
+    found = amounts_in(m["amount"] or m["within"]) if m is not None else []
+    if m is not None and len(found) == 1:
+        return Limit(found[0], inclusive=m["strict"] is None), m.start(), m.end()
+    meant = _MEANT_RE.search(plain)
+    return (UNREADABLE, meant.start(), len(plain)) if meant is not None else None
 
 
 __all__ = ["AMOUNT", "UNREADABLE", "Limit", "Money", "amounts_in", "number", "parse_limit",

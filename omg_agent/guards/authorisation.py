@@ -22,6 +22,11 @@ authorises "hello" to Alice, not another text). The gate checks both at executio
 against what the screen shows; a limit whose amount cannot be read admits nothing. A
 target is a whole name or number of what the gate saw, never a fragment of it: ``¥1`` is
 not in "Pay ¥1,079.00", "Bob" is not in "Bobby".
+
+A limit stated anywhere in the task about spending ("Buy a cable in Shop, spend no more
+than ¥50") is kept even where nothing is permitted: it becomes a *restriction*
+(``grants=False``) that lets nothing through on its own but holds every payment another
+authorisation (``--allow payment``) would let through.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from omg_agent.guards.amounts import Limit, Money, parse_money, split_limit
+from omg_agent.guards.amounts import Limit, Money, parse_limit, parse_money, split_limit
 from omg_agent.guards.cues import CLASSES, SensitiveClass
 from omg_agent.perception.textmatch import TextQuery, normalise
 
@@ -82,6 +87,9 @@ _TOKEN_RE = re.compile(r"\d+(?:[.,'’]\d+)*|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\
                        r"\uf900-\ufaff]+|(?:(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
                        r"\uac00-\ud7af\uf900-\ufaff])[^\W\d_])+")
 _LIMIT_OP = re.compile(r"^(?P<target>.*?)\s*(?P<op><=|≤|<)\s*(?P<amount>.*)$")
+_SPENDING = re.compile(r"\b(?:pay|paying|paid|spend|spending|spent|cost|costs|price|budget|"
+                       r"buy|purchase|order)\b|付|花|支付|预算|价格|购买|买", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?:[^.;\n。；]|\.(?=\d))+")
 _SIGN_IN_EN = re.compile(r"\bsign\s+in\s+to\s+(?P<app>\S+)\s+as\s+\S+\s+with\s+password\s+\S+",
                          re.IGNORECASE)
 
@@ -98,6 +106,7 @@ class Authorisation:
     source: str = "task"
     limit: Limit | None = None
     text: str | None = None
+    grants: bool = True  # False: a restriction (a stated limit), never a permission
 
     def covers(self, cls: str, subjects: Iterable[str]) -> bool:
         """Whether this authorisation's class and target fit a ``cls`` action on a screen
@@ -130,6 +139,8 @@ class Authorisation:
         return f"the message {text!r} is not the one you gave ({self.text!r})"
 
     def __str__(self) -> str:
+        if not self.grants:
+            return f"{self.cls} limited to {self.limit}"
         out = f"{self.cls} to {self.target!r}" if self.target else f"any {self.cls}"
         if self.limit is not None:
             out += f", {self.limit}"
@@ -221,9 +232,24 @@ def _allow_spec(cls: SensitiveClass, spec: str, item: str) -> tuple[str | None, 
 
 
 def parse_authorisations(text: str) -> list[Authorisation]:
-    """The authorisations a user's task or plan text grants (explicit and implied)."""
+    """The authorisations a user's task or plan text grants (explicit and implied), and
+    the spending limits it states (restrictions)."""
     found = _explicit(text) + _implied(text)
+    kept = {a.limit for a in found}
+    found += [a for a in _stated_limits(text) if a.limit not in kept]
     return list(dict.fromkeys(found))  # unique, in order
+
+
+def _stated_limits(text: str) -> list[Authorisation]:
+    """A limit in a sentence about spending, with a currency (or a money word it cannot
+    read): "spend no more than ¥50", "最多花100元", "at most one hundred dollars" — not "at
+    most 2 cables"."""
+    out: list[Authorisation] = []
+    for sentence in _SENTENCES.findall(text):
+        limit = parse_limit(sentence) if _SPENDING.search(sentence) else None
+        if limit is not None and (limit.amount is None or limit.amount.currency is not None):
+            out.append(Authorisation("payment", limit=limit, grants=False))
+    return out
 
 
 def _explicit(text: str) -> list[Authorisation]:

@@ -124,12 +124,12 @@ class Gate:
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
-        if not covering:
+        if not any(a.grants for a in covering):
             return Decision("confirm", found)
         # every limit the user stated holds (a --allow and a task's "at most ¥1" both
-        # cover a payment: the narrower wins); one authorisation must grant the text
+        # cover a payment: the narrower wins); one permission must grant the text
         problems = [p for a in covering if (p := a.limit_problem(found.amounts))]
-        granting = [a for a in covering if a.text_problem(found.text) is None]
+        granting = [a for a in covering if a.grants and a.text_problem(found.text) is None]
         if not problems and granting:
             return Decision("allow", found, granting[0])
         problems += [p for a in covering if (p := a.text_problem(found.text))]

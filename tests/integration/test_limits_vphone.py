@@ -90,6 +90,7 @@ def _orders(vphone: Any) -> list[dict[str, Any]]:
     ("Pay for the order in Shop; you may pay at most 1 yuan", ""),
     ("Pay for the order in Shop; you may pay at most 1 yuan", "payment"),
     ("在商城里为订单付款，可以最多付100元", ""),
+    ("Pay for the order in Shop, spending no more than ¥50", "payment"),
 ])
 def test_a_payment_beyond_the_stated_limit_is_asked_and_nothing_is_paid(
         vphone, tmp_path, task, allow) -> None:

@@ -116,7 +116,7 @@ def test_a_limit_whose_amount_cannot_be_read_admits_nothing(text):
 
 
 @pytest.mark.parametrize("text", ["in Shop", "pay for the order under my name",
-                                  "the thunder 5 album", ""])
+                                  "the thunder 5 album", "", "you may pay ¥100"])
 def test_no_limit_stated_is_none(text):
     assert parse_limit(text) is None
 

@@ -431,3 +431,33 @@ def test_allow_errors_name_what_is_accepted():
 ])
 def test_targets_drop_articles_stop_words_and_generic_objects(text, expected):
     assert parse_authorisations(text) == expected
+
+
+# -- a limit stated without a permission restricts the permissions given elsewhere ---------
+@pytest.mark.parametrize(("text", "limit"), [
+    ("Buy a cable in Shop, spend no more than ¥50", at_most("50")),
+    ("Buy a phone; the budget is under $300", Limit(Money(Decimal(300), "USD"),
+                                                    inclusive=False)),
+    ("最多花100元买一个充电宝", at_most("100")),
+    ("Buy a phone, at most one hundred dollars", UNREADABLE),
+])
+def test_a_spending_limit_in_the_task_is_a_restriction(text, limit):
+    assert parse_authorisations(text) == [A("payment", None, limit=limit, grants=False)]
+
+
+@pytest.mark.parametrize("text", ["Buy at most 2 cables in Shop", "Buy the ¥50 cable in Shop",
+                                  "Open the note that is under ¥5 in Notes"])
+def test_counts_prices_and_other_sentences_are_no_restriction(text):
+    assert parse_authorisations(text) == []
+
+
+def test_a_restriction_alone_lets_nothing_through_and_holds_an_allow(checkout):
+    spend = parse_authorisations("Pay for the order in Shop, spending no more than ¥50")
+    alone = decide(spend, checkout)
+    assert alone.needs_confirmation and "beyond" not in alone.sensitivity.reason
+    held = decide([*spend, *parse_allow(["payment"])], checkout)
+    assert held.needs_confirmation
+    assert "¥1,079.00 is beyond your limit (at most ¥50)" in held.sensitivity.reason
+    roomy = parse_authorisations("Pay for the order in Shop, spending no more than ¥2,000")
+    assert decide([*roomy, *parse_allow(["payment"])], checkout).allowed
+    assert str(spend[0]) == "payment limited to at most ¥50"
