@@ -14,6 +14,7 @@ command -v adb >/dev/null 2>&1 || need_apt+=(adb)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v Xvfb >/dev/null 2>&1 || need_apt+=(xvfb)  # the desktop driver's tests
 "${PYTHON:-python3}" -c "import tkinter" 2>/dev/null || need_apt+=(python3-tk)  # their Tk app
+"${PYTHON:-python3}" -c "import ensurepip" 2>/dev/null || need_apt+=(python3-venv)  # for .venv
 if [ ${#need_apt[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""

@@ -274,8 +274,8 @@ def run(
     dry_run: bool = typer.Option(False, "--dry-run", help="Run the whole agent but send "
                                  "nothing to the device; print what would have happened."),
     dialect: str | None = typer.Option(None, "--dialect", help="The operator model's "
-                                       "format: json, autoglm, uitars, qwen-mobile "
-                                       "(default: from the model's name)."),
+                                       "format: auto, json, autoglm, uitars, qwen-mobile "
+                                       "(default auto: from the model's name, else json)."),
     vision: str | None = typer.Option(None, "--vision", help="When the operator model sees "
                                       "the screenshot: auto (default: when it adds to the "
                                       "element list), always, never (OMG_VISION)."),
