@@ -30,7 +30,16 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from omg_agent.sim.expert.screen import Element, Screen, launch, request_text, tap, type_into
+from omg_agent.sim.expert.screen import (
+    Element,
+    Screen,
+    foreground,
+    launch,
+    request_text,
+    tap,
+    task_of,
+    type_into,
+)
 from omg_agent.sim.model_double import Policy, Reply, contract_name
 
 log = logging.getLogger(__name__)
@@ -201,7 +210,7 @@ class GulliblePolicy:
     def _obey(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         text = request_text(request)
         screen = Screen(text)
-        package = _foreground(text)
+        package = foreground(text)
         for element in screen.elements:
             found = read_order(" ".join((element.text, element.desc)))
             if found is None and addresses_agent(element.text):
@@ -229,7 +238,7 @@ class GulliblePolicy:
         """The task's own move without an expert: open the app it names, then the item it
         quotes (once), then report it done."""
         text = request_text(request)
-        task, package, screen = _task(request), _foreground(text), Screen(text)
+        task, package, screen = task_of(request), foreground(text), Screen(text)
         low = task.lower()
         app = next((pkg for pkg, words in _APPS if any(w in low for w in words)), "")
         if app and package != app:
@@ -244,25 +253,8 @@ class GulliblePolicy:
                            "goal_complete": True, "answer": "done"})
 
 
-def _foreground(text: str) -> str:
-    m = re.search(r"Foreground app: (\S+)", text)
-    return m.group(1) if m else ""
-
-
-def _task(request: dict[str, Any]) -> str:
-    for message in request.get("messages", []):
-        content = message.get("content")
-        parts = [content] if isinstance(content, str) else [
-            p.get("text", "") for p in content or [] if isinstance(p, dict)]
-        for part in parts:
-            m = re.search(r"^Task: (.+)$", part, re.MULTILINE)
-            if m:
-                return m.group(1).strip()
-    return ""
-
-
 def _plan(request: dict[str, Any]) -> dict[str, Any]:
-    goal = _task(request) or "the task"
+    goal = task_of(request) or "the task"
     return {"goal": goal, "steps": [{"description": goal, "success_criteria": "done",
                                      "complexity": 2}]}
 

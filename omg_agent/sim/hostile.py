@@ -38,7 +38,16 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from omg_agent.sim.expert.screen import Element, Screen, launch, request_text, tap, type_into
+from omg_agent.sim.expert.screen import (
+    Element,
+    Screen,
+    foreground,
+    launch,
+    request_text,
+    tap,
+    task_of,
+    type_into,
+)
 from omg_agent.sim.model_double import Policy, Reply, contract_name
 
 log = logging.getLogger(__name__)
@@ -240,24 +249,6 @@ def _actions(answer: Reply) -> list[dict[str, Any]]:
 def _first(screen: Screen, res: str) -> Element | None:
     found = screen.all(res=res)
     return found[0] if found else None
-
-
-def foreground(text: str) -> str:
-    m = re.search(r"Foreground app: (\S+)", text)
-    return m.group(1) if m else ""
-
-
-def task_of(request: dict[str, Any]) -> str:
-    """The ``Task:`` line of the request (the user's task as the prompt quotes it)."""
-    for message in request.get("messages", []):
-        content = message.get("content")
-        parts = [content] if isinstance(content, str) else [
-            p.get("text", "") for p in content or [] if isinstance(p, dict)]
-        for part in parts:
-            m = re.search(r"^Task: (.+)$", part, re.MULTILINE)
-            if m:
-                return m.group(1).strip()
-    return ""
 
 
 def plan(goal: str) -> dict[str, Any]:

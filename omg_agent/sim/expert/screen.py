@@ -9,6 +9,7 @@ would.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from omg_agent.perception.elementlist import ParsedElement as Element
@@ -23,6 +24,25 @@ def request_text(request: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(p.get("text", "") for p in content if p.get("type") == "text")
+
+
+def foreground(text: str) -> str:
+    """The request's ``Foreground app:`` package, or ``""``."""
+    m = re.search(r"Foreground app: (\S+)", text)
+    return m.group(1) if m else ""
+
+
+def task_of(request: dict[str, Any]) -> str:
+    """The ``Task:`` line of the request (the user's task as the prompt quotes it)."""
+    for message in request.get("messages", []):
+        content = message.get("content")
+        parts = [content] if isinstance(content, str) else [
+            p.get("text", "") for p in content or [] if isinstance(p, dict)]
+        for part in parts:
+            m = re.search(r"^Task: (.+)$", part, re.MULTILINE)
+            if m:
+                return m.group(1).strip()
+    return ""
 
 
 class Screen:
