@@ -1,10 +1,12 @@
-"""3 vphones × 3 agents in parallel, 1,000 steps in total, in one process.
+"""3 vphones × 3 agents in parallel, 500 budget steps in total, in one process.
 
 Three lanes (threads), each with its own vphone on the real adb server, its own expert
 double and its own run folders, run agents one after another — lane 0 likes posts in Feed,
 lane 1 copies a price from Shop into a note (through the memory bank), lane 2 creates a
-note — until the lanes' budgets add up to 1,000 steps. All lanes share ONE memory bank
-file (as ``omg-agent run`` does: ``runs/memory.sqlite``), each run under its own session.
+note — until the lanes' budgets add up to 500 steps (one per model turn: the device work of
+the 1,000 steps counted before a turn's bundle stopped costing a step of its own, issue 27).
+All lanes share ONE memory bank file (as ``omg-agent run`` does: ``runs/memory.sqlite``),
+each run under its own session.
 
 No cross-talk: after every run its own phone shows its own task done (read from the phone),
 no app outside the task's changed on that phone, its trace and ``state.json`` name its own
@@ -43,7 +45,7 @@ from omg_agent.sim.expert.tasks import Task
 from omg_agent.sim.model_double import ModelDouble
 from omg_agent.trace.loader import load_trace
 
-TOTAL_STEPS = 1000
+TOTAL_STEPS = 500
 LANES = 3
 WARM_UP_RUNS = 2
 FD_SLACK = 12
@@ -158,7 +160,7 @@ def run_lanes(folder: Path) -> Tally:
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)  # minutes of real runs; slower on a busy machine
-def test_three_phones_three_agents_1000_steps_no_cross_talk_bounded_fds_and_memory(
+def test_three_phones_three_agents_500_turns_no_cross_talk_bounded_fds_and_memory(
         tmp_path: Path) -> None:
     tally = run_lanes(tmp_path)
     assert not tally.errors, tally.errors
