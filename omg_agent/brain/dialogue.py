@@ -11,8 +11,9 @@
   at once when the screen still shows it (:func:`omg_agent.brain.held.carry_out`, no model
   turn first); a no is recorded; the operator is told either way.
 - :func:`refused` — the user said no to the gate while the run waited (terminal, mirror).
-- :func:`refused_before` — the gate holds again what the user refused: the run ends
-  declined rather than asking twice;
+- :func:`refused_before` / :func:`insists` — the gate holds again what the user refused:
+  never asked twice; the model is told the no stands, and a second try ends the run
+  declined;
 - :func:`declined` — the operator stops because the user said no: the run ends
   ``DECLINED`` with the user's words, what was done before, and how to do it after all.
 
@@ -36,6 +37,7 @@ from omg_agent.brain.run_state import HeldAction, Refusal
 from omg_agent.core.secrets import SecretVault
 from omg_agent.guards.answers import is_yes, read_answer
 
+INSIST = 2  # reaching again for a refused action: told once, the second time ends the run
 TASK_SHOWN = 120  # a longer task is not quoted in a declined run's next step
 
 
@@ -119,6 +121,14 @@ def refused_before(run: RunContext, stop: GateStop) -> bool:
     return refusal is not None and refusal.what == stop.request.describe
 
 
+def insists(run: RunContext, stop: GateStop) -> bool:
+    """Whether the model reaches for a refused action once too often: a second time after
+    it was told the no stands, or in a way the gate would ask about again (a resumed run)."""
+    if stop.answer is None or run.gatekeeper is None:
+        return True
+    return run.gatekeeper.refused.get(stop.request.describe, 0) >= INSIST
+
+
 def declined(run: RunContext, why: str) -> bool:
     """The operator stops because the user said no (``why``: its words): the run ends
     ``DECLINED`` — only when the user did say no in this run (False: they did not)."""
@@ -150,4 +160,4 @@ def declined_hint(task: str, refusal: Refusal) -> str:
 
 
 __all__ = ["answered", "ask", "confirmed", "declined", "declined_hint", "hold",
-           "just_refused", "refused", "refused_before"]
+           "insists", "just_refused", "refused", "refused_before"]

@@ -64,7 +64,8 @@ class GateKeeper:
     channel: ConfirmationChannel | None = None
     task: str = ""
     approved: list[str] = field(default_factory=list)  # one-time approvals (resume: yes)
-    refused: set[str] = field(default_factory=set)  # what the user said no to: never re-asked
+    # what the user said no to (never asked again) -> how often the model reached for it since
+    refused: dict[str, int] = field(default_factory=dict)
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
 
     def review(self, actions: Sequence[Action], obs: Observation) -> GateStop | None:
@@ -85,6 +86,7 @@ class GateKeeper:
                 log.info("gate: %s approved earlier by the user", request.describe)
                 continue
             if request.describe in self.refused:  # a no stands: the model may not ask twice
+                self.refused[request.describe] += 1
                 return GateStop(index, request, False, action, element, seen)
             answer = self.channel.confirm(request) if self.channel is not None else None
             self.asked.append((request, answer))
@@ -118,7 +120,7 @@ class GateKeeper:
 
     def refuse(self, describe: str) -> None:
         """The user said no to ``describe``: held again, it is refused without asking."""
-        self.refused.add(describe)
+        self.refused.setdefault(describe, 0)
 
     def withdraw(self, describe: str) -> None:
         """Take back an approval that was not used (the held action could not be found

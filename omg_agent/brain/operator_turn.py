@@ -103,9 +103,13 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
     run.loops.acted(turn.executed, turn.observation)
     if turn.held is not None and turn.held.answer is not True and dialogue.refused_before(
             run, turn.held):  # the model reached again for what the user said no to
-        dialogue.declined(run, "the model tried again what the user had refused")
-        return
-    if turn.held is not None and turn.held.answer is False:
+        if dialogue.insists(run, turn.held):
+            dialogue.declined(run, "the model tried again what the user had refused")
+            return
+        s.note = (f"The user already said no to: {turn.held.request.describe}. It will not "
+                  "be done: carry on with the rest of the task without it, or stop with "
+                  "user_declined.")
+    elif turn.held is not None and turn.held.answer is False:
         dialogue.refused(run, turn.held)
     match turn.kind:
         case "ask_user":

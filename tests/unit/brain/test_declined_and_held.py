@@ -190,6 +190,9 @@ def test_a_model_reaching_again_for_a_refused_payment_ends_declined_without_aski
         result = orch.run(TASK)
     assert shop.paid_at == [] and result.status == "declined"
     assert len(channel.requests) == 1  # the user was not asked a second time
+    # the model was told once that the no stands; only its second try ended the run
+    told = [r for r in model.requests if "The user already said no to" in str(r)]
+    assert len(told) == 1
 
 
 def test_a_no_at_the_terminal_ends_declined_not_infeasible() -> None:
