@@ -123,6 +123,19 @@ def _env(base_url: str, adb_port: int, runtime: Path) -> dict[str, str]:
             "XDG_RUNTIME_DIR": str(runtime), "COLUMNS": "200"}
 
 
+def _stage(stack: ExitStack, prefix: str, seed: int,
+           task: LikeSet) -> tuple[Path, int, VirtualPhone, str]:
+    """A trial's stage: a work folder, a private adb server, a vphone on it set up for
+    ``task`` — all closed with ``stack``."""
+    work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=prefix)))
+    adb_port = stack.enter_context(private_adb_server())
+    phone = VirtualPhone(seed=seed)
+    stack.callback(phone.close)
+    serial = adbhost.connect("127.0.0.1", phone.serve().port, server_port=adb_port)
+    task.setup(phone)
+    return work, adb_port, phone, serial
+
+
 def concurrent_trial(kind: str, seed: int = 0, posts: int = 4) -> ContentionTrial:
     """A run holding the phone, and a second command on it (``kind``: run+run, run+flow,
     run+wait)."""
@@ -131,12 +144,7 @@ def concurrent_trial(kind: str, seed: int = 0, posts: int = 4) -> ContentionTria
     task = LikeSet(posts=list(range(1, posts + 1)))
     started = time.perf_counter()
     with ExitStack() as stack:
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="omg-contend-")))
-        adb_port = stack.enter_context(private_adb_server())
-        phone = VirtualPhone(seed=seed)
-        stack.callback(phone.close)
-        serial = adbhost.connect("127.0.0.1", phone.serve().port, server_port=adb_port)
-        task.setup(phone)
+        work, adb_port, phone, serial = _stage(stack, "omg-contend-", seed, task)
         held = HeldReply(ExpertPolicy(task, phone, NoiseProfile(bundling="single"), seed=seed))
         first_double = stack.enter_context(ModelDouble(held))
         second_double = stack.enter_context(ModelDouble(ExpertPolicy(task, phone, seed=seed)))
@@ -191,12 +199,7 @@ def restart_trial(delay_s: float, seed: int = 0, posts: int = 2) -> ContentionTr
     task = LikeSet(posts=list(range(1, posts + 1)))
     started = time.perf_counter()
     with ExitStack() as stack:
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="omg-restart-")))
-        adb_port = stack.enter_context(private_adb_server())
-        phone = VirtualPhone(seed=seed)
-        stack.callback(phone.close)
-        serial = adbhost.connect("127.0.0.1", phone.serve().port, server_port=adb_port)
-        task.setup(phone)
+        work, adb_port, phone, serial = _stage(stack, "omg-restart-", seed, task)
         double = stack.enter_context(ModelDouble(ExpertPolicy(task, phone, seed=seed)))
         adbhost.kill_server(adb_port)
         restart = threading.Timer(delay_s, adbhost.ensure_server, args=(adb_port,))

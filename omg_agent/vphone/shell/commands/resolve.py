@@ -126,13 +126,22 @@ def _print(ctx: Ctx, m: Match, prefix: str, flags: set[str]) -> None:
               "PERSIST_ROOT_ONLY")
 
 
-def resolve_activity(ctx: Ctx, args: list[str]) -> int:
+def _resolved(ctx: Ctx, args: list[str]) -> tuple[set[str], list[Match]] | int:
+    """The flags and the activities the intent in ``args`` resolves to, or the exit code
+    of a malformed intent (its error already written)."""
     try:
         flags, intent = _parse(args)
     except IntentError as exc:
         ctx.errln(str(exc))
         return 255
-    found = resolve(ctx, intent)
+    return flags, resolve(ctx, intent)
+
+
+def resolve_activity(ctx: Ctx, args: list[str]) -> int:
+    got = _resolved(ctx, args)
+    if isinstance(got, int):
+        return got
+    flags, found = got
     if not found:
         ctx.outln("No activity found")
         return 0
@@ -141,12 +150,10 @@ def resolve_activity(ctx: Ctx, args: list[str]) -> int:
 
 
 def query_activities(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, intent = _parse(args)
-    except IntentError as exc:
-        ctx.errln(str(exc))
-        return 255
-    found = resolve(ctx, intent)
+    got = _resolved(ctx, args)
+    if isinstance(got, int):
+        return got
+    flags, found = got
     if not found:
         ctx.outln("No activities found")
         return 0
