@@ -237,7 +237,7 @@ class Orchestrator:
 
     def done_so_far(self) -> tuple[str, ...]:
         """The ticked plan steps and the actions the device carried out, from the trace."""
-        return self._s.done_so_far(tuple(getattr(self.recorder, "turns", ())))
+        return self._s.done_so_far(dialogue.trace_of(self._ctx))
 
     # -- plumbing ------------------------------------------------------------------------
     def _usage(self) -> tuple[int, int, int]:
