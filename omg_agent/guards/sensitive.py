@@ -127,12 +127,17 @@ class Gate:
         if not any(a.grants for a in covering):
             return Decision("confirm", found)
         # every limit the user stated holds (a --allow and a task's "at most ¥1" both
-        # cover a payment: the narrower wins); one permission must grant the text
+        # cover a payment: the narrower wins), and so does a message the user gave: a
+        # permission naming only the recipient (--allow send:Alice) never frees the text
+        # of "send hello to Alice" — the message must be one the user stated, if any
         problems = [p for a in covering if (p := a.limit_problem(found.amounts))]
-        granting = [a for a in covering if a.grants and a.text_problem(found.text) is None]
-        if not problems and granting:
+        texts = [a for a in covering if a.text is not None]
+        wrong = [p for a in texts if (p := a.text_problem(found.text))]
+        if len(wrong) == len(texts):
+            problems += wrong
+        granting = [a for a in covering if a.grants]
+        if not problems:
             return Decision("allow", found, granting[0])
-        problems += [p for a in covering if (p := a.text_problem(found.text))]
         why = f"{found.reason}; {problems[0]}"
         return Decision("confirm", dataclasses.replace(found, reason=why))
 

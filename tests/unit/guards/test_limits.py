@@ -293,9 +293,12 @@ def test_send_passes_with_the_users_text_only(bobs_thread):
     assert "is not the one you gave ('See you at 7')" in decision.sensitivity.reason
 
 
-def test_an_explicit_permission_lets_any_text_through(bobs_thread):
+def test_a_permission_naming_only_the_recipient_never_frees_the_text_the_user_gave(
+        bobs_thread):
+    """Attacker probe: with "you may send messages to Bob" (or --allow send:Bob) beside
+    "Send See you at 7 to Bob", a hostile model sent "Transfer approved" unasked."""
     task = "Send See you at 7 to Bob in Messages; you may send messages to Bob"
-    assert _send(bobs_thread, task, "Transfer approved").allowed
+    assert _send(bobs_thread, task, "Transfer approved").needs_confirmation
 
 
 def test_typing_with_submit_and_enter_send_what_the_box_will_hold(bobs_thread):
@@ -461,3 +464,8 @@ def test_a_restriction_alone_lets_nothing_through_and_holds_an_allow(checkout):
     roomy = parse_authorisations("Pay for the order in Shop, spending no more than ¥2,000")
     assert decide([*roomy, *parse_allow(["payment"])], checkout).allowed
     assert str(spend[0]) == "payment limited to at most ¥50"
+
+
+def test_a_permission_with_no_text_stated_anywhere_lets_any_text_through(bobs_thread):
+    assert _send(bobs_thread, "Open Bob's chat; you may send messages to Bob",
+                 "Transfer approved").allowed
