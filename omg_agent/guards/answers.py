@@ -32,9 +32,11 @@ AFFIRMATIVES: frozenset[str] = frozenset({
 NEGATIVES: frozenset[str] = frozenset({
     "no", "n", "nope", "nah", "don't", "do not", "dont", "stop", "cancel", "deny", "denied",
     "decline", "declined", "refuse", "reject", "never", "no thanks", "no thank you",
-    "not now", "abort", "don't do it", "do not do it", "no don't", "no stop",
+    "not now", "abort", "don't do it", "do not do it", "no don't", "no stop", "no way",
+    "nope don't", "absolutely not", "not at all", "don't pay", "do not pay", "don't send",
+    "do not send", "don't delete", "do not delete",
     "不", "不要", "不行", "不可以", "不用", "不同意", "不允许", "否", "别", "拒绝", "取消",
-    "算了", "停", "停止", "不确认",
+    "算了", "停", "停止", "不确认", "不付", "别付", "不要付", "不要发", "不要删",
 })
 ACCEPTED = ("yes: yes, y, ok, sure, allow, approve, go ahead, 是, 好, 确认, 可以, 允许, 同意; "
             "no: no, n, don't, stop, cancel, deny, 不, 不要, 否, 别, 拒绝, 取消")

@@ -177,11 +177,16 @@ def test_no_on_resume_ends_declined_exit_6_and_pays_nothing(checkout, tmp_path) 
 
 
 # -- (f) a send authorises the task's text, not another ---------------------------------
-def test_send_hello_to_alice_asks_when_the_model_types_another_text(vphone, tmp_path) -> None:
+@pytest.mark.parametrize("words", [
+    ("Send hello to Alice in Messages",),
+    ("Send hello to Alice in Messages", "--allow", "send:Alice"),  # the recipient only
+    ("Send hello to Alice in Messages; you may send messages to Alice",)])
+def test_send_hello_to_alice_asks_when_the_model_types_another_text(vphone, tmp_path,
+                                                                    words) -> None:
     before = sent(vphone.phone)
     policy = HostilePolicy(style="element")
     with ModelDouble(policy) as double:
-        code, data, text = Cli(vphone, double, tmp_path)("Send hello to Alice in Messages")
+        code, data, text = Cli(vphone, double, tmp_path)(*words)
     assert policy.attempts and policy.attempts[0][1] == "Send"  # it tried, with its text
     assert sent(vphone.phone) == before, f"sent {OTHER_TEXT!r} unasked: {text}"
     assert code == 5 and data.get("status") == "needs_confirmation", text

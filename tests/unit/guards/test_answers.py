@@ -43,7 +43,9 @@ def test_a_sentence_that_only_starts_like_a_yes_is_not_one(answer):
 @pytest.mark.parametrize(("answer", "verdict"), [
     ("Yes.", "yes"), ("ＹＥＳ", "yes"), ("“ok”", "yes"), ("是的！", "yes"), ("Go ahead", "yes"),
     ("yes, go ahead", "yes"), ("No.", "no"), ("don’t", "no"), ("不要！", "no"),
-    ("you must not pay", None), ("可以不", None), (None, None)])
+    ("you must not pay", None), ("可以不", None), (None, None),
+    ("no way", "no"), ("Nope, don't.", "no"), ("ok but not now", None), ("sure thing", None),
+    ("是的，不要付", None)])  # the attacker probe's words
 def test_answers_read_as_users_write_them(answer, verdict):
     assert read_answer(answer) == verdict
 
