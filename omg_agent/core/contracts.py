@@ -160,11 +160,11 @@ class ExecuteNow(_Contract):
 
 
 class DecisionBundle(_Contract):
-    """One operator turn: judge the last bundle from the new screen, then act.
+    """One operator turn: judge the last bundle from the new screen, then act."""
 
-    Every field's meaning is in the operator prompt (``_SAID``): the compact schema sent
-    with each request carries their names and types, not their descriptions again.
-    """
+    # The docstring is the schema's description, which the model reads. Every field's
+    # meaning is in the operator prompt (_SAID): the compact schema sent with each request
+    # carries the fields' names and types, not their descriptions again.
 
     thought: str = Field(
         min_length=1, **_SAID,
