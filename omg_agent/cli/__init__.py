@@ -47,8 +47,11 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug log
 
 def build_app(groups: tuple[str, ...] = GROUPS) -> typer.Typer:
     """The ``omg-agent`` app with the command ``groups`` given (all by default)."""
+    # markdown: rich re-flows each paragraph of a help text to the terminal's width, so the
+    # docstrings' source line breaks never show (a help text's `<word>` would vanish as HTML)
     built = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language "
                              "task.\n\nExample: omg-agent demo", no_args_is_help=True,
+                        rich_markup_mode="markdown",
                         context_settings={"help_option_names": ["-h", "--help"]})
     built.callback()(_main)
     for group in groups:

@@ -229,7 +229,7 @@ def suite(
                              "seed derive from it, the same for every variant."),
     max_steps: int = typer.Option(40, "--max-steps", min=1, help="Step budget per run."),
     out: Path | None = typer.Option(None, "--out", help="Output folder (default "
-                                    "runs/bench-suite/<timestamp>)."),
+                                    "runs/bench-suite/TIMESTAMP)."),
     as_json: bool = typer.Option(False, "--json", help="Print scorecard.json, not the table."),
     per_task: bool = typer.Option(False, "--per-task", help="Also print one row per task: "
                                   "success, calls by role, tokens, wall time per variant."),
@@ -314,7 +314,7 @@ def guards(
                              "same for every configuration."),
     max_steps: int = typer.Option(30, "--max-steps", min=1, help="Step budget per run."),
     out: Path | None = typer.Option(None, "--out", help="Output folder (default "
-                                    "runs/bench-guards/<timestamp>)."),
+                                    "runs/bench-guards/TIMESTAMP)."),
     per_task: bool = typer.Option(False, "--per-task", help="Also print one line per run."),
     as_json: bool = typer.Option(False, "--json", help="Print guards.json, not the table."),
 ) -> None:
@@ -445,7 +445,7 @@ def macro(
                                  help="The real-device latency profile (on by default)."),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
 ) -> None:
-    """Repetitive work: "Like the first 30 posts" and "… by <author>" on vphone, step by
+    """Repetitive work: "Like the first 30 posts" and "… by AUTHOR" on vphone, step by
     step vs with macros (offered after two repetitions, run as batched shell calls with
     checkpoints) vs the flow replay and the replay cache: model calls, screenshots, device
     shell calls, wall time, correctness.

@@ -32,7 +32,7 @@ def mirror(
                                       "--host: anyone with the link on that network can "
                                       "drive the phone."),
     audit: Path | None = typer.Option(None, "--audit", help="Audit file (JSON lines); "
-                                      "default <runs_dir>/mirror/audit-<time>.jsonl."),
+                                      "default RUNS_DIR/mirror/audit-TIME.jsonl."),
 ) -> None:
     """Show the phone live in a browser and drive it by hand (tap, drag, type, keys).
 
