@@ -86,3 +86,13 @@ def test_every_documented_option_exists(page: Path) -> None:
 @pytest.mark.xfail(strict=False, reason="run --planning comes with issue 26 item 1 (root)")
 def test_run_takes_the_planning_option_the_readme_shows() -> None:
     assert not unknown_options("omg-agent run task --planning unified")
+
+
+def test_every_documented_variable_is_one_the_program_reads() -> None:
+    from omg_agent.config import _OTHER_ENV, ENV_PREFIX, SECRET_PREFIX, Settings
+
+    known = {ENV_PREFIX + name.upper() for name in [*Settings.model_fields, *_OTHER_ENV]}
+    wrong = {(page.name, name) for page in PAGES
+             for name in re.findall(r"\bOMG_[A-Z0-9_]+", page.read_text(encoding="utf-8"))
+             if name not in known and not name.startswith(SECRET_PREFIX)}
+    assert not wrong, f"documented variables nothing reads: {sorted(wrong)}"
