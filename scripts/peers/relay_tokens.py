@@ -21,8 +21,10 @@ This script counts what a provider would bill as input for each request, whichev
 
 A request's task is LABEL when given, else its goal ("Task: …" in OMG's prompt, "**Current
 Request:**" in mobilerun's), named by its task id when a scorecard (bench suite's
-scorecard.json) lists that goal. Run it with a Python that has `bpe-openai`, e.g. a venv
-under /tmp: `python -m venv /tmp/tok && /tmp/tok/bin/pip install bpe-openai`.
+scorecard.json) lists that goal; a request with no goal (mobilerun's app-picker call) belongs
+to the task of the request before it in the same folder (one run at a time per relay).
+Run it with a Python that has `bpe-openai`, e.g. a venv under /tmp:
+`python -m venv /tmp/tok && /tmp/tok/bin/pip install bpe-openai`.
 """
 
 from __future__ import annotations
@@ -181,9 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Request] = []
     for spec in args.dirs:
         reqs, label = folders(spec)
+        previous = "?"
         for folder in reqs:
             r = count_request(folder, count, label)
-            r.task = ids.get(r.task, r.task)
+            r.task = previous if r.task == "?" else ids.get(r.task, r.task)
+            previous = r.task
             rows.append(r)
     if args.json:
         for r in rows:

@@ -55,14 +55,16 @@ def test_the_schema_is_its_own_column_and_in_the_total(tmp_path: Path) -> None:
     assert with_schema["total"] == with_schema["text"] + with_schema["schema"]
 
 
-def test_requests_are_named_by_task_id_from_the_goal_or_a_label(tmp_path: Path) -> None:
+def test_requests_are_named_by_task_from_their_goal_the_one_before_or_a_label(
+        tmp_path: Path) -> None:
     omg, peer = tmp_path / "omg", tmp_path / "peer"
     relay_request(omg, 1, "Task: Like post 9 in Feed\n\nPlan: …")
     relay_request(peer, 1, "**Current Request:**\nLike post 9 in Feed\n\nmore", schema=False)
-    relay_request(peer, 2, "no goal in this one", schema=False)
+    relay_request(peer, 2, "Which package opens 'Feed'?", schema=False)  # mobilerun's app pick
     card = tmp_path / "scorecard.json"
     card.write_text(json.dumps({"runs": [{"goal": "Like post 9 in Feed",
                                           "task_id": "feed.like_post"}]}))
     rows = run(str(omg), str(peer), "--scorecard", str(card))
-    assert [r["task"] for r in rows] == ["feed.like_post", "feed.like_post", "?"]
+    assert [r["task"] for r in rows] == ["feed.like_post"] * 3
+    assert [r["task"] for r in run(f"{peer}:2-2")] == ["?"]
     assert [r["task"] for r in run(f"{peer}:2-2=feed.like_post")] == ["feed.like_post"]
