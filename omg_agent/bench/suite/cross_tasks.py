@@ -10,6 +10,7 @@ memory listing in the request no longer matches the truth and it reads the value
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,14 @@ def read_then(element_id: int, key: str, package: str, route: Moves) -> Moves:
             launch(package), *route]
 
 
+def note_holds(phone: Any, title: str, value: str) -> bool:
+    """A note titled ``title`` holds ``value`` as a whole (not inside a longer word or number):
+    "save it in a note" does not say bare — a real model wrote "Android version: 14"."""
+    pattern = re.compile(rf"(?<![\w.,]){re.escape(value)}(?![\w]|[.,]\w)")
+    return any(n["title"].strip() == title and pattern.search(n["body"])
+               for n in phone.apps[NOTES].notes)
+
+
 @dataclass
 class PriceToNotes(ShopPriceToNotes):
     """The original Shop → Notes task, with the price quoted in its criteria."""
@@ -83,7 +92,7 @@ class AboutToNotes(Task):
         self.criteria = listed(self.title, self.value)
 
     def check(self, phone: Any) -> bool:
-        return {"title": self.title, "body": self.value} in phone.apps[NOTES].notes
+        return note_holds(phone, self.title, self.value)
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if saved(ctx, "about", self.value):
@@ -122,7 +131,7 @@ class MessageToNotes(Task):
                                                           "text": self.text})
 
     def check(self, phone: Any) -> bool:
-        return {"title": self.title, "body": self.text} in phone.apps[NOTES].notes
+        return note_holds(phone, self.title, self.text)
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if saved(ctx, "message", self.text):

@@ -217,3 +217,14 @@ def test_select_names_what_it_does_not_know() -> None:
         select(suite_tasks(SEED), "notes.create,notes.teleport")
     with pytest.raises(ValueError, match="very-hard"):
         select(suite_tasks(SEED), "very-hard")
+
+
+@pytest.mark.parametrize(("body", "holds"), [
+    ("{v}", True), ("Android version: {v}", True), ("{v}.", True),
+    ("{v}0", False), ("1{v}", False), ("", False)])
+def test_a_value_saved_in_a_note_counts_labelled_but_not_inside_a_longer_word(
+        phone, body: str, holds: bool) -> None:
+    task = task_named("settings.about_to_notes", 2)
+    task.setup(phone)
+    phone.apps[NOTES].notes.append({"title": task.title, "body": body.format(v=task.value)})
+    assert task.check(phone) is holds
