@@ -36,6 +36,7 @@ from PIL import Image
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import settle
+from omg_agent.drivers.adberrors import FAILURES, adb_errors
 from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
 from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
@@ -48,13 +49,11 @@ from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.u2port import U2Port
 from omg_agent.drivers.u2wire import U2Wire
-from omg_agent.errors import DeviceError, DeviceOffline, U2ServerGone
+from omg_agent.errors import DeviceError, U2ServerGone
 from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)
 
-U2Error = uiautomator2.exceptions.BaseException
-_OFFLINE = ("offline", "not found", "no devices", "unauthorized")
 JPEG_QUALITY = 80  # what uiautomator2's own screenshot() asks for
 MAX_DEPTH = 50  # uiautomator2's default dump depth
 EMPTY_DUMP = '<hierarchy rotation="0" />'
@@ -124,12 +123,8 @@ class U2Driver:
     def adb(self, fn: Callable[[], T], command: str) -> T:
         """Run one request through the uiautomator2 client or adbutils, errors mapped."""
         self.calls += 1
-        try:
+        with adb_errors(self.serial, command):
             return fn()
-        except (U2Error, adbutils.AdbError, OSError) as e:
-            text = str(e) or type(e).__name__
-            kind = DeviceOffline if any(w in text.lower() for w in _OFFLINE) else DeviceError
-            raise kind(text, serial=self.serial, command=command) from e
 
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:
@@ -287,7 +282,7 @@ class U2Driver:
         self._pool.shutdown(wait=True)
         try:
             self.d.stop_uiautomator(wait=False)
-        except (U2Error, adbutils.AdbError, OSError) as e:
+        except FAILURES as e:
             log.debug("%s: stopping the u2 server: %s", self.serial, e)
 
     def __enter__(self) -> U2Driver:
