@@ -5,16 +5,12 @@ streams and its uiautomator2 client calls) fails with one of a few exception typ
 driver code catches them with :func:`adb_errors` (or :func:`adb_error`) and nowhere else
 decides what a failure means, as httpx maps its transports' errors in one table:
 
-================================  ===========================================================
-what failed                       becomes
-================================  ===========================================================
-``TimeoutError``, ``AdbTimeout``  :class:`DeviceError` — the device took too long (no retry)
-``AdbError`` the server sent      :class:`DeviceOffline` when the adb server says the device
-(``FAIL <reason>``), u2 client     is gone (:data:`OFFLINE_REASONS`); the stream's kind when
-errors that carry it              it hung up (``closed``, an empty answer); else
-                                  :class:`DeviceError`
-``OSError`` (the socket broke)    the stream's kind
-================================  ===========================================================
+- ``TimeoutError`` / ``AdbTimeout``: :class:`DeviceError` (the device took too long);
+- an ``AdbError`` the adb server sent (``FAIL <reason>``), or a client's error carrying
+  it: :class:`DeviceOffline` when the reason says the device is gone
+  (:data:`OFFLINE_REASONS`), the stream's kind when the other end hung up (``closed``, an
+  empty answer), else :class:`DeviceError`;
+- any other ``OSError`` (the socket broke): the stream's kind.
 
 The *stream's kind* is :class:`DeviceOffline` for streams to adbd (a shell) — the device
 dropped, :mod:`.grace` waits for it — and :class:`~omg_agent.errors.U2ServerGone` for a
@@ -28,25 +24,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from adbutils.errors import AdbError, AdbTimeout
-from uiautomator2.exceptions import BaseException as U2ClientError
 
 from omg_agent.errors import DeviceError, DeviceOffline
 
 # what the adb server answers (FAIL) for a device it cannot reach
 OFFLINE_REASONS = ("offline", "not found", "no devices", "unauthorized")
 _HUNG_UP = ("closed",)  # the other end closed the stream before answering
-FAILURES: tuple[type[BaseException], ...] = (AdbError, U2ClientError, OSError)
+FAILURES: tuple[type[Exception], ...] = (AdbError, OSError)
 
 
 def adb_error(exc: BaseException, *, serial: str, command: str, prefix: str = "",
               stream: type[DeviceError] = DeviceOffline) -> DeviceError:
-    """The error ``exc`` (one of :data:`FAILURES`) is, for ``command`` on ``serial``;
-    ``stream`` is what a broken or closed stream means here (see the module doc)."""
+    """The error ``exc`` (one of :data:`FAILURES`, or a client's error carrying the adb
+    server's reason) is, for ``command`` on ``serial``; ``stream`` is what a broken or
+    closed stream means here (see the module doc)."""
     text = str(exc) or type(exc).__name__
     kind: type[DeviceError]
     if isinstance(exc, (TimeoutError, AdbTimeout)):
         kind, text = DeviceError, f"no answer in time ({text})"
-    elif isinstance(exc, (AdbError, U2ClientError)):
+    elif not isinstance(exc, OSError):  # the adb server's reason, in words
         lowered = text.lower()
         if any(w in lowered for w in OFFLINE_REASONS):
             kind = DeviceOffline
@@ -61,11 +57,13 @@ def adb_error(exc: BaseException, *, serial: str, command: str, prefix: str = ""
 
 @contextmanager
 def adb_errors(serial: str, command: str, *, prefix: str = "",
-               stream: type[DeviceError] = DeviceOffline) -> Iterator[None]:
-    """Run the block with its adb failures mapped by :func:`adb_error`."""
+               stream: type[DeviceError] = DeviceOffline,
+               catch: tuple[type[Exception], ...] = FAILURES) -> Iterator[None]:
+    """Run the block with its adb failures (``catch``: a client's own errors too) mapped
+    by :func:`adb_error`."""
     try:
         yield
-    except FAILURES as exc:
+    except catch as exc:
         raise adb_error(exc, serial=serial, command=command, prefix=prefix,
                         stream=stream) from exc
 

@@ -53,6 +53,7 @@ from omg_agent.errors import DeviceError, U2ServerGone
 
 log = logging.getLogger(__name__)
 
+U2_FAILURES = (uiautomator2.exceptions.BaseException, *FAILURES)  # client, adb, socket
 JPEG_QUALITY = 80  # what uiautomator2's own screenshot() asks for
 MAX_DEPTH = 50  # uiautomator2's default dump depth
 EMPTY_DUMP = '<hierarchy rotation="0" />'
@@ -119,7 +120,7 @@ class U2Driver(ObservingDriver):
     def adb(self, fn: Callable[[], T], command: str) -> T:
         """Run one request through the uiautomator2 client or adbutils, errors mapped."""
         self.calls += 1
-        with adb_errors(self.serial, command):
+        with adb_errors(self.serial, command, catch=U2_FAILURES):
             return fn()
 
     # -- identity ------------------------------------------------------------------------
@@ -222,5 +223,5 @@ class U2Driver(ObservingDriver):
         super().close()
         try:
             self.d.stop_uiautomator(wait=False)
-        except FAILURES as e:
+        except U2_FAILURES as e:
             log.debug("%s: stopping the u2 server: %s", self.serial, e)
