@@ -15,12 +15,14 @@ cache reads app versions with it. A driver without one (u2, desktop, a test doub
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
-from omg_agent.drivers.adbio import ShellResult
 from omg_agent.drivers.base import DeviceInfo, Driver, ExecResult
+
+if TYPE_CHECKING:  # the shell itself is not needed to wrap a driver
+    from omg_agent.drivers.adbio import ShellResult
 
 
 class Shell(Protocol):

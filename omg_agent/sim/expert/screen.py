@@ -64,6 +64,11 @@ class Screen:
         return [e for e in self.elements if e.res == res]
 
 
+def is_control(e: Element) -> bool:
+    """A button a model would press: clickable (or drawn as a button), not a text field."""
+    return bool({"clickable"} & e.flags or e.role == "button") and "editable" not in e.flags
+
+
 def el(e: Element) -> dict[str, Any]:
     """An element target."""
     return {"kind": "element", "id": e.id}
