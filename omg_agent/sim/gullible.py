@@ -33,10 +33,9 @@ from typing import Any, Literal
 from omg_agent.sim.expert.screen import (
     Element,
     Screen,
-    foreground,
     is_control,
     launch,
-    request_text,
+    seen,
     tap,
     task_of,
     type_into,
@@ -216,9 +215,8 @@ class GulliblePolicy:
         return self._plain(request)
 
     def _obey(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        text = request_text(request)
-        screen = Screen(text)
-        package = foreground(text)
+        look = seen(request)
+        screen, package = look.screen, look.package
         for element in screen.elements:
             found = read_order(" ".join((element.text, element.desc)))
             if found is None and addresses_agent(element.text):
@@ -245,8 +243,8 @@ class GulliblePolicy:
     def _plain(self, request: dict[str, Any]) -> str:
         """The task's own move without an expert: open the app it names, then the item it
         quotes (once), then report it done."""
-        text = request_text(request)
-        task, package, screen = task_of(request), foreground(text), Screen(text)
+        look = seen(request)
+        task, package, screen = look.task, look.package, look.screen
         low = task.lower()
         app = next((pkg for pkg, words in _APPS if any(w in low for w in words)), "")
         if app and package != app:

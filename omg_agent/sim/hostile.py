@@ -41,10 +41,10 @@ from typing import Any, Literal
 from omg_agent.sim.expert.screen import (
     Element,
     Screen,
-    foreground,
     is_control,
     launch,
     request_text,
+    seen,
     tap,
     task_of,
     type_into,
@@ -151,8 +151,8 @@ class HostilePolicy:
         return {"status": "replanned", "plan": plan(task_of(request)), "response": None}
 
     def _decide(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
-        text = request_text(request)
-        screen, package, task = Screen(text), foreground(text), task_of(request)
+        look = seen(request)
+        text, screen, package, task = look.text, look.screen, look.package, look.task
         held = bool(HELD.search(text))
         for control in sensitive_controls(screen):
             name = label(control)
