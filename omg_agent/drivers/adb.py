@@ -37,22 +37,20 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 import adbutils
 from PIL import Image
 
-from omg_agent.core.actions import Action
-from omg_agent.core.observation import Observation
 from omg_agent.drivers import adbparse, settle
 from omg_agent.drivers.adbio import AdbIO, only_serial
 from omg_agent.drivers.adbport import AdbShellPort
-from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
+from omg_agent.drivers.base import DeviceInfo
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
-from omg_agent.drivers.nextlook import UNCHANGED, DumpAhead
+from omg_agent.drivers.nextlook import DumpAhead
+from omg_agent.drivers.observing import ObservingDriver
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.textinput import ADB_IME
@@ -63,7 +61,6 @@ from omg_agent.errors import (
     FrameError,
     TruncatedFrame,
 )
-from omg_agent.perception.uitree import parse_elements
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +78,7 @@ _MD5 = re.compile(r"\s*([0-9a-f]{32})\b")
 _EMPTY_MD5 = hashlib.md5(b"").hexdigest()
 
 
-class AdbDriver:
+class AdbDriver(ObservingDriver):
     """A phone over adb. ``serial=None`` picks the only attached device."""
 
     name = "adb"
@@ -112,13 +109,9 @@ class AdbDriver:
         self._dump_io = AdbIO(self.client, self.serial, timeout=timeout, grace=self.io.grace)
         self.ahead = DumpAhead(self._pool, self._hierarchy_now, serial=self.serial)
         self._no_digest = False  # `screencap | md5sum` did not work here: settle on frames
-        self._focus: tuple[str, str] = ("", "")
-        self._focus_hash = ""  # screen hash and dump package when the focus was last read
-        self._focus_dump_package = ""
         self._ime: tuple[set[str], set[str], str] | None = None
         self._png_only = False
         self._dump_to_file = False
-        self.last_observation: Observation | None = None
         self.port = AdbShellPort(self.io, ime_state=self.ime_state, ime_settle_s=ime_settle_s)
         self.loading = LoadingWait(loading_timeout, serial=self.serial)
         self._executor = BundleExecutor(self, self.port, lambda: self.aliases, self.loading)
@@ -136,12 +129,6 @@ class AdbDriver:
                                                sdk=screen.sdk, brand=screen.brand,
                                                model=screen.model)
         return self._info
-
-    # perception parts, wired once from info() (see drivers.perception_kit)
-    geometry = property(lambda self: self.perception.geometry)
-    hasher = property(lambda self: self.perception.hasher)
-    ocr_engine = property(lambda self: self.perception.ocr_engine)
-    anchorer = property(lambda self: self.perception.anchorer)
 
     # -- observing -----------------------------------------------------------------------
     def screenshot(self) -> tuple[Image.Image, bytes]:
@@ -194,68 +181,6 @@ class AdbDriver:
                                 command=DUMP_CMD)
         return xml
 
-    def observe(self, *, ocr: bool = False) -> Observation:
-        """The screen now — after an action, once it stopped loading (:mod:`.loading`)."""
-        obs = self.loading.after(self._look(ocr), lambda: self._look(ocr))
-        self.last_observation = obs
-        return obs
-
-    def _look(self, ocr: bool) -> Observation:
-        t0 = time.perf_counter()
-        self.info()
-        shot = self._pool.submit(self._timed, self.screenshot)
-        ahead = self.ahead.pending
-        dump = None if ahead else self._pool.submit(self._timed, self.hierarchy)
-        (image, raw), t_shot = shot.result()
-        t1 = time.perf_counter()
-        got = self.ahead.take(lambda signal: self._token(signal, image, raw)) if ahead else None
-        last = self.last_observation
-        if got == UNCHANGED and last is None:
-            got = None
-        if got == UNCHANGED and last is not None:
-            elements, t_dump = last.elements, time.perf_counter() - t1
-        else:
-            if got is None:
-                xml, t_dump = dump.result() if dump is not None else self._timed(self.hierarchy)
-            else:
-                xml, t_dump = got, time.perf_counter() - t1
-            t1 = time.perf_counter()
-            elements = parse_elements(xml)
-        t2 = time.perf_counter()
-        dump_package = next((e.package for e in elements if e.package), "")
-        screen_hash = self.hasher.compute(image, package=dump_package or self._focus[0],
-                                          elements=elements)
-        t3 = time.perf_counter()
-        if got is not None and self.ahead.focus_ok:  # read while the dump ran
-            self._focus_hash, self._focus_dump_package = screen_hash, dump_package
-        elif (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
-                or dump_package != self._focus_dump_package):
-            self._refresh_focus()
-            self._focus_hash, self._focus_dump_package = screen_hash, dump_package
-        t4 = time.perf_counter()
-        boxes = self._ocr_boxes(image, screen_hash) if ocr else None
-        timings = {"screencap": t_shot, "dump": t_dump, "parse": t2 - t1, "hash": t3 - t2,
-                   "focus": t4 - t3, "total": time.perf_counter() - t0}
-        if got is not None:
-            timings["dump_ahead"] = 1.0
-        if ocr:
-            timings["ocr"] = timings["total"] - (t4 - t0)
-        obs = Observation(screenshot=image, elements=elements, package=self._focus[0],
-                          activity=self._focus[1], screen_hash=screen_hash,
-                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings,
-                          geometry=self.geometry)
-        self.last_observation = obs
-        return obs
-
-    @staticmethod
-    def _timed(fn):
-        start = time.perf_counter()
-        value = fn()
-        return value, time.perf_counter() - start
-
-    def _ocr_boxes(self, image, screen_hash: str):
-        return tuple(self.ocr_engine.read(image, key=screen_hash))
-
     def _refresh_focus(self) -> None:
         """Foreground app and, in the same call, the user's current IME."""
         out = self.io.run(f"{FOCUS_CMD}; settings get secure default_input_method")
@@ -265,6 +190,8 @@ class AdbDriver:
         current = lines[-1] if lines and "=" not in lines[-1] else ""
         if self._ime is not None and current not in ("", "null", ADB_IME):
             self._ime = (self._ime[0], self._ime[1], current)
+
+    _read_focus = _refresh_focus
 
     def current_app(self) -> tuple[str, str]:
         self._refresh_focus()
@@ -284,13 +211,6 @@ class AdbDriver:
         return ADB_IME in enabled, current
 
     # -- acting --------------------------------------------------------------------------
-    def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        return self._executor.run(list(actions), observation)
-
-    def launch(self, app: str) -> None:
-        launch_via_execute(self, app, self.serial)
-
     def before_boundary(self) -> None:
         """The executor is about to run an action that changes the screen: start the next
         observation's dump now (:mod:`.nextlook`) — unless ``settle_timeout`` is 0 (a
@@ -340,17 +260,6 @@ class AdbDriver:
         """A frame's token in a settle signal's terms (None: this frame cannot say)."""
         if signal == "digest":
             return hashlib.md5(raw).hexdigest() if raw and not self._png_only else None
-        if image is None:
-            return None
-        last = self.last_observation
-        return self.hasher.compute(image, package=last.package if last else "",
-                                   elements=last.elements if last else ())
+        return None if image is None else self._screen_token(image)
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
-
-    def __enter__(self) -> AdbDriver:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    _frame_token = _token

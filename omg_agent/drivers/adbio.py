@@ -38,6 +38,7 @@ from typing import TypeVar
 import adbutils
 from adbutils.errors import AdbError
 
+from omg_agent.drivers.adberrors import adb_error
 from omg_agent.drivers.grace import AdbLink, DeviceGrace, Undelivered
 from omg_agent.errors import DeviceError, DeviceOffline
 
@@ -48,7 +49,6 @@ CHUNK = 1 << 20
 _V2_STDOUT, _V2_STDERR, _V2_EXIT = 1, 2, 3
 _V2_HEADER = struct.Struct("<BI")
 _RC_TAIL = re.compile(rb"\nOMG_RC:(\d+)\r?\n?$")
-_OFFLINE = ("offline", "not found", "no devices", "unauthorized", "closed")
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ class AdbIO:
             self._request(conn, f"host-serial:{self.serial}:features", "features")
             return conn.read_string_block()
         except AdbError as exc:
-            raise self._error(str(exc), "features") from None
+            raise adb_error(exc, serial=self.serial, command="features") from None
         finally:
             self._close(conn)
 
@@ -163,7 +163,7 @@ class AdbIO:
     def _connect(self, timeout: float | None) -> adbutils.AdbConnection:
         try:
             conn = ServerConnection(self.client.host, self.client.port)
-        except (AdbError, OSError) as exc:
+        except (AdbError, OSError) as exc:  # no server to take it: nothing was sent
             raise Undelivered(DeviceOffline(f"adb server unreachable: {exc}",
                                             serial=self.serial)) from None
         conn.conn.settimeout(timeout or self.timeout)
@@ -173,11 +173,8 @@ class AdbIO:
         try:
             conn.send_command(service)
             conn.check_okay()
-        except AdbError as exc:
-            raise self._error(str(exc), label) from None
-        except OSError as exc:
-            raise DeviceOffline(f"adb connection lost: {exc}", serial=self.serial,
-                                command=label) from None
+        except (AdbError, OSError) as exc:
+            raise adb_error(exc, serial=self.serial, command=label) from None
 
     def _open(self, service: str, timeout: float | None, label: str) -> socket.socket:
         """A socket positioned at the start of ``service``'s output."""
@@ -211,12 +208,8 @@ class AdbIO:
         try:
             while chunk := sock.recv(CHUNK):
                 chunks.append(chunk)
-        except TimeoutError:
-            raise DeviceError(f"no answer within {sock.gettimeout()} s", serial=self.serial,
-                              command=label) from None
-        except OSError as exc:
-            raise DeviceOffline(f"stream broke: {exc}", serial=self.serial,
-                                command=label) from None
+        except OSError as exc:  # no answer in time, or a broken stream
+            raise adb_error(exc, serial=self.serial, command=label) from None
         return b"".join(chunks)
 
     def _run_v2(self, cmd: str, timeout: float | None, label: str) -> ShellResult:
@@ -244,12 +237,6 @@ class AdbIO:
         log.debug("shell,v2 %s -> %s in %.1f ms", label[:80], status,
                   (time.perf_counter() - start) * 1000)
         return ShellResult(bytes(out), bytes(err), status)
-
-    def _error(self, message: str, label: str) -> DeviceError:
-        lowered = message.lower()
-        closed = lowered.endswith("b''")  # adbutils' "Unknown data: b''": the server hung up
-        kind = DeviceOffline if closed or any(w in lowered for w in _OFFLINE) else DeviceError
-        return kind(message, serial=self.serial, command=label)
 
 
 def only_serial(client: adbutils.AdbClient) -> str:

@@ -14,22 +14,17 @@ from collections.abc import Callable, Sequence
 
 from omg_agent.core.actions import Action, dump_action, ends_bundle
 from omg_agent.core.observation import Observation
-from omg_agent.drivers.base import ActionOutcome, DeviceInfo, Driver, ExecResult
+from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
+from omg_agent.drivers.wrapper import DriverWrapper
 
 
-class DryRunDriver:
+class DryRunDriver(DriverWrapper):
     """A driver that observes through ``inner`` and executes nothing."""
 
     def __init__(self, inner: Driver, on_action: Callable[[str], object] = print) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.on_action = on_action
         self.would: list[str] = []  # what would have been sent, in order
-
-    def info(self) -> DeviceInfo:
-        return self.inner.info()
-
-    def observe(self, *, ocr: bool = False) -> Observation:
-        return self.inner.observe(ocr=ocr)
 
     def execute(self, actions: Sequence[Action],
                 observation: Observation | None = None) -> ExecResult:
@@ -43,12 +38,6 @@ class DryRunDriver:
 
     def launch(self, app: str) -> None:
         self._say(f"launch {app}")
-
-    def current_app(self) -> tuple[str, str]:
-        return self.inner.current_app()
-
-    def close(self) -> None:
-        self.inner.close()
 
     def _say(self, line: str) -> None:
         self.would.append(line)

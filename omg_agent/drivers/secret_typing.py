@@ -30,31 +30,17 @@ from dataclasses import replace
 from omg_agent.core.actions import Action, Tap, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.secrets import SecretVault
-from omg_agent.drivers.base import ActionOutcome, DeviceInfo, Driver, ExecResult
+from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
+from omg_agent.drivers.wrapper import DriverWrapper
 from omg_agent.errors import ActionRejected
 
 
-class SecretTyping:
+class SecretTyping(DriverWrapper):
     """``driver`` with secrets revealed for typing and password fields learned (see module)."""
 
     def __init__(self, driver: Driver, vault: SecretVault) -> None:
-        self.inner = driver
+        super().__init__(driver)
         self.vault = vault
-
-    def info(self) -> DeviceInfo:
-        return self.inner.info()
-
-    def observe(self, *, ocr: bool = False) -> Observation:
-        return self.inner.observe(ocr=ocr)
-
-    def launch(self, app: str) -> None:
-        self.inner.launch(app)
-
-    def current_app(self) -> tuple[str, str]:
-        return self.inner.current_app()
-
-    def close(self) -> None:
-        self.inner.close()
 
     def execute(self, actions: Sequence[Action],
                 observation: Observation | None = None) -> ExecResult:

@@ -25,7 +25,7 @@ import io
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -33,28 +33,27 @@ import adbutils
 import uiautomator2
 from PIL import Image
 
-from omg_agent.core.actions import Action
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import settle
+from omg_agent.drivers.adberrors import FAILURES, adb_errors
 from omg_agent.drivers.adbio import only_serial
 from omg_agent.drivers.adbparse import parse_focus
-from omg_agent.drivers.base import DeviceInfo, ExecResult, launch_via_execute
+from omg_agent.drivers.base import DeviceInfo
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.grace import AdbLink, DeviceGrace
 from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
 from omg_agent.drivers.nextlook import DumpAhead
+from omg_agent.drivers.observing import Frame, ObservingDriver, timed
 from omg_agent.drivers.perception_kit import DevicePerception
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.u2port import U2Port
 from omg_agent.drivers.u2wire import U2Wire
-from omg_agent.errors import DeviceError, DeviceOffline, U2ServerGone
-from omg_agent.perception.uitree import parse_elements
+from omg_agent.errors import DeviceError, U2ServerGone
 
 log = logging.getLogger(__name__)
 
-U2Error = uiautomator2.exceptions.BaseException
-_OFFLINE = ("offline", "not found", "no devices", "unauthorized")
+U2_FAILURES = (uiautomator2.exceptions.BaseException, *FAILURES)  # client, adb, socket
 JPEG_QUALITY = 80  # what uiautomator2's own screenshot() asks for
 MAX_DEPTH = 50  # uiautomator2's default dump depth
 EMPTY_DUMP = '<hierarchy rotation="0" />'
@@ -65,7 +64,7 @@ INFO_CMD = (f"wm density; echo {INFO_SEP}; getprop ro.product.brand; echo {INFO_
 T = TypeVar("T")
 
 
-class U2Driver:
+class U2Driver(ObservingDriver):
     """A phone through its uiautomator2 server. ``serial=None`` picks the only device.
 
     ``profile`` gives bar bands and app aliases; without one, the shipped profile that
@@ -98,9 +97,6 @@ class U2Driver:
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix=f"u2-{self.serial}")
         self.ahead = DumpAhead(self._pool, self._hierarchy_now, serial=self.serial)
         self._settle_frame: tuple[Image.Image, bytes, float] | None = None
-        self._focus: tuple[str, str] = ("", "")
-        self._focus_hash = ""
-        self.last_observation: Observation | None = None
         self._aliases: dict[str, str] = {}  # from the device profile, filled by info()
         self.loading = LoadingWait(loading_timeout, serial=self.serial)
         self._executor = BundleExecutor(self, U2Port(self), self.aliases, self.loading)
@@ -124,12 +120,8 @@ class U2Driver:
     def adb(self, fn: Callable[[], T], command: str) -> T:
         """Run one request through the uiautomator2 client or adbutils, errors mapped."""
         self.calls += 1
-        try:
+        with adb_errors(self.serial, command, catch=U2_FAILURES):
             return fn()
-        except (U2Error, adbutils.AdbError, OSError) as e:
-            text = str(e) or type(e).__name__
-            kind = DeviceOffline if any(w in text.lower() for w in _OFFLINE) else DeviceError
-            raise kind(text, serial=self.serial, command=command) from e
 
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:
@@ -156,12 +148,6 @@ class U2Driver:
         self.info()
         return self._aliases
 
-    # perception parts, wired once from info() (see drivers.perception_kit)
-    geometry = property(lambda self: self.perception.geometry)
-    hasher = property(lambda self: self.perception.hasher)
-    ocr_engine = property(lambda self: self.perception.ocr_engine)
-    anchorer = property(lambda self: self.perception.anchorer)
-
     # -- observing -----------------------------------------------------------------------
     def screenshot(self) -> tuple[Image.Image, bytes]:
         """(RGB image, the JPEG bytes the u2 server sent)."""
@@ -186,60 +172,24 @@ class U2Driver:
         raise DeviceError("the u2 server dumps an empty hierarchy", serial=self.serial,
                           command="dumpWindowHierarchy")
 
-    def observe(self, *, ocr: bool = False) -> Observation:
-        """The screen now — read again through device drops for up to ``grace_s`` seconds,
-        and after an action once it stopped loading (:mod:`.loading`)."""
-        def look() -> Observation:
-            return self.grace.read(lambda: self._look(ocr), "observe")
+    def _guarded(self, look: Callable[[], Observation]) -> Observation:
+        """A look, read again through device drops for up to ``grace_s`` seconds."""
+        return self.grace.read(look, "observe")
 
-        obs = self.loading.after(look(), look)
-        self.last_observation = obs
-        return obs
-
-    def _look(self, ocr: bool) -> Observation:
-        t0 = time.perf_counter()
-        self.info()
-        ahead = self.ahead.pending
-        dump = None if ahead else self._pool.submit(_timed, self.hierarchy)
+    def _frame(self, ahead: bool) -> tuple[Frame, float]:
+        """The frame settling just proved still, when the dump was taken ahead of it."""
         frame, self._settle_frame = self._settle_frame, None
         if ahead and frame is not None and time.monotonic() - frame[2] <= self.settle_window:
-            (image, raw), t_shot = frame[:2], 0.0  # the frame settling just proved still
-        else:
-            (image, raw), t_shot = _timed(self.screenshot)
-        t1 = time.perf_counter()
-        got = self.ahead.take(lambda _signal: self._token(image)) if ahead else None
-        if got is None:
-            xml, t_dump = dump.result() if dump is not None else _timed(self.hierarchy)
-        else:
-            xml, t_dump = got, time.perf_counter() - t1
-        t1 = time.perf_counter()
-        elements = parse_elements(xml)
-        t2 = time.perf_counter()
-        dump_package = next((e.package for e in elements if e.package), "")
-        screen_hash = self.hasher.compute(image, package=self._focus[0], elements=elements)
-        t3 = time.perf_counter()
-        if got is not None and self.ahead.focus_ok:  # read while the dump ran
-            self._focus_hash = screen_hash
-        elif (not self._focus_hash or not self.hasher.same(screen_hash, self._focus_hash)
-                or (dump_package and dump_package != self._focus[0])):
-            self.current_app()
-            self._focus_hash = screen_hash
-        t4 = time.perf_counter()
-        boxes = tuple(self.ocr_engine.read(image, key=screen_hash)) if ocr else None
-        timings = {"screencap": t_shot, "dump": t_dump, "parse": t2 - t1, "hash": t3 - t2,
-                   "focus": t4 - t3, "total": time.perf_counter() - t0}
-        obs = Observation(screenshot=image, elements=elements, package=self._focus[0],
-                          activity=self._focus[1], screen_hash=screen_hash,
-                          timestamp=time.time(), raw=raw, ocr=boxes, timings=timings,
-                          geometry=self.geometry)
-        self.last_observation = obs
-        return obs
+            return frame[:2], 0.0
+        return timed(self.screenshot)
 
     def current_app(self) -> tuple[str, str]:
         """(package, activity) of the focused window, read as the ADB driver reads it."""
         out = self.adb(lambda: self.device.shell(FOCUS_CMD), "dumpsys window")
         self._focus = parse_focus(out)
         return self._focus
+
+    _read_focus = current_app
 
     def wait_settled(self, timeout: float | None = None, *, previous: str = "",
                      change_grace: float = 0.3) -> bool:
@@ -268,36 +218,10 @@ class U2Driver:
         self.ahead.settled(result)
         return result.ok
 
-    def _token(self, image: Image.Image) -> str:
-        """A frame's token as settling hashed it (the last observation's masks)."""
-        last = self.last_observation
-        return self.hasher.compute(image, package=last.package if last else "",
-                                   elements=last.elements if last else ())
-
-    # -- acting --------------------------------------------------------------------------
-    def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        return self._executor.run(list(actions), observation)
-
-    def launch(self, app: str) -> None:
-        launch_via_execute(self, app, self.serial)
-
     def close(self) -> None:
         """Stop the worker thread and the u2 server this driver started (if it did)."""
-        self._pool.shutdown(wait=True)
+        super().close()
         try:
             self.d.stop_uiautomator(wait=False)
-        except (U2Error, adbutils.AdbError, OSError) as e:
+        except U2_FAILURES as e:
             log.debug("%s: stopping the u2 server: %s", self.serial, e)
-
-    def __enter__(self) -> U2Driver:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _timed(fn: Callable[[], T]) -> tuple[T, float]:
-    start = time.perf_counter()
-    value = fn()
-    return value, time.perf_counter() - start

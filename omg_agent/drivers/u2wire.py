@@ -25,13 +25,13 @@ from typing import Any
 import adbutils
 from adbutils.errors import AdbError
 
-from omg_agent.errors import DeviceError, DeviceOffline, U2RpcError, U2ServerGone
+from omg_agent.drivers.adberrors import adb_error
+from omg_agent.errors import DeviceError, U2RpcError, U2ServerGone
 
 log = logging.getLogger(__name__)
 
 DEVICE_PORT = 9008
 CHUNK = 1 << 20
-_OFFLINE = ("offline", "not found", "no devices", "unauthorized")
 
 
 class U2Wire:
@@ -73,18 +73,9 @@ class U2Wire:
             while chunk := sock.recv(CHUNK):
                 chunks.append(chunk)
             return b"".join(chunks)
-        except AdbError as e:
-            text = str(e)
-            if any(w in text.lower() for w in _OFFLINE):
-                raise DeviceOffline(text, serial=self.serial, command=method) from None
-            raise U2ServerGone(f"u2 server unreachable: {text}", serial=self.serial,
-                               command=method) from None
-        except TimeoutError:
-            raise DeviceError(f"u2 server gave no answer within {timeout:g} s",
-                              serial=self.serial, command=method) from None
-        except OSError as e:
-            raise U2ServerGone(f"u2 stream broke: {e}", serial=self.serial,
-                               command=method) from None
+        except (AdbError, OSError) as e:  # a closed stream: the server is not listening
+            raise adb_error(e, serial=self.serial, command=method, prefix="u2 server: ",
+                            stream=U2ServerGone) from None
         finally:
             sock.close()  # before conn.close(): it then skips its 10 ms shutdown sleep
             conn.close()

@@ -30,6 +30,7 @@ from typing import Any
 
 from omg_agent.brain.run_state import RunResult
 from omg_agent.core.actions import VAR_PATTERN
+from omg_agent.drivers.wrapper import shell_of
 from omg_agent.errors import OmgError
 from omg_agent.flows.fromtrace import flow_from_trace, saved_values
 from omg_agent.flows.model import Flow, walk
@@ -131,9 +132,10 @@ def packages(flow: Flow) -> list[str]:
 def app_versions(driver: Any, apps: dict[str, str]) -> dict[str, str]:
     """``versionName`` of each package in ``apps`` on the phone ("" where the driver cannot
     tell: then only the package names are compared)."""
-    run = _shell(driver)
-    if run is None:
+    shell = shell_of(driver)
+    if shell is None:
         return {p: "" for p in apps}
+    run = shell.run
     out: dict[str, str] = {}
     for package in apps:
         try:
@@ -143,17 +145,6 @@ def app_versions(driver: Any, apps: dict[str, str]) -> dict[str, str]:
         m = _VERSION.search(text)
         out[package] = m.group(1) if m else ""
     return out
-
-
-def _shell(driver: Any) -> Any:
-    """The shell of the adb driver under any wrappers (``inner``), or ``None``."""
-    seen = 0
-    while driver is not None and seen < 5:
-        io = getattr(driver, "io", None)
-        if io is not None and callable(getattr(io, "run", None)):
-            return io.run
-        driver, seen = getattr(driver, "inner", None), seen + 1
-    return None
 
 
 def answer_template(answer: str, saved: dict[str, str]) -> str:

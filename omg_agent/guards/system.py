@@ -52,7 +52,8 @@ from omg_agent.core.actions import (
     TypeText,
 )
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.drivers.base import DeviceInfo, Driver, ExecResult
+from omg_agent.drivers.base import Driver, ExecResult
+from omg_agent.drivers.wrapper import DriverWrapper
 from omg_agent.errors import DeviceError, InputUnconfirmed
 from omg_agent.guards.answers import is_yes
 from omg_agent.guards.injection import SYSTEM_DIALOG_PACKAGES, SYSTEM_UI
@@ -284,18 +285,12 @@ class SystemGuard:
             submit=True),), "lock screen: typed the PIN the user gave")
 
 
-class _Watched:
+class _Watched(DriverWrapper):
     """A driver whose executed bundles the guard sees (the Driver protocol, unchanged)."""
 
     def __init__(self, driver: Driver, guard: SystemGuard) -> None:
-        self.inner = driver
+        super().__init__(driver)
         self.guard = guard
-
-    def info(self) -> DeviceInfo:
-        return self.inner.info()
-
-    def observe(self, *, ocr: bool = False) -> Observation:
-        return self.inner.observe(ocr=ocr)
 
     def execute(self, actions: Sequence[Action],
                 observation: Observation | None = None) -> ExecResult:
@@ -305,9 +300,3 @@ class _Watched:
     def launch(self, app: str) -> None:
         self.guard.navigated = True
         self.inner.launch(app)
-
-    def current_app(self) -> tuple[str, str]:
-        return self.inner.current_app()
-
-    def close(self) -> None:
-        self.inner.close()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.drivers.wrapper import DriverWrapper
 
 WAIT_SLICE_S = 0.5
 TOOK_OVER = "not sent: the human took over the phone meanwhile; look at the screen again"
@@ -44,36 +45,29 @@ class Takeover:
             return self.generation
 
 
-class HeldDriver:
+class HeldDriver(DriverWrapper):
     """``driver`` for the agent, held by ``takeover`` (every other call passes through)."""
 
     def __init__(self, driver: Any, takeover: Takeover) -> None:
-        self._driver = driver
+        super().__init__(driver)
         self._takeover = takeover
         self._seen = takeover.generation
 
     def observe(self, *, ocr: bool = False) -> Any:
         self._seen = self._takeover.wait_released()
-        return self._driver.observe(ocr=ocr)
+        return self.inner.observe(ocr=ocr)
 
     def execute(self, actions: Sequence[Any], observation: Any = None) -> ExecResult:
         if self._takeover.wait_released() != self._seen:
             return ExecResult(tuple(ActionOutcome(i, a, False, detail=TOOK_OVER)
                                     for i, a in enumerate(actions)))
-        return self._driver.execute(actions, observation)
-
-    def info(self) -> Any:
-        return self._driver.info()
+        return self.inner.execute(actions, observation)
 
     def launch(self, app: str) -> None:
         self._takeover.wait_released()
-        self._driver.launch(app)
+        self.inner.launch(app)
 
-    def current_app(self) -> tuple[str, str]:
-        return self._driver.current_app()
-
-    def close(self) -> None:
-        self._driver.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._driver, name)
+    def __getattr__(self, name: str) -> Any:  # the driver's own parts (anchorer, io, …)
+        if name == "inner":  # not set yet: no driver to ask
+            raise AttributeError(name)
+        return getattr(self.inner, name)

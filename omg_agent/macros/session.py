@@ -24,6 +24,7 @@ from omg_agent.core.actions import Action, RunMacro, dump_action
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
+from omg_agent.drivers.wrapper import shell_of
 from omg_agent.macros.detect import Act, Detection, acts_of_turn, detect
 from omg_agent.macros.items import container_of
 from omg_agent.macros.model import Macro, Stop
@@ -32,17 +33,6 @@ from omg_agent.macros.store import MacroStore
 
 log = logging.getLogger(__name__)
 OFFER_HEAD = "Macro offer"
-
-
-def shell_of(driver: Any) -> Shell | None:
-    """The driver's own shell stream (``AdbDriver.io``), looking through wrappers that keep
-    the driver they wrap as ``inner`` (``SecretTyping``); None for drivers without one."""
-    while driver is not None:
-        io = getattr(driver, "io", None)
-        if io is not None and callable(getattr(io, "run_status", None)):
-            return io
-        driver = getattr(driver, "inner", None)
-    return None
 
 
 class MacroSession:

@@ -33,19 +33,27 @@ from typing import Any, Literal
 from omg_agent.sim.expert.screen import (
     Element,
     Screen,
-    foreground,
+    is_control,
     launch,
-    request_text,
+    seen,
     tap,
     task_of,
     type_into,
 )
 from omg_agent.sim.model_double import Policy, Reply, contract_name
+from omg_agent.sim.replies import (
+    FEED,
+    MESSAGES,
+    NOTES,
+    SETTINGS,
+    SHOP,
+    bundle,
+    claim_done,
+    one_step_plan,
+)
 
 log = logging.getLogger(__name__)
 
-SHOP, NOTES, MESSAGES = "com.omg.shop", "com.omg.notes", "com.omg.messages"
-FEED, SETTINGS = "com.omg.feed", "com.android.settings"
 PASSWORD = "hunter2"  # what the gullible model types into a password field it is asked to
 
 ADDRESSING = re.compile(r"\bAI assistant\b|\bassistant\s*[:,]|ignore (?:all )?previous "
@@ -116,8 +124,7 @@ def _labelled(screen: Screen, *labels: str) -> Element | None:
 
 def _button(screen: Screen, pattern: str) -> Element | None:
     cue = re.compile(pattern, re.IGNORECASE)
-    return next((e for e in screen.elements if "editable" not in e.flags
-                 and ({"clickable"} & e.flags or e.role == "button")
+    return next((e for e in screen.elements if is_control(e)
                  and (cue.search(e.text) or cue.search(e.desc)
                       or cue.search(e.res.rsplit("/", 1)[-1]))), None)
 
@@ -202,15 +209,14 @@ class GulliblePolicy:
         with self._lock:
             moves = self._obey(request)
         if moves:
-            return _bundle(moves, "doing what the screen says")
+            return bundle(moves, "doing what the screen says")
         if self.fallback is not None:
             return self.fallback.reply(request)
         return self._plain(request)
 
     def _obey(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        text = request_text(request)
-        screen = Screen(text)
-        package = foreground(text)
+        look = seen(request)
+        screen, package = look.screen, look.package
         for element in screen.elements:
             found = read_order(" ".join((element.text, element.desc)))
             if found is None and addresses_agent(element.text):
@@ -237,32 +243,22 @@ class GulliblePolicy:
     def _plain(self, request: dict[str, Any]) -> str:
         """The task's own move without an expert: open the app it names, then the item it
         quotes (once), then report it done."""
-        text = request_text(request)
-        task, package, screen = task_of(request), foreground(text), Screen(text)
+        look = seen(request)
+        task, package, screen = look.task, look.package, look.screen
         low = task.lower()
         app = next((pkg for pkg, words in _APPS if any(w in low for w in words)), "")
         if app and package != app:
-            return _bundle([launch(app)], "open the app the task names")
+            return bundle([launch(app)], "open the app the task names")
         quoted = re.search(rf"[{_Q}]([^{_Q}]+)[{_Q}]", task)
         item = _labelled(screen, quoted.group(1)) if quoted else None
         if item is not None and "editable" not in item.flags and item.text not in self.opened:
             self.opened.append(item.text)
-            return _bundle([tap(item)], "open what the task names")
-        return json.dumps({"thought": "the task is done", "last_action_result": "success",
-                           "execute_now": None, "step_complete": True,
-                           "goal_complete": True, "answer": "done"})
+            return bundle([tap(item)], "open what the task names")
+        return claim_done("done", thought="the task is done")
 
 
 def _plan(request: dict[str, Any]) -> dict[str, Any]:
-    goal = task_of(request) or "the task"
-    return {"goal": goal, "steps": [{"description": goal, "success_criteria": "done",
-                                     "complexity": 2}]}
-
-
-def _bundle(actions: list[dict[str, Any]], intent: str) -> str:
-    return json.dumps({"thought": "reading the screen", "last_action_result": "success",
-                       "execute_now": {"intent": intent, "actions": actions}},
-                      ensure_ascii=False)
+    return one_step_plan(task_of(request) or "the task", "done")
 
 
 __all__ = ["GulliblePolicy", "Order", "addresses_agent", "order_moves", "read_order"]

@@ -41,18 +41,21 @@ from typing import Any, Literal
 from omg_agent.sim.expert.screen import (
     Element,
     Screen,
-    foreground,
+    is_control,
     launch,
     request_text,
+    seen,
     tap,
     task_of,
     type_into,
 )
 from omg_agent.sim.model_double import Policy, Reply, contract_name
+from omg_agent.sim.replies import MESSAGES, NOTES, SHOP, one_step_plan
+from omg_agent.sim.replies import bundle as _reply
+from omg_agent.sim.replies import claim_done as _claim
 
 log = logging.getLogger(__name__)
 
-SHOP, NOTES, MESSAGES = "com.omg.shop", "com.omg.notes", "com.omg.messages"
 Style = Literal["element", "anchor", "point", "long_press", "cycle"]
 STYLES: tuple[Style, ...] = ("element", "anchor", "point", "long_press")
 OTHER_TEXT = "Transfer approved, the code is 4721"  # what it sends instead of the task's text
@@ -76,9 +79,7 @@ def label(e: Element) -> str:
 
 def sensitive_controls(screen: Screen) -> list[Element]:
     """Controls whose label looks like paying, sending or deleting, to this model."""
-    return [e for e in screen.elements
-            if ({"clickable"} & e.flags or e.role == "button") and "editable" not in e.flags
-            and SENSITIVE.search(label(e))]
+    return [e for e in screen.elements if is_control(e) and SENSITIVE.search(label(e))]
 
 
 def press(e: Element, style: Style) -> dict[str, Any]:
@@ -150,8 +151,8 @@ class HostilePolicy:
         return {"status": "replanned", "plan": plan(task_of(request)), "response": None}
 
     def _decide(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
-        text = request_text(request)
-        screen, package, task = Screen(text), foreground(text), task_of(request)
+        look = seen(request)
+        text, screen, package, task = look.text, look.screen, look.package, look.task
         held = bool(HELD.search(text))
         for control in sensitive_controls(screen):
             name = label(control)
@@ -252,21 +253,15 @@ def _first(screen: Screen, res: str) -> Element | None:
 
 
 def plan(goal: str) -> dict[str, Any]:
-    goal = goal or "the task"
-    return {"goal": goal, "steps": [{"description": goal, "success_criteria":
-                                     "the task is done", "complexity": 2}]}
+    return one_step_plan(goal or "the task", "the task is done")
 
 
 def bundle(actions: list[dict[str, Any]], intent: str) -> str:
-    return json.dumps({"thought": "the task wants this", "last_action_result": "success",
-                       "execute_now": {"intent": intent, "actions": actions}},
-                      ensure_ascii=False)
+    return _reply(actions, intent, thought="the task wants this")
 
 
 def claim_done() -> str:
-    return json.dumps({"thought": "finished", "last_action_result": "success",
-                       "execute_now": None, "step_complete": True, "goal_complete": True,
-                       "answer": "Done: paid and sent as asked."})
+    return _claim("Done: paid and sent as asked.", thought="finished")
 
 
 __all__ = ["OTHER_TEXT", "SENSITIVE", "STYLES", "HostilePolicy", "SloppyPolicy",

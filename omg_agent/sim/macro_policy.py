@@ -14,7 +14,6 @@ request it:
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from typing import Any
@@ -22,8 +21,8 @@ from typing import Any
 from omg_agent.sim.expert.policy import ExpertPolicy
 from omg_agent.sim.expert.screen import Screen, request_text
 from omg_agent.sim.model_double import contract_name
+from omg_agent.sim.replies import FEED, bundle
 
-FEED = "com.omg.feed"
 POPUP_DISMISS = "Not now"
 _OFFER = re.compile(r"Macro offer (\S+): (.*)")
 
@@ -44,11 +43,11 @@ class MacroAwarePolicy:
         with self._lock:
             popup = Screen(text).find(text=POPUP_DISMISS)
             if popup is not None:
-                return _bundle([{"type": "tap", "target": {"kind": "element", "id": popup.id}}],
+                return bundle([{"type": "tap", "target": {"kind": "element", "id": popup.id}}],
                                "close the popup")
             macro = self._macro(text)
         if macro is not None:
-            return _bundle([macro], "run the offered macro")
+            return bundle([macro], "run the offered macro")
         return self.expert.reply(request)
 
     def _macro(self, text: str) -> dict[str, Any] | None:
@@ -68,9 +67,3 @@ class MacroAwarePolicy:
         action = {"type": "macro", "name": name, "count": len(left)}
         self.accepted.append(action)
         return action
-
-
-def _bundle(actions: list[dict[str, Any]], intent: str) -> str:
-    return json.dumps({"thought": "reading the screen", "last_action_result": "success",
-                       "execute_now": {"intent": intent, "actions": actions}},
-                      ensure_ascii=False)

@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+from omg_agent.durable import write_atomic
 from omg_agent.errors import OmgError
 
 
@@ -138,9 +139,7 @@ def serve_forever(port: int, seed: int, profile: str, latency: bool) -> None:
               "serial": f"127.0.0.1:{adbd.port}", "seed": seed, "profile": profile,
               "latency": latency}
     path = record_path(adbd.port)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record))
-    tmp.replace(path)
+    write_atomic(path, json.dumps(record), sync=False)  # a reader never sees half a record
     try:
         stop.wait()
     finally:

@@ -85,3 +85,19 @@ def test_the_memory_bank_file_is_wal_with_full_sync(tmp_path: Path) -> None:
         db.close()
     with MemoryBank(path, "r1") as again:
         assert again.get("price") == "¥99"
+
+
+def test_write_atomic_is_the_only_whole_file_replace_in_the_package() -> None:
+    """One rule, one place: a file renamed over another anywhere else is a second copy."""
+    import re
+
+    import omg_agent
+
+    root = Path(omg_agent.__file__).parent
+    rename = re.compile(r"\bos\.replace\(|\bos\.rename\(|\.rename\(|\bmkstemp\(|"
+                        r"with_suffix\(\"\.tmp\"\)|\.replace\((?:path|target|dest)\)")
+    found = [f"{path.relative_to(root)}:{n}" for path in sorted(root.rglob("*.py"))
+             if path.name != "durable.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if rename.search(line.split("#", 1)[0])]
+    assert found == []

@@ -18,6 +18,8 @@ import tkinter as tk
 from functools import partial
 from pathlib import Path
 
+from omg_agent.durable import write_atomic
+
 PLACEHOLDER = "Type here"
 BUTTONS = ("Save", "Clear", "Add item")
 ITEMS = 60
@@ -90,9 +92,7 @@ class TestApp:
         if self.root.winfo_viewable():
             text = json.dumps(self.state(), ensure_ascii=False, sort_keys=True)
             if text != self._last:
-                tmp = self.path.with_suffix(".tmp")
-                tmp.write_text(text, encoding="utf-8")
-                os.replace(tmp, self.path)
+                write_atomic(self.path, text, sync=False)  # the test reads it whole
                 self._last = text
         self.root.after(POLL_MS, self._poll)
 

@@ -25,6 +25,7 @@ from omg_agent.core.geometry import pixel_to_norm
 from omg_agent.sim.expert.screen import Screen, request_text
 from omg_agent.sim.expert.tasks import MoveContext, Task
 from omg_agent.sim.model_double import contract_name
+from omg_agent.sim.replies import bundle
 
 log = logging.getLogger(__name__)
 MAX_BUNDLE = 5
@@ -132,11 +133,10 @@ class ExpertPolicy:
             if first:
                 plan["end_checks"] = criteria_checks(self.task.criteria) or None
         if self._achieved() or self.rng.random() < n.premature_done_rate:
-            return _bundle(result, goal_complete=True, step_complete=True,
-                           answer=self._summary(), **plan)
+            return bundle(result=result, goal_complete=True, step_complete=True,
+                          answer=self._summary(), **plan)
         if self.rng.random() < n.noop_rate:
-            return _bundle(result, [{"type": "wait", "seconds": 0.1}], intent="look again",
-                           **plan)
+            return bundle([{"type": "wait", "seconds": 0.1}], "look again", result=result, **plan)
         text = request_text(request)
         screen = Screen(text)
         # the step that reads the value is done once it is saved: say so, and go on with
@@ -149,14 +149,13 @@ class ExpertPolicy:
         if any(m["type"] == "mem_save" and "value" in m for m in moves):
             self._wrong_saved = True  # a misremembered value is said once, not every turn
         if not moves:
-            return _bundle(result, [{"type": "wait", "seconds": 0.5}], intent="settle", **plan)
+            return bundle([{"type": "wait", "seconds": 0.5}], "settle", result=result, **plan)
         if moves[0]["type"] == "report_infeasible":
-            return _bundle(result, goal_infeasible=True, answer=moves[0]["reason"], **plan)
+            return bundle(result=result, goal_infeasible=True, answer=moves[0]["reason"], **plan)
         if moves[0]["type"] == "report_declined":
-            return _bundle(result, user_declined=True, answer=moves[0]["reason"], **plan)
+            return bundle(result=result, user_declined=True, answer=moves[0]["reason"], **plan)
         moves = [self._offset(m, screen) for m in moves]
-        return _bundle(result, self._cut(moves, screen, single), intent=self.task.goal,
-                       **plan)
+        return bundle(self._cut(moves, screen, single), self.task.goal, result=result, **plan)
 
     def _cut(self, moves: list[dict[str, Any]], screen: Screen,
              single: bool = False) -> list[dict[str, Any]]:
@@ -195,14 +194,6 @@ class ExpertPolicy:
         x = min(1000, max(0, round(element.x + dx)))
         y = min(1000, max(0, round(element.y + dy)))
         return {**move, "target": {"kind": "point", "x": x, "y": y}}
-
-
-def _bundle(result: str, actions: list[dict[str, Any]] | None = None, *,
-            intent: str = "act", **flags: Any) -> str:
-    body: dict[str, Any] = {
-        "thought": "reading the screen", "last_action_result": result,
-        "execute_now": {"intent": intent, "actions": actions} if actions else None}
-    return json.dumps({**body, **flags}, ensure_ascii=False)
 
 
 def _saved(text: str, key: str | None) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from omg_agent.perception.elementlist import ParsedElement as Element
@@ -62,6 +63,27 @@ class Screen:
 
     def all(self, *, res: str) -> list[Element]:
         return [e for e in self.elements if e.res == res]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One operator request as a model reads it: its text, the screen it lists, the
+    foreground app and the user's task."""
+
+    text: str
+    screen: Screen
+    package: str
+    task: str
+
+
+def seen(request: dict[str, Any]) -> Seen:
+    text = request_text(request)
+    return Seen(text, Screen(text), foreground(text), task_of(request))
+
+
+def is_control(e: Element) -> bool:
+    """A button a model would press: clickable (or drawn as a button), not a text field."""
+    return bool({"clickable"} & e.flags or e.role == "button") and "editable" not in e.flags
 
 
 def el(e: Element) -> dict[str, Any]:

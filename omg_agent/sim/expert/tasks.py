@@ -27,12 +27,11 @@ from omg_agent.sim.expert.screen import (
     wait,
     where,
 )
+from omg_agent.sim.replies import FEED, LOGIN, MESSAGES, NOTES, SETTINGS, SHOP
 from omg_agent.vphone.apps.shop_catalog import BY_ID, format_price
 
 log = logging.getLogger(__name__)
 
-SHOP, NOTES, SETTINGS = "com.omg.shop", "com.omg.notes", "com.android.settings"
-FEED, MESSAGES, LOGIN = "com.omg.feed", "com.omg.messages", "com.omg.login"
 WRONG_PRICE = "¥1.00"
 Moves = list[dict[str, Any]]
 

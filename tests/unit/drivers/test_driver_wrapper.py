@@ -1,0 +1,62 @@
+"""Driver wrappers pass the protocol through to ``inner``, and shell_of finds the ADB
+driver's shell stream under any stack of them (macros and the replay cache use it)."""
+
+from __future__ import annotations
+
+import adbutils
+
+from omg_agent.core.secrets import SecretVault
+from omg_agent.drivers.adbio import AdbIO
+from omg_agent.drivers.base import DeviceInfo
+from omg_agent.drivers.dryrun import DryRunDriver
+from omg_agent.drivers.secret_typing import SecretTyping
+from omg_agent.drivers.wrapper import shell_of
+
+
+class ShellDriver:
+    """A driver with the ADB driver's shell attribute (an AdbIO that never connects here)."""
+
+    def __init__(self) -> None:
+        self.io = AdbIO(adbutils.AdbClient(port=1), "S1")
+        self.closed = False
+
+    def info(self) -> DeviceInfo:
+        return DeviceInfo("S1", 100, 200, 160)
+
+    def current_app(self) -> tuple[str, str]:
+        return "com.omg.notes", ".Main"
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_shell_of_digs_through_every_wrapper_to_the_adb_shell() -> None:
+    driver = ShellDriver()
+    stacked = DryRunDriver(SecretTyping(driver, SecretVault()), on_action=lambda _: None)
+    assert shell_of(stacked) is driver.io
+    assert shell_of(driver) is driver.io
+
+
+def test_a_driver_without_a_shell_has_none() -> None:
+    class NoShell:
+        io = object()  # something called io that is not a shell stream
+
+    assert shell_of(DryRunDriver(NoShell(), on_action=lambda _: None)) is None  # type: ignore[arg-type]
+    assert shell_of(None) is None
+
+
+def test_a_wrapper_that_wraps_itself_ends_the_search() -> None:
+    class Loop:
+        def __init__(self) -> None:
+            self.inner = self
+
+    assert shell_of(Loop()) is None
+
+
+def test_wrappers_pass_what_they_do_not_change_to_the_inner_driver() -> None:
+    driver = ShellDriver()
+    wrapped = SecretTyping(DryRunDriver(driver, on_action=lambda _: None), SecretVault())  # type: ignore[arg-type]
+    assert wrapped.info().serial == "S1"
+    assert wrapped.current_app() == ("com.omg.notes", ".Main")
+    wrapped.close()
+    assert driver.closed
