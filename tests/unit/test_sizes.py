@@ -33,7 +33,6 @@ ALLOWED: dict[str, str] = {
     "omg_agent/perception/uitree.py": "being split by sizes (issue 26)",
     "omg_agent/trace/recorder.py": "being split by sizes (issue 26)",
     "omg_agent/vphone/adbd.py": "being split by sizes (issue 26)",
-    "omg_agent/vphone/phone.py": "being split by sizes (issue 26)",
     "omg_agent/vphone/shell/runner.py": "being split by sizes (issue 26)",
 }
 
