@@ -50,7 +50,7 @@ def run(
 
     Example: omg-agent flow run omg_agent/assets/flows/like_first_posts.yaml --var count=5
     """
-    from omg_agent.cli.device import open_driver
+    from omg_agent.cli.device_choice import open_driver
     from omg_agent.cli.run import attached_or_vphone
     from omg_agent.config import Settings
     from omg_agent.core.secrets import parse_assignments
@@ -141,7 +141,7 @@ def record(
 
     if not sys.stdin.isatty():
         fail("flow record reads your commands from a terminal")
-    from omg_agent.cli.device import open_driver
+    from omg_agent.cli.device_choice import open_driver
 
     with driving(device, "omg-agent flow record") as serial:
         handle = open_driver(serial, driver)
