@@ -44,7 +44,7 @@ def out_dir(out: Path | None, base: Path = DEFAULT_SUITE_OUT) -> Path:
     second get two)."""
     if out is not None:
         return out
-    from omg_agent.trace.recorder import fresh_dir
+    from omg_agent.trace.rundir import fresh_dir
 
     return fresh_dir(base / time.strftime("%Y%m%d-%H%M%S"))
 

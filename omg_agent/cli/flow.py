@@ -57,7 +57,7 @@ def run(
     from omg_agent.flows.parse import load_flow
     from omg_agent.flows.session import replay
     from omg_agent.guards.confirmation import TerminalChannel
-    from omg_agent.trace.recorder import new_run_dir
+    from omg_agent.trace.rundir import new_run_dir
 
     try:
         flow = load_flow(file)
