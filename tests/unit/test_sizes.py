@@ -29,7 +29,6 @@ ALLOWED: dict[str, str] = {
     "omg_agent/cli/flow.py:run": "being split by sizes (issue 26)",
     "omg_agent/mcp/runs.py:register_runs": "being split by sizes (issue 26)",
     "omg_agent/mcp/server.py:_device_tools": "being split by sizes (issue 26)",
-    "omg_agent/perception/uitree.py": "being split by sizes (issue 26)",
 }
 
 
