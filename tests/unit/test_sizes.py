@@ -26,8 +26,6 @@ ALLOWED: dict[str, str] = {
     "omg_agent/drivers/profiles.py": "being split by twins (issue 26)",
     "omg_agent/flows/parse.py:_build": "being split by layers (issue 26)",
     "omg_agent/flows/replay.py": "being split by layers (issue 26)",
-    "omg_agent/mcp/runs.py:register_runs": "being split by sizes (issue 26)",
-    "omg_agent/mcp/server.py:_device_tools": "being split by sizes (issue 26)",
 }
 
 
