@@ -92,8 +92,8 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
     from omg_agent.sim.expert.runner import vphone_on_adb
     from omg_agent.sim.expert.sim import on_double, start_double
     from omg_agent.sim.expert.tasks import NOTES
-    from omg_agent.trace.recorder import new_run_dir
     from omg_agent.trace.report import render_report
+    from omg_agent.trace.rundir import new_run_dir
     from omg_agent.vphone.apps.notes import NotesApp
 
     task = demo_task()

@@ -145,7 +145,7 @@ def _reachable(client: openai.OpenAI, url: str) -> tuple[Check, list[str] | None
 
 
 def _not_json(url: str, content_type: str | None) -> Check:
-    from omg_agent.brain.llm import not_json_message
+    from omg_agent.brain.endpoint_faults import not_json_message
 
     return Check("model endpoint", "fail",
                  not_json_message(url, content_type).removeprefix("model endpoint "),

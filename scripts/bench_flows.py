@@ -34,7 +34,7 @@ from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.sim.expert.runner import sim_settings, task_human
 from omg_agent.sim.expert.tasks import LikePosts, ShopPriceToNotes, Task
 from omg_agent.sim.model_double import ModelDouble
-from omg_agent.trace.recorder import new_run_dir
+from omg_agent.trace.rundir import new_run_dir
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 

@@ -10,7 +10,8 @@
 The planner (L1), operator (L2) and orchestrator build on these.
 """
 
-from omg_agent.brain.llm import CallRecord, LLMClient, UsageTotals
+from omg_agent.brain.call_record import CallRecord, UsageTotals
+from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank, MemoryItem
 
 __all__ = ["CallRecord", "LLMClient", "MemoryBank", "MemoryItem", "UsageTotals"]

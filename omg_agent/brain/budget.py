@@ -2,7 +2,7 @@
 
 Counted (issue 27: one step per model turn, in every planning mode): every decision
 attempt of the operator (each model *reply*, parse failures included —
-:attr:`~omg_agent.brain.llm.CallRecord.counts_as_step`) — the action bundle it carries is
+:attr:`~omg_agent.brain.call_record.CallRecord.counts_as_step`) — the action bundle it carries is
 part of that turn, not a second step — and every replan attempt; and each ``move`` the
 machinery makes on its own, with no model call: a loop-ladder rung (wait, offset re-tap,
 back) and a rollback's back press, so rules that act without a model cannot run forever.
@@ -35,7 +35,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from omg_agent.brain.llm import CallRecord, LLMClient
+from omg_agent.brain.call_record import CallRecord
+from omg_agent.brain.llm import LLMClient
 from omg_agent.errors import BudgetExhausted, DeadlinePassed
 
 log = logging.getLogger(__name__)

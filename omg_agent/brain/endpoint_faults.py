@@ -1,5 +1,6 @@
 """What a failed request to the model endpoint means: whether to retry it, how long the
-endpoint asks us to wait, and the words the user sees in the retry notice.
+endpoint asks us to wait, the words the user sees in the retry notice, and what to say
+when a 200 reply is not JSON at all (a web page: the URL is not the API's).
 
 Pure functions over the ``openai`` SDK's exceptions; the retry loop that uses them is
 :meth:`omg_agent.brain.llm.LLMClient._complete`. Retried: 408, 409, 429 (unless the quota is
@@ -12,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import openai
+
+from omg_agent.errors import LLMRequestError
 
 RETRYABLE = frozenset({408, 409, 429})
 
@@ -75,3 +78,17 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None
+
+
+def not_json_message(url: str, content_type: str | None) -> str:
+    """What to say about an endpoint whose 200 reply is not JSON (a web page, most often)."""
+    kind = (content_type or "").split(";")[0].strip() or "no content type"
+    what = "JSON that is not a chat completion" if "json" in kind else f"{kind}, not JSON"
+    return f"model endpoint {url} answered with {what}: is OMG_BASE_URL the API's /v1 URL?"
+
+
+def not_json_error(url: str, content_type: str | None, *, role: str = "",
+                   model: str = "") -> LLMRequestError:
+    """The error for an endpoint whose 200 reply is not JSON: fails at once, no retry."""
+    return LLMRequestError(not_json_message(url, content_type), status=200, role=role,
+                           model=model)

@@ -25,9 +25,11 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
   (:meth:`~omg_agent.core.secrets.SecretVault.reveal_targets`), so they match the screen.
 - **Not an API**: an endpoint that answers 200 with something other than JSON (an HTML page:
   ``OMG_BASE_URL`` points at a web UI, not the API's ``/v1``) fails at once with
-  :class:`~omg_agent.errors.LLMRequestError` naming the endpoint (:func:`not_json_error`);
+  :class:`~omg_agent.errors.LLMRequestError` naming the endpoint
+  (:func:`~omg_agent.brain.endpoint_faults.not_json_error`);
   so does a reply over 4 MiB, cut off while it is read (:mod:`.reply_cap`).
-- **Accounting**: every HTTP attempt produces a :class:`CallRecord` passed to the
+- **Accounting**: every HTTP attempt produces a
+  :class:`~omg_agent.brain.call_record.CallRecord` passed to the
   ``on_attempt`` callbacks (the orchestrator counts each *reply* as a step —
   :attr:`CallRecord.counts_as_step` — and may raise from the callback to stop the call when
   the budget is spent); :attr:`LLMClient.totals` sums tokens and latency. Cached prompt
@@ -41,14 +43,20 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import openai
 from PIL import Image
 from pydantic import BaseModel
 
-from omg_agent.brain.endpoint_faults import connection_failure, status_failure
+from omg_agent.brain.call_record import AttemptCallback as AttemptCallback  # re-exported
+from omg_agent.brain.call_record import CallRecord as CallRecord
+from omg_agent.brain.call_record import FormatMode as FormatMode
+from omg_agent.brain.call_record import NoticeCallback as NoticeCallback
+from omg_agent.brain.call_record import Reply, read_reply
+from omg_agent.brain.call_record import UsageTotals as UsageTotals
+from omg_agent.brain.endpoint_faults import connection_failure, not_json_error, status_failure
+from omg_agent.brain.endpoint_faults import not_json_message as not_json_message
 from omg_agent.brain.reply_cap import ReplyTooLarge, capped_client
 from omg_agent.brain.structured import (
     InvalidReply,
@@ -58,9 +66,9 @@ from omg_agent.brain.structured import (
 )
 from omg_agent.brain.vision import EncodedImage, encode_jpeg, user_message
 from omg_agent.config import Role, Settings
-from omg_agent.core.contracts import response_format
 from omg_agent.core.observation import Observation
 from omg_agent.core.secrets import SecretVault
+from omg_agent.core.wire_schema import response_format
 from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, ModelNotConfigured
 from omg_agent.perception import elementlist
 from omg_agent.perception.som import draw_marks
@@ -74,80 +82,10 @@ M = TypeVar("M", bound=BaseModel)
 Message = dict[str, Any]
 # What the SDK's type stubs call a message list; ours are the same wire-format dicts.
 _SdkMessages = list["openai.types.chat.ChatCompletionMessageParam"]
-FormatMode = Literal["json_schema", "json_object", "none"]
 _FALLBACK: dict[FormatMode, FormatMode | None] = {
     "json_schema": "json_object", "json_object": "none", "none": None}
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "no-key"  # the SDK insists on a key; local endpoints ignore it
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One HTTP attempt: what it cost and how it ended.
-
-    ``kind`` is ``"reply"`` when the model answered (``ok`` says whether the answer was
-    valid) and ``"transport"`` when the request itself failed (``http_status`` or a
-    connection error); only replies are decision attempts that count as steps.
-    """
-
-    role: str
-    model: str
-    kind: Literal["reply", "transport"]
-    attempt: int
-    ok: bool
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    error: str | None = None
-    reply: str = ""
-    response_format: FormatMode = "none"
-    http_status: int | None = None
-    cached_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache
-
-    @property
-    def counts_as_step(self) -> bool:
-        return self.kind == "reply"
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
-@dataclass
-class UsageTotals:
-    """Running sums over a client's replies."""
-
-    replies: int = 0
-    failed_requests: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    latency_s: float = 0.0
-
-    def add(self, record: CallRecord) -> None:
-        if record.kind == "transport":
-            self.failed_requests += 1
-            return
-        self.replies += 1
-        self.prompt_tokens += record.prompt_tokens
-        self.completion_tokens += record.completion_tokens
-        self.cached_tokens += record.cached_tokens
-        self.latency_s += record.latency_s
-
-
-AttemptCallback = Callable[[CallRecord], None]
-NoticeCallback = Callable[[str], None]
-
-
-@dataclass
-class _Reply:
-    text: str
-    finish_reason: str | None
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
-    mode: FormatMode
-    cached_tokens: int = 0
 
 
 def openai_client(settings: Settings, timeout_s: float | None = None, *,
@@ -279,7 +217,7 @@ class LLMClient:
             callback(record)
 
     def _record(self, kind: Literal["reply", "transport"], attempt: int, ok: bool, *,
-                reply: _Reply | None = None, error: str | None = None,
+                reply: Reply | None = None, error: str | None = None,
                 status: int | None = None, mode: FormatMode = "none",
                 latency_s: float = 0.0) -> CallRecord:
         if reply is not None:
@@ -290,7 +228,7 @@ class LLMClient:
                           error=error, response_format=mode, http_status=status)
 
     def _complete_structured(self, convo: list[Message], model_cls: type[BaseModel],
-                             attempt: int, callbacks: Sequence[AttemptCallback]) -> _Reply:
+                             attempt: int, callbacks: Sequence[AttemptCallback]) -> Reply:
         """One reply in the remembered format mode, stepping down the modes on a 400."""
         mode: FormatMode | None = self.format_mode
         first_error: LLMRequestError | None = None
@@ -337,7 +275,7 @@ class LLMClient:
 
     def _complete(self, messages: list[Message], fmt: dict[str, Any] | None,
                   mode: FormatMode, attempt: int,
-                  callbacks: Sequence[AttemptCallback]) -> _Reply:
+                  callbacks: Sequence[AttemptCallback]) -> Reply:
         """One completion, retrying transport failures with backoff (each retry announced),
         every request and wait bounded by the run's deadline."""
         kwargs: dict[str, Any] = {**self._options}
@@ -367,7 +305,7 @@ class LLMClient:
                     raise not_json_error(self.settings.base_url or OPENAI_URL,
                                          raw.headers.get("content-type"), role=self.role,
                                          model=self.model)
-                return self._reply(completion, mode, time.perf_counter() - started)
+                return read_reply(completion, mode, time.perf_counter() - started)
             self._report(self._record("transport", attempt, False, status=failure.status,
                                       error=failure.error, mode=mode,
                                       latency_s=time.perf_counter() - started), callbacks)
@@ -424,31 +362,3 @@ class LLMClient:
         if retry_after is not None:
             delay = max(delay, min(retry_after, cap))
         return delay
-
-    @staticmethod
-    def _reply(completion: Any, mode: FormatMode, latency_s: float) -> _Reply:
-        choice = completion.choices[0] if completion.choices else None
-        message = choice.message if choice else None
-        text = (message.content or "") if message else ""
-        refusal = getattr(message, "refusal", None)
-        if not text and refusal:
-            text = f"(refused: {refusal})"
-        usage = completion.usage
-        details = getattr(usage, "prompt_tokens_details", None) if usage else None
-        return _Reply(text, choice.finish_reason if choice else None,
-                      usage.prompt_tokens if usage else 0,
-                      usage.completion_tokens if usage else 0, latency_s, mode,
-                      int(getattr(details, "cached_tokens", 0) or 0))
-
-
-def not_json_message(url: str, content_type: str | None) -> str:
-    """What to say about an endpoint whose 200 reply is not JSON (a web page, most often)."""
-    kind = (content_type or "").split(";")[0].strip() or "no content type"
-    what = "JSON that is not a chat completion" if "json" in kind else f"{kind}, not JSON"
-    return f"model endpoint {url} answered with {what}: is OMG_BASE_URL the API's /v1 URL?"
-
-
-def not_json_error(url: str, content_type: str | None, *, role: str = "",
-                   model: str = "") -> LLMRequestError:
-    return LLMRequestError(not_json_message(url, content_type), status=200, role=role,
-                           model=model)

@@ -19,7 +19,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ExecResult
 from omg_agent.guards.loops import LoopGuard, Verdict
-from omg_agent.perception.uitree import changed_elements
+from omg_agent.perception.element_diff import changed_elements
 
 
 @dataclass(frozen=True)

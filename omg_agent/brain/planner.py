@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from omg_agent.brain import prompts
-from omg_agent.brain.llm import CallRecord, LLMClient
+from omg_agent.brain.call_record import CallRecord
+from omg_agent.brain.llm import LLMClient
 from omg_agent.core.contracts import Replan, TaskPlan, TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.errors import ConfigError

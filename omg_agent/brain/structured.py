@@ -4,7 +4,7 @@ Models wrap JSON in ```json fences, prefix it with a sentence, think aloud in ``
 tags, or get cut off at the token limit. :func:`parse_reply` tolerates the harmless cases and
 raises :class:`InvalidReply` with a short, model-readable explanation for the rest;
 :func:`feedback_message` is the user message that sends that explanation back. Replies use
-``null`` for "not given" (:func:`omg_agent.core.contracts.drop_nulls`). Pure functions; the
+``null`` for "not given" (:func:`omg_agent.core.wire_schema.drop_nulls`). Pure functions; the
 retry loop lives in :mod:`omg_agent.brain.llm`.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from omg_agent.core.contracts import drop_nulls, json_schema
+from omg_agent.core.wire_schema import drop_nulls, json_schema
 
 M = TypeVar("M", bound=BaseModel)
 

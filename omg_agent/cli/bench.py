@@ -7,40 +7,29 @@ the data instead of the table.
 from __future__ import annotations
 
 import dataclasses
-import json
 import shlex
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 from rich.markup import escape
 
-from omg_agent.cli.console import err_console, fail
+from omg_agent.cli.bench_runs import (
+    GuardsOptions,
+    SuiteOptions,
+    list_tasks,
+    run_guards_bench,
+    run_suite_bench,
+)
+from omg_agent.cli.bench_runs import print_json as _print_json
+from omg_agent.cli.bench_runs import progress_bar as _bar
+from omg_agent.cli.console import fail
 from omg_agent.errors import ConfigError, OmgError
 
 app = typer.Typer(help="Benchmarks: print side-by-side tables from one run.\n\n"
                        "Example: omg-agent bench suite --model sim --parallel 2\n\n"
                        "Guards on vs off: omg-agent bench guards --repeat 1",
                   no_args_is_help=True)
-if TYPE_CHECKING:
-    from omg_agent.cli.progress import BenchProgress
-
-DEFAULT_SUITE_OUT = Path("runs/bench-suite")
-GUARDS_OUT = Path("runs/bench-guards")
-
-
-def _bar() -> BenchProgress:
-    """The benches' progress bar (rich.progress loads only for a bench)."""
-    from omg_agent.cli.progress import BenchProgress
-
-    return BenchProgress()
-
-
-def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=1, default=str))
-
-
 @app.command()
 def observe(
     steps: int = typer.Option(30, help="Observations per pipeline."),
@@ -151,63 +140,6 @@ def calls(
         typer.echo(table(rows, noise, seed, tasks))
 
 
-def _suite_command(model: str | None, noise: str, tasks: str | None, repeat: int,
-                   parallel: int, configs: list[str], seed: int, max_steps: int,
-                   out: Path | None) -> str:
-    """The command line that runs this suite again: every option that changes a run; the
-    ``--out`` the user gave (without one, the next run gets its own dated folder)."""
-    words = ["omg-agent", "bench", "suite"]
-    words += ["--model", model] if model else []
-    words += ["--noise", noise, "--seed", str(seed), "--repeat", str(repeat),
-              "--parallel", str(parallel), "--max-steps", str(max_steps)]
-    words += ["--tasks", tasks] if tasks else []
-    for c in configs:
-        words += ["--config", c]
-    return shlex.join([*words, *(["--out", str(out)] if out is not None else [])])
-
-
-def _suite_line(bar: BenchProgress):
-    """The suite's per-run callback: a line per finished run, and the bar moved on."""
-    def on_run(count: int, total: int, r: dict[str, Any]) -> None:
-        mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
-        bar.print(f"[{count}/{total}] {escape(r['variant'])} · {escape(r['task_id'])} "
-                  f"r{r['repeat']} {mark} {r['status']} · {r['model_calls']} calls · "
-                  f"{r['wall_s']:.1f} s" + (f" · {escape(r['error'])}" if r["error"] else ""),
-                  soft_wrap=True, highlight=False)
-        bar.advance(f"{r['task_id']} · {r['variant']}")
-    return on_run
-
-
-def _out_dir(out: Path | None, base: Path = DEFAULT_SUITE_OUT) -> Path:
-    """The ``--out`` given, or a new dated folder (made here: two benches started in one
-    second get two)."""
-    if out is not None:
-        return out
-    from omg_agent.trace.recorder import fresh_dir
-
-    return fresh_dir(base / time.strftime("%Y%m%d-%H%M%S"))
-
-
-def _refuse_busy_out(out: Path | None, base: Path) -> None:
-    """Runs write fresh trace folders: a used ``--out`` would fail every one of them, so it
-    is refused before anything starts."""
-    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
-        fail(f"--out {out} already exists and is not empty: give a new folder, or drop --out "
-             f"for a dated one under {base}/")
-
-
-def _list_tasks(tasks: tuple[Any, ...], as_json: bool) -> None:
-    """``bench suite --list``: id, tags and goal of each task (what --tasks selects by)."""
-    if as_json:
-        _print_json([{"id": t.id, "tags": list(t.tags), "goal": t.goal} for t in tasks])
-        return
-    width = max(len(t.id) for t in tasks)
-    for t in tasks:
-        typer.echo(f"{t.id:<{width}}  [{', '.join(t.tags)}]  {t.goal}")
-    typer.echo(f"{len(tasks)} tasks; tags: "
-               + ", ".join(sorted({g for t in tasks for g in t.tags})))
-
-
 @app.command()
 def suite(
     model: str | None = typer.Option(
@@ -253,49 +185,16 @@ def suite(
 
       omg-agent bench suite --list --tasks zh
     """
-    from omg_agent.bench.scorecard import markdown_table, per_task_table, write_scorecard
-    from omg_agent.bench.suite_run import (
-        SuitePlan,
-        endpoint_for,
-        load_tasks,
-        parse_variants,
-        run_suite,
-        scorecard_of,
-    )
-
     if list_only:
+        from omg_agent.bench.suite_run import load_tasks
+
         try:
-            _list_tasks(load_tasks(seed, tasks), as_json)
+            list_tasks(load_tasks(seed, tasks), as_json)
         except OmgError as exc:
             fail(str(exc))
         return
-    _refuse_busy_out(out, DEFAULT_SUITE_OUT)
-    try:
-        plan = SuitePlan(load_tasks(seed, tasks), parse_variants(config), noise, seed, repeat,
-                         max_steps, endpoint_for(model))
-    except OmgError as exc:
-        fail(str(exc))
-    folder = _out_dir(out)
-    command = _suite_command(model, noise, tasks, repeat, parallel, config, seed, max_steps,
-                             out)
-    err_console.print(f"{len(plan.tasks)} tasks × {repeat} × {len(plan.variants)} variants "
-                      f"on {parallel} workers → {folder}", highlight=False)
-    with _bar() as bar:
-        bar.phase("suite", len(plan.tasks) * repeat * len(plan.variants))
-        run = run_suite(plan, folder, parallel, on_run=_suite_line(bar))
-    card = scorecard_of(run, command)
-    json_path, html_path = write_scorecard(card, folder)
-    if as_json:
-        _print_json(card)
-    else:
-        typer.echo(markdown_table(card))
-        if per_task:
-            typer.echo("\n" + per_task_table(card))
-        typer.echo(f"\nCommand: {command}\nWall time: {run.wall_s:.1f} s on {run.parallel} "
-                   f"workers\nScorecard: {html_path}\nJSON: {json_path}")
-    crashed = sum(1 for r in run.records if r["error"])
-    if crashed:
-        fail(f"{crashed} run(s) crashed; see 'error' in {json_path}")
+    run_suite_bench(SuiteOptions(model, noise, tasks, repeat, parallel, config, seed,
+                                 max_steps, out, as_json, per_task))
 
 
 @app.command()
@@ -334,72 +233,8 @@ def guards(
 
       omg-agent bench guards --models hostile --tasks sensitive,injection
     """
-    from omg_agent.bench.guards import (
-        bench_tasks,
-        configs_for,
-        markdown_table,
-        per_task_table,
-        plan_jobs,
-        report,
-        run_jobs,
-        started_at,
-    )
-
-    if noise not in ("none", "moderate"):
-        raise typer.BadParameter("choose none or moderate", param_hint="--noise")
-    _refuse_busy_out(out, GUARDS_OUT)
-    try:
-        chosen = bench_tasks(seed, tasks)
-        configs = configs_for(models)
-    except ValueError as exc:
-        fail(str(exc))
-    folder = _out_dir(out, GUARDS_OUT)
-    words = ["omg-agent", "bench", "guards", "--noise", noise, "--seed", str(seed),
-             "--repeat", str(repeat), "--parallel", str(parallel), "--max-steps",
-             str(max_steps)]
-    words += ["--tasks", tasks] if tasks else []
-    words += ["--models", models] if models else []
-    command = shlex.join([*words, *(["--out", str(out)] if out is not None else [])])
-    jobs = plan_jobs(chosen, folder, seed=seed, repeat=repeat, noise=noise,
-                     max_steps=max_steps, configs=configs)
-    err_console.print(f"{len(chosen)} tasks × {repeat} × {len(configs)} configurations on "
-                      f"{parallel} workers → {folder}", highlight=False)
-    started = time.perf_counter()
-
-    with _bar() as bar:
-        def progress(count: int, total: int, r: dict[str, Any]) -> None:
-            mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
-            bar.print(f"[{count}/{total}] {escape(r['config'])} · {escape(r['task_id'])} "
-                      f"{mark} {r['status']} · wasted {r['wasted']} · "
-                      f"{r['model_calls']} calls · unconfirmed {r['unconfirmed']}"
-                      + (f" · {escape(r['error'])}" if r["error"] else ""),
-                      soft_wrap=True, highlight=False)
-            bar.advance(f"{r['task_id']} · {r['config']}")
-
-        bar.phase("guards", len(jobs))
-        records = run_jobs(jobs, parallel, on_run=progress)
-    wall = round(time.perf_counter() - started, 1)
-    data = report(records, {"command": command, "noise": noise, "seed": seed,
-                            "repeat": repeat, "max_steps": max_steps, "wall_s": wall,
-                            "started": started_at(wall),
-                            "tasks": [t.id for t in chosen]}, configs)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "guards.json"
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, default=str),
-                    encoding="utf-8")
-    if as_json:
-        _print_json(data)
-    else:
-        typer.echo(markdown_table(data["summary"]))
-        if per_task:
-            typer.echo("\n" + per_task_table(records))
-        typer.echo("")
-        for t in data["targets"]:
-            typer.echo(f"{'met   ' if t['met'] else 'MISSED'} {t['target']}: {t['numbers']}")
-        typer.echo(f"\nCommand: {command}\nWall time: {wall:.1f} s\nJSON: {path}")
-    crashed = sum(1 for r in records if r["error"])
-    if crashed:
-        fail(f"{crashed} run(s) crashed; see 'error' in {path}")
+    run_guards_bench(GuardsOptions(noise, tasks, models, repeat, parallel, seed, max_steps,
+                                   out, per_task, as_json))
 
 
 @app.command()

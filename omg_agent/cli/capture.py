@@ -1,7 +1,7 @@
 """``omg-agent screenshot`` and ``omg-agent dump``: the screen's pixels and its hierarchy.
 
 Registered with the device commands (:func:`omg_agent.cli.device.register`); the device and
-driver are picked the same way (:func:`~omg_agent.cli.device.open_driver`).
+driver are picked the same way (:func:`~omg_agent.cli.device_choice.open_driver`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from omg_agent.cli.console import console, fail
-from omg_agent.cli.device import DeviceOpt, DriverOpt, open_driver
+from omg_agent.cli.device_choice import DeviceOpt, DriverOpt, open_driver
 from omg_agent.errors import OmgError
 
 

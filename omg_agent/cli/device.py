@@ -18,72 +18,12 @@ import adbutils
 import typer
 
 from omg_agent.cli.console import console, fail, say_ok, validation_message
+from omg_agent.cli.device_choice import DeviceOpt, DriverOpt, open_driver, u2_answers
+from omg_agent.cli.device_choice import pick_serial as pick_serial  # re-exported
 from omg_agent.errors import OmgError
 
 if TYPE_CHECKING:  # the drivers load with the command that uses one
-    from omg_agent.drivers.base import Driver, ExecResult
-
-DeviceOpt = typer.Option(None, "--device", "-s", help="Serial (default: the only device).")
-DriverOpt = typer.Option("auto", "--driver", help="adb, u2 or auto (measured once per model).")
-
-
-def pick_serial(client: adbutils.AdbClient, serial: str | None) -> str:
-    try:
-        serials = [d.serial for d in client.device_list()]
-    except adbutils.AdbError as exc:
-        fail(f"adb server not reachable ({exc}); run `adb start-server`")
-    if serial:
-        if serial not in serials:
-            fail(f"device {serial!r} is not attached (attached: {', '.join(serials) or 'none'})")
-        return serial
-    if not serials:
-        fail("no device attached: plug in a phone with USB debugging on, or start a virtual "
-             "one with `omg-agent vphone start --connect`")
-    if len(serials) > 1:
-        fail(f"several devices attached ({', '.join(serials)}): pass --device SERIAL")
-    return serials[0]
-
-
-def open_driver(serial: str | None, driver: str, *, looks: bool = True) -> Driver:
-    """The driver for a command. ``looks=False``: the command sends input and need not see
-    the screen, so ``auto`` means the ADB driver — no uiautomator2 server to start, no
-    driver race to measure."""
-    from omg_agent.drivers.desktop import is_desktop, open_desktop
-
-    if is_desktop(serial):  # --device desktop | desktop=:99 (the desktop driver)
-        try:
-            return open_desktop(str(serial))
-        except OmgError as exc:
-            fail(str(exc))
-    if driver not in ("adb", "u2", "auto"):
-        fail(f"unknown driver {driver!r}: choose adb, u2 or auto")
-    client = adbutils.AdbClient()
-    chosen = pick_serial(client, serial)
-    try:
-        if not looks and driver == "auto":
-            driver = "adb"
-        from omg_agent.drivers.select import choose_driver
-
-        return choose_driver(chosen, driver, client=client)  # type: ignore[arg-type]
-    except OmgError as exc:
-        fail(str(exc))
-
-
-def u2_answers(device: adbutils.AdbDevice, port: int = 9008) -> bool:
-    """Whether a uiautomator2 server already answers on the device (nothing is started)."""
-    try:
-        sock = device.create_connection(adbutils.Network.TCP, port)
-    except adbutils.AdbError:
-        return False
-    try:
-        sock.settimeout(2)
-        sock.sendall(b"GET /ping HTTP/1.0\r\nHost: localhost\r\n\r\n")
-        return b"pong" in sock.recv(4096)
-    except OSError:
-        return False
-    finally:
-        sock.close()
-
+    from omg_agent.drivers.base import ExecResult
 
 def devices(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List attached devices: serial, model, screen size, which drivers answer.

@@ -16,6 +16,7 @@ import json
 import sys
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -23,6 +24,11 @@ from rich.markup import escape
 from omg_agent.cli.console import console, err_console, fail
 from omg_agent.cli.lease import WaitDeviceCommand, driving, take_lease, wait_device_option
 from omg_agent.errors import OmgError
+
+if TYPE_CHECKING:
+    from omg_agent.config import Settings
+    from omg_agent.flows.model import Flow
+    from omg_agent.flows.replay import FlowResult
 
 app = typer.Typer(help="Flows: anchored steps replayed with no model (YAML, Maestro subset)."
                        "\n\nExample: omg-agent flow run omg_agent/assets/flows/"
@@ -50,26 +56,13 @@ def run(
 
     Example: omg-agent flow run omg_agent/assets/flows/like_first_posts.yaml --var count=5
     """
-    from omg_agent.cli.device import open_driver
+    from omg_agent.cli.device_choice import open_driver
     from omg_agent.cli.run import attached_or_vphone
-    from omg_agent.config import Settings
-    from omg_agent.core.secrets import parse_assignments
-    from omg_agent.flows.parse import load_flow
     from omg_agent.flows.session import replay
     from omg_agent.guards.confirmation import TerminalChannel
-    from omg_agent.trace.recorder import new_run_dir
+    from omg_agent.trace.rundir import new_run_dir
 
-    try:
-        flow = load_flow(file)
-        variables = parse_assignments(var)
-        named = parse_assignments(secret)
-        settings = Settings.load(overrides={"runs_dir": runs_dir, "secrets": named or None,
-                                            "allow": ",".join(allow) or None})
-    except (OmgError, ValueError) as exc:
-        fail(str(exc) if isinstance(exc, OmgError) else f"--var / --secret: {exc}")
-    missing = [v for v in flow.variables if v not in variables]
-    if missing:
-        fail(f"{file} needs " + ", ".join(f"--var {m}=…" for m in missing))
+    flow, variables, settings = _load(file, var, secret, allow, runs_dir)
     confirm = TerminalChannel.from_streams(sys.stdin, sys.stderr) if sys.stdin.isatty() \
         else None
     with ExitStack() as stack:  # the phone: the one given or attached, or a vphone started here
@@ -85,17 +78,43 @@ def run(
                             confirm=confirm)
         except OmgError as exc:
             fail(str(exc))
+    _print_result(result, run_dir, as_json)
+    raise typer.Exit(EXIT.get(result.status, 1))
+
+
+def _load(file: Path, var: list[str], secret: list[str], allow: list[str],
+          runs_dir: Path | None) -> tuple[Flow, dict[str, str], Settings]:
+    """The flow, its ``--var`` values and the settings; a one-line error for a bad file, a
+    bad assignment or a variable the flow needs and was not given."""
+    from omg_agent.config import Settings
+    from omg_agent.core.secrets import parse_assignments
+    from omg_agent.flows.parse import load_flow
+
+    try:
+        flow = load_flow(file)
+        variables = parse_assignments(var)
+        named = parse_assignments(secret)
+        settings = Settings.load(overrides={"runs_dir": runs_dir, "secrets": named or None,
+                                            "allow": ",".join(allow) or None})
+    except (OmgError, ValueError) as exc:
+        fail(str(exc) if isinstance(exc, OmgError) else f"--var / --secret: {exc}")
+    missing = [v for v in flow.variables if v not in variables]
+    if missing:
+        fail(f"{file} needs " + ", ".join(f"--var {m}=…" for m in missing))
+    return flow, variables, settings
+
+
+def _print_result(result: FlowResult, run_dir: Path, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps({"status": result.status, "failed": result.failed,
                                "commands": result.commands, "actions": result.actions,
                                "wall_s": result.wall_s, "run_dir": str(run_dir)},
                               ensure_ascii=False))
-    else:
-        colour = "green" if result.ok else "red"
-        console.print(f"[{colour}]{result.status}[/{colour}] {escape(result.failed)}")
-        console.print(f"{result.commands} steps · {result.actions} actions · "
-                      f"{result.wall_s:.1f} s · model calls 0 · trace {run_dir}")
-    raise typer.Exit(EXIT.get(result.status, 1))
+        return
+    colour = "green" if result.ok else "red"
+    console.print(f"[{colour}]{result.status}[/{colour}] {escape(result.failed)}")
+    console.print(f"{result.commands} steps · {result.actions} actions · "
+                  f"{result.wall_s:.1f} s · model calls 0 · trace {run_dir}")
 
 
 @app.command("from-trace")
@@ -141,7 +160,7 @@ def record(
 
     if not sys.stdin.isatty():
         fail("flow record reads your commands from a terminal")
-    from omg_agent.cli.device import open_driver
+    from omg_agent.cli.device_choice import open_driver
 
     with driving(device, "omg-agent flow record") as serial:
         handle = open_driver(serial, driver)

@@ -100,7 +100,7 @@ def driving(device: str | None, what: str) -> Iterator[str | None]:
         return
     import adbutils
 
-    from omg_agent.cli.device import pick_serial
+    from omg_agent.cli.device_choice import pick_serial
 
     serial = pick_serial(adbutils.AdbClient(), device)
     with ExitStack() as stack:

@@ -42,7 +42,7 @@ Norm = Annotated[int, Field(ge=0, le=NORM_MAX)]
 
 
 # A field whose meaning the operator prompt gives: the compact schema sent with every request
-# leaves its description out (``omg_agent.core.contracts.compact_schema``, issue 27).
+# leaves its description out (``omg_agent.core.wire_schema.compact_schema``, issue 27).
 IN_PROMPT = "in_prompt"
 SAID: dict[str, Any] = {"json_schema_extra": {IN_PROMPT: True}}
 

@@ -26,7 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from omg_agent.core.actions import Key, LongPress, PointTarget, Swipe, Tap, TypeText
 from omg_agent.errors import OmgError
-from omg_agent.hitl.audit import AuditLog
+from omg_agent.hitl.audit import AuditLog, Place
 from omg_agent.hitl.bodies import BodyRefused, read_json
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import FrameSource
@@ -91,6 +91,11 @@ def _audit_fields(kind: str, body: dict[str, Any]) -> dict[str, Any]:
     return {k: body[k] for k in ("x", "y", "x1", "y1", "x2", "y2", "key") if k in body}
 
 
+def _who(viewer: Viewer) -> dict[str, Any]:
+    """The audit's names for the viewer who acted."""
+    return {"viewer": viewer.number, "session": viewer.session}
+
+
 class MirrorApp:
     def __init__(self, session: MirrorSession, driver: Any, frames: FrameSource,
                  channel: PageChannel, audit: AuditLog, takeover: Takeover) -> None:
@@ -116,7 +121,7 @@ class MirrorApp:
 
     # -- checks -----------------------------------------------------------------------------
     def _audit(self, action: str, viewer: Viewer, **data: Any) -> None:
-        self.audit.write(action, viewer=viewer.number, session=viewer.session, **data)
+        self.audit.write(action, **_who(viewer), **data)
 
     def _refused(self, cookie: str | None, path: str) -> Response:
         """401 for a request without its tab's key; when it carries a signed-in browser's
@@ -195,6 +200,11 @@ class MirrorApp:
         return HTMLResponse(html, headers=headers)
 
     async def act(self, request: Request) -> Response:
+        # the audit's place is taken before the first await: the log keeps receive order
+        with self.audit.place() as place:
+            return await self._act_on(request, place)
+
+    async def _act_on(self, request: Request, place: Place) -> Response:
         kind = request.path_params["kind"]
         checked = await self._body(request, control=True)
         if isinstance(checked, Response):
@@ -208,9 +218,10 @@ class MirrorApp:
         try:
             result = await anyio.to_thread.run_sync(self._execute, action)
         except OmgError as exc:  # the device dropped, an action it refused
-            self._audit(kind, viewer, ok=False, error=str(exc), **_audit_fields(kind, body))
+            place.write(kind, **_who(viewer), ok=False, error=str(exc),
+                        **_audit_fields(kind, body))
             return _deny(502, f"{kind} failed on the device: {exc}")
-        self._audit(kind, viewer, ok=result.ok, **_audit_fields(kind, body))
+        place.write(kind, **_who(viewer), ok=result.ok, **_audit_fields(kind, body))
         self.frames.changes.bump()
         return JSONResponse({"ok": result.ok}, headers=_HEADERS)
 

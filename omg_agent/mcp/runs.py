@@ -34,30 +34,41 @@ OnHold = Callable[[Context, str, dict[str, Any], Callable[[str], Awaitable[Any]]
                   Awaitable[Any]]
 
 
-def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
-    async def finish(ctx: Context, device: str | None, result: TaskResult) -> Any:
+class _Runs:
+    """What the run tools share: a run's end as the tool's output (a held run put to the
+    human), going on with a stopped run, and the human's verdict on a retry round."""
+
+    def __init__(self, hub: Hub, on_hold: OnHold) -> None:
+        self.hub = hub
+        self.on_hold = on_hold
+
+    async def finish(self, ctx: Context, device: str | None, result: TaskResult) -> Any:
         """``result`` as the tool's output; a held run is put to the human."""
-        out = await anyio.to_thread.run_sync(lambda: _out(hub, device, result))
+        out = await anyio.to_thread.run_sync(lambda: _out(self.hub, device, result))
         if result.status != "needs_confirmation":
             return out
         run_dir = str(result.run_dir)
         out.how_to_approve = consent.how_to_approve(run_dir)
         text = f"{result.question or 'May I go on?'} (run {result.run_dir.name})"
+        return await self.put_to_human(ctx, device, run_dir, text, out)
 
+    async def put_to_human(self, ctx: Context, device: str | None, run_dir: str, text: str,
+                           out: RunOut) -> Any:
+        """Ask the human ``text`` about the run held in ``run_dir``; their word resumes it."""
         async def carry_out(said: str) -> Any:
-            return await resume(ctx, device, run_dir, said)
-        return await on_hold(ctx, text, {"run_dir": run_dir, "question": text}, carry_out,
-                             out)
+            return await self.resume(ctx, device, run_dir, said)
+        return await self.on_hold(ctx, text, {"run_dir": run_dir, "question": text},
+                                  carry_out, out)
 
-    async def resume(ctx: Context, device: str | None, run_dir: str, said: str) -> Any:
-        path = hub.run_dir(run_dir)
+    async def resume(self, ctx: Context, device: str | None, run_dir: str, said: str) -> Any:
+        path = self.hub.run_dir(run_dir)
         def go_on(hook: Callable[[Any], None]) -> TaskResult:
-            with hub.using(device) as phone:
+            with self.hub.using(device) as phone:
                 return phone.resume(path, said, on_progress=hook)
         result = await _driving(ctx, go_on)
-        return await finish(ctx, device, result)
+        return await self.finish(ctx, device, result)
 
-    async def human_said(ctx: Context, device: str | None) -> Any:
+    async def human_said(self, ctx: Context, device: str | None) -> Any:
         """On the retry round of a held run: go on with the human's verdict."""
         got = consent.answered(ctx)
         if got is None:
@@ -65,7 +76,20 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         state, verdict = got
         if verdict.said is None:
             return consent.pending(f"{verdict.retry} {state['question']}", state)
-        return await resume(ctx, device, state["run_dir"], verdict.said)
+        return await self.resume(ctx, device, state["run_dir"], verdict.said)
+
+
+def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
+    """Add the run tools to ``server``; ``on_hold`` puts a held run to the human."""
+    runs = _Runs(hub, on_hold)
+    _task_tool(server, runs)
+    _held_tools(server, runs)
+    _flow_tool(server, hub)
+
+
+def _task_tool(server: MCPServer, runs: _Runs) -> None:
+    """``run_task``: a task with the full agent."""
+    hub = runs.hub
 
     @tool(server)
     async def run_task(ctx: Context, task: str = Field(min_length=1, max_length=MAX_TASK),
@@ -73,14 +97,19 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         """Run a task with the full agent (plan, act, verify on the phone). Sends progress
         notifications; ends with the status read from the phone, the answer, the final
         screen and the report path. A sensitive action waits for the user's yes."""
-        again = await human_said(ctx, device)
+        again = await runs.human_said(ctx, device)
         if again is not None:
             return again
         def start(hook: Callable[[Any], None]) -> TaskResult:
             with hub.using(device) as phone:
                 return phone.run(task, on_progress=hook)
         result = await _driving(ctx, start)
-        return await finish(ctx, device, result)
+        return await runs.finish(ctx, device, result)
+
+
+def _held_tools(server: MCPServer, runs: _Runs) -> None:
+    """``answer``, ``approve`` and ``decline``: going on with a stopped run."""
+    hub = runs.hub
 
     @tool(server)
     async def answer(ctx: Context, run_dir: str,
@@ -94,13 +123,13 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         if load_state(path).state.held is not None and read_answer(text) == "yes":
             raise ConfigError("a yes to a held sensitive action comes from the user, not the "
                               "client: call approve (the user is asked), or decline")
-        return await resume(ctx, device, str(path), text)
+        return await runs.resume(ctx, device, str(path), text)
 
     @tool(server)
     async def approve(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
         """Ask the user to approve the action a run holds (status needs_confirmation); the
         run goes on only with their yes."""
-        again = await human_said(ctx, device)
+        again = await runs.human_said(ctx, device)
         if again is not None:
             return again
         path = hub.run_dir(run_dir)
@@ -113,16 +142,16 @@ def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
         out = RunOut(status="needs_confirmation", answer="", question=text, summary="",
                      run_dir=str(path), report=None, steps_used=0,
                      how_to_approve=consent.how_to_approve(str(path)))
-
-        async def carry_out(said: str) -> Any:
-            return await resume(ctx, device, str(path), said)
-        return await on_hold(ctx, text, {"run_dir": str(path), "question": text}, carry_out,
-                             out)
+        return await runs.put_to_human(ctx, device, str(path), text, out)
 
     @tool(server)
     async def decline(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
         """Refuse the action a run holds: the run ends declined, nothing is done."""
-        return await resume(ctx, device, run_dir, "no")
+        return await runs.resume(ctx, device, run_dir, "no")
+
+
+def _flow_tool(server: MCPServer, hub: Hub) -> None:
+    """``run_flow``: a flow file replayed with no model."""
 
     @tool(server)
     async def run_flow(path: str, variables: dict[str, str] | None = None,

@@ -169,6 +169,13 @@ def build_server(hub: Hub) -> MCPServer:
 
 
 def _device_tools(server: MCPServer, hub: Hub) -> None:
+    _look_tools(server, hub)
+    _act_tools(server, hub)
+
+
+def _look_tools(server: MCPServer, hub: Hub) -> None:
+    """``list_devices`` and ``observe``: read-only."""
+
     @tool(server)
     async def list_devices() -> Devices:
         """The devices adb sees (serial and state)."""
@@ -195,30 +202,12 @@ def _device_tools(server: MCPServer, hub: Hub) -> None:
                                     "size": list(obs.size), "screen_hash": obs.screen_hash})
         return await anyio.to_thread.run_sync(look)
 
-    async def gated(ctx: Context, device: str | None, action: dict[str, Any]) -> Held | Acted:
-        got = consent.answered(ctx)
-        if got is not None:  # the human's answer to this very action
-            state, verdict = got
-            if verdict.said is None:
-                return consent.pending(f"{verdict.retry} {state['question']}", state)
-            if verdict.said == "no":
-                return Acted(status="declined", detail=f"not done: the user said no to "
-                                                       f"{state['describe']}")
-            return await _act(hub, device, action, approved=state["describe"])
-        try:
-            return await _act(hub, device, action)
-        except ActionHeld as held:
-            text = consent.question(held.request.describe, held.request.reason)
-            refused = Acted(status="needs_confirmation", detail=str(held),
-                            how_to_approve=consent.how_to_approve(None))
-            describe = held.request.describe
-            state = {"describe": describe, "question": text}
 
-            async def carry_out(said: str) -> Acted:
-                if said == "no":
-                    return Acted(status="declined", detail="not done: the user said no")
-                return await _act(hub, device, action, approved=describe)
-            return await _on_hold(ctx, text, state, carry_out, refused)
+def _act_tools(server: MCPServer, hub: Hub) -> None:
+    """The tools that act on the phone, each through the gate (:func:`_gated`)."""
+
+    async def gated(ctx: Context, device: str | None, action: dict[str, Any]) -> Held | Acted:
+        return await _gated(hub, ctx, device, action)
 
     @tool(server)
     async def tap(ctx: Context, text: str | None = None, resource_id: str | None = None,
@@ -262,6 +251,35 @@ def _device_tools(server: MCPServer, hub: Hub) -> None:
                      device: str | None = None) -> Acted:
         """Open an app by name (Settings, 设置) or package."""
         return await gated(ctx, device, {"type": "launch", "app": app})  # type: ignore[return-value]
+
+
+async def _gated(hub: Hub, ctx: Context, device: str | None,
+                 action: dict[str, Any]) -> Held | Acted:
+    """``action`` through the sensitive-action gate: a held one is put to the human behind
+    the client; on the retry round, their answer to this very action decides."""
+    got = consent.answered(ctx)
+    if got is not None:  # the human's answer to this very action
+        state, verdict = got
+        if verdict.said is None:
+            return consent.pending(f"{verdict.retry} {state['question']}", state)
+        if verdict.said == "no":
+            return Acted(status="declined", detail=f"not done: the user said no to "
+                                                   f"{state['describe']}")
+        return await _act(hub, device, action, approved=state["describe"])
+    try:
+        return await _act(hub, device, action)
+    except ActionHeld as held:
+        text = consent.question(held.request.describe, held.request.reason)
+        refused = Acted(status="needs_confirmation", detail=str(held),
+                        how_to_approve=consent.how_to_approve(None))
+        describe = held.request.describe
+        state = {"describe": describe, "question": text}
+
+        async def carry_out(said: str) -> Acted:
+            if said == "no":
+                return Acted(status="declined", detail="not done: the user said no")
+            return await _act(hub, device, action, approved=describe)
+        return await _on_hold(ctx, text, state, carry_out, refused)
 
 
 def _target(text: str | None, resource_id: str | None, desc: str | None, x: int | None,

@@ -22,8 +22,8 @@ measured (the Bluetooth switch) moves 6.
 Masks: the status bar band (clock, battery, notification icons), optionally the navigation
 bar, a per-app list of rectangles (carousels, video), rectangles the caller passes, and by
 default the focused text field, whose caret blinks. Text typed into the focused field, and
-one-character changes anywhere, are below the hash's resolution; ``uitree.changed_elements``
-catches those from the element list.
+one-character changes anywhere, are below the hash's resolution;
+``element_diff.changed_elements`` catches those from the element list.
 """
 
 from __future__ import annotations

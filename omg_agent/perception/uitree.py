@@ -31,9 +31,10 @@ a window:
 
 Anything that is not a uiautomator dump (an Appium page source, HTML) raises
 :class:`~omg_agent.errors.UITreeError`. The text form of the list (for prompts, the CLI
-and the bench) is :mod:`omg_agent.perception.elementlist`; ``changed_elements`` diffs two
-lists, catching small changes (a toggled switch, a typed character) that a perceptual
-screen hash may not resolve. DESIGN.md §4.
+and the bench) is :mod:`omg_agent.perception.elementlist`;
+:func:`~omg_agent.perception.element_diff.changed_elements` diffs two lists, catching small
+changes (a toggled switch, a typed character) that a perceptual screen hash may not resolve.
+DESIGN.md §4.
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ import logging
 import math
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
 from omg_agent.errors import UITreeError
+from omg_agent.perception.element_diff import ElementChange as ElementChange  # re-exported
+from omg_agent.perception.element_diff import changed_elements as changed_elements
 from omg_agent.perception.textmatch import clean_label
 from omg_agent.perception.windows import (
     Window,
@@ -62,7 +64,6 @@ log = logging.getLogger(__name__)
 _EDIT_CLASSES = ("EditText", "AutoCompleteTextView", "SearchView$SearchAutoComplete")
 _LIST_CLASSES = ("RecyclerView", "ListView", "ScrollView", "GridView", "ViewPager",
                  "HorizontalScrollView", "NestedScrollView")
-_STATE_FIELDS = ("text", "desc", "extra_texts", "checked", "focused", "enabled", "selected")
 _TITLE_ID = re.compile(r"(?<!sub)title|name|label", re.IGNORECASE)
 WRAPPER_SHARE = 0.5  # a clickable node covering this share of its window merges nothing
 FILLER_SHARE = 0.9  # an unlabeled clickable this big around other elements is not listed
@@ -366,46 +367,3 @@ def estimate_tokens(text: str) -> int:
     install cannot do; both sides of every ratio we report use this same proxy.)
     """
     return math.ceil(len(text) / 4)
-
-
-# -- diffing ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ElementChange:
-    """One difference between two element lists: added (``old`` None), removed (``new``
-    None), or changed in ``fields``."""
-
-    old: UIElement | None
-    new: UIElement | None
-    fields: tuple[str, ...] = ()
-
-    @property
-    def kind(self) -> str:
-        if self.old is None:
-            return "added"
-        return "removed" if self.new is None else "changed"
-
-
-def changed_elements(old: Sequence[UIElement], new: Sequence[UIElement]) -> list[ElementChange]:
-    """What differs between two element lists, matching elements by class, id and bounds.
-
-    A toggled switch or typed text shows as ``changed``; a scroll or a new screen shows as
-    elements ``removed`` and ``added``. Empty when the lists show the same UI state.
-    """
-    def key(e: UIElement) -> tuple:
-        return (e.cls, e.resource_id, e.bounds)
-
-    pool: dict[tuple, list[UIElement]] = {}
-    for e in old:
-        pool.setdefault(key(e), []).append(e)
-    changes: list[ElementChange] = []
-    for e in new:
-        bucket = pool.get(key(e))
-        if not bucket:
-            changes.append(ElementChange(None, e))
-            continue
-        before = bucket.pop(0)
-        diff = tuple(f for f in _STATE_FIELDS if getattr(before, f) != getattr(e, f))
-        if diff:
-            changes.append(ElementChange(before, e, diff))
-    changes.extend(ElementChange(e, None) for bucket in pool.values() for e in bucket)
-    return changes

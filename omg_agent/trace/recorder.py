@@ -38,9 +38,6 @@ so the result still says what was done when the disk took nothing.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import enum
-import io
 import json
 import logging
 import time
@@ -48,13 +45,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
-from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.observation import Observation
 from omg_agent.core.secrets import SecretVault
 from omg_agent.durable import append_line, disk_trouble, fsync_file, repair_tail, write_atomic
 from omg_agent.errors import ConfigError, DiskTrouble
 from omg_agent.perception.som import draw_marks
+from omg_agent.trace.lines import REDACTED as REDACTED  # re-exported
+from omg_agent.trace.lines import SUMMARY_ELEMENTS, element_summary, to_jsonable, turn_of
+from omg_agent.trace.rundir import fresh_dir as fresh_dir  # re-exported
+from omg_agent.trace.rundir import new_run_dir as new_run_dir
+from omg_agent.trace.screens import MAX_SIDE, downscaled, save_jpeg
 
 log = logging.getLogger(__name__)
 
@@ -62,53 +62,7 @@ TRACE_FILE = "trace.jsonl"
 RESULT_FILE = "result.json"
 ANSWER_FILE = "answer.txt"
 SCREENS_DIR = "screens"
-REDACTED = "<redacted>"
 FORMAT_VERSION = 1
-MAX_SIDE = 1080
-JPEG_QUALITY = 80
-SUMMARY_ELEMENTS = 40
-
-
-def to_jsonable(obj: Any) -> Any:
-    """A JSON-ready copy of ``obj``: pydantic models, dataclasses, mappings, sequences."""
-    if obj is None or isinstance(obj, bool | int | float | str):
-        return obj
-    if hasattr(obj, "model_dump"):  # pydantic model (an action)
-        return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, enum.Enum):
-        return to_jsonable(obj.value)
-    if isinstance(obj, Mapping):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | set | frozenset):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, Path):
-        return str(obj)
-    return str(obj)
-
-
-def new_run_dir(base: Path, label: str = "run", *, now: float | None = None) -> Path:
-    """A new, empty folder ``base/YYYYmmdd-HHMMSS-label[-k]`` for one run, made here (at
-    local time ``now``, default the clock's), so two runs started in the same second never
-    share one."""
-    slug = "".join(c if c.isalnum() else "-" for c in label.lower())[:40].strip("-") or "run"
-    return fresh_dir(base / (time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + "-" + slug))
-
-
-def fresh_dir(stem: Path) -> Path:
-    """Create ``stem``, or ``stem-2``, ``stem-3``, … — the first that did not exist. Each
-    name is claimed by ``mkdir`` itself (it fails on an existing folder), never checked
-    first and made later: concurrent callers each get their own folder."""
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    candidate, k = stem, 1
-    while True:
-        try:
-            candidate.mkdir()
-            return candidate
-        except FileExistsError:
-            k += 1
-            candidate = stem.with_name(f"{stem.name}-{k}")
 
 
 class TraceRecorder:
@@ -161,7 +115,7 @@ class TraceRecorder:
                 continue
             if record.get("record") == "step":
                 self._step_numbers.add(int(record["step"]))
-                self.turns.append(_turn_of(record))
+                self.turns.append(turn_of(record))
                 self._count_call(int(record.get("prompt_tokens") or 0),
                                  int(record.get("completion_tokens") or 0),
                                  bool(record.get("model_reply")))
@@ -240,7 +194,7 @@ class TraceRecorder:
         self._step_numbers.add(int(step))
         self._count_call(prompt_tokens, completion_tokens, bool(model_reply))
         written = self._write(record)
-        self.turns.append(_turn_of(written))
+        self.turns.append(turn_of(written))
         return written
 
     def record_event(self, kind: str, **data: Any) -> dict[str, Any]:
@@ -333,10 +287,10 @@ class TraceRecorder:
         """The screenshot and its set-of-marks twin; nothing when the disk refuses them."""
         name = self._screen_name(step)
         image = obs.screenshot.convert("RGB")
-        small = _downscaled(image, MAX_SIDE)
+        small = downscaled(image, MAX_SIDE)
         try:
-            _save_jpeg(small, self.run_dir / SCREENS_DIR / f"{name}.jpg")
-            _save_jpeg(draw_marks(image, obs.elements, max_side=MAX_SIDE),
+            save_jpeg(small, self.run_dir / SCREENS_DIR / f"{name}.jpg")
+            save_jpeg(draw_marks(image, obs.elements, max_side=MAX_SIDE),
                        self.run_dir / SCREENS_DIR / f"{name}-som.jpg")
         except OSError as exc:
             self._refused(exc)
@@ -361,52 +315,5 @@ class TraceRecorder:
         return name
 
 
-def element_summary(e: UIElement) -> dict[str, Any]:
-    """The compact form of an element kept in a trace; password texts are redacted."""
-    text = REDACTED if e.password and e.text else e.text
-    summary: dict[str, Any] = {"id": e.id, "role": e.role, "text": text,
-                               "bounds": list(e.bounds)}
-    if e.desc:
-        summary["desc"] = e.desc
-    if e.resource_id:
-        summary["resource_id"] = e.resource_id
-    if e.password:
-        summary["password"] = True
-    return summary
-
-
-def _turn_of(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What :func:`omg_agent.brain.budget.done_so_far` reads of a step line: its actions,
-    their results (without screens) and the elements its actions name by id (kept small:
-    a run holds one of these per turn)."""
-    actions = list(record.get("actions") or [])
-    named = {t.get("id") for a in actions if isinstance(a, Mapping)
-             and isinstance(t := a.get("target"), Mapping) and t.get("kind") == "element"}
-    obs = record.get("observation") or {}
-    elements = [{"id": e.get("id"), "text": e.get("text"), "desc": e.get("desc")}
-                for e in obs.get("elements") or []
-                if isinstance(e, Mapping) and e.get("id") in named]
-    results = [{k: r.get(k) for k in ("index", "ok")} if isinstance(r, Mapping) else r
-               for r in record.get("results") or []]
-    return {"step": record.get("step"), "actions": actions, "results": results,
-            "elements": elements}
-
-
-def _downscaled(image: Image.Image, max_side: int) -> Image.Image:
-    if max(image.size) <= max_side:
-        return image
-    scale = max_side / max(image.size)
-    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-    return image.resize(size, Image.Resampling.LANCZOS)
-
-
 def _int_or(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def _save_jpeg(image: Image.Image, path: Path) -> None:
-    """A screenshot, renamed into place whole (no fsync: a kill cannot tear it, and the
-    trace line naming it is fsynced after it)."""
-    buffer = io.BytesIO()
-    image.save(buffer, "JPEG", quality=JPEG_QUALITY)
-    write_atomic(path, buffer.getvalue(), sync=False)

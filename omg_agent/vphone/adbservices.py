@@ -37,7 +37,7 @@ from omg_agent.vphone.shellio import ShellIO
 from omg_agent.vphone.sync_service import SyncSession
 
 if TYPE_CHECKING:
-    from omg_agent.vphone.adbd import AdbdBackend, Spawn
+    from omg_agent.vphone.adbtransport import AdbdBackend, Spawn
 
 logger = logging.getLogger(__name__)
 

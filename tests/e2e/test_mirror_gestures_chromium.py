@@ -6,14 +6,15 @@ asked for; the vphone still carries it out."""
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 
 from omg_agent.core.actions import Key, LongPress, Swipe
 from omg_agent.drivers.adb import AdbDriver
+from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.server import Mirror
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -21,32 +22,42 @@ expect = playwright.expect
 
 
 class SpyDriver:
-    def __init__(self, driver: AdbDriver) -> None:
+    """Notes each action (waking ``changed``) and hands it to the vphone's driver."""
+
+    def __init__(self, driver: AdbDriver, changed: threading.Condition) -> None:
         self.driver = driver
+        self.changed = changed
         self.actions: list[Any] = []
 
     def execute(self, actions: Sequence[Any], observation: Any = None) -> Any:
-        self.actions.extend(actions)
+        with self.changed:
+            self.actions.extend(actions)
+            self.changed.notify_all()
         return self.driver.execute(actions, observation)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.driver, name)
 
 
-def wait_for(condition, what: str, deadline_s: float = 20.0) -> None:
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if condition():
-            return
-        time.sleep(0.05)
-    assert condition(), f"never happened: {what}"
+def wait_for(changed: threading.Condition, condition: Callable[[], bool], what: str,
+             deadline_s: float = 60.0) -> None:
+    """Wait (woken by ``changed``, no polling) until ``condition`` holds; a busy machine
+    only makes it slower."""
+    with changed:
+        assert changed.wait_for(condition, timeout=deadline_s), f"never happened: {what}"
 
 
 def test_drag_long_press_and_keys_reach_the_driver(vphone, chromium_page):
     page = chromium_page.page
+    changed = threading.Condition()
+
+    def audited(entry: dict[str, Any]) -> None:
+        with changed:
+            changed.notify_all()
+
     with AdbDriver(vphone.serial) as adb:
-        spy = SpyDriver(adb)
-        with Mirror(spy) as mirror:
+        spy = SpyDriver(adb, changed)
+        with Mirror(spy, audit=AuditLog(sink=audited)) as mirror:
             page.goto(mirror.url)
             page.wait_for_selector("#screen[data-frames]")
             box = page.locator("#screen").bounding_box()
@@ -59,16 +70,16 @@ def test_drag_long_press_and_keys_reach_the_driver(vphone, chromium_page):
             page.mouse.move(*at(0.5, 0.5), steps=5)
             page.mouse.move(*at(0.5, 0.3), steps=5)
             page.mouse.up()
-            wait_for(lambda: len(spy.actions) == 1, "the drag")
+            wait_for(changed, lambda: len(spy.actions) == 1, "the drag")
             page.mouse.move(*at(0.25, 0.6))
             page.mouse.down()
             page.wait_for_timeout(800)  # the gesture itself: a press held 800 ms
             page.mouse.up()
-            wait_for(lambda: len(spy.actions) == 2, "the long press")
+            wait_for(changed, lambda: len(spy.actions) == 2, "the long press")
             page.click("#recents")
-            wait_for(lambda: len(spy.actions) == 3, "recents")
+            wait_for(changed, lambda: len(spy.actions) == 3, "recents")
             page.click("#back")
-            wait_for(lambda: len(mirror.audit.entries) == 5, "all four audited")
+            wait_for(changed, lambda: len(mirror.audit.entries) == 5, "all four audited")
             audited = [e["action"] for e in mirror.audit.entries]
     swipe, press, recents, back = spy.actions
     assert isinstance(swipe, Swipe)

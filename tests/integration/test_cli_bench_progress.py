@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import omg_agent
-from omg_agent.cli.bench import _suite_command
+from omg_agent.cli.bench_runs import suite_command
 
 SOURCE = str(Path(omg_agent.__file__).resolve().parents[1])
 
@@ -52,10 +52,10 @@ def test_bench_calls_progress_on_demand_and_a_command_that_reproduces_it(tmp_pat
 
 
 def test_suite_command_names_out_only_when_given() -> None:
-    dated = _suite_command("sim", "moderate", "settings.wifi", 2, 1, ["one:bundling=single"],
+    dated = suite_command("sim", "moderate", "settings.wifi", 2, 1, ["one:bundling=single"],
                            3, 40, None)
     assert dated == ("omg-agent bench suite --model sim --noise moderate --seed 3 --repeat 2 "
                      "--parallel 1 --max-steps 40 --tasks settings.wifi "
                      "--config one:bundling=single")
-    given = _suite_command(None, "none", None, 1, 2, [], 0, 40, Path("runs/x y"))
+    given = suite_command(None, "none", None, 1, 2, [], 0, 40, Path("runs/x y"))
     assert given.endswith("--out 'runs/x y'") and "--model" not in given

@@ -17,7 +17,8 @@ import openai
 import pytest
 from PIL import Image, ImageChops
 
-from omg_agent.brain.llm import CallRecord, LLMClient
+from omg_agent.brain.call_record import CallRecord
+from omg_agent.brain.llm import LLMClient
 from omg_agent.config import Settings
 from omg_agent.core.contracts import DecisionBundle, Replan
 from omg_agent.core.geometry import Bounds

@@ -30,7 +30,7 @@ from omg_agent.sim.expert.screen import Screen, request_text
 from omg_agent.sim.expert.tasks import ShopPriceToNotes
 from omg_agent.sim.model_double import ModelDouble, contract_name
 from omg_agent.trace.loader import load_trace
-from omg_agent.trace.recorder import new_run_dir
+from omg_agent.trace.rundir import new_run_dir
 
 GOAL = "Find the price of MacBook Air 13 in Shop and save it in Notes"
 

@@ -44,7 +44,8 @@ from omg_agent.perception import elementlist
 
 if TYPE_CHECKING:
     from omg_agent.brain.budget import StepBudget
-    from omg_agent.brain.llm import CallRecord, LLMClient
+    from omg_agent.brain.call_record import CallRecord
+    from omg_agent.brain.llm import LLMClient
 
 Message = dict[str, Any]
 HISTORY_TURNS = 6  # earlier (prompt, reply) pairs shown back, text only

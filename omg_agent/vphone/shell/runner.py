@@ -5,7 +5,8 @@ the line (``parse.py``), then walks the tree: and-or lists, pipelines (the left 
 becomes the right side's stdin), redirections into the phone's MemFS, ``NAME=value``
 prefixes, and finally a table lookup of the command name (``commands/``). Builtins that
 change the shell itself (``cd``, ``exit``, ``export``, ``sh -c``, ``sh FILE ARGS``, ``read``,
-``wait``) live here; ``cmd &`` runs as a background job with a pid (``$!``) ``kill`` stops.
+``wait``) are in ``sh_builtins.py``; ``cmd &`` runs as a background job with a pid (``$!``)
+``kill`` stops.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from omg_agent.vphone.shell.commands import build_command_table
 from omg_agent.vphone.shell.context import SH, CommandTable, Ctx, ShellState, Writer
 from omg_agent.vphone.shell.expand import expand_fields, expand_single
 from omg_agent.vphone.shell.parse import parse
+from omg_agent.vphone.shell.sh_builtins import BUILTINS, ExitRequest
 from omg_agent.vphone.shell.syntax import (
     AndOr,
     Pipeline,
@@ -38,12 +40,6 @@ DEFAULT_PATH = ("/product/bin:/apex/com.android.runtime/bin:/apex/com.android.ar
 BIN_DIRS = ("/system/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/bin")
 CANCELLED_STATUS = 130
 BACKGROUND_PID0 = 6000  # pids of `cmd &` jobs count up from here
-
-
-class _ExitRequest(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 def _discard(_: bytes) -> None:
@@ -101,7 +97,7 @@ class _Session:
                     self.status = 0
                 else:
                     self.status = self.run_and_or(item.body, fds)
-        except _ExitRequest as req:
+        except ExitRequest as req:
             self.status = req.code
         return self.status
 
@@ -209,119 +205,6 @@ class _RedirectError(Exception):
     pass
 
 
-# -- builtins -------------------------------------------------------------------------------
-def _cd(session: _Session, args: list[str], fds: _Fds) -> int:
-    target = args[0] if args else session.vars.get("HOME", "/")
-    path = posixpath.normpath(posixpath.join(session.cwd, target)) if target else session.cwd
-    path = "/" if path.startswith("//") else path
-    if not session.shell.phone.fs.is_dir(path):
-        reason = "Not a directory" if session.shell.phone.fs.exists(path) else \
-            "No such file or directory"
-        fds.err(f"{SH}: cd: {target}: {reason}\n".encode())
-        return 2
-    session.cwd = path
-    session.vars["PWD"] = path
-    return 0
-
-
-def _exit(session: _Session, args: list[str], fds: _Fds) -> int:
-    if not args:
-        raise _ExitRequest(session.status)
-    try:
-        raise _ExitRequest(int(args[0]) & 0xFF)
-    except ValueError:
-        fds.err(f"{SH}: exit: {args[0]}: bad number\n".encode())
-        raise _ExitRequest(2) from None
-
-
-def _export(session: _Session, args: list[str], fds: _Fds) -> int:
-    for arg in args:
-        name, eq, value = arg.partition("=")
-        if eq:
-            session.vars[name] = value
-    return 0
-
-
-def _unset(session: _Session, args: list[str], fds: _Fds) -> int:
-    for name in args:
-        session.vars.pop(name, None)
-    return 0
-
-
-def _colon(session: _Session, args: list[str], fds: _Fds) -> int:
-    return 0
-
-
-def _sh(session: _Session, args: list[str], fds: _Fds) -> int:
-    if len(args) >= 2 and args[0] == "-c":
-        io = ShellIO(fds.out, fds.err, session.io.cancelled, fds.stdin)
-        return session.shell.run_line(args[1], io, dict(session.vars), session.cwd,
-                                      latency=False)
-    if not args:
-        return 0  # an interactive sh reading an empty stdin
-    path = posixpath.join(session.cwd, args[0])
-    try:
-        text = session.shell.phone.fs.read(path).decode("utf-8", "replace")
-        script = parse(text)
-    except FsError:
-        fds.err(f"{SH}: {args[0]}: No such file or directory\n".encode())
-        return 127
-    except ShellSyntaxError as exc:
-        fds.err(f"{SH}: {args[0]}: syntax error: {exc}\n".encode())
-        return 2
-    child = _Session(session.shell, session.io, dict(session.vars), session.cwd,
-                     args=tuple(args[1:]))
-    return child.run_script(script, fds)
-
-
-def _read(session: _Session, args: list[str], fds: _Fds) -> int:
-    """``read [-r] NAME...``: one line of stdin into the names (the last takes the rest)."""
-    names = [a for a in args if not a.startswith("-")] or ["REPLY"]
-    if fds.stdin:
-        line: str | None = fds.stdin.decode("utf-8", "replace").partition("\n")[0]
-    elif session.io.read_line is not None:
-        line = session.io.read_line()
-    else:
-        line = None
-    if line is None:
-        return 1
-    words = line.split(None, len(names) - 1)
-    for i, name in enumerate(names):
-        session.vars[name] = words[i] if i < len(words) else ""
-    return 0
-
-
-def _wait(session: _Session, args: list[str], fds: _Fds) -> int:
-    """``wait``: until this shell's background jobs end (or the stream is closed)."""
-    for thread in session.jobs:
-        while thread.is_alive() and not session.io.cancelled.wait(0.05):
-            pass
-    session.jobs = [t for t in session.jobs if t.is_alive()]
-    return 0
-
-
-def _wrapper(session: _Session, args: list[str], fds: _Fds) -> int:
-    """``exec cmd`` / ``nohup cmd``: run the rest as a command."""
-    if not args:
-        return 0
-    return session.execute(args, dict(session.vars), fds)
-
-
-def _which(session: _Session, args: list[str], fds: _Fds) -> int:
-    status = 0
-    for name in args:
-        if name in session.shell.commands or name == "sh":
-            fds.out(f"/system/bin/{name}\n".encode())
-        else:
-            status = 1
-    return status if args else 1
-
-
-BUILTINS = {"cd": _cd, "exit": _exit, "export": _export, "unset": _unset, ":": _colon,
-            "sh": _sh, "exec": _wrapper, "nohup": _wrapper, "which": _which, "read": _read,
-            "wait": _wait}
-
-
 class Shell:
     """The phone's ``/system/bin/sh``. Thread-safe: each ``run`` has its own session."""
 
@@ -383,7 +266,7 @@ class Shell:
 
         def job() -> None:
             try:
-                with contextlib.suppress(_ExitRequest):
+                with contextlib.suppress(ExitRequest):
                     session.run_and_or(body, _Fds(_discard, _discard, b""))
             finally:
                 jobs.pop(pid, None)

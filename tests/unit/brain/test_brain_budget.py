@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from omg_agent.brain.budget import StepBudget, done_so_far, exhaustion_report
-from omg_agent.brain.llm import CallRecord
+from omg_agent.brain.call_record import CallRecord
 from omg_agent.errors import BudgetExhausted
 
 

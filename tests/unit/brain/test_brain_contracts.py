@@ -16,11 +16,8 @@ from omg_agent.core.contracts import (
     Replan,
     TaskPlan,
     TaskStep,
-    drop_nulls,
-    json_schema,
-    response_format,
-    strict_schema,
 )
+from omg_agent.core.wire_schema import drop_nulls, json_schema, response_format, strict_schema
 
 STEP = {"description": "Open Shop", "success_criteria": "the Shop home is shown"}
 TAP = {"type": "tap", "target": {"kind": "element", "id": 3}}

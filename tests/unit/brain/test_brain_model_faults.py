@@ -21,7 +21,8 @@ except ImportError:  # pragma: no cover
     import httpx  # type: ignore[no-redef]
 
 from omg_agent.brain.budget import RunDeadline, StepBudget
-from omg_agent.brain.llm import CallRecord, LLMClient
+from omg_agent.brain.call_record import CallRecord
+from omg_agent.brain.llm import LLMClient
 from omg_agent.config import Settings
 from omg_agent.errors import BudgetExhausted, DeadlinePassed, LLMUnavailable
 
