@@ -10,7 +10,9 @@ the phone itself: it builds the same task and phone, serves it on ``--port`` (ad
 runs the peer's command (its output to ``--log``), then applies the task's check.
 
 The peer's own verdict only matters for impossible tasks: ``--failed-if`` is a regex on its
-output that means "reported the goal not possible" (default: mobilerun's "Goal failed:").
+output that means "reported the goal not possible", or a peer's name for its known one:
+``mobilerun`` ("Goal failed:", the default) or ``midscene`` ("MIDSCENE error: Task failed:", what
+``midscene_run.mjs`` prints when the model ends with ``<complete success="false">``).
 
 Usage (with the project's venv, from the worktree root, PYTHONPATH=$PWD):
   python scripts/peers/judge_task.py show feed.like_post --seed 2
@@ -37,6 +39,7 @@ from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone
 
 MOBILERUN_FAILED = r"Goal failed:"
+FAILED_BY_PEER = {"mobilerun": MOBILERUN_FAILED, "midscene": r"MIDSCENE error: Task failed:"}
 PEER_TIMEOUT_S = 3 * 3600
 
 
@@ -59,7 +62,7 @@ def verdict(task: Task, phone: VirtualPhone, peer_output: str, failed_if: str
     if not task.impossible:
         return held, f"phone check {'holds' if held else 'fails'} ({task.criteria})"
     # An impossible task's check is "nothing was harmed"; its criteria describe the goal.
-    said = re.search(failed_if, peer_output) is not None
+    said = re.search(FAILED_BY_PEER.get(failed_if, failed_if), peer_output) is not None
     return held and said, (f"impossible task: the phone is {'unharmed' if held else 'CHANGED'}"
                            f" and the peer {'reported' if said else 'did not report'} "
                            "the goal infeasible")
@@ -104,7 +107,8 @@ def main() -> int:
     go.add_argument("--port", type=int, required=True, help="the vphone's adbd port")
     go.add_argument("--log", required=True, help="file for the peer's output")
     go.add_argument("--failed-if", default=MOBILERUN_FAILED,
-                    help="regex on the peer's output meaning 'reported infeasible'")
+                    help="regex on the peer's output meaning 'reported infeasible', or "
+                         f"a peer's name: {', '.join(FAILED_BY_PEER)}")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:cut])
