@@ -5,7 +5,7 @@ observation by :mod:`.select` and handed to the driver as the usual
 :class:`~omg_agent.core.actions.Action` (``driver.execute(actions, observation)``: the one
 executor resolves, batches, settles); nothing is replayed by coordinates. A step waits up
 to its timeout for its element (the driver's observation already waits out loading
-screens). Each action passes the sensitive-action gate (:class:`~omg_agent.brain.gatekeeper.
+screens). Each action passes the sensitive-action gate (:class:`~omg_agent.guards.gatekeeper.
 GateKeeper`) first: a flow cannot pay, delete or send without a yes or an ``--allow``.
 
 Every step is written to the run's trace (:class:`~omg_agent.trace.recorder.TraceRecorder`,
@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from omg_agent.brain.gatekeeper import GateKeeper
-from omg_agent.brain.operator import read_from_screen
 from omg_agent.core.actions import (
     VAR_PATTERN,
     Action,
@@ -63,7 +61,9 @@ from omg_agent.flows.model import (
 )
 from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
+from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate, Sensitivity
+from omg_agent.perception.reading import read_from_screen
 
 log = logging.getLogger(__name__)
 
