@@ -32,7 +32,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from omg_agent.core.actions import AnchorTarget, MemSave, Tap, TypeText, parse_action
-from omg_agent.flows.model import Command, Flow, FlowError, Selector
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import Command, Flow, Selector
 from omg_agent.flows.proof import CONFIRMED, OnceStep, once_class, proof_checks
 from omg_agent.flows.record import action_commands, short_id
 from omg_agent.flows.select import literal

@@ -18,24 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from omg_agent.errors import ConfigError, OmgError
-
 # Classes of sensitive steps that cannot be undone, and what a replay that stopped after one
 # says: the outcome is on the phone and must be checked there, never tried again.
 ONCE: dict[str, str] = {"payment": "paid once", "send": "sent once", "delete": "deleted once",
                         "install": "installed once", "account_security": "changed once"}
-
-
-class FlowError(ConfigError):
-    """A flow file that cannot be read: names the command or field and what is accepted."""
-
-
-class FlowFailed(OmgError):
-    """A flow step that could not run on this screen (raised inside the runner only)."""
-
-    def __init__(self, message: str, *, kind: str = "step") -> None:
-        super().__init__(message)
-        self.kind = kind  # "anchor" | "assert" | "gate" | "device" | "step"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 A file is either one YAML list of commands, or Maestro's two documents — a header
 (``appId``, ``name``, ``env``, ``tags``) then ``---`` and the command list. A command is a
 bare name (``- back``) or a one-key mapping (``- tapOn: "Save"``, ``- tapOn: {id: save}``).
-Anything outside the subset is refused with a :class:`~.model.FlowError` that names the
+Anything outside the subset is refused with a :class:`~omg_agent.errors.FlowError` that names the
 command (or field) and where it is, and lists what is accepted — never skipped silently.
 :func:`dump_flow` writes the same shape back, so recorded and compiled flows read like
 hand-written ones.
@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 
 from omg_agent.core.actions import VAR_PATTERN
-from omg_agent.flows.model import Command, Condition, Flow, FlowError, Selector, walk
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import Command, Condition, Flow, Selector, walk
 from omg_agent.userfiles import load_documents, read_text
 
 _KEYS = ("back", "home", "enter", "delete", "tab", "search", "escape", "space")

@@ -49,16 +49,8 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver, ExecResult
-from omg_agent.errors import ActionRejected, AnchorNotFound, OmgError
-from omg_agent.flows.model import (
-    ONCE,
-    Command,
-    Condition,
-    Flow,
-    FlowError,
-    FlowFailed,
-    Selector,
-)
+from omg_agent.errors import ActionRejected, AnchorNotFound, FlowError, FlowFailed, OmgError
+from omg_agent.flows.model import ONCE, Command, Condition, Flow, Selector
 from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
 from omg_agent.guards.gatekeeper import GateKeeper

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent import durable
-from omg_agent.flows.model import Flow, FlowError
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import Flow
 from omg_agent.flows.parse import dump_flow, load_flow
 from omg_agent.userfiles import read_text
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from omg_agent.flows.model import FlowError, Selector
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import Selector
 from omg_agent.flows.parse import COMMANDS, dump_flow, parse_flow
 
 MAESTRO = """\
