@@ -35,13 +35,14 @@ from omg_agent.core.actions import (
     Scan,
     Swipe,
     Tap,
+    Target,
     TypeText,
     Wait,
     ends_bundle,
 )
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.perception.anchor import match_anchor
-from omg_agent.perception.reading import Target, element_for
+from omg_agent.perception.reading import element_for
 
 log = logging.getLogger(__name__)
 

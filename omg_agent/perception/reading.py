@@ -14,14 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from omg_agent.core.actions import AnchorTarget, ElementTarget, MemSave, PointTarget
+from omg_agent.core.actions import AnchorTarget, ElementTarget, MemSave, PointTarget, Target
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import FailureKind
 from omg_agent.errors import TurnFailed
 from omg_agent.perception.anchor import match_anchor
-
-Target = ElementTarget | AnchorTarget | PointTarget
 
 
 def element_for(target: Target, obs: Observation,
