@@ -31,7 +31,7 @@ _EXPORTS = {
     "ActionHeld": "omg_agent.phone",
     "TerminalChannel": "omg_agent.guards.confirmation",
     "ConfirmationRequest": "omg_agent.guards.confirmation",
-    "FlowResult": "omg_agent.flows.replay",
+    "FlowResult": "omg_agent.flows.model",
     "DeviceBusy": "omg_agent.errors",
     "VirtualPhone": "omg_agent.vphone.phone",
     "AdbDriver": "omg_agent.drivers.adb",

@@ -4,7 +4,8 @@
 
     OmgError
     ├── ConfigError            bad settings or input files (names what was wrong)
-    │   └── ModelNotConfigured no model / endpoint / key set (message says what to set)
+    │   ├── ModelNotConfigured no model / endpoint / key set (message says what to set)
+    │   └── FlowError          a flow file that cannot be read (names the command or field)
     ├── AdbNotFound            the ``adb`` binary is not on PATH
     ├── AdbConnectError        ``adb connect`` did not bring a device up (knows serial, detail)
     ├── DeviceBusy             another agent holds the device's lease (knows its holder)
@@ -27,8 +28,11 @@
     ├── TurnFailed             a bundle the operator refuses to run (knows its FailureKind)
     ├── BudgetExhausted        the step budget is spent (knows used, limit, counts by kind)
     ├── DeadlinePassed         the run's wall-clock deadline passed (knows the limit)
-    └── DiskTrouble            the run's folder cannot be written (full, read-only, I/O
-                               error, deleted): the run stops interrupted (knows the path)
+    ├── DiskTrouble            the run's folder cannot be written (full, read-only, I/O
+    │                          error, deleted): the run stops interrupted (knows the path)
+    ├── FlowFailed             a flow step that could not run on this screen (knows its kind)
+    ├── MirrorError            the mirror cannot start as asked (an address, a port in use)
+    └── BodyRefused            a request body the mirror does not read (knows the status)
 
 Errors are caught at a step boundary and recorded there; nowhere else.
 """
@@ -205,3 +209,27 @@ class DiskTrouble(OmgError):
                                                                       else ""))
         self.cause = cause
         self.path = str(where)
+
+
+class FlowError(ConfigError):
+    """A flow file that cannot be read: names the command or field and what is accepted."""
+
+
+class FlowFailed(OmgError):
+    """A flow step that could not run on this screen (raised inside the runner only)."""
+
+    def __init__(self, message: str, *, kind: str = "step") -> None:
+        super().__init__(message)
+        self.kind = kind  # "anchor" | "assert" | "gate" | "device" | "step"
+
+
+class MirrorError(OmgError):
+    """The mirror cannot start as asked (an address it may not bind, a port in use)."""
+
+
+class BodyRefused(OmgError):
+    """A request body the mirror does not read (knows the HTTP status to answer)."""
+
+    def __init__(self, status: int, why: str) -> None:
+        super().__init__(why)
+        self.status = status

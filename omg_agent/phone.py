@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from omg_agent.config import Settings
     from omg_agent.core.actions import Action
     from omg_agent.core.observation import Observation
-    from omg_agent.flows.replay import FlowResult
+    from omg_agent.flows.model import FlowResult
     from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
     from omg_agent.vphone.phone import VirtualPhone
 

@@ -31,8 +31,8 @@ from pydantic import ValidationError
 from omg_agent.core.actions import Action, ElementTarget, parse_action
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
+from omg_agent.core.signatures import ActionRecord
 from omg_agent.guards.loops import LoopGuard, find_cycle
-from omg_agent.guards.signatures import ActionRecord
 from omg_agent.trace.loader import EventRecord, StepRecord, Trace
 
 SHOP, NOTES, MESSAGES, FEED = "com.omg.shop", "com.omg.notes", "com.omg.messages", "com.omg.feed"

@@ -38,8 +38,8 @@ from typing import Any
 from omg_agent.bench.observe import LatencyPhone, Stat
 from omg_agent.core.geometry import pixel_to_norm
 from omg_agent.drivers.adb import AdbDriver
+from omg_agent.errors import MirrorError
 from omg_agent.hitl.client import MirrorClient
-from omg_agent.hitl.security import MirrorError
 
 SETTINGS, NOTES = "com.android.settings", "com.omg.notes"
 APPS = (SETTINGS, "com.omg.messages")  # two screens without a blinking caret

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent.brain.dialects import adapt_settings
-from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
@@ -37,6 +36,7 @@ from omg_agent.drivers.secret_typing import SecretTyping
 from omg_agent.errors import ConfigError
 from omg_agent.guards.authorisation import parse_allow, parse_authorisations
 from omg_agent.guards.confirmation import ConfirmationChannel
+from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate
 from omg_agent.trace.logmask import masking_logs
 

@@ -31,11 +31,11 @@ from collections.abc import Callable
 
 from omg_agent.brain import held as held_action
 from omg_agent.brain.budget import StopReport
-from omg_agent.brain.gatekeeper import GateStop
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import HeldAction, Refusal
 from omg_agent.core.secrets import SecretVault
 from omg_agent.guards.answers import is_yes, read_answer
+from omg_agent.guards.gatekeeper import GateStop
 
 INSIST = 2  # reaching again for a refused action: told once, the second time ends the run
 TASK_SHOWN = 120  # a longer task is not quoted in a declined run's next step

@@ -12,19 +12,19 @@ nothing runs, the approval is withdrawn, and the operator is told why on its nex
 
 A yes given while the run waits (the terminal, the mirror) needs none of this: the gate
 asks before the segment runs and, on a yes, the segment goes on with that very action
-(:meth:`~omg_agent.brain.gatekeeper.GateKeeper.review`).
+(:meth:`~omg_agent.guards.gatekeeper.GateKeeper.review`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from omg_agent.brain.gatekeeper import GateStop
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import HeldAction, TurnRecord
 from omg_agent.core.actions import Action, AnchorTarget, dump_action, parse_action
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
+from omg_agent.guards.gatekeeper import GateStop
 from omg_agent.perception.anchor import match_anchor
 
 _ANCHOR_KEYS = ("resource_id", "text", "desc")

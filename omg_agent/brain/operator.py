@@ -22,7 +22,6 @@ become a failed turn.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from collections.abc import Sequence
@@ -32,14 +31,12 @@ from typing import Any, Literal
 from omg_agent.brain import prompts
 from omg_agent.brain.budget import StepBudget
 from omg_agent.brain.dialects import DialectTurn, dialect_for
-from omg_agent.brain.gatekeeper import GateKeeper, GateStop
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.looking import screenshot_reason, unclear_effect
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.modes import ONE_ACTION
 from omg_agent.brain.segments import (
     blind_reason,
-    element_for,
     missing_anchors,
     segment_end,
 )
@@ -55,8 +52,7 @@ from omg_agent.core.actions import (
     dump_action,
 )
 from omg_agent.core.contracts import DecisionBundle, TaskStep
-from omg_agent.core.geometry import Bounds
-from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
 from omg_agent.drivers.loading import loading_signs
@@ -68,12 +64,14 @@ from omg_agent.errors import (
     OmgError,
     TurnFailed,
 )
+from omg_agent.guards.gatekeeper import GateKeeper, GateStop
 from omg_agent.guards.injection import (
     InjectionFlag,
     flag_injections,
     listing_warning,
     without_foreign,
 )
+from omg_agent.perception.reading import read_from_screen
 
 log = logging.getLogger(__name__)
 
@@ -294,10 +292,14 @@ class Operator:
         except TurnFailed as exc:
             result.kind, result.failure = "acted", Failure(exc.kind, str(exc))
             return result
-        if any(isinstance(a, RunMacro) for a in actions):
-            from omg_agent.macros.session import run_requested
-            return run_requested(self.macros, result, actions, obs, self.gatekeeper,
-                                 self.recorder)
+        if any(isinstance(a, RunMacro) for a in actions):  # macros are handed in (a layer up)
+            if self.macros is not None:
+                return self.macros.run_requested(result, actions, obs, self.gatekeeper,
+                                                 self.recorder)
+            result.actions = [dump_action(a) for a in actions]
+            result.failure = Failure(FailureKind.MODEL_REPORTED,
+                                     "macro: no macro is offered in this run")
+            return result
         run = _SegmentRun(actions)
         try:
             self._run_segments(run, obs, ctx, result)
@@ -443,33 +445,6 @@ class Operator:
         value = read_from_screen(action, obs)
         self.memory.save(action.key, value, app=obs.package, step=step, source="screen")
         return value
-
-
-# -- reading values off the screen --------------------------------------------------------
-def _element_text(element: UIElement) -> str:
-    return element.text or element.desc or " ".join(element.extra_texts)
-
-
-def read_from_screen(action: MemSave, obs: Observation) -> str:
-    """The text ``action.from_screen`` points at in ``obs``; raises when there is none."""
-    source = action.from_screen
-    assert source is not None
-    texts: list[str] = []
-    if source.target is not None:
-        element = element_for(source.target, obs, having=_element_text)
-        texts = [_element_text(element)] if element is not None else []
-    if source.region is not None:
-        r = source.region
-        region = obs.region_to_pixels(Bounds(r.left, r.top, r.right, r.bottom))
-        boxes = [(b.bounds, b.text) for b in obs.ocr or ()] or [
-            (e.bounds, _element_text(e)) for e in obs.elements]
-        texts = [t for b, t in boxes if t and region.contains(b.center)]
-    value = " ".join(t for t in texts if t).strip()
-    if not value:
-        where = json.dumps(source.model_dump(mode="json", exclude_none=True))
-        raise TurnFailed(f"mem_save {action.key}: nothing readable on screen at {where}",
-                         FailureKind.ELEMENT_NOT_FOUND)
-    return value
 
 
 def _hold(result: TurnResult, held: GateStop) -> None:

@@ -47,7 +47,6 @@ from typing import Any
 
 from omg_agent.brain import dialogue, operator_turn, planning
 from omg_agent.brain.budget import StepBudget, StopReport, exhaustion_report
-from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
@@ -71,6 +70,7 @@ from omg_agent.core.results import FailureKind
 from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import Driver
 from omg_agent.errors import BudgetExhausted, DiskTrouble, LLMError, LLMReplyError, OmgError
+from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.loops import LoopGuard
 from omg_agent.guards.system import SystemGuard
 

@@ -16,7 +16,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.modes import plannerless
@@ -27,6 +26,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure
 from omg_agent.drivers.base import Driver
+from omg_agent.guards.gatekeeper import GateKeeper
 
 # the run's events are the orchestrator's log lines, whichever phase module records them
 log = logging.getLogger("omg_agent.brain.orchestrator")

@@ -17,7 +17,7 @@ acting blind.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from omg_agent.core.actions import (
     Action,
@@ -32,20 +32,19 @@ from omg_agent.core.actions import (
     Launch,
     LongPress,
     MemSave,
-    PointTarget,
     Scan,
     Swipe,
     Tap,
+    Target,
     TypeText,
     Wait,
     ends_bundle,
 )
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.perception.anchor import match_anchor
+from omg_agent.perception.reading import element_for
 
 log = logging.getLogger(__name__)
-
-Target = ElementTarget | AnchorTarget | PointTarget
 
 
 def targets(action: Action) -> list[Target]:
@@ -68,25 +67,6 @@ def anchor_element(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
     :func:`~omg_agent.perception.anchor.match_anchor`, as the drivers find it."""
     found = match_anchor(anchor, obs.elements, obs.screen.safe_zone)
     return found.target if found is not None else None
-
-
-def element_for(target: Target, obs: Observation,
-                having: Callable[[UIElement], object] | None = None, *,
-                touched: bool = False) -> UIElement | None:
-    """The element ``target`` names in ``obs``: under a point, the smallest one (of those
-    ``having`` accepts, when given); for an anchor, the element it matches — or, with
-    ``touched``, the clickable element a tap on it lands on (as the drivers tap it)."""
-    match target:
-        case ElementTarget(id=element_id):
-            return obs.element(element_id)
-        case AnchorTarget():
-            found = match_anchor(target, obs.elements, obs.screen.safe_zone)
-            if found is None:
-                return None
-            return found.target if touched else found.element
-        case PointTarget(x=x, y=y):
-            return obs.element_at(obs.to_pixels((x, y)), having)
-    return None
 
 
 def segment_end(actions: Sequence[Action], start: int, obs: Observation | None) -> int:

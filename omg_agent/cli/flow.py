@@ -128,8 +128,8 @@ def from_trace(
     Example: omg-agent flow from-trace runs/20261123-0412-find-the-price -o price.yaml
     """
     from omg_agent.flows.fromtrace import flow_from_trace
-    from omg_agent.flows.parse import dump_flow
     from omg_agent.flows.store import write_atomic
+    from omg_agent.flows.write import dump_flow
 
     try:
         text = dump_flow(flow_from_trace(run_dir))

@@ -12,7 +12,7 @@ element list the observation brings anyway — no extra device call when nothing
 
 * a ``ProgressBar`` (role ``progress``; a SeekBar is a slider) of the foreground app, or
 * a short label that says loading ("Loading…", "Searching… 搜索中", "Please wait", "加载中";
-  the one list is :func:`omg_agent.guards.cues.loading_cue`), never typed text in a field.
+  the one list is :func:`omg_agent.perception.labels.loading_cue`), never typed text in a field.
 
 A cue still there when the wait ran out (a progress bar that belongs to the screen, a
 stuck "Loading") is remembered and not waited for again while it stays on the screen, so
@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.guards.cues import loading_cue
+from omg_agent.perception.labels import loading_cue
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,9 @@ atomic writes), ``cache`` (``omg-agent run`` replays a task it completed before)
 DESIGN.md §7. Shipped flows live in ``omg_agent/assets/flows/``.
 """
 
-from omg_agent.flows.model import Command, Flow, FlowError, Selector
-from omg_agent.flows.parse import dump_flow, load_flow, parse_flow
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import Command, Flow, Selector
+from omg_agent.flows.parse import load_flow, parse_flow
+from omg_agent.flows.write import dump_flow
 
 __all__ = ["Command", "Flow", "FlowError", "Selector", "dump_flow", "load_flow", "parse_flow"]

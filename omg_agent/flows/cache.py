@@ -33,8 +33,8 @@ from omg_agent.core.actions import VAR_PATTERN
 from omg_agent.drivers.wrapper import shell_of
 from omg_agent.errors import OmgError
 from omg_agent.flows.fromtrace import flow_from_trace, saved_values
-from omg_agent.flows.model import Flow, walk
-from omg_agent.flows.replay import FlowResult, FlowRunner
+from omg_agent.flows.model import Flow, FlowResult, LaunchApp, walk
+from omg_agent.flows.replay import FlowRunner
 from omg_agent.flows.store import Entry, FlowStore, slug
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def end_checks(flow: Flow) -> int:
 
 def packages(flow: Flow) -> list[str]:
     apps = [flow.app_id] if flow.app_id else []
-    apps += [c.text for c in walk(flow.commands) if c.name == "launchApp" and c.text]
+    apps += [c.app for c in walk(flow.commands) if isinstance(c, LaunchApp) and c.app]
     return list(dict.fromkeys(apps))
 
 

@@ -32,7 +32,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from omg_agent.core.actions import AnchorTarget, MemSave, Tap, TypeText, parse_action
-from omg_agent.flows.model import Command, Flow, FlowError, Selector
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import (
+    AssertVisible,
+    Command,
+    Flow,
+    LongPressOn,
+    ScrollUntilVisible,
+    Selector,
+    SwipeScreen,
+    TapOn,
+)
 from omg_agent.flows.proof import CONFIRMED, OnceStep, once_class, proof_checks
 from omg_agent.flows.record import action_commands, short_id
 from omg_agent.flows.select import literal
@@ -56,7 +66,7 @@ def flow_from_trace(run_dir: Path, *, name: str = "") -> Flow:
     commands = builder.finish(trace.steps)
     if not any(c.name not in ("assertVisible",) for c in commands):
         raise FlowError(f"{run_dir}: the run did nothing on the device to replay")
-    numbered = tuple(dataclasses.replace(c, line=i) for i, c in enumerate(commands, 1))
+    numbered = tuple(c.model_copy(update={"line": i}) for i, c in enumerate(commands, 1))
     return Flow(commands=numbered, name=name or trace.task, env=builder.env)
 
 
@@ -65,7 +75,7 @@ class _Builder:
         self.commands: list[Command] = []
         self.values: dict[str, str] = {}  # value -> $name (saved from the screen)
         self.env: dict[str, str] = {}
-        self.swipe: Command | None = None
+        self.swipe: SwipeScreen | None = None
         self.last_tap: tuple[Selector, str | None] | None = None
         self.acted: tuple[int, list[dict[str, Any]]] | None = None  # (trace line, elements)
         self.once: list[OnceStep] = []  # steps that cannot be undone, in order
@@ -101,7 +111,8 @@ class _Builder:
                 raise FlowError(f"step {step.step}: {exc}") from None
             for command in made:
                 self._add(command, action, shown)
-            if isinstance(action, Tap) and made and made[0].selector is not None:
+            if isinstance(action, Tap) and made and isinstance(made[0], TapOn) \
+                    and made[0].selector is not None:
                 element = _element_of(action, shown)
                 self.last_tap = (made[0].selector, element.get("text") if element else None)
             self._once(step, action, made, screens[:at + 1], base + at + 1)
@@ -115,7 +126,7 @@ class _Builder:
               screens: list[list[dict[str, Any]] | None], number: int) -> None:
         """Note ``action`` if it cannot be undone (pay, send, delete, …)."""
         here = screens[-1] or []
-        selector = made[0].selector if made else None
+        selector = getattr(made[0], "selector", None) if made else None
         element = _element_of(action, here) if isinstance(action, Tap | TypeText) else None
         hit = once_class(action, element, selector, here)
         if hit is not None:
@@ -128,13 +139,13 @@ class _Builder:
         return text
 
     def _add(self, command: Command, action: Any, shown: list[dict[str, Any]]) -> None:
-        if command.name == "swipe":
+        if isinstance(command, SwipeScreen):
             self.swipe = command  # kept only if no list item follows
             return
-        if command.name in ("tapOn", "longPressOn") and command.selector is not None \
+        if isinstance(command, TapOn | LongPressOn) and command.selector is not None \
                 and _list_item(command.selector, action, shown):
-            self.commands.append(Command("scrollUntilVisible", selector=command.selector,
-                                         direction="down", timeout_s=20.0))
+            self.commands.append(ScrollUntilVisible(selector=command.selector,
+                                                    direction="down", timeout_s=20.0))
             self.swipe = None
         if self.swipe is not None:
             self.commands.append(self.swipe)
@@ -146,7 +157,7 @@ class _Builder:
         if self.swipe is not None:
             out.append(self.swipe)
         if self.once:  # only a proof of the outcome may end a flow that paid
-            return out + [Command("assertVisible", selector=s) for s in self._proofs()]
+            return out + [AssertVisible(selector=s) for s in self._proofs()]
         final = next((s.observation for s in reversed(steps) if s.observation), None) or {}
         elements = list(final.get("elements") or [])
         checks: list[Selector] = []
@@ -164,7 +175,7 @@ class _Builder:
         else:
             new = []
         checks += [Selector(id=i) for i in new]
-        return out + [Command("assertVisible", selector=s) for s in dict.fromkeys(checks)]
+        return out + [AssertVisible(selector=s) for s in dict.fromkeys(checks)]
 
     def _proofs(self) -> list[Selector]:
         last = self.once[-1]

@@ -9,33 +9,28 @@ meaning is the same (``launchApp``, ``tapOn``, ``inputText``, ``assertVisible``,
 person reads the screen — text (a regex), resource-id, content-desc, the n-th match,
 relative to another element (``below`` / ``above`` / ``childOf``) and its state — and is
 resolved on each screen anew by :mod:`.select`, so a flow survives moved buttons and other
-screen sizes. Pure data, no I/O.
+screen sizes.
+
+A step is a :data:`Command`: a discriminated union of frozen pydantic models, one per
+command, picked by ``name`` (as plans and macros are) — each holds only its own fields
+(``Repeat.times``, ``Retry.max_retries``, ``SaveValue.key``), so no field changes meaning
+with the command. :class:`FlowResult` is what a replay did. Pure data, no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, ClassVar, Literal
 
-from omg_agent.errors import ConfigError, OmgError
+from pydantic import BaseModel, ConfigDict, Field
+
+Direction = Literal["up", "down", "left", "right"]
 
 # Classes of sensitive steps that cannot be undone, and what a replay that stopped after one
 # says: the outcome is on the phone and must be checked there, never tried again.
 ONCE: dict[str, str] = {"payment": "paid once", "send": "sent once", "delete": "deleted once",
                         "install": "installed once", "account_security": "changed once"}
-
-
-class FlowError(ConfigError):
-    """A flow file that cannot be read: names the command or field and what is accepted."""
-
-
-class FlowFailed(OmgError):
-    """A flow step that could not run on this screen (raised inside the runner only)."""
-
-    def __init__(self, message: str, *, kind: str = "step") -> None:
-        super().__init__(message)
-        self.kind = kind  # "anchor" | "assert" | "gate" | "device" | "step"
 
 
 @dataclass(frozen=True)
@@ -74,29 +69,192 @@ class Condition:
     not_visible: Selector | None = None
 
 
-@dataclass(frozen=True)
-class Command:
-    """One step. ``name`` is the YAML command; the fields used depend on it (see parse)."""
+class FlowStep(BaseModel):
+    """What every command has: ``optional`` (skipped with a note when it cannot run), its
+    1-based ``line`` in its list (for messages) and ``timeout_s``, how long it waits for its
+    element or its check."""
 
-    name: str
-    selector: Selector | None = None
-    text: str = ""  # inputText / launchApp app / pressKey key / memSave value / label
-    key: str = ""  # memSave key; takeScreenshot name
-    point: tuple[float, float] | None = None  # tapOn point, in per cent of the screen
-    direction: Literal["up", "down", "left", "right"] = "down"
-    times: int = 1  # repeat times / retry maxRetries / eraseText characters
-    timeout_s: float = 5.0
-    condition: Condition | None = None  # runFlow when / repeat while / extendedWaitUntil
-    commands: tuple[Command, ...] = ()  # repeat / runFlow / retry bodies
-    file: str = ""  # runFlow file
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    _TEXTS: ClassVar[tuple[str, ...]] = ()  # fields that may hold $vars
+
     optional: bool = False
-    long: bool = False  # longPressOn
-    clear: bool = False  # inputText into an emptied field
-    line: int = 0  # 1-based position in its list, for messages
+    line: int = 0
+    timeout_s: float = 5.0
 
     def label(self) -> str:
-        what = self.selector.describe() if self.selector is not None else self.text
-        return f"{self.name} {what}".strip()
+        return f"{getattr(self, 'name', '?')} {self._what()}".strip()
+
+    def _what(self) -> str:
+        selector = getattr(self, "selector", None)
+        if selector is not None:
+            return str(selector.describe())
+        return str(getattr(self, self._TEXTS[0])) if self._TEXTS else ""
+
+    def texts(self) -> list[str]:
+        """The texts of this step a ``$var`` may sit in (its selectors' too)."""
+        own = [str(getattr(self, f)) for f in self._TEXTS]
+        selector = getattr(self, "selector", None)
+        condition = getattr(self, "condition", None)
+        if condition is not None:
+            own += _selector_texts(condition.visible) + _selector_texts(condition.not_visible)
+        return own + _selector_texts(selector)
+
+    def repeats(self) -> int:
+        """How many times it may go round (bounded by the parser); 0 for a plain step."""
+        return 0
+
+
+class LaunchApp(FlowStep):
+    name: Literal["launchApp"] = "launchApp"
+    _TEXTS = ("app",)
+    app: str = ""  # "" launches the flow's appId
+
+
+class TapOn(FlowStep):
+    """A tap on an element (``selector``) or, from a recording, at a per-cent ``point``."""
+
+    name: Literal["tapOn"] = "tapOn"
+    selector: Selector | None = None
+    point: tuple[float, float] | None = None  # per cent of the screen
+
+
+class LongPressOn(FlowStep):
+    name: Literal["longPressOn"] = "longPressOn"
+    selector: Selector | None = None
+    point: tuple[float, float] | None = None
+
+
+class InputText(FlowStep):
+    """Typing ``text``: into the focused field, or into the field ``selector`` names."""
+
+    name: Literal["inputText"] = "inputText"
+    _TEXTS = ("text",)
+    text: str = ""
+    selector: Selector | None = None
+    clear: bool = False  # empty the field first
+
+
+class EraseText(FlowStep):
+    name: Literal["eraseText"] = "eraseText"
+    count: int = 50  # characters
+
+    def repeats(self) -> int:
+        return self.count
+
+
+class AssertVisible(FlowStep):
+    name: Literal["assertVisible"] = "assertVisible"
+    selector: Selector
+
+
+class AssertNotVisible(FlowStep):
+    name: Literal["assertNotVisible"] = "assertNotVisible"
+    selector: Selector
+
+
+class ScrollUntilVisible(FlowStep):
+    name: Literal["scrollUntilVisible"] = "scrollUntilVisible"
+    selector: Selector
+    direction: Direction = "down"  # where the content comes from (the finger goes the other way)
+    timeout_s: float = 20.0
+    max_swipes: int = 20
+
+    def repeats(self) -> int:
+        return self.max_swipes
+
+
+class Scroll(FlowStep):
+    name: Literal["scroll"] = "scroll"
+
+
+class SwipeScreen(FlowStep):
+    name: Literal["swipe"] = "swipe"
+    direction: Direction = "down"
+
+
+class PressBack(FlowStep):
+    name: Literal["back"] = "back"
+
+
+class PressKey(FlowStep):
+    name: Literal["pressKey"] = "pressKey"
+    _TEXTS = ("key",)
+    key: str
+
+
+class WaitForAnimationToEnd(FlowStep):
+    name: Literal["waitForAnimationToEnd"] = "waitForAnimationToEnd"
+
+
+class TakeScreenshot(FlowStep):
+    name: Literal["takeScreenshot"] = "takeScreenshot"
+    path: str = "screenshot"
+
+
+class SaveValue(FlowStep):
+    """``$key`` set to ``value``, or to the text of the element ``selector`` names."""
+
+    name: Literal["memSave"] = "memSave"
+    _TEXTS = ("value",)
+    key: str
+    value: str = ""
+    selector: Selector | None = None
+
+
+class WaitSeconds(FlowStep):
+    name: Literal["wait"] = "wait"
+    seconds: float = 1.0
+
+
+class ExtendedWaitUntil(FlowStep):
+    name: Literal["extendedWaitUntil"] = "extendedWaitUntil"
+    condition: Condition
+    timeout_s: float = 10.0
+
+
+class Repeat(FlowStep):
+    """``commands`` ``times`` times (or ``times_var``'s value), while ``condition`` holds."""
+
+    name: Literal["repeat"] = "repeat"
+    _TEXTS = ("times_var",)
+    times: int = 0
+    times_var: str = ""  # "$count": read when the repeat starts
+    condition: Condition | None = None
+    commands: tuple[Command, ...] = ()
+
+    def repeats(self) -> int:
+        return self.times
+
+
+class RunFlow(FlowStep):
+    """``commands``, or the flow in ``file`` (next to this one), when ``condition`` holds."""
+
+    name: Literal["runFlow"] = "runFlow"
+    file: str = ""
+    commands: tuple[Command, ...] = ()
+    condition: Condition | None = None
+
+
+class Retry(FlowStep):
+    """``commands`` (or ``file``) again, up to ``max_retries`` more times, until they pass."""
+
+    name: Literal["retry"] = "retry"
+    file: str = ""
+    commands: tuple[Command, ...] = ()
+    max_retries: int = 1
+
+    def repeats(self) -> int:
+        return self.max_retries
+
+
+Command = Annotated[
+    LaunchApp | TapOn | LongPressOn | InputText | EraseText | AssertVisible | AssertNotVisible
+    | ScrollUntilVisible | Scroll | SwipeScreen | PressBack | PressKey | WaitForAnimationToEnd
+    | TakeScreenshot | SaveValue | WaitSeconds | ExtendedWaitUntil | Repeat | RunFlow | Retry,
+    Field(discriminator="name")]
+"""One step of a flow: the YAML command's name picks the model (a discriminated union)."""
+Block = Repeat | RunFlow | Retry  # the commands with a body
+Touch = TapOn | LongPressOn
 
 
 @dataclass(frozen=True)
@@ -115,13 +273,9 @@ class Flow:
         saved: set[str] = set()
         needed: list[str] = []
         for c in walk(self.commands):
-            if c.name == "memSave":
+            if isinstance(c, SaveValue):
                 saved.add(c.key)
-            texts = [c.text, *_selector_texts(c.selector)]
-            if c.condition is not None:
-                texts += [*_selector_texts(c.condition.visible),
-                          *_selector_texts(c.condition.not_visible)]
-            for a, b in (m for t in texts for m in VAR_PATTERN.findall(t)):
+            for a, b in (m for t in c.texts() for m in VAR_PATTERN.findall(t)):
                 name = a or b
                 if name not in saved and name not in self.env and name not in needed:
                     needed.append(name)
@@ -139,4 +293,33 @@ def walk(commands: tuple[Command, ...]) -> Iterator[Command]:
     """Every command, nested bodies included, in order."""
     for c in commands:
         yield c
-        yield from walk(c.commands)
+        if isinstance(c, Block):
+            yield from walk(c.commands)
+
+
+for _model in (Repeat, RunFlow, Retry):  # their bodies name Command, defined after them
+    _model.model_rebuild()
+
+
+@dataclass
+class FlowResult:
+    status: Literal["done", "failed", "needs_confirmation"]
+    commands: int = 0  # commands that ran (bodies counted one by one)
+    actions: int = 0  # device actions sent
+    observations: int = 0
+    device_calls: int = 0  # round trips of the actions (observations not included)
+    wall_s: float = 0.0
+    failed: str = ""  # the step and why it stopped
+    failed_step: int = 0  # its trace step number
+    variables: dict[str, str] = field(default_factory=dict)
+    irreversible: list[str] = field(default_factory=list)  # what was sent that cannot be undone
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "done"
+
+    @property
+    def once(self) -> str:
+        """"paid once", "paid once, sent once" …: what a failed replay already did ("" when
+        it did nothing that cannot be undone)."""
+        return ", ".join(dict.fromkeys(ONCE[c] for c in self.irreversible if c in ONCE))

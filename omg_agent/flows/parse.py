@@ -3,21 +3,46 @@
 A file is either one YAML list of commands, or Maestro's two documents — a header
 (``appId``, ``name``, ``env``, ``tags``) then ``---`` and the command list. A command is a
 bare name (``- back``) or a one-key mapping (``- tapOn: "Save"``, ``- tapOn: {id: save}``).
-Anything outside the subset is refused with a :class:`~.model.FlowError` that names the
+Anything outside the subset is refused with a :class:`~omg_agent.errors.FlowError` that names the
 command (or field) and where it is, and lists what is accepted — never skipped silently.
-:func:`dump_flow` writes the same shape back, so recorded and compiled flows read like
-hand-written ones.
+:func:`omg_agent.flows.write.dump_flow` writes the same shape back.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from omg_agent.core.actions import VAR_PATTERN
-from omg_agent.flows.model import Command, Condition, Flow, FlowError, Selector, walk
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import (
+    AssertNotVisible,
+    AssertVisible,
+    Command,
+    Condition,
+    EraseText,
+    ExtendedWaitUntil,
+    Flow,
+    InputText,
+    LaunchApp,
+    LongPressOn,
+    PressBack,
+    PressKey,
+    Repeat,
+    Retry,
+    RunFlow,
+    SaveValue,
+    Scroll,
+    ScrollUntilVisible,
+    Selector,
+    SwipeScreen,
+    TakeScreenshot,
+    TapOn,
+    WaitForAnimationToEnd,
+    WaitSeconds,
+    walk,
+)
 from omg_agent.userfiles import load_documents, read_text
 
 _KEYS = ("back", "home", "enter", "delete", "tab", "search", "escape", "space")
@@ -106,102 +131,135 @@ def _command(item: Any, source: str, where: str, line: int) -> Command:
                         + ", ".join(COMMANDS))
     at = f"{source}: {where} ({name})"
     try:
-        command = _fields(name, arg, source, where, line, at)
+        command = _fields(name, arg, _Where(source, where, line, at))
     except (ValueError, TypeError) as exc:  # int("many"), float(None): a bad field value
         raise FlowError(f"{at}: a field holds a value of the wrong kind ({exc})") from None
-    if command.times > MAX_TIMES:
-        raise FlowError(f"{at}: {command.times:,} times passes the limit of {MAX_TIMES:,}")
+    if command.repeats() > MAX_TIMES:
+        raise FlowError(f"{at}: {command.repeats():,} times passes the limit of {MAX_TIMES:,}")
     return command
 
 
-def _fields(name: str, arg: Any, source: str, where: str, line: int, at: str) -> Command:
+@dataclass(frozen=True)
+class _Where:
+    """Where a command sits: its file, its place (``step 3 repeat step 1``), its line in its
+    list and the prefix of every message about it."""
+
+    source: str
+    where: str
+    line: int
+    at: str
+
+
+def _fields(name: str, arg: Any, w: _Where) -> Command:
     opts = dict(arg) if isinstance(arg, dict) else {}
-    optional = bool(opts.pop("optional", False))
+    base: dict[str, Any] = {"optional": bool(opts.pop("optional", False)), "line": w.line}
     opts.pop("label", None)
-    base: dict[str, Any] = {"name": name, "optional": optional, "line": line}
     if name in _SELECTOR_COMMANDS:
         point = opts.pop("point", None)
-        if point is not None and name in ("tapOn", "longPressOn"):
-            return Command(**base, point=_percent_point(point, at), long=name == "longPressOn")
-        return Command(**base, selector=_selector(opts if isinstance(arg, dict) else arg, at),
-                       long=name == "longPressOn")
-    _check_fields(opts, COMMANDS[name], at)
-    return _build(name, arg, opts, base, source, where, at)
+        touch = {"tapOn": TapOn, "longPressOn": LongPressOn}.get(name)
+        if point is not None and touch is not None:
+            return touch(**base, point=_percent_point(point, w.at))
+        selector = _selector(opts if isinstance(arg, dict) else arg, w.at)
+        model = touch or (AssertVisible if name == "assertVisible" else AssertNotVisible)
+        return model(**base, selector=selector)
+    _check_fields(opts, COMMANDS[name], w.at)
+    return _build(name, arg, opts, w).model_copy(update=base)
 
 
-def _build(name: str, arg: Any, opts: dict[str, Any], base: dict[str, Any], source: str,
-           where: str, at: str) -> Command:
+def _build(name: str, arg: Any, opts: dict[str, Any], w: _Where) -> Command:
+    """The command ``name`` with its fields read from ``arg`` (a scalar) or ``opts``."""
     match name:
         case "launchApp":
-            app = opts.get("appId", arg if isinstance(arg, str) else "")
-            if opts.get("clearState") or opts.get("stopApp") is False:
-                bad = "clearState" if opts.get("clearState") else "stopApp: false"
-                raise FlowError(f"{at}: {bad} is not supported (the app is launched as it "
-                                "is); drop it or clear the app's data first")
-            return Command(**base, text=str(app or ""))
+            return _launch(arg, opts, w.at)
+        case "inputText" if isinstance(arg, dict):
+            sel = _selector({k: v for k, v in opts.items() if k in ("id", "desc")}, w.at) \
+                if ("id" in opts or "desc" in opts) else None
+            return InputText(text=str(opts.get("text", "")), selector=sel,
+                             clear=bool(opts.get("clear")))
         case "inputText":
-            if isinstance(arg, dict):
-                sel = _selector({k: v for k, v in opts.items() if k in ("id", "desc")}, at) \
-                    if ("id" in opts or "desc" in opts) else None
-                return Command(**base, text=str(opts.get("text", "")), selector=sel,
-                               clear=bool(opts.get("clear")))
-            return Command(**base, text=_scalar(arg, at))
+            return InputText(text=_scalar(arg, w.at))
         case "eraseText":
-            n = opts.get("charactersToErase", arg if isinstance(arg, int) else 50)
-            return Command(**base, times=int(n))
+            return EraseText(count=int(opts.get("charactersToErase",
+                                                arg if isinstance(arg, int) else 50)))
         case "scrollUntilVisible":
             element = opts.get("element", arg if not isinstance(arg, dict) else None)
-            return Command(**base, selector=_selector(element, at),
-                           direction=_direction(opts.get("direction", "down"), at),
-                           timeout_s=_ms(opts.get("timeout", 20_000)),
-                           times=int(opts.get("maxSwipes", 20)))
+            return ScrollUntilVisible(selector=_selector(element, w.at),
+                                      direction=_direction(opts.get("direction", "down"), w.at),
+                                      timeout_s=_ms(opts.get("timeout", 20_000)),
+                                      max_swipes=int(opts.get("maxSwipes", 20)))
         case "swipe":
             if "start" in opts or "end" in opts:
-                raise FlowError(f"{at}: swipe start/end points are not supported; use "
+                raise FlowError(f"{w.at}: swipe start/end points are not supported; use "
                                 "direction: up|down|left|right")
-            return Command(**base, direction=_direction(opts.get("direction", arg), at))
+            return SwipeScreen(direction=_direction(opts.get("direction", arg), w.at))
         case "pressKey":
-            key = _scalar(arg, at).lower()
-            if key not in _KEYS:
-                raise FlowError(f"{at}: unsupported key {_shown(arg)}; accepted: "
-                                + ", ".join(_KEYS))
-            return Command(**base, text=key)
+            return PressKey(key=_key(arg, w.at))
         case "repeat":
-            cond = _condition(opts["while"], at) if "while" in opts else None
-            if "times" not in opts and cond is None:
-                raise FlowError(f"{at}: repeat needs times or while")
-            times = opts.get("times", 1_000)
-            by_var = isinstance(times, str) and VAR_PATTERN.fullmatch(times.strip())
-            if not by_var and not str(times).isdigit():
-                raise FlowError(f"{at}: times {_shown(times)}: a whole number or a $var")
-            return Command(**base, times=0 if by_var else int(times),
-                           text=times.strip() if by_var else "", condition=cond,
-                           commands=_commands(opts.get("commands"), source, f"{where} repeat"))
+            return _repeat(opts, w)
         case "runFlow" | "retry":
-            file = opts.get("file", arg if isinstance(arg, str) else "")
-            body = (_commands(opts["commands"], source, f"{where} {name}")
-                    if "commands" in opts else ())
-            if not file and not body:
-                raise FlowError(f"{at}: {name} needs file or commands")
-            cond = _condition(opts["when"], at) if "when" in opts else None
-            return Command(**base, file=str(file or ""), commands=body, condition=cond,
-                           times=int(opts.get("maxRetries", 1)))
+            return _sub_flow(name, arg, opts, w)
         case "extendedWaitUntil":
-            cond = _condition({k: v for k, v in opts.items() if k != "timeout"}, at)
-            return Command(**base, condition=cond, timeout_s=_ms(opts.get("timeout", 10_000)))
+            cond = _condition({k: v for k, v in opts.items() if k != "timeout"}, w.at)
+            return ExtendedWaitUntil(condition=cond, timeout_s=_ms(opts.get("timeout", 10_000)))
         case "waitForAnimationToEnd":
-            return Command(**base, timeout_s=_ms(opts.get("timeout", 5_000)))
+            return WaitForAnimationToEnd(timeout_s=_ms(opts.get("timeout", 5_000)))
         case "takeScreenshot":
-            return Command(**base, key=str(opts.get("path", arg or "screenshot")))
+            return TakeScreenshot(path=str(opts.get("path", arg or "screenshot")))
         case "memSave":
-            if "key" not in opts or ("value" in opts) == ("from" in opts):
-                raise FlowError(f"{at}: memSave needs key and exactly one of value, from")
-            sel = _selector(opts["from"], at) if "from" in opts else None
-            return Command(**base, key=str(opts["key"]), text=str(opts.get("value", "")),
-                           selector=sel)
+            return _mem_save(opts, w.at)
         case "wait":
-            return Command(**base, timeout_s=float(opts.get("seconds", arg or 1)))
-    return Command(**base)  # back, scroll
+            return WaitSeconds(seconds=float(opts.get("seconds", arg or 1)))
+        case "scroll":
+            return Scroll()
+    return PressBack()
+
+
+def _launch(arg: Any, opts: dict[str, Any], at: str) -> LaunchApp:
+    app = opts.get("appId", arg if isinstance(arg, str) else "")
+    if opts.get("clearState") or opts.get("stopApp") is False:
+        bad = "clearState" if opts.get("clearState") else "stopApp: false"
+        raise FlowError(f"{at}: {bad} is not supported (the app is launched as it "
+                        "is); drop it or clear the app's data first")
+    return LaunchApp(app=str(app or ""))
+
+
+def _key(arg: Any, at: str) -> str:
+    key = _scalar(arg, at).lower()
+    if key not in _KEYS:
+        raise FlowError(f"{at}: unsupported key {_shown(arg)}; accepted: " + ", ".join(_KEYS))
+    return key
+
+
+def _repeat(opts: dict[str, Any], w: _Where) -> Repeat:
+    cond = _condition(opts["while"], w.at) if "while" in opts else None
+    if "times" not in opts and cond is None:
+        raise FlowError(f"{w.at}: repeat needs times or while")
+    times = opts.get("times", 1_000)
+    by_var = isinstance(times, str) and VAR_PATTERN.fullmatch(times.strip())
+    if not by_var and not str(times).isdigit():
+        raise FlowError(f"{w.at}: times {_shown(times)}: a whole number or a $var")
+    return Repeat(times=0 if by_var else int(times),
+                  times_var=times.strip() if by_var else "", condition=cond,
+                  commands=_commands(opts.get("commands"), w.source, f"{w.where} repeat"))
+
+
+def _sub_flow(name: str, arg: Any, opts: dict[str, Any], w: _Where) -> RunFlow | Retry:
+    file = str(opts.get("file", arg if isinstance(arg, str) else "") or "")
+    body = (_commands(opts["commands"], w.source, f"{w.where} {name}")
+            if "commands" in opts else ())
+    if not file and not body:
+        raise FlowError(f"{w.at}: {name} needs file or commands")
+    if name == "retry":
+        return Retry(file=file, commands=body, max_retries=int(opts.get("maxRetries", 1)))
+    cond = _condition(opts["when"], w.at) if "when" in opts else None
+    return RunFlow(file=file, commands=body, condition=cond)
+
+
+def _mem_save(opts: dict[str, Any], at: str) -> SaveValue:
+    if "key" not in opts or ("value" in opts) == ("from" in opts):
+        raise FlowError(f"{at}: memSave needs key and exactly one of value, from")
+    sel = _selector(opts["from"], at) if "from" in opts else None
+    return SaveValue(key=str(opts["key"]), value=str(opts.get("value", "")), selector=sel)
 
 
 def _check_fields(opts: dict[str, Any], allowed: frozenset[str], at: str) -> None:
@@ -279,93 +337,3 @@ def _percent_point(value: Any, at: str) -> tuple[float, float]:
 
 def _ms(value: Any) -> float:
     return float(value) / 1000.0
-
-
-# -- writing -------------------------------------------------------------------------------
-def dump_flow(flow: Flow) -> str:
-    """``flow`` as YAML in the Maestro shape (header, ``---``, commands)."""
-    header: dict[str, Any] = {}
-    if flow.app_id:
-        header["appId"] = flow.app_id
-    if flow.name:
-        header["name"] = flow.name
-    if flow.env:
-        header["env"] = dict(flow.env)
-    body = [_dump_command(c) for c in flow.commands]
-    text = yaml.safe_dump(body, allow_unicode=True, sort_keys=False, width=100)
-    if header:
-        return yaml.safe_dump(header, allow_unicode=True, sort_keys=False) + "---\n" + text
-    return text
-
-
-def _dump_selector(s: Selector) -> str | dict[str, Any]:
-    keys = {k: getattr(s, k) for k in ("text", "id", "desc", "index", "enabled", "checked",
-                                       "selected", "focused") if getattr(s, k) is not None}
-    for name, rel in (("below", s.below), ("above", s.above), ("childOf", s.child_of)):
-        if rel is not None:
-            keys[name] = _dump_selector(rel)
-    if list(keys) == ["text"]:
-        return str(keys["text"])
-    return keys
-
-
-def _dump_command(c: Command) -> Any:
-    extra: dict[str, Any] = {"optional": True} if c.optional else {}
-    match c.name:
-        case "tapOn" | "longPressOn" | "assertVisible" | "assertNotVisible":
-            if c.point is not None:
-                arg: Any = {"point": f"{c.point[0]:g}%,{c.point[1]:g}%"}
-            else:
-                assert c.selector is not None
-                arg = _dump_selector(c.selector)
-            if extra:
-                arg = {**(arg if isinstance(arg, dict) else {"text": arg}), **extra}
-            return {c.name: arg}
-        case "inputText":
-            if c.selector is None and not c.clear:
-                return {c.name: c.text}
-            sel = _dump_selector(c.selector) if c.selector is not None else {}
-            keys = {k: v for k, v in (sel.items() if isinstance(sel, dict) else ())
-                    if k in ("id", "desc")}
-            return {c.name: {"text": c.text, **keys, **({"clear": True} if c.clear else {})}}
-        case "launchApp":
-            return {c.name: {"appId": c.text}}
-        case "memSave":
-            src: dict[str, Any] = ({"from": _dump_selector(c.selector)} if c.selector
-                                   else {"value": c.text})
-            return {c.name: {"key": c.key, **src}}
-        case "scrollUntilVisible":
-            assert c.selector is not None
-            return {c.name: {"element": _dump_selector(c.selector),
-                             "direction": c.direction.upper()}}
-        case "swipe":
-            return {c.name: {"direction": c.direction.upper()}}
-        case "pressKey":
-            return {c.name: c.text}
-        case "wait":
-            return {c.name: {"seconds": c.timeout_s}}
-        case "extendedWaitUntil":
-            return {c.name: {**_dump_condition(c.condition), "timeout": int(c.timeout_s * 1000)}}
-        case "repeat":
-            cond = {"while": _dump_condition(c.condition)} if c.condition else {}
-            return {c.name: {"times": c.text or c.times, **cond,
-                             "commands": [_dump_command(b) for b in c.commands]}}
-        case "runFlow" | "retry":
-            out: dict[str, Any] = {"file": c.file} if c.file else {
-                "commands": [_dump_command(b) for b in c.commands]}
-            if c.condition is not None:
-                out["when"] = _dump_condition(c.condition)
-            if c.name == "retry":
-                out["maxRetries"] = c.times
-            return {c.name: out}
-        case "eraseText":
-            return {c.name: c.times}
-        case "takeScreenshot":
-            return {c.name: c.key}
-    return c.name
-
-
-def _dump_condition(cond: Condition | None) -> dict[str, Any]:
-    cond = cond or Condition()
-    return {**({"visible": _dump_selector(cond.visible)} if cond.visible else {}),
-            **({"notVisible": _dump_selector(cond.not_visible)} if cond.not_visible else {})}

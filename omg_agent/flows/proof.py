@@ -25,13 +25,8 @@ from omg_agent.core.actions import AnchorTarget, DoubleTap, Key, LongPress, Tap,
 from omg_agent.flows.model import ONCE, Selector
 from omg_agent.flows.record import short_id
 from omg_agent.flows.select import literal
-from omg_agent.guards.cues import (
-    cjk_part,
-    is_recipient_field,
-    is_search_field,
-    label_class,
-    latin_words,
-)
+from omg_agent.guards.cues import is_recipient_field, is_search_field, label_class
+from omg_agent.perception.labels import cjk_part, latin_words
 
 MAX_PROOFS = 2
 KEY_ENTER = 66

@@ -12,7 +12,6 @@ actions as a user does them on a live screen (``omg-agent flow record``, tests),
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +31,19 @@ from omg_agent.core.actions import (
     TypeText,
 )
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.flows.model import Command, Flow, Selector
+from omg_agent.flows.model import (
+    Command,
+    Flow,
+    InputText,
+    LaunchApp,
+    LongPressOn,
+    PressBack,
+    PressKey,
+    SaveValue,
+    Selector,
+    SwipeScreen,
+    TapOn,
+)
 from omg_agent.flows.select import literal
 
 # Buttons that close a dialog the app may or may not show next time: recorded as optional.
@@ -106,8 +117,9 @@ def element_under(point: Sequence[int], elements: Sequence[Any]) -> Any | None:
 
 
 def touch_command(name: str, target: Any, elements: Sequence[Any],
-                  point: Sequence[int] | None, size: Sequence[int] | None) -> Command:
+                  point: Sequence[int] | None, size: Sequence[int] | None) -> TapOn | LongPressOn:
     """``tapOn`` / ``longPressOn`` / a selector-less command's selector for one target."""
+    touch = LongPressOn if name == "longPressOn" else TapOn
     element = None
     match target:
         case AnchorTarget():
@@ -117,20 +129,18 @@ def touch_command(name: str, target: Any, elements: Sequence[Any],
             sel = Selector(text=keys.get("text") if target.match == "regex" else
                            _maybe_literal(keys.get("text")), id=keys.get("resource_id"),
                            desc=_maybe_literal(keys.get("desc")))
-            return Command(name, selector=sel, long=name == "longPressOn")
+            return touch(selector=sel)
         case ElementTarget():
             element = next((e for e in elements if _get(e, "id") == target.id), None)
     if element is None and point is not None:
         element = element_under(point, elements)
     if element is not None:
-        return Command(name, selector=selector_for(element, elements),
-                       optional=is_dismissal(element), long=name == "longPressOn")
+        return touch(selector=selector_for(element, elements), optional=is_dismissal(element))
     if point is not None and size:
-        return Command(name, point=(round(100 * point[0] / size[0], 1),
-                                    round(100 * point[1] / size[1], 1)),
-                       long=name == "longPressOn")
+        return touch(point=(round(100 * point[0] / size[0], 1),
+                            round(100 * point[1] / size[1], 1)))
     if isinstance(target, PointTarget):
-        return Command(name, point=(target.x / 10, target.y / 10), long=name == "longPressOn")
+        return touch(point=(target.x / 10, target.y / 10))
     raise ValueError(f"cannot anchor {name}: the element is not in the recorded screen")
 
 
@@ -143,7 +153,7 @@ def action_commands(action: Action, elements: Sequence[Any], point: Sequence[int
     """The flow steps for one action done on a screen showing ``elements``."""
     match action:
         case Launch():
-            return [Command("launchApp", text=action.app)]
+            return [LaunchApp(app=action.app)]
         case Tap():
             return [touch_command("tapOn", action.target, elements, point, size)]
         case LongPress():
@@ -152,23 +162,22 @@ def action_commands(action: Action, elements: Sequence[Any], point: Sequence[int
             sel = None
             if action.target is not None:
                 sel = touch_command("tapOn", action.target, elements, point, size).selector
-            out = [Command("inputText", text=action.text, selector=sel, clear=action.clear)]
-            return out + ([Command("pressKey", text="enter")] if action.submit else [])
+            out: list[Command] = [InputText(text=action.text, selector=sel, clear=action.clear)]
+            return out + ([PressKey(key="enter")] if action.submit else [])
         case Back():
-            return [Command("back")]
+            return [PressBack()]
         case Home():
-            return [Command("pressKey", text="home")]
+            return [PressKey(key="home")]
         case Key():
-            return [Command("back")] if action.key == "back" else [
-                Command("pressKey", text=str(action.key))]
+            return [PressBack()] if action.key == "back" else [PressKey(key=str(action.key))]
         case Swipe():
-            return [Command("swipe", direction=_direction(action, point))]
+            return [SwipeScreen(direction=_direction(action, point))]
         case MemSave():
             if action.from_screen is None or action.from_screen.target is None:
-                return [Command("memSave", key=action.key, text=action.value or "")]
+                return [SaveValue(key=action.key, value=action.value or "")]
             sel = touch_command("tapOn", action.from_screen.target, elements, None,
                                 size).selector
-            return [Command("memSave", key=action.key, selector=sel)]
+            return [SaveValue(key=action.key, selector=sel)]
     return []  # wait, ask_user, done: nothing to replay
 
 
@@ -207,4 +216,4 @@ class FlowRecorder:
 
 
 def _numbered(commands: Sequence[Command]) -> list[Command]:
-    return [dataclasses.replace(c, line=i) for i, c in enumerate(commands, start=1)]
+    return [c.model_copy(update={"line": i}) for i, c in enumerate(commands, start=1)]

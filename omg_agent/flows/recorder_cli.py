@@ -29,10 +29,10 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver
-from omg_agent.flows.model import Command
-from omg_agent.flows.parse import dump_flow
+from omg_agent.flows.model import AssertVisible, Command, FlowStep, LaunchApp, SaveValue
 from omg_agent.flows.record import FlowRecorder, selector_for
 from omg_agent.flows.store import write_atomic
+from omg_agent.flows.write import dump_flow
 from omg_agent.perception.elementlist import render
 
 HELP = ("tap N | long N | type [N] TEXT | enter | back | home | launch APP | scroll up|down"
@@ -76,10 +76,10 @@ def parse_command(line: str, obs: Observation) -> Action | Command | str | None:
                 return None
             sel = selector_for(element, obs.elements)
             if verb == "check":
-                return Command("assertVisible", selector=sel)
+                return AssertVisible(selector=sel)
             if len(rest) != 2:
                 return None
-            return Command("memSave", key=rest[0], selector=sel)
+            return SaveValue(key=rest[0], selector=sel)
     return None
 
 
@@ -97,7 +97,7 @@ def record_session(driver: Driver, out: Path, *, input_line: Callable[[str], str
         if parsed is None or isinstance(parsed, str):
             show(f"not understood; commands: {HELP}")
             continue
-        if isinstance(parsed, Command):
+        if isinstance(parsed, FlowStep):
             recorder.commands.append(parsed)
             continue
         result = driver.execute([parsed], obs)
@@ -109,6 +109,6 @@ def record_session(driver: Driver, out: Path, *, input_line: Callable[[str], str
         recorder.add(parsed, obs, point)
     flow = recorder.flow()
     flow = dataclasses.replace(flow, app_id=next(
-        (c.text for c in flow.commands if c.name == "launchApp"), ""))
+        (c.app for c in flow.commands if isinstance(c, LaunchApp)), ""))
     write_atomic(out, dump_flow(flow))
     return len(flow.commands)

@@ -5,7 +5,7 @@ observation by :mod:`.select` and handed to the driver as the usual
 :class:`~omg_agent.core.actions.Action` (``driver.execute(actions, observation)``: the one
 executor resolves, batches, settles); nothing is replayed by coordinates. A step waits up
 to its timeout for its element (the driver's observation already waits out loading
-screens). Each action passes the sensitive-action gate (:class:`~omg_agent.brain.gatekeeper.
+screens). Each action passes the sensitive-action gate (:class:`~omg_agent.guards.gatekeeper.
 GateKeeper`) first: a flow cannot pay, delete or send without a yes or an ``--allow``.
 
 Every step is written to the run's trace (:class:`~omg_agent.trace.recorder.TraceRecorder`,
@@ -28,12 +28,9 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from omg_agent.brain.gatekeeper import GateKeeper
-from omg_agent.brain.operator import read_from_screen
 from omg_agent.core.actions import (
     VAR_PATTERN,
     Action,
@@ -51,48 +48,19 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver, ExecResult
-from omg_agent.errors import ActionRejected, AnchorNotFound, OmgError
-from omg_agent.flows.model import (
-    ONCE,
-    Command,
-    Condition,
-    Flow,
-    FlowError,
-    FlowFailed,
-    Selector,
-)
+from omg_agent.errors import ActionRejected, AnchorNotFound, FlowError, FlowFailed, OmgError
+from omg_agent.flows import model as m
+from omg_agent.flows.model import ONCE, Command, Condition, Flow, FlowResult, Selector
 from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
+from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate, Sensitivity
+from omg_agent.perception.reading import read_from_screen
 
 log = logging.getLogger(__name__)
 
 _SCROLL_FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
 MAX_DEPTH = 8  # runFlow nesting
-
-
-@dataclass
-class FlowResult:
-    status: Literal["done", "failed", "needs_confirmation"]
-    commands: int = 0  # commands that ran (bodies counted one by one)
-    actions: int = 0  # device actions sent
-    observations: int = 0
-    device_calls: int = 0  # round trips of the actions (observations not included)
-    wall_s: float = 0.0
-    failed: str = ""  # the step and why it stopped
-    failed_step: int = 0  # its trace step number
-    variables: dict[str, str] = field(default_factory=dict)
-    irreversible: list[str] = field(default_factory=list)  # what was sent that cannot be undone
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "done"
-
-    @property
-    def once(self) -> str:
-        """"paid once", "paid once, sent once" …: what a failed replay already did ("" when
-        it did nothing that cannot be undone)."""
-        return ", ".join(dict.fromkeys(ONCE[c] for c in self.irreversible if c in ONCE))
 
 
 class FlowRunner:
@@ -149,59 +117,46 @@ class FlowRunner:
         if self.on_step is not None:
             self.on_step(c.label())
         timeout = self.step_timeout if self.step_timeout is not None else c.timeout_s
-        match c.name:
-            case "launchApp":
-                app = c.text or flow.app_id
-                if not app:
+        match c:
+            case m.LaunchApp():
+                if not (app := c.app or flow.app_id):
                     raise FlowFailed("launchApp: no app named and no appId in the header")
                 self._act(Launch(app=app), None, c)
-            case "tapOn" | "longPressOn":
+            case m.TapOn() | m.LongPressOn():
                 obs, target = self._wait_for(c, timeout)
-                action: Action = (LongPress(target=target) if c.long else Tap(target=target))
-                self._act(action, obs, c)
-            case "inputText":
-                obs = self._observe()
-                target = None
-                if c.selector is not None:
-                    obs, target = self._wait_for(c, timeout)
+                long = isinstance(c, m.LongPressOn)
+                self._act(LongPress(target=target) if long else Tap(target=target), obs, c)
+            case m.InputText():
+                obs, target = (self._observe(), None) if c.selector is None else \
+                    self._wait_for(c, timeout)
                 self._act(TypeText(text=self._fill(c.text), target=target, clear=c.clear),
                           obs, c)
-            case "eraseText":
+            case m.EraseText():
                 self._act(TypeText(text="", clear=True), self._observe(), c)
-            case "assertVisible" | "assertNotVisible":
-                assert c.selector is not None
-                want = c.name == "assertVisible"
-                cond = Condition(visible=c.selector) if want else Condition(
-                    not_visible=c.selector)
-                self._until(cond, timeout, c)
-            case "extendedWaitUntil":
-                self._until(c.condition or Condition(), c.timeout_s, c)
-            case "scrollUntilVisible":
+            case m.AssertVisible():
+                self._until(Condition(visible=c.selector), timeout, c)
+            case m.AssertNotVisible():
+                self._until(Condition(not_visible=c.selector), timeout, c)
+            case m.ExtendedWaitUntil():
+                self._until(c.condition, c.timeout_s, c)
+            case m.ScrollUntilVisible():
                 self._scroll_until(c)
-            case "scroll":
-                self._act(Swipe(direction="up"), self._observe(), c)
-            case "swipe":
-                self._act(Swipe(direction=c.direction), self._observe(), c)
-            case "back":
-                self._act(Back(), self._observe(), c)
-            case "pressKey":
-                self._act(Key(key=c.text), self._observe(), c)
-            case "waitForAnimationToEnd" | "takeScreenshot":
+            case m.Scroll() | m.SwipeScreen() | m.PressBack() | m.PressKey():
+                self._act(_plain_action(c), self._observe(), c)
+            case m.WaitForAnimationToEnd() | m.TakeScreenshot():
                 self._note(self._observe(fresh=True), c.label())
-            case "wait":
-                time.sleep(c.timeout_s)
+            case m.WaitSeconds():
+                time.sleep(c.seconds)
                 self._seen = None
-            case "memSave":
+            case m.SaveValue():
                 self._mem_save(c, timeout)
-            case "repeat":
+            case m.Repeat():
                 self._repeat(c, flow, depth)
-            case "runFlow":
+            case m.RunFlow():
                 if c.condition is None or self._holds(c.condition, self._observe()):
                     self._block(self._body(c, flow, depth), flow, depth + 1)
-            case "retry":
+            case m.Retry():
                 self._retry(c, flow, depth)
-            case _:
-                raise FlowFailed(f"unsupported command {c.name!r}")
 
     # -- helpers ----------------------------------------------------------------------------
     def _observe(self, *, fresh: bool = False) -> Observation:
@@ -213,9 +168,9 @@ class FlowRunner:
         self._seen = self.driver.observe()
         return self._seen
 
-    def _wait_for(self, c: Command, timeout: float
+    def _wait_for(self, c: m.TapOn | m.LongPressOn | m.InputText | m.SaveValue, timeout: float
                   ) -> tuple[Observation, PointTarget | ElementTarget | Any]:
-        if c.point is not None:
+        if isinstance(c, m.TapOn | m.LongPressOn) and c.point is not None:
             x, y = c.point
             return self._observe(), PointTarget(x=round(x * 10), y=round(y * 10))
         assert c.selector is not None
@@ -336,11 +291,10 @@ class FlowRunner:
                 raise FlowFailed(f"step {c.line} {c.label()}: not true on the screen after "
                                  f"{timeout:g} s", kind="assert")
 
-    def _scroll_until(self, c: Command) -> None:
-        assert c.selector is not None
+    def _scroll_until(self, c: m.ScrollUntilVisible) -> None:
         finger = _SCROLL_FINGER[c.direction]
         deadline = time.monotonic() + c.timeout_s
-        for _ in range(max(1, c.times) + 1):
+        for _ in range(max(1, c.max_swipes) + 1):
             obs = self._observe()
             hit = find(self._sel(c.selector), obs)
             if hit is not None and obs.screen.safe_zone.contains(hit.center):
@@ -355,9 +309,9 @@ class FlowRunner:
         raise FlowFailed(f"step {c.line} {c.label()}: not found after scrolling "
                          f"{c.direction}", kind="anchor")
 
-    def _mem_save(self, c: Command, timeout: float) -> None:
+    def _mem_save(self, c: m.SaveValue, timeout: float) -> None:
         if c.selector is None:
-            self.vars[c.key] = self._fill(c.text)
+            self.vars[c.key] = self._fill(c.value)
             return
         obs, target = self._wait_for(c, timeout)
         action = MemSave(key=c.key, from_screen=FromScreen(target=target))
@@ -372,35 +326,35 @@ class FlowRunner:
                                                 f"${c.key} = {self.vars[c.key]!r}"}],
                                       phase="flow", note=c.label())
 
-    def _repeat(self, c: Command, flow: Flow, depth: int) -> None:
+    def _repeat(self, c: m.Repeat, flow: Flow, depth: int) -> None:
         times = c.times
-        if c.text:  # times: $count
-            value = self._fill(c.text)
+        if c.times_var:  # times: $count
+            value = self._fill(c.times_var)
             if not value.strip().isdigit():
-                raise FlowFailed(f"repeat times {c.text} = {value!r}: not a whole number")
+                raise FlowFailed(f"repeat times {c.times_var} = {value!r}: not a whole number")
             times = int(value)
             if times > MAX_TIMES:
-                raise FlowFailed(f"repeat times {c.text} = {times:,} passes the limit of "
+                raise FlowFailed(f"repeat times {c.times_var} = {times:,} passes the limit of "
                                  f"{MAX_TIMES:,}")
         for _ in range(times):
             if c.condition is not None and not self._holds(c.condition, self._observe()):
                 return
             self._block(c.commands, flow, depth + 1)
 
-    def _retry(self, c: Command, flow: Flow, depth: int) -> None:
+    def _retry(self, c: m.Retry, flow: Flow, depth: int) -> None:
         body = self._body(c, flow, depth)
-        for attempt in range(c.times + 1):
+        for attempt in range(c.max_retries + 1):
             sent = len(self._result.irreversible)
             try:
                 self._block(body, flow, depth + 1)
                 return
             except FlowFailed as exc:  # a body that paid is never run again
-                if exc.kind.startswith("gate") or attempt == c.times \
+                if exc.kind.startswith("gate") or attempt == c.max_retries \
                         or len(self._result.irreversible) > sent:
                     raise
-                log.info("retry %d/%d after: %s", attempt + 1, c.times, exc)
+                log.info("retry %d/%d after: %s", attempt + 1, c.max_retries, exc)
 
-    def _body(self, c: Command, flow: Flow, depth: int) -> tuple[Command, ...]:
+    def _body(self, c: m.RunFlow | m.Retry, flow: Flow, depth: int) -> tuple[Command, ...]:
         if depth >= MAX_DEPTH:
             raise FlowFailed(f"{c.name}: nested more than {MAX_DEPTH} deep")
         if not c.file:
@@ -412,3 +366,15 @@ class FlowRunner:
             raise FlowFailed(f"step {c.line} {c.name}: {exc}") from exc
         self.vars = {**sub.env, **self.vars}
         return sub.commands
+
+
+def _plain_action(c: m.Scroll | m.SwipeScreen | m.PressBack | m.PressKey) -> Action:
+    """The one device action of a step that needs no element."""
+    match c:
+        case m.SwipeScreen():
+            return Swipe(direction=c.direction)
+        case m.PressBack():
+            return Back()
+        case m.PressKey():
+            return Key(key=c.key)
+    return Swipe(direction="up")  # scroll

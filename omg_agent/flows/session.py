@@ -17,8 +17,8 @@ from omg_agent.brain.agent import gatekeeper, run_secrets
 from omg_agent.config import Settings
 from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
-from omg_agent.flows.model import Flow
-from omg_agent.flows.replay import FlowResult, FlowRunner
+from omg_agent.flows.model import Flow, FlowResult
+from omg_agent.flows.replay import FlowRunner
 from omg_agent.guards.confirmation import ConfirmationChannel
 from omg_agent.trace.logmask import masking_logs
 from omg_agent.trace.recorder import TraceRecorder

@@ -1,7 +1,7 @@
 """Flows on disk: one folder per entry, every version kept, written atomically.
 
 A :class:`FlowStore` keeps named entries under a root folder: ``<root>/<key>/v<N>.yaml``
-(the flow, as :func:`~.parse.dump_flow` writes it) and ``<root>/<key>/meta.json`` (what
+(the flow, as :func:`~.write.dump_flow` writes it) and ``<root>/<key>/meta.json`` (what
 the entry is for and how it has fared: app, device profile, app versions, current version,
 hits, failures, retired). Keys are built from what the caller files an entry under (app,
 device profile, name — or the replay cache's task key) so the store itself stays generic.
@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent import durable
-from omg_agent.flows.model import Flow, FlowError
-from omg_agent.flows.parse import dump_flow, load_flow
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import Flow
+from omg_agent.flows.parse import load_flow
+from omg_agent.flows.write import dump_flow
 from omg_agent.userfiles import read_text
 
 log = logging.getLogger(__name__)

@@ -10,26 +10,21 @@ characters ("立即支付") — so a message preview "Call me when you're free" 
 mentions deleting is data, not a Delete button. A negation in front ("Don't allow",
 "取消支付", "不允许") makes a label harmless.
 
-The same file holds the words of a *loading* screen ("Loading…", "Searching…", "Please
-wait", "加载中", "正在搜索"): :func:`loading_cue` names the one a label shows, by the same
-short-label rule, and the executor's wait after an action
-(:mod:`omg_agent.drivers.loading`) reads it. Pure functions, no I/O.
+Labels are split into words by :mod:`omg_agent.perception.labels`, which also holds the
+short-label limits and the words of a *loading* screen (the drivers read those, and the
+drivers sit below the guards). Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-from omg_agent.perception.textmatch import compact, normalise
+from omg_agent.perception.labels import MAX_CJK_CHARS, MAX_LABEL_WORDS, cjk_part, latin_words
 
 SensitiveClass = Literal["payment", "delete", "send", "install", "permission", "secret_entry",
                          "account_security"]
 CLASSES: tuple[SensitiveClass, ...] = ("payment", "delete", "send", "install", "permission",
                                        "secret_entry", "account_security")
-
-MAX_LABEL_WORDS = 4
-MAX_CJK_CHARS = 8
 
 # Order matters: the first class whose cue fits wins ("Send reset link" is account security,
 # not a send; "Factory reset" is a delete).
@@ -65,21 +60,6 @@ _SECRET_EN = frozenset({"password", "passcode", "passwd", "pin", "cvv", "cvc", "
                         "iban"})
 _SECRET_PHRASES_EN = ("security code", "verification code", "card number")
 _SECRET_ZH = ("密码", "卡号", "银行卡", "验证码", "安全码", "支付密码")
-
-_WORD_RE = re.compile(r"\d+[^\W\d_]+|[^\W\d_]+(?:['’\-][^\W\d_]+)*")
-_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-
-
-def latin_words(text: str) -> list[str]:
-    """The Latin-script words of ``text``, normalised (prices, numbers and CJK dropped)."""
-    plain = _CJK_RE.sub(" ", normalise(text, cjk=False)).replace("’", "'")
-    return [w for w in _WORD_RE.findall(plain) if not _CJK_RE.search(w)]
-
-
-def cjk_part(text: str) -> str:
-    """The Chinese characters of ``text``, in order, without spaces or punctuation."""
-    return "".join(_CJK_RE.findall(compact(text)))
-
 
 _PHRASES = [(cls, [tuple(latin_words(p)) for p in en], zh) for cls, en, zh in _LABEL_CUES]
 
@@ -137,26 +117,3 @@ def is_recipient_field(*texts: str) -> bool:
     words = {w for t in texts for w in latin_words(t.replace("_", " "))}
     return bool(words & {"to", "recipient", "recipients", "number"}) or any(
         z in cjk_part(t) for t in texts for z in ("收件人", "号码"))
-
-
-# A label that *is* one of these (an ellipsis, a count or a second language aside) says the
-# screen is still loading: "Loading…", "Searching… 搜索中", "Please wait", "正在加载…".
-_LOADING_EN = ("loading", "searching", "please wait", "one moment", "refreshing",
-               "just a moment")
-_LOADING_ZH = ("加载中", "正在加载", "载入中", "正在载入", "搜索中", "正在搜索", "请稍候",
-               "请稍等", "刷新中", "正在刷新")
-_LOADING_PHRASES = [tuple(latin_words(p)) for p in _LOADING_EN]
-
-
-def loading_cue(label: str) -> str | None:
-    """The loading word a short label opens with ("Loading more…" → ``loading``), or
-    ``None``: a sentence that mentions loading ("Loading the van took an hour") is content."""
-    words = latin_words(label)
-    if words and len(words) <= MAX_LABEL_WORDS:
-        for phrase in _LOADING_PHRASES:
-            if tuple(words[:len(phrase)]) == phrase:
-                return " ".join(phrase)
-    han = cjk_part(label)
-    if han and len(han) <= MAX_CJK_CHARS:
-        return next((cue for cue in _LOADING_ZH if han.startswith(cue)), None)
-    return None

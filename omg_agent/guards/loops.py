@@ -40,8 +40,8 @@ from typing import Literal
 
 from omg_agent.core.actions import Action, Back, Swipe, Wait
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.signatures import ActionRecord
 from omg_agent.guards.retap import SNAP_PX, offset_retap
-from omg_agent.guards.signatures import ActionRecord
 from omg_agent.perception.screenhash import ScreenHash
 
 WINDOW = 8  # actions the cycle detector looks back over

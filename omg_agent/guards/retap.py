@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from omg_agent.core.actions import Action, DoubleTap, ElementTarget, LongPress, PointTarget, Tap
 from omg_agent.core.geometry import Bounds, Point
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.perception.anchor import _is_tappable as tappable
+from omg_agent.perception.anchor import is_tappable
 
 SNAP_PX = 60
 MIN_MOVE_PX = 8  # a corrected point closer than this to the missed one is the same tap
@@ -49,7 +49,7 @@ def _visible_centre(bounds: Bounds, screen: Bounds) -> Point:
 def _nearest(point: Point, elements: Iterable[UIElement], snap_px: int
              ) -> tuple[float, UIElement] | None:
     near = [(e.bounds.distance_to(point), e.bounds.area, e.id, e) for e in elements
-            if tappable(e) and e.bounds.distance_to(point) <= snap_px]
+            if is_tappable(e) and e.bounds.distance_to(point) <= snap_px]
     if not near:
         return None
     distance, *_, e = min(near)
@@ -57,7 +57,7 @@ def _nearest(point: Point, elements: Iterable[UIElement], snap_px: int
 
 
 def _for_point(point: Point, obs: Observation, snap_px: int) -> tuple[UIElement, str] | None:
-    host = _smallest(e for e in obs.elements if tappable(e) and e.bounds.contains(point))
+    host = _smallest(e for e in obs.elements if is_tappable(e) and e.bounds.contains(point))
     if host is not None:
         return host, f"the centre of {_name(host)}"
     near = _nearest(point, obs.elements, snap_px)
@@ -69,11 +69,11 @@ def _for_point(point: Point, obs: Observation, snap_px: int) -> tuple[UIElement,
 
 
 def _for_element(e: UIElement, obs: Observation, snap_px: int) -> tuple[UIElement, str] | None:
-    if tappable(e):
+    if is_tappable(e):
         return e, "its centre"
-    host = _smallest(h for h in obs.elements if tappable(h) and h.bounds.contains(e.center))
+    host = _smallest(h for h in obs.elements if is_tappable(h) and h.bounds.contains(e.center))
     if host is None:
-        host = _smallest(c for c in obs.elements if tappable(c)
+        host = _smallest(c for c in obs.elements if is_tappable(c)
                          and c.bounds.intersection(e.bounds) == c.bounds)
     if host is not None:
         return host, f"the centre of {_name(host)}, the clickable part of {_name(e)}"

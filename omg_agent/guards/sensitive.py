@@ -51,14 +51,13 @@ from omg_agent.guards.amounts import Money, priced
 from omg_agent.guards.authorisation import Authorisation
 from omg_agent.guards.cues import (
     SensitiveClass,
-    cjk_part,
     is_recipient_field,
     is_search_field,
     is_secret_field,
     label_class,
-    latin_words,
 )
 from omg_agent.perception.anchor import Anchorer, tap_receiver
+from omg_agent.perception.labels import cjk_part, latin_words
 
 KEY_ENTER, KEY_CALL = 66, 5
 TITLE_BAND = 0.15  # the top share of the screen where an app bar shows whom a screen is about

@@ -25,9 +25,9 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from omg_agent.core.actions import Key, LongPress, PointTarget, Swipe, Tap, TypeText
-from omg_agent.errors import OmgError
+from omg_agent.errors import BodyRefused, OmgError
 from omg_agent.hitl.audit import AuditLog, Place
-from omg_agent.hitl.bodies import BodyRefused, read_json
+from omg_agent.hitl.bodies import read_json
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import FrameSource
 from omg_agent.hitl.security import (

@@ -13,19 +13,11 @@ from typing import Any
 
 from starlette.requests import Request
 
-from omg_agent.errors import OmgError
+from omg_agent.errors import BodyRefused
 
 MAX_BODY = 64 * 1024  # a typed text of ~20,000 CJK characters still fits
 MAX_DEPTH = 8
 _OPEN, _CLOSE, _QUOTE, _BACKSLASH = frozenset(b"[{"), frozenset(b"]}"), ord('"'), ord("\\")
-
-
-class BodyRefused(OmgError):
-    """A request body the mirror does not read (knows the HTTP status to answer)."""
-
-    def __init__(self, status: int, why: str) -> None:
-        super().__init__(why)
-        self.status = status
 
 
 def nesting(data: bytes, limit: int = MAX_DEPTH) -> int:

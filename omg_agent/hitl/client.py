@@ -15,7 +15,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from omg_agent.hitl.security import KEY_HEADER, KEY_PROTOCOL, PROTOCOL, MirrorError, cookie_name
+from omg_agent.errors import MirrorError
+from omg_agent.hitl.security import KEY_HEADER, KEY_PROTOCOL, PROTOCOL, cookie_name
 
 _KEY = re.compile(r'<meta name="mirror-key" content="([^"]+)">')
 TIMEOUT_S = 30.0

@@ -35,7 +35,7 @@ from omg_agent.core.geometry import norm_to_pixel
 from omg_agent.core.observation import Observation
 from omg_agent.errors import OmgError
 from omg_agent.flows.cache import task_key
-from omg_agent.flows.model import Command, Flow
+from omg_agent.flows.model import AssertNotVisible, AssertVisible, Flow
 from omg_agent.flows.record import FlowRecorder, selector_for, short_id
 from omg_agent.flows.replay import FlowRunner
 from omg_agent.flows.store import Entry, FlowStore, slug
@@ -228,18 +228,18 @@ class _Episode:
         """The recorded steps plus one end check: an element of the screen they led to."""
         commands = list(self.recorder.commands)
         ids = {e.resource_id for e in end.elements if e.resource_id}
-        appeared = [(e, end.elements, "assertVisible") for e in end.elements
+        appeared = [(e, end.elements, AssertVisible) for e in end.elements
                     if e.resource_id and e.resource_id not in self.start]
-        gone = [(e, self.start.values(), "assertNotVisible") for e in self.start.values()
+        gone = [(e, self.start.values(), AssertNotVisible) for e in self.start.values()
                 if e.resource_id not in ids]
-        for element, shown, name in [*appeared, *gone]:
+        for element, shown, check in [*appeared, *gone]:
             if element.resource_id.startswith("android:"):
                 continue
             try:
                 sel = selector_for(element, list(shown))
             except ValueError:
                 continue
-            commands.append(Command(name, selector=sel, timeout_s=CHECK_TIMEOUT_S))
+            commands.append(check(selector=sel, timeout_s=CHECK_TIMEOUT_S))
             break
         self.recorder.commands = commands
         return self.recorder.flow()

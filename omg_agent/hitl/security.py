@@ -26,7 +26,7 @@ import secrets
 import threading
 from dataclasses import dataclass, field
 
-from omg_agent.errors import OmgError
+from omg_agent.errors import MirrorError
 
 COOKIE_PREFIX = "omg_mirror_"
 KEY_HEADER = "x-mirror-key"
@@ -34,10 +34,6 @@ PROTOCOL = "omg-mirror"  # the WebSocket subprotocol the server answers with
 KEY_PROTOCOL = "omg-mirror-key."  # + the key: how a WebSocket presents it (no headers there)
 MAX_VIEWERS = 5  # browser tabs signed in to one mirror
 LOOPBACK_NAMES = ("localhost",)
-
-
-class MirrorError(OmgError):
-    """The mirror cannot start as asked (an address it may not bind, a port in use)."""
 
 
 def is_loopback(host: str) -> bool:

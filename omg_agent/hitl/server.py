@@ -14,12 +14,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from omg_agent.errors import MirrorError
 from omg_agent.hitl.app import MirrorApp
 from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.bodies import MAX_BODY
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import Changes, FrameSource
-from omg_agent.hitl.security import MirrorError, MirrorSession, check_bind
+from omg_agent.hitl.security import MirrorSession, check_bind
 from omg_agent.hitl.takeover import HeldDriver, Takeover
 
 START_TIMEOUT_S = 15.0

@@ -33,6 +33,7 @@ from omg_agent.macros.store import MacroStore
 
 log = logging.getLogger(__name__)
 OFFER_HEAD = "Macro offer"
+NO_SESSION = "no macro is offered in this run"
 
 
 class MacroSession:
@@ -105,13 +106,20 @@ class MacroSession:
         return report
 
 
+    def run_requested(self, result: Any, actions: Sequence[Action], obs: Observation,
+                      gate: Any = None, recorder: Any = None) -> Any:
+        """The operator's hook for a reply holding a ``macro`` action (the operator holds
+        this session and never imports this layer): :func:`run_requested`."""
+        return run_requested(self, result, actions, obs, gate, recorder)
+
+
 def run_requested(session: MacroSession | None, result: Any, actions: Sequence[Action],
                   obs: Observation, gate: Any = None, recorder: Any = None) -> Any:
     """Fill the operator's ``result`` (a ``TurnResult``) for a reply holding a ``macro``
     action: run it, or say why it cannot run. Returns ``result``."""
     request = next(a for a in actions if isinstance(a, RunMacro))
     result.actions = [dump_action(request)]
-    why = ("no macro is offered in this run" if session is None else
+    why = (NO_SESSION if session is None else
            "a macro action must be alone in its bundle" if len(actions) > 1 else
            f"no macro named {request.name!r} was offered" if request.name not in
            session.offered else "")

@@ -71,7 +71,9 @@ class Resolved:
     candidates: tuple[UIElement, ...] = ()  # other elements an ambiguous anchor names
 
 
-def _is_tappable(e: UIElement) -> bool:
+def is_tappable(e: UIElement) -> bool:
+    """Whether a tap (or typing) on ``e`` does something: the one rule the anchorer and the
+    gate's re-tap check share."""
     return e.clickable or e.long_clickable or e.checkable or e.editable
 
 
@@ -237,7 +239,7 @@ class Anchorer:
         if inside is not None:
             return Resolved(raw, "point", inside, 0.0, f"on {_describe(inside)}")
         near = [(e.bounds.distance_to(raw), e.bounds.area, e.id, e)
-                for e in elements if _is_tappable(e)]
+                for e in elements if is_tappable(e)]
         near = [n for n in near if n[0] <= self.snap_tolerance_px]
         if near:
             distance, *_, e = min(near)
@@ -315,7 +317,7 @@ def match_anchor(target: AnchorTarget, elements: Sequence[UIElement],
         tier = _element_tier(e, queries)
         if tier is None or (target.match != "regex" and tier[0] > limit):
             continue
-        host = e if _is_tappable(e) else _clickable_host(e, elements)
+        host = e if is_tappable(e) else _clickable_host(e, elements)
         hidden = visible is not None and not visible.contains(e.center)
         key = ((tier[1], tier[0]) if field_first else tier, host is None, not e.enabled,
                hidden, e.bounds.area, e.bounds.top, e.bounds.left)
@@ -364,14 +366,14 @@ def _element_tier(e: UIElement, queries: dict[str, TextQuery]) -> tuple[int, int
 def tap_receiver(e: UIElement, elements: Sequence[UIElement]) -> UIElement:
     """The element a tap on ``e`` reaches: ``e`` if it is tappable, else the smallest
     tappable element around its centre (a text inside a row taps the row), else ``e``."""
-    return e if _is_tappable(e) else (_clickable_host(e, elements) or e)
+    return e if is_tappable(e) else (_clickable_host(e, elements) or e)
 
 
 def _clickable_host(e: UIElement, elements: Sequence[UIElement]) -> UIElement | None:
-    hosts = [h for h in elements if _is_tappable(h) and h.bounds.contains(e.center)]
+    hosts = [h for h in elements if is_tappable(h) and h.bounds.contains(e.center)]
     return min(hosts, key=lambda h: h.bounds.area) if hosts else None
 
 
 def _smallest_tappable_at(point: Point, elements: Sequence[UIElement]) -> UIElement | None:
-    hits = [e for e in elements if _is_tappable(e) and e.bounds.contains(point)]
+    hits = [e for e in elements if is_tappable(e) and e.bounds.contains(point)]
     return min(hits, key=lambda e: (e.bounds.area, -e.id)) if hits else None

@@ -113,7 +113,7 @@ def _should_change(action: dict[str, Any]) -> bool:
     from pydantic import ValidationError
 
     from omg_agent.core.actions import parse_action
-    from omg_agent.guards.signatures import should_change_screen
+    from omg_agent.core.signatures import should_change_screen
 
     try:
         return should_change_screen(parse_action(action))
@@ -271,7 +271,7 @@ def action_words(action: dict[str, Any]) -> str:
     from pydantic import ValidationError
 
     from omg_agent.core.actions import parse_action
-    from omg_agent.guards.signatures import describe_action
+    from omg_agent.core.signatures import describe_action
 
     kind = str(action.get("type") or "?")
     if kind == "mem_save":

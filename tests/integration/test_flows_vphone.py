@@ -15,9 +15,10 @@ from omg_agent.config import Settings
 from omg_agent.core.actions import Back, Launch, PointTarget, Tap, TypeText
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.errors import AdbNotFound
-from omg_agent.flows.parse import dump_flow, load_flow, parse_flow
+from omg_agent.flows.parse import load_flow, parse_flow
 from omg_agent.flows.record import FlowRecorder
 from omg_agent.flows.session import replay
+from omg_agent.flows.write import dump_flow
 from omg_agent.trace.loader import load_trace
 from omg_agent.vphone import adbhost
 from omg_agent.vphone.phone import VirtualPhone

@@ -15,9 +15,9 @@ from omg_agent.brain.agent import open_agent
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.flows.cache import CACHE_DIR, ReplayCache, run_cached
 from omg_agent.flows.fromtrace import flow_from_trace
-from omg_agent.flows.model import Command, Selector
-from omg_agent.flows.parse import dump_flow
+from omg_agent.flows.model import LaunchApp, Selector, TapOn
 from omg_agent.flows.session import replay
+from omg_agent.flows.write import dump_flow
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.sim.expert.runner import (
     run_task,
@@ -96,8 +96,8 @@ def test_a_cache_entry_whose_checkpoint_fails_is_repaired_then_retired(tmp_path:
     assert entry is not None
     # the app changed under the flow: a button it needs is gone
     steps = list(entry.flow.commands)
-    at = next(i for i, c in enumerate(steps) if c.name == "launchApp" and "notes" in c.text)
-    steps.insert(at + 1, Command("tapOn", selector=Selector(id="gone_button"), timeout_s=1))
+    at = next(i for i, c in enumerate(steps) if isinstance(c, LaunchApp) and "notes" in c.app)
+    steps.insert(at + 1, TapOn(selector=Selector(id="gone_button"), timeout_s=1))
     cache.store.put(entry.key, type(entry.flow)(commands=tuple(steps), name=entry.flow.name))
     status, calls, requests, ok, run_dir = agent_run(tmp_path, GOAL)
     assert (status, ok) == ("done", True) and requests >= 1  # the model took over
@@ -109,7 +109,7 @@ def test_a_cache_entry_whose_checkpoint_fails_is_repaired_then_retired(tmp_path:
     assert (status, ok, requests) == ("done", True, 0)
 
     steps = list(repaired.flow.commands)
-    steps.insert(1, Command("tapOn", selector=Selector(id="gone_button"), timeout_s=1))
+    steps.insert(1, TapOn(selector=Selector(id="gone_button"), timeout_s=1))
     cache.store.put(repaired.key, type(repaired.flow)(commands=tuple(steps)))
     status, *_ = agent_run(tmp_path, GOAL, max_steps=1)  # and the agent cannot finish
     assert status != "done"

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from omg_agent.cli import app
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.flows.model import Command, Flow, Selector
+from omg_agent.flows.model import AssertVisible, Flow, Selector, TapOn
 from omg_agent.hitl.learn import LearnedStore, screen_signature
 
 APP = "com.omg.login"
@@ -38,8 +38,8 @@ def test_the_signature_is_the_screens_structure_not_its_texts_or_positions():
 
 
 def _flow() -> Flow:
-    return Flow(commands=(Command("tapOn", selector=Selector(id="sign_in"), line=1),
-                          Command("assertVisible", selector=Selector(id="welcome"), line=2)),
+    return Flow(commands=(TapOn(selector=Selector(id="sign_in"), line=1),
+                          AssertVisible(selector=Selector(id="welcome"), line=2)),
                 app_id=APP, name="learned")
 
 

@@ -15,8 +15,9 @@ import pytest
 from mirror_doubles import Client, PhoneDouble
 from websockets.exceptions import InvalidStatus
 
+from omg_agent.errors import MirrorError
 from omg_agent.guards.confirmation import ConfirmationRequest
-from omg_agent.hitl.security import MirrorError, check_bind
+from omg_agent.hitl.security import check_bind
 from omg_agent.hitl.server import Mirror
 from omg_agent.hitl.tree import MASK
 

@@ -26,7 +26,6 @@ from omg_agent.brain.agent import gatekeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
-from omg_agent.brain.segments import element_for
 from omg_agent.config import Settings
 from omg_agent.core.actions import Action, ends_bundle
 from omg_agent.core.geometry import Bounds
@@ -34,6 +33,7 @@ from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome, DeviceInfo, ExecResult
 from omg_agent.errors import AnchorNotFound
 from omg_agent.guards.confirmation import ConfirmationChannel
+from omg_agent.perception.reading import element_for
 
 W, H = 1000, 2000
 _IMAGE = Image.new("RGB", (W, H), "white")

@@ -8,7 +8,6 @@ import pytest
 from PIL import Image
 
 from omg_agent.brain.budget import StepBudget
-from omg_agent.brain.operator import read_from_screen
 from omg_agent.brain.run_state import (
     Attempt,
     RunState,
@@ -22,6 +21,7 @@ from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, OcrBox, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.errors import TurnFailed
+from omg_agent.perception.reading import read_from_screen
 
 PRICE = UIElement(2, "android.widget.TextView", "text", Bounds(0, 400, 1000, 500),
                   text="¥8,249.00", resource_id="com.omg.shop:id/price")

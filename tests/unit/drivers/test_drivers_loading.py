@@ -10,7 +10,7 @@ from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.loading import LoadingWait, loading_signs
-from omg_agent.guards.cues import loading_cue
+from omg_agent.perception.labels import loading_cue
 from tests.unit.drivers.test_drivers_executor import FakeDevice, RecordingPort
 
 GEO = ScreenGeometry(1000, 2000, status_bar=50, nav_bar=100)

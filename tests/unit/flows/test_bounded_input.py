@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from omg_agent.brain.planner import load_plan_file
-from omg_agent.errors import ConfigError
-from omg_agent.flows.model import FlowError
+from omg_agent.errors import ConfigError, FlowError
 from omg_agent.flows.parse import MAX_STEPS, load_flow, parse_flow
 from omg_agent.userfiles import MAX_BYTES, MAX_DEPTH, MAX_NODES, load_documents
 

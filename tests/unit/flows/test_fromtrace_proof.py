@@ -10,9 +10,10 @@ import pytest
 from brain.fakes import FakeWorld, el
 
 from omg_agent.core.actions import AnchorTarget, ElementTarget, Launch, Tap, TypeText
+from omg_agent.errors import FlowError
 from omg_agent.flows.cache import ReplayCache
 from omg_agent.flows.fromtrace import flow_from_trace
-from omg_agent.flows.model import FlowError, Selector
+from omg_agent.flows.model import Selector
 from omg_agent.flows.proof import once_class, success_cue
 from omg_agent.trace.recorder import TraceRecorder
 

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
-from omg_agent.flows.model import FlowError, Selector
-from omg_agent.flows.parse import COMMANDS, dump_flow, parse_flow
+from omg_agent.errors import FlowError
+from omg_agent.flows.model import (
+    Command,
+    InputText,
+    LaunchApp,
+    PressKey,
+    Retry,
+    Selector,
+    TapOn,
+)
+from omg_agent.flows.parse import COMMANDS, parse_flow
+from omg_agent.flows.write import dump_flow
 
 MAESTRO = """\
 appId: com.example.app
@@ -74,7 +85,7 @@ def test_a_maestro_file_of_the_supported_subset_reads_as_written() -> None:
     assert flow.commands[9].times == 2 and flow.commands[9].commands[0].direction == "up"
     when = flow.commands[10].condition
     assert when is not None and when.visible == Selector(text="Not now")
-    assert flow.commands[11].times == 3
+    assert flow.commands[11].max_retries == 3
     assert flow.commands[12].timeout_s == 8 and flow.commands[12].condition is not None
     assert flow.variables == []  # USER comes from env
 
@@ -131,7 +142,18 @@ def test_ours_memsave_and_vars_and_secrets() -> None:
 def test_repeat_times_may_be_a_var_and_selector_vars_are_needed_too() -> None:
     flow = parse_flow("- repeat:\n    times: $count\n    commands: [back]\n"
                       "- tapOn:\n    desc: Like post $count\n- assertVisible: $title\n")
-    assert flow.commands[0].text == "$count" and flow.variables == ["count", "title"]
+    assert flow.commands[0].times_var == "$count" and flow.variables == ["count", "title"]
     assert "times: $count" in dump_flow(flow)
     with pytest.raises(FlowError, match="a whole number or a \\$var"):
         parse_flow("- repeat:\n    times: many\n    commands: [back]\n")
+
+
+def test_each_command_reads_into_its_own_model_holding_only_its_own_fields() -> None:
+    flow = parse_flow(MAESTRO)
+    assert [type(c) for c in flow.commands[:4]] == [LaunchApp, TapOn, TapOn, InputText]
+    retry = flow.commands[11]
+    assert isinstance(retry, Retry) and retry.max_retries == 3 and not hasattr(retry, "text")
+    steps: TypeAdapter[Command] = TypeAdapter(Command)  # the union picks by the command name
+    assert steps.validate_python({"name": "pressKey", "key": "enter"}) == PressKey(key="enter")
+    with pytest.raises(ValidationError, match="selector"):
+        steps.validate_python({"name": "pressKey", "key": "enter", "selector": None})

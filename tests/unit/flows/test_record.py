@@ -8,9 +8,9 @@ from omg_agent.core.actions import Back, ElementTarget, Launch, PointTarget, Tap
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.flows.model import Selector
-from omg_agent.flows.parse import dump_flow
 from omg_agent.flows.record import FlowRecorder
 from omg_agent.flows.recorder_cli import parse_command
+from omg_agent.flows.write import dump_flow
 
 N = "com.omg.notes:id/"
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from brain.fakes import FakeDriver, FakeWorld, el
 
-from omg_agent.brain.gatekeeper import GateKeeper
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers.base import ActionOutcome, ExecResult
@@ -17,6 +16,7 @@ from omg_agent.flows.parse import parse_flow
 from omg_agent.flows.replay import FlowRunner
 from omg_agent.guards.authorisation import parse_allow
 from omg_agent.guards.confirmation import ScriptedChannel
+from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate
 
 SHOP = "com.omg.shop"

@@ -25,6 +25,12 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.signatures import (
+    ActionRecord,
+    action_signature,
+    describe_action,
+    should_change_screen,
+)
 from omg_agent.guards.loops import (
     LoopGuard,
     Rung,
@@ -33,12 +39,6 @@ from omg_agent.guards.loops import (
     normalise_plan,
 )
 from omg_agent.guards.retap import offset_retap
-from omg_agent.guards.signatures import (
-    ActionRecord,
-    action_signature,
-    describe_action,
-    should_change_screen,
-)
 from omg_agent.perception.screenhash import ScreenHashValue
 
 SIZE = (1080, 2400)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from omg_agent.brain.gatekeeper import GateKeeper
+from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate
 from omg_agent.macros.model import Macro, Stop, Target
 from omg_agent.macros.runner import MacroRunner

@@ -5,7 +5,9 @@ on rather than its number, a point's coarse cell, typed text only as a fingerpri
 :func:`describe_action` is the trace's wording; :func:`should_change_screen` is
 :func:`omg_agent.core.actions.is_boundary` plus taps on switches. An :class:`ActionRecord`
 joins them with the screen hashes before and after — one observation for
-:class:`omg_agent.guards.loops.LoopGuard`. Pure, no I/O.
+:class:`omg_agent.guards.loops.LoopGuard`. Pure, no I/O. It sits in core, not in the guards,
+because the trace's report words actions with it too and the trace does not import the
+guards (docs/architecture.md).
 """
 
 from __future__ import annotations
