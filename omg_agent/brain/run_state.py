@@ -10,7 +10,9 @@ transitions) so the state machine reads as transitions only. Nothing here does I
 - :class:`TurnRecord` — one operator turn as the prompts and post-mortems quote it.
 - :class:`HeldAction` — the sensitive action the gate held, exactly as it would have run;
   :class:`Refusal` — the user's no (their words, to what).
-- :class:`RunState` — holds those parts plus the plan, budget and the run's ending.
+- :class:`RunState` — holds those parts plus the plan, budget, turns, model usage and the
+  run's ending: everything a resume needs (:mod:`.resume` saves it as ``state.json``);
+  :func:`at_boundary` is the turn boundary's transition.
 - :class:`StepResult` — what :meth:`Orchestrator.step` returns: go on, or finished with the
   :class:`RunResult`.
 """
@@ -241,6 +243,14 @@ class RunState:
     confirm_calls: int = 0
     answer: str = ""
     report: StopReport | None = None
+    turns: int = 0  # operator turns recorded so far (the trace's step numbers go on after)
+    usage: tuple[int, int, int] = (0, 0, 0)  # model calls, tokens in, out (all processes)
+
+    @property
+    def planning(self) -> str | None:
+        """The planning mode the run has switched to (``adaptive`` once a unified run's
+        planner took over), or None: the configured one."""
+        return "adaptive" if self.planned else None
 
     @property
     def current_step(self) -> str | None:
@@ -278,6 +288,12 @@ class RunState:
     def progress(self, tokens: tuple[int, int]) -> Progress:
         return Progress(self.phase, self.todo.markdown(), self.current_step or "-",
                         self.last_action, self.budget.used, self.budget.limit, *tokens)
+
+
+def at_boundary(state: RunState, turns: int, usage: tuple[int, int, int]) -> None:
+    """A turn boundary: the operator's turn count and the model usage so far join the
+    state, which then holds everything a resume needs (what a checkpoint saves)."""
+    state.turns, state.usage = max(state.turns, turns), usage
 
 
 def classify_failure(attempt: Attempt, obs: Observation | None) -> FailureKind:

@@ -50,8 +50,8 @@ def run(
 
     Example: omg-agent flow run omg_agent/assets/flows/like_first_posts.yaml --var count=5
     """
+    from omg_agent.cli.attach import attached_or_vphone
     from omg_agent.cli.device import open_driver
-    from omg_agent.cli.run import attached_or_vphone
     from omg_agent.config import Settings
     from omg_agent.core.secrets import parse_assignments
     from omg_agent.flows.parse import load_flow
