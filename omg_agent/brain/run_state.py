@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from omg_agent.brain.budget import StepBudget, StopReport, done_so_far
 from omg_agent.brain.planner import TodoList
+from omg_agent.brain.todo import TodoItem, render_todo
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
@@ -46,16 +47,22 @@ _DIALOG_WORDS = ("no thanks", "close", "cancel", "dismiss", "allow", "deny", "ok
 
 @dataclass(frozen=True)
 class Progress:
-    """What a live display shows after each turn."""
+    """What a live display shows after each turn; the plan as a value (``plan``),
+    rendered by :func:`~omg_agent.brain.todo.render_todo`."""
 
     phase: str
-    todo: str
+    plan: tuple[TodoItem, ...]
     step: str
     last_action: str
     steps_used: int
     steps_limit: int
     tokens_in: int
     tokens_out: int
+
+    @property
+    def todo(self) -> str:
+        """The plan as markdown (``- [x] 1. …``)."""
+        return render_todo(self.plan)
 
 
 @dataclass(frozen=True)
@@ -286,7 +293,7 @@ class RunState:
             self.planner_calls, self.wait_turns, self.confirm_calls)
 
     def progress(self, tokens: tuple[int, int]) -> Progress:
-        return Progress(self.phase, self.todo.markdown(), self.current_step or "-",
+        return Progress(self.phase, self.todo.items(), self.current_step or "-",
                         self.last_action, self.budget.used, self.budget.limit, *tokens)
 
 

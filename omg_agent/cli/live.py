@@ -51,8 +51,10 @@ class LiveView:
             console.print()
 
     def update(self, p: Progress) -> None:
-        todo = Text("\n".join(shortened(line) for line in p.todo.replace(
-            "- [x]", symbol("✔", "[x]")).replace("- [ ]", symbol("○", "[ ]")).splitlines())
+        from omg_agent.brain.todo import render_todo
+
+        plan = render_todo(p.plan, symbol("✔", "[x]"), symbol("○", "[ ]"))
+        todo = Text("\n".join(shortened(line) for line in plan.splitlines())
                     or "(no plan yet)")
         status = Text(f"{p.phase} · step {p.steps_used}/{p.steps_limit} · tokens "
                       f"{p.tokens_in:,} in / {p.tokens_out:,} out", style="bold")
