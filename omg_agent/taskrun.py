@@ -100,8 +100,10 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
         on_progress=None if progress is None else lambda p: progress(secrets.scrub(p)))
     if saved is not None:
         from omg_agent.brain.resume import restore_memory
+        from omg_agent.brain.run_state import caught_up
 
         restore_memory(orchestrator.memory, saved.memory)
+        caught_up(saved.state, orchestrator.recorder.last_step)
     return Agent(orchestrator, learned, run_dir, secrets, hooks.use_cache)
 
 

@@ -163,11 +163,9 @@ class Orchestrator:
                                    self.loops, self.recorder, self.gatekeeper,
                                    self.failure_threshold)
         state.budget.start_clock(self.settings.run_timeout_s, self.llms)
-        # the operator's mode and turn count come from the state (a resumed run's too); the
-        # trace's own count wins when it is ahead (turns recorded after the last boundary)
+        # the operator's mode and turn count come from the state (a resumed run's too)
         self.operator.planning = state.planning or self.operator.planning
-        recorded = getattr(self.recorder, "last_step", 0)
-        self.operator.turns = max(state.turns, recorded if isinstance(recorded, int) else 0)
+        self.operator.turns = max(self.operator.turns, state.turns)
         self._prior = state.usage
         self._started = time.perf_counter()
         self._base = [(c.totals.replies, c.totals.prompt_tokens, c.totals.completion_tokens)

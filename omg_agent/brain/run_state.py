@@ -12,7 +12,7 @@ transitions) so the state machine reads as transitions only. Nothing here does I
   :class:`Refusal` — the user's no (their words, to what).
 - :class:`RunState` — holds those parts plus the plan, budget, turns, model usage and the
   run's ending: everything a resume needs (:mod:`.resume` saves it as ``state.json``);
-  :func:`at_boundary` is the turn boundary's transition.
+  :func:`at_boundary` is the turn boundary's transition, :func:`caught_up` a resumed trace's.
 - :class:`StepResult` — what :meth:`Orchestrator.step` returns: go on, or finished with the
   :class:`RunResult`.
 """
@@ -301,6 +301,12 @@ def at_boundary(state: RunState, turns: int, usage: tuple[int, int, int]) -> Non
     """A turn boundary: the operator's turn count and the model usage so far join the
     state, which then holds everything a resume needs (what a checkpoint saves)."""
     state.turns, state.usage = max(state.turns, turns), usage
+
+
+def caught_up(state: RunState, recorded: int) -> None:
+    """A resumed run whose trace holds turns recorded after its last boundary: the turn
+    count goes on after them."""
+    state.turns = max(state.turns, recorded)
 
 
 def classify_failure(attempt: Attempt, obs: Observation | None) -> FailureKind:
