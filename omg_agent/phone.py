@@ -189,8 +189,7 @@ class Phone:
         how it ended. ``model`` overrides the configured one; ``"sim"`` is the expert
         double on a phone from :func:`start_vphone` (no real model: for trying things).
         ``on_progress`` gets a :class:`~omg_agent.brain.orchestrator.Progress` per turn."""
-        from omg_agent.brain.agent import run_secrets
-        from omg_agent.trace.logmask import masking_logs
+        from omg_agent import taskrun
         from omg_agent.trace.recorder import new_run_dir
 
         if not task.strip() or len(task) > MAX_TASK:
@@ -198,20 +197,16 @@ class Phone:
         with ExitStack() as stack:
             settings = self._model(stack, task, model)
             lease = self._lease_for(f"omg-agent run (Python API) {task[:60]!r}", stack)
-            secrets = run_secrets(task, settings)
-            stack.enter_context(masking_logs(secrets))
+            secrets = taskrun.open_secrets(stack, task, settings)
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
             if lease is not None:
                 lease.note(run_dir)
             self.last_run_dir = run_dir
-            from omg_agent import taskrun
-
-            orchestrator = taskrun.open_run(stack, self.driver, settings, task, run_dir,
-                                            secrets, serial=self.serial, ask=ask,
-                                            confirm=channel(confirm),
-                                            on_progress=_scrubbed(on_progress, secrets))
-            result = taskrun.begin(orchestrator, task, plan, use_cache=use_cache)
-            result = taskrun.shown(orchestrator, result, run_dir, secrets)
+            agent = taskrun.open_agent(
+                stack, settings, taskrun.RunDevice(self.driver, self.serial),
+                taskrun.Hooks(ask=ask, confirm=channel(confirm), on_progress=on_progress,
+                              use_cache=use_cache), task=task, run_dir=run_dir, secrets=secrets)
+            result = agent.shown(agent.begin(task, plan))
         return TaskResult.of(result, run_dir)
 
     def resume(self, run_dir: Path | str, answer: str | None = None, *,
@@ -221,8 +216,6 @@ class Phone:
         its held action (the one answer rule: anything else raises, nothing runs); an
         interrupted run goes on without an answer."""
         from omg_agent import taskrun
-        from omg_agent.brain.agent import run_secrets
-        from omg_agent.trace.logmask import masking_logs
 
         run_dir = Path(run_dir)
         saved = taskrun.saved_run(run_dir, answer)
@@ -231,17 +224,12 @@ class Phone:
             lease = self._lease_for(f"omg-agent run --resume {run_dir} (Python API)", stack)
             if lease is not None:
                 lease.note(run_dir)
-            secrets = run_secrets(task, self.settings)
-            stack.enter_context(masking_logs(secrets))
-            orchestrator = taskrun.open_run(stack, self.driver, self.settings, task, run_dir,
-                                            secrets, serial=self.serial,
-                                            confirm=channel(confirm),
-                                            on_progress=_scrubbed(on_progress, secrets),
-                                            resume=True,
-                                            session=saved.session or None)
-            taskrun.restore(orchestrator, saved)
-            result = taskrun.go_on(orchestrator, saved, answer)
-            result = taskrun.shown(orchestrator, result, run_dir, secrets)
+            secrets = taskrun.open_secrets(stack, task, self.settings)
+            agent = taskrun.open_agent(
+                stack, self.settings, taskrun.RunDevice(self.driver, self.serial),
+                taskrun.Hooks(confirm=channel(confirm), on_progress=on_progress),
+                task=task, run_dir=run_dir, secrets=secrets, saved=saved)
+            result = agent.shown(agent.go_on(saved, answer))
         return TaskResult.of(result, run_dir)
 
     def run_flow(self, path: Path | str, *, variables: dict[str, str] | None = None,
@@ -322,13 +310,6 @@ class Phone:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _scrubbed(hook: Callable[[Any], None] | None, secrets: Any) -> Callable[[Any], None] | None:
-    """``hook`` fed progress with the run's secrets masked (what leaves the run)."""
-    if hook is None:
-        return None
-    return lambda progress: hook(secrets.scrub(progress))
 
 
 def channel(confirm: Confirm) -> ConfirmationChannel | None:

@@ -1,12 +1,18 @@
-"""One task run, assembled the same way for ``omg-agent run``, the MCP server and the
-Python API (issue 28): the agent over a driver (:func:`omg_agent.brain.agent.open_agent`)
-with the learned takeover steps, the first checkpoint, the replay cache, a resume from a
-saved run, and the result as shown (masked, with the resume hint).
+"""The composition root: one task run, assembled in one place for ``omg-agent run``, the MCP
+server and the Python API (issues 26, 28).
+
+:func:`open_secrets` sets up the run's secrets and log masking, once, before anything shows
+the task (the lease, the run folder's name). :func:`open_agent` then builds the whole run
+on a :class:`RunDevice` from the caller's :class:`Hooks` — the gate, the learned takeover
+steps, the route across devices, macros, the checkpoint, the Ctrl-C and disk checks — and
+returns an :class:`Agent`; nothing is set on the orchestrator afterwards. The agent starts
+a task (saved first, then through the replay cache), goes on with a saved run (its state
+file holds everything a resume needs) and gives the result as shown (masked, with the
+resume hint).
 
 The callers keep what is theirs: the CLI its live view, Ctrl-C and mirror; the MCP server
-its progress notifications and elicitation; the Python API its callbacks. None of them
-assembles a run by hand. This module sits above the brain, flows and hitl (it wires them)
-and below the CLI, the MCP server and the Python API.
+its progress notifications and elicitation; the Python API its callbacks. This module sits
+above the brain, flows and hitl (it wires them) and below the CLI, MCP and Python API.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +29,9 @@ from omg_agent.errors import ConfigError
 if TYPE_CHECKING:
     from omg_agent.brain.orchestrator import Orchestrator
     from omg_agent.brain.resume import SavedRun
-    from omg_agent.brain.run_state import RunResult
+    from omg_agent.brain.run_state import Progress, RunResult
     from omg_agent.config import Settings
+    from omg_agent.core.contracts import TaskStep
     from omg_agent.core.secrets import SecretVault
     from omg_agent.drivers.base import Driver
     from omg_agent.guards.confirmation import ConfirmationChannel
@@ -34,51 +41,123 @@ class UnclearAnswer(ConfigError):
     """An answer to a held action that is neither yes nor no (the CLI's exit 2)."""
 
 
-def open_run(stack: ExitStack, driver: Driver, settings: Settings, task: str, run_dir: Path,
-             secrets: SecretVault, *, serial: str,
-             ask: Callable[[str], str | None] | None = None,
-             confirm: ConfirmationChannel | None = None,
-             on_progress: Callable[[Any], None] | None = None, macros: Any = None,
-             resume: bool = False, session: str | None = None,
-             learn: bool = True) -> Orchestrator:
-    """The Orchestrator of one run on ``driver`` (closed with ``stack``): a trace and a
-    checkpoint in ``run_dir``, the gate asking ``confirm`` (``None``: a held action stops
-    the run resumable), and, with ``learn``, a human's takeover steps offered before the
-    model (issue 16)."""
-    from omg_agent.brain.agent import open_agent
+@dataclass(frozen=True)
+class RunDevice:
+    """The device a run drives: its driver, and the serial its state file names."""
 
-    orchestrator = open_agent(
-        stack, driver, settings, task, run_dir=run_dir, memory_path=settings.memory_path,
-        long_term=settings.long_term_memory, resume=resume, session=session,
-        checkpoint=serial, macros=macros, ask_user=ask, confirm=confirm,
-        on_progress=on_progress, secrets=secrets)
-    if learn:
+    driver: Driver
+    serial: str
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What the caller brings to a run; every part may be left out."""
+
+    ask: Callable[[str], str | None] | None = None  # the agent's questions (None: stop)
+    confirm: ConfirmationChannel | None = None  # the gate's (None: a held action stops)
+    on_progress: Callable[[Progress], None] | None = None  # every turn (already masked)
+    on_notice: Callable[[str], None] | None = None  # a model request's retry (masked)
+    safe_point: Callable[[], None] | None = None  # Ctrl-C: each turn and model reply
+    route: Callable[[TaskStep], str | None] | None = None  # several devices: each step's
+    macros: Any = None  # a macros.MacroSession: macros offered for repeated work
+    learn: bool = True  # a human's takeover steps offered before the model (issue 16)
+    use_cache: bool = True  # the replay cache (issue 15)
+
+
+def open_secrets(stack: ExitStack, task: str, settings: Settings) -> SecretVault:
+    """The run's secrets (:func:`omg_agent.brain.agent.run_secrets`), masked in every log
+    line from here to the end of ``stack``: set up once per run, first."""
+    from omg_agent.brain.agent import run_secrets
+    from omg_agent.trace.logmask import masking_logs
+
+    secrets = run_secrets(task, settings)
+    stack.enter_context(masking_logs(secrets))
+    return secrets
+
+
+def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: Hooks, *,
+               task: str, run_dir: Path, secrets: SecretVault,
+               saved: SavedRun | None = None) -> Agent:
+    """The whole run of ``task`` on ``device`` (closed with ``stack``): a trace and a
+    checkpoint in ``run_dir``, ``secrets`` from :func:`open_secrets`, and, for a resume,
+    the ``saved`` run's memory back in the bank."""
+    from omg_agent.brain.agent import open_agent as open_brain
+
+    learned = None
+    if hooks.learn:
         from omg_agent.hitl.learn import LEARNED_DIR, LearnedStore, Learner
 
-        orchestrator.learned = Learner(LearnedStore(settings.runs_dir / LEARNED_DIR),
-                                       secrets, source_run=str(run_dir))
-    return orchestrator
+        learned = Learner(LearnedStore(settings.runs_dir / LEARNED_DIR), secrets,
+                          source_run=str(run_dir))
+    progress = hooks.on_progress
+    orchestrator = open_brain(
+        stack, device.driver, settings, task, run_dir=run_dir,
+        memory_path=settings.memory_path, long_term=settings.long_term_memory,
+        resume=saved is not None, session=(saved.session or None) if saved else None,
+        checkpoint=device.serial, macros=hooks.macros, ask_user=hooks.ask,
+        confirm=hooks.confirm, secrets=secrets, learned=learned, route=hooks.route,
+        safe_point=hooks.safe_point, on_notice=hooks.on_notice,
+        on_progress=None if progress is None else lambda p: progress(secrets.scrub(p)))
+    if saved is not None:
+        from omg_agent.brain.resume import restore_memory
+        from omg_agent.brain.run_state import caught_up
+
+        restore_memory(orchestrator.memory, saved.memory)
+        caught_up(saved.state, orchestrator.recorder.last_step)
+    return Agent(orchestrator, learned, run_dir, secrets, hooks.use_cache)
 
 
-def first_checkpoint(orchestrator: Orchestrator, task: str, plan: Path | None) -> None:
-    """Save the run before it plans, so a kill during planning is resumable too."""
-    from omg_agent.brain.budget import StepBudget
-    from omg_agent.brain.resume import RunCheckpoint
-    from omg_agent.brain.run_state import RunState
+@dataclass(frozen=True)
+class Agent:
+    """One assembled run (:func:`open_agent`)."""
 
-    hook = orchestrator.on_progress
-    if isinstance(hook, RunCheckpoint):
-        hook.save(RunState(task, StepBudget(orchestrator.settings.max_steps)),
-                  plan_file=str(plan.resolve()) if plan is not None else None)
+    orchestrator: Orchestrator
+    learned: Any  # the hitl Learner, when the run learns (the mirror records into it)
+    run_dir: Path
+    secrets: SecretVault
+    use_cache: bool
 
+    @property
+    def recorder(self) -> Any:
+        return self.orchestrator.recorder
 
-def begin(orchestrator: Orchestrator, task: str, plan: Path | None = None, *,
-          use_cache: bool = True) -> RunResult:
-    """Run a new task: saved first, then through the replay cache."""
-    from omg_agent.flows.cache import run_cached
+    def begin(self, task: str, plan: Path | None = None) -> RunResult:
+        """Run a new task: saved first (a kill while planning is resumable too), then
+        through the replay cache."""
+        from omg_agent.brain.budget import StepBudget
+        from omg_agent.brain.run_state import RunState
+        from omg_agent.flows.cache import run_cached
 
-    first_checkpoint(orchestrator, task, plan)
-    return run_cached(orchestrator, task, plan, enabled=use_cache)
+        o = self.orchestrator
+        if o.checkpoint is not None:
+            o.checkpoint.save(RunState(task, StepBudget(o.settings.max_steps)),
+                              plan_file=str(plan.resolve()) if plan is not None else None)
+        return run_cached(o.run, o.ports, task, plan, runs_dir=o.settings.runs_dir,
+                          enabled=self.use_cache)
+
+    def go_on(self, saved: SavedRun, answer: str | None) -> RunResult:
+        """Continue a saved run from its state: an interrupted one, or one waiting for
+        ``answer``."""
+        from omg_agent.brain.resume import continue_interrupted
+
+        if answer is None:
+            return continue_interrupted(self.orchestrator, saved)
+        return self.orchestrator.resume(saved.state, answer)
+
+    def shown(self, result: RunResult) -> RunResult:
+        """The result as shown: masked, and for a failed run that can go on from its last
+        turn boundary (device lost, model down), the command that does. (``state.json``
+        was saved at the last turn boundary, which for a run waiting for a human is its
+        stop.)"""
+        run_dir = self.run_dir
+        if "RUN_DIR" in result.next_hint:  # the resume command as the user types it
+            result = replace(result, next_hint=result.next_hint.replace(
+                "RUN_DIR", shlex.quote(str(run_dir))))
+        checkpoint = self.orchestrator.checkpoint
+        if result.status == "failed" and checkpoint is not None and checkpoint.retryable:
+            result = replace(result, next_hint=f"{result.next_hint}; then go on from the "
+                                               f"last turn: omg-agent run --resume {run_dir}")
+        return self.secrets.scrub(result)
 
 
 def saved_run(run_dir: Path, answer: str | None, *, flag: str = "answer") -> SavedRun:
@@ -100,39 +179,3 @@ def saved_run(run_dir: Path, answer: str | None, *, flag: str = "answer") -> Sav
     if answer is not None and saved.state.held and read_answer(answer) is None:
         raise UnclearAnswer(f"{flag}: {unclear(answer)}")
     return saved
-
-
-def restore(orchestrator: Orchestrator, saved: SavedRun) -> None:
-    """Give a resumed run its memory, usage and turn count back."""
-    from omg_agent.brain.resume import restore_memory
-
-    restore_memory(orchestrator.memory, saved.memory)
-    orchestrator.prior_usage = saved.usage
-    recorded = orchestrator.recorder.last_step if orchestrator.recorder else 0
-    orchestrator.operator.turns = max(saved.turns, recorded)
-
-
-def go_on(orchestrator: Orchestrator, saved: SavedRun, answer: str | None) -> RunResult:
-    """Continue a restored run: an interrupted one, or one waiting for ``answer``."""
-    from omg_agent.brain.resume import continue_interrupted
-
-    if answer is None:
-        return continue_interrupted(orchestrator, saved)
-    return orchestrator.resume(saved.state, answer)
-
-
-def shown(orchestrator: Orchestrator, result: RunResult, run_dir: Path,
-          secrets: SecretVault) -> RunResult:
-    """The result as shown: masked, and for a failed run that can go on from its last
-    turn boundary (device lost, model down), the command that does. (``state.json`` was
-    saved at the last turn boundary, which for a run waiting for a human is its stop.)"""
-    from omg_agent.brain.resume import RunCheckpoint
-
-    hook = orchestrator.on_progress
-    if "RUN_DIR" in result.next_hint:  # the resume command as the user types it
-        result = replace(result, next_hint=result.next_hint.replace(
-            "RUN_DIR", shlex.quote(str(run_dir))))
-    if result.status == "failed" and isinstance(hook, RunCheckpoint) and hook.retryable:
-        result = replace(result, next_hint=f"{result.next_hint}; then go on from the last "
-                                           f"turn: omg-agent run --resume {run_dir}")
-    return secrets.scrub(result)

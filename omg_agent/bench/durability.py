@@ -76,7 +76,8 @@ def _writer(folder: Path, report: int) -> NoReturn:
         memory.save(COUNTER, str(value))
         recorder.record_event("tick", counter=value)
         state.budget.used = value
-        save_state(run_dir, state, memory, turns=value, usage=(value, 0, 0), device="writer")
+        state.turns, state.usage = value, (value, 0, 0)
+        save_state(run_dir, state, memory, device="writer")
         os.write(report, f"{value}\n".encode())
     raise AssertionError("unreachable")
 

@@ -163,7 +163,8 @@ def run_one(task: LikeSet, mode: str, *, seed: int = 0, latency: bool = True,
             agent = open_agent(stack, driver, settings, task.goal, run_dir=run_dir,
                                session=f"bench-macro-{seed}", confirm=human, macros=session)
             # the step-by-step run fills the replay cache; the cache's run replays it
-            result = run_cached(agent, task.goal, enabled=mode in (STEP, CACHE))
+            result = run_cached(agent.run, agent.ports, task.goal,
+                                runs_dir=agent.settings.runs_dir, enabled=mode in (STEP, CACHE))
         app: Any = phone.apps[FEED]
         want = set(task.posts)
         toggles: Counter[int] = Counter(app.like_log)

@@ -29,7 +29,9 @@ from omg_agent.brain.dialects import adapt_settings
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
+from omg_agent.brain.ports import LearnedSteps
 from omg_agent.config import Settings
+from omg_agent.core.contracts import TaskStep
 from omg_agent.core.secrets import SecretVault, placeholder
 from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
@@ -61,42 +63,69 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                on_progress: Callable[[Any], None] | None = None,
                confirm: ConfirmationChannel | None = None,
                secrets: SecretVault | None = None, resume: bool = False,
-               macros: Any = None, checkpoint: str | None = None) -> Orchestrator:
+               macros: Any = None, checkpoint: str | None = None,
+               learned: LearnedSteps | None = None,
+               route: Callable[[TaskStep], str | None] | None = None,
+               safe_point: Callable[[], None] | None = None,
+               on_notice: Callable[[str], None] | None = None) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
     ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
     sensitive-action gate asks for a yes (None: nobody — a held action stops the run
-    resumable). ``secrets`` (default: a new vault) receives the run's secrets; pass one to
-    mask what the caller prints with it too. ``resume`` continues the trace in ``run_dir``.
+    resumable). ``secrets``: the run's vault, already filled by :func:`run_secrets` and
+    masking the logs (the composition root, :func:`omg_agent.taskrun.open_agent`, sets them
+    up once); without it they are set up here. ``resume`` continues the trace in ``run_dir``.
     ``macros`` (a :class:`~omg_agent.macros.MacroSession`) lets the operator be offered
     macros for repeated work. ``checkpoint`` (a device serial, with ``run_dir``) saves the
-    run's state there at every turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`,
-    the ``on_progress`` hook, which then calls ``on_progress``) so an interrupted run can be
-    resumed."""
+    run's state there at every turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`)
+    so an interrupted run can be resumed. ``learned`` offers a human's steps before the
+    model; ``route`` switches each step's device; ``safe_point`` is called at the top of
+    every turn and after every model reply (the CLI's Ctrl-C check; the trace's disk check
+    joins it); ``on_notice`` hears each retry of a model request (already masked)."""
     check_task(task)
     settings = adapt_settings(settings)  # a model dialect runs flat (brain/dialects)
-    vault = run_secrets(task, settings, secrets)
-    stack.enter_context(masking_logs(vault))
+    if secrets is None:
+        secrets = run_secrets(task, settings)
+        stack.enter_context(masking_logs(secrets))
+    vault = secrets
     driver = SecretTyping(driver, vault)
-    planner = stack.enter_context(LLMClient(settings, "planner", secrets=vault))
-    operator = stack.enter_context(LLMClient(settings, "operator", secrets=vault))
+    attempt = None if safe_point is None else _on_attempt(safe_point)
+    notice = None if on_notice is None else (lambda text: on_notice(vault.mask(text)))
+    planner = stack.enter_context(LLMClient(settings, "planner", secrets=vault,
+                                            on_attempt=attempt, on_notice=notice))
+    operator = stack.enter_context(LLMClient(settings, "operator", secrets=vault,
+                                             on_attempt=attempt, on_notice=notice))
     memory = stack.enter_context(MemoryBank(memory_path, session or uuid.uuid4().hex[:12],
                                             long_term=long_term))
     recorder = None
+    saver = None
     if run_dir is not None:
         from omg_agent.trace.recorder import TraceRecorder
 
         recorder = stack.enter_context(TraceRecorder(run_dir, task=task, secrets=vault,
                                                      resume=resume))
-    orchestrator = Orchestrator(driver, planner, operator, memory, settings, recorder,
-                                ask_user, on_progress=on_progress,
-                                gatekeeper=gatekeeper(settings, task, confirm), secrets=vault,
-                                macros=macros)
-    if checkpoint is not None and run_dir is not None:
-        from omg_agent.brain.resume import RunCheckpoint
+        if checkpoint is not None:
+            from omg_agent.brain.resume import RunCheckpoint
 
-        orchestrator.on_progress = RunCheckpoint(orchestrator, run_dir, checkpoint,
-                                                 mask=vault.scrub, then=on_progress)
-    return orchestrator
+            saver = RunCheckpoint(run_dir, checkpoint, memory, recorder, mask=vault.scrub)
+    if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
+        safe_point = _both(safe_point, recorder.check)
+    return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
+                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm),
+                        secrets=vault, macros=macros, learned=learned, route=route,
+                        before_turn=safe_point, checkpoint=saver)
+
+
+def _on_attempt(check: Callable[[], None]) -> Callable[[Any], None]:
+    def on_attempt(record: Any) -> None:
+        check()
+    return on_attempt
+
+
+def _both(first: Callable[[], None], then: Callable[[], None]) -> Callable[[], None]:
+    def check() -> None:
+        first()
+        then()
+    return check
 
 
 def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None

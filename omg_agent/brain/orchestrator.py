@@ -52,6 +52,7 @@ from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.operator import Operator
 from omg_agent.brain.planner import Planner
+from omg_agent.brain.ports import Checkpoint, LearnedSteps, RunPorts
 from omg_agent.brain.recovery import record_post_mortem
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import (
@@ -63,6 +64,7 @@ from omg_agent.brain.run_state import (
     RunResult,
     RunState,
     StepResult,
+    at_boundary,
 )
 from omg_agent.config import Settings
 from omg_agent.core.contracts import TaskStep
@@ -88,7 +90,11 @@ class Orchestrator:
                  on_progress: Callable[[Progress], None] | None = None,
                  failure_threshold: int = FAILURE_THRESHOLD,
                  gatekeeper: GateKeeper | None = None,
-                 secrets: SecretVault | None = None, macros: Any = None) -> None:
+                 secrets: SecretVault | None = None, macros: Any = None,
+                 learned: LearnedSteps | None = None,
+                 route: Callable[[TaskStep], str | None] | None = None,
+                 before_turn: Callable[[], None] | None = None,
+                 checkpoint: Checkpoint | None = None) -> None:
         self.system = SystemGuard(ask_user)  # ANR, crashes, permissions, screen off: by rule
         driver = self.system.watching(driver)  # it sees our back/home/launch (crash or not)
         self.driver = driver
@@ -108,25 +114,33 @@ class Orchestrator:
         self.failure_threshold = failure_threshold
         self.loops = LoopWatch(LoopGuard(human_reachable=ask_user is not None),
                                enabled=settings.loop_guard)
-        self.learned: Any = None  # hitl.learn.Learner: a human's steps offered before the model
+        self.learned = learned  # hitl.learn.Learner: a human's steps offered before the model
         self.state: RunState | None = None
         self._context: RunContext | None = None  # the state and what the phases share
         self._started = 0.0
         self._base: list[tuple[int, int, int]] = []
         self._cached_base = 0
-        self.prior_usage = (0, 0, 0)  # model calls and tokens of earlier processes (resume)
+        self._prior = (0, 0, 0)  # model calls and tokens of earlier processes (resume)
         # several devices (drivers.desktop.router): called with each step before it is
         # observed; answers the device it switched to, if it switched
-        self.route: Callable[[TaskStep], str | None] | None = None
+        self.route = route
         # called at the top of every turn, next to the budget check: the CLI's Ctrl-C check
         # (cli/ctrlc.py) raises KeyboardInterrupt there when the one it raised got lost
-        self.before_turn: Callable[[], None] | None = None
+        self.before_turn = before_turn
+        # saves the run's state at every turn boundary (brain/resume.py RunCheckpoint)
+        self.checkpoint = checkpoint
 
     # -- the loop ------------------------------------------------------------------------
     def run(self, task: str, plan_file: Path | None = None) -> RunResult:
         """Plan ``task`` (or follow ``plan_file``) and step until the run ends."""
-        self.begin(RunState(task, StepBudget(self.settings.max_steps)))
-        if self._guarded(lambda: planning.plan(self._ctx, self.planner, task, plan_file)):
+        return self.start(RunState(task, StepBudget(self.settings.max_steps)), plan_file)
+
+    def start(self, state: RunState, plan_file: Path | None = None) -> RunResult:
+        """Plan ``state``'s task from the start (its turns and usage carried on: a run
+        interrupted while planning) and step until the run ends."""
+        self.begin(state)
+        if self._guarded(lambda: planning.plan(self._ctx, self.planner, state.task,
+                                               plan_file)):
             self._progress()
         return self.finish_loop()
 
@@ -149,8 +163,10 @@ class Orchestrator:
                                    self.loops, self.recorder, self.gatekeeper,
                                    self.failure_threshold)
         state.budget.start_clock(self.settings.run_timeout_s, self.llms)
-        if state.planned:  # a resumed unified run whose planner had taken over
-            self.operator.planning = "adaptive"
+        # the operator's mode and turn count come from the state (a resumed run's too)
+        self.operator.planning = state.planning or self.operator.planning
+        self.operator.turns = max(self.operator.turns, state.turns)
+        self._prior = state.usage
         self._started = time.perf_counter()
         self._base = [(c.totals.replies, c.totals.prompt_tokens, c.totals.completion_tokens)
                       for c in self.llms]
@@ -180,11 +196,11 @@ class Orchestrator:
             self.before_turn()
         match s.phase:
             case "THINK":
-                learned = self.learned  # it replays through this orchestrator's driver
+                learned = self.learned  # it replays through this run's driver and gate
                 operator_turn.think(
                     self._ctx, self.operator, self.system, route=self.route,
                     learned=None if learned is None else
-                    lambda step, obs: bool(learned.offer(self, step, obs)))
+                    lambda step, obs: bool(learned.offer(self.ports, step, obs)))
             case "REPLAN":
                 planning.replan(self._ctx, self.planner, self.operator)
             case "ASK_USER":
@@ -240,8 +256,20 @@ class Orchestrator:
         return self._s.done_so_far(dialogue.trace_of(self._ctx))
 
     # -- plumbing ------------------------------------------------------------------------
+    @property
+    def ports(self) -> RunPorts:
+        """What the replay cache and learned steps work through: not the orchestrator."""
+        return RunPorts(self.driver, self.gatekeeper, self.recorder, self.memory,
+                        self.secrets)
+
+    def save_checkpoint(self) -> None:
+        """Save the run's state now (a resumed run's first boundary), when it is saved."""
+        if self.checkpoint is not None and self.state is not None:
+            at_boundary(self.state, self.operator.turns, self._usage())
+            self.checkpoint(self.state)
+
     def _usage(self) -> tuple[int, int, int]:
-        calls, tin, tout = self.prior_usage
+        calls, tin, tout = self._prior
         for client, (r, p, c) in zip(self.llms, self._base, strict=True):
             calls += client.totals.replies - r
             tin += client.totals.prompt_tokens - p
@@ -249,9 +277,14 @@ class Orchestrator:
         return calls, tin, tout
 
     def _progress(self) -> None:
-        if self.on_progress is not None and self.state is not None:
-            _, tin, tout = self._usage()
-            self.on_progress(self.state.progress((tin, tout)))
+        if self.state is None:
+            return
+        usage = self._usage()
+        at_boundary(self.state, self.operator.turns, usage)
+        if self.checkpoint is not None:
+            self.checkpoint(self.state)
+        if self.on_progress is not None:
+            self.on_progress(self.state.progress(usage[1:]))
 
     @property
     def _s(self) -> RunState:

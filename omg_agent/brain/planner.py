@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from omg_agent.brain import prompts
 from omg_agent.brain.call_record import CallRecord
 from omg_agent.brain.llm import LLMClient
+from omg_agent.brain.todo import TodoItem, render_todo
 from omg_agent.core.contracts import Replan, TaskPlan, TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.errors import ConfigError
@@ -108,9 +109,13 @@ class TodoList:
     def pending(self) -> list[str]:
         return [s.description for s, t in self.entries if not t]
 
+    def items(self) -> tuple[TodoItem, ...]:
+        """The list as a value (what the live view, mirror and callbacks get)."""
+        return tuple(TodoItem(n, s.description, t)
+                     for n, (s, t) in enumerate(self.entries, start=1))
+
     def markdown(self) -> str:
-        return "\n".join(f"- [{'x' if t else ' '}] {n}. {s.description}"
-                         for n, (s, t) in enumerate(self.entries, start=1))
+        return render_todo(self.items())
 
 
 class Planner:

@@ -44,7 +44,6 @@ from omg_agent.brain.run_state import (
     RESUMABLE,
     Dialogue,
     HeldAction,
-    Progress,
     Refusal,
     RunResult,
     RunState,
@@ -69,10 +68,8 @@ RESUME_NOTE = ("The run was interrupted and has just been resumed: the screen ma
 
 @dataclass(frozen=True)
 class SavedRun:
-    state: RunState
+    state: RunState  # with its turns, usage, planning mode, dialogue and todo
     memory: dict[str, str]
-    turns: int  # operator turns recorded (trace step numbers continue after them)
-    usage: tuple[int, int, int]  # model calls, tokens in, tokens out so far
     device: str
     session: str = ""  # the memory bank's run id ("" in files from before checkpoints)
     plan_file: str | None = None  # the --plan file of a run interrupted while planning
@@ -80,13 +77,22 @@ class SavedRun:
     ended_because: str = ""
 
     @property
+    def turns(self) -> int:
+        """Operator turns recorded (the trace's step numbers continue after them)."""
+        return self.state.turns
+
+    @property
+    def usage(self) -> tuple[int, int, int]:
+        """Model calls, tokens in, tokens out so far."""
+        return self.state.usage
+
+    @property
     def interrupted(self) -> bool:
         """Stopped mid-run (killed, Ctrl-C), not waiting for a human's answer."""
         return self.state.phase not in RESUMABLE
 
 
-def state_data(state: RunState, memory: MemoryBank, *, turns: int,
-               usage: tuple[int, int, int], device: str,
+def state_data(state: RunState, memory: MemoryBank, *, device: str,
                plan_file: str | None = None) -> dict[str, Any]:
     """Everything :func:`load_state` needs, as JSON-ready data (not yet masked)."""
     return {
@@ -112,17 +118,15 @@ def state_data(state: RunState, memory: MemoryBank, *, turns: int,
         "confirm_calls": state.confirm_calls,
         "pending_pm": state.pending_pm.model_dump(mode="json") if state.pending_pm else None,
         "post_mortems": [pm.model_dump(mode="json") for pm in state.post_mortems],
-        "memory": memory.snapshot(), "session": memory.run_id, "turns": turns,
-        "usage": list(usage), "device": device, "plan_file": plan_file,
+        "memory": memory.snapshot(), "session": memory.run_id, "turns": state.turns,
+        "usage": list(state.usage), "device": device, "plan_file": plan_file,
     }
 
 
-def save_state(run_dir: Path, state: RunState, memory: MemoryBank, *, turns: int,
-               usage: tuple[int, int, int], device: str,
+def save_state(run_dir: Path, state: RunState, memory: MemoryBank, *, device: str,
                mask: Callable[[Any], Any] = lambda v: v, plan_file: str | None = None) -> Path:
     """Write ``state.json`` durably (old or new survives any crash, never a mix)."""
-    data = state_data(state, memory, turns=turns, usage=usage, device=device,
-                      plan_file=plan_file)
+    data = state_data(state, memory, device=device, plan_file=plan_file)
     return _write_state(Path(run_dir), mask(data))
 
 
@@ -163,9 +167,8 @@ def load_state(run_dir: Path) -> SavedRun:
         SavedStateFile.model_validate(data)  # the shape every read below relies on
     except ValidationError as exc:
         raise ConfigError(f"{path} is not a valid saved run: {first_problem(exc)}") from None
-    return SavedRun(_state(data), dict(data["memory"]), int(data["turns"]),
-                    tuple(int(n) for n in data["usage"]),  # type: ignore[arg-type]
-                    data["device"], str(data.get("session") or ""), data.get("plan_file"),
+    return SavedRun(_state(data), dict(data["memory"]), data["device"],
+                    str(data.get("session") or ""), data.get("plan_file"),
                     data.get("ended"), str(data.get("ended_because") or ""))
 
 
@@ -199,6 +202,9 @@ def _state(data: dict[str, Any]) -> RunState:
         state.pending_pm = PostMortem.model_validate(data["pending_pm"])
     state.post_mortems = [PostMortem.model_validate(pm) for pm in data["post_mortems"]]
     state.report = StopReport(tuple(todo.done()), "", "")
+    state.turns = int(data["turns"])
+    calls, tokens_in, tokens_out = (int(n) for n in data["usage"])
+    state.usage = (calls, tokens_in, tokens_out)
     return state
 
 
@@ -220,42 +226,33 @@ def restore_memory(memory: MemoryBank, values: dict[str, str]) -> None:
 
 
 class RunCheckpoint:
-    """The orchestrator's ``on_progress`` hook that saves ``state.json`` at every turn
-    boundary, then hands the progress on to ``then`` (the live display). The trace's lines
-    are fsynced once here, per turn, instead of one by one (see ``RunCheckpoint.__init__``)."""
+    """Saves ``state.json`` from the run's state at every turn boundary (the orchestrator's
+    ``checkpoint``), with the memory bank's values beside it. The trace's lines are fsynced
+    once here, per turn, instead of one by one (see ``__init__``)."""
 
-    def __init__(self, orchestrator: Orchestrator, run_dir: Path, device: str, *,
-                 mask: Callable[[Any], Any] = lambda v: v,
-                 then: Callable[[Progress], None] | None = None) -> None:
-        self.orchestrator = orchestrator
+    def __init__(self, run_dir: Path, device: str, memory: MemoryBank, recorder: Any = None,
+                 *, mask: Callable[[Any], Any] = lambda v: v) -> None:
         self.run_dir = Path(run_dir)
         self.device = device
+        self.memory = memory
+        self.recorder = recorder
         self.mask = mask
-        self.then = then
         self.saves = 0
         self._running: dict[str, Any] | None = None  # the last running state saved
         self.retryable = False  # the run failed, and --resume can try again from a boundary
-        if hasattr(orchestrator.recorder, "sync_each"):
-            orchestrator.recorder.sync_each = False  # this checkpoint syncs once per turn
+        if hasattr(recorder, "sync_each"):
+            recorder.sync_each = False  # this checkpoint syncs once per turn
 
-    def __call__(self, progress: Progress) -> None:
-        self.save()
-        if self.then is not None:
-            self.then(progress)
+    def __call__(self, state: RunState) -> None:
+        self.save(state)
 
-    def save(self, state: RunState | None = None, plan_file: str | None = None) -> None:
-        """Save the orchestrator's state (or ``state``, before the run begins)."""
-        o = self.orchestrator
-        state = state if state is not None else o.state
-        if state is None:
-            return
-        # the orchestrator's own accounting (prior processes included), not a second count
-        usage = o._usage() if o.state is not None else o.prior_usage
-        sync = getattr(o.recorder, "sync", None)
+    def save(self, state: RunState, plan_file: str | None = None) -> None:
+        """Save ``state`` (before the run begins: with the ``--plan`` file it plans)."""
+        sync = getattr(self.recorder, "sync", None)
         if callable(sync):  # the turn's trace lines reach the disk before the state does
             sync()
-        data = self.mask(state_data(state, o.memory, turns=o.operator.turns, usage=usage,
-                                    device=self.device, plan_file=plan_file))
+        data = self.mask(state_data(state, self.memory, device=self.device,
+                                    plan_file=plan_file))
         if state.phase not in FINAL_PHASES:
             self._running = data
         elif state.phase == "FAILED" and self._running is not None \
@@ -274,7 +271,9 @@ def continue_interrupted(orchestrator: Orchestrator, saved: SavedRun) -> RunResu
     state = saved.state
     if state.phase == "PLAN":  # died while planning: nothing was spent, plan again
         plan = Path(saved.plan_file) if saved.plan_file else None
-        return orchestrator.run(state.task, plan)
+        fresh = RunState(state.task, StepBudget(orchestrator.settings.max_steps),
+                         turns=state.turns, usage=state.usage)
+        return orchestrator.start(fresh, plan)
     orchestrator.begin(state)
     obs = orchestrator.driver.observe()
     state.last_obs = obs
@@ -288,8 +287,7 @@ def continue_interrupted(orchestrator: Orchestrator, saved: SavedRun) -> RunResu
         orchestrator.recorder.record_event("resynced", phase=state.phase,
                                            ticked=[i + 1 for i in ticked],
                                            todo=state.todo.markdown())
-    if isinstance(orchestrator.on_progress, RunCheckpoint):
-        orchestrator.on_progress.save()  # the re-synced state is this process's first boundary
+    orchestrator.save_checkpoint()  # the re-synced state is this process's first boundary
     return orchestrator.finish_loop()
 
 

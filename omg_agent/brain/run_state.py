@@ -10,7 +10,9 @@ transitions) so the state machine reads as transitions only. Nothing here does I
 - :class:`TurnRecord` — one operator turn as the prompts and post-mortems quote it.
 - :class:`HeldAction` — the sensitive action the gate held, exactly as it would have run;
   :class:`Refusal` — the user's no (their words, to what).
-- :class:`RunState` — holds those parts plus the plan, budget and the run's ending.
+- :class:`RunState` — holds those parts plus the plan, budget, turns, model usage and the
+  run's ending: everything a resume needs (:mod:`.resume` saves it as ``state.json``);
+  :func:`at_boundary` is the turn boundary's transition, :func:`caught_up` a resumed trace's.
 - :class:`StepResult` — what :meth:`Orchestrator.step` returns: go on, or finished with the
   :class:`RunResult`.
 """
@@ -24,6 +26,7 @@ from typing import Any, Literal
 
 from omg_agent.brain.budget import StepBudget, StopReport, done_so_far
 from omg_agent.brain.planner import TodoList
+from omg_agent.brain.todo import TodoItem, render_todo
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
@@ -44,16 +47,22 @@ _DIALOG_WORDS = ("no thanks", "close", "cancel", "dismiss", "allow", "deny", "ok
 
 @dataclass(frozen=True)
 class Progress:
-    """What a live display shows after each turn."""
+    """What a live display shows after each turn; the plan as a value (``plan``),
+    rendered by :func:`~omg_agent.brain.todo.render_todo`."""
 
     phase: str
-    todo: str
+    plan: tuple[TodoItem, ...]
     step: str
     last_action: str
     steps_used: int
     steps_limit: int
     tokens_in: int
     tokens_out: int
+
+    @property
+    def todo(self) -> str:
+        """The plan as markdown (``- [x] 1. …``)."""
+        return render_todo(self.plan)
 
 
 @dataclass(frozen=True)
@@ -241,6 +250,14 @@ class RunState:
     confirm_calls: int = 0
     answer: str = ""
     report: StopReport | None = None
+    turns: int = 0  # operator turns recorded so far (the trace's step numbers go on after)
+    usage: tuple[int, int, int] = (0, 0, 0)  # model calls, tokens in, out (all processes)
+
+    @property
+    def planning(self) -> str | None:
+        """The planning mode the run has switched to (``adaptive`` once a unified run's
+        planner took over), or None: the configured one."""
+        return "adaptive" if self.planned else None
 
     @property
     def current_step(self) -> str | None:
@@ -276,8 +293,20 @@ class RunState:
             self.planner_calls, self.wait_turns, self.confirm_calls)
 
     def progress(self, tokens: tuple[int, int]) -> Progress:
-        return Progress(self.phase, self.todo.markdown(), self.current_step or "-",
+        return Progress(self.phase, self.todo.items(), self.current_step or "-",
                         self.last_action, self.budget.used, self.budget.limit, *tokens)
+
+
+def at_boundary(state: RunState, turns: int, usage: tuple[int, int, int]) -> None:
+    """A turn boundary: the operator's turn count and the model usage so far join the
+    state, which then holds everything a resume needs (what a checkpoint saves)."""
+    state.turns, state.usage = max(state.turns, turns), usage
+
+
+def caught_up(state: RunState, recorded: int) -> None:
+    """A resumed run whose trace holds turns recorded after its last boundary: the turn
+    count goes on after them."""
+    state.turns = max(state.turns, recorded)
 
 
 def classify_failure(attempt: Attempt, obs: Observation | None) -> FailureKind:

@@ -8,7 +8,8 @@ on its way up: a library's ``except BaseException`` that does not re-raise, or a
 (``__del__``, a weakref callback) that happens to be running when the signal is handled —
 Python prints "Exception ignored in …" and goes on. The run would then carry out the model's
 reply and keep going, to ``done``. So :class:`CtrlC` records each Ctrl-C as well as raising
-it, and :meth:`CtrlC.watch` has the run look at that record after every model reply (before
+it, and :meth:`CtrlC.check` — the run's safe point, given to
+:func:`omg_agent.taskrun.open_agent` — looks at that record after every model reply (before
 the reply is acted on) and at the top of every turn: a lost interrupt ends the run there.
 At worst the rest of a bundle already being sent to the device runs; nothing new is decided.
 :class:`CtrlC` is entered first and left last by ``run``, so it covers the device's set-up
@@ -44,7 +45,6 @@ from omg_agent.durable import disk_trouble
 from omg_agent.errors import DiskTrouble
 
 if TYPE_CHECKING:
-    from omg_agent.brain.llm import CallRecord
     from omg_agent.brain.orchestrator import Orchestrator, RunResult
 
 
@@ -86,23 +86,14 @@ class CtrlC:
         if self.pressed and not self.ending:
             raise KeyboardInterrupt
 
-    def watch(self, orchestrator: Orchestrator) -> None:
-        """Check after each model reply or failed request (before it is used) and at the
-        top of each turn of ``orchestrator``."""
-        recorder_check = getattr(orchestrator.recorder, "check", None)
-        orchestrator.before_turn = self.check if recorder_check is None else \
-            _both(self.check, recorder_check)
-        for client in orchestrator.llms:
-            client.on_attempt = _first(self.check, client.on_attempt)
-
     def run(self, orchestrator: Orchestrator, run_dir: Path,
             go: Callable[[], RunResult]) -> RunResult:
-        """``go()``, watched; a Ctrl-C ends the run ``interrupted`` with the command that
-        resumes it, said on the terminal too. Before the run began (no state yet) it
+        """``go()`` (its orchestrator built with :meth:`check` as its safe point: see
+        :class:`omg_agent.taskrun.Hooks`); a Ctrl-C ends the run ``interrupted`` with the
+        command that resumes it, said on the terminal too. Before the run began (no state yet) it
         propagates, after saying how to go on."""
         from omg_agent.brain.resume import STATE_FILE, interrupted
 
-        self.watch(orchestrator)
         try:
             result = go()
         except (KeyboardInterrupt, typer.Abort):
@@ -158,22 +149,6 @@ def _as_disk_trouble(exc: BaseException, run_dir: Path) -> DiskTrouble | None:
     if isinstance(exc, OSError) and disk_trouble(exc, run_dir):
         return DiskTrouble(exc)
     return None
-
-
-def _both(first: Callable[[], None], then: Callable[[], None]) -> Callable[[], None]:
-    def check() -> None:
-        first()
-        then()
-    return check
-
-
-def _first(check: Callable[[], None], then: Callable[[CallRecord], None] | None
-           ) -> Callable[[CallRecord], None]:
-    def on_attempt(record: CallRecord) -> None:
-        check()
-        if then is not None:
-            then(record)
-    return on_attempt
 
 
 __all__ = ["CtrlC"]

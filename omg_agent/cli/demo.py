@@ -37,7 +37,7 @@ def demo(
 
     Example: omg-agent demo --out runs/demo --seed 3 --json
     """
-    from omg_agent.cli.run import LiveView
+    from omg_agent.cli.live import LiveView
     from omg_agent.demo import REAL_MODEL_HINT, SIMULATED_NOTICE, demo_task, run_demo
 
     try:

@@ -56,8 +56,8 @@ def run(
 
     Example: omg-agent flow run omg_agent/assets/flows/like_first_posts.yaml --var count=5
     """
+    from omg_agent.cli.attach import attached_or_vphone
     from omg_agent.cli.device_choice import open_driver
-    from omg_agent.cli.run import attached_or_vphone
     from omg_agent.flows.session import replay
     from omg_agent.guards.confirmation import TerminalChannel
     from omg_agent.trace.rundir import new_run_dir

@@ -43,8 +43,8 @@ def mirror(
 
     Example: omg-agent mirror --device emulator-5554
     """
+    from omg_agent.cli.attach import attached_or_vphone
     from omg_agent.cli.lease import take_lease
-    from omg_agent.cli.run import attached_or_vphone
     from omg_agent.config import Settings
     from omg_agent.drivers.select import choose_driver
     from omg_agent.hitl.security import check_bind

@@ -25,9 +25,11 @@ import logging
 import re
 import time
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from omg_agent.brain.ports import RunPorts
 from omg_agent.brain.run_state import RunResult
 from omg_agent.core.actions import VAR_PATTERN
 from omg_agent.drivers.wrapper import shell_of
@@ -156,27 +158,28 @@ def answer_template(answer: str, saved: dict[str, str]) -> str:
 
 
 # -- the hook ------------------------------------------------------------------------------
-def run_cached(orchestrator: Any, task: str, plan: Path | None = None, *,
-               enabled: bool = True) -> RunResult:
-    """``orchestrator.run(task, plan)``, through the replay cache (see module docstring).
-    Off with ``enabled=False`` (``--no-cache``), with a predefined plan, or without a
-    trace recorder (the flow is made from the trace)."""
-    recorder = getattr(orchestrator, "recorder", None)
+def run_cached(run: Callable[[str, Path | None], RunResult], ports: RunPorts, task: str,
+               plan: Path | None = None, *, runs_dir: Path, enabled: bool = True) -> RunResult:
+    """``run(task, plan)`` (the agent), through the replay cache in ``runs_dir`` (see module
+    docstring), replaying on ``ports``: the run's driver, gate, trace and memory. Off with
+    ``enabled=False`` (``--no-cache``), with a predefined plan, or without a trace recorder
+    (the flow is made from the trace)."""
+    recorder = ports.recorder
     if not enabled or plan is not None or recorder is None:
-        return orchestrator.run(task, plan)
-    cache = ReplayCache(Path(orchestrator.settings.runs_dir) / CACHE_DIR)
-    driver = orchestrator.driver
-    secrets = getattr(orchestrator, "secrets", None)
+        return run(task, plan)
+    cache = ReplayCache(Path(runs_dir) / CACHE_DIR)
+    driver = ports.driver
+    secrets = ports.secrets
     shown = secrets.mask(task) if secrets is not None else task  # never a secret on disk
     entry = cache.lookup(shown, driver)
     if entry is None:
-        result: RunResult = orchestrator.run(task, plan)
+        result: RunResult = run(task, plan)
         if result.status == "done":
             cache.remember(shown, recorder.run_dir, driver, result.answer, recorder)
         return result
     t0 = time.perf_counter()
     recorder.record_event("cache_hit", entry=entry.key, version=entry.version)
-    replay = FlowRunner(driver, recorder=recorder, gate=orchestrator.gatekeeper).run(entry.flow)
+    replay = FlowRunner(driver, recorder=recorder, gate=ports.gate).run(entry.flow)
     if replay.ok:
         cache.hit(entry)
         return _replayed(recorder, entry, replay, time.perf_counter() - t0)
@@ -186,8 +189,8 @@ def run_cached(orchestrator: Any, task: str, plan: Path | None = None, *,
                            f"{replay.failed}")
         return _stopped_once(recorder, entry, replay, time.perf_counter() - t0)
     for key, value in replay.variables.items():  # the agent goes on with what was saved
-        orchestrator.memory.save(key, value, source="screen")
-    result = orchestrator.run(task)
+        ports.memory.save(key, value, source="screen")
+    result = run(task, None)
     if result.status == "done":  # repaired: the new run's flow replaces the failed one
         repaired = cache.remember(shown, recorder.run_dir, driver, result.answer, recorder)
         if repaired is not None:

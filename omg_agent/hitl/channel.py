@@ -54,7 +54,10 @@ class PageChannel:
         last = progress.last_action or ""
         if last and (not self.recent or self.recent[-1] != last):
             self.recent = [*self.recent, last][-RECENT:]
-        self.run = {"phase": progress.phase, "todo": progress.todo, "step": progress.step,
+        from omg_agent.brain.todo import render_todo
+
+        self.run = {"phase": progress.phase, "step": progress.step,
+                    "todo": render_todo(progress.plan, "✔", "○"),  # shown as it is
                     "steps": f"{progress.steps_used}/{progress.steps_limit}",
                     "recent": list(self.recent)}
         self.changes.bump()

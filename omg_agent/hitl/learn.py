@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from omg_agent.brain.ports import RunPorts
 from omg_agent.core.actions import Action, LongPress, PointTarget, Tap, TypeText
 from omg_agent.core.geometry import norm_to_pixel
 from omg_agent.core.observation import Observation
@@ -161,7 +162,7 @@ class Learner:
         return entry
 
     # -- the orchestrator's side ------------------------------------------------------------
-    def offer(self, orchestrator: Any, step: Any, obs: Observation) -> bool:
+    def offer(self, ports: RunPorts, step: Any, obs: Observation) -> bool:
         """Before the model is asked about ``obs`` for ``step``: True when learned steps
         were run instead (the caller looks at the screen again), False to ask the model."""
         self.resume(obs=obs)  # a takeover the agent resumes from by itself ends here
@@ -170,7 +171,7 @@ class Learner:
         if entry is None or entry.key in self._tried:
             return False
         self._tried.add(entry.key)  # once per run: a replay never loops
-        runner = FlowRunner(orchestrator.driver, gate=orchestrator.gatekeeper)
+        runner = FlowRunner(ports.driver, gate=ports.gate)
         result = runner.run(entry.flow)
         meta = entry.meta
         if result.ok:
@@ -182,9 +183,8 @@ class Learner:
         record = {"entry": entry.key, "ok": result.ok, "steps": result.commands,
                   "actions": result.actions, "failed": result.failed}
         self.replays.append(record)
-        recorder = getattr(orchestrator, "recorder", None)
-        if recorder is not None:
-            recorder.record_event("learned_replay", **record)
+        if ports.recorder is not None:
+            ports.recorder.record_event("learned_replay", **record)
         return True
 
 

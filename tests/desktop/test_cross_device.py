@@ -89,8 +89,8 @@ def test_a_code_read_on_the_phone_is_typed_into_the_desktop_app(
                                "desktop": open_desktop(f"desktop={xdisplay}",
                                                        ocr=ocr_engine)})
         stack.callback(router.close)
-        orchestrator = open_agent(stack, router, settings, task, run_dir=tmp_path / "run")
-        orchestrator.route = router.route
+        orchestrator = open_agent(stack, router, settings, task, run_dir=tmp_path / "run",
+                                  route=router.route)
         result = orchestrator.run(task)
         saved = orchestrator.memory.get("code")
     assert result.status == "done", result.summary()

@@ -26,6 +26,7 @@ from omg_agent.hitl.client import MirrorClient
 from omg_agent.hitl.learn import LEARNED_DIR, LearnedStore, Learner
 from omg_agent.hitl.server import Mirror
 from omg_agent.sim.model_double import ModelDouble, contract_name
+from omg_agent.taskrun import open_secrets
 
 LOGIN = "com.omg.login"
 STEP = "Sign in to the Login app as demo"
@@ -85,9 +86,10 @@ def _run(vphone, tmp_path: Path, task: str, double: ModelDouble, ask: Any,
                         runs_dir=tmp_path / "runs", planning="adaptive")
     with ExitStack() as stack:
         driver = stack.enter_context(AdbDriver(vphone.serial))
-        orch: Orchestrator = open_agent(stack, driver, settings, task, ask_user=ask)
-        learner = Learner(LearnedStore(learner_dir), orch.secrets)
-        orch.learned = learner
+        secrets = open_secrets(stack, task, settings)
+        learner = Learner(LearnedStore(learner_dir), secrets)
+        orch: Orchestrator = open_agent(stack, driver, settings, task, ask_user=ask,
+                                        secrets=secrets, learned=learner)
         if mirror is not None:
             mirror.learn(learner)
         return orch.run(task), learner

@@ -67,7 +67,8 @@ def agent_run(runs: Path, wording: str, *, enabled: bool = True, seed: int = 0,
         run_dir = new_run_dir(runs, "run")
         orchestrator = open_agent(stack, driver, settings, wording, run_dir=run_dir,
                                   confirm=task_human(task)[0])
-        result = run_cached(orchestrator, wording, enabled=enabled)
+        result = run_cached(orchestrator.run, orchestrator.ports, wording,
+                            runs_dir=orchestrator.settings.runs_dir, enabled=enabled)
         return (result.status, result.model_calls, len(double.requests), task.check(phone),
                 run_dir)
 
@@ -174,7 +175,8 @@ def pay_run(runs: Path, *, locale: str | None = None) -> tuple[Any, int, int, Pa
         stack.callback(driver.close)
         run_dir = new_run_dir(runs, "run")
         orchestrator = open_agent(stack, driver, settings, PAY_GOAL, run_dir=run_dir)
-        result = run_cached(orchestrator, PAY_GOAL)
+        result = run_cached(orchestrator.run, orchestrator.ports, PAY_GOAL,
+                            runs_dir=orchestrator.settings.runs_dir)
         return result, len(shop.orders), len(double.requests), run_dir
 
 
@@ -219,7 +221,8 @@ def test_a_paying_run_whose_trace_ends_before_the_order_page_is_not_cached(tmp_p
         run_dir = new_run_dir(tmp_path, "run")
         orchestrator = open_agent(stack, driver, settings, task.goal, run_dir=run_dir,
                                   ask_user=task.answer_user)
-        result = run_cached(orchestrator, task.goal)
+        result = run_cached(orchestrator.run, orchestrator.ports, task.goal,
+                            runs_dir=orchestrator.settings.runs_dir)
         assert result.status == "done" and len(phone.apps[SHOP].orders) == 1
     assert ReplayCache(tmp_path / CACHE_DIR).store.entries() == []
     [reason] = [e.data["reason"] for e in load_trace(run_dir).events

@@ -99,13 +99,14 @@ def test_a_terminal_with_nobody_leaves_the_question_to_the_page():
 
 def test_the_runs_progress_is_kept_for_the_page_with_its_recent_actions():
     from omg_agent.brain.run_state import Progress
+    from omg_agent.brain.todo import TodoItem
 
+    plan = (TodoItem(1, "open Shop", True), TodoItem(2, "search", False))
     channel = PageChannel()
     before = channel.changes.version
     for n, last in enumerate(["tap 'Shop'", "tap 'Shop'", "type 'MacBook'", ""]):
-        channel.show_progress(Progress("act", "- [x] open Shop\n- [ ] search", "search",
-                                       last, n + 1, 30, 100, 10))
+        channel.show_progress(Progress("act", plan, "search", last, n + 1, 30, 100, 10))
     assert channel.changes.version == before + 4  # each update wakes the viewers
     assert channel.run is not None and channel.run["steps"] == "4/30"
     assert channel.run["recent"] == ["tap 'Shop'", "type 'MacBook'"]
-    assert channel.run["todo"].startswith("- [x] open Shop")
+    assert channel.run["todo"] == "✔ 1. open Shop\n○ 2. search"  # rendered once, here

@@ -17,8 +17,6 @@ EXEMPT_DIRS = ("omg_agent/vphone/apps/",)  # screens: data-like layouts, one per
 
 # ``path`` (a module) or ``path:Qualified.name`` (a function) -> why it may stay over.
 ALLOWED: dict[str, str] = {
-    "omg_agent/cli/run.py": "being split by root (issue 26)",
-    "omg_agent/cli/run.py:run": "being split by root (issue 26)",
     "omg_agent/brain/operator.py": "being split by segment (issue 26)",
     "omg_agent/brain/operator.py:Operator._run_segments": "being split by segment (issue 26)",
     "omg_agent/brain/operator_turn.py:think": "being split by segment (issue 26)",

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from PIL import Image
@@ -26,6 +27,7 @@ from omg_agent.brain.agent import gatekeeper
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
+from omg_agent.brain.resume import RunCheckpoint
 from omg_agent.config import Settings
 from omg_agent.core.actions import Action, ends_bundle
 from omg_agent.core.geometry import Bounds
@@ -167,16 +169,21 @@ def orchestrator(world: FakeWorld, model: ScriptedModel, *, max_steps: int = 30,
                  ask_user: Callable[[str], str | None] | None = None,
                  recorder: Any = None, task: str = "the task",
                  confirm: ConfirmationChannel | None = None,
+                 checkpoint: Path | None = None, safe_point: Callable[[], None] | None = None,
                  **settings: Any) -> Iterator[Orchestrator]:
     # the transitions under test involve the planner: adaptive unless a test picks a mode
     config = Settings(base_url="http://model.test/v1", model="scripted",
                       max_steps=max_steps, retry_backoff_s=0.001, retry_backoff_max_s=0.001,
                       **{"planning": "adaptive", **settings})
     http = httpx.Client(transport=httpx.MockTransport(model.handler))
-    with LLMClient(config, "operator", http_client=http) as llm, \
+    attempt = None if safe_point is None else (lambda record: safe_point())
+    with LLMClient(config, "operator", http_client=http, on_attempt=attempt) as llm, \
             MemoryBank(None, "unit") as memory:
+        saver = None if checkpoint is None else RunCheckpoint(checkpoint, "fake", memory,
+                                                               recorder)
         yield Orchestrator(FakeDriver(world), llm, llm, memory, config, recorder, ask_user,
-                           gatekeeper=gatekeeper(config, task, confirm))
+                           gatekeeper=gatekeeper(config, task, confirm), checkpoint=saver,
+                           before_turn=safe_point)
 
 
 def bundle(*actions: dict[str, Any], result: str = "success", **flags: Any) -> dict[str, Any]:

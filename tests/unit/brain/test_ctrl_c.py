@@ -12,21 +12,23 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from omg_agent.brain.orchestrator import Orchestrator
-from omg_agent.brain.resume import STATE_FILE, RunCheckpoint, load_state
+from omg_agent.brain.resume import STATE_FILE, load_state
 from omg_agent.brain.run_state import RunResult
 from omg_agent.cli.ctrlc import CtrlC
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import UIElement
 from omg_agent.trace.recorder import RESULT_FILE, TraceRecorder
 
-from .fakes import Recorder, ScriptedModel, httpx, orchestrator
+from .fakes import FakeWorld, Recorder, ScriptedModel, httpx, orchestrator
 from .test_resume_interrupted import POSTS, Feed, naive
 
 TASK = "Like posts 1 to 3"
@@ -40,9 +42,14 @@ def _python_s_own_handler() -> Iterator[None]:
     signal.signal(signal.SIGINT, previous)
 
 
-def _run(orchestrator: Orchestrator, run_dir: Path, go: Callable[[], RunResult]) -> RunResult:
-    with CtrlC() as ctrl_c:
-        return ctrl_c.run(orchestrator, run_dir, go)
+@contextmanager
+def watched(world: FakeWorld, model: ScriptedModel, run_dir: Path,
+            **parts: Any) -> Iterator[tuple[CtrlC, Orchestrator]]:
+    """The run as ``omg-agent run`` builds it: Ctrl-C's check as its safe point (entered
+    first, left last), its state saved in ``run_dir`` at every turn boundary."""
+    with CtrlC() as ctrl_c, orchestrator(world, model, checkpoint=run_dir, gate=False,
+                                         safe_point=ctrl_c.check, **parts) as orch:
+        yield ctrl_c, orch
 
 
 @dataclass
@@ -70,9 +77,8 @@ def test_a_lost_keyboard_interrupt_still_ends_the_run_before_the_reply_is_acted_
     feed = Feed()
     model = LosingTransport(naive, at=3, status=status)  # plan, post 1, post 2: Ctrl-C
     recorder = Recorder()
-    with orchestrator(feed.world(), model, recorder=recorder, gate=False) as orch:
-        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
-        result = _run(orch, tmp_path, lambda: orch.run(TASK))
+    with watched(feed.world(), model, tmp_path, recorder=recorder) as (ctrl_c, orch):
+        result = ctrl_c.run(orch, tmp_path, lambda: orch.run(TASK))
     assert result.status == "interrupted", result
     assert feed.taps == [1]  # the reply that came back with the Ctrl-C was not carried out
     assert len(model.requests) == 3  # and nothing was asked after it (no retry either)
@@ -102,9 +108,8 @@ def test_a_keyboard_interrupt_lost_during_a_device_action_ends_the_run_at_the_ne
         tmp_path: Path) -> None:
     feed = LosingFeed(lost_at=2)
     model = ScriptedModel(naive)
-    with orchestrator(feed.world(), model, gate=False) as orch:
-        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
-        result = _run(orch, tmp_path, lambda: orch.run(TASK))
+    with watched(feed.world(), model, tmp_path) as (ctrl_c, orch):
+        result = ctrl_c.run(orch, tmp_path, lambda: orch.run(TASK))
     assert result.status == "interrupted" and feed.taps == [1, 2]
     assert len(model.requests) == 3  # the model is not asked about post 3
     saved = load_state(tmp_path)
@@ -113,16 +118,15 @@ def test_a_keyboard_interrupt_lost_during_a_device_action_ends_the_run_at_the_ne
 
 def test_a_ctrl_c_after_the_run_ended_leaves_its_outcome(tmp_path: Path) -> None:
     feed = Feed()
-    with orchestrator(feed.world(), ScriptedModel(naive), gate=False,
-                      recorder=TraceRecorder(tmp_path, task=TASK)) as orch:
-        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
+    with watched(feed.world(), ScriptedModel(naive), tmp_path,
+                 recorder=TraceRecorder(tmp_path, task=TASK)) as (ctrl_c, orch):
 
         def run_then_file_the_flow() -> RunResult:  # as the replay cache does after a run
             ended = orch.run(TASK)
             signal.raise_signal(signal.SIGINT)
             return ended
 
-        result = _run(orch, tmp_path, run_then_file_the_flow)
+        result = ctrl_c.run(orch, tmp_path, run_then_file_the_flow)
     assert result.status == "done" and feed.liked == set(POSTS)
     assert "--resume" not in result.next_hint  # nothing to resume: the task is done
     assert json.loads((tmp_path / RESULT_FILE).read_text())["status"] == "done"
@@ -139,9 +143,8 @@ def test_a_ctrl_c_during_the_model_call_ends_the_run_at_once(tmp_path: Path) -> 
 
     feed = Feed()
     model = Pressed(naive)
-    with orchestrator(feed.world(), model, gate=False) as orch:
-        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
-        result = _run(orch, tmp_path, lambda: orch.run(TASK))
+    with watched(feed.world(), model, tmp_path) as (ctrl_c, orch):
+        result = ctrl_c.run(orch, tmp_path, lambda: orch.run(TASK))
     assert result.status == "interrupted" and feed.taps == [] and len(model.requests) == 1
     assert load_state(tmp_path).interrupted
 
@@ -171,8 +174,7 @@ def test_a_second_ctrl_c_while_the_run_is_ending_lets_the_ending_complete(
     feed = Feed()
     recorder = ImpatientRecorder()
     model = LosingTransport(naive, at=3)
-    with orchestrator(feed.world(), model, recorder=recorder, gate=False) as orch:
-        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
-        result = _run(orch, tmp_path, lambda: orch.run(TASK))
+    with watched(feed.world(), model, tmp_path, recorder=recorder) as (ctrl_c, orch):
+        result = ctrl_c.run(orch, tmp_path, lambda: orch.run(TASK))
     assert result.status == "interrupted" and recorder.finished == ("interrupted", "")
     assert load_state(tmp_path).interrupted

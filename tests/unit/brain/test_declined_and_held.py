@@ -99,8 +99,7 @@ def paused(shop: Shop, model: ScriptedModel, tmp_path: Path) -> tuple[Any, Any]:
         first = orch.run(TASK)
         assert first.status == "needs_confirmation" and shop.paid_at == []
         assert orch.state is not None
-        save_state(tmp_path, orch.state, orch.memory, turns=orch.operator.turns,
-                   usage=(first.model_calls, 0, 0), device="fake")
+        save_state(tmp_path, orch.state, orch.memory, device="fake")
     return first, load_state(tmp_path).state
 
 
@@ -259,7 +258,8 @@ def test_the_held_action_and_the_refusal_survive_state_json(tmp_path: Path) -> N
     _, state = paused(shop, model, tmp_path)
     state.refusal = Refusal("不要", "tap Pay", "payment")
     with orchestrator(shop.world(), model) as orch:
-        save_state(tmp_path, state, orch.memory, turns=3, usage=(1, 2, 3), device="fake")
+        state.turns, state.usage = 3, (1, 2, 3)
+        save_state(tmp_path, state, orch.memory, device="fake")
     again = load_state(tmp_path).state
     assert again.held == state.held and again.refusal == state.refusal
     assert [(r.intent, r.acted) for r in again.records] == [

@@ -457,15 +457,11 @@ def test_a_saved_question_resumes_in_a_fresh_orchestrator_with_one_step_count(tm
     with orchestrator(world, model) as first:
         stopped = first.run("open the app I name")
         assert stopped.status == "ask_user" and first.state is not None
-        save_state(tmp_path, first.state, first.memory, turns=first.operator.turns,
-                   usage=(stopped.model_calls, stopped.tokens_in, stopped.tokens_out),
-                   device="fake")
+        save_state(tmp_path, first.state, first.memory, device="fake")
     saved = load_state(tmp_path)
     assert saved.state.dialogue.pending == "Which app?" and saved.memory == {"who": "me"}
     with orchestrator(world, model) as second:
-        restore_memory(second.memory, saved.memory)
-        second.prior_usage = saved.usage
-        second.operator.turns = saved.turns
+        restore_memory(second.memory, saved.memory)  # the state carries turns and usage
         result = second.resume(saved.state, "Settings")
     assert result.status == "done" and result.answer == "opened me"
     assert result.steps_used > stopped.steps_used

@@ -18,7 +18,6 @@ import pytest
 
 from omg_agent.brain.resume import (
     STATE_FILE,
-    RunCheckpoint,
     continue_interrupted,
     interrupted,
     load_state,
@@ -71,9 +70,8 @@ def naive(contract: str, text: str, body: dict[str, Any]) -> Any:
 def test_ctrl_c_then_resume_resyncs_the_plan_and_never_toggles_twice(tmp_path: Path) -> None:
     feed = Feed(interrupt_after=2)
     first = Recorder()
-    with orchestrator(feed.world(), ScriptedModel(naive), recorder=first, gate=False) as orch:
-        checkpoint = RunCheckpoint(orch, tmp_path, "fake")
-        orch.on_progress = checkpoint
+    with orchestrator(feed.world(), ScriptedModel(naive), recorder=first, gate=False,
+                      checkpoint=tmp_path) as orch:
         with pytest.raises(KeyboardInterrupt):
             orch.run("Like posts 1 to 3")
         stopped = interrupted(orch, tmp_path)
@@ -86,18 +84,18 @@ def test_ctrl_c_then_resume_resyncs_the_plan_and_never_toggles_twice(tmp_path: P
     assert saved.interrupted and saved.state.phase == "THINK"
     assert saved.state.todo.cursor == 1  # the checkpoint predates post 2's like
     used = saved.state.budget.used  # the run goes on in this very state object
+    calls = saved.usage[0]
     second = Recorder()
     model = ScriptedModel(naive)
-    with orchestrator(feed.world(), model, recorder=second, gate=False) as orch:
-        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
-        orch.prior_usage = saved.usage
+    with orchestrator(feed.world(), model, recorder=second, gate=False,
+                      checkpoint=tmp_path) as orch:
         result = continue_interrupted(orch, saved)
     assert result.status == "done"
     assert feed.liked == set(POSTS) and feed.taps == [1, 2, 3]  # post 2 tapped once
     resynced = [d for k, d in second.events if k == "resynced"]
     assert resynced and resynced[0]["ticked"] == [2]
     assert used > 0 and result.steps_used > used
-    assert result.model_calls > saved.usage[0]
+    assert result.model_calls > calls
     ended = json.loads((tmp_path / STATE_FILE).read_text())
     assert ended["phase"] == "DONE"
     with pytest.raises(ConfigError, match="already ended"):
@@ -161,28 +159,27 @@ class FlakyFeed(Feed):
 def test_a_run_that_lost_its_device_resumes_from_its_last_good_boundary(
         tmp_path: Path) -> None:
     feed = FlakyFeed(offline_after=2)
-    with orchestrator(feed.world(), ScriptedModel(naive), gate=False) as orch:
-        checkpoint = RunCheckpoint(orch, tmp_path, "fake")
-        orch.on_progress = checkpoint
+    with orchestrator(feed.world(), ScriptedModel(naive), gate=False,
+                      checkpoint=tmp_path) as orch:
         lost = orch.run("Like posts 1 to 3")
     assert lost.status == "failed" and "offline" in lost.stopped_because
-    assert checkpoint.retryable
+    assert orch.checkpoint is not None and orch.checkpoint.retryable
     saved = load_state(tmp_path)  # a failed run keeps its last running state
     assert saved.ended == "FAILED" and "offline" in saved.ended_because
     assert saved.state.phase == "THINK" and saved.state.todo.cursor == 1
     feed.offline = False  # the device is back
-    with orchestrator(feed.world(), ScriptedModel(naive), gate=False) as orch:
-        orch.on_progress = RunCheckpoint(orch, tmp_path, "fake")
+    with orchestrator(feed.world(), ScriptedModel(naive), gate=False,
+                      checkpoint=tmp_path) as orch:
         result = continue_interrupted(orch, saved)
     assert result.status == "done" and feed.liked == set(POSTS)
     assert feed.taps == [1, 2, 3]  # post 2's like, done before the drop, is not undone
 
 
 def test_a_run_out_of_budget_is_over_not_resumable(tmp_path: Path) -> None:
-    with orchestrator(Feed().world(), ScriptedModel(naive), gate=False, max_steps=3) as orch:
-        checkpoint = RunCheckpoint(orch, tmp_path, "fake")
-        orch.on_progress = checkpoint
+    with orchestrator(Feed().world(), ScriptedModel(naive), gate=False, max_steps=3,
+                      checkpoint=tmp_path) as orch:
         spent = orch.run("Like posts 1 to 3")
-    assert spent.status == "failed" and not checkpoint.retryable
+    assert spent.status == "failed"
+    assert orch.checkpoint is not None and not orch.checkpoint.retryable
     with pytest.raises(ConfigError, match="already ended"):
         load_state(tmp_path)

@@ -21,8 +21,8 @@ from omg_agent.errors import ConfigError
 def _saved(tmp_path: Path) -> dict[str, Any]:
     with MemoryBank(None, "run1") as memory:
         memory.save("price", "¥1,079.00", source="model")
-        save_state(tmp_path, RunState("Open Settings", StepBudget(12), phase="THINK"),
-                   memory, turns=2, usage=(3, 100, 20), device="emulator-5554")
+        save_state(tmp_path, RunState("Open Settings", StepBudget(12), phase="THINK", turns=2,
+                                      usage=(3, 100, 20)), memory, device="emulator-5554")
     return json.loads((tmp_path / STATE_FILE).read_text(encoding="utf-8"))
 
 
@@ -43,6 +43,7 @@ def test_what_save_state_writes_loads_back(tmp_path: Path) -> None:
     saved = load_state(tmp_path)
     assert saved.state.task == "Open Settings" and saved.state.budget.limit == 12
     assert saved.memory == {"price": "¥1,079.00"} and saved.usage == (3, 100, 20)
+    assert saved.state.turns == 2 and saved.state.usage == (3, 100, 20)
 
 
 def test_a_json_array_is_not_a_saved_run(tmp_path: Path) -> None:
