@@ -135,10 +135,10 @@ class OcrEngine:
             if cached is not None:
                 return cached
             boxes = self._run(image, crop, scale)
-        with self._cache_lock:
-            self._cache[cache_key] = boxes
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            with self._cache_lock:  # stored before the engine lock goes: a waiter finds it
+                self._cache[cache_key] = boxes
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
         return boxes
 
     def _cached(self, cache_key: tuple) -> tuple[OcrBox, ...] | None:
