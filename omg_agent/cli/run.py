@@ -115,7 +115,7 @@ _RUNS_DIR = typer.Option(None, "--runs-dir", help="Where traces go.")
 _SECRET = typer.Option(
     [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the model "
     "and every file see only the placeholder (repeatable; names ignore case). Prefer "
-    "OMG_SECRET_<NAME>: other users of this machine can read a command line (process "
+    "OMG_SECRET_NAME: other users of this machine can read a command line (process "
     "list), and your shell keeps it in its history.")
 _ALLOW = typer.Option(
     [], "--allow", help="Pre-authorise a sensitive class (payment, delete, send, install, "

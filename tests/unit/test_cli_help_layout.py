@@ -94,13 +94,7 @@ def _texts(command) -> Iterator[str]:
         yield getattr(param, "help", None) or ""
 
 
-# cli/run.py is being rewritten on another branch (issue 26, item 1): its OMG_SECRET_<NAME>
-# goes with that rewrite
-_RUN_PENDING = pytest.mark.xfail(strict=False, reason="run's help is rewritten on root's branch")
-
-
-@pytest.mark.parametrize("path", [pytest.param(p, id=" ".join(p) or "root",
-                                               marks=[_RUN_PENDING] if p == ("run",) else [])
+@pytest.mark.parametrize("path", [pytest.param(p, id=" ".join(p) or "root")
                                   for p in _walk(typer.main.get_command(APP))])
 def test_help_texts_hold_no_angle_bracket_words_markdown_would_drop(
         path: tuple[str, ...]) -> None:

@@ -19,7 +19,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 CLI = typer.main.get_command(build_app())
 ENDS = {"|", "||", "&&", ";", ">", "2>", "<", "&", "#"}
 # promised by issue 26 and being added on another branch (item 1): the README keeps saying it
-PENDING = {("run", "--planning")}
+PENDING: set[tuple[str, str]] = set()
 
 
 def _commands_in(text: str) -> list[str]:
@@ -83,7 +83,6 @@ def test_every_documented_option_exists(page: Path) -> None:
     assert not wrong, f"{page.name} documents options the program lacks: {wrong}"
 
 
-@pytest.mark.xfail(strict=False, reason="run --planning comes with issue 26 item 1 (root)")
 def test_run_takes_the_planning_option_the_readme_shows() -> None:
     assert not unknown_options("omg-agent run task --planning unified")
 

@@ -21,8 +21,6 @@ ALLOWED: dict[str, str] = {
     "omg_agent/brain/operator.py:Operator._run_segments": "being split by segment (issue 26)",
     "omg_agent/brain/operator_turn.py:think": "being split by segment (issue 26)",
     "omg_agent/drivers/executor.py": "being split by segment (issue 26)",
-    "omg_agent/flows/parse.py:_build": "being split by layers (issue 26)",
-    "omg_agent/flows/replay.py": "being split by layers (issue 26)",
 }
 
 
