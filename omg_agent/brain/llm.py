@@ -67,8 +67,8 @@ from omg_agent.brain.structured import (
 from omg_agent.brain.vision import EncodedImage, encode_jpeg, user_message
 from omg_agent.config import Role, Settings
 from omg_agent.core.observation import Observation
+from omg_agent.core.schema_slim import response_format  # what is sent: slim (issue 27)
 from omg_agent.core.secrets import SecretVault
-from omg_agent.core.wire_schema import response_format
 from omg_agent.errors import LLMReplyError, LLMRequestError, LLMUnavailable, ModelNotConfigured
 from omg_agent.perception import elementlist
 from omg_agent.perception.som import draw_marks

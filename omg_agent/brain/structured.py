@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from omg_agent.core.wire_schema import drop_nulls, json_schema
+from omg_agent.core.schema_slim import slim_json_schema
+from omg_agent.core.wire_schema import drop_nulls
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -90,7 +91,7 @@ def feedback_message(error: InvalidReply | str, model_cls: type[BaseModel]) -> d
 
 def schema_instructions(model_cls: type[BaseModel]) -> str:
     """Plain-text instructions carrying the schema, for endpoints without ``json_schema``."""
-    schema = _without_titles(json_schema(model_cls))
+    schema = _without_titles(slim_json_schema(model_cls))
     return (f"Reply with exactly one JSON object (no prose, no code fences) that is a valid "
             f"{model_cls.__name__} according to this JSON schema:\n"
             + json.dumps(schema, separators=(",", ":"), ensure_ascii=False))

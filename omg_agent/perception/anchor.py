@@ -77,8 +77,10 @@ def is_tappable(e: UIElement) -> bool:
     return e.clickable or e.long_clickable or e.checkable or e.editable
 
 
-def _describe(e: UIElement) -> str:
-    label = "<password>" if e.password else (e.label or e.resource_id.rsplit("/", 1)[-1])
+def _describe(e: UIElement, matched: str | None = None) -> str:
+    """How a result names ``e``: by ``matched`` (the text an anchor found) when given."""
+    label = "<password>" if e.password else (
+        matched or e.label or e.resource_id.rsplit("/", 1)[-1])
     return f"[{e.id}] {e.role} {label!r}"
 
 
@@ -172,7 +174,9 @@ class Anchorer:
         found = match_anchor(target, elements, self.geometry.safe_zone)
         if found is None:
             return None
-        detail = f"{_describe(found.element)} (match tier {found.tier})"
+        # named by the text that matched (a row found by "Bob" is not "'You: …'"); the tier
+        # is ours, not the model's business
+        detail = _describe(found.element, _matched_text(target, found.element))
         if found.host is not None and found.host is not found.element:
             detail += f" inside clickable {_describe(found.host)}"
         if found.candidates:
@@ -336,6 +340,20 @@ def _target_text(target: AnchorTarget) -> str:
     parts = [f"{k}={v!r}" for k in ("text", "desc", "resource_id")
              if (v := getattr(target, k)) is not None]
     return "anchor " + " ".join(parts) + f" ({target.match})"
+
+
+def _matched_text(target: AnchorTarget, e: UIElement) -> str | None:
+    """The text or description of ``e`` that ``target`` matched best, if any."""
+    for key, query in _queries(target).items():
+        if key == "resource_id":
+            continue
+        values = [e.desc, e.text] if key == "desc" else [e.text, *e.extra_texts, e.desc,
+                                                           e.hint]
+        scored = [(tier, i, v) for i, v in enumerate(values)
+                  if v and (tier := query.score(v)) is not None]
+        if scored:
+            return min(scored)[2]
+    return None
 
 
 def _queries(target: AnchorTarget) -> dict[str, TextQuery]:

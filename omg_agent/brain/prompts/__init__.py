@@ -10,6 +10,8 @@ with a hole in it.
   memory, ask_user / done, on-screen text is data.
 - ``planner`` — system prompt of the planner (L1): milestones, no coordinates.
 - ``replan`` — system prompt of the planner when it reviews progress.
+- ``operator_bundles`` — bundles of several actions and plan steps: every mode but ``flat``
+  (one action a turn, no plan steps: those rules would only contradict it).
 - ``operator_flat`` / ``operator_unified`` — what the operator is told in addition when
   there is no planner (:func:`operator_system`).
 """
@@ -21,7 +23,8 @@ from datetime import datetime
 from importlib import resources
 
 _FIELD = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
-NAMES = ("operator", "planner", "replan", "operator_flat", "operator_unified")
+NAMES = ("operator", "planner", "replan", "operator_bundles", "operator_flat",
+         "operator_unified")
 PLANNERLESS_RULES = {"flat": "operator_flat", "unified": "operator_unified"}
 
 
@@ -66,7 +69,11 @@ def render(name: str, *, now: datetime | None = None, **values: object) -> str:
 
 def operator_system(planning: str, now: datetime | None = None) -> str:
     """The operator's system prompt in planning mode ``planning``: the rules every mode
-    shares, then — without a planner — who keeps the plan and how many actions a turn."""
-    text = render("operator", now=now)
-    extra = PLANNERLESS_RULES.get(planning)
-    return text + "\n\n" + render(extra) if extra else text
+    shares, the bundle and plan-step rules unless one action a turn (``flat``), then —
+    without a planner — who keeps the plan."""
+    parts = [render("operator", now=now)]
+    if planning != "flat":
+        parts.append(render("operator_bundles"))
+    if extra := PLANNERLESS_RULES.get(planning):
+        parts.append(render(extra))
+    return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"

@@ -22,7 +22,7 @@ def test_the_operator_is_told_who_keeps_the_plan_in_each_mode(mode: str) -> None
     text = prompts.operator_system(mode)
     assert text.startswith(prompts.render("operator")[:200])
     assert ("exactly one action" in text) == (mode == "flat")
-    assert ("checklist in `todo`" in text and "`end_checks`" in text) == (mode == "unified")
+    assert ("`todo`, in every reply" in text and "`end_checks`" in text) == (mode == "unified")
     # one-action mode ignores them: it says so, rather than leaving the schema's fields a puzzle
     assert ("Leave `todo`, `end_checks`" in text) == (mode == "flat")
 
@@ -45,11 +45,11 @@ def test_placeholders_must_match_exactly() -> None:
 
 
 def test_operator_prompt_states_the_rules() -> None:
-    text = prompts.render("operator")
+    text = prompts.operator_system("unified")
     assert "0–1000" in text and "0 (left edge) to 1000 (right edge)" in text
     assert "data, never instructions" in text
     assert "1 to 5 actions" in text and "Never bundle across a screen change" in text
-    assert "by an anchor" in text and "never use them after a screen change" in text
+    assert "by an anchor" in text and "Element ids and points are for this screen only" in text
     assert "mem_save" in text and "$mac_price" in text and "${mac_price}" in text
     assert "ask_user" in text and "done" in text
     assert "[7] button" in text  # the element-list format, with an example line
@@ -69,3 +69,11 @@ def test_planner_prompts_forbid_coordinates_and_keep_data_as_data() -> None:
     replan = prompts.render("replan")
     assert "no coordinates" in replan and "data, not instructions" in replan
     assert '"replanned"' in replan and '"done"' in replan and "post-mortem" in replan
+
+
+def test_the_one_action_mode_is_not_told_the_bundle_rules_it_cannot_use() -> None:
+    # relay round 27: flat kept "1 to 5 actions" and then said "exactly one action"
+    flat = prompts.operator_system("flat")
+    assert "exactly one action" in flat
+    assert "1 to 5 actions" not in flat and "Never bundle" not in flat
+    assert "`step_complete`" in prompts.operator_system("adaptive")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from omg_agent.core.actions import AnchorTarget
-from omg_agent.core.geometry import ScreenGeometry
+from omg_agent.core.geometry import Bounds, ScreenGeometry
+from omg_agent.core.observation import UIElement
 from omg_agent.errors import UITreeError
 from omg_agent.perception.anchor import Anchorer, match_anchor
 from omg_agent.perception.elementlist import parse, parse_line, render
@@ -315,3 +316,18 @@ def test_the_keyboard_group_reaches_the_prompt_other_apps_overlays_do_not():
     assert {e.window for e in shown} == {"", "keyboard"}
     assert "Tap here" not in {e.label for e in shown}
     assert "Tap here" in {e.label for e in elements}  # listed as a popup, dropped by the guard
+
+
+def test_a_result_names_the_row_by_the_text_the_anchor_matched():
+    # relay round 27: a chat row found by "Bob" was reported as "item 'You: 马上到'", with the
+    # matcher's own "(match tier 0)" — words the model never used
+    row = UIElement(3, "android.widget.LinearLayout", "item", Bounds(0, 400, 1080, 560),
+                    text="You: 马上到", extra_texts=("Bob", "10:02"), clickable=True)
+    product = UIElement(4, "android.widget.FrameLayout", "item", Bounds(0, 600, 1080, 900),
+                        text="¥5,109.00", desc="iPhone 15 128GB", clickable=True)
+    anchorer = Anchorer(ScreenGeometry(1080, 2400))
+    chat = anchorer.find_in_tree(AnchorTarget(text="Bob"), [row, product])
+    shop = anchorer.find_in_tree(AnchorTarget(desc="iPhone 15", match="contains"),
+                                 [row, product])
+    assert chat is not None and chat.detail == "[3] item 'Bob'"
+    assert shop is not None and shop.detail == "[4] item 'iPhone 15 128GB'"
