@@ -72,10 +72,11 @@ if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a
 
 log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
-              "declined": 6, "interrupted": 130}
+              "declined": 6, "unverified": 9, "interrupted": 130}
 DISK_EXIT = 8  # interrupted because the disk refused the run's files
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
-           "needs_confirmation": "yellow", "declined": "yellow", "interrupted": "yellow"}
+           "needs_confirmation": "yellow", "declined": "yellow", "interrupted": "yellow",
+           "unverified": "yellow"}
 
 
 class _Planning:
