@@ -84,7 +84,7 @@ AUTOGLM = [  # (reply as the prompts document it, expected action type, check)
     ('<think>tap Wi-Fi</think><answer>do(action="Tap", element=[500,300])</answer>', Tap,
      lambda a: (a.target.x, a.target.y) == (500, 300)),
     ('<think>pay</think><answer>do(action="Tap", element=[120,880], message="重要操作")'
-     '</answer>', Tap, lambda a: (a.target.x, a.target.y) == (120, 880)),
+     '</answer>', Tap, lambda a: pixel(a.target, (1080, 2400)) == (129, 2112)),
     ('<think>t</think><answer>do(action="Type", text="Hello World")</answer>', TypeText,
      lambda a: a.text == "Hello World" and a.clear),
     ('<think>t</think><answer>do(action="Type_Name", text="张三")</answer>', TypeText,
