@@ -1,14 +1,19 @@
 """``autoglm``: AutoGLM-Phone's format (zai-org/Open-AutoGLM).
 
 The model answers ``<think>…</think><answer>do(action="Tap", element=[x,y])</answer>`` or
-``<answer>finish(message="…")</answer>``; points are relative, 0–999 over the screen, and
-scaled by ``/1000`` (Open-AutoGLM ``phone_agent/actions/handler.py``), which is our own
-normalized space: a point needs no conversion, only to stay a float. Actions: Launch, Tap
+``<answer>finish(message="…")</answer>`` — or, served with those tags stripped, its thinking
+and then the call, on the next line or the same one (``我将点击设置图标 do(action="Tap", …)``):
+the reasoning is kept as the thought either way. Points are relative, 0–999 over the
+screen, and cut to whole pixels as Open-AutoGLM's handler does (``int(x / 1000 * width)``,
+``phone_agent/actions/handler.py``), not rounded. Actions: Launch, Tap
 (an optional ``message`` marks a sensitive tap — our gate decides on its own), Type and
 Type_Name (the field is cleared first), Swipe (start/end), Long Press, Double Tap, Back,
 Home, Wait (``duration="x seconds"``), Take_over and Interact (the human channel:
 ``ask_user``), Note (the screen's text into memory: ``mem_save`` ``from_screen``), Call_API
-(not available here: the model is told to put its summary into ``finish``).
+(deliberately refused — Open-AutoGLM runs it as a no-op placeholder; here the model is told
+to put its summary into ``finish``). An unreadable reply is sent back with feedback, where
+Open-AutoGLM's agent would end the task with the raw text as its message. The comparison,
+case by case: :mod:`omg_agent.sim.dialect_cases`.
 
 The prompts are ours, in English and Chinese (chosen by the task's language); only the
 action syntax is the model's.

@@ -9,7 +9,8 @@ changes nothing (and a server with a smaller ``max_pixels`` is caught by doctor'
 Actions: click, long_press, type (a trailing ``\\n`` submits), scroll (``direction`` is
 where more content shows: ``down`` = the finger moves up), open_app, drag, press_home,
 press_back, finished(content=…); older ``start_box='(x,y)'`` / ``<|box_start|>`` points and
-``wait()`` are read too.
+``wait()`` are read too. Actions apart by a blank line are all kept, in order, as the
+official parser keeps them (``finished`` must come alone: the phone is looked at first).
 """
 
 from __future__ import annotations
