@@ -16,7 +16,7 @@ from look_script import BLANK
 from typer.testing import CliRunner
 
 from omg_agent.cli import app
-from omg_agent.sim.dialect_doubles import DialectPolicy
+from omg_agent.sim.dialect_doubles import OPERATOR_MODELS, DialectPolicy
 from omg_agent.sim.expert.tasks import Switch
 from omg_agent.sim.model_double import ModelDouble
 
@@ -40,22 +40,25 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _run(vphone: Any, base_url: str, runs: Path, *extra: str) -> Any:
+def _run(vphone: Any, base_url: str, runs: Path, *extra: str, model: str = MODEL) -> Any:
     return CliRunner().invoke(app, [
-        "run", "Turn off Wi-Fi", "--model", MODEL, "--base-url", base_url,
+        "run", "Turn off Wi-Fi", "--model", model, "--base-url", base_url,
         "--device", vphone.serial, "--driver", "adb", "--runs-dir", str(runs), "--json",
         "--max-steps", "20", *extra], env={**BLANK, "OMG_PLANNING": "", "OMG_DIALECT": "",
                                           "OMG_CONFIRM_DONE": ""})
 
 
-def test_autoglm_alone_turns_wifi_off_and_ends_unverified_with_exit_9(
-        vphone: Any, in_tmp: Path) -> None:
+@pytest.mark.parametrize("dialect", ["autoglm", "uitars"])
+def test_a_phone_model_alone_turns_wifi_off_and_ends_unverified_with_exit_9(
+        vphone: Any, in_tmp: Path, dialect: str) -> None:
+    """``run "Turn off Wi-Fi" --model autoglm-phone-9b --base-url <the double>`` (and the
+    same with ui-tars-1.5-7b): the dialect is detected from the name, nothing else set."""
     assert vphone.device.shell("settings get global wifi_on").strip() == "1"
-    judge = NoJudge()
-    policy = DialectPolicy(Switch(attr="wifi", on=False), vphone.phone, "autoglm", MODEL,
+    judge, model = NoJudge(), OPERATOR_MODELS[dialect]
+    policy = DialectPolicy(Switch(attr="wifi", on=False), vphone.phone, dialect, model,
                            judge)
-    with ModelDouble(policy, models=(MODEL,)) as double:
-        result = _run(vphone, double.base_url, in_tmp / "runs")
+    with ModelDouble(policy, models=(model,)) as double:
+        result = _run(vphone, double.base_url, in_tmp / "runs", model=model)
         seen = {r.model for r in double.requests}
     # the phone's own state, read over adb: Wi-Fi is off
     assert vphone.device.shell("settings get global wifi_on").strip() == "0"
@@ -66,8 +69,8 @@ def test_autoglm_alone_turns_wifi_off_and_ends_unverified_with_exit_9(
     assert "OMG_PLANNER_MODEL" in out["next_hint"]
     assert out["done"] == []  # nothing showed the task done: it is not listed as done
     # the phone model alone answered, in its own format; nobody was asked to judge
-    assert seen == {MODEL} and judge.asked == []
-    assert len(policy.sent) >= 2  # launch Settings, tap the switch, finish
+    assert seen == {model} and judge.asked == []
+    assert len(policy.sent) >= 3  # launch Settings, tap the switch, finish
 
 
 def test_a_plan_file_check_the_phone_shows_ends_done_with_the_phone_model_alone(

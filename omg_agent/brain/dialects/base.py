@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from PIL import Image
@@ -169,6 +169,8 @@ class Dialect:
         the screenshot; and the frame the reply's coordinates refer to."""
         obs = turn.observation
         frame = self.frame_for(obs.screenshot.size)
+        if frame.pixels is not None:  # whole pixels of the screen the taps land on
+            frame = replace(frame, pixels=obs.screen.size)
         text = self.user_text(turn, frame)
         if self.elements:
             text += "\n\n" + elementlist.render(obs.elements, obs.screen)
