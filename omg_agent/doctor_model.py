@@ -57,7 +57,7 @@ def model_checks(settings: Settings) -> list[Check]:
                 lines += [_json_schema(client, model), _vision(client, model, settings,
                                                                role_field)]
         lines.append(dialect_check(settings))
-        if lines[-1].status == "ok" and reach.status != "fail":
+        if lines[-1].status != "fail" and reach.status != "fail":
             lines += _pixel_probe(client, settings)
     return lines
 
@@ -85,7 +85,7 @@ def _pixel_probe(client: openai.OpenAI, settings: Settings) -> list[Check]:
 
 def dialect_check(settings: Settings) -> Check:
     """Which format the operator model is spoken to in, and how that was decided."""
-    from omg_agent.brain.dialects import DIALECTS, adapt_settings, resolved
+    from omg_agent.brain.dialects import DIALECTS, adapt_settings, judgeless, resolved
     from omg_agent.errors import ConfigError
 
     name, how = resolved(settings)
@@ -98,8 +98,14 @@ def dialect_check(settings: Settings) -> Check:
     if name == "json":
         return Check("dialect", "ok", f"operator model {model!r} answers our JSON ({how}); "
                      "set OMG_DIALECT to autoglm, uitars or qwen-mobile for a phone model")
-    return Check("dialect", "ok", f"operator model {model!r} speaks {name} ({how}): "
-                 f"{DIALECTS[name].coordinates}; one action per call (planning flat)")
+    detail = (f"operator model {model!r} speaks {name} ({how}): "
+              f"{DIALECTS[name].coordinates}; one action per call (planning flat)")
+    if judgeless(settings):
+        return Check("dialect", "warn", f"{detail}; no general model to confirm a finished "
+                     "task: a 'done' no check could verify ends unverified (exit 9)",
+                     "set OMG_PLANNER_MODEL to a general model (e.g. gpt-4o) to have it "
+                     "confirmed from the screen")
+    return Check("dialect", "ok", detail)
 
 
 def _models(settings: Settings) -> list[tuple[str, str]]:

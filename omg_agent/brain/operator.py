@@ -282,7 +282,9 @@ class Operator:
         if bundle.execute_now is None or kind in ("infeasible", "declined"):
             return result
         actions = list(bundle.execute_now.actions)
-        if self.planning == ONE_ACTION and len(actions) > 1:  # the flat loop: one a call
+        # the flat loop: one action a call — a dialect's reply keeps what its own runtime
+        # would run (a UI-TARS reply may hold several actions)
+        if self.planning == ONE_ACTION and len(actions) > 1 and self.dialect is None:
             result.results.append({"type": "stop", "ok": True, "detail": (
                 f"one action per turn: ran {actions[0].type}, dropped the other "
                 f"{len(actions) - 1}")})

@@ -16,6 +16,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from omg_agent.brain.dialects import judgeless
 from omg_agent.brain.loopwatch import LoopWatch
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.modes import plannerless
@@ -60,6 +61,12 @@ class RunContext:
         """No planner in this run (yet): ``flat`` never has one; ``unified`` until a step
         failed and the planner took over with its post-mortem."""
         return plannerless(self.settings.planning) and not self.state.planned
+
+    @property
+    def judgeless(self) -> bool:
+        """No model of this run can confirm a finished task from the screen (a dialect
+        model alone: :func:`~omg_agent.brain.dialects.judgeless`)."""
+        return judgeless(self.settings)
 
 
 __all__ = ["RunContext"]

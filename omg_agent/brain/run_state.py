@@ -32,14 +32,16 @@ from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
-                "INFEASIBLE", "NEEDS_CONFIRMATION", "DECLINED", "INTERRUPTED"]
+                "INFEASIBLE", "NEEDS_CONFIRMATION", "DECLINED", "INTERRUPTED", "UNVERIFIED"]
 Status = Literal["done", "failed", "ask_user", "infeasible", "needs_confirmation",
-                 "declined", "interrupted"]
+                 "declined", "interrupted", "unverified"]
 _STATUS: dict[str, Status] = {"DONE": "done", "FAILED": "failed",
                               "ASK_USER_PENDING": "ask_user", "INFEASIBLE": "infeasible",
                               "NEEDS_CONFIRMATION": "needs_confirmation",
                               "DECLINED": "declined",  # the user said no: the run is over
-                              "INTERRUPTED": "interrupted"}  # Ctrl-C: --resume goes on
+                              "INTERRUPTED": "interrupted",  # Ctrl-C: --resume goes on
+                              # the model says done; nothing in the run could check it
+                              "UNVERIFIED": "unverified"}
 FINAL_PHASES = tuple(_STATUS)  # the phases a run ends in
 RESUMABLE = ("ASK_USER_PENDING", "NEEDS_CONFIRMATION")  # endings a human answer continues
 _DIALOG_WORDS = ("no thanks", "close", "cancel", "dismiss", "allow", "deny", "ok")

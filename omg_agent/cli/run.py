@@ -26,9 +26,10 @@ Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that i
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
 waiting for the user's yes to a sensitive action, 6 declined (the user said no), 7 the
 device is busy (another agent holds its lease), 8 stopped by disk trouble (full, read-only,
-the run folder deleted: status interrupted, resumable), 130 interrupted (Ctrl-C;
-resumable). The code is decided by the outcome before anything is printed; an error while
-printing never changes it.
+the run folder deleted: status interrupted, resumable), 9 unverified (a phone model alone
+said done and nothing could check it), 130 interrupted (Ctrl-C; resumable). The code is
+decided by the outcome before anything is printed; an error while printing never changes
+it.
 """
 
 from __future__ import annotations
@@ -63,10 +64,11 @@ if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a
 
 log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
-              "declined": 6, "interrupted": 130}
+              "declined": 6, "unverified": 9, "interrupted": 130}
 DISK_EXIT = 8  # interrupted because the disk refused the run's files
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
-           "needs_confirmation": "yellow", "declined": "yellow", "interrupted": "yellow"}
+           "needs_confirmation": "yellow", "declined": "yellow", "interrupted": "yellow",
+           "unverified": "yellow"}
 
 # `run`'s help, written for rich: one paragraph a line (rich wraps it to the terminal)
 RUN_HELP = "\n\n".join((
@@ -77,7 +79,8 @@ RUN_HELP = "\n\n".join((
     "carries out exactly the held action).",
     "Exit codes: 0 done, 1 failed, 2 bad usage or an answer that is neither yes nor no, 3 "
     "waiting for an answer, 4 infeasible, 5 waiting for a yes, 6 declined (the user said "
-    "no), 7 device busy, 8 stopped by disk trouble (resumable), 130 interrupted.",
+    "no), 7 device busy, 8 stopped by disk trouble (resumable), 9 unverified (no check "
+    "could confirm the model's done), 130 interrupted.",
     'Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"',
     'Example: omg-agent run "Turn off Wi-Fi" --model sim --json',
     'Example: omg-agent run "Turn off Wi-Fi" --model qwen2.5-vl --base-url '

@@ -11,8 +11,11 @@
 detects it from the operator model's name (:func:`detect`; doctor prints the result). A
 dialect other than ``json`` cannot bundle, save to memory or write end-state checks, so
 :func:`adapt_settings` runs it ``flat`` (one action per call) — an explicit other planning
-mode is refused — and needs a planner model that speaks JSON to confirm a finished task
-against the screen, unless ``confirm_done`` is ``never``.
+mode is refused. A finished task is confirmed against the screen by a planner model that
+speaks JSON; with the phone model alone (:func:`judgeless`: one AutoGLM or UI-TARS endpoint,
+the most common setup of their users) the run starts all the same, and a "done" that no
+check of the run could verify ends ``unverified`` (exit 9), never ``done``
+(:func:`omg_agent.brain.operator_turn.ticked`).
 """
 
 from __future__ import annotations
@@ -64,16 +67,16 @@ def adapt_settings(settings: Settings) -> Settings:
                               f"planning must be 'flat', not {settings.planning!r} (set by "
                               f"{settings.source('planning')})")
         update["planning"] = "flat"
-        same = settings.model_for("planner") == settings.model_for("operator")
-        if same and settings.confirm_done != "never":
-            raise ConfigError(
-                f"dialect {name}: the planner confirms a finished task in JSON, which "
-                f"{settings.model_for('operator')} does not speak; set OMG_PLANNER_MODEL to "
-                "a general model (e.g. gpt-4o, qwen2.5-vl-72b-instruct) or confirm_done="
-                "never")
     adapted = settings.model_copy(update=update)
     adapted._sources.update(settings._sources)
     return adapted
+
+
+def judgeless(settings: Settings) -> bool:
+    """Whether no model of ``settings`` can confirm a finished task: the operator speaks a
+    dialect and the planner role is that same model (it cannot answer our JSON)."""
+    name, _ = resolved(settings)
+    return name != "json" and settings.model_for("planner") == settings.model_for("operator")
 
 
 def dialect_for(settings: Settings) -> Dialect | None:
@@ -87,4 +90,4 @@ def dialect_for(settings: Settings) -> Dialect | None:
 
 
 __all__ = ["DIALECTS", "NAMES", "Dialect", "DialectTurn", "Frame", "adapt_settings",
-           "detect", "dialect_for", "resolved", "smart_resize"]
+           "detect", "dialect_for", "judgeless", "resolved", "smart_resize"]

@@ -1,14 +1,19 @@
 """``autoglm``: AutoGLM-Phone's format (zai-org/Open-AutoGLM).
 
 The model answers ``<think>…</think><answer>do(action="Tap", element=[x,y])</answer>`` or
-``<answer>finish(message="…")</answer>``; points are relative, 0–999 over the screen, and
-scaled by ``/1000`` (Open-AutoGLM ``phone_agent/actions/handler.py``), which is our own
-normalized space: a point needs no conversion, only to stay a float. Actions: Launch, Tap
+``<answer>finish(message="…")</answer>`` — or, served with those tags stripped, its thinking
+and then the call, on the next line or the same one (``我将点击设置图标 do(action="Tap", …)``):
+the reasoning is kept as the thought either way. Points are relative, 0–999 over the
+screen, and cut to whole pixels as Open-AutoGLM's handler does (``int(x / 1000 * width)``,
+``phone_agent/actions/handler.py``), not rounded. Actions: Launch, Tap
 (an optional ``message`` marks a sensitive tap — our gate decides on its own), Type and
 Type_Name (the field is cleared first), Swipe (start/end), Long Press, Double Tap, Back,
 Home, Wait (``duration="x seconds"``), Take_over and Interact (the human channel:
 ``ask_user``), Note (the screen's text into memory: ``mem_save`` ``from_screen``), Call_API
-(not available here: the model is told to put its summary into ``finish``).
+(deliberately refused — Open-AutoGLM runs it as a no-op placeholder; here the model is told
+to put its summary into ``finish``). An unreadable reply is sent back with feedback, where
+Open-AutoGLM's agent would end the task with the raw text as its message. The comparison,
+case by case: :mod:`omg_agent.sim.dialect_cases`.
 
 The prompts are ours, in English and Chinese (chosen by the task's language); only the
 action syntax is the model's.
@@ -41,6 +46,8 @@ from omg_agent.core.observation import Observation
 FRAME = Frame(1000, 1000)
 _THINK = re.compile(r"<think>(.*?)</think>", re.S)
 _ANSWER = re.compile(r"<answer>(.*?)(?:</answer>|$)", re.S)
+_TAGS = re.compile(r"</?(?:think|answer)>")
+_MARKER = re.compile(r"(?<![\w.])(?:do|finish)\(")
 _WAIT = re.compile(r"(\d+(?:\.\d+)?)")
 WHOLE_SCREEN = {"left": 0, "top": 0, "right": 1000, "bottom": 1000}
 
@@ -117,7 +124,9 @@ class AutoGLM(Dialect):
     _said_zh: bool = field(default=False, init=False, repr=False)  # the last prompt's
 
     def frame_for(self, size: tuple[int, int]) -> Frame:
-        return FRAME
+        """0–999 over the screen; a point is cut to whole pixels of ``size`` as
+        Open-AutoGLM's handler does (``int(x / 1000 * width)``)."""
+        return Frame(FRAME.width, FRAME.height, pixels=size)
 
     def image_size(self, size: tuple[int, int]) -> tuple[int, int]:
         """Relative coordinates survive any scaling: send at most ``max_side``."""
@@ -152,19 +161,9 @@ class AutoGLM(Dialect):
 
     # -- parsing -----------------------------------------------------------------------
     def parse_reply(self, text: str, frame: Frame) -> DecisionBundle:
-        think = _THINK.search(text)
-        thought = think.group(1).strip() if think else ""
-        body = _THINK.sub("", text)
-        answer = _ANSWER.search(body)
-        code = (answer.group(1) if answer else body).strip()
-        line = next((ln.strip() for ln in code.splitlines()
-                     if ln.strip().startswith(("do(", "finish("))), "")
-        if not line:
-            raise InvalidReply("no action found: put one do(...) or finish(...) inside "
-                               "<answer></answer>")
-        if line.startswith("finish("):
-            return finish(thought, str(_call(line, code).get("message") or ""))
-        args = _call(line, code)
+        thought, name, args = read_reply(text)
+        if name == "finish":
+            return finish(thought, str(args.get("message") or ""))
         return act(thought, self._action(args, frame))
 
     def _action(self, args: dict[str, Any], frame: Frame) -> dict[str, Any]:
@@ -224,21 +223,48 @@ def _text(args: dict[str, Any], key: str) -> str:
     return value
 
 
-def _call(line: str, code: str) -> dict[str, Any]:
-    """The keyword arguments of ``do(...)`` / ``finish(...)``; a Type whose text holds
-    quotes or newlines is read up to the last ``")`` of the answer."""
-    source = code[code.index(line):].strip()
+def read_reply(text: str) -> tuple[str, str, dict[str, Any]]:
+    """(thought, ``do`` or ``finish``, the call's keyword arguments) of a reply. The
+    action is the first ``do(`` / ``finish(`` from which the rest of the answer is exactly
+    one call — inside ``<answer>`` or not, on its own line or after the thinking on the
+    same one (the model served with its tags stripped writes ``我将点击设置图标
+    do(action="Tap", …)``); the thought is the ``<think>`` text, else all before the action
+    (kept for the trace, as Open-AutoGLM keeps it)."""
+    think = _THINK.search(text)
+    body = _THINK.sub("", text)
+    answer = _ANSWER.search(body)
+    code = answer.group(1) if answer else body
+    before = body[:answer.start()] if answer else ""
+    first_error = ""
+    for start in (m.start() for m in _MARKER.finditer(code)):
+        try:
+            name, args = _call(code[start:].strip())
+        except InvalidReply as exc:
+            first_error = first_error or str(exc)
+            continue
+        said = think.group(1) if think else f"{before} {code[:start]}"
+        return _TAGS.sub("", said).strip(), name, args
+    raise InvalidReply(first_error or "no action found: put one do(...) or finish(...) "
+                       "inside <answer></answer>")
+
+
+def _call(source: str) -> tuple[str, dict[str, Any]]:
+    """The keyword arguments of ``do(...)`` / ``finish(...)`` when ``source`` is exactly
+    that call; a Type whose text holds quotes or newlines is read up to the last ``")``."""
     try:
         tree = ast.parse(source.replace("\n", "\\n"), mode="eval").body
-        if not isinstance(tree, ast.Call):
+        if not isinstance(tree, ast.Call) or not isinstance(tree.func, ast.Name):
             raise ValueError("not a call")
-        return {k.arg: ast.literal_eval(k.value) for k in tree.keywords if k.arg}
+        args = {k.arg: ast.literal_eval(k.value) for k in tree.keywords if k.arg}
+        if tree.func.id == "do" and "action" in args or tree.func.id == "finish":
+            return tree.func.id, args
     except (SyntaxError, ValueError):
         pass
     raw = re.match(r'(?:do\(action="(Type|Type_Name)",\s*text=|finish\(message=)"(.*)"\)\s*$',
                    source, re.S)
     if raw:
-        return ({"action": raw.group(1), "text": raw.group(2)} if raw.group(1)
-                else {"message": raw.group(2)})
-    raise InvalidReply(f"cannot read {line[:80]!r}: write do(action=\"...\", key=value, ...) "
-                       "with Python literals")
+        return (("do", {"action": raw.group(1), "text": raw.group(2)}) if raw.group(1)
+                else ("finish", {"message": raw.group(2)}))
+    raise InvalidReply(f"cannot read {source.splitlines()[0][:80]!r}: write one "
+                       'do(action="...", key=value, ...) with Python literals, nothing after '
+                       "it")

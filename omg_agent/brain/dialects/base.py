@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from PIL import Image
@@ -59,6 +59,9 @@ class Frame:
 
     width: float
     height: float
+    # the screen's (width, height) when the model's own runtime cuts a point to whole
+    # pixels (AutoGLM: ``int(x / 1000 * width)``): :meth:`point` lands on that pixel
+    pixels: tuple[int, int] | None = None
 
     def to_norm(self, x: float, y: float) -> tuple[float, float]:
         """A point of this frame in our normalized 0–1000 space, unrounded, kept inside."""
@@ -70,6 +73,10 @@ class Frame:
         return px * self.width / size[0], py * self.height / size[1]
 
     def point(self, x: float, y: float) -> PointTarget:
+        if self.pixels is not None:  # the pixel the model's runtime taps, not the nearest
+            w, h = self.pixels  # (same arithmetic, same order: the same pixel every time)
+            x = math.floor(x / self.width * w) * self.width / w
+            y = math.floor(y / self.height * h) * self.height / h
         nx, ny = self.to_norm(x, y)
         return PointTarget(x=nx, y=ny)
 
@@ -163,6 +170,8 @@ class Dialect:
         the screenshot; and the frame the reply's coordinates refer to."""
         obs = turn.observation
         frame = self.frame_for(obs.screenshot.size)
+        if frame.pixels is not None:  # whole pixels of the screen the taps land on
+            frame = replace(frame, pixels=obs.screen.size)
         text = self.user_text(turn, frame)
         if self.elements:
             text += "\n\n" + elementlist.render(obs.elements, obs.screen)
@@ -227,17 +236,17 @@ def history_lines(turn: DialectTurn) -> str:
     return "\n".join(lines)
 
 
-def act(thought: str, action: dict[str, Any] | Action) -> DecisionBundle:
-    """A one-action bundle (the action as data is validated here: a bad value becomes an
-    :class:`InvalidReply` naming the field)."""
+def act(thought: str, *actions: dict[str, Any] | Action) -> DecisionBundle:
+    """A bundle of the reply's actions, in order (an action as data is validated here: a
+    bad value becomes an :class:`InvalidReply` naming the field)."""
     try:
-        parsed = parse_action(action) if isinstance(action, dict) else action
+        parsed = [parse_action(a) if isinstance(a, dict) else a for a in actions]
+        intent = _intent(thought, " + ".join(a.type for a in parsed))
+        return DecisionBundle(thought=thought or parsed[0].type, last_action_result="none",
+                              execute_now=ExecuteNow(intent=intent, actions=parsed))
     except ValidationError as exc:
-        raise InvalidReply("the action's arguments are not valid:\n"
+        raise InvalidReply("the actions are not valid:\n"
                            + describe_validation(exc)) from None
-    intent = _intent(thought, parsed.type)
-    return DecisionBundle(thought=thought or parsed.type, last_action_result="none",
-                          execute_now=ExecuteNow(intent=intent, actions=[parsed]))
 
 
 def finish(thought: str, answer: str) -> DecisionBundle:

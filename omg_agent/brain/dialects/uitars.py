@@ -9,7 +9,8 @@ changes nothing (and a server with a smaller ``max_pixels`` is caught by doctor'
 Actions: click, long_press, type (a trailing ``\\n`` submits), scroll (``direction`` is
 where more content shows: ``down`` = the finger moves up), open_app, drag, press_home,
 press_back, finished(content=…); older ``start_box='(x,y)'`` / ``<|box_start|>`` points and
-``wait()`` are read too.
+``wait()`` are read too. Actions apart by a blank line are all kept, in order, as the
+official parser keeps them (``finished`` must come alone: the phone is looked at first).
 """
 
 from __future__ import annotations
@@ -99,21 +100,33 @@ class UITars(Dialect):
             raise InvalidReply("no 'Action:' line")
         head, _, code = text.rpartition("Action:")
         thought = re.sub(r"^\s*(Thought|Reflection|Action_Summary):\s*", "", head.strip())
-        code = code.strip()
-        name, args = _call(code)
+        # actions apart by a blank line are all the model's (the official parser runs each)
+        calls = [_call(part) for part in code.strip().split(")\n\n") if part.strip()]
+        if not calls:
+            raise InvalidReply("no action after 'Action:'")
+        if len(calls) == 1 and calls[0][0] == "finished":
+            return finish(thought, str(calls[0][1].get("content", "")))
+        if any(name == "finished" for name, _ in calls):
+            raise InvalidReply("finished() must come alone, in the reply after the last "
+                               "action: the phone is checked in between")
+        return act(thought, *(self._action(name, args, thought, frame)
+                              for name, args in calls))
+
+    @staticmethod
+    def _action(name: str, args: dict[str, Any], thought: str,
+                frame: Frame) -> dict[str, Any]:
         match name:
             case "click" | "long_press" | "left_single" | "left_double":
                 kind = {"click": "tap", "left_single": "tap", "long_press": "long_press",
                         "left_double": "double_tap"}[name]
-                return act(thought, {"type": kind, "target": _point(args, _POINT_KEYS,
-                                                                     frame)})
+                return {"type": kind, "target": _point(args, _POINT_KEYS, frame)}
             case "type":
                 content = str(args.get("content", ""))
                 submit = content.endswith(("\n", "\\n"))
                 content = content.removesuffix("\\n").removesuffix("\n")
                 if not content:
                     raise InvalidReply("type needs content='...'")
-                return act(thought, {"type": "type", "text": content, "submit": submit})
+                return {"type": "type", "text": content, "submit": submit}
             case "scroll":
                 direction = str(args.get("direction", "")).strip().lower()
                 if direction not in _SCROLL_FINGER:
@@ -123,21 +136,19 @@ class UITars(Dialect):
                                           "direction": _SCROLL_FINGER[direction]}
                 if any(k in args for k in _POINT_KEYS):
                     action["start"] = _point(args, _POINT_KEYS, frame)
-                return act(thought, action)
+                return action
             case "drag" | "swipe":
-                return act(thought, {"type": "swipe", "from": _point(args, _POINT_KEYS, frame),
-                                     "to": _point(args, _END_KEYS, frame)})
+                return {"type": "swipe", "from": _point(args, _POINT_KEYS, frame),
+                        "to": _point(args, _END_KEYS, frame)}
             case "open_app":
-                return act(thought, {"type": "launch", "app": str(args.get("app_name", ""))})
+                return {"type": "launch", "app": str(args.get("app_name", ""))}
             case "press_home" | "press_back":
-                return act(thought, {"type": name.removeprefix("press_")})
+                return {"type": name.removeprefix("press_")}
             case "wait":
-                return act(thought, {"type": "wait", "seconds": 5.0})
+                return {"type": "wait", "seconds": 5.0}
             case "call_user":
-                return act(thought, {"type": "ask_user", "question": thought or
-                                     "Please help on the phone, then answer here."})
-            case "finished":
-                return finish(thought, str(args.get("content", "")))
+                return {"type": "ask_user", "question": thought or
+                        "Please help on the phone, then answer here."}
         raise InvalidReply(f"unknown action {name!r}: use click, long_press, type, scroll, "
                            "open_app, drag, press_home, press_back or finished")
 
@@ -145,7 +156,7 @@ class UITars(Dialect):
 def _call(code: str) -> tuple[str, dict[str, Any]]:
     """``name(key='value', …)`` read as a call; ``type(content='…')`` whose content holds
     quotes is read up to the last ``')``."""
-    first = code.split(")\n\n")[0].strip()
+    first = code.strip()
     if not first.endswith(")"):
         first += ")"
     try:

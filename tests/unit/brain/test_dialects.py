@@ -35,6 +35,7 @@ from omg_agent.brain.dialects import (
     adapt_settings,
     detect,
     dialect_for,
+    judgeless,
     smart_resize,
 )
 from omg_agent.brain.dialects.autoglm import AutoGLM
@@ -83,7 +84,7 @@ AUTOGLM = [  # (reply as the prompts document it, expected action type, check)
     ('<think>tap Wi-Fi</think><answer>do(action="Tap", element=[500,300])</answer>', Tap,
      lambda a: (a.target.x, a.target.y) == (500, 300)),
     ('<think>pay</think><answer>do(action="Tap", element=[120,880], message="重要操作")'
-     '</answer>', Tap, lambda a: (a.target.x, a.target.y) == (120, 880)),
+     '</answer>', Tap, lambda a: pixel(a.target, (1080, 2400)) == (129, 2112)),
     ('<think>t</think><answer>do(action="Type", text="Hello World")</answer>', TypeText,
      lambda a: a.text == "Hello World" and a.clear),
     ('<think>t</think><answer>do(action="Type_Name", text="张三")</answer>', TypeText,
@@ -338,12 +339,19 @@ def test_impossible_combinations_are_one_line_errors() -> None:
     with pytest.raises(ConfigError, match="planning must be 'flat'"):
         adapt_settings(_settings(OMG_MODEL="autoglm-phone-9b", OMG_PLANNER_MODEL="gpt-4o",
                                  OMG_PLANNING="adaptive"))
-    with pytest.raises(ConfigError, match="OMG_PLANNER_MODEL"):
-        adapt_settings(_settings(OMG_MODEL="autoglm-phone-9b"))
-    alone = adapt_settings(_settings(OMG_MODEL="autoglm-phone-9b", OMG_CONFIRM_DONE="never"))
-    assert alone.dialect == "autoglm"
     with pytest.raises(ConfigError, match="OMG_DIALECT.*'qwen-mobile'"):
         _settings(OMG_DIALECT="cogagent")
+
+
+@pytest.mark.parametrize("model", ["autoglm-phone-9b", "ui-tars-1.5-7b"])
+def test_a_phone_model_alone_starts_and_has_no_judge(model: str) -> None:
+    """One endpoint, one phone model (issue 28): no refusal to start; the run knows no
+    model can confirm a finished task (it ends unverified, brain/dialects/solo.py)."""
+    alone = adapt_settings(_settings(OMG_MODEL=model))
+    assert alone.planning == "flat" and judgeless(alone)
+    paired = adapt_settings(_settings(OMG_MODEL=model, OMG_PLANNER_MODEL="gpt-4o"))
+    assert not judgeless(paired)
+    assert not judgeless(adapt_settings(_settings(OMG_MODEL="gpt-4o")))
 
 
 def test_run_dialect_flag_rejects_an_unknown_format_in_one_line() -> None:
