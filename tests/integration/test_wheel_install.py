@@ -106,6 +106,13 @@ def test_the_wheel_installs_in_a_clean_venv_and_its_vphone_draws_chinese_without
     assert shipped_data_files() - names == set()  # profiles, prompts, flows, page templates
 
     venv = tmp_path / "venv"
+    try:
+        check_clean_venv(tmp_path, wheel, venv, adb)
+    finally:  # ~800 MB: pytest keeps its last three temp folders
+        shutil.rmtree(venv, ignore_errors=True)
+
+
+def check_clean_venv(tmp_path: Path, wheel: Path, venv: Path, adb: str) -> None:
     run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
     run([str(bin_dir / "python"), "-m", "pip", "install", "--no-compile", "-q", str(wheel)],
