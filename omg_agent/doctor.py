@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
 import socket
 import subprocess
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import adbutils
@@ -30,9 +30,16 @@ log = logging.getLogger(__name__)
 
 Status = Literal["ok", "warn", "fail"]
 DEFAULT_SERVER_PORT = 5037
-INSTALL_ADB = ("install adb: `apt-get install -y adb` (Debian/Ubuntu), `brew install "
-               "android-platform-tools` (macOS), or Android platform-tools on PATH; "
-               "`bash scripts/setup.sh` does it")
+# How to get adb, per platform.system(); one line each, facts only.
+INSTALL_ADB = {
+    "Linux": "install adb: `sudo apt-get install -y adb` (Debian/Ubuntu), `sudo dnf install "
+             "android-tools` (Fedora), or Android SDK Platform-Tools for Linux on PATH",
+    "Darwin": "install adb: `brew install android-platform-tools` (Homebrew), or Android SDK "
+              "Platform-Tools for Mac on PATH",
+    "Windows": "install adb: `winget install Google.PlatformTools`, `scoop install adb`, or "
+               "unzip Android SDK Platform-Tools for Windows and add its folder to PATH",
+}
+INSTALL_ADB_OTHER = "install adb: Android SDK Platform-Tools for your OS, with `adb` on PATH"
 STATE_FIXES = {
     "unauthorized": "unlock the phone and accept 'Allow USB debugging?' (tick 'Always allow'); "
                     "no prompt? revoke USB debugging authorisations in Developer options "
@@ -42,7 +49,6 @@ STATE_FIXES = {
     "no permissions": "add a udev rule for the phone's USB vendor id (Debian: "
                       "`apt-get install android-sdk-platform-tools-common`), then replug",
 }
-FONT_PACKAGES = {"NotoSansCJK": "fonts-noto-cjk", "Symbola": "fonts-symbola"}
 
 
 @dataclass(frozen=True)
@@ -59,19 +65,28 @@ class Check:
 
 
 # -- adb ---------------------------------------------------------------------------------
+def install_adb_hint(system: str | None = None) -> str:
+    """How to get adb on this OS (``platform.system()`` names it), in one line."""
+    return INSTALL_ADB.get(system or platform.system(), INSTALL_ADB_OTHER)
+
+
 def check_adb() -> Check:
     """The ``adb`` binary: where it is and its version."""
     try:
         path = adbhost.adb_path()
     except AdbNotFound:
-        return Check("adb", "fail", "adb is not on PATH", INSTALL_ADB)
+        return Check("adb", "fail", "adb is not on PATH (nor bundled with adbutils)",
+                     install_adb_hint())
     try:
         out = subprocess.run([path, "version"], capture_output=True, text=True, timeout=20,
                              stdin=subprocess.DEVNULL, check=False).stdout
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Check("adb", "fail", f"{path} does not run: {exc}", INSTALL_ADB)
+        return Check("adb", "fail", f"{path} does not run: {exc}", install_adb_hint())
     lines = [line.strip() for line in out.splitlines() if line.strip()]
     version = ", ".join(lines[:2]) or "no version printed"
+    if adbhost.is_bundled(path):
+        return Check("adb", "ok", f"{path} ({version}), the copy bundled with adbutils: no "
+                     "adb on PATH, so `adb` in your shell will not find it")
     return Check("adb", "ok", f"{path} ({version})")
 
 
@@ -194,16 +209,16 @@ def _check_input(device: adbutils.AdbDevice) -> Check:
 # -- fonts -------------------------------------------------------------------------------
 def check_fonts() -> Check:
     """The fonts the vphone renders with (CJK and emoji)."""
-    from omg_agent.vphone.ui.fonts import CJK_REGULAR, missing_fonts
+    from omg_agent.vphone.ui.fonts import emoji_faces, missing_fonts, text_faces
 
     missing = missing_fonts()
     if not missing:
-        return Check("vphone fonts", "ok", f"CJK and emoji fonts found ({CJK_REGULAR[0]}, …)")
-    packages = sorted({pkg for stem, pkg in FONT_PACKAGES.items()
-                       for path in missing if stem in Path(path).name})
-    return Check("vphone fonts", "warn", "missing " + ", ".join(missing) + ": the vphone draws "
-                 "Chinese or emoji with a fallback font",
-                 f"apt-get install -y {' '.join(packages)} (or `bash scripts/setup.sh`)")
+        return Check("vphone fonts", "ok", f"text: {text_faces()[0][0]}, emoji: "
+                     f"{emoji_faces()[0][0]}")
+    return Check("vphone fonts", "warn", "missing " + " and ".join(missing) + ": the vphone "
+                 "draws Chinese or emoji with a fallback font",
+                 "`pip install noto-cjk-sans-otc manimgx-fonts` (omg-agent's dependencies that "
+                 "ship the fonts), or set OMG_FONT_DIRS to folders holding such fonts")
 
 
 def host_checks(serial: str | None = None, *, devices: bool = True) -> list[Check]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import re
-import shutil
 import socket
 import subprocess
 import threading
@@ -78,8 +77,9 @@ class AdbLink:
             return False
 
     def start_server(self) -> None:
-        adb = shutil.which("adb")
-        if adb is None:
+        try:
+            adb = adbutils.adb_path()  # adb on PATH, else the copy in adbutils' wheel
+        except adbutils.AdbError:
             return
         port = str(self.client.port)
         log.warning("%s: the adb server is gone; starting it (adb -P %s start-server)",

@@ -9,18 +9,37 @@ server without touching anyone else's.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 from omg_agent.errors import AdbConnectError, AdbNotFound, OmgError
 
 
+def bundled_adb() -> str | None:
+    """The adb binary inside adbutils' wheel (it ships one for Linux x86-64, macOS and
+    Windows), or None where that wheel has none."""
+    name = "adb.exe" if os.name == "nt" else "adb"
+    spec = importlib.util.find_spec("adbutils")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "binaries" / name
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def is_bundled(path: str) -> bool:
+    return path == bundled_adb()
+
+
 def adb_path() -> str:
-    path = shutil.which("adb")
+    """``adb`` on PATH (the user's own comes first), else the one bundled with adbutils."""
+    path = shutil.which("adb") or bundled_adb()
     if path is None:
-        raise AdbNotFound("adb is not installed: run `apt-get install -y adb` "
-                          "(or install Android platform-tools) and try again")
+        raise AdbNotFound("adb is not installed: `omg-agent doctor` says how to get it on "
+                          "this OS")
     return path
 
 

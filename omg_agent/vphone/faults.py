@@ -15,12 +15,13 @@ from __future__ import annotations
 import logging
 import os
 import random
-import shutil
 import subprocess
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from omg_agent.errors import AdbNotFound
+from omg_agent.vphone.adbhost import adb_path
 from omg_agent.vphone.hazards import HAZARDS
 
 if TYPE_CHECKING:
@@ -41,9 +42,10 @@ def default_adb_port() -> int:
 
 def kill_adb_server(port: int | None = None) -> str:
     """``adb -P PORT kill-server``: what a user's other tool (or an IDE) does to the server."""
-    adb = shutil.which("adb")
-    if adb is None:
-        raise ValueError("adb_kill needs the adb binary on PATH")
+    try:
+        adb = adb_path()
+    except AdbNotFound as exc:
+        raise ValueError(f"adb_kill needs the adb binary: {exc}") from exc
     port = port or default_adb_port()
     subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True,
                    stdin=subprocess.DEVNULL, timeout=20, check=False)
