@@ -26,7 +26,7 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from omg_agent.brain import prompts
@@ -37,18 +37,16 @@ from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.looking import screenshot_reason, unclear_effect
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.modes import ONE_ACTION
-from omg_agent.brain.segments import (
-    blind_reason,
-    element_for,
-    missing_anchors,
-    segment_end,
-)
+from omg_agent.brain.segment_review import SegmentReview, SegmentRun
 from omg_agent.core.actions import (
     Action,
+    AnchorTarget,
     AskUser,
     Done,
+    ElementTarget,
     Launch,
     MemSave,
+    PointTarget,
     RunMacro,
     Scan,
     TypeText,
@@ -59,7 +57,6 @@ from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
-from omg_agent.drivers.loading import loading_signs
 from omg_agent.errors import (
     ActionRejected,
     AnchorNotFound,
@@ -74,13 +71,12 @@ from omg_agent.guards.injection import (
     listing_warning,
     without_foreign,
 )
+from omg_agent.perception.anchor import match_anchor
 
 log = logging.getLogger(__name__)
 
 _TEXT_FIELD: dict[type, str] = {TypeText: "text", Launch: "app", AskUser: "question",
                                 Done: "answer"}
-ANCHOR_WAIT_S = 3.0  # how long a new screen may take to show a bundle's next anchors
-ANCHOR_POLL_S = 0.3
 TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible",
                    "declined", "needs_confirmation"]
 HISTORY = 6
@@ -145,23 +141,6 @@ class TurnResult:
             "ok" if self.executed is None or self.executed.ok else "failed")
         acts = ", ".join(a.get("type", "?") for a in self.actions) or "none"
         return f"{intent} [{acts}] → {status}" + (f" ({said})" if said else "")
-
-
-@dataclass
-class _SegmentRun:
-    """What one bundle's segments did: actions run, outcomes (bundle indices), cost."""
-
-    actions: list[Action]
-    ran: list[Action] = field(default_factory=list)
-    outcomes: list[ActionOutcome] = field(default_factory=list)
-    calls: int = 0
-    timings: dict[str, float] = field(default_factory=dict)
-
-    def add(self, executed: ExecResult, positions: list[int]) -> None:
-        self.outcomes += [replace(o, index=positions[o.index]) for o in executed.outcomes]
-        self.calls += executed.device_calls
-        for key, value in executed.timings.items():
-            self.timings[key] = self.timings.get(key, 0.0) + value
 
 
 class Operator:
@@ -298,7 +277,7 @@ class Operator:
             from omg_agent.macros.session import run_requested
             return run_requested(self.macros, result, actions, obs, self.gatekeeper,
                                  self.recorder)
-        run = _SegmentRun(actions)
+        run = SegmentRun(actions)
         try:
             self._run_segments(run, obs, ctx, result)
         except (DeviceError, AnchorNotFound, MemoryBankError, TurnFailed) as exc:
@@ -320,91 +299,44 @@ class Operator:
             result.answer = bundle.answer or last.answer
         return result
 
-    def _run_segments(self, run: _SegmentRun, obs: Observation, ctx: TurnContext,
+    def _run_segments(self, run: SegmentRun, obs: Observation, ctx: TurnContext,
                       result: TurnResult) -> None:
-        """Run the bundle segment by segment (see :mod:`omg_agent.brain.segments`)."""
-        actions, start, screen = run.actions, 0, obs
+        """Hand the bundle to the driver a segment at a time: its executor segments it,
+        resolves the targets and shows each segment to a :class:`SegmentReview` (the
+        segment's ``mem_save``, the gate) before it runs. Here ``$vars`` are filled in as
+        each segment starts (a ``mem_save`` earlier in the bundle may have just saved them)
+        and what ran is recorded."""
+        actions, given = run.actions, list(run.actions)
+        start, unseen = 0, False
         while start < len(actions):
-            end = segment_end(actions, start, screen)
-            # $vars are filled in as each segment starts: a mem_save earlier in the
-            # bundle may have just saved them
-            segment = [self._substitute(a) for a in actions[start:end + 1]]
-            actions[start:end + 1] = segment
-            if start > 0:
-                why = blind_reason(segment)
-                seen: dict[str, Any] = {}  # the new screen, for the trace to keep
-                if not why:
-                    screen, missing = self._await_anchors(segment)
-                    seen["observation"] = screen
-                    why = "not on the new screen: " + ", ".join(missing) if missing else ""
-                if why:
-                    result.results.append({"type": "stop", "ok": True, "detail": (
-                        f"stopped before action {start + 1} ({segment[0].type}): {why}"),
-                        **seen})
-                    return
-                result.results.append({"type": "screen", "ok": True, "detail": (
-                    f"continued on the new screen from action {start + 1}"), **seen})
-            for action in segment:
-                if isinstance(action, MemSave):
-                    result.saved[action.key] = self._save(action, screen, ctx.step_number)
-            positions = [start + i for i, a in enumerate(segment)
-                         if not isinstance(a, MemSave | AskUser | Done)]
-            if not positions:
-                run.ran.extend(segment)
-                start = end + 1
-                continue
-            asked = len(self.gatekeeper.asked) if self.gatekeeper is not None else 0
-            held = self.gatekeeper.review([actions[i] for i in positions], screen) \
-                if self.gatekeeper is not None else None
-            if self.gatekeeper is not None:  # the model hears what the user allowed
-                result.results += [{"type": "gate", "ok": True, "detail": (
-                    f"the user confirmed: {request.describe}")}
-                    for request, answer in self.gatekeeper.asked[asked:] if answer is True]
-            if held is not None:
-                positions = positions[:held.index]  # what comes before the held action
-            executed = self.driver.execute([actions[i] for i in positions], screen) \
-                if positions else ExecResult(())
-            before = len(run.outcomes)
-            run.add(executed, positions)
-            fresh = run.outcomes[before:]
-            result.results += [{"index": o.index, "type": o.action.type, "ok": o.ok,
-                                "detail": o.detail + (listing_warning(o.detail) if isinstance(
-                                    o.action, Scan) else ""),
-                                "point": o.point, "source": o.source} for o in fresh]
+            cut, missing = self._fill(actions, given, start)
+            review = SegmentReview(actions, start, cut, unseen, result,
+                                   lambda a, screen: self._save(a, screen, ctx.step_number),
+                                   self.gatekeeper, missing)
+            executed = self.driver.execute(actions[start:cut], None if unseen else obs,
+                                           review=review)
+            if review.stop:
+                return
+            fresh = run.add(executed, start)
+            result.results += [_said(o) for o in fresh]
+            end = start + max([review.extent, *(o.index + 1 for o in executed.outcomes)])
             last = fresh[-1].index if fresh else start - 1
-            finished = not executed.dropped and all(o.ok for o in fresh) and held is None
-            # what ran: the device actions up to the last outcome, the mem_saves (done
-            # above), and a closing hand-off once everything before it went through
-            run.ran.extend(a for i, a in enumerate(segment, start)
+            finished = all(o.ok for o in fresh) and review.held is None
+            # what ran: the device actions up to the last outcome, the segment's mem_saves,
+            # and a closing hand-off once everything before it went through
+            run.ran.extend(a for i, a in enumerate(actions[start:end], start)
                            if i <= last or isinstance(a, MemSave)
                            or (finished and isinstance(a, AskUser | Done)))
-            bad = [o for o in fresh if not o.ok]
-            if bad:
+            if bad := [o for o in fresh if not o.ok]:
                 result.failure = Failure(_outcome_kind(bad[0]),
                                          f"{bad[0].action.type}: {bad[0].detail or 'failed'}")
                 return
-            if executed.dropped:
-                return  # the driver saw a boundary earlier than we did: look first
-            if held is not None:
-                _hold(result, held)
+            if review.held is not None:
+                _hold(result, review.held)
                 return
-            start = end + 1
-
-    def _await_anchors(self, segment: list[Action]) -> tuple[Observation, list[str]]:
-        """Observe the new screen until the segment's anchors are on it, for up to
-        ``ANCHOR_WAIT_S`` while it may still be loading: a screen that stands still with no
-        progress indicator is not loading — it is another screen (a popup), so stop."""
-        deadline = time.monotonic() + ANCHOR_WAIT_S
-        previous = ""
-        while True:
-            screen = self.driver.observe()
-            missing = missing_anchors(segment, screen)
-            settled = bool(previous) and screen.screen_hash == previous and not \
-                loading_signs(screen)
-            if not missing or settled or time.monotonic() >= deadline:
-                return screen, missing
-            previous = screen.screen_hash
-            time.sleep(ANCHOR_POLL_S)
+            if end <= start:
+                return  # nothing was planned: a driver that runs no segments
+            start, unseen = end, True
 
     def _check_variables(self, actions: list[Action]) -> None:
         """Fail before anything runs when a ``$var`` is neither saved nor saved earlier in
@@ -421,6 +353,19 @@ class Operator:
                 raise TurnFailed(f"{action.type}: no saved value for "
                                  + ", ".join("$" + m for m in missing)
                                  + " (save it with mem_save first)")
+
+    def _fill(self, actions: list[Action], given: list[Action], start: int) -> tuple[int, str]:
+        """Fill ``$vars`` into ``actions`` from ``start`` on, from the bundle as ``given``
+        and the memory as it is now, up to the first action whose values are not saved yet
+        (a ``mem_save`` before it will save them): its index and why it cannot run yet."""
+        for i in range(start, len(actions)):
+            try:
+                actions[i] = self._substitute(given[i])
+            except TurnFailed as exc:
+                if i == start:
+                    raise
+                return i, str(exc)
+        return len(actions), ""
 
     def _substitute(self, action: Action) -> Action:
         """``action`` with ``$vars`` in its text fields replaced from memory."""
@@ -450,13 +395,26 @@ def _element_text(element: UIElement) -> str:
     return element.text or element.desc or " ".join(element.extra_texts)
 
 
+def _element_for(target: ElementTarget | AnchorTarget | PointTarget,
+                 obs: Observation) -> UIElement | None:
+    """The element ``target`` names in ``obs``: the one matched by an anchor; under a point,
+    the smallest that has text."""
+    match target:
+        case ElementTarget(id=element_id):
+            return obs.element(element_id)
+        case AnchorTarget():
+            found = match_anchor(target, obs.elements, obs.screen.safe_zone)
+            return found.element if found is not None else None
+    return obs.element_at(obs.to_pixels((target.x, target.y)), _element_text)
+
+
 def read_from_screen(action: MemSave, obs: Observation) -> str:
     """The text ``action.from_screen`` points at in ``obs``; raises when there is none."""
     source = action.from_screen
     assert source is not None
     texts: list[str] = []
     if source.target is not None:
-        element = element_for(source.target, obs, having=_element_text)
+        element = _element_for(source.target, obs)
         texts = [_element_text(element)] if element is not None else []
     if source.region is not None:
         r = source.region
@@ -470,6 +428,13 @@ def read_from_screen(action: MemSave, obs: Observation) -> str:
         raise TurnFailed(f"mem_save {action.key}: nothing readable on screen at {where}",
                          FailureKind.ELEMENT_NOT_FOUND)
     return value
+
+
+def _said(o: ActionOutcome) -> dict[str, Any]:
+    """A device outcome as the model reads it in the turn's results."""
+    warning = listing_warning(o.detail) if isinstance(o.action, Scan) else ""
+    return {"index": o.index, "type": o.action.type, "ok": o.ok, "detail": o.detail + warning,
+            "point": o.point, "source": o.source}
 
 
 def _hold(result: TurnResult, held: GateStop) -> None:

@@ -54,6 +54,7 @@ from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
 from omg_agent.drivers.nextlook import UNCHANGED, DumpAhead
 from omg_agent.drivers.perception_kit import DevicePerception
+from omg_agent.drivers.ports import Reviewer
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.textinput import ADB_IME
 from omg_agent.errors import (
@@ -285,8 +286,9 @@ class AdbDriver:
 
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        return self._executor.run(list(actions), observation)
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
+        return self._executor.run(list(actions), observation, review)
 
     def launch(self, app: str) -> None:
         launch_via_execute(self, app, self.serial)

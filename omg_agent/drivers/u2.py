@@ -44,6 +44,7 @@ from omg_agent.drivers.grace import AdbLink, DeviceGrace
 from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
 from omg_agent.drivers.nextlook import DumpAhead
 from omg_agent.drivers.perception_kit import DevicePerception
+from omg_agent.drivers.ports import Reviewer
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.u2port import U2Port
@@ -276,8 +277,9 @@ class U2Driver:
 
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        return self._executor.run(list(actions), observation)
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
+        return self._executor.run(list(actions), observation, review)
 
     def launch(self, app: str) -> None:
         launch_via_execute(self, app, self.serial)

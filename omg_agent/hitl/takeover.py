@@ -56,11 +56,12 @@ class HeldDriver:
         self._seen = self._takeover.wait_released()
         return self._driver.observe(ocr=ocr)
 
-    def execute(self, actions: Sequence[Any], observation: Any = None) -> ExecResult:
+    def execute(self, actions: Sequence[Any], observation: Any = None, *,
+                review: Any = None) -> ExecResult:
         if self._takeover.wait_released() != self._seen:
             return ExecResult(tuple(ActionOutcome(i, a, False, detail=TOOK_OVER)
                                     for i, a in enumerate(actions)))
-        return self._driver.execute(actions, observation)
+        return self._driver.execute(actions, observation, review=review)
 
     def info(self) -> Any:
         return self._driver.info()

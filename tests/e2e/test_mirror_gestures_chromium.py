@@ -25,9 +25,10 @@ class SpyDriver:
         self.driver = driver
         self.actions: list[Any] = []
 
-    def execute(self, actions: Sequence[Any], observation: Any = None) -> Any:
+    def execute(self, actions: Sequence[Any], observation: Any = None, *,
+                review: Any = None) -> Any:
         self.actions.extend(actions)
-        return self.driver.execute(actions, observation)
+        return self.driver.execute(actions, observation, review=review)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.driver, name)

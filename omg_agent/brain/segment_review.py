@@ -1,0 +1,111 @@
+"""The operator's say over each segment the executor planned, before it runs.
+
+The :class:`~omg_agent.drivers.executor.BundleExecutor` is the one place a bundle is split
+into segments and its targets resolved. For every segment it plans it shows the operator
+the planned actions with the elements they land on, on the screen they act on
+(:class:`SegmentReview`, a :class:`~omg_agent.drivers.ports.Reviewer`): the segment's
+``mem_save`` reads that screen, and the gate (:class:`~omg_agent.brain.gatekeeper.GateKeeper`)
+judges exactly the elements the executor resolved — where it resolved none, the gate's own
+wider snap decides — and may hold one; what comes before the held action runs. What the
+review saw and decided is recorded in the turn's results for the model and the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from omg_agent.brain.gatekeeper import GateKeeper, GateStop
+from omg_agent.core.actions import Action, AskUser, Done, MemSave, ends_bundle
+from omg_agent.core.observation import Observation
+from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.drivers.ports import Planned
+from omg_agent.errors import TurnFailed
+
+if TYPE_CHECKING:
+    from omg_agent.brain.operator import TurnResult
+
+NOT_ON_DEVICE = (MemSave, AskUser, Done)  # the operator's actions: the executor skips them
+
+
+@dataclass
+class SegmentRun:
+    """What one bundle's segments did: actions run, device outcomes (bundle indices), cost."""
+
+    actions: list[Action]
+    ran: list[Action] = field(default_factory=list)
+    outcomes: list[ActionOutcome] = field(default_factory=list)
+    calls: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add(self, executed: ExecResult, start: int) -> list[ActionOutcome]:
+        """Book a segment's result (its indices start at ``start``); its device outcomes."""
+        fresh = [replace(o, index=start + o.index) for o in executed.outcomes
+                 if not isinstance(o.action, NOT_ON_DEVICE)]
+        self.outcomes += fresh
+        self.calls += executed.device_calls
+        for key, value in executed.timings.items():
+            self.timings[key] = self.timings.get(key, 0.0) + value
+        return fresh
+
+
+@dataclass
+class SegmentReview:
+    """The review of the segment that starts at bundle index ``start``.
+
+    ``cut`` is where the actions handed to the executor end: the first action whose
+    ``$vars`` are not saved yet (a ``mem_save`` of an earlier segment saves them).
+    """
+
+    actions: list[Action]
+    start: int
+    cut: int
+    unseen: bool
+    result: TurnResult
+    save: Callable[[MemSave, Observation], str]  # runs a mem_save on the screen acted on
+    gatekeeper: GateKeeper | None = None
+    missing: str = ""  # why the action at ``cut`` cannot be filled in yet
+    screen: Observation | None = None  # the screen the segment was planned on
+    extent: int = 0  # how many actions the segment holds (from ``start``)
+    held: GateStop | None = None
+    stop: str = ""  # why the segment did not run on the new screen
+
+    def stopped(self, why: str, screen: Observation | None) -> None:
+        self.stop, self.screen = why, screen
+        seen: dict[str, Any] = {"observation": screen} if screen is not None else {}
+        self.result.results.append({"type": "stop", "ok": True, "detail": (
+            f"stopped before action {self.start + 1} ({self.actions[self.start].type}): "
+            f"{why}"), **seen})
+
+    def review(self, planned: Sequence[Planned], screen: Observation | None) -> int | None:
+        self.screen, self.extent = screen, len(planned)
+        result = self.result
+        if self.unseen:
+            result.results.append({"type": "screen", "ok": True, "detail": (
+                f"continued on the new screen from action {self.start + 1}"),
+                "observation": screen})
+        last = planned[-1] if planned else None
+        if self.start + len(planned) == self.cut < len(self.actions) and last is not None \
+                and not ends_bundle(last.action, last.element):
+            raise TurnFailed(self.missing)  # saved in this very segment: too late
+        # the bundle's own actions, not the driver's copies (a secret is revealed only there)
+        own = [self.actions[self.start + p.index] for p in planned]
+        for action in own:
+            if isinstance(action, MemSave):
+                assert screen is not None, "a mem_save is planned on a screen"
+                result.saved[action.key] = self.save(action, screen)
+        device = [(p, a) for p, a in zip(planned, own, strict=True)
+                  if not isinstance(a, NOT_ON_DEVICE)]
+        if self.gatekeeper is None or not device or screen is None:
+            return None
+        asked = len(self.gatekeeper.asked)
+        self.held = self.gatekeeper.review([a for _, a in device], screen,
+                                           elements=[p.element for p, _ in device])
+        result.results += [{"type": "gate", "ok": True, "detail": (  # what the user allowed
+            f"the user confirmed: {request.describe}")}
+            for request, answer in self.gatekeeper.asked[asked:] if answer is True]
+        return None if self.held is None else device[self.held.index][0].index
+
+
+__all__ = ["NOT_ON_DEVICE", "SegmentReview", "SegmentRun"]
