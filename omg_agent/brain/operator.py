@@ -37,46 +37,46 @@ from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.looking import screenshot_reason, unclear_effect
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.modes import ONE_ACTION
-from omg_agent.brain.segment_review import SegmentReview, SegmentRun
+from omg_agent.brain.segment_review import (
+    SegmentReview,
+    SegmentRun,
+    check_variables,
+    failure_kind,
+    fill,
+    hold,
+    outcome_kind,
+    said,
+)
 from omg_agent.core.actions import (
-    Action,
     AnchorTarget,
     AskUser,
     Done,
     ElementTarget,
-    Launch,
     MemSave,
     PointTarget,
     RunMacro,
-    Scan,
-    TypeText,
     dump_action,
 )
 from omg_agent.core.contracts import DecisionBundle, TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
-from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
+from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import (
-    ActionRejected,
     AnchorNotFound,
     DeviceError,
     MemoryBankError,
-    OmgError,
     TurnFailed,
 )
 from omg_agent.guards.injection import (
     InjectionFlag,
     flag_injections,
-    listing_warning,
     without_foreign,
 )
 from omg_agent.perception.anchor import match_anchor
 
 log = logging.getLogger(__name__)
 
-_TEXT_FIELD: dict[type, str] = {TypeText: "text", Launch: "app", AskUser: "question",
-                                Done: "answer"}
 TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible",
                    "declined", "needs_confirmation"]
 HISTORY = 6
@@ -269,7 +269,7 @@ class Operator:
                 f"{len(actions) - 1}")})
             actions = actions[:1]
         try:
-            self._check_variables(actions)
+            check_variables(self.memory, actions)
         except TurnFailed as exc:
             result.kind, result.failure = "acted", Failure(exc.kind, str(exc))
             return result
@@ -282,7 +282,7 @@ class Operator:
             self._run_segments(run, obs, ctx, result)
         except (DeviceError, AnchorNotFound, MemoryBankError, TurnFailed) as exc:
             log.info("turn failed: %s", exc)
-            result.kind, result.failure = "acted", Failure(_failure_kind(exc), str(exc))
+            result.kind, result.failure = "acted", Failure(failure_kind(exc), str(exc))
         result.actions = [dump_action(a) for a in run.ran]
         if run.outcomes or run.calls:
             result.executed = ExecResult(tuple(run.outcomes), len(actions) - len(run.ran),
@@ -309,7 +309,7 @@ class Operator:
         actions, given = run.actions, list(run.actions)
         start, unseen = 0, False
         while start < len(actions):
-            cut, missing = self._fill(actions, given, start)
+            cut, missing = fill(self.memory, actions, given, start)
             review = SegmentReview(actions, start, cut, unseen, result,
                                    lambda a, screen: self._save(a, screen, ctx.step_number),
                                    self.gatekeeper, missing)
@@ -318,7 +318,7 @@ class Operator:
             if review.stop:
                 return
             fresh = run.add(executed, start)
-            result.results += [_said(o) for o in fresh]
+            result.results += [said(o) for o in fresh]
             end = start + max([review.extent, *(o.index + 1 for o in executed.outcomes)])
             last = fresh[-1].index if fresh else start - 1
             finished = all(o.ok for o in fresh) and review.held is None
@@ -328,57 +328,15 @@ class Operator:
                            if i <= last or isinstance(a, MemSave)
                            or (finished and isinstance(a, AskUser | Done)))
             if bad := [o for o in fresh if not o.ok]:
-                result.failure = Failure(_outcome_kind(bad[0]),
+                result.failure = Failure(outcome_kind(bad[0]),
                                          f"{bad[0].action.type}: {bad[0].detail or 'failed'}")
                 return
             if review.held is not None:
-                _hold(result, review.held)
+                hold(result, review.held)
                 return
             if end <= start:
                 return  # nothing was planned: a driver that runs no segments
             start, unseen = end, True
-
-    def _check_variables(self, actions: list[Action]) -> None:
-        """Fail before anything runs when a ``$var`` is neither saved nor saved earlier in
-        this bundle."""
-        saved: set[str] = set()
-        for action in actions:
-            if isinstance(action, MemSave):
-                saved.add(action.key)
-                continue
-            name = _TEXT_FIELD.get(type(action))
-            missing = [m for m in self.memory.missing(getattr(action, name)) if m not in saved] \
-                if name else []
-            if missing:
-                raise TurnFailed(f"{action.type}: no saved value for "
-                                 + ", ".join("$" + m for m in missing)
-                                 + " (save it with mem_save first)")
-
-    def _fill(self, actions: list[Action], given: list[Action], start: int) -> tuple[int, str]:
-        """Fill ``$vars`` into ``actions`` from ``start`` on, from the bundle as ``given``
-        and the memory as it is now, up to the first action whose values are not saved yet
-        (a ``mem_save`` before it will save them): its index and why it cannot run yet."""
-        for i in range(start, len(actions)):
-            try:
-                actions[i] = self._substitute(given[i])
-            except TurnFailed as exc:
-                if i == start:
-                    raise
-                return i, str(exc)
-        return len(actions), ""
-
-    def _substitute(self, action: Action) -> Action:
-        """``action`` with ``$vars`` in its text fields replaced from memory."""
-        name = _TEXT_FIELD.get(type(action))
-        if name is None:
-            return action
-        text = getattr(action, name)
-        missing = self.memory.missing(text)
-        if missing:
-            raise TurnFailed(f"{action.type}: no saved value for "
-                             + ", ".join("$" + m for m in missing)
-                             + " (save it with mem_save first)")
-        return action.model_copy(update={name: self.memory.substitute(text)})
 
     def _save(self, action: MemSave, obs: Observation, step: int) -> str:
         if action.from_screen is None:
@@ -430,44 +388,3 @@ def read_from_screen(action: MemSave, obs: Observation) -> str:
     return value
 
 
-def _said(o: ActionOutcome) -> dict[str, Any]:
-    """A device outcome as the model reads it in the turn's results."""
-    warning = listing_warning(o.detail) if isinstance(o.action, Scan) else ""
-    return {"index": o.index, "type": o.action.type, "ok": o.ok, "detail": o.detail + warning,
-            "point": o.point, "source": o.source}
-
-
-def _hold(result: TurnResult, held: GateStop) -> None:
-    """The gate held an action: the user said no (a failed turn the model sees), or no human
-    could be asked (the run stops until someone answers)."""
-    result.held = held
-    result.results.append({"type": "gate", "ok": False, "detail": (
-        f"held for the user's confirmation: {held.request.describe} — "
-        + ("the user said no" if held.answer is False else "no one to ask yet"))})
-    if held.answer is False:
-        result.failure = Failure(FailureKind.DECLINED,
-                                 f"the user said no to: {held.request.describe}")
-    else:
-        result.kind, result.question = "needs_confirmation", held.question
-
-
-def _failure_kind(exc: OmgError) -> FailureKind:
-    """The failure kind of an exception caught at the turn boundary (by type, never by
-    its message)."""
-    match exc:
-        case TurnFailed():
-            return exc.kind
-        case AnchorNotFound():
-            return FailureKind.ELEMENT_NOT_FOUND
-        case ActionRejected():
-            return FailureKind.CLICK_MISSED
-        case DeviceError():
-            return FailureKind.DEVICE_ERROR
-    return FailureKind.DEVICE_ERROR
-
-
-def _outcome_kind(outcome: ActionOutcome) -> FailureKind:
-    """A driver outcome that was not ok, by the type of its error."""
-    if isinstance(outcome.error, OmgError):
-        return _failure_kind(outcome.error)
-    return FailureKind.DEVICE_ERROR

@@ -8,6 +8,7 @@ the planned actions with the elements they land on, on the screen they act on
 judges exactly the elements the executor resolved — where it resolved none, the gate's own
 wider snap decides — and may hold one; what comes before the held action runs. What the
 review saw and decided is recorded in the turn's results for the model and the trace.
+``$vars`` are filled in from memory as each segment starts (:func:`fill`).
 """
 
 from __future__ import annotations
@@ -17,11 +18,23 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from omg_agent.brain.gatekeeper import GateKeeper, GateStop
-from omg_agent.core.actions import Action, AskUser, Done, MemSave, ends_bundle
+from omg_agent.brain.memory import MemoryBank
+from omg_agent.core.actions import (
+    Action,
+    AskUser,
+    Done,
+    Launch,
+    MemSave,
+    Scan,
+    TypeText,
+    ends_bundle,
+)
 from omg_agent.core.observation import Observation
+from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, ExecResult
 from omg_agent.drivers.ports import Planned
-from omg_agent.errors import TurnFailed
+from omg_agent.errors import ActionRejected, AnchorNotFound, DeviceError, OmgError, TurnFailed
+from omg_agent.guards.injection import listing_warning
 
 if TYPE_CHECKING:
     from omg_agent.brain.operator import TurnResult
@@ -108,4 +121,100 @@ class SegmentReview:
         return None if self.held is None else device[self.held.index][0].index
 
 
-__all__ = ["NOT_ON_DEVICE", "SegmentReview", "SegmentRun"]
+# -- $vars -------------------------------------------------------------------------------
+_TEXT_FIELD: dict[type, str] = {TypeText: "text", Launch: "app", AskUser: "question",
+                                Done: "answer"}
+
+
+def check_variables(memory: MemoryBank, actions: list[Action]) -> None:
+    """Fail before anything runs when a ``$var`` is neither saved nor saved earlier in
+    this bundle."""
+    saved: set[str] = set()
+    for action in actions:
+        if isinstance(action, MemSave):
+            saved.add(action.key)
+            continue
+        name = _TEXT_FIELD.get(type(action))
+        missing = [m for m in memory.missing(getattr(action, name)) if m not in saved] \
+            if name else []
+        if missing:
+            raise TurnFailed(f"{action.type}: no saved value for "
+                             + ", ".join("$" + m for m in missing)
+                             + " (save it with mem_save first)")
+
+
+def fill(memory: MemoryBank, actions: list[Action], given: list[Action],
+         start: int) -> tuple[int, str]:
+    """Fill ``$vars`` into ``actions`` from ``start`` on, from the bundle as ``given`` and
+    the memory as it is now, up to the first action whose values are not saved yet (a
+    ``mem_save`` before it will save them): its index and why it cannot run yet."""
+    for i in range(start, len(actions)):
+        try:
+            actions[i] = substitute(memory, given[i])
+        except TurnFailed as exc:
+            if i == start:
+                raise
+            return i, str(exc)
+    return len(actions), ""
+
+
+def substitute(memory: MemoryBank, action: Action) -> Action:
+    """``action`` with ``$vars`` in its text fields replaced from memory."""
+    name = _TEXT_FIELD.get(type(action))
+    if name is None:
+        return action
+    text = getattr(action, name)
+    missing = memory.missing(text)
+    if missing:
+        raise TurnFailed(f"{action.type}: no saved value for "
+                         + ", ".join("$" + m for m in missing)
+                         + " (save it with mem_save first)")
+    return action.model_copy(update={name: memory.substitute(text)})
+
+
+# -- what the model and the turn are told ---------------------------------------------------
+def said(o: ActionOutcome) -> dict[str, Any]:
+    """A device outcome as the model reads it in the turn's results."""
+    warning = listing_warning(o.detail) if isinstance(o.action, Scan) else ""
+    return {"index": o.index, "type": o.action.type, "ok": o.ok, "detail": o.detail + warning,
+            "point": o.point, "source": o.source}
+
+
+def hold(result: TurnResult, held: GateStop) -> None:
+    """The gate held an action: the user said no (a failed turn the model sees), or no human
+    could be asked (the run stops until someone answers)."""
+    result.held = held
+    result.results.append({"type": "gate", "ok": False, "detail": (
+        f"held for the user's confirmation: {held.request.describe} — "
+        + ("the user said no" if held.answer is False else "no one to ask yet"))})
+    if held.answer is False:
+        result.failure = Failure(FailureKind.DECLINED,
+                                 f"the user said no to: {held.request.describe}")
+    else:
+        result.kind, result.question = "needs_confirmation", held.question
+
+
+def failure_kind(exc: OmgError) -> FailureKind:
+    """The failure kind of an exception caught at the turn boundary (by type, never by
+    its message)."""
+    match exc:
+        case TurnFailed():
+            return exc.kind
+        case AnchorNotFound():
+            return FailureKind.ELEMENT_NOT_FOUND
+        case ActionRejected():
+            return FailureKind.CLICK_MISSED
+        case DeviceError():
+            return FailureKind.DEVICE_ERROR
+    return FailureKind.DEVICE_ERROR
+
+
+def outcome_kind(outcome: ActionOutcome) -> FailureKind:
+    """A driver outcome that was not ok, by the type of its error."""
+    if isinstance(outcome.error, OmgError):
+        return failure_kind(outcome.error)
+    return FailureKind.DEVICE_ERROR
+
+
+__all__ = ["NOT_ON_DEVICE", "SegmentReview", "SegmentRun", "check_variables", "failure_kind",
+           "fill", "hold", "outcome_kind", "said", "substitute"]

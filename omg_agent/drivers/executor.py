@@ -71,7 +71,7 @@ from omg_agent.drivers.ports import (  # re-exported: the ports' old home
 )
 from omg_agent.drivers.scanning import ListScanner
 from omg_agent.drivers.textinput import KEY_ENTER
-from omg_agent.drivers.unseen import await_anchors, blind_reason, describe, targets
+from omg_agent.drivers.unseen import await_anchors, blind_reason, extent, missing_anchors
 from omg_agent.errors import ActionRejected, AnchorNotFound
 from omg_agent.perception.anchor import match_anchor
 
@@ -170,14 +170,14 @@ class BundleExecutor:
         """The segment planned on a screen the model has not seen, once that screen shows
         the segment's anchors (:func:`~omg_agent.drivers.unseen.await_anchors`); ``None``
         (told to ``review``) when the segment may not run there."""
-        why = blind_reason(_extent(actions))  # before looking: ids, points, blind keys
+        why = blind_reason(extent(actions))  # before looking: ids, points, blind keys
         if why:
             review.stopped(why, None)
             return None
         obs, (plans, failure) = await_anchors(
             self.device.observe, lambda screen: self._plan_all(actions, screen),
             lambda planned: _missing(actions, planned[1]), clock=self.clock, sleep=self.sleep)
-        why = blind_reason(_extent(actions, len(plans) + (failure is not None)))
+        why = blind_reason(extent(actions, len(plans) + (failure is not None)))
         if not why and (missing := _missing(actions, failure)):
             why = "not on the new screen: " + ", ".join(missing)
         if why:
@@ -369,20 +369,8 @@ def _travel(geometry: ScreenGeometry, action: Swipe, start: Point, end: Point) -
             "cut at the screen edge)")
 
 
-def _extent(actions: list[Action], planned: int | None = None) -> list[Action]:
-    """The actions of the segment ``actions`` begins with: the ``planned`` ones, or before
-    planning, up to the first that may end it wherever a tap lands."""
-    if planned is not None:
-        return actions[:planned]
-    end = next((i for i, a in enumerate(actions) if ends_bundle(a)), len(actions) - 1)
-    return actions[:end + 1]
-
-
 def _missing(actions: list[Action], failure: _Failed | None) -> list[str]:
-    """The anchors of the action whose planning failed for want of one (``[]``: none)."""
-    if failure is None or not isinstance(failure.error, AnchorNotFound):
-        return []
-    return [describe(t) for t in targets(actions[failure.index]) if isinstance(t, AnchorTarget)]
+    return [] if failure is None else missing_anchors(actions[failure.index], failure.error)
 
 
 def _keycode(action: Key | Back | Home) -> int:

@@ -39,9 +39,11 @@ from omg_agent.core.actions import (
     Tap,
     TypeText,
     Wait,
+    ends_bundle,
 )
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.loading import loading_signs
+from omg_agent.errors import AnchorNotFound
 
 ANCHOR_WAIT_S = 3.0  # how long a new screen may take to show a segment's anchors
 ANCHOR_POLL_S = 0.3
@@ -97,6 +99,22 @@ def blind_reason(segment: Sequence[Action]) -> str:
     return ""
 
 
+def extent(actions: Sequence[Action], planned: int | None = None) -> Sequence[Action]:
+    """The actions of the segment ``actions`` begins with: the ``planned`` ones, or before
+    planning, up to the first that may end it wherever a tap lands."""
+    if planned is not None:
+        return actions[:planned]
+    end = next((i for i, a in enumerate(actions) if ends_bundle(a)), len(actions) - 1)
+    return actions[:end + 1]
+
+
+def missing_anchors(action: Action, error: Exception | None) -> list[str]:
+    """The anchors of ``action`` when planning it failed for want of one (``[]``: not)."""
+    if not isinstance(error, AnchorNotFound):
+        return []
+    return [describe(t) for t in targets(action) if isinstance(t, AnchorTarget)]
+
+
 def await_anchors(observe: Callable[[], Observation], plan: Callable[[Observation], T],
                   missing: Callable[[T], list[str]], *,
                   clock: Callable[[], float] = time.monotonic,
@@ -117,4 +135,4 @@ def await_anchors(observe: Callable[[], Observation], plan: Callable[[Observatio
 
 
 __all__ = ["ANCHOR_POLL_S", "ANCHOR_WAIT_S", "await_anchors", "blind_reason", "describe",
-           "targets"]
+           "extent", "missing_anchors", "targets"]
