@@ -2,14 +2,14 @@
 
 A turn (:meth:`Operator.turn`) is: observe → ask the operator model for a
 :class:`DecisionBundle` (the model first judges the previous bundle from the new screen) →
-substitute ``$vars`` from the :class:`MemoryBank` → run ``mem_save`` (a value the model
-gives, or — ``from_screen`` — the target element's text read from this very observation, so
-the model cannot misremember it) → hand the device actions up to the first semantic
-boundary to ``driver.execute`` (one batched call) → record. Hand-offs (``ask_user``,
-``done``) and the step/goal verdicts come back in :class:`TurnResult` for the orchestrator.
-
-All ``mem_save`` actions of a bundle read the observation the model decided on (the screen
-it saw), even when they come after a non-boundary device action in the bundle.
+hand the bundle to ``driver.execute`` a segment at a time, ``$vars`` filled in from the
+:class:`MemoryBank` as each segment starts → record. The driver's executor is the one place
+the bundle is segmented and its targets resolved; before each segment runs it shows the plan
+to a :class:`~omg_agent.brain.segment_review.SegmentReview`, which runs the segment's
+``mem_save`` (a value the model gives, or — ``from_screen`` — the target element's text read
+from the screen the segment acts on, so the model cannot misremember it) and lets the gate
+judge the elements the executor resolved. Hand-offs (``ask_user``, ``done``) and the
+step/goal verdicts come back in :class:`TurnResult` for the orchestrator.
 
 Budget: each reply attempt counts one ``decision`` step
 (:class:`~omg_agent.brain.budget.StepBudget`) — the bundle it carries costs nothing more
