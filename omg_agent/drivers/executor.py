@@ -62,7 +62,7 @@ from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
 from omg_agent.drivers.launching import LaunchFailed, launch_by_label
 from omg_agent.drivers.loading import LoadingWait
-from omg_agent.drivers.ports import (  # re-exported: the ports' old home
+from omg_agent.drivers.ports import (
     ActionPort,
     Device,
     Planned,
