@@ -2,14 +2,14 @@
 
 A turn (:meth:`Operator.turn`) is: observe → ask the operator model for a
 :class:`DecisionBundle` (the model first judges the previous bundle from the new screen) →
-substitute ``$vars`` from the :class:`MemoryBank` → run ``mem_save`` (a value the model
-gives, or — ``from_screen`` — the target element's text read from this very observation, so
-the model cannot misremember it) → hand the device actions up to the first semantic
-boundary to ``driver.execute`` (one batched call) → record. Hand-offs (``ask_user``,
-``done``) and the step/goal verdicts come back in :class:`TurnResult` for the orchestrator.
-
-All ``mem_save`` actions of a bundle read the observation the model decided on (the screen
-it saw), even when they come after a non-boundary device action in the bundle.
+hand the bundle to ``driver.execute`` a segment at a time, ``$vars`` filled in from the
+:class:`MemoryBank` as each segment starts → record. The driver's executor is the one place
+the bundle is segmented and its targets resolved; before each segment runs it shows the plan
+to a :class:`~omg_agent.brain.segment_review.SegmentReview`, which runs the segment's
+``mem_save`` (a value the model gives, or — ``from_screen`` — the target element's text read
+from the screen the segment acts on, so the model cannot misremember it) and lets the gate
+judge the elements the executor resolved. Hand-offs (``ask_user``, ``done``) and the
+step/goal verdicts come back in :class:`TurnResult` for the orchestrator.
 
 Budget: each reply attempt counts one ``decision`` step
 (:class:`~omg_agent.brain.budget.StepBudget`) — the bundle it carries costs nothing more
@@ -25,7 +25,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from omg_agent.brain import prompts
@@ -35,50 +35,43 @@ from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.looking import screenshot_reason, unclear_effect
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.modes import ONE_ACTION
-from omg_agent.brain.segments import (
-    blind_reason,
-    missing_anchors,
-    segment_end,
+from omg_agent.brain.segment_review import (
+    SegmentReview,
+    SegmentRun,
+    check_variables,
+    failure_kind,
+    fill,
+    hold,
+    outcome_kind,
+    said,
 )
 from omg_agent.core.actions import (
-    Action,
     AskUser,
     Done,
-    Launch,
     MemSave,
     RunMacro,
-    Scan,
-    TypeText,
     dump_action,
 )
 from omg_agent.core.contracts import DecisionBundle, TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
-from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
-from omg_agent.drivers.loading import loading_signs
+from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import (
-    ActionRejected,
     AnchorNotFound,
     DeviceError,
     MemoryBankError,
-    OmgError,
     TurnFailed,
 )
 from omg_agent.guards.gatekeeper import GateKeeper, GateStop
 from omg_agent.guards.injection import (
     InjectionFlag,
     flag_injections,
-    listing_warning,
     without_foreign,
 )
 from omg_agent.perception.reading import read_from_screen
 
 log = logging.getLogger(__name__)
 
-_TEXT_FIELD: dict[type, str] = {TypeText: "text", Launch: "app", AskUser: "question",
-                                Done: "answer"}
-ANCHOR_WAIT_S = 3.0  # how long a new screen may take to show a bundle's next anchors
-ANCHOR_POLL_S = 0.3
 TurnKind = Literal["acted", "step_complete", "goal_complete", "ask_user", "infeasible",
                    "declined", "needs_confirmation"]
 HISTORY = 6
@@ -143,23 +136,6 @@ class TurnResult:
             "ok" if self.executed is None or self.executed.ok else "failed")
         acts = ", ".join(a.get("type", "?") for a in self.actions) or "none"
         return f"{intent} [{acts}] → {status}" + (f" ({said})" if said else "")
-
-
-@dataclass
-class _SegmentRun:
-    """What one bundle's segments did: actions run, outcomes (bundle indices), cost."""
-
-    actions: list[Action]
-    ran: list[Action] = field(default_factory=list)
-    outcomes: list[ActionOutcome] = field(default_factory=list)
-    calls: int = 0
-    timings: dict[str, float] = field(default_factory=dict)
-
-    def add(self, executed: ExecResult, positions: list[int]) -> None:
-        self.outcomes += [replace(o, index=positions[o.index]) for o in executed.outcomes]
-        self.calls += executed.device_calls
-        for key, value in executed.timings.items():
-            self.timings[key] = self.timings.get(key, 0.0) + value
 
 
 class Operator:
@@ -290,7 +266,7 @@ class Operator:
                 f"{len(actions) - 1}")})
             actions = actions[:1]
         try:
-            self._check_variables(actions)
+            check_variables(self.memory, actions)
         except TurnFailed as exc:
             result.kind, result.failure = "acted", Failure(exc.kind, str(exc))
             return result
@@ -302,12 +278,12 @@ class Operator:
             result.failure = Failure(FailureKind.MODEL_REPORTED,
                                      "macro: no macro is offered in this run")
             return result
-        run = _SegmentRun(actions)
+        run = SegmentRun(actions)
         try:
             self._run_segments(run, obs, ctx, result)
         except (DeviceError, AnchorNotFound, MemoryBankError, TurnFailed) as exc:
             log.info("turn failed: %s", exc)
-            result.kind, result.failure = "acted", Failure(_failure_kind(exc), str(exc))
+            result.kind, result.failure = "acted", Failure(failure_kind(exc), str(exc))
         result.actions = [dump_action(a) for a in run.ran]
         if run.outcomes or run.calls:
             result.executed = ExecResult(tuple(run.outcomes), len(actions) - len(run.ran),
@@ -324,120 +300,44 @@ class Operator:
             result.answer = bundle.answer or last.answer
         return result
 
-    def _run_segments(self, run: _SegmentRun, obs: Observation, ctx: TurnContext,
+    def _run_segments(self, run: SegmentRun, obs: Observation, ctx: TurnContext,
                       result: TurnResult) -> None:
-        """Run the bundle segment by segment (see :mod:`omg_agent.brain.segments`)."""
-        actions, start, screen = run.actions, 0, obs
+        """Hand the bundle to the driver a segment at a time: its executor segments it,
+        resolves the targets and shows each segment to a :class:`SegmentReview` (the
+        segment's ``mem_save``, the gate) before it runs. Here ``$vars`` are filled in as
+        each segment starts (a ``mem_save`` earlier in the bundle may have just saved them)
+        and what ran is recorded."""
+        actions, given = run.actions, list(run.actions)
+        start, unseen = 0, False
         while start < len(actions):
-            end = segment_end(actions, start, screen)
-            # $vars are filled in as each segment starts: a mem_save earlier in the
-            # bundle may have just saved them
-            segment = [self._substitute(a) for a in actions[start:end + 1]]
-            actions[start:end + 1] = segment
-            if start > 0:
-                why = blind_reason(segment)
-                seen: dict[str, Any] = {}  # the new screen, for the trace to keep
-                if not why:
-                    screen, missing = self._await_anchors(segment)
-                    seen["observation"] = screen
-                    why = "not on the new screen: " + ", ".join(missing) if missing else ""
-                if why:
-                    result.results.append({"type": "stop", "ok": True, "detail": (
-                        f"stopped before action {start + 1} ({segment[0].type}): {why}"),
-                        **seen})
-                    return
-                result.results.append({"type": "screen", "ok": True, "detail": (
-                    f"continued on the new screen from action {start + 1}"), **seen})
-            for action in segment:
-                if isinstance(action, MemSave):
-                    result.saved[action.key] = self._save(action, screen, ctx.step_number)
-            positions = [start + i for i, a in enumerate(segment)
-                         if not isinstance(a, MemSave | AskUser | Done)]
-            if not positions:
-                run.ran.extend(segment)
-                start = end + 1
-                continue
-            asked = len(self.gatekeeper.asked) if self.gatekeeper is not None else 0
-            held = self.gatekeeper.review([actions[i] for i in positions], screen) \
-                if self.gatekeeper is not None else None
-            if self.gatekeeper is not None:  # the model hears what the user allowed
-                result.results += [{"type": "gate", "ok": True, "detail": (
-                    f"the user confirmed: {request.describe}")}
-                    for request, answer in self.gatekeeper.asked[asked:] if answer is True]
-            if held is not None:
-                positions = positions[:held.index]  # what comes before the held action
-            executed = self.driver.execute([actions[i] for i in positions], screen) \
-                if positions else ExecResult(())
-            before = len(run.outcomes)
-            run.add(executed, positions)
-            fresh = run.outcomes[before:]
-            result.results += [{"index": o.index, "type": o.action.type, "ok": o.ok,
-                                "detail": o.detail + (listing_warning(o.detail) if isinstance(
-                                    o.action, Scan) else ""),
-                                "point": o.point, "source": o.source} for o in fresh]
+            cut, missing = fill(self.memory, actions, given, start)
+            review = SegmentReview(actions, start, cut, unseen, result,
+                                   lambda a, screen: self._save(a, screen, ctx.step_number),
+                                   self.gatekeeper, missing)
+            executed = self.driver.execute(actions[start:cut], None if unseen else obs,
+                                           review=review)
+            if review.stop:
+                return
+            fresh = run.add(executed, start)
+            result.results += [said(o) for o in fresh]
+            end = start + max([review.extent, *(o.index + 1 for o in executed.outcomes)])
             last = fresh[-1].index if fresh else start - 1
-            finished = not executed.dropped and all(o.ok for o in fresh) and held is None
-            # what ran: the device actions up to the last outcome, the mem_saves (done
-            # above), and a closing hand-off once everything before it went through
-            run.ran.extend(a for i, a in enumerate(segment, start)
+            finished = all(o.ok for o in fresh) and review.held is None
+            # what ran: the device actions up to the last outcome, the segment's mem_saves,
+            # and a closing hand-off once everything before it went through
+            run.ran.extend(a for i, a in enumerate(actions[start:end], start)
                            if i <= last or isinstance(a, MemSave)
                            or (finished and isinstance(a, AskUser | Done)))
-            bad = [o for o in fresh if not o.ok]
-            if bad:
-                result.failure = Failure(_outcome_kind(bad[0]),
+            if bad := [o for o in fresh if not o.ok]:
+                result.failure = Failure(outcome_kind(bad[0]),
                                          f"{bad[0].action.type}: {bad[0].detail or 'failed'}")
                 return
-            if executed.dropped:
-                return  # the driver saw a boundary earlier than we did: look first
-            if held is not None:
-                _hold(result, held)
+            if review.held is not None:
+                hold(result, review.held)
                 return
-            start = end + 1
-
-    def _await_anchors(self, segment: list[Action]) -> tuple[Observation, list[str]]:
-        """Observe the new screen until the segment's anchors are on it, for up to
-        ``ANCHOR_WAIT_S`` while it may still be loading: a screen that stands still with no
-        progress indicator is not loading — it is another screen (a popup), so stop."""
-        deadline = time.monotonic() + ANCHOR_WAIT_S
-        previous = ""
-        while True:
-            screen = self.driver.observe()
-            missing = missing_anchors(segment, screen)
-            settled = bool(previous) and screen.screen_hash == previous and not \
-                loading_signs(screen)
-            if not missing or settled or time.monotonic() >= deadline:
-                return screen, missing
-            previous = screen.screen_hash
-            time.sleep(ANCHOR_POLL_S)
-
-    def _check_variables(self, actions: list[Action]) -> None:
-        """Fail before anything runs when a ``$var`` is neither saved nor saved earlier in
-        this bundle."""
-        saved: set[str] = set()
-        for action in actions:
-            if isinstance(action, MemSave):
-                saved.add(action.key)
-                continue
-            name = _TEXT_FIELD.get(type(action))
-            missing = [m for m in self.memory.missing(getattr(action, name)) if m not in saved] \
-                if name else []
-            if missing:
-                raise TurnFailed(f"{action.type}: no saved value for "
-                                 + ", ".join("$" + m for m in missing)
-                                 + " (save it with mem_save first)")
-
-    def _substitute(self, action: Action) -> Action:
-        """``action`` with ``$vars`` in its text fields replaced from memory."""
-        name = _TEXT_FIELD.get(type(action))
-        if name is None:
-            return action
-        text = getattr(action, name)
-        missing = self.memory.missing(text)
-        if missing:
-            raise TurnFailed(f"{action.type}: no saved value for "
-                             + ", ".join("$" + m for m in missing)
-                             + " (save it with mem_save first)")
-        return action.model_copy(update={name: self.memory.substitute(text)})
+            if end <= start:
+                return  # nothing was planned: a driver that runs no segments
+            start, unseen = end, True
 
     def _save(self, action: MemSave, obs: Observation, step: int) -> str:
         if action.from_screen is None:
@@ -449,37 +349,3 @@ class Operator:
         return value
 
 
-def _hold(result: TurnResult, held: GateStop) -> None:
-    """The gate held an action: the user said no (a failed turn the model sees), or no human
-    could be asked (the run stops until someone answers)."""
-    result.held = held
-    result.results.append({"type": "gate", "ok": False, "detail": (
-        f"held for the user's confirmation: {held.request.describe} — "
-        + ("the user said no" if held.answer is False else "no one to ask yet"))})
-    if held.answer is False:
-        result.failure = Failure(FailureKind.DECLINED,
-                                 f"the user said no to: {held.request.describe}")
-    else:
-        result.kind, result.question = "needs_confirmation", held.question
-
-
-def _failure_kind(exc: OmgError) -> FailureKind:
-    """The failure kind of an exception caught at the turn boundary (by type, never by
-    its message)."""
-    match exc:
-        case TurnFailed():
-            return exc.kind
-        case AnchorNotFound():
-            return FailureKind.ELEMENT_NOT_FOUND
-        case ActionRejected():
-            return FailureKind.CLICK_MISSED
-        case DeviceError():
-            return FailureKind.DEVICE_ERROR
-    return FailureKind.DEVICE_ERROR
-
-
-def _outcome_kind(outcome: ActionOutcome) -> FailureKind:
-    """A driver outcome that was not ok, by the type of its error."""
-    if isinstance(outcome.error, OmgError):
-        return _failure_kind(outcome.error)
-    return FailureKind.DEVICE_ERROR

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from omg_agent.brain import dialogue, held
 from omg_agent.brain.budget import StopReport
@@ -37,6 +37,17 @@ from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.errors import LLMReplyError
 from omg_agent.guards.system import SystemGuard
+
+
+@dataclass(frozen=True)
+class Booked:
+    """A booked turn: the step as the operator's own plan left it, whether the turn claimed
+    it done, and why the turn counts as failed (``None``: it does not)."""
+
+    step: TaskStep
+    claimed: bool
+    problem: Failure | None
+
 
 Route = Callable[[TaskStep], str | None]  # a step -> the device switched to, if it switched
 Learned = Callable[[TaskStep, Observation], bool]  # True: learned steps ran instead
@@ -55,27 +66,8 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
         run.event("device", step=index + 1, device=switched)
     started = time.perf_counter()
     obs = run.driver.observe()
-    if (move := system.react(obs, s.last_obs)) is not None:
-        run.event("system", situation=move.situation, note=move.note)
-        system.carry_out(run.driver, move, obs)
+    if rules_acted(run, index, step, obs, system, learned):
         return
-    verdict = run.loops.judge(obs)  # a loop is named a loop before tries run out
-    if verdict is not None and verdict.escalated:
-        climb(run, index, step, verdict, obs)
-        return
-    if verdict is not None and verdict.note:  # the end of a list: said, never a loop
-        run.event("loop_guard", step=index + 1, rung="note", reason=verdict.note, trigger="")
-        s.records.append(TurnRecord(index + 1, verdict.note, obs.screen_hash))
-    if auto_verified(run, index, step, obs):
-        return
-    if not run.plannerless and (s.attempt.turns >= step.max_tries
-                                or s.attempt.elapsed() > step.time_budget_s):
-        # out of time, or out of tries while making progress: a timeout, not a loop
-        fail_step(run, index, step, FailureKind.TIMEOUT
-                  if s.attempt.turns < step.max_tries or not s.attempt.failures else None)
-        return
-    if learned is not None and learned(step, obs):
-        return  # learned steps ran instead of the model: look again
     todo = s.own_todo if run.plannerless and s.own_todo else s.todo.markdown()
     ctx = TurnContext(s.task, step, index + 1, todo, s.history(),
                       "\n".join([s.dialogue.for_operator(), s.note]).strip())
@@ -88,6 +80,43 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
                                                      f"no valid decision: {exc}"))
         maybe_fail_step(run, index, step)
         return
+    booked = book(run, index, step, turn)
+    if booked is not None:
+        routed(run, index, booked, turn)
+
+
+def rules_acted(run: RunContext, index: int, step: TaskStep, obs: Observation,
+                system: SystemGuard, learned: Learned | None) -> bool:
+    """Let rules act on ``obs`` before any model: the system guard, the loop guard's ladder,
+    auto-verify, the step's tries and time, learned steps (``True``: one of them did)."""
+    s = run.state
+    if (move := system.react(obs, s.last_obs)) is not None:
+        run.event("system", situation=move.situation, note=move.note)
+        system.carry_out(run.driver, move, obs)
+        return True
+    verdict = run.loops.judge(obs)  # a loop is named a loop before tries run out
+    if verdict is not None and verdict.escalated:
+        climb(run, index, step, verdict, obs)
+        return True
+    if verdict is not None and verdict.note:  # the end of a list: said, never a loop
+        run.event("loop_guard", step=index + 1, rung="note", reason=verdict.note, trigger="")
+        s.records.append(TurnRecord(index + 1, verdict.note, obs.screen_hash))
+    if auto_verified(run, index, step, obs):
+        return True
+    if not run.plannerless and (s.attempt.turns >= step.max_tries
+                                or s.attempt.elapsed() > step.time_budget_s):
+        # out of time, or out of tries while making progress: a timeout, not a loop
+        fail_step(run, index, step, FailureKind.TIMEOUT
+                  if s.attempt.turns < step.max_tries or not s.attempt.failures else None)
+        return True
+    return learned is not None and learned(step, obs)  # ran instead of the model: look again
+
+
+def book(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> Booked | None:
+    """Book the operator's turn: the attempt, the turn record, the loop watch, the
+    operator's own checklist; ``None`` when the turn ended the run (the user's no, insisted
+    on)."""
+    s = run.state
     s.last_obs = turn.observation
     if turn.actions and all(a.get("type") == "wait" for a in turn.actions):
         s.wait_turns += 1
@@ -106,12 +135,19 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
             run, turn.held):  # the model reached again for what the user said no to
         if dialogue.insists(run, turn.held):
             dialogue.declined(run, "the model tried again what the user had refused")
-            return
+            return None
         s.note = (f"The user already said no to: {turn.held.request.describe}. It will not "
                   "be done: carry on with the rest of the task without it, or stop with "
                   "user_declined.")
     elif turn.held is not None and turn.held.answer is False:
         dialogue.refused(run, turn.held)
+    return Booked(step, claimed, problem)
+
+
+def routed(run: RunContext, index: int, booked: Booked, turn: TurnResult) -> None:
+    """Route the booked turn's outcome: a question, the gate's hold, a decline, an
+    infeasible task, a verified claim, a failure, or a plan that no longer fits."""
+    s, step, problem = run.state, booked.step, booked.problem
     match turn.kind:
         case "ask_user":
             s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
@@ -131,7 +167,7 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
             ticked(run, index, step, turn.observation, goal=turn.kind == "goal_complete",
                    answer=turn.answer or "", acted_on_next=turn.acted)
         case _ if problem is not None:
-            if claimed:
+            if booked.claimed:
                 run.event("not_verified", step=index + 1, reason=problem.message)
             maybe_fail_step(run, index, step)
         case "acted" if plan_unfit(run, turn):

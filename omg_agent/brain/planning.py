@@ -219,17 +219,18 @@ def end_state_shown(run: RunContext) -> bool:
     return run.verify(final, s.last_obs) is None
 
 
-def planner_call(run: RunContext, planner: Planner, call: Callable[[], T]) -> T:
+def planner_call(run: RunContext, planner: Planner, call: Callable[[], T], *,
+                 clock: Callable[[], float] = time.monotonic) -> T:
     """A planner request; its replies count as the planner's calls, and its wait is model
     time, which no step's clock counts (a slow planner must not time out the step it
     planned before the operator's first turn)."""
-    before, started = planner.llm.totals.replies, time.monotonic()
+    before, started = planner.llm.totals.replies, clock()
     try:
         return call()
     finally:
         s = run.state
         s.planner_calls += planner.llm.totals.replies - before
-        s.attempt = s.attempt.waited(time.monotonic() - started)
+        s.attempt = s.attempt.waited(clock() - started)
 
 
 def screen_summary(obs: Observation, limit: int = 40) -> str:

@@ -138,10 +138,11 @@ class Attempt:
         """A failure that was not a turn (a claim the checks refused, no valid reply)."""
         return replace(self, failures=self.failures + 1, last_failure=failure)
 
-    def elapsed(self) -> float:
-        """The step's own time: the phone's and the agent's, not the model's thinking (a
-        slow endpoint must not time a step out)."""
-        return time.monotonic() - self.started - self.model_s
+    def elapsed(self, now: float | None = None) -> float:
+        """The step's own time until ``now`` (a monotonic clock's reading; default: now):
+        the phone's and the agent's, not the model's thinking (a slow endpoint must not
+        time a step out)."""
+        return (time.monotonic() if now is None else now) - self.started - self.model_s
 
 
 @dataclass(frozen=True)

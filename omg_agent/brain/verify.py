@@ -1,7 +1,7 @@
 """The verifier: a plan step's checks evaluated against the screen, the app and memory.
 
 Each :class:`~omg_agent.core.checks.ElementCheck` is decided on the element its anchor finds
-(the one matcher, :func:`omg_agent.brain.segments.anchor_element`) — its text, its checked
+(the one matcher, :func:`omg_agent.perception.anchor.match_anchor`) — its text, its checked
 state — never by looking for a word anywhere on the screen. Edit fields hold typed, unsent
 text and are no evidence unless the check says ``in_field``. A check about a switch that
 finds the row's label instead reads the switch in the same row.
@@ -18,13 +18,14 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Sequence
 
-from omg_agent.brain.segments import anchor_element
+from omg_agent.core.actions import AnchorTarget
 from omg_agent.core.checks import AppCheck, ElementCheck, MemoryCheck, StepCheck
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.appnames import normalize_name
 from omg_agent.drivers.profiles import available_profiles
+from omg_agent.perception.anchor import match_anchor
 from omg_agent.perception.textmatch import TextQuery
 
 Recall = Callable[[str], str | None]  # memory key -> saved value (None: not saved)
@@ -97,13 +98,19 @@ def _filled(check: StepCheck, substitute: Callable[[str], str]) -> StepCheck:
     return check.model_copy(update=update) if update else check
 
 
+def _anchored(anchor: AnchorTarget, obs: Observation) -> UIElement | None:
+    """The element acting on ``anchor`` acts on in ``obs`` (tree only), or None."""
+    found = match_anchor(anchor, obs.elements, obs.screen.safe_zone)
+    return found.target if found is not None else None
+
+
 def _element(check: ElementCheck, obs: Observation) -> str:
     elements = tuple(e for e in obs.elements if check.in_field or not e.editable)
-    found = anchor_element(check.anchor(), dataclasses.replace(obs, elements=elements))
+    found = _anchored(check.anchor(), dataclasses.replace(obs, elements=elements))
     if not check.present:
         return "" if found is None else f"{check.describe()}: it is on the screen"
     if found is None:
-        if not check.in_field and anchor_element(check.anchor(), obs) is not None:
+        if not check.in_field and _anchored(check.anchor(), obs) is not None:
             return (f"{check.describe()}: found only in an edit field (typed text is no "
                     "evidence; the check would need in_field: true)")
         return f"{check.describe()}: no such element on the screen"

@@ -10,7 +10,7 @@ validation error naming the field, which the brain feeds back for a retry.
 :func:`is_boundary` says whether an action may change the screen unpredictably: the executor
 stops a bundle's run on this screen after such an action (a tap on an edit field or a switch
 is predictable when the caller knows the element). What may follow a boundary in the same
-bundle — only anchored actions, checked on the new screen — is :mod:`omg_agent.brain.segments`.
+bundle — only anchored actions, checked on the new screen — is :mod:`omg_agent.drivers.unseen`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The adb-shell port of the bundle executor: inputs queued as shell fragments, batched.
 
-Each verb of :class:`~omg_agent.drivers.executor.ActionPort` appends ``input …`` fragments
+Each verb of :class:`~omg_agent.drivers.ports.ActionPort` appends ``input …`` fragments
 (:mod:`.commands`, :mod:`.textinput`) to the current action's
 :class:`~omg_agent.drivers.commands.Step`; :meth:`AdbShellPort.batch` packs the queued steps
 into as few shell calls as fit (one, normally: ``input tap …; echo OMG_OK:0; input …``),
@@ -18,7 +18,7 @@ from omg_agent.core.geometry import Point
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.adbio import AdbIO, failure_text
-from omg_agent.drivers.executor import PortFailed
+from omg_agent.drivers.ports import PortFailed
 from omg_agent.drivers.textinput import needs_ime, plan_typing
 from omg_agent.errors import ActionRejected
 

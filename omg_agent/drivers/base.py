@@ -25,6 +25,7 @@ from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import ActionRejected
 
 if TYPE_CHECKING:
+    from omg_agent.drivers.ports import Reviewer
     from omg_agent.drivers.profiles import DeviceProfileSpec
 
 
@@ -89,7 +90,8 @@ class Driver(Protocol):
     def observe(self, *, ocr: bool = False) -> Observation: ...
 
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult: ...
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult: ...
 
     def launch(self, app: str) -> None: ...
 

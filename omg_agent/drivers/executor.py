@@ -1,34 +1,32 @@
 """The one bundle executor: what every driver's ``execute(actions)`` does, over a small port.
 
-DESIGN.md §3 "Semantic boundaries" as code, the same for every transport. The bundle is
-*planned* first: each action's target is resolved to pixels by ``perception.anchor`` (an
-element id, an anchor — tree, then OCR — or a snapped 0–1000 point) on the observation the
-model decided on, and planning stops after the first action that ends the bundle
-(:func:`~omg_agent.core.actions.ends_bundle`, told which element a tap lands on) or at the
-first action that cannot be planned. Then the planned actions *run* through an
-:class:`ActionPort` — the transport: adb shell commands queued and sent as one batched call
-(:mod:`.adbport`), or uiautomator2 JSON-RPC calls (:mod:`.u2port`) — and a failed action
-stops the bundle there. The rules that used to differ between the two drivers live here once:
+DESIGN.md §3 "Semantic boundaries" as code, the same for every transport, and the ONE place
+a bundle is segmented. Its first *segment* is planned: each action's target is resolved to
+pixels by ``perception.anchor`` (an element id, an anchor — tree, then OCR — or a snapped
+0–1000 point) on the observation the model decided on — or, after a boundary, on the new
+screen once it shows the segment's anchors (:mod:`.unseen`) — and planning stops after the
+first action that ends the segment (:func:`~omg_agent.core.actions.ends_bundle`, told which
+element a tap lands on) or at the first that cannot be planned. The caller's
+:class:`~omg_agent.drivers.ports.Reviewer` sees the planned actions with the elements they
+land on (the operator's gate judges exactly those) and may hold one; what comes before it
+then *runs* through an :class:`~omg_agent.drivers.ports.ActionPort` — adb shell commands
+sent as one batch (:mod:`.adbport`), or uiautomator2 JSON-RPC calls (:mod:`.u2port`) — and
+a failed action stops the bundle there. The rules that used to differ between drivers:
 
 * **a screen is needed** to plan a touch on anything but a raw point and to type (the field
-  decides how to clear and whether the text is a secret): without an observation the
-  executor takes one first;
+  decides how to clear and whether the text is a secret): without one the executor looks;
 * **launching** an app name: an alias (the device profile's, plus labels learned on the home
-  screen), else an installed package (``pm list packages``, read once); a name shaped like a
-  package that is not installed is refused without touching the phone; anything else is
-  looked for as a label on the home screen (home, look, tap; the package it opened is
-  remembered);
-* **settling**: before a bundle that ends in a boundary runs, a driver that looks ahead is
-  told (``before_boundary``: the ADB driver starts the next dump while the action runs);
-  after a boundary ran, the executor waits once for the screen to settle
-  (:meth:`Device.wait_settled`, given the hash before the bundle) — unless the bundle's
-  launch went through the home screen, which settled on its own — and then arms the
-  driver's :class:`~omg_agent.drivers.loading.LoadingWait`, so the next observation (the
-  one the next turn decides and verifies on) waits while the screen shows it is loading;
+  screen), else an installed package (``pm list packages``, read once); a package-shaped
+  name that is not installed is refused untouched; anything else is looked for as a label
+  on the home screen (:mod:`.launching`);
+* **settling**: before a segment that ends in a boundary runs, a driver that looks ahead is
+  told (``before_boundary``); after a boundary ran, the executor waits once for the screen
+  to settle (unless a launch went through the home screen, which settled on its own) and
+  arms the driver's :class:`~omg_agent.drivers.loading.LoadingWait`;
 * ``scan`` swipes and looks on its own (:mod:`.scanning`), and a later touch on an anchor
   the screen does not show but the scan read scrolls back to it first;
-* memory and hand-off actions (``mem_save``, ``ask_user``, ``done``) are the operator's: they
-  are reported as skipped; ``wait`` sleeps on the host between device calls.
+* ``mem_save``, ``ask_user`` and ``done`` are the operator's: reported as skipped; ``wait``
+  sleeps on the host between device calls.
 """
 
 from __future__ import annotations
@@ -36,8 +34,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from omg_agent.core.actions import (
     Action,
@@ -60,110 +57,25 @@ from omg_agent.core.actions import (
     is_boundary,
 )
 from omg_agent.core.geometry import Point, ScreenGeometry
-from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.observation import Observation
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.drivers.launching import LaunchFailed, launch_by_label
 from omg_agent.drivers.loading import LoadingWait
+from omg_agent.drivers.ports import (
+    ActionPort,
+    Device,
+    Planned,
+    PortFailed,
+    Reviewer,
+)
 from omg_agent.drivers.scanning import ListScanner
 from omg_agent.drivers.textinput import KEY_ENTER
+from omg_agent.drivers.unseen import await_anchors, blind_reason, extent, missing_anchors
 from omg_agent.errors import ActionRejected, AnchorNotFound
 from omg_agent.perception.anchor import match_anchor
 
 log = logging.getLogger(__name__)
-
-
-class PortFailed(Exception):
-    """A queued batch failed at action ``index``; ``done`` finished before it."""
-
-    def __init__(self, done: list[int], index: int, detail: str) -> None:
-        super().__init__(detail)
-        self.done, self.index, self.detail = done, index, detail
-
-
-class ImmediatePort:
-    """The bookkeeping of a port whose verbs act at once (no queued batch): :meth:`begin`
-    notes each action, :meth:`batch` hands back the ones that ran, :meth:`discard` drops
-    the last one (it was planned but not run)."""
-
-    def __init__(self) -> None:
-        self._ran: list[int] = []
-
-    def begin(self, index: int) -> None:
-        self._ran.append(index)
-
-    def discard(self) -> None:
-        if self._ran:
-            self._ran.pop()
-
-    def batch(self) -> list[int]:
-        ran, self._ran = self._ran, []
-        return ran
-
-
-class ActionPort(Protocol):
-    """One transport's verbs, in pixels and key codes. Calls between :meth:`begin` calls
-    belong to one action; :meth:`batch` runs what is queued (a port that runs each call at
-    once just answers which actions it ran) and raises :class:`PortFailed`."""
-
-    @property
-    def calls(self) -> int: ...  # device round trips so far
-
-    def begin(self, index: int) -> None: ...
-
-    def tap(self, p: Point) -> None: ...
-
-    def double_tap(self, p: Point) -> None: ...
-
-    def long_press(self, p: Point, duration_ms: int) -> None: ...
-
-    def swipe(self, start: Point, end: Point, duration_ms: int) -> None: ...
-
-    def key(self, code: int) -> None: ...
-
-    def type(self, text: str, *, clear: bool, field: UIElement | None,
-             after_tap: bool) -> str: ...  # returns a label that never holds a secret
-
-    def start(self, package: str) -> None: ...
-
-    def batch(self) -> list[int]: ...
-
-    def discard(self) -> None: ...  # drop what the current action queued
-
-    def packages(self) -> list[str]: ...
-
-
-class Device(Protocol):
-    """What the executor needs of its driver besides the port."""
-
-    serial: str
-    last_observation: Observation | None
-
-    @property
-    def anchorer(self) -> Any: ...
-
-    @property
-    def geometry(self) -> ScreenGeometry: ...
-
-    def observe(self, *, ocr: bool = False) -> Observation: ...
-
-    def current_app(self) -> tuple[str, str]: ...
-
-    def wait_settled(self, timeout: float | None = None, *, previous: str = "") -> bool: ...
-
-
-@dataclass
-class _Plan:
-    """One planned action: resolved points, the element touched, and what to report."""
-
-    index: int
-    action: Action
-    point: Point | None = None
-    end: Point | None = None
-    source: str = ""
-    element: UIElement | None = None
-    package: str = ""
-    label_launch: bool = False
-    detail: str = ""
 
 
 class _Failed(Exception):
@@ -177,8 +89,11 @@ class BundleExecutor:
 
     def __init__(self, device: Device, port: ActionPort,
                  aliases: Callable[[], Mapping[str, str]] = dict,
-                 loading: LoadingWait | None = None) -> None:
+                 loading: LoadingWait | None = None, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.device = device
+        self.clock, self.sleep = clock, sleep  # the wait for a new screen's anchors
         self.port = port
         self.aliases = aliases  # the driver's app name -> package table, asked when needed
         self.loading = loading  # armed after a boundary; the driver's observe() waits
@@ -186,24 +101,27 @@ class BundleExecutor:
         self.scanner = ListScanner(device, port)  # scans lists; reaches what one read
 
     # -- the bundle ----------------------------------------------------------------------
-    def run(self, actions: list[Action], observation: Observation | None) -> ExecResult:
+    def run(self, actions: list[Action], observation: Observation | None,
+            review: Reviewer | None = None) -> ExecResult:
+        """Plan the bundle's first segment, let ``review`` judge it, run what it let go."""
         t0 = time.perf_counter()
         calls0 = self.port.calls
-        obs = observation or self.device.last_observation
-        plans: list[_Plan] = []
-        failure: _Failed | None = None
-        for i, action in enumerate(actions):
-            try:
-                if obs is None and needs_screen(action):
-                    obs = self.device.observe()
-                if i == 0 and obs is not None:  # an item a scan read, off screen now
-                    obs = self._reach(action, obs)
-                plans.append(self._plan(i, action, obs))
-            except (AnchorNotFound, ActionRejected, ValueError) as exc:
-                failure = _Failed(i, str(exc), exc)
-                break
-            if ends_bundle(action, plans[-1].element):
-                break
+        obs: Observation | None
+        if review is not None and review.unseen:
+            looked = self._look(actions, review)
+            if looked is None:
+                return ExecResult((), dropped=len(actions))
+            obs, plans, failure = looked
+        else:
+            obs = observation or self.device.last_observation
+            if obs is None and any(needs_screen(a) for a in actions[:1]):
+                obs = self.device.observe()
+            if obs is not None and actions:  # an item a scan read, off screen now
+                obs = self._reach(actions[0], obs)
+            plans, failure = self._plan_all(actions, obs)
+        held = review.review(plans, obs) if review is not None else None
+        if held is not None:  # the caller holds an action: what comes before it runs
+            plans, failure = [p for p in plans if p.index < held], None
         t_plan = time.perf_counter()
         self._before_boundary(plans)
         outcomes: list[ActionOutcome] = []
@@ -219,7 +137,8 @@ class BundleExecutor:
         settled = None
         ran_boundary = any(o.ok and is_boundary(o.action, o.element) for o in outcomes)
         if ran_boundary and not any(p.label_launch for p in plans):
-            settled = self.device.wait_settled(previous=obs.screen_hash if obs else "")
+            settled = self.device.wait_settled(previous=obs.screen_hash if obs is not None
+                                               else "")
         if ran_boundary and self.loading is not None:
             self.loading.arm()
         t_end = time.perf_counter()
@@ -229,6 +148,42 @@ class BundleExecutor:
             timings["settle_timeout"] = 1.0
         return ExecResult(tuple(outcomes), dropped=len(actions) - len(outcomes),
                           device_calls=calls, timings=timings)
+
+    def _plan_all(self, actions: list[Action], obs: Observation | None
+                  ) -> tuple[list[Planned], _Failed | None]:
+        """Plan ``actions`` on ``obs`` up to the first that ends the segment (told which
+        element a tap lands on) or the first that cannot be planned."""
+        plans: list[Planned] = []
+        for i, action in enumerate(actions):
+            try:
+                if obs is None and needs_screen(action):
+                    obs = self.device.observe()
+                plans.append(self._plan(i, action, obs))
+            except (AnchorNotFound, ActionRejected, ValueError) as exc:
+                return plans, _Failed(i, str(exc), exc)
+            if ends_bundle(action, plans[-1].element):
+                break
+        return plans, None
+
+    def _look(self, actions: list[Action], review: Reviewer
+              ) -> tuple[Observation, list[Planned], _Failed | None] | None:
+        """The segment planned on a screen the model has not seen, once that screen shows
+        the segment's anchors (:func:`~omg_agent.drivers.unseen.await_anchors`); ``None``
+        (told to ``review``) when the segment may not run there."""
+        why = blind_reason(extent(actions))  # before looking: ids, points, blind keys
+        if why:
+            review.stopped(why, None)
+            return None
+        obs, (plans, failure) = await_anchors(
+            self.device.observe, lambda screen: self._plan_all(actions, screen),
+            lambda planned: _missing(actions, planned[1]), clock=self.clock, sleep=self.sleep)
+        why = blind_reason(extent(actions, len(plans) + (failure is not None)))
+        if not why and (missing := _missing(actions, failure)):
+            why = "not on the new screen: " + ", ".join(missing)
+        if why:
+            review.stopped(why, obs)
+            return None
+        return obs, plans, failure
 
     def _reach(self, action: Action, obs: Observation) -> Observation:
         """Scroll back to the item a touch's anchor names when the screen does not show it
@@ -241,7 +196,7 @@ class BundleExecutor:
             return obs
         return self.scanner.reach(target, obs, 0)
 
-    def _before_boundary(self, plans: list[_Plan]) -> None:
+    def _before_boundary(self, plans: list[Planned]) -> None:
         """Tell a driver that looks ahead (``before_boundary``: the ADB driver starts the
         next observation's dump, :mod:`.nextlook`) that this bundle ends in an action it
         will settle after — not when a ``wait``, a ``scan`` or a launch by label comes first
@@ -254,8 +209,8 @@ class BundleExecutor:
             hook()
 
     # -- planning ------------------------------------------------------------------------
-    def _plan(self, i: int, action: Action, obs: Observation | None) -> _Plan:
-        plan = _Plan(i, action)
+    def _plan(self, i: int, action: Action, obs: Observation | None) -> Planned:
+        plan = Planned(i, action)
         match action:
             case Tap() | DoubleTap() | LongPress():
                 self._resolve(plan, action.target, obs, action.type)
@@ -300,7 +255,7 @@ class BundleExecutor:
                 plan.detail = "skipped: not a device action (the operator handles it)"
         return plan
 
-    def _resolve(self, plan: _Plan, target: Any, obs: Observation | None, verb: str) -> Point:
+    def _resolve(self, plan: Planned, target: Any, obs: Observation | None, verb: str) -> Point:
         resolved = self.device.anchorer.resolve(target, obs)
         p = Point(*resolved.point)
         el = resolved.element
@@ -317,8 +272,8 @@ class BundleExecutor:
             app, packages=self.port.packages())
 
     # -- running -------------------------------------------------------------------------
-    def _run(self, plans: list[_Plan], outcomes: list[ActionOutcome]) -> None:
-        queued: list[_Plan] = []
+    def _run(self, plans: list[Planned], outcomes: list[ActionOutcome]) -> None:
+        queued: list[Planned] = []
         for plan in plans:
             if _on_device(plan):
                 self.port.begin(plan.index)
@@ -333,10 +288,13 @@ class BundleExecutor:
             self._flush(queued, outcomes)
             queued = []
             if isinstance(plan.action, Wait):
-                time.sleep(plan.action.seconds)
+                self.sleep(plan.action.seconds)
             if plan.label_launch:
                 assert isinstance(plan.action, Launch)
-                plan.detail = self._launch_by_label(plan)
+                try:
+                    plan.detail = launch_by_label(self.device, self.port, plan, self.learned)
+                except LaunchFailed as exc:
+                    raise _Failed(plan.index, str(exc)) from None
             if isinstance(plan.action, Scan):
                 try:
                     # on a fresh look: what ran before it in the bundle may have changed the screen
@@ -346,7 +304,7 @@ class BundleExecutor:
             outcomes.append(_outcome(plan))
         self._flush(queued, outcomes)
 
-    def _apply(self, plan: _Plan) -> None:
+    def _apply(self, plan: Planned) -> None:
         port, action, p = self.port, plan.action, plan.point
         match action:
             case Tap():
@@ -375,7 +333,7 @@ class BundleExecutor:
             case Launch():
                 port.start(plan.package)
 
-    def _flush(self, queued: list[_Plan], outcomes: list[ActionOutcome]) -> None:
+    def _flush(self, queued: list[Planned], outcomes: list[ActionOutcome]) -> None:
         if not queued:
             return
         by_index = {plan.index: plan for plan in queued}
@@ -385,38 +343,6 @@ class BundleExecutor:
             outcomes.extend(_outcome(by_index[i]) for i in exc.done)
             raise _Failed(exc.index, exc.detail) from None
         outcomes.extend(_outcome(by_index[i]) for i in done)
-
-    def _launch_by_label(self, plan: _Plan) -> str:
-        """Go home, find the icon labelled like the app, tap it, remember its package."""
-        assert isinstance(plan.action, Launch)
-        app, d, port = plan.action.app, self.device, self.port
-        port.begin(plan.index)
-        port.key(cmds.KEY_HOME)
-        self._run_now(plan.index, "could not press home to find the app's icon")
-        d.wait_settled()
-        obs = d.observe()
-        found = (match_anchor(AnchorTarget(text=app.strip()), obs.elements,
-                              obs.screen.safe_zone) if app.strip() else None)
-        icon = found.host if found is not None else None  # the clickable icon
-        if icon is None:
-            labels = sorted({e.label for e in obs.elements if e.clickable and e.label})
-            raise _Failed(plan.index, f"no app called {app!r}: not a package, not an alias, "
-                                      f"not on the home screen ({', '.join(labels[:20])})")
-        plan.point, plan.source = icon.center, "tree"
-        port.begin(plan.index)
-        port.tap(icon.center)
-        self._run_now(plan.index, f"tapping the {app!r} icon failed")
-        d.wait_settled(previous=obs.screen_hash)
-        package, _ = d.current_app()
-        if package and package != obs.package:
-            self.learned[app] = package
-        return f"tapped {app!r} on the home screen -> {package or 'unknown'}"
-
-    def _run_now(self, index: int, why: str) -> None:
-        try:
-            self.port.batch()
-        except (PortFailed, ActionRejected):
-            raise _Failed(index, why) from None
 
 
 def needs_screen(action: Action) -> bool:
@@ -443,6 +369,10 @@ def _travel(geometry: ScreenGeometry, action: Swipe, start: Point, end: Point) -
             "cut at the screen edge)")
 
 
+def _missing(actions: list[Action], failure: _Failed | None) -> list[str]:
+    return [] if failure is None else missing_anchors(actions[failure.index], failure.error)
+
+
 def _keycode(action: Key | Back | Home) -> int:
     if isinstance(action, Key):
         return action.keycode
@@ -454,12 +384,12 @@ def _at(p: Point | None) -> Point:
     return p
 
 
-def _on_device(plan: _Plan) -> bool:
+def _on_device(plan: Planned) -> bool:
     return not (isinstance(plan.action, Wait | MemSave | AskUser | Done | Scan)
                 or plan.label_launch)
 
 
-def _outcome(plan: _Plan) -> ActionOutcome:
+def _outcome(plan: Planned) -> ActionOutcome:
     point = (plan.point.x, plan.point.y) if plan.point is not None else None
     return ActionOutcome(plan.index, plan.action, True, plan.detail or plan.action.type,
                          point, plan.source, plan.element)

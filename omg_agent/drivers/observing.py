@@ -29,6 +29,7 @@ from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.loading import LoadingWait
 from omg_agent.drivers.nextlook import UNCHANGED, DumpAhead
 from omg_agent.drivers.perception_kit import DevicePerception
+from omg_agent.drivers.ports import Reviewer
 from omg_agent.perception.uitree import parse_elements
 
 T = TypeVar("T")
@@ -165,8 +166,9 @@ class ObservingDriver:
 
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        return self._executor.run(list(actions), observation)
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
+        return self._executor.run(list(actions), observation, review)
 
     def launch(self, app: str) -> None:
         launch_via_execute(self, app, self.serial)  # type: ignore[arg-type]

@@ -1,7 +1,7 @@
 """The ``scan`` action on a device: scroll a list from its top to its end, no model call.
 
 :class:`ListScanner` is the executor's (:mod:`.executor`) for one driver. It swipes through
-the driver's :class:`~omg_agent.drivers.executor.ActionPort` and looks with the driver's
+the driver's :class:`~omg_agent.drivers.ports.ActionPort` and looks with the driver's
 ``observe`` — so the adb, u2 and desktop drivers scan the same way — and merges what each
 page shows with :mod:`omg_agent.perception.listpages` (items by identity, not position).
 
@@ -32,7 +32,7 @@ from omg_agent.perception.listpages import ListItem, ListMerge, ListPage, anchor
 from omg_agent.perception.textmatch import EXACT_TIERS, TextQuery
 
 if TYPE_CHECKING:
-    from omg_agent.drivers.executor import ActionPort, Device
+    from omg_agent.drivers.ports import ActionPort, Device
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ class ListScanner:
         near = box.top + round(box.height * (1 - SWIPE_SHARE) / 2)
         far = box.bottom - round(box.height * (1 - SWIPE_SHARE) / 2)
         start, end = (far, near) if way == "down" else (near, far)
-        from omg_agent.drivers.executor import PortFailed
+        from omg_agent.drivers.ports import PortFailed
 
         self.port.begin(index)
         self.port.swipe(Point(x, start), Point(x, end), SWIPE_MS)

@@ -31,6 +31,7 @@ from omg_agent.core.actions import Action, Tap, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.secrets import SecretVault
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
+from omg_agent.drivers.ports import Reviewer
 from omg_agent.drivers.wrapper import DriverWrapper
 from omg_agent.errors import ActionRejected
 
@@ -43,10 +44,11 @@ class SecretTyping(DriverWrapper):
         self.vault = vault
 
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
         given = list(actions)
         revealed = [self._reveal(a) for a in given]
-        result = self.inner.execute(revealed, observation)
+        result = self.inner.execute(revealed, observation, review=review)
         self._learn(result.outcomes, observation)
         # hand back the actions as given: the outcome's index is its place in the bundle
         outcomes = tuple(replace(o, action=given[o.index], detail=self.vault.mask(o.detail))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from omg_agent.core.geometry import Point
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers import commands as cmds
-from omg_agent.drivers.executor import ImmediatePort
+from omg_agent.drivers.ports import ImmediatePort
 from omg_agent.errors import ActionRejected
 
 if TYPE_CHECKING:

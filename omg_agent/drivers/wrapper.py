@@ -23,6 +23,7 @@ from omg_agent.drivers.base import DeviceInfo, Driver, ExecResult
 
 if TYPE_CHECKING:  # the shell itself is not needed to wrap a driver
     from omg_agent.drivers.adbio import ShellResult
+    from omg_agent.drivers.ports import Reviewer
 
 
 class Shell(Protocol):
@@ -47,8 +48,9 @@ class DriverWrapper:
         return self.inner.observe(ocr=ocr)
 
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        return self.inner.execute(actions, observation)
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
+        return self.inner.execute(actions, observation, review=review)
 
     def launch(self, app: str) -> None:
         self.inner.launch(app)

@@ -1,17 +1,20 @@
 """The sensitive-action gate at execution time (DESIGN.md §5).
 
-Before a segment of a bundle is sent to the device, :meth:`GateKeeper.review` resolves each
-action's target on the screen the segment acts on — the way the executor will, with the
-same anchorer rules (and a wider snap, so a point near a Pay button counts as Pay) — and
-asks :class:`~omg_agent.guards.sensitive.Gate`. The model's words are never read — not even
-for what a payment costs or what a send sends: the gate reads those on the screen acted on
-(the Pay button's label, the total row, the message box as this segment's typing leaves it;
-an anchor's own words count as an amount only where OCR read them on that screen). An action
-that needs a human's yes goes to the confirmation channel (the terminal, a script, the
-mirror later); a yes there lets the segment go on with that very action. With no human
-reachable the run stops resumable (``needs_confirmation``) and a later ``--answer yes``
-carries out exactly that action (:mod:`omg_agent.brain.held`: found again on the screen,
-approved here once).
+Before a segment of a bundle is sent to the device, :meth:`GateKeeper.review` asks
+:class:`~omg_agent.guards.sensitive.Gate` about each action on the screen the segment acts
+on, judging the element the executor resolved for it (the executor shows its plan to the
+operator's review: :mod:`omg_agent.brain.segment_review`). Where the executor resolved no
+element — a point beside every button, an anchor only OCR found — or a caller has no plan
+(a held action found again, a flow's replay), the target is resolved here with the same
+anchorer rules and a wider snap, so a point near a Pay button counts as Pay. The model's
+words are never read — not even for what a payment costs or what a send sends: the gate
+reads those on the screen acted on (the Pay button's label, the total row, the message box
+as this segment's typing leaves it; an anchor's own words count as an amount only where OCR
+read them on that screen). An action that needs a human's yes goes to the confirmation
+channel (the terminal, a script, the mirror later); a yes there lets the segment go on with
+that very action. With no human reachable the run stops resumable (``needs_confirmation``)
+and a later ``--answer yes`` carries out exactly that action (:mod:`omg_agent.brain.held`:
+found again on the screen, approved here once).
 """
 
 from __future__ import annotations
@@ -68,12 +71,15 @@ class GateKeeper:
     refused: dict[str, int] = field(default_factory=dict)
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
 
-    def review(self, actions: Sequence[Action], obs: Observation) -> GateStop | None:
+    def review(self, actions: Sequence[Action], obs: Observation, *,
+               elements: Sequence[UIElement | None] = ()) -> GateStop | None:
         """The first of ``actions`` (all acting on ``obs``) that may not run, or ``None``
-        when every one is harmless, pre-authorised or confirmed by a human now."""
+        when every one is harmless, pre-authorised or confirmed by a human now;
+        ``elements`` are what the executor resolved each action's target to, when it did."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         for index, action in enumerate(actions):
-            element, decision = self._decide(action, obs, anchorer)
+            resolved = elements[index] if index < len(elements) else None
+            element, decision = self._decide(action, obs, anchorer, resolved)
             seen = obs
             # the screen as the next action of the segment will find it: what this one types
             # is in its field (a recipient typed before Send counts as the recipient)
@@ -107,11 +113,14 @@ class GateKeeper:
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         return self._decide(action, obs, anchorer)[1].sensitivity
 
-    def _decide(self, action: Action, obs: Observation,
-                anchorer: Anchorer) -> tuple[UIElement | None, Decision]:
-        """The element ``action`` lands on (as the executor resolves it) and the gate's
-        decision on it; a touch the tree cannot place is judged by the text it would hit."""
-        element = _element(action, obs, anchorer)
+    def _decide(self, action: Action, obs: Observation, anchorer: Anchorer,
+                resolved: UIElement | None = None) -> tuple[UIElement | None, Decision]:
+        """The element ``action`` lands on (``resolved`` by the executor, else resolved at
+        the gate's tolerance) and the gate's decision on it; a touch the tree cannot place
+        is judged by the text it would hit."""
+        if resolved is None or not hasattr(action, "target"):  # a swipe is judged untargeted
+            resolved = _element(action, obs, anchorer)
+        element = resolved
         return element, self.gate.check(action, element, obs, ocr_text=None if element
                                         else _pixel_text(action, obs))
 

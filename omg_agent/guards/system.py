@@ -53,6 +53,7 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import Driver, ExecResult
+from omg_agent.drivers.ports import Reviewer
 from omg_agent.drivers.wrapper import DriverWrapper
 from omg_agent.errors import DeviceError, InputUnconfirmed
 from omg_agent.guards.answers import is_yes
@@ -293,9 +294,16 @@ class _Watched(DriverWrapper):
         self.guard = guard
 
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        self.guard.ran(actions)
-        return self.inner.execute(actions, observation)
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
+        try:
+            result = self.inner.execute(actions, observation, review=review)
+        except BaseException:
+            self.guard.ran(actions)  # what ran of them is unknown: maybe all
+            raise
+        # what the executor tried: a bundle's later segments are handed over too
+        self.guard.ran([o.action for o in result.outcomes])
+        return result
 
     def launch(self, app: str) -> None:
         self.guard.navigated = True

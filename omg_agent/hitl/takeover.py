@@ -57,11 +57,12 @@ class HeldDriver(DriverWrapper):
         self._seen = self._takeover.wait_released()
         return self.inner.observe(ocr=ocr)
 
-    def execute(self, actions: Sequence[Any], observation: Any = None) -> ExecResult:
+    def execute(self, actions: Sequence[Any], observation: Any = None, *,
+                review: Any = None) -> ExecResult:
         if self._takeover.wait_released() != self._seen:
             return ExecResult(tuple(ActionOutcome(i, a, False, detail=TOOK_OVER)
                                     for i, a in enumerate(actions)))
-        return self.inner.execute(actions, observation)
+        return self.inner.execute(actions, observation, review=review)
 
     def launch(self, app: str) -> None:
         self._takeover.wait_released()

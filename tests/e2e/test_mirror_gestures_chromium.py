@@ -29,11 +29,12 @@ class SpyDriver:
         self.changed = changed
         self.actions: list[Any] = []
 
-    def execute(self, actions: Sequence[Any], observation: Any = None) -> Any:
+    def execute(self, actions: Sequence[Any], observation: Any = None, *,
+                review: Any = None) -> Any:
         with self.changed:
             self.actions.extend(actions)
             self.changed.notify_all()
-        return self.driver.execute(actions, observation)
+        return self.driver.execute(actions, observation, review=review)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.driver, name)

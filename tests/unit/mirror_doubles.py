@@ -43,7 +43,7 @@ class PhoneDouble:
         return Observation(screenshot=image, elements=(user, password),
                            package="com.omg.login", activity=".Login", screen_hash="login")
 
-    def execute(self, actions, observation=None) -> ExecResult:
+    def execute(self, actions, observation=None, *, review=None) -> ExecResult:
         self.executed.extend(actions)
         return ExecResult(tuple(ActionOutcome(i, a, True) for i, a in enumerate(actions)))
 

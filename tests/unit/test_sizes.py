@@ -17,10 +17,6 @@ EXEMPT_DIRS = ("omg_agent/vphone/apps/",)  # screens: data-like layouts, one per
 
 # ``path`` (a module) or ``path:Qualified.name`` (a function) -> why it may stay over.
 ALLOWED: dict[str, str] = {
-    "omg_agent/brain/operator.py": "being split by segment (issue 26)",
-    "omg_agent/brain/operator.py:Operator._run_segments": "being split by segment (issue 26)",
-    "omg_agent/brain/operator_turn.py:think": "being split by segment (issue 26)",
-    "omg_agent/drivers/executor.py": "being split by segment (issue 26)",
 }
 
 

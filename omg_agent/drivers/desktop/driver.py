@@ -40,6 +40,7 @@ from omg_agent.drivers.desktop.port import DesktopPort, LongPressMode
 from omg_agent.drivers.desktop.screenread import ScreenReader
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
+from omg_agent.drivers.ports import Reviewer
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +165,8 @@ class DesktopDriver:
 
     # -- acting --------------------------------------------------------------------------
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
         actions = list(actions)
         for i, action in enumerate(actions):
             if isinstance(action, Launch) and not self._launchable(action.app):
@@ -172,7 +174,7 @@ class DesktopDriver:
                 return ExecResult((outcome,), dropped=len(actions) - 1)
         self.port.scrolls = {i for i, a in enumerate(actions)
                              if isinstance(a, Swipe) and a.direction is not None}
-        return self._executor.run(actions, observation)
+        return self._executor.run(actions, observation, review)
 
     def hotkey(self, combo: str) -> None:
         """Press a hotkey written like ``ctrl+l`` or ``cmd+space``."""

@@ -1,6 +1,6 @@
 """The desktop port of the bundle executor: the executor's verbs as mouse, wheel and keys.
 
-:class:`DesktopPort` is the :class:`~omg_agent.drivers.executor.ActionPort` of the desktop
+:class:`DesktopPort` is the :class:`~omg_agent.drivers.ports.ActionPort` of the desktop
 driver; the executor plans in screenshot pixels and this port hands the backend input
 *points* (:class:`~.backend.DisplayScale`, the one conversion). The mapping:
 
@@ -37,7 +37,7 @@ from omg_agent.core.geometry import Point
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers.desktop.backend import ElementActions
 from omg_agent.drivers.desktop.keys import desktop_key
-from omg_agent.drivers.executor import ImmediatePort
+from omg_agent.drivers.ports import ImmediatePort
 from omg_agent.errors import ActionRejected
 
 if TYPE_CHECKING:

@@ -25,6 +25,7 @@ from omg_agent.core.actions import Action
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import DeviceInfo, Driver, ExecResult
+from omg_agent.drivers.ports import Reviewer
 from omg_agent.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -97,8 +98,9 @@ class DeviceRouter:
         return self.current.observe(ocr=ocr)
 
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        return self.current.execute(actions, observation)
+                observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
+        return self.current.execute(actions, observation, review=review)
 
     def launch(self, app: str) -> None:
         self.current.launch(app)

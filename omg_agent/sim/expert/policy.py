@@ -19,9 +19,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from omg_agent.brain.segments import blind_reason, targets
 from omg_agent.core.actions import AnchorTarget, AskUser, Done, is_boundary, parse_action
 from omg_agent.core.geometry import pixel_to_norm
+from omg_agent.drivers.unseen import blind_reason, targets
 from omg_agent.sim.expert.screen import Screen, request_text
 from omg_agent.sim.expert.tasks import MoveContext, Task
 from omg_agent.sim.model_double import contract_name

@@ -3,8 +3,9 @@ client on ``httpx.MockTransport`` answering from a policy (no socket, no monkeyp
 
 A :class:`FakeWorld` is a set of named screens (element lists) and a ``move`` function
 ``(screen, action, element) -> next screen name`` — the app's behaviour. The driver runs
-bundles the way the real ones do: actions in order, stopping after the first semantic
-boundary, one "device call" per bundle. Screen hashes are the screen names.
+bundles through the real executor (segments, targets, the gate's review, waits on a fake
+clock) over a :class:`FakePort`: a touch lands on what is under its point, one "device
+call" per batch. Screen hashes are the screen names.
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.brain.resume import RunCheckpoint
 from omg_agent.config import Settings
-from omg_agent.core.actions import Action, ends_bundle
-from omg_agent.core.geometry import Bounds
+from omg_agent.core.actions import Action, Wait
+from omg_agent.core.geometry import Bounds, Point, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.drivers.base import ActionOutcome, DeviceInfo, ExecResult
-from omg_agent.errors import AnchorNotFound
+from omg_agent.drivers.base import DeviceInfo, ExecResult
+from omg_agent.drivers.executor import BundleExecutor
+from omg_agent.drivers.ports import ImmediatePort, Planned, Reviewer
 from omg_agent.guards.confirmation import ConfirmationChannel
-from omg_agent.perception.reading import element_for
+from omg_agent.perception.anchor import Anchorer
 
 W, H = 1000, 2000
 _IMAGE = Image.new("RGB", (W, H), "white")
@@ -78,37 +80,146 @@ class FakeWorld:
                            screen_hash=self.current)
 
 
+class FakeClock:
+    """Time that passes only when something sleeps (the executor's waits)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class FakePort(ImmediatePort):
+    """The executor's port over a :class:`FakeWorld`: a touch lands on the element the
+    executor planned it on (the fake screens stack elements on one row, where a point could
+    not tell them apart), else on what is under its point; each action moves the world
+    once."""
+
+    def __init__(self, world: FakeWorld) -> None:
+        super().__init__()
+        self.world = world
+        self.actions: Sequence[Action] = ()  # the bundle being run (the verbs name points)
+        self.round_trips = 0
+        self.planned: dict[int, UIElement | None] = {}  # index -> the element planned on
+        self._pending: tuple[int, UIElement | None] | None = None
+
+    @property
+    def calls(self) -> int:
+        return self.round_trips
+
+    def begin(self, index: int) -> None:
+        self._move()
+        super().begin(index)
+        self._pending = (index, None)
+
+    def _touch(self, p: Point) -> None:
+        assert self._pending is not None
+        index = self._pending[0]
+        element = self.planned.get(index) or self.world.observation().element_at(p)
+        self._pending = (index, element)
+
+    def tap(self, p: Point) -> None:
+        self._touch(p)
+
+    def double_tap(self, p: Point) -> None:
+        self._touch(p)
+
+    def long_press(self, p: Point, duration_ms: int) -> None:
+        self._touch(p)
+
+    def swipe(self, start: Point, end: Point, duration_ms: int) -> None:
+        pass
+
+    def key(self, code: int) -> None:
+        pass
+
+    def type(self, text: str, *, clear: bool, field: UIElement | None,
+             after_tap: bool) -> str:
+        assert self._pending is not None
+        self._pending = (self._pending[0], field or self._pending[1])
+        return f"typed {len(text)} characters"
+
+    def start(self, package: str) -> None:
+        pass
+
+    def batch(self) -> list[int]:
+        self._move()
+        self.round_trips += 1
+        return super().batch()
+
+    def discard(self) -> None:
+        super().discard()
+        self._pending = None
+
+    def packages(self) -> list[str]:
+        return sorted({s[0] for s in self.world.screens.values() if not callable(s)})
+
+    def _move(self) -> None:
+        if self._pending is None:
+            return
+        index, element = self._pending
+        self._pending = None
+        action, world = self.actions[index], self.world
+        world.log.append((world.current, action.type))
+        world.current = world.move(world.current, action, element)
+
+
+class _Seen:
+    """The caller's reviewer, telling the port which element each action was planned on."""
+
+    def __init__(self, port: FakePort, inner: Reviewer | None) -> None:
+        self.port, self.inner = port, inner
+        self.unseen = inner is not None and inner.unseen
+
+    def review(self, planned: Sequence[Planned], screen: Observation | None) -> int | None:
+        self.port.planned = {p.index: p.element for p in planned}
+        return self.inner.review(planned, screen) if self.inner is not None else None
+
+    def stopped(self, why: str, screen: Observation | None) -> None:
+        assert self.inner is not None
+        self.inner.stopped(why, screen)
+
+
 class FakeDriver:
-    """The Driver protocol over a :class:`FakeWorld`."""
+    """The Driver protocol over a :class:`FakeWorld`: bundles run through the real
+    :class:`~omg_agent.drivers.executor.BundleExecutor` over a :class:`FakePort`."""
+
+    serial = "fake"
 
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
         self.observations = 0
+        self.last_observation: Observation | None = None
+        self.geometry = ScreenGeometry(W, H)
+        self.anchorer = Anchorer(self.geometry, density=420)
+        self.clock = FakeClock()
+        self.port = FakePort(world)
+        self.executor = BundleExecutor(self, self.port, clock=self.clock,
+                                       sleep=self.clock.sleep)
 
     def info(self) -> DeviceInfo:
         return DeviceInfo("fake", W, H, 420)
 
     def observe(self, *, ocr: bool = False) -> Observation:
         self.observations += 1
-        return self.world.observation()
+        self.last_observation = self.world.observation()
+        return self.last_observation
 
-    def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
-        outcomes: list[ActionOutcome] = []
-        for index, action in enumerate(actions):
-            obs = self.world.observation()
-            target = getattr(action, "target", None)
-            element = element_for(target, obs) if target is not None else None
-            if target is not None and element is None:
-                error = AnchorNotFound(str(target), "the fake screen")
-                outcomes.append(ActionOutcome(index, action, False, str(error), error=error))
-                break
-            self.world.log.append((self.world.current, action.type))
-            self.world.current = self.world.move(self.world.current, action, element)
-            outcomes.append(ActionOutcome(index, action, True, action.type, element=element))
-            if ends_bundle(action, element):
-                break
-        return ExecResult(tuple(outcomes), len(actions) - len(outcomes), 1)
+    def execute(self, actions: Sequence[Action], observation: Observation | None = None, *,
+                review: Reviewer | None = None) -> ExecResult:
+        self.port.actions, self.port.planned = list(actions), {}
+        result = self.executor.run(list(actions), observation, _Seen(self.port, review))
+        # a wait passes on the host, not through the port: the world's log still shows it
+        self.world.log += [(self.world.current, o.action.type) for o in result.outcomes
+                           if o.ok and isinstance(o.action, Wait)]
+        return result
+
+    def wait_settled(self, timeout: float | None = None, *, previous: str = "") -> bool:
+        return True
 
     def launch(self, app: str) -> None:
         raise NotImplementedError

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from PIL import Image
 
@@ -22,6 +20,7 @@ from omg_agent.core.observation import Observation, OcrBox, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.errors import TurnFailed
 from omg_agent.perception.reading import read_from_screen
+from tests.unit.brain.fakes import FakeClock
 
 PRICE = UIElement(2, "android.widget.TextView", "text", Bounds(0, 400, 1000, 500),
                   text="¥8,249.00", resource_id="com.omg.shop:id/price")
@@ -92,16 +91,22 @@ def test_the_planners_wait_is_not_the_steps_time() -> None:
     from types import SimpleNamespace
 
     from omg_agent.brain.planning import planner_call
+    from omg_agent.brain.run_state import Attempt
 
+    clock = FakeClock()
     state = RunState("t", StepBudget(5))
+    state.attempt = Attempt(started=clock())
     replies = SimpleNamespace(replies=0)
     planner = SimpleNamespace(llm=SimpleNamespace(totals=replies))
 
     def slow_plan() -> str:
-        time.sleep(0.2)  # the model thinking (a real wait, not a condition to await)
+        clock.sleep(90)  # the model thinking for a minute and a half
         replies.replies += 1
         return "plan"
 
-    assert planner_call(SimpleNamespace(state=state), planner, slow_plan) == "plan"
+    assert planner_call(SimpleNamespace(state=state), planner, slow_plan,
+                        clock=clock) == "plan"
     assert state.planner_calls == 1
-    assert state.attempt.model_s >= 0.2 and state.attempt.elapsed() < 0.2
+    assert state.attempt.model_s == 90 and state.attempt.elapsed(clock()) == 0
+    clock.sleep(5)  # the phone's and the agent's own time counts
+    assert state.attempt.elapsed(clock()) == 5

@@ -60,3 +60,28 @@ def test_wrappers_pass_what_they_do_not_change_to_the_inner_driver() -> None:
     assert wrapped.current_app() == ("com.omg.notes", ".Main")
     wrapped.close()
     assert driver.closed
+
+
+def test_every_driver_that_hands_a_bundle_on_hands_on_the_gates_review_too() -> None:
+    """The gate judges a segment inside the executor (``review=``): a wrapper that calls the
+    driver under it without passing ``review`` on would run a Pay tap unreviewed."""
+    import ast
+    from pathlib import Path
+
+    import omg_agent
+
+    package = Path(omg_agent.__file__).parent
+    dropped: list[str] = []
+    wrappers = 0
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.FunctionDef) and node.name == "execute"):
+                continue
+            for call in ast.walk(node):
+                if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                        and call.func.attr == "execute"):
+                    wrappers += 1
+                    if not any(k.arg == "review" for k in call.keywords):
+                        dropped.append(f"{path.relative_to(package)}:{call.lineno}")
+    assert wrappers >= 5  # DriverWrapper, SecretTyping, _Watched, HeldDriver, DeviceRouter
+    assert not dropped, f"execute() calls that drop the gate's review: {dropped}"

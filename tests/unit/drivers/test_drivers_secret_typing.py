@@ -4,6 +4,7 @@ only placeholders, and what goes into a password field where it is typed becomes
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -38,7 +39,7 @@ class ScriptedDriver:
         return DeviceInfo("fake-1", 100, 100, 160)
 
     def execute(self, actions: Sequence[Action],
-                observation: Observation | None = None) -> ExecResult:
+                observation: Observation | None = None, *, review: Any = None) -> ExecResult:
         self.ran += actions
         outcomes = []
         for i, action in enumerate(actions):

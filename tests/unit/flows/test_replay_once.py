@@ -95,7 +95,7 @@ def test_without_an_authorisation_the_replay_waits_for_a_yes_and_pays_nothing() 
 class DropsOnPay(FakeDriver):
     """The phone drops off adb while the Pay tap is in flight: it may have paid."""
 
-    def execute(self, actions: Any, observation: Any = None) -> Any:
+    def execute(self, actions: Any, observation: Any = None, *, review: Any = None) -> Any:
         if any(getattr(getattr(a, "target", None), "id", None) == 2 for a in actions):
             super().execute(actions, observation)
             raise DeviceOffline("gone", serial="fake")
@@ -119,7 +119,7 @@ def test_without_a_gate_the_replay_still_knows_it_paid() -> None:
 class RefusesPay(FakeDriver):
     """The executor refuses the tap before sending it (an unsafe point, say)."""
 
-    def execute(self, actions: Any, observation: Any = None) -> Any:
+    def execute(self, actions: Any, observation: Any = None, *, review: Any = None) -> Any:
         action = actions[0]
         if getattr(getattr(action, "target", None), "id", None) == 2:
             error = ActionRejected("unsafe point", serial="fake")

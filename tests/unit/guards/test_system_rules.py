@@ -12,6 +12,7 @@ import pytest
 
 from omg_agent.core.actions import AnchorTarget, Back, Home, Key, Launch, Swipe, Tap, TypeText
 from omg_agent.core.observation import Observation
+from omg_agent.drivers.base import ActionOutcome, ExecResult
 from omg_agent.errors import DeviceError, DeviceOffline, InputUnconfirmed
 from omg_agent.guards.system import SystemGuard, situation_of
 from omg_agent.perception.uitree import parse_elements
@@ -26,8 +27,9 @@ class PhoneDriver:
     def __init__(self, phone: VirtualPhone) -> None:
         self.phone = phone
 
-    def execute(self, actions, observation=None):
+    def execute(self, actions, observation=None, *, review=None):
         apply(self.phone, actions)
+        return ExecResult(tuple(ActionOutcome(i, a, True) for i, a in enumerate(actions)))
 
     def launch(self, app: str) -> None:
         self.phone.start_activity(app)
@@ -252,7 +254,7 @@ class DroppingDriver:
         self.error = error
         self.sent = 0
 
-    def execute(self, actions, observation=None):
+    def execute(self, actions, observation=None, *, review=None):
         self.sent += 1
         raise self.error
 

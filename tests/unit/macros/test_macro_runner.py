@@ -104,7 +104,7 @@ class ExecuteOnly:
     def observe(self, *, ocr: bool = False):
         return self.phone.observe()
 
-    def execute(self, actions, observation=None):
+    def execute(self, actions, observation=None, *, review=None):
         from omg_agent.core.actions import Swipe
         from omg_agent.drivers.base import ActionOutcome, ExecResult
 
