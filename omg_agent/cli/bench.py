@@ -235,6 +235,9 @@ def suite(
                                   "success, calls by role, tokens, wall time per variant."),
     list_only: bool = typer.Option(False, "--list", help="Print the task ids (narrowed by "
                                    "--tasks) with their tags and goals; run nothing."),
+    ray: str | None = typer.Option(None, "--ray", help="Run on the vphone slots of the Ray "
+                                   "cluster at this address ('auto': the one this machine "
+                                   "joined) instead of --parallel local workers."),
 ) -> None:
     """Run the task suite, each task on its own fresh vphone, and write a scorecard: a table
     (one column per variant), scorecard.json and scorecard.html with plots and links to
@@ -252,6 +255,8 @@ def suite(
       omg-agent bench suite --model http://localhost:8000/v1 --parallel 1 --json
 
       omg-agent bench suite --list --tasks zh
+
+      omg-agent bench suite --model sim --ray auto
     """
     from omg_agent.bench.scorecard import markdown_table, per_task_table, write_scorecard
     from omg_agent.bench.suite_run import (
@@ -282,7 +287,13 @@ def suite(
                       f"on {parallel} workers → {folder}", highlight=False)
     with _bar() as bar:
         bar.phase("suite", len(plan.tasks) * repeat * len(plan.variants))
-        run = run_suite(plan, folder, parallel, on_run=_suite_line(bar))
+        if ray is None:
+            run = run_suite(plan, folder, parallel, on_run=_suite_line(bar))
+        else:
+            from omg_agent.cli.fleet import suite_on_ray
+
+            command += " " + shlex.join(["--ray", ray])
+            run = suite_on_ray(plan, folder, ray, _suite_line(bar))
     card = scorecard_of(run, command)
     json_path, html_path = write_scorecard(card, folder)
     if as_json:
