@@ -1,0 +1,57 @@
+"""``omg-agent fleet run`` without Ray: the local pool runs a TASKS.yaml's suite tasks on
+vphone slots and writes fleet.json; a bad task file is one line and exit 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+OMG = [sys.executable, "-m", "omg_agent.cli"]
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("OMG_", "OPENAI_"))}
+
+
+def _fleet(tmp_path: Path, text: str, *args: str) -> subprocess.CompletedProcess[str]:
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(text, encoding="utf-8")
+    return subprocess.run([*OMG, "fleet", "run", str(tasks), *args], capture_output=True,
+                          text=True, timeout=240, env=_env(), cwd=tmp_path,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_the_local_pool_runs_suite_tasks_on_vphone_slots_and_gathers_results(
+        tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = _fleet(tmp_path, "model: sim\ntasks:\n  - suite: feed.comment\n"
+                  "  - suite: settings.missing_option.zh\n  - suite: notes.delete_missing\n",
+                  "--vphones", "2", "--json", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    records = json.loads(proc.stdout)
+    assert [r["task_id"] for r in records] == ["feed.comment", "settings.missing_option.zh",
+                                               "notes.delete_missing"]
+    assert all(r["success"] and r["device"] in ("vphone-1", "vphone-2") for r in records)
+    assert {r["device"] for r in records} == {"vphone-1", "vphone-2"}
+    for r in records:
+        assert (out / r["trace_dir"] / "trace.jsonl").is_file()
+    saved = json.loads((out / "fleet.json").read_text(encoding="utf-8"))
+    assert saved["backend"] == "local" and len(saved["records"]) == 3
+
+
+def test_a_bad_task_file_is_one_line_naming_what_is_accepted(tmp_path: Path) -> None:
+    proc = _fleet(tmp_path, "tasks:\n  - suite: feed.comment\n    colour: red\n",
+                  "--vphones", "1")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "tasks.0.colour" in lines[0] and "accepted:" in lines[0]
+
+
+def test_a_goal_on_the_double_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    proc = _fleet(tmp_path, "model: sim\ntasks:\n  - id: w\n    goal: Turn off Wi-Fi\n",
+                  "--vphones", "1")
+    assert proc.returncode == 1
+    assert "a goal needs a model" in proc.stderr
