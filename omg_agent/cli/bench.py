@@ -284,7 +284,8 @@ def suite(
     command = _suite_command(model, noise, tasks, repeat, parallel, config, seed, max_steps,
                              out)
     err_console.print(f"{len(plan.tasks)} tasks × {repeat} × {len(plan.variants)} variants "
-                      f"on {parallel} workers → {folder}", highlight=False)
+                      f"on {f'Ray at {ray}' if ray else f'{parallel} workers'} → {folder}",
+                      highlight=False)
     with _bar() as bar:
         bar.phase("suite", len(plan.tasks) * repeat * len(plan.variants))
         if ray is None:
