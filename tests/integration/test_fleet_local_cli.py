@@ -55,3 +55,39 @@ def test_a_goal_on_the_double_is_refused_before_anything_runs(tmp_path: Path) ->
                   "--vphones", "1")
     assert proc.returncode == 1
     assert "a goal needs a model" in proc.stderr
+
+
+# the planner confirms from the launcher it was shown, naming an element there
+CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at",
+                        "evidence": [{"kind": "element", "text": "Settings"}]})
+LOOK = [json.dumps({"goal": "look", "steps": [
+            {"description": "Look at the screen", "success_criteria": "anything"}]}),
+        json.dumps({"thought": "done", "last_action_result": "none", "goal_complete": True,
+                    "answer": "looked"}),
+        CONFIRMED]
+
+
+def test_a_goal_goes_to_the_phone_with_the_profile_and_app_it_needs(
+        vphone, tmp_path: Path) -> None:
+    from omg_agent.sim.model_double import ModelDouble
+
+    model = vphone.device.prop.model
+    out = tmp_path / "out"
+    text = ("tasks:\n"
+            f"  - id: look\n    goal: look at the screen\n    profile: {model}\n"
+            "    app: com.android.settings\n"
+            "  - id: shopless\n    goal: look at the screen\n    app: com.example.none\n")
+    with ModelDouble(LOOK) as double:
+        env = {**_env(), "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url,
+               "OMG_PLANNING": "adaptive"}
+        tasks = tmp_path / "tasks.yaml"
+        tasks.write_text(text, encoding="utf-8")
+        proc = subprocess.run([*OMG, "fleet", "run", str(tasks), "--device", vphone.serial,
+                               "--json", "--out", str(out)], capture_output=True, text=True,
+                              timeout=240, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 1, proc.stderr  # the second task fits no device
+    look, shopless = json.loads(proc.stdout)
+    assert (look["success"], look["status"], look["device"]) == (True, "done", vphone.serial)
+    assert (out / look["trace_dir"] / "trace.jsonl").is_file()
+    assert shopless["success"] is False
+    assert "needs a phone with app 'com.example.none'" in shopless["error"]
