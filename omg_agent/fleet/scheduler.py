@@ -74,28 +74,25 @@ def record_of(job: FleetJob, attempts: list[Attempt]) -> dict[str, Any]:
     return out
 
 
-def _no_device(job: FleetJob, devices: Sequence[FleetDevice]) -> dict[str, Any]:
+def _no_device(job: FleetJob) -> dict[str, Any]:
+    """The record of a job that no device (left) fits: what it needed, nothing run."""
     what = "a vphone slot" if job.needs_vphone else "a phone"
-    needs = ", ".join(f"{k} {v!r}" for k, v in (("profile", job.profile), ("app", job.app))
-                      if v)
-    error = f"no {'remaining ' if devices else ''}device fits: needs {what}" + (
-        f" with {needs}" if needs else "")
-    return {"task_id": job.key, "success": False, "status": "error", "error": error,
-            "trace_dir": None, "report": None, "device": "", "node": "", "attempts": [],
-            **({"variant": job.suite.variant.name, "repeat": job.suite.repeat,
-                **_empty_run(job)} if job.suite is not None else {})}
+    needs = " and ".join(f"{k} {v!r}" for k, v in (("profile", job.profile), ("app", job.app))
+                         if v)
+    record: dict[str, Any] = {"task_id": job.key}
+    if job.suite is not None:
+        from omg_agent.core.secrets import mask_task
+        from omg_agent.sim.expert.runner import TaskRun
 
-
-def _empty_run(job: FleetJob) -> dict[str, Any]:
-    from omg_agent.sim.expert.runner import TaskRun
-
-    assert job.suite is not None
-    task = job.suite.task
-    run = TaskRun(task.goal, False, "error", 0, 0, 0, 0, task_id=task.id,
-                  tags=tuple(task.tags), impossible=task.impossible, seed=job.suite.seed)
-    data = run.as_dict()
-    data.pop("error")
-    return data
+        task = job.suite.task
+        record.update(variant=job.suite.variant.name, repeat=job.suite.repeat,
+                      **TaskRun(mask_task(task.goal), False, "error", 0, 0, 0, 0,
+                                task_id=task.id, tags=tuple(task.tags),
+                                impossible=task.impossible, seed=job.suite.seed).as_dict())
+    record.update(success=False, status="error", trace_dir=None, report=None, device="",
+                  node="", attempts=[], error=f"no device (left) fits: it needs {what}"
+                  + (f" with {needs}" if needs else ""))
+    return record
 
 
 def run_fleet(jobs: Sequence[FleetJob], backend: Backend, out: Path,
@@ -124,7 +121,7 @@ def run_fleet(jobs: Sequence[FleetJob], backend: Backend, out: Path,
                     job, attempts, device)
         if not running:  # nothing runs and nothing fits: no device will ever free up
             for job, _ in queue:
-                finish(job, _no_device(job, free))
+                finish(job, _no_device(job))
             break
         for handle, attempt in backend.wait(list(running)):
             job, attempts, device = running.pop(handle)
@@ -159,9 +156,10 @@ class LocalBackend:
     def __init__(self, devices: Sequence[FleetDevice], out: Path) -> None:
         from omg_agent.bench.suite_run import worker_pool
 
-        self._devices = [census(d) for d in devices]
         self.out = out
-        self._pool = worker_pool(max(1, len(self._devices)))
+        self._pool = worker_pool(max(1, len(devices)))
+        # the census runs in the workers, as on Ray (where each device's node answers it)
+        self._devices = [f.result() for f in [self._pool.submit(census, d) for d in devices]]
 
     def devices(self) -> list[FleetDevice]:
         return list(self._devices)
