@@ -69,8 +69,11 @@ LOOK = [json.dumps({"goal": "look", "steps": [
 
 def test_a_goal_goes_to_the_phone_with_the_profile_and_app_it_needs(
         vphone, tmp_path: Path) -> None:
+    """The phone is named on its adb server by host and port (as a remote one would be)."""
     from omg_agent.sim.model_double import ModelDouble
+    from omg_agent.vphone.faults import default_adb_port
 
+    device = f"{vphone.serial}@127.0.0.1:{default_adb_port()}"
     model = vphone.device.prop.model
     out = tmp_path / "out"
     text = ("tasks:\n"
@@ -82,12 +85,26 @@ def test_a_goal_goes_to_the_phone_with_the_profile_and_app_it_needs(
                "OMG_PLANNING": "adaptive"}
         tasks = tmp_path / "tasks.yaml"
         tasks.write_text(text, encoding="utf-8")
-        proc = subprocess.run([*OMG, "fleet", "run", str(tasks), "--device", vphone.serial,
+        proc = subprocess.run([*OMG, "fleet", "run", str(tasks), "--device", device,
                                "--json", "--out", str(out)], capture_output=True, text=True,
                               timeout=240, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
     assert proc.returncode == 1, proc.stderr  # the second task fits no device
     look, shopless = json.loads(proc.stdout)
-    assert (look["success"], look["status"], look["device"]) == (True, "done", vphone.serial)
+    assert (look["success"], look["status"], look["device"]) == (True, "done", device)
     assert (out / look["trace_dir"] / "trace.jsonl").is_file()
     assert shopless["success"] is False
     assert "needs a phone with app 'com.example.none'" in shopless["error"]
+
+
+def test_fleet_resources_names_a_remote_adb_servers_phones_and_the_vphone_slots(
+        vphone) -> None:
+    from omg_agent.vphone.faults import default_adb_port
+
+    port = default_adb_port()
+    proc = subprocess.run([*OMG, "fleet", "resources", "-H", "127.0.0.1", "-P", str(port),
+                           "--vphones", "2"], capture_output=True, text=True, timeout=60,
+                          env=_env(), stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    offered = json.loads(proc.stdout)
+    assert offered[f"omg-device:{vphone.serial}@127.0.0.1:{port}"] == 1
+    assert offered["omg-device:vphone-1"] == offered["omg-device:vphone-2"] == 1
