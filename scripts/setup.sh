@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything OMG-Agent needs on a fresh Debian/Ubuntu machine with Python >= 3.11:
 # the adb binary, the fonts the vphone renders with, Xvfb and Tk for the desktop tests (apt),
-# then a virtualenv in .venv with the package and its test, docs and ray extras. Safe to run again: it
-# only adds what is missing.
+# then a virtualenv in .venv with the package and its test, docs and ray extras. Safe to run
+# again: it only adds what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

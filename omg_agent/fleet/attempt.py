@@ -134,7 +134,9 @@ def _goal_attempt(job: FleetJob, device: FleetDevice, trace: Path
         run.update(success=result.status == "done", status=result.status,
                    model_calls=result.model_calls, steps=result.steps_used,
                    wall_s=round(result.wall_s, 4), answer=result.answer)
-    except OmgError as exc:  # this run's failure, recorded; the fleet goes on
+    except Exception as exc:  # one run's crash is its own failure, not the fleet's
+        if not isinstance(exc, OmgError):
+            log.exception("%s crashed on %s", job.key, device.name)
         run["error"] = f"{type(exc).__name__}: {exc}"
     if (trace / "trace.jsonl").exists():
         from omg_agent.trace.report import render_report

@@ -169,7 +169,9 @@ class LocalBackend:
 
     def wait(self, handles: Sequence[Any]) -> list[tuple[Any, Attempt | None]]:
         finished, _ = wait(handles, return_when=FIRST_COMPLETED)
-        return [(f, f.result()) for f in finished]
+        # an exception here is a worker process that died (BrokenProcessPool): attempts
+        # catch their own failures
+        return [(f, None if f.exception() is not None else f.result()) for f in finished]
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
