@@ -51,7 +51,7 @@ _OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
 Role = Literal["planner", "operator"]
 # OMG_* variables that are not settings: the config file's path, the tests' real UI dumps,
 # forcing the benches' progress bar on or off.
-_OTHER_ENV = ("CONFIG", "REAL_DUMPS", "PROGRESS")
+_OTHER_ENV = ("CONFIG", "REAL_DUMPS", "PROGRESS", "FONT_DIRS")  # FONT_DIRS: the vphone's fonts
 _WARNED: set[str] = set()
 log = logging.getLogger(__name__)
 

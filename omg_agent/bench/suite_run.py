@@ -229,14 +229,15 @@ def plan_jobs(plan: SuitePlan, out: Path) -> list[Job]:
     return jobs
 
 
-def run_job(job: Job) -> TaskRun:
-    """Run one job (in a worker process); a crash becomes that run's recorded failure."""
+def run_job(job: Job, host: Callable[..., Any] | None = None) -> TaskRun:
+    """Run one job (in a worker process); a crash becomes that run's recorded failure.
+    ``host`` is passed to :func:`~omg_agent.sim.expert.runner.run_task`."""
     task = copy.deepcopy(job.task)  # setup may fill in fields (e.g. a password)
     noise = NoiseProfile.named(job.noise, job.variant.bundling)  # type: ignore[arg-type]
     try:
         return run_task(task, noise, seed=job.seed, max_steps=job.max_steps,
                         overrides=dict(job.variant.settings), endpoint=job.endpoint,
-                        trace_dir=job.trace_dir)
+                        trace_dir=job.trace_dir, host=host)
     except Exception as exc:  # one run's crash is its own failure, not the suite's
         log.exception("%s (%s) crashed", task.id, job.variant.name)
         return TaskRun(mask_task(task.goal), False, "error", 0, 0, 0, 0, task_id=task.id,
@@ -280,6 +281,12 @@ J = TypeVar("J")
 R = TypeVar("R")
 
 
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """The suite's worker processes (``spawn``; each dies with this process)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(
+        "spawn"), initializer=die_with_parent, initargs=(os.getpid(),))
+
+
 def run_parallel(jobs: Sequence[J], work: Callable[[J], R],
                  record: Callable[[J, R], dict[str, Any]], workers: int,
                  on_run: Callable[[int, int, dict[str, Any]], None] | None = None
@@ -297,9 +304,7 @@ def run_parallel(jobs: Sequence[J], work: Callable[[J], R],
         for index, job in enumerate(jobs):
             finished(index, job, work(job))
     else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+        with worker_pool(workers) as pool:
             futures = {pool.submit(work, job): (i, job) for i, job in enumerate(jobs)}
             for future in as_completed(futures):
                 finished(*futures[future], future.result())

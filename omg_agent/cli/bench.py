@@ -167,6 +167,9 @@ def suite(
                                   "success, calls by role, tokens, wall time per variant."),
     list_only: bool = typer.Option(False, "--list", help="Print the task ids (narrowed by "
                                    "--tasks) with their tags and goals; run nothing."),
+    ray: str | None = typer.Option(None, "--ray", help="Run on the vphone slots of the Ray "
+                                   "cluster at this address ('auto': the one this machine "
+                                   "joined) instead of --parallel local workers."),
 ) -> None:
     """Run the task suite, each task on its own fresh vphone, and write a scorecard: a table
     (one column per variant), scorecard.json and scorecard.html with plots and links to
@@ -184,6 +187,8 @@ def suite(
       omg-agent bench suite --model http://localhost:8000/v1 --parallel 1 --json
 
       omg-agent bench suite --list --tasks zh
+
+      omg-agent bench suite --model sim --ray auto
     """
     if list_only:
         from omg_agent.bench.suite_run import load_tasks
@@ -194,7 +199,7 @@ def suite(
             fail(str(exc))
         return
     run_suite_bench(SuiteOptions(model, noise, tasks, repeat, parallel, config, seed,
-                                 max_steps, out, as_json, per_task))
+                                 max_steps, out, as_json, per_task, ray))
 
 
 @app.command()

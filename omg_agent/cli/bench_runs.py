@@ -125,6 +125,7 @@ class SuiteOptions:
     out: Path | None
     as_json: bool
     per_task: bool
+    ray: str | None = None  # --ray ADDRESS (or auto): the tasks go to a Ray cluster's devices
 
 
 def run_suite_bench(o: SuiteOptions) -> None:
@@ -148,11 +149,18 @@ def run_suite_bench(o: SuiteOptions) -> None:
     folder = out_dir(o.out)
     command = suite_command(o.model, o.noise, o.tasks, o.repeat, o.parallel, o.config,
                             o.seed, o.max_steps, o.out)
+    where = f"Ray at {o.ray}" if o.ray else f"{o.parallel} workers"
     err_console.print(f"{len(plan.tasks)} tasks × {o.repeat} × {len(plan.variants)} variants "
-                      f"on {o.parallel} workers → {folder}", highlight=False)
+                      f"on {where} → {folder}", highlight=False)
     with progress_bar() as progress:
         progress.phase("suite", len(plan.tasks) * o.repeat * len(plan.variants))
-        run = run_suite(plan, folder, o.parallel, on_run=suite_line(progress))
+        if o.ray is None:
+            run = run_suite(plan, folder, o.parallel, on_run=suite_line(progress))
+        else:
+            from omg_agent.cli.fleet import suite_on_ray
+
+            command += " " + shlex.join(["--ray", o.ray])
+            run = suite_on_ray(plan, folder, o.ray, suite_line(progress))
     card = scorecard_of(run, command)
     json_path, html_path = write_scorecard(card, folder)
     if o.as_json:

@@ -16,7 +16,7 @@ import json
 import logging
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,7 +163,9 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
              policy: PolicyFactory = expert_policy,
              probe: Callable[[VirtualPhone], dict[str, Any]] | None = None,
              human: Human | None = None,
-             count_tokens: Callable[[str], int] | None = None) -> TaskRun:
+             count_tokens: Callable[[str], int] | None = None,
+             host: Callable[[VirtualPhone, str], AbstractContextManager[Any]] | None = None
+             ) -> TaskRun:
     """Run ``task`` once on a fresh phone with ``seed``; success read from the phone.
 
     The double answers with ``policy`` (default the expert; its noise drawn from
@@ -172,11 +174,14 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
     ``report.html``. The gate asks :func:`task_human` (``human`` in place of the task's
     own). ``probe(phone)`` reads the phone before the agent starts and after it ends
     (``TaskRun.probe`` = before/after). ``count_tokens`` is how the double counts the
-    tokens it reports (default characters / 4).
+    tokens it reports (default characters / 4). ``host(phone, serial)`` is entered while
+    the phone runs (a fleet publishes it there, see :mod:`omg_agent.fleet.vphone_slot`).
     """
     from omg_agent.drivers.adb import AdbDriver
 
     with vphone_on_adb(seed) as (phone, serial), ExitStack() as stack:
+        if host is not None:
+            stack.enter_context(host(phone, serial))
         task.setup(phone)
         digest = setup_digest(phone)
         before = probe(phone) if probe is not None else None
@@ -189,7 +194,7 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         else:
             settings = with_overrides(endpoint, {"max_steps": max_steps})
         settings = with_overrides(settings, overrides or {})
-        driver = AdbDriver(serial)
+        driver = AdbDriver(serial, grace_s=settings.device_grace_s)
         stack.callback(driver.close)
         ask = getattr(task, "answer_user", None)
         channel, answers = task_human(task, human)
@@ -201,6 +206,12 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         asked = tuple((r.cls, r.describe, a) for r, a in zip(channel.requests, answers,
                                                              strict=True))
     log.info("%s: %s (agent said %s)", mask_task(task.goal), success, result.status)
+    return _task_run(task, seed, digest, result, success, asked, seen, trace_dir)
+
+
+def _task_run(task: Task, seed: int, digest: str, result: Any, success: bool,
+              asked: tuple[Any, ...], seen: dict[str, Any], trace_dir: Path | None) -> TaskRun:
+    """One run's record: the outcome, its counts and, with a trace, timings and report."""
     timings: dict[str, float] = {}
     turns, report = 0, None
     if trace_dir is not None:

@@ -1,0 +1,146 @@
+"""``omg-agent fleet …``: many tasks on many devices, in a local pool or on Ray.
+
+Thin: parse options, build the backend and the jobs (:mod:`omg_agent.fleet`), print.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from omg_agent.cli.console import err_console, fail
+from omg_agent.errors import OmgError
+
+app = typer.Typer(help="Run many tasks on many devices: a local pool, or Ray across hosts.\n\n"
+                       "Example: omg-agent fleet run TASKS.yaml --vphones 2",
+                  no_args_is_help=True)
+DEFAULT_OUT = Path("runs/fleet")
+
+
+def fleet_line(print_line: Any) -> Any:
+    """A per-task callback printing one line: task, device, outcome, attempts."""
+    def on_run(count: int, total: int, r: dict[str, Any]) -> None:
+        mark = "[green]✔[/green]" if r["success"] else "[red]✘[/red]"
+        tries = len(r.get("attempts", []))
+        print_line(f"[{count}/{total}] {escape(r['task_id'])} on {escape(r['device'] or '-')}"
+                   f" {mark} {escape(r['status'])}" + (f" · {tries} attempts" if tries > 1
+                                                         else "")
+                   + (f" · {escape(r['error'])}" if r.get("error") else ""))
+    return on_run
+
+
+def open_backend(ray: str | None, devices: list[str], vphones: int, out: Path) -> Any:
+    """The Ray backend on the cluster at ``ray``, else a local pool over the devices."""
+    if ray is not None:
+        from omg_agent.fleet.ray_backend import RayBackend
+
+        return RayBackend(ray)
+    from omg_agent.fleet.devices import local_devices
+    from omg_agent.fleet.scheduler import LocalBackend
+
+    chosen = local_devices(devices, vphones)
+    if not chosen:
+        fail("no devices: give --device SERIAL (repeatable) and/or --vphones N, or --ray")
+    return LocalBackend(chosen, out)
+
+
+@app.command()
+def run(
+    tasks_file: Path = typer.Argument(..., help="TASKS.yaml (see docs/guide/fleet.md)."),
+    ray: str | None = typer.Option(None, "--ray", help="Run on the Ray cluster at this "
+                                   "address ('auto': the one this machine joined)."),
+    device: list[str] = typer.Option([], "--device", help="Local pool: an adb serial, or "
+                                     "SERIAL@HOST:PORT on a remote adb server (repeatable)."),
+    vphones: int = typer.Option(0, "--vphones", min=0, max=64,
+                                help="Local pool: vphone slots for suite: tasks."),
+    model: str | None = typer.Option(None, "--model", help="In place of the file's model: "
+                                     "'sim', an endpoint URL or a model name."),
+    out: Path | None = typer.Option(None, "--out", help="Output folder (default "
+                                    "runs/fleet/TIMESTAMP)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the records as JSON."),
+) -> None:
+    """Run every task of TASKS.yaml, each on a free device that fits it; a task whose device
+    drops is retried once on another. Exit 1 if a task did not succeed.
+
+    Examples:
+
+      omg-agent fleet run tasks.yaml --vphones 2
+
+      omg-agent fleet run tasks.yaml --ray auto
+    """
+    from omg_agent.cli.bench_runs import out_dir, refuse_busy_out
+    from omg_agent.fleet.jobs import file_jobs
+    from omg_agent.fleet.scheduler import run_fleet
+    from omg_agent.fleet.taskfile import load_tasks_file
+
+    refuse_busy_out(out, DEFAULT_OUT)
+    try:
+        spec = load_tasks_file(tasks_file)
+        folder = out_dir(out, DEFAULT_OUT)
+        jobs = file_jobs(spec, folder, model)
+        backend = open_backend(ray, device, vphones, folder)
+    except OmgError as exc:
+        fail(str(exc))
+    with backend:
+        err_console.print(f"{len(jobs)} tasks on {len(backend.devices())} devices "
+                          f"({backend.name}) → {folder}", highlight=False)
+        result = run_fleet(jobs, backend, folder,
+                           fleet_line(lambda s: err_console.print(s, highlight=False)))
+    (folder / "fleet.json").write_text(json.dumps(
+        {"backend": result.backend, "wall_s": result.wall_s, "records": result.records},
+        ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(result.records, ensure_ascii=False, indent=1, default=str))
+    else:
+        ok = sum(1 for r in result.records if r["success"])
+        typer.echo(f"{ok}/{len(result.records)} tasks succeeded in {result.wall_s:.1f} s "
+                   f"on {len(result.devices)} devices ({result.backend}); "
+                   f"results: {folder / 'fleet.json'}")
+    if not all(r["success"] for r in result.records):
+        raise typer.Exit(1)
+
+
+@app.command()
+def resources(
+    vphones: int = typer.Option(0, "--vphones", min=0, max=64,
+                                help="Also offer this many vphone slots (suite tasks)."),
+    host: str | None = typer.Option(None, "-H", help="A remote adb server's host."),
+    port: int | None = typer.Option(None, "-P", help="The adb server's port (default 5037)."),
+    no_adb: bool = typer.Option(False, "--no-adb", help="Offer only the vphone slots."),
+) -> None:
+    """Print this node's devices as Ray custom resources (JSON), for
+    `ray start --resources "$(omg-agent fleet resources)"`.
+
+    Example: omg-agent fleet resources --vphones 2 -H 10.0.0.5 -P 5037
+    """
+    from adbutils.errors import AdbError
+
+    from omg_agent.fleet.devices import local_devices, resources_json, seen_by_adb
+
+    try:
+        serials = [] if no_adb else seen_by_adb(host, port)
+        typer.echo(resources_json(local_devices(serials, vphones)))
+    except (OmgError, OSError, AdbError) as exc:
+        fail(f"cannot list the adb server's devices: {exc}")
+
+
+def suite_on_ray(plan: Any, folder: Path, address: str, on_run: Any) -> Any:
+    """``bench suite --ray ADDRESS``: the suite's jobs on the cluster's vphone slots."""
+    from omg_agent.fleet.jobs import suite_on_fleet
+    from omg_agent.fleet.ray_backend import RayBackend
+
+    try:
+        backend = RayBackend(address)
+    except OmgError as exc:
+        fail(str(exc))
+    with backend:
+        run, _ = suite_on_fleet(plan, folder, backend, on_run)
+    return run
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="fleet")

@@ -1,0 +1,63 @@
+"""Fleet jobs from what users give: a bench-suite plan, or a TASKS.yaml file.
+
+:func:`suite_on_fleet` is ``bench suite --ray``: the suite's jobs through the fleet
+dispatcher, returned as the suite's own :class:`~omg_agent.bench.suite_run.SuiteRun` so the
+scorecard is the same table.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from omg_agent.bench.suite_run import SuitePlan, SuiteRun, endpoint_for, load_tasks, plan_jobs
+from omg_agent.errors import ConfigError
+from omg_agent.fleet.attempt import FleetJob
+from omg_agent.fleet.scheduler import Backend, FleetRun, OnRun, run_fleet
+from omg_agent.fleet.taskfile import TaskFile
+from omg_agent.sim.expert.runner import with_overrides
+
+
+def suite_jobs(plan: SuitePlan, out: Path, start: int = 0) -> list[FleetJob]:
+    """The plan's jobs (table order), each for a vphone slot."""
+    return [FleetJob(start + i, job.task.id,
+                     Path(os.path.relpath(job.trace_dir, out)).as_posix(), suite=job)
+            for i, job in enumerate(plan_jobs(plan, out))]
+
+
+def suite_on_fleet(plan: SuitePlan, out: Path, backend: Backend,
+                   on_run: OnRun | None = None) -> tuple[SuiteRun, FleetRun]:
+    """Run the suite's jobs on the backend's devices: the suite's run and the fleet's."""
+    out.mkdir(parents=True, exist_ok=True)
+    fleet = run_fleet(suite_jobs(plan, out), backend, out, on_run)
+    slots = sum(1 for d in fleet.devices if d.is_vphone)
+    return SuiteRun(plan, out, fleet.records, fleet.wall_s, max(1, slots)), fleet
+
+
+def file_jobs(tasks: TaskFile, out: Path, model: str | None = None,
+              noise: str = "none", seed: int = 0) -> list[FleetJob]:
+    """A TASKS.yaml's jobs in its order (``model`` in place of the file's)."""
+    endpoint = endpoint_for(model or tasks.model)
+    jobs: list[FleetJob] = []
+    suite_ids = [t.suite for t in tasks.tasks if t.suite]
+    suite = ({t.id: t for t in load_tasks(seed, ",".join(suite_ids))}
+             if suite_ids else {})
+    for entry in tasks.tasks:
+        if entry.suite is not None:
+            if entry.suite not in suite:
+                raise ConfigError(f"tasks: suite task {entry.suite!r} is not a task id "
+                                  "(see omg-agent bench suite --list)")
+            plan = SuitePlan((suite[entry.suite],), noise=noise, seed=seed,
+                             max_steps=tasks.max_steps, endpoint=endpoint)
+            job = suite_jobs(plan, out, len(jobs))[0]
+            jobs.append(FleetJob(job.index, entry.key, job.rel, suite=job.suite,
+                                 profile=entry.profile, app=entry.app))
+        else:
+            if endpoint is None:
+                raise ConfigError(f"tasks: {entry.key}: a goal needs a model; 'sim' (the "
+                                  "expert double) runs suite: tasks only")
+            jobs.append(FleetJob(len(jobs), entry.key, f"runs/{entry.key}", goal=entry.goal,
+                                 settings=with_overrides(endpoint,
+                                                         {"max_steps": tasks.max_steps}),
+                                 profile=entry.profile, app=entry.app))
+    return jobs
