@@ -3,11 +3,11 @@
 Each test runs one ``scripts/peers/*_check.py`` as a user would: the script installs the peer
 into its own venv under /tmp/omg-peers on first use (never into the project's), starts a fresh
 vphone and reads every call's outcome from the device. A call may end "real phone only" only
-with the reason the script names; any FAILED call fails the test. Measured installs (issue 29):
-minitap's controller ~1 min, Open-AutoGLM's requirements ~20 s; mobilerun ~3 min (see
-scripts/peers/README.md), so its check stays a documented script. Open-AutoGLM is not on PyPI:
-its test needs a checkout (OMG_AUTOGLM_SRC, default /tmp/omg-peers/autoglm/src) and is
-skipped without one.
+with the reason the script names; any FAILED call fails the test. Installs measured into a
+fresh venv without pip's cache (issue 29): mobilerun 135 s, minitap's controller 18 s,
+Open-AutoGLM's requirements ~20 s; Midscene (npm) stays a documented script. Open-AutoGLM is
+not on PyPI: its test needs a checkout (OMG_AUTOGLM_SRC, default /tmp/omg-peers/autoglm/src)
+and is skipped without one.
 """
 
 from __future__ import annotations
@@ -35,6 +35,13 @@ def run_check(script: str, *args: str) -> tuple[str, tuple[int, int, int, int]]:
     ok, total, phone_only, failed = map(int, found.groups())
     assert proc.returncode == 0 and failed == 0, proc.stdout
     return proc.stdout, (ok, total, phone_only, failed)
+
+
+@pytest.mark.slow
+def test_mobileruns_adb_only_driver_works_on_a_vphone() -> None:
+    out, (ok, total, phone_only, _) = run_check("mobilerun_check.py")
+    assert (ok, total, phone_only) == (11, 12, 1)
+    assert re.search(r"real phone only +input_text Chinese .*Portal keyboard APK", out)
 
 
 @pytest.mark.slow
