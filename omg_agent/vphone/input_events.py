@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 KEY_HOME, KEY_BACK, KEY_ENTER, KEY_DEL, KEY_APP_SWITCH = 3, 4, 66, 67, 187
+KEY_ESCAPE = 111
 TAP_SLOP = 24  # px a swipe may travel and still count as a tap
 
 
@@ -129,7 +130,7 @@ class InputEvents:
             elif keycode in (KEY_HOME, KEY_APP_SWITCH):
                 self.overlay.dismiss()
                 self.go_home()
-            elif keycode == KEY_BACK:
+            elif keycode in (KEY_BACK, KEY_ESCAPE):  # ESC falls back to BACK (Generic.kcm)
                 if not self.overlay.back() and not app.back():
                     self.go_home()
             elif keycode == KEY_DEL and app.focus is not None:
@@ -190,9 +191,10 @@ class InputEvents:
         return view
 
     def keyboard_shown(self) -> bool:
-        """The soft keyboard is up while an edit field of the foreground app has focus."""
+        """The soft keyboard is up: an edit field of the foreground app took focus and no
+        BACK (or ESC) has hidden it since."""
         with self.lock:
-            return self.app.focus is not None and not self.power.blocking \
+            return self.app.ime_shown and not self.power.blocking \
                 and self.overlay.package() is None
 
     def focused_view(self) -> View | None:

@@ -47,7 +47,10 @@ class App:
     def __init__(self, env: AppEnv) -> None:
         self.env = env
         self.fields: dict[str, str] = {}
-        self.focus: str | None = None
+        self._focus: str | None = None
+        # The soft keyboard is up. BACK hides it and the field keeps focus (keys and typed
+        # text still go to it), as on a phone; focusing a field shows it again.
+        self.ime_shown = False
         self.stack: list[Screen] = []
         self.reset_data()
         self.reset_ui()
@@ -69,6 +72,16 @@ class App:
         """Extra cache key for screens that change with time alone (spinners, timers)."""
         return ()
 
+    @property
+    def focus(self) -> str | None:
+        """The key of the edit field that has input focus, or None."""
+        return self._focus
+
+    @focus.setter
+    def focus(self, key: str | None) -> None:
+        self._focus = key
+        self.ime_shown = key is not None
+
     # -- navigation ----------------------------------------------------------------------
     @property
     def screen(self) -> Screen:
@@ -84,8 +97,8 @@ class App:
 
     def back(self) -> bool:
         """Handle BACK; False means the app has nothing left to pop and should close."""
-        if self.focus is not None:
-            self.focus = None
+        if self.ime_shown:
+            self.ime_shown = False
             return True
         if len(self.stack) > 1:
             self.stack.pop()

@@ -5,8 +5,8 @@ adbutils' ``app_current()`` matches ``mCurrentFocus=Window{...}``, then
 ``mResumedActivity: ActivityRecord{...}`` and ``ACTIVITY pkg/.Act hash pid=N``;
 ``rotation()`` looks for ``orientation=N``; ``battery()`` reads ``key: value`` lines. Midscene
 reads ``SurfaceOrientation: N`` (input), ``mCurrentOrientation=N`` (display) and
-``mInputShown=true`` (input_method, true while an edit field has focus). Other services print
-nothing and succeed.
+``mInputShown=true`` (input_method, true while the soft keyboard is up: a field took focus and
+no BACK hid it). Other services print nothing and succeed.
 """
 
 from __future__ import annotations

@@ -48,6 +48,16 @@ The commands and default sources are:
 class _InputError(Exception):
     """Becomes 'Exception occurred while executing ...' as the real command prints it."""
 
+    java = "java.lang.IllegalArgumentException"
+
+
+class _NoKeyEvents(_InputError):
+    """``input text`` with a character the virtual keyboard's key map cannot type: Android's
+    ``KeyCharacterMap.getEvents`` returns null for the whole text and InputShellCommand reads
+    its length, so nothing at all is typed."""
+
+    java = "java.lang.NullPointerException"
+
 
 def _coord(text: str) -> int:
     try:
@@ -66,7 +76,8 @@ def _need(args: list[str], n: int) -> None:
 
 
 def typable(text: str) -> str:
-    """What ``input text`` can type: ``%s`` → space, then only ASCII characters survive."""
+    """The characters of ``input text``'s argument the virtual keyboard can type: ``%s`` →
+    space, then ASCII only."""
     return "".join(c for c in text.replace("%s", " ") if ord(c) < 128)
 
 
@@ -74,7 +85,7 @@ def _text(ctx: Ctx, args: list[str]) -> None:
     _need(args, 1)
     text = typable(args[0])
     if text != args[0].replace("%s", " "):
-        logger.debug("input text dropped characters the virtual keyboard cannot type")
+        raise _NoKeyEvents("Attempt to get length of null array")
     if text:
         ctx.phone.input_text(text)
 
@@ -199,13 +210,13 @@ def input_cmd(ctx: Ctx, args: list[str]) -> int:
         message = str(exc)
         if message == "Error: Invalid arguments for command":
             message += f": {args[0]}"
-        return _exception(ctx, first, message)
+        return _exception(ctx, first, message, exc.java)
     return 0
 
 
-def _exception(ctx: Ctx, cmd: str, message: str) -> int:
-    ctx.err(f"\nException occurred while executing '{cmd}':\n"
-            f"java.lang.IllegalArgumentException: {message}\n")
+def _exception(ctx: Ctx, cmd: str, message: str,
+               java: str = _InputError.java) -> int:
+    ctx.err(f"\nException occurred while executing '{cmd}':\n{java}: {message}\n")
     return 255
 
 
