@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from omg_agent.core.contracts import DecisionBundle, TaskPlan, TaskStep
+from omg_agent.core.todo import DONE, OPEN, read_todo
 
 PLANNERLESS = ("flat", "unified")
 MODES = ("flat", "unified", "replan-each", "adaptive")
@@ -48,15 +49,7 @@ def adopt_end_checks(step: TaskStep, bundle: DecisionBundle) -> TaskStep | None:
 
 def own_todo(lines: Iterable[str]) -> str:
     """A ``unified`` operator's checklist as the markdown the prompts show."""
-    out = []
-    for line in lines:
-        text = line.strip().lstrip("-* ").strip()
-        if not text:
-            continue
-        done = text.lower().startswith("[x]")
-        body = text[3:].strip() if text.startswith(("[x]", "[X]", "[ ]")) else text
-        out.append(f"- [{'x' if done else ' '}] {body}")
-    return "\n".join(out)
+    return "\n".join(f"{DONE if done else OPEN} {words}" for done, words in read_todo(lines))
 
 
 def unforeseen(saved: Iterable[str], plan: Iterable[TaskStep]) -> list[str]:

@@ -25,9 +25,9 @@ from pydantic import ValidationError
 from omg_agent.brain import prompts
 from omg_agent.brain.call_record import CallRecord
 from omg_agent.brain.llm import LLMClient
-from omg_agent.brain.todo import TodoItem, render_todo
 from omg_agent.core.contracts import Replan, TaskPlan, TaskStep
 from omg_agent.core.observation import Observation
+from omg_agent.core.todo import TodoItem, render_todo
 from omg_agent.errors import ConfigError
 from omg_agent.userfiles import load_file
 

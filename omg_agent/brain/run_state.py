@@ -26,10 +26,10 @@ from typing import Any, Literal
 
 from omg_agent.brain.budget import StepBudget, StopReport, done_so_far
 from omg_agent.brain.planner import TodoList
-from omg_agent.brain.todo import TodoItem, render_todo
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
+from omg_agent.core.todo import TodoItem, render_todo
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
                 "INFEASIBLE", "NEEDS_CONFIRMATION", "DECLINED", "INTERRUPTED", "UNVERIFIED"]
@@ -50,7 +50,7 @@ _DIALOG_WORDS = ("no thanks", "close", "cancel", "dismiss", "allow", "deny", "ok
 @dataclass(frozen=True)
 class Progress:
     """What a live display shows after each turn; the plan as a value (``plan``),
-    rendered by :func:`~omg_agent.brain.todo.render_todo`."""
+    rendered by :func:`~omg_agent.core.todo.render_todo`."""
 
     phase: str
     plan: tuple[TodoItem, ...]

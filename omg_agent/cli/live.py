@@ -51,7 +51,7 @@ class LiveView:
             console.print()
 
     def update(self, p: Progress) -> None:
-        from omg_agent.brain.todo import render_todo
+        from omg_agent.core.todo import render_todo
 
         plan = render_todo(p.plan, symbol("✔", "[x]"), symbol("○", "[ ]"))
         todo = Text("\n".join(shortened(line) for line in plan.splitlines())

@@ -54,7 +54,7 @@ class PageChannel:
         last = progress.last_action or ""
         if last and (not self.recent or self.recent[-1] != last):
             self.recent = [*self.recent, last][-RECENT:]
-        from omg_agent.brain.todo import render_todo
+        from omg_agent.core.todo import render_todo
 
         self.run = {"phase": progress.phase, "step": progress.step,
                     "todo": render_todo(progress.plan, "✔", "○"),  # shown as it is

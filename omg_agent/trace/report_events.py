@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from omg_agent.core.todo import read_todo
 from omg_agent.trace.loader import EventRecord
 
 # tone -> the card's colour: bad (loops, failures), warn (held, asked), good, human, info
@@ -146,13 +147,7 @@ def plan_text(d: Mapping[str, Any]) -> str:
 def checklist(todo: str) -> str:
     """A ``- [x] item`` list as ticks and circles."""
     items = []
-    for line in todo.splitlines():
-        text = line.strip()
-        if not text:
-            continue
-        ticked = text.lower().startswith(("- [x]", "* [x]"))
-        if text[:5].lower() in ("- [x]", "- [ ]", "* [x]", "* [ ]"):
-            text = text[5:].strip()
+    for ticked, text in read_todo(todo):
         mark = '<span class="tick">✔</span>' if ticked else '<span class="open">○</span>'
         items.append(f"<li>{mark} {escape(text)}</li>")
     return f'<ul class="todo">{"".join(items)}</ul>'

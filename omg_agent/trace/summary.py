@@ -22,11 +22,11 @@ counts and the lines to print.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from omg_agent.core.todo import read_todo
 from omg_agent.trace.loader import Trace
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,6 @@ OUTCOMES = {
     "incomplete": "The run ended without a result.",
     "unfinished": "The run has no result: it was cut short or is still running.",
 }
-_TICK = re.compile(r"^\s*[-*]\s*\[([ xX])\]\s*(?:\d+\.\s*)?(.*)$")
 
 
 @dataclass(frozen=True)
@@ -107,8 +106,7 @@ def summarize(trace: Trace) -> RunSummary:
     stop_text = raw if isinstance(raw, str) else str(extra.get("stop_report") or "")
     done, why, hint = parse_stop_report(stop_text)
     todo = extra.get("todo") or _latest_todo(trace)
-    ticks = [m.group(1) for line in str(todo or "").splitlines()
-             if (m := _TICK.match(line))]
+    ticks = [done for done, _ in read_todo(str(todo or ""))]
     if not done and not why and stop_text:
         why = " ".join(stop_text.split())  # a free text summary, on one line
     turns = sum(1 for s in trace.steps if s.phase != "flow") or len(trace.steps)
@@ -118,7 +116,7 @@ def summarize(trace: Trace) -> RunSummary:
                   if e.kind == "ask_user"), "") if status == "ask_user" else ""
     return RunSummary(status, OUTCOMES.get(status, f"Ended with status {status}."),
                       str(result.get("answer") or ""), done, why, hint, turns, budget, calls,
-                      len(ticks), sum(1 for t in ticks if t.lower() == "x"), asked)
+                      len(ticks), sum(ticks), asked)
 
 
 def parse_stop_report(text: str) -> tuple[tuple[str, ...], str, str]:

@@ -99,7 +99,7 @@ def test_a_terminal_with_nobody_leaves_the_question_to_the_page():
 
 def test_the_runs_progress_is_kept_for_the_page_with_its_recent_actions():
     from omg_agent.brain.run_state import Progress
-    from omg_agent.brain.todo import TodoItem
+    from omg_agent.core.todo import TodoItem
 
     plan = (TodoItem(1, "open Shop", True), TodoItem(2, "search", False))
     channel = PageChannel()
