@@ -15,6 +15,7 @@ from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.ports import Planned
 from omg_agent.drivers.unseen import ANCHOR_WAIT_S, blind_reason
 from omg_agent.perception.anchor import Anchorer, match_anchor
+from tests.unit.brain.fakes import FakeClock as Clock
 from tests.unit.drivers.test_drivers_executor import GEO, FakeDevice, RecordingPort
 
 FIELD = UIElement(1, "android.widget.EditText", "input", Bounds(0, 100, 1000, 200),
@@ -35,17 +36,6 @@ def acts(*raw: dict) -> list:
 
 def tap(**target) -> dict:
     return {"type": "tap", "target": target}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class Review:
