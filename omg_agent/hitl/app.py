@@ -40,7 +40,7 @@ from omg_agent.hitl.security import (
 )
 from omg_agent.hitl.takeover import Takeover
 from omg_agent.hitl.tree import element_boxes
-from omg_agent.hitl.video import VideoFeed
+from omg_agent.hitl.video import SocketFeed, VideoFeed
 
 WS_POLICY_VIOLATION = 1008
 MAX_SOCKETS = 2 * MAX_VIEWERS  # each holds one reference to the latest frame, no queue
@@ -236,8 +236,14 @@ class MirrorApp:
             if self.learner is not None:
                 self.learner.gesture(self.driver, action)
             result = self.driver.execute([action])
-        self.frames.poll_once()  # the change shows at once, not at the next poll
+        if not self._video_only():  # the change shows at once, not at the next poll
+            self.frames.poll_once()
         return result
+
+    def _video_only(self) -> bool:
+        """Every open page gets H.264 (which shows the change itself): no screenshot."""
+        return (self.video is not None and self.video.watchers > 0
+                and self.frames.watchers == 0)
 
     def _resumed(self) -> None:
         """The human hands back: what they did becomes learned steps (when learning)."""
@@ -349,7 +355,7 @@ class MirrorApp:
             await ws.close(code=WS_POLICY_VIOLATION)  # too many open pages: refused
             return
         # H.264 only to a page that says it decodes it (WebCodecs); JPEG otherwise
-        path = _Path(self.frames, self.video, ws.query_params.get("video") == "h264")
+        path = SocketFeed(self.frames, self.video, ws.query_params.get("video") == "h264")
         try:
             await ws.accept(subprotocol=PROTOCOL)  # never the key: it stays the page's
             async with anyio.create_task_group() as group:
@@ -370,7 +376,7 @@ class MirrorApp:
         while (await ws.receive())["type"] != "websocket.disconnect":
             pass
 
-    async def _push(self, ws: WebSocket, viewer: Viewer, path: _Path) -> None:
+    async def _push(self, ws: WebSocket, viewer: Viewer, path: SocketFeed) -> None:
         version, sent_seq, sent_state = -1, 0, ""
         gop, index = 0, -1  # the last H.264 unit sent
         changes = self.frames.changes
@@ -398,39 +404,4 @@ class MirrorApp:
             if frame is not None and frame.seq != sent_seq:
                 await ws.send_bytes(frame.jpeg)
                 sent_seq = frame.seq
-
-
-class _Path:
-    """Which frames one socket gets: H.264 while the device's video runs, else JPEG (from
-    the start, or from the moment the video fails)."""
-
-    def __init__(self, frames: FrameSource, video: VideoFeed | None, wanted: bool) -> None:
-        self.frames, self.video, self.wanted = frames, video, wanted
-        self.h264 = wanted and video is not None and video.watch()
-        if not self.h264:
-            frames.watch()
-
-    def check(self) -> None:
-        """The video failed: this socket goes on with JPEG frames."""
-        if self.h264 and self.video is not None and self.video.failed is not None:
-            self.video.unwatch()
-            self.frames.watch()
-            self.h264 = False
-
-    def describe(self) -> dict[str, Any]:
-        if self.h264 and self.video is not None:
-            return {"path": "h264", "codec": self.video.codec}
-        if self.video is None:
-            why = "this mirror sends JPEG frames only"
-        elif not self.wanted:
-            why = "this browser cannot decode H.264 (no WebCodecs VideoDecoder)"
-        else:
-            why = self.video.failed or "no video"
-        return {"path": "jpeg", "why": why}
-
-    def leave(self) -> None:
-        if self.h264 and self.video is not None:
-            self.video.unwatch()
-        else:
-            self.frames.unwatch()
 

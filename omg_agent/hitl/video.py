@@ -12,7 +12,8 @@ The parser hands a unit on when the next one begins; a screen that stops changin
 its last picture back, so when the stream has been quiet for ``IDLE_S`` the parser is
 flushed (screenrecord writes each encoded picture at once, so a quiet stream is between
 pictures). Where the device has no ``screenrecord`` (or no shell stream, or no PyAV here)
-:attr:`VideoFeed.failed` says why and the mirror sends JPEG frames instead.
+:attr:`VideoFeed.failed` says why and the mirror sends JPEG frames instead;
+:class:`SocketFeed` is that choice for one page's socket.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omg_agent.drivers.wrapper import shell_of
-from omg_agent.hitl.frames import Changes
+from omg_agent.hitl.frames import Changes, FrameSource
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,10 @@ class VideoFeed:
                 self._thread.start()
             return True
 
+    @property
+    def watchers(self) -> int:
+        return self._watchers
+
     def unwatch(self) -> None:
         with self._lock:
             self._watchers = max(0, self._watchers - 1)
@@ -188,14 +193,20 @@ class VideoFeed:
         self._sock = sock
         parser = av.CodecContext.create("h264", "r")
         started, count = self.clock(), 0
+        head: bytes | None = b""
         try:
             while not stop.is_set() and self.clock() - started < RESTART_S:
                 ready, _, _ = select.select([sock], [], [], IDLE_S)
                 data = sock.recv(CHUNK) if ready else None
                 if ready and not data:
                     break  # the recording ended (its limit, or the device)
-                if count == 0 and data and not data.startswith(START_CODES):
-                    raise VideoUnavailable("screenrecord's output is not an H.264 stream")
+                if data and head is not None:  # its first bytes: a start code, or no video
+                    head += data
+                    if len(head) >= 4:
+                        if not head.startswith(START_CODES):
+                            raise VideoUnavailable("screenrecord's output is not an H.264 "
+                                                   "stream")
+                        head = None
                 for packet in parser.parse(data):  # None: quiet, flush what is held
                     count += self._publish(bytes(packet), bool(packet.is_keyframe))
             for packet in parser.parse(None):
@@ -232,3 +243,39 @@ class VideoUnavailable(Exception):
 
 class _Restart(Exception):
     """The group of pictures grew past its bound: a new recording starts with a key frame."""
+
+
+class SocketFeed:
+    """Which frames one socket gets: H.264 while the device's video runs, else JPEG (from
+    the start, or from the moment the video fails)."""
+
+    def __init__(self, frames: FrameSource, video: VideoFeed | None, wanted: bool) -> None:
+        self.frames, self.video, self.wanted = frames, video, wanted
+        self.h264 = wanted and video is not None and video.watch()
+        if not self.h264:
+            frames.watch()
+
+    def check(self) -> None:
+        """The video failed: this socket goes on with JPEG frames."""
+        if self.h264 and self.video is not None and self.video.failed is not None:
+            self.video.unwatch()
+            self.frames.watch()
+            self.h264 = False
+
+    def describe(self) -> dict[str, Any]:
+        if self.h264 and self.video is not None:
+            return {"path": "h264", "codec": self.video.codec}
+        if self.video is None:
+            why = "this mirror sends JPEG frames only"
+        elif not self.wanted:
+            why = "this browser cannot decode H.264 (no WebCodecs VideoDecoder)"
+        else:
+            why = self.video.failed or "no video"
+        return {"path": "jpeg", "why": why}
+
+    def leave(self) -> None:
+        if self.h264 and self.video is not None:
+            self.video.unwatch()
+        else:
+            self.frames.unwatch()
+
