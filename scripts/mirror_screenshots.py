@@ -46,6 +46,7 @@ def main(out: Path) -> None:
         phone.start_activity("com.omg.shop")
         with AdbDriver(serial) as driver, Mirror(driver) as mirror, \
                 sync_playwright() as pw:
+            mirror.channel.task = TASK
             for step in (1, 2, 3):
                 mirror.channel.show_progress(progress(step))
             request = ConfirmationRequest(cls="payment", describe="Pay now (¥129.00)",
