@@ -3,15 +3,19 @@
 A vphone (in this process, served over adb) and ``omg-agent mirror`` on it in a process of
 its own, as a user starts it; the viewers are :class:`~omg_agent.hitl.client.MirrorClient`
 sockets in this process, each read by its own thread that stamps every message on arrival.
-With 1 and with 5 viewers:
+For each path — H.264 (the device's ``screenrecord`` cut into access units, what a page with
+WebCodecs gets) and JPEG frames (the fallback) — with 1 and with 5 viewers:
 
 * **frame latency** — the screen changes (the bench switches the vphone between two apps)
-  → the first frame after it received by a viewer; median and p95 over every viewer and
+  → the first frame after it received by a viewer (received, not decoded: a browser's
+  WebCodecs decode of one access unit adds a few ms); median and p95 over every viewer and
   change;
 * **fps while changing** — frames per second each viewer receives while a character is
   typed into a note every ``CHANGE_S`` (faster than the mirror polls, so this is the
   mirror's ceiling; see :func:`changing_screen`);
 * **bytes/s** — what a viewer receives per second on a static screen and on a changing one;
+* **server CPU** — the mirror process's CPU time (``/proc``) per second of changing screen,
+  in % of one core (the vphone's encoder runs in this process: it is the phone's cost);
 * **click → tap** — a click POSTed as the page does (on the Settings Wi-Fi row) until the
   phone's Wi-Fi switch flips (read from the vphone every millisecond); **click → frame** —
   until the frame showing it reaches the viewer.
@@ -43,7 +47,8 @@ from omg_agent.hitl.client import MirrorClient
 
 SETTINGS, NOTES = "com.android.settings", "com.omg.notes"
 APPS = (SETTINGS, "com.omg.messages")  # two screens without a blinking caret
-CHANGE_S = 0.05  # the screen changes this often while "changing"
+CHANGE_S = 0.02  # the screen changes this often while "changing" (above 30 fps)
+PATHS = ("h264", "jpeg")
 TITLE_MAX = 30
 QUIET_S = 1.5  # static once no frame came for this long (> 2 frame intervals at 2 fps)
 QUIET_MAX_S = 10.0
@@ -83,6 +88,7 @@ def mirror_process(serial: str, workdir: Path) -> Iterator[tuple[subprocess.Pope
 
 @dataclass
 class Row:
+    path: str  # "h264" or "jpeg"
     viewers: int
     latency_ms: Stat
     fps: float  # per viewer, while changing
@@ -91,13 +97,14 @@ class Row:
     click_tap_ms: Stat
     click_frame_ms: Stat
     frame_kb: float  # mean frame size while changing
+    cpu_pct: float  # the mirror process while changing, % of one core
 
 
 class Viewer:
     """One socket, read by a thread: ``(arrival, bytes, is_frame)`` per message."""
 
-    def __init__(self, client: MirrorClient, stack: ExitStack) -> None:
-        self.ws = stack.enter_context(client.socket())
+    def __init__(self, client: MirrorClient, stack: ExitStack, video: bool = False) -> None:
+        self.ws = stack.enter_context(client.socket(video=video))
         self.inbox: queue.Queue[tuple[float, int, bool]] = queue.Queue()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
@@ -183,23 +190,35 @@ def changing_screen(phone: Any, every_s: float = CHANGE_S) -> Iterator[None]:
         phone.start_activity(SETTINGS)
 
 
-def _rates(phone: Any, viewers: list[Viewer], seconds: float) -> tuple[float, float, float,
-                                                                       float]:
-    """(fps, static bytes/s, changing bytes/s, mean frame kB) per viewer."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` has used (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rates(phone: Any, viewers: list[Viewer], seconds: float,
+           pid: int) -> tuple[float, float, float, float, float]:
+    """(fps, static bytes/s, changing bytes/s, mean frame kB) per viewer, and the mirror
+    process's CPU while changing (% of one core)."""
     _quiet(viewers)
     pause = threading.Event()
     pause.wait(seconds)
     static = [sum(n for _, n, _ in v.drain()) / seconds for v in viewers]
     with changing_screen(phone):
         _quiet(viewers)  # the editor opening is not counted
+        cpu0, t0 = cpu_seconds(pid), time.perf_counter()
         pause.wait(seconds)
         got = [v.drain() for v in viewers]
+        cpu = (cpu_seconds(pid) - cpu0) / (time.perf_counter() - t0) * 100
     frames = [[n for _, n, f in g if f] for g in got]
     fps = sum(len(f) for f in frames) / len(viewers) / seconds
     changing = sum(sum(n for _, n, _ in g) for g in got) / len(viewers) / seconds
     sizes = [n for f in frames for n in f]
     return (fps, sum(static) / len(static), changing,
-            sum(sizes) / len(sizes) / 1024 if sizes else 0.0)
+            sum(sizes) / len(sizes) / 1024 if sizes else 0.0, cpu)
 
 
 def _wifi_point(serial: str) -> tuple[int, int]:
@@ -244,41 +263,45 @@ def _clicks(phone: Any, serial: str, client: MirrorClient, viewer: Viewer,
 
 
 def bench_viewers(count: int, *, changes: int, seconds: float, clicks: int,
-                  latency: bool, seed: int = 0) -> Row:
+                  latency: bool, seed: int = 0, path: str = "jpeg") -> Row:
     import tempfile
 
     with LatencyPhone(latency=latency, seed=seed) as lp, \
             tempfile.TemporaryDirectory(prefix="omg-bench-mirror-") as tmp, \
-            mirror_process(lp.serial, Path(tmp)) as (_, link), ExitStack() as stack:
+            mirror_process(lp.serial, Path(tmp)) as (proc, link), ExitStack() as stack:
         phone = lp.phone
         _flip(phone)
         first = MirrorClient(link)
         clients = [first] + [MirrorClient(first.invite()) for _ in range(count - 1)]
-        viewers = [Viewer(c, stack) for c in clients]
+        viewers = [Viewer(c, stack, video=path == "h264") for c in clients]
         for v in viewers:
             v.next_frame()
         lat = _latency(phone, viewers, changes)
-        fps, static, changing, kb = _rates(phone, viewers, seconds)
+        fps, static, changing, kb, cpu = _rates(phone, viewers, seconds, proc.pid)
         tap, frame = _clicks(phone, lp.serial, first, viewers[0], clicks)
-        return Row(count, lat, fps, static, changing, tap, frame, kb)
+        return Row(path, count, lat, fps, static, changing, tap, frame, kb, cpu)
 
 
 def run_bench(viewers: tuple[int, ...] = (1, 5), *, changes: int = 20, seconds: float = 5.0,
-              clicks: int = 10, latency: bool = True, seed: int = 0) -> list[Row]:
+              clicks: int = 10, latency: bool = True, seed: int = 0,
+              paths: tuple[str, ...] = PATHS) -> list[Row]:
+    """Every path with every viewer count, side by side in one run."""
     return [bench_viewers(n, changes=changes, seconds=seconds, clicks=clicks,
-                          latency=latency, seed=seed) for n in viewers]
+                          latency=latency, seed=seed, path=p) for p in paths for n in viewers]
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| viewers | frame latency median / p95 | fps while changing | "
-             "bytes/s static | bytes/s changing | frame size | click → tap median / p95 | "
-             "click → frame median / p95 |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| path | viewers | frame latency median / p95 | fps while changing | "
+             "bytes/s static | bytes/s changing | frame size | server CPU | "
+             "click → tap median / p95 | click → frame median / p95 |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        name = "H.264" if r.path == "h264" else "JPEG"
         lines.append(
-            f"| {r.viewers} | {r.latency_ms.median:.0f} / {r.latency_ms.p95:.0f} ms | "
-            f"{r.fps:.1f} | {r.static_bps:.0f} | {r.changing_bps / 1024:.0f} kB/s | "
-            f"{r.frame_kb:.0f} kB | {r.click_tap_ms.median:.0f} / {r.click_tap_ms.p95:.0f} ms"
+            f"| {name} | {r.viewers} | {r.latency_ms.median:.0f} / {r.latency_ms.p95:.0f} ms"
+            f" | {r.fps:.1f} | {r.static_bps:.0f} | {r.changing_bps / 1024:.0f} kB/s | "
+            f"{r.frame_kb:.1f} kB | {r.cpu_pct:.0f} % | "
+            f"{r.click_tap_ms.median:.0f} / {r.click_tap_ms.p95:.0f} ms"
             f" | {r.click_frame_ms.median:.0f} / {r.click_frame_ms.p95:.0f} ms |")
     return "\n".join(lines)
 

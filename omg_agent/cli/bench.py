@@ -333,9 +333,10 @@ def mirror(
                                  help="The real-device latency profile (on by default)."),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
 ) -> None:
-    """The live mirror on a vphone: frame latency (screen change → frame at a viewer), fps
-    while changing, bytes/s static vs changing, click → tap and click → frame, with 1 and 5
-    viewers (``omg-agent mirror`` in its own process, viewers over WebSocket).
+    """The live mirror on a vphone, H.264 and JPEG side by side: frame latency (screen
+    change → frame at a viewer), fps while changing, bytes/s static vs changing, server CPU,
+    click → tap and click → frame, with 1 and 5 viewers (``omg-agent mirror`` in its own
+    process, viewers over WebSocket).
 
     Examples:
 

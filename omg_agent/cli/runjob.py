@@ -164,7 +164,8 @@ class RunJob:
                                                    f"mirror: open {url}", soft_wrap=True,
                                                    highlight=False))
             hooks = replace(hooks, ask=ask, confirm=confirm,
-                            on_progress=progress_hook(page, hooks.on_progress, secrets.scrub))
+                            on_progress=progress_hook(page, hooks.on_progress, secrets.scrub,
+                                                      task))
             driver = page.held(driver)  # a takeover on the page pauses the agent
         agent = open_agent(stack, settings, RunDevice(driver, serial), hooks, task=task,
                            run_dir=run_dir, secrets=secrets, saved=saved)

@@ -118,6 +118,13 @@ class AdbIO:
         return self.grace.read(lambda: parse(self._exec(cmd, timeout, label or cmd)),
                                label or cmd)
 
+    def stream(self, cmd: str, *, label: str = "") -> socket.socket:
+        """``cmd``'s stdout as an open socket, read as it is written (``screenrecord -``
+        for the mirror); no timeout, no repetition: the caller reads and closes it."""
+        sock = self._open(f"exec:{cmd}", None, label or cmd)
+        sock.settimeout(None)
+        return sock
+
     def _exec(self, cmd: str, timeout: float | None, label: str) -> bytes:
         sock = self._open(f"exec:{cmd}", timeout, label)
         try:

@@ -40,10 +40,12 @@ from omg_agent.hitl.security import (
 )
 from omg_agent.hitl.takeover import Takeover
 from omg_agent.hitl.tree import element_boxes
+from omg_agent.hitl.video import SocketFeed, VideoFeed
 
 WS_POLICY_VIOLATION = 1008
 MAX_SOCKETS = 2 * MAX_VIEWERS  # each holds one reference to the latest frame, no queue
-KEYS = ("back", "home", "recents")
+KEY_UNIT, DELTA_UNIT = b"\x01", b"\x00"  # the first byte of an H.264 message
+KEYS = ("back", "home", "recents", "enter", "delete")  # buttons, and the page's keyboard
 DRAG_MS = 300
 MAX_REFUSALS_AUDITED = 50  # replays refused are written down, but cannot fill the disk
 NOT_SIGNED_IN = ("not signed in: this needs the key the page got with its one-time link "
@@ -98,10 +100,14 @@ def _who(viewer: Viewer) -> dict[str, Any]:
 
 class MirrorApp:
     def __init__(self, session: MirrorSession, driver: Any, frames: FrameSource,
-                 channel: PageChannel, audit: AuditLog, takeover: Takeover) -> None:
+                 channel: PageChannel, audit: AuditLog, takeover: Takeover,
+                 video: VideoFeed | None = None) -> None:
         self.session = session
         self.driver = driver
         self.frames = frames
+        self.video = video  # None: JPEG frames only
+        self._sockets = 0
+        self._sockets_lock = threading.Lock()
         self.channel = channel
         self.audit = audit
         self.takeover = takeover
@@ -230,8 +236,14 @@ class MirrorApp:
             if self.learner is not None:
                 self.learner.gesture(self.driver, action)
             result = self.driver.execute([action])
-        self.frames.poll_once()  # the change shows at once, not at the next poll
+        if not self._video_only():  # the change shows at once, not at the next poll
+            self.frames.poll_once()
         return result
+
+    def _video_only(self) -> bool:
+        """Every open page gets H.264 (which shows the change itself): no screenshot."""
+        return (self.video is not None and self.video.watchers > 0
+                and self.frames.watchers == 0)
 
     def _resumed(self) -> None:
         """The human hands back: what they did becomes learned steps (when learning)."""
@@ -334,23 +346,28 @@ class MirrorApp:
             else:
                 await ws.close(code=WS_POLICY_VIOLATION)
             return
-        if not self.frames.watch(limit=MAX_SOCKETS):
+        with self._sockets_lock:
+            if self._sockets >= MAX_SOCKETS:
+                refused = True
+            else:
+                refused, self._sockets = False, self._sockets + 1
+        if refused:
             await ws.close(code=WS_POLICY_VIOLATION)  # too many open pages: refused
             return
+        # H.264 only to a page that says it decodes it (WebCodecs); JPEG otherwise
+        path = SocketFeed(self.frames, self.video, ws.query_params.get("video") == "h264")
         try:
             await ws.accept(subprotocol=PROTOCOL)  # never the key: it stays the page's
-        except Exception:
-            self.frames.unwatch()
-            raise
-        try:
             async with anyio.create_task_group() as group:
-                group.start_soon(self._push, ws, viewer)
+                group.start_soon(self._push, ws, viewer, path)
                 await self._drain(ws)
                 group.cancel_scope.cancel()
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
-            self.frames.unwatch()
+            path.leave()
+            with self._sockets_lock:
+                self._sockets -= 1
 
     @staticmethod
     async def _drain(ws: WebSocket) -> None:
@@ -359,21 +376,31 @@ class MirrorApp:
         while (await ws.receive())["type"] != "websocket.disconnect":
             pass
 
-    async def _push(self, ws: WebSocket, viewer: Viewer) -> None:
+    async def _push(self, ws: WebSocket, viewer: Viewer, path: SocketFeed) -> None:
         version, sent_seq, sent_state = -1, 0, ""
+        gop, index = 0, -1  # the last H.264 unit sent
         changes = self.frames.changes
         while True:
             version = await anyio.to_thread.run_sync(changes.wait, version, 1.0,
                                                      abandon_on_cancel=True)
-            frame = self.frames.latest
+            path.check()
             state = json.dumps({"pending": self.channel.pending(), "error": self.frames.error,
                                 "run": self.channel.run, "takeover": self.takeover.active,
-                                "viewer": viewer.number,
+                                "viewer": viewer.number, "video": path.describe(),
                                 "control": self.session.controls(viewer)},
                                ensure_ascii=False)
             if state != sent_state:
                 await ws.send_text(state)
                 sent_state = state
+            if path.h264:
+                assert self.video is not None
+                if self.video.codec is None:
+                    continue  # no key frame yet: the page cannot configure its decoder
+                for unit in self.video.since(gop, index):
+                    await ws.send_bytes((KEY_UNIT if unit.key else DELTA_UNIT) + unit.data)
+                    gop, index = unit.gop, unit.index
+                continue
+            frame = self.frames.latest
             if frame is not None and frame.seq != sent_seq:
                 await ws.send_bytes(frame.jpeg)
                 sent_seq = frame.seq

@@ -30,9 +30,10 @@ def attach_mirror(stack: ExitStack, driver: Any, ask: Ask | None,
 
 
 def progress_hook(mirror: Mirror, show: Callable[[Any], object] | None,
-                  scrub: Callable[[Any], Any]) -> Callable[[Any], None]:
+                  scrub: Callable[[Any], Any], task: str = "") -> Callable[[Any], None]:
     """The run's progress to ``show`` (the terminal's live view, if any) and to the page,
-    masked with ``scrub`` (the run's secrets)."""
+    masked with ``scrub`` (the run's secrets), under the run's ``task``."""
+    mirror.channel.task = scrub(task)
     def both(progress: Any) -> None:
         if show is not None:
             show(progress)

@@ -46,6 +46,7 @@ class PageChannel:
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self.run: dict[str, Any] | None = None  # the run's progress, as the page shows it
+        self.task = ""  # the run's task, its secrets masked (set by progress_hook)
         self.recent: list[str] = []  # its last actions, newest last
 
     # -- the run's progress -----------------------------------------------------------------
@@ -56,7 +57,7 @@ class PageChannel:
             self.recent = [*self.recent, last][-RECENT:]
         from omg_agent.core.todo import render_todo
 
-        self.run = {"phase": progress.phase, "step": progress.step,
+        self.run = {"task": self.task, "phase": progress.phase, "step": progress.step,
                     "todo": render_todo(progress.plan, "✔", "○"),  # shown as it is
                     "steps": f"{progress.steps_used}/{progress.steps_limit}",
                     "recent": list(self.recent)}

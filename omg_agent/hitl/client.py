@@ -80,12 +80,14 @@ class MirrorClient:
         """A click at (x, y) in the page's 0–1000 screen units."""
         return self.post("/api/act/tap", {"x": x, "y": y})
 
-    def socket(self, open_timeout: float = TIMEOUT_S) -> Any:
-        """The frame WebSocket (a ``websockets`` sync connection; use as a context)."""
+    def socket(self, open_timeout: float = TIMEOUT_S, *, video: bool = False) -> Any:
+        """The frame WebSocket (a ``websockets`` sync connection; use as a context); with
+        ``video``, asking for H.264 access units as a WebCodecs page does."""
         from websockets.sync.client import connect
         from websockets.typing import Origin, Subprotocol
 
-        return connect(f"ws://{self.netloc}/ws", origin=Origin(self.origin),
+        path = "/ws?video=h264" if video else "/ws"
+        return connect(f"ws://{self.netloc}{path}", origin=Origin(self.origin),
                        additional_headers={"Cookie": f"{cookie_name(self.port)}={self.cookie}"},
                        subprotocols=[Subprotocol(PROTOCOL), Subprotocol(KEY_PROTOCOL + self.key)],
                        open_timeout=open_timeout, max_size=None)

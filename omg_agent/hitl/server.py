@@ -22,6 +22,7 @@ from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import Changes, FrameSource
 from omg_agent.hitl.security import MirrorSession, check_bind
 from omg_agent.hitl.takeover import HeldDriver, Takeover
+from omg_agent.hitl.video import VideoFeed
 
 START_TIMEOUT_S = 15.0
 
@@ -45,17 +46,18 @@ class Mirror:
 
     def __init__(self, driver: Any, *, host: str = "127.0.0.1", port: int = 0,
                  allow_remote: bool = False, audit: AuditLog | None = None,
-                 audit_path: Path | None = None) -> None:
+                 audit_path: Path | None = None, video: bool = True) -> None:
         self.warning = check_bind(host, allow_remote)  # refuses before anything is opened
         self.sock = bind(host, port)
         self.session = MirrorSession(host, self.sock.getsockname()[1])
         self.audit = audit or AuditLog(audit_path)
         self.changes = Changes()
         self.frames = FrameSource(driver, self.changes)
+        self.video = VideoFeed(driver, self.changes) if video else None  # JPEG: the fallback
         self.channel = PageChannel(self.changes, self.audit)
         self.takeover = Takeover()
         self.app = MirrorApp(self.session, driver, self.frames, self.channel, self.audit,
-                             self.takeover)
+                             self.takeover, self.video)
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -108,6 +110,8 @@ class Mirror:
         self.takeover.end()  # nobody can press Continue any more: the agent goes on
         self.channel.close()
         self.frames.close()
+        if self.video is not None:
+            self.video.close()
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:

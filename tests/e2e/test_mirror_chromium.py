@@ -95,7 +95,7 @@ def test_page_loads_with_the_token_and_shows_the_vphone_screen(mirror_cli, chrom
     page = chromium_page.page
     _open(page, mirror_cli.url)
     assert "token" not in page.url  # the link is traded for a cookie at once
-    size = page.eval_on_selector("#screen", "i => [i.naturalWidth, i.naturalHeight]")
+    size = page.eval_on_selector("#screen", "c => [c.width, c.height]")  # as drawn
     assert size[0] > 100 and size[1] > size[0]  # a portrait phone screen
     assert chromium_page.errors == [] and chromium_page.dialogs == []
     again = page.context.browser.new_page()  # another browser: the link works once only

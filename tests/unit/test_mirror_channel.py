@@ -110,3 +110,20 @@ def test_the_runs_progress_is_kept_for_the_page_with_its_recent_actions():
     assert channel.run is not None and channel.run["steps"] == "4/30"
     assert channel.run["recent"] == ["tap 'Shop'", "type 'MacBook'"]
     assert channel.run["todo"] == "✔ 1. open Shop\n○ 2. search"  # rendered once, here
+
+
+def test_the_page_shows_the_runs_task_with_its_secrets_masked():
+    from types import SimpleNamespace
+
+    from omg_agent.brain.run_state import Progress
+    from omg_agent.core.secrets import SecretVault
+    from omg_agent.hitl.attach import progress_hook
+
+    task = "Log in to Bank with password {{secret:bank=hunter2}} and read the balance"
+    vault = SecretVault()
+    vault.add_from_task(task)
+    channel = PageChannel()
+    hook = progress_hook(SimpleNamespace(channel=channel), None, vault.scrub, task)
+    hook(Progress("act", (), "log in", "", 1, 30, 0, 0))
+    assert channel.run is not None and "Log in to Bank" in channel.run["task"]
+    assert "hunter2" not in channel.run["task"]
