@@ -260,10 +260,12 @@ class BundleExecutor:
         p = Point(*resolved.point)
         el = resolved.element
         what = resolved.detail or (f"[{el.id}] {el.role}" if el is not None else "")
-        snap = f", snapped {resolved.snap_px:.0f} px" if resolved.snap_px else ""
+        snap = f" (snapped {resolved.snap_px:.0f} px)" if resolved.snap_px else ""
         plan.point, plan.source, plan.element = p, resolved.source, el
+        # the model reads what happened; how the target was found (tree, ocr, grid…) is the
+        # trace's, in the outcome's ``source``
         plan.detail = (f"{verb} at {_units(self.device.geometry, p)}"
-                       + (f" on {what}" if what else "") + f" ({resolved.source}{snap})")
+                       + (f" on {what}" if what else "") + snap)
         return p
 
     def _package(self, app: str) -> str | None:

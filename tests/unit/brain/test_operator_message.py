@@ -11,7 +11,17 @@ from typing import Any
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import UIElement
 
-from .fakes import FakeWorld, ScriptedModel, bundle, el, orchestrator, plan, tap, user_text
+from .fakes import (
+    FakeWorld,
+    Recorder,
+    ScriptedModel,
+    bundle,
+    el,
+    orchestrator,
+    plan,
+    tap,
+    user_text,
+)
 
 TASK = "open Display in Settings"
 
@@ -33,8 +43,19 @@ def operator_texts(model: ScriptedModel) -> list[str]:
             == "DecisionBundle"]
 
 
-def run(planning: str, *replies: dict[str, Any], planned: dict[str, Any] | None = None
-        ) -> list[str]:
+class Steps(Recorder):
+    """The recorder, keeping each step's results (what the trace writes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.results: list[dict[str, Any]] = []
+
+    def record_step(self, step: int, **data: Any) -> None:
+        self.results += data.get("results", [])
+
+
+def run(planning: str, *replies: dict[str, Any], planned: dict[str, Any] | None = None,
+        recorder: Recorder | None = None) -> list[str]:
     queue = iter(replies)
 
     def policy(contract: str, text: str, body: dict[str, Any]) -> Any:
@@ -46,7 +67,8 @@ def run(planning: str, *replies: dict[str, Any], planned: dict[str, Any] | None 
         return next(queue)
 
     model = ScriptedModel(policy)
-    with orchestrator(world(), model, planning=planning, confirm_done="never") as orch:
+    with orchestrator(world(), model, planning=planning, confirm_done="never",
+                      recorder=recorder) as orch:
         orch.run(TASK)
     return operator_texts(model)
 
@@ -74,3 +96,16 @@ def test_a_planned_step_keeps_its_step_guide_and_criteria() -> None:
     assert "Guide: tap the Display row" in first
     assert "Success criteria: Brightness is shown" in first
     assert "Plan:\n- [ ] 1. Open the Display page" in first
+
+
+# -- result lines -------------------------------------------------------------------------
+def test_a_result_line_says_what_was_tapped_and_only_the_trace_says_how_it_was_found() -> None:
+    steps = Steps()
+    texts = run("unified", bundle(tap("Display")), bundle(goal_complete=True, answer="open"),
+                recorder=steps)
+    line = next(x for x in texts[1].splitlines() if x.startswith("- (step 1)"))
+    assert "on [2] button 'Display'" in line
+    for jargon in ("(tree)", "(element)", "(ocr)", "(grid)", "(point)"):
+        assert jargon not in line
+    tapped = next(r for r in steps.results if r.get("type") == "tap")
+    assert tapped["source"] == "tree" and "(tree)" not in tapped["detail"]
