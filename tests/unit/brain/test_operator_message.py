@@ -6,10 +6,16 @@ FakeDriver screens, the real openai client on httpx.MockTransport."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+import pytest
+from PIL import Image
+
+from omg_agent.brain.effects import effect_note
 from omg_agent.core.actions import Action
-from omg_agent.core.observation import UIElement
+from omg_agent.core.geometry import Bounds
+from omg_agent.core.observation import Observation, UIElement
 
 from .fakes import (
     FakeWorld,
@@ -24,6 +30,7 @@ from .fakes import (
 )
 
 TASK = "open Display in Settings"
+PHONE = Image.new("RGB", (1000, 2000), "white")
 
 
 def world() -> FakeWorld:
@@ -109,3 +116,70 @@ def test_a_result_line_says_what_was_tapped_and_only_the_trace_says_how_it_was_f
         assert jargon not in line
     tapped = next(r for r in steps.results if r.get("type") == "tap")
     assert tapped["source"] == "tree" and "(tree)" not in tapped["detail"]
+
+
+# -- what the actions changed -------------------------------------------------------------
+def screen(name: str, *elements: UIElement, package: str = "com.android.settings"
+           ) -> Observation:
+    return Observation(PHONE, elements, package=package, screen_hash=name)
+
+
+def row(text: str, *, on: bool) -> tuple[UIElement, UIElement]:
+    """A settings row: its title on the left, a switch with no text of its own beside it."""
+    title = UIElement(1, "android.widget.TextView", "text", Bounds(0, 100, 800, 190),
+                      text=text)
+    switch = UIElement(2, "android.widget.Switch", "switch", Bounds(850, 110, 990, 180),
+                       resource_id="bt_switch", checkable=True, checked=on, clickable=True)
+    return title, switch
+
+
+def like(*, liked: bool) -> UIElement:
+    return UIElement(3, "android.widget.Button", "button", Bounds(0, 300, 300, 390),
+                     text="Liked ♥" if liked else "Like", desc="Like post 4",
+                     resource_id="like", clickable=True, selected=liked)
+
+
+@pytest.mark.parametrize(("before", "after", "note"), [
+    (screen("s", *row("Bluetooth", on=True)), screen("s", *row("Bluetooth", on=False)),
+     "switch 'Bluetooth' now off"),
+    (screen("f", like(liked=False)), screen("f", like(liked=True)),
+     "'Like post 4' now selected"),
+    (screen("s", *row("Bluetooth", on=True)), screen("s", *row("Bluetooth", on=True)),
+     "screen unchanged"),
+    (screen("home", el(1, "Notes"), package="com.android.launcher3"),
+     screen("notes", el(1, "Garden"), package="com.omg.notes"), "opened com.omg.notes"),
+    (screen("main", el(1, "Settings", role="text", clickable=False), el(2, "Display")),
+     screen("display", el(1, "Display", role="text", clickable=False), el(2, "Brightness"),
+            el(3, "Dark theme")),
+     "opened 'Display'"),
+])
+def test_the_effect_note_names_what_the_actions_changed(before, after, note) -> None:
+    assert effect_note(before, after) == note
+
+
+def test_a_changed_count_under_an_equal_hash_is_not_called_unchanged() -> None:
+    count = UIElement(4, "android.widget.TextView", "text", Bounds(400, 300, 900, 390),
+                      text="59 likes")
+    after = dataclasses.replace(count, text="60 likes")
+    assert effect_note(screen("f", count), screen("f", after)) == ""
+
+
+def test_the_next_turn_reads_that_its_tap_turned_the_switch_off_or_changed_nothing() -> None:
+    state = {"bt": True}
+
+    def move(name: str, action: Action, element: UIElement | None) -> str:
+        if element is not None and element.text == "Bluetooth":
+            state["bt"] = not state["bt"]
+        return name
+
+    switches = FakeWorld({"settings": lambda: ("com.android.settings", [
+        el(1, "Wi-Fi"), el(2, "Bluetooth", checkable=True, checked=state["bt"])])},
+        move, "settings")
+    replies = iter([bundle(tap("Bluetooth")), bundle(tap("Wi-Fi")),
+                    bundle(goal_complete=True, answer="off")])
+    model = ScriptedModel(lambda contract, text, body: next(replies))
+    with orchestrator(switches, model, planning="unified", confirm_done="never") as orch:
+        orch.run("turn off Bluetooth")
+    texts = operator_texts(model)
+    assert "→ switch 'Bluetooth' now off" in texts[1]
+    assert "→ screen unchanged" in texts[2]
