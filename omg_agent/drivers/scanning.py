@@ -84,7 +84,8 @@ class ScanReport:
             head.append("The list changed while it was read (the newest texts are kept): "
                         + "; ".join(self.changes[:5]) + (f"; {more} more" if more > 0 else "")
                         + ".")
-        head.append('Each item: #id texts [anchor]; tap the anchor to scroll back to it.')
+        head.append("Each item: #id texts [anchor]; a tap on the anchor or any text of the item "
+                    "scrolls back to it.")
         lines = []
         for item in self.items:
             anchor = anchor_of(item, self.items)
