@@ -84,9 +84,7 @@ def _title(obs: Observation) -> str:
     app bar), else ``""``."""
     plain = [e for e in obs.elements if e.text and not e.interactive]
     top = min(plain, key=lambda e: (e.bounds.top, e.bounds.left), default=None)
-    height = obs.screenshot.height if obs.screenshot is not None else max(
-        (e.bounds.bottom for e in obs.elements), default=0)
-    return top.text if top is not None and top.bounds.top * 4 < height else ""
+    return top.text if top is not None and top.bounds.top * 4 < obs.screenshot.height else ""
 
 
 __all__ = ["effect_note"]

@@ -244,11 +244,7 @@ class ListScanner:
 
 def _whole_screen(obs: Observation) -> UIElement:
     """A stand-in list container as large as the screen."""
-    if obs.screenshot is not None:
-        width, height = obs.screenshot.size
-    else:  # pragma: no cover - every driver's observation carries its screenshot
-        width = max((e.bounds.right for e in obs.elements), default=0)
-        height = max((e.bounds.bottom for e in obs.elements), default=0)
+    width, height = obs.screenshot.size
     return UIElement(0, "screen", "screen", Bounds(0, 0, width, height))
 
 
