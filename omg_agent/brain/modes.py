@@ -25,6 +25,9 @@ from omg_agent.core.todo import DONE, OPEN, read_todo
 PLANNERLESS = ("flat", "unified")
 MODES = ("flat", "unified", "replan-each", "adaptive")
 ONE_ACTION = "flat"
+# the success criterion of a plannerless run's one step: it says nothing the task does not,
+# so the operator's prompt leaves it out
+SOLE_STEP_CRITERIA = "the screen shows the task done as the user asked"
 
 
 def plannerless(mode: str) -> bool:
@@ -35,7 +38,7 @@ def task_as_plan(task: str) -> TaskPlan:
     """The plan of a run without a planner: the whole task is its one step; its limits are
     the run's step budget, not a step's tries."""
     return TaskPlan(goal=task, steps=[TaskStep(
-        description=task, success_criteria="the screen shows the task done as the user asked",
+        description=task, success_criteria=SOLE_STEP_CRITERIA,
         complexity=5, on_fail="retry")])
 
 
@@ -58,5 +61,5 @@ def unforeseen(saved: Iterable[str], plan: Iterable[TaskStep]) -> list[str]:
     return sorted(k for k in saved if k not in foreseen)
 
 
-__all__ = ["MODES", "ONE_ACTION", "PLANNERLESS", "adopt_end_checks", "own_todo",
-           "plannerless", "task_as_plan", "unforeseen"]
+__all__ = ["MODES", "ONE_ACTION", "PLANNERLESS", "SOLE_STEP_CRITERIA", "adopt_end_checks",
+           "own_todo", "plannerless", "task_as_plan", "unforeseen"]

@@ -34,7 +34,7 @@ from omg_agent.brain.dialects import DialectTurn, dialect_for
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.looking import screenshot_reason, unclear_effect
 from omg_agent.brain.memory import MemoryBank
-from omg_agent.brain.modes import ONE_ACTION
+from omg_agent.brain.modes import ONE_ACTION, SOLE_STEP_CRITERIA
 from omg_agent.brain.segment_review import (
     SegmentReview,
     SegmentRun,
@@ -138,6 +138,25 @@ class TurnResult:
         return f"{intent} [{acts}] → {status}" + (f" ({said})" if said else "")
 
 
+def _step_lines(ctx: TurnContext) -> list[str]:
+    """The plan and the current step, each said once: a step that is the whole task (a
+    plannerless run) is not repeated under Plan and Current step, and a section with nothing
+    in it (no guide, the sole step's generic criterion) is left out."""
+    step = ctx.step
+    sole = step.description.strip() == ctx.task.strip()
+    todo = ctx.todo.strip()
+    lines = []
+    if todo and not (sole and "\n" not in todo and ctx.task.strip() in todo):
+        lines.append(f"Plan:\n{todo}")
+    if not sole:
+        lines.append(f"Current step {ctx.step_number}: {step.description}")
+    if step.action_guide:
+        lines.append(f"Guide: {step.action_guide}")
+    if step.success_criteria and step.success_criteria != SOLE_STEP_CRITERIA:
+        lines.append(f"Success criteria: {step.success_criteria}")
+    return lines
+
+
 class Operator:
     """Runs operator turns against one driver, one model, one memory bank."""
 
@@ -218,10 +237,7 @@ class Operator:
     def _prompt(self, ctx: TurnContext, obs: Observation,
                 flags: Sequence[InjectionFlag] = (), budget: StepBudget | None = None) -> str:
         step = ctx.step
-        lines = [f"Task: {ctx.task}", f"Plan:\n{ctx.todo}",
-                 f"Current step {ctx.step_number}: {step.description}",
-                 f"Guide: {step.action_guide or '-'}",
-                 f"Success criteria: {step.success_criteria}"]
+        lines = [f"Task: {ctx.task}", *_step_lines(ctx)]
         if step.checks:
             lines.append("Checks: " + "; ".join(c.describe() for c in step.checks))
         if step.data_output:

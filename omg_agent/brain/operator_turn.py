@@ -25,11 +25,12 @@ from dataclasses import dataclass, replace
 from omg_agent.brain import dialogue, held
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.dialects.solo import unverified
+from omg_agent.brain.effects import effect_note
 from omg_agent.brain.modes import ONE_ACTION, adopt_end_checks, own_todo, unforeseen
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.recovery import climb, fail_step, maybe_fail_step
 from omg_agent.brain.run_context import RunContext
-from omg_agent.brain.run_state import TurnRecord
+from omg_agent.brain.run_state import RunState, TurnRecord
 from omg_agent.brain.verdicts import DONE_HINT, INFEASIBLE_HINT
 from omg_agent.brain.verify import names_present_element, verify_step
 from omg_agent.core.contracts import TaskStep
@@ -66,6 +67,7 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
         run.event("device", step=index + 1, device=switched)
     started = time.perf_counter()
     obs = run.driver.observe()
+    note_effect(s, obs)
     if rules_acted(run, index, step, obs, system, learned):
         return
     todo = s.own_todo if run.plannerless and s.own_todo else s.todo.markdown()
@@ -83,6 +85,18 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
     booked = book(run, index, step, turn)
     if booked is not None:
         routed(run, index, booked, turn)
+
+
+def note_effect(s: RunState, obs: Observation) -> None:
+    """Add to the last acting turn's record what its actions changed, read from ``obs``,
+    the first screen seen after it (once: later looks may follow the system's moves)."""
+    if s.effect_of is None:
+        return
+    at, before = s.effect_of
+    s.effect_of = None
+    if at < len(s.records) and (note := effect_note(before, obs)):
+        s.records[at] = replace(s.records[at],
+                                            summary=f"{s.records[at].summary} → {note}")
 
 
 def rules_acted(run: RunContext, index: int, step: TaskStep, obs: Observation,
@@ -130,6 +144,7 @@ def book(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> Booke
     intent = turn.bundle.execute_now.intent if turn.bundle.execute_now else ""
     s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash, problem,
                                 intent=intent, acted=turn.acted))
+    s.effect_of = (len(s.records) - 1, turn.observation) if turn.acted else None
     run.loops.acted(turn.executed, turn.observation)
     if turn.held is not None and turn.held.answer is not True and dialogue.refused_before(
             run, turn.held):  # the model reached again for what the user said no to

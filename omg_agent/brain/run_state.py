@@ -234,6 +234,9 @@ class RunState:
     dialogue: Dialogue = field(default_factory=Dialogue)
     records: list[TurnRecord] = field(default_factory=list)
     last_obs: Observation | None = None
+    # the record of the last turn that acted and the screen it acted on: the next look
+    # notes what the actions changed on that record (brain/effects)
+    effect_of: tuple[int, Observation] | None = None
     retried: set[int] = field(default_factory=set)
     jumps: dict[int, int] = field(default_factory=dict)
     checkpoint: str = ""  # screen hash of the last verified step

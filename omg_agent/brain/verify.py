@@ -2,9 +2,9 @@
 
 Each :class:`~omg_agent.core.checks.ElementCheck` is decided on the element its anchor finds
 (the one matcher, :func:`omg_agent.perception.anchor.match_anchor`) — its text, its checked
-state — never by looking for a word anywhere on the screen. Edit fields hold typed, unsent
-text and are no evidence unless the check says ``in_field``. A check about a switch that
-finds the row's label instead reads the switch in the same row.
+or selected state — never by looking for a word anywhere on the screen. Edit fields hold
+typed, unsent text and are no evidence unless the check says ``in_field``. A check about a
+switch that finds the row's label instead reads the switch in the same row.
 
 :func:`verify_step` is what the orchestrator asks after the operator claims a step (or the
 goal) is done: ``None`` when the step is verified, else the typed failure naming the first
@@ -123,6 +123,8 @@ def _element(check: ElementCheck, obs: Observation) -> str:
         if switch.checked != check.checked:
             state = "on" if switch.checked else "off"
             return f"{check.describe()}: it is {state}"
+    if check.selected is not None and found.selected != check.selected:
+        return f"{check.describe()}: it is {'' if found.selected else 'not '}selected"
     return ""
 
 

@@ -6,7 +6,8 @@ foreground app or the memory bank — never a screen-wide search for a word, whi
 Bluetooth's "OFF" pass a check about Wi-Fi. Pure data, no I/O.
 
 - :class:`ElementCheck` — an element found by anchor (text / resource_id / desc) is on the
-  screen (or, ``present: false``, is not), optionally showing a text or a checked state.
+  screen (or, ``present: false``, is not), optionally showing a text, a checked state (a
+  switch) or a selected one (a Like button, a tab).
   Text inside edit fields is typed, unsent text: it counts only when ``in_field`` says the
   text is expected there (a note's title in its editor).
 - :class:`AppCheck` — an app is in the foreground (package or app name).
@@ -34,13 +35,16 @@ class ElementCheck(AnchorFields):
         description="Text the found element must contain (e.g. a price, 'On').")
     checked: bool | None = Field(
         None, description="The checked state a switch or checkbox must have.")
+    selected: bool | None = Field(
+        None, description="The selected state the element must have (a Like button, a tab).")
     in_field: bool = Field(
         False, description="true when the text is expected inside an edit field; otherwise "
                            "edit fields (typed, unsent text) are not evidence.")
 
     @model_validator(mode="after")
     def _state_needs_presence(self) -> ElementCheck:
-        if not self.present and (self.shows is not None or self.checked is not None):
+        if not self.present and (self.shows is not None or self.checked is not None
+                                 or self.selected is not None):
             raise ValueError("an absent element (present: false) cannot show text or a state")
         return self
 
@@ -58,6 +62,8 @@ class ElementCheck(AnchorFields):
             return what + " is absent"
         if self.checked is not None:
             what += " is " + ("checked/on" if self.checked else "unchecked/off")
+        if self.selected is not None:
+            what += " is " + ("selected" if self.selected else "not selected")
         if self.shows is not None:
             what += f' shows "{self.shows}"'
         if self.in_field:

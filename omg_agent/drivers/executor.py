@@ -174,8 +174,19 @@ class BundleExecutor:
         if why:
             review.stopped(why, None)
             return None
+        reached = False
+
+        def look() -> Observation:
+            # an item the last scan read, off screen now: scrolled back to once the new
+            # screen shows that scanned list (relay round 27: "Like post 1" after two taps)
+            nonlocal reached
+            screen = self.device.observe()
+            if not reached and actions and self.scanner.shows_scanned(screen):
+                reached, screen = True, self._reach(actions[0], screen)
+            return screen
+
         obs, (plans, failure) = await_anchors(
-            self.device.observe, lambda screen: self._plan_all(actions, screen),
+            look, lambda screen: self._plan_all(actions, screen),
             lambda planned: _missing(actions, planned[1]), clock=self.clock, sleep=self.sleep)
         why = blind_reason(extent(actions, len(plans) + (failure is not None)))
         if not why and (missing := _missing(actions, failure)):
@@ -187,7 +198,7 @@ class BundleExecutor:
 
     def _reach(self, action: Action, obs: Observation) -> Observation:
         """Scroll back to the item a touch's anchor names when the screen does not show it
-        but the last scan read it (only as a bundle's first action: what was planned
+        but the last scan read it (only as a segment's first action: what was planned
         before it was planned on the screen before the scroll)."""
         target = getattr(action, "target", None)
         if not isinstance(action, Tap | DoubleTap | LongPress) or \
@@ -260,10 +271,12 @@ class BundleExecutor:
         p = Point(*resolved.point)
         el = resolved.element
         what = resolved.detail or (f"[{el.id}] {el.role}" if el is not None else "")
-        snap = f", snapped {resolved.snap_px:.0f} px" if resolved.snap_px else ""
+        snap = f" (snapped {resolved.snap_px:.0f} px)" if resolved.snap_px else ""
         plan.point, plan.source, plan.element = p, resolved.source, el
+        # the model reads what happened; how the target was found (tree, ocr, grid…) is the
+        # trace's, in the outcome's ``source``
         plan.detail = (f"{verb} at {_units(self.device.geometry, p)}"
-                       + (f" on {what}" if what else "") + f" ({resolved.source}{snap})")
+                       + (f" on {what}" if what else "") + snap)
         return p
 
     def _package(self, app: str) -> str | None:

@@ -11,9 +11,11 @@ page shows with :mod:`omg_agent.perception.listpages` (items by identity, not po
 * It stops at the end (the content stops moving), after ``count`` items, once
   ``until_text`` shows, or at a bound (:data:`MAX_PAGES` pages, :data:`MAX_ITEMS` items) —
   an endless list stops there and the report says the list may go on.
+* A screen with no scrolling list is read as it is: its items, and a note saying so.
 * :meth:`ListScanner.reach` scrolls back to an item of the last scan: a later tap on an
-  anchor the screen does not show, but the scan read, swipes toward the page it was read on
-  until it shows.
+  anchor the screen does not show, but the scan read (any text of the item: its like
+  button's description too), swipes toward the page it was read on until it shows — as a
+  bundle's first action, or first after a screen change once the scanned list shows.
 """
 
 from __future__ import annotations
@@ -24,11 +26,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from omg_agent.core.actions import AnchorTarget, Scan
-from omg_agent.core.geometry import Point
+from omg_agent.core.geometry import Bounds, Point
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import ActionRejected
 from omg_agent.perception.anchor import match_anchor
-from omg_agent.perception.listpages import ListItem, ListMerge, ListPage, anchor_of, read_page
+from omg_agent.perception.listpages import (
+    ListItem,
+    ListMerge,
+    ListPage,
+    anchor_of,
+    read_page,
+    same_item,
+)
 from omg_agent.perception.textmatch import EXACT_TIERS, TextQuery
 
 if TYPE_CHECKING:
@@ -41,7 +50,7 @@ MAX_ITEMS = 200
 SWIPE_SHARE = 0.6  # of the list's height: the rows at a page's edges show whole next
 SWIPE_MS = 600  # slow enough not to fling past a page
 
-StopKind = Literal["end", "count", "text", "pages", "items", "lost"]
+StopKind = Literal["end", "count", "text", "pages", "items", "lost", "screen"]
 Way = Literal["down", "up"]  # where the content goes: "down" reads further down the list
 
 
@@ -64,7 +73,8 @@ class ScanReport:
                "text": f"stopped where {self.until!r} shows",
                "pages": f"stopped after {self.pages} pages (the bound): the list may go on",
                "items": f"stopped at {MAX_ITEMS} items (the bound): the list may go on",
-               "lost": "stopped: the list left the screen"}[self.stop]
+               "lost": "stopped: the list left the screen",
+               "screen": "no scrolling list: these are the items on screen"}[self.stop]
         head = [f"scan read {n} item{'s' * (n != 1)} in {self.pages} page"
                 f"{'s' * (self.pages != 1)}, {why}."]
         if not self.from_top:
@@ -74,7 +84,8 @@ class ScanReport:
             head.append("The list changed while it was read (the newest texts are kept): "
                         + "; ".join(self.changes[:5]) + (f"; {more} more" if more > 0 else "")
                         + ".")
-        head.append('Each item: #id texts [anchor]; tap the anchor to scroll back to it.')
+        head.append("Each item: #id texts [anchor]; a tap on the anchor or any text of the item "
+                    "scrolls back to it.")
         lines = []
         for item in self.items:
             anchor = anchor_of(item, self.items)
@@ -104,8 +115,7 @@ class ListScanner:
         obs = obs or self.device.observe()
         page = read_page(obs)
         if page is None:
-            raise ActionRejected("scan: no scrolling list on this screen",
-                                 serial=self.device.serial)
+            return self._screen(request, obs)
         page, obs, from_top = self._to_top(page, obs, index)
         merge = ListMerge()
         merge.add(page, 0)
@@ -132,6 +142,20 @@ class ListScanner:
                  pages, stop)
         return self.last
 
+    def _screen(self, request: Scan, obs: Observation) -> ScanReport:
+        """No scrolling list: the items the screen shows, read as one page of a list as
+        tall as the screen (a settings page that fits; relay round 27 lost a bundle to a
+        failed scan there)."""
+        page = read_page(obs, _whole_screen(obs))
+        if page is None or not page.items:
+            raise ActionRejected("scan: no scrolling list and no text on this screen",
+                                 serial=self.device.serial)
+        merge = ListMerge()
+        merge.add(page, 0)
+        items = merge.items[:request.count] if request.count else merge.items[:MAX_ITEMS]
+        self.last, self.at = ScanReport(items, 1, "screen"), 0
+        return self.last
+
     def _to_top(self, page: ListPage, obs: Observation,
                 index: int) -> tuple[ListPage, Observation, bool]:
         for _ in range(MAX_PAGES):
@@ -154,6 +178,13 @@ class ListScanner:
     def knows(self, anchor: AnchorTarget) -> bool:
         """Whether the last scan read an item ``anchor`` names."""
         return self._page_of(anchor) is not None
+
+    def shows_scanned(self, obs: Observation) -> bool:
+        """Whether ``obs`` shows the list the last scan read (one of its items), so a
+        swipe there moves that list and not another screen's."""
+        page = read_page(obs) if self.last is not None else None
+        return page is not None and self.last is not None and any(
+            same_item(row.fields, item.fields) for row in page.items for item in self.last.items)
 
     def reach(self, anchor: AnchorTarget, obs: Observation, index: int) -> Observation:
         """Swipe toward the page the scan read ``anchor`` on until it shows (the screen
@@ -209,6 +240,12 @@ class ListScanner:
                                  serial=self.device.serial) from None
         self.device.wait_settled(previous=obs.screen_hash)
         return self.device.observe()
+
+
+def _whole_screen(obs: Observation) -> UIElement:
+    """A stand-in list container as large as the screen."""
+    width, height = obs.screenshot.size
+    return UIElement(0, "screen", "screen", Bounds(0, 0, width, height))
 
 
 def _shows(text: str, page: ListPage, obs: Observation) -> bool:

@@ -68,3 +68,17 @@ def test_an_element_id_never_follows_a_screen_change(vphone, memory, tmp_path) -
         p.get("text", "") for p in second if p.get("type") == "text")
     assert "element [3] of the old screen" in text
     assert phone.focus()[0] == SETTINGS
+
+
+def test_a_like_button_a_scan_read_is_scrolled_back_to_after_a_screen_change(
+        vphone, memory, tmp_path) -> None:
+    # relay round 27: after the scan and a like on the screen, "Like post 1" (the scanned
+    # post's own button, above the screen now) stopped the bundle as "not on the new screen"
+    feed = vphone.phone.apps["com.omg.feed"]
+    like = [{"type": "tap", "target": {"kind": "anchor", "desc": f"Like post {n}"}}
+            for n in (7, 1)]
+    policy = one_bundle({"type": "launch", "app": "com.omg.feed"},
+                        {"type": "scan", "count": 8}, *like)
+    result, double = run(vphone, policy, memory, tmp_path)
+    assert result.status == "done"
+    assert feed.liked == {1, 7}

@@ -106,3 +106,12 @@ def test_a_tap_on_an_anchor_the_scan_read_scrolls_back_to_that_post(vphone, anch
         result = driver.execute([Tap(target=AnchorTarget(text=anchor))])
         assert result.ok, result.outcomes
         assert any(e.text == anchor for e in driver.observe().elements)
+
+
+def test_a_scan_of_settings_which_has_no_scrolling_list_returns_its_rows(vphone):
+    # relay round 27: this scan failed and cost the bundle; the rows were all on screen
+    with AdbDriver(vphone.serial) as driver:
+        driver.execute([Launch(app="com.android.settings")])
+        detail = scan(driver)
+    assert "no scrolling list: these are the items on screen" in detail
+    assert any(line.split(" | ")[0].endswith("Bluetooth") for line in items(detail))

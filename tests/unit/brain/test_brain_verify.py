@@ -42,3 +42,25 @@ def test_shows_still_fails_on_text_the_element_does_not_hold() -> None:
 def test_a_regex_check_is_described_as_written() -> None:
     check = CHECK.validate_python({"kind": "element", "text": r"1\D*3", "match": "regex"})
     assert check.describe() == r'element text="1\D*3" (regex)'
+
+
+def like(liked: bool) -> Observation:
+    button = UIElement(5, "android.widget.Button", "button", Bounds(0, 600, 300, 680),
+                       text="Liked ♥" if liked else "Like", desc="Like post 10",
+                       resource_id="com.omg.feed:id/like", clickable=True, selected=liked)
+    return Observation(Image.new("RGB", (1000, 2000)), (button,), package="com.omg.feed")
+
+
+def test_a_selected_check_proves_a_like_whatever_the_button_now_reads() -> None:
+    check = CHECK.validate_python({"kind": "element", "desc": "Like post 10",
+                                   "selected": True})
+    assert check.describe() == 'element desc="Like post 10" is selected'
+    assert check_failure(check, like(True), lambda key: None) == ""
+    assert check_failure(check, like(False), lambda key: None) == (
+        'element desc="Like post 10" is selected: it is not selected')
+
+
+def test_an_absent_element_cannot_be_selected() -> None:
+    with pytest.raises(ValueError, match="absent element"):
+        CHECK.validate_python({"kind": "element", "desc": "Like", "present": False,
+                               "selected": True})

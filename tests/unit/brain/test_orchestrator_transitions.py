@@ -412,7 +412,7 @@ def test_an_a_b_a_b_cycle_is_caught_within_six_actions() -> None:
     phone = Phone()
     model = ScriptedModel(replies(
         ("TaskPlan", plan({"description": "Find it", "complexity": 5})),
-        ("DecisionBundle", lambda t: bundle(tap("Settings")) if "launcher" in t
+        ("DecisionBundle", lambda t: bundle(tap("Settings")) if "Foreground app: launcher" in t
          else bundle({"type": "back"})),
         ("Replan", {"status": "give_up", "response": "going round in circles"})))
     recorder = Recorder()

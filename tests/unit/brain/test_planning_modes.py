@@ -11,7 +11,7 @@ from omg_agent.config import Settings
 from omg_agent.errors import ConfigError
 from omg_agent.sim.expert.screen import request_text
 
-from .fakes import Recorder, ScriptedModel, bundle, orchestrator, plan, tap
+from .fakes import FakeWorld, Recorder, ScriptedModel, bundle, el, orchestrator, plan, tap
 from .test_orchestrator_transitions import TWO_CHECKED, Phone, _two_steps, replies
 
 SWITCH = {"type": "tap", "target": {"kind": "anchor", "resource_id": "wifi_switch"}}
@@ -116,6 +116,31 @@ def test_unified_adopts_the_operators_end_checks_and_ticks_them_without_a_planne
     assert model.contracts() == ["DecisionBundle"] and result.planner_calls == 0
     assert "you keep the plan" in model.requests[0]["messages"][0]["content"]
     assert [e for e, _ in recorder.events].count("end_checks") == 1
+
+
+def test_a_like_is_proved_by_the_buttons_selected_state_with_no_confirming_turn() -> None:
+    # relay round 27: "Liked ♥" is unknown until it shows, so a like cost a turn to say done
+    import dataclasses
+
+    liked = {"on": False}
+
+    def feed() -> tuple[str, list[Any]]:
+        button = el(2, "Liked ♥" if liked["on"] else "Like", desc="Like post 10", res="like")
+        return "com.omg.feed", [el(1, "Alice", role="text", clickable=False),
+                                dataclasses.replace(button, selected=liked["on"])]
+
+    def move(screen: str, action: Any, element: Any) -> str:
+        liked["on"] = liked["on"] or (element is not None and element.desc == "Like post 10")
+        return screen
+
+    like = {"type": "tap", "target": {"kind": "anchor", "desc": "Like post 10"}}
+    model = ScriptedModel(replies(("DecisionBundle", lambda text: bundle(like, end_checks=[
+        {"kind": "element", "desc": "Like post 10", "selected": True}]))))
+    with orchestrator(FakeWorld({"feed": feed}, move, "feed"), model,
+                      planning="unified") as orch:
+        result = orch.run("Like post 10 in Feed")
+    assert result.status == "done" and liked["on"]
+    assert model.contracts() == ["DecisionBundle"]
 
 
 def test_unified_shows_its_own_checklist_back_and_never_weakens_its_checks() -> None:

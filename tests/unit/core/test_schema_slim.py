@@ -37,6 +37,7 @@ REPLIES: list[BaseModel] = [
     DecisionBundle.model_validate({
         "thought": "search", "last_action_result": "none", "todo": ["[ ] search"],
         "end_checks": [{"kind": "element", "text": "Cart", "shows": "2"},
+                       {"kind": "element", "desc": "Like post 10", "selected": True},
                        {"kind": "app", "app": "Shop"}, {"kind": "memory", "key": "price"}],
         "execute_now": {"intent": "find it", "actions": ACTIONS}}),
     DecisionBundle.model_validate({"thought": "t", "last_action_result": "success",

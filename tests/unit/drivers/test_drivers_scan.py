@@ -121,20 +121,57 @@ def test_a_tap_on_text_no_scan_read_still_fails_as_not_found():
     assert port.swipes == swipes and world.taps == []
 
 
-@pytest.mark.parametrize("request_", [{}, {"count": 3}])
-def test_a_screen_without_a_scrolling_list_is_a_failed_scan_saying_so(request_):
+class Fixed(ScrollDevice):
+    """A screen that does not scroll: the given elements, nothing scrollable."""
+
+    def __init__(self, world: ScrollWorld, elements: tuple) -> None:
+        super().__init__(world)
+        self.elements = elements
+
+    def observe(self, *, ocr: bool = False):
+        obs = super().observe()
+        return obs.__class__(obs.screenshot, self.elements, package="app", screen_hash="x",
+                             geometry=obs.geometry)
+
+
+def settings_rows() -> tuple:
+    from omg_agent.core.geometry import Bounds
+    from omg_agent.core.observation import UIElement
+
+    rows = [("Wi-Fi", "Connected"), ("Bluetooth", "Off"), ("Display", "Dark theme"),
+            ("About phone", "Android 14")]
+    out = []
+    for i, (title, sub) in enumerate(rows):
+        top = 200 + 150 * i
+        out += [UIElement(2 * i + 1, "android.widget.TextView", "text",
+                          Bounds(40, top, 900, top + 60), text=title,
+                          resource_id="app:id/row_title"),
+                UIElement(2 * i + 2, "android.widget.TextView", "text",
+                          Bounds(40, top + 70, 900, top + 120), text=sub,
+                          resource_id="app:id/row_sub")]
+    return tuple(out)
+
+
+@pytest.mark.parametrize(("request_", "read"), [({}, 4), ({"count": 3}, 3)])
+def test_a_screen_without_a_scrolling_list_returns_the_items_it_shows(request_, read):
     world = ScrollWorld([])
-
-    class NoList(ScrollDevice):
-        def observe(self, *, ocr: bool = False):
-            obs = super().observe()
-            return obs.__class__(obs.screenshot, (), package="app", screen_hash="x",
-                                 geometry=obs.geometry)
-
-    executor = BundleExecutor(NoList(world), ScrollPort(world))
+    port = ScrollPort(world)
+    executor = BundleExecutor(Fixed(world, settings_rows()), port)
     result = executor.run([parse_action({"type": "scan", **request_})], None)
+    assert result.ok and port.swipes == 0
+    detail = result.outcomes[0].detail
+    assert f"scan read {read} items in 1 page, no scrolling list: these are the items on " \
+           "screen." in detail
+    assert '#2 Bluetooth | Off [{"text": "Bluetooth"}]' in detail
+
+
+def test_a_screen_with_no_list_and_no_text_is_a_failed_scan_saying_so():
+    world = ScrollWorld([])
+    executor = BundleExecutor(Fixed(world, ()), ScrollPort(world))
+    result = executor.run([parse_action({"type": "scan"})], None)
     assert not result.ok
-    assert result.outcomes[0].detail.endswith("scan: no scrolling list on this screen")
+    assert result.outcomes[0].detail.endswith("scan: no scrolling list and no text on this "
+                                              "screen")
 
 
 def test_a_desktop_refuses_a_scan_without_touching_anything():
