@@ -17,7 +17,7 @@ from pathlib import Path
 from playwright.sync_api import expect, sync_playwright
 
 from omg_agent.brain.run_state import Progress
-from omg_agent.brain.todo import TodoItem
+from omg_agent.core.todo import TodoItem
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.guards.confirmation import ConfirmationRequest
 from omg_agent.hitl.server import Mirror

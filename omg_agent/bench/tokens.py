@@ -21,7 +21,7 @@ ESTIMATE = "characters / 4"
 def token_counter() -> tuple[TokenCounter, str]:
     """The counter to use and its name (the tokenizer, or the estimate)."""
     try:
-        import bpe_openai  # type: ignore[import-not-found]  # optional: pip install bpe-openai
+        import bpe_openai  # optional: pip install bpe-openai
     except ImportError:
         return chars_over_4, ESTIMATE
     encoding = bpe_openai.get_encoding(ENCODING)

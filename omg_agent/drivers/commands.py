@@ -28,7 +28,7 @@ from omg_agent.drivers.appnames import lookup_app, normalize_name
 from omg_agent.drivers.textinput import ime_envelope
 
 if TYPE_CHECKING:  # the action models (pydantic) load with the first action, not with this
-    from omg_agent.core.actions import Action, Swipe
+    from omg_agent.core.actions import Action, Back, Home, Key, Swipe
 
 KEY_HOME, KEY_BACK = 3, 4
 MAX_CALL_BYTES = 4000  # an OPEN payload every adbd accepts (Android < 9 caps it at 4096)
@@ -295,3 +295,31 @@ def completed_actions(call: Call, stdout: bytes, status: int) -> int:
     # so the last marked action says how many finished.
     return max((pos + 1 for pos, index in enumerate(call.indices) if index in marks),
                default=0)
+
+
+# -- what the executor reports to the model ----------------------------------------------
+def model_units(geometry: ScreenGeometry, point: Point) -> str:
+    """A pixel point as the model names points: 0–1000 of the screen's width and height
+    (the executor's reports reach the model; pixels there read as the wrong place)."""
+    n = geometry.to_normalized(point)
+    return f"{n.x},{n.y}"
+
+
+def swipe_report(geometry: ScreenGeometry, action: Swipe, start: Point, end: Point) -> str:
+    """What a swipe by direction moved, in 0–1000 units, and whether the edge cut it."""
+    if action.direction is None:
+        return ""
+    moved = swipe_travel(geometry, start, end)
+    if moved >= action.distance - 1:  # a pixel of rounding is not a cut
+        return f" (moved {moved} units {action.direction})"
+    return (f" (moved {moved} of {action.distance} units {action.direction}: "
+            "cut at the screen edge)")
+
+
+def keycode_of(action: Key | Back | Home) -> int:
+    """The keycode a key action sends (BACK and HOME have their own actions)."""
+    from omg_agent.core.actions import Back, Key
+
+    if isinstance(action, Key):
+        return action.keycode
+    return KEY_BACK if isinstance(action, Back) else KEY_HOME

@@ -56,7 +56,7 @@ from omg_agent.core.actions import (
     ends_bundle,
     is_boundary,
 )
-from omg_agent.core.geometry import Point, ScreenGeometry
+from omg_agent.core.geometry import Point
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
@@ -231,8 +231,9 @@ class BundleExecutor:
                     lambda target: self._resolve(plan, target, obs, "swipe"))
                 plan.point, plan.end = start, end
                 g = self.device.geometry
-                plan.detail = f"swipe {_units(g, start)} -> {_units(g, end)}" + _travel(
-                    g, action, start, end)
+                plan.detail = (f"swipe {cmds.model_units(g, start)} -> "
+                               f"{cmds.model_units(g, end)}"
+                               + cmds.swipe_report(g, action, start, end))
             case TypeText():
                 plan.element = obs.focused if obs is not None else None
                 if action.target is not None:
@@ -246,7 +247,7 @@ class BundleExecutor:
                         "(back, home, enter, …)", serial=self.device.serial)
                 plan.detail = f"hotkey {action.key}"
             case Key() | Back() | Home():
-                plan.detail = f"{action.type} (keycode {_keycode(action)})"
+                plan.detail = f"{action.type} (keycode {cmds.keycode_of(action)})"
             case Launch():
                 package = self._package(action.app)
                 if package is None and cmds.PACKAGE_NAME.fullmatch(action.app.strip()):
@@ -275,7 +276,7 @@ class BundleExecutor:
         plan.point, plan.source, plan.element = p, resolved.source, el
         # the model reads what happened; how the target was found (tree, ocr, grid…) is the
         # trace's, in the outcome's ``source``
-        plan.detail = (f"{verb} at {_units(self.device.geometry, p)}"
+        plan.detail = (f"{verb} at {cmds.model_units(self.device.geometry, p)}"
                        + (f" on {what}" if what else "") + snap)
         return p
 
@@ -342,7 +343,7 @@ class BundleExecutor:
             case Key() if action.combo is not None:
                 port.hotkey(list(action.combo))  # type: ignore[attr-defined]  # checked above
             case Key() | Back() | Home():
-                port.key(_keycode(action))
+                port.key(cmds.keycode_of(action))
             case Launch():
                 port.start(plan.package)
 
@@ -364,32 +365,8 @@ def needs_screen(action: Action) -> bool:
     return cmds.targets_need_screen(action) or isinstance(action, TypeText)
 
 
-def _units(geometry: ScreenGeometry, point: Point) -> str:
-    """A pixel point as the model names points: 0–1000 of the screen's width and height
-    (the executor's reports reach the model; pixels there read as the wrong place)."""
-    n = geometry.to_normalized(point)
-    return f"{n.x},{n.y}"
-
-
-def _travel(geometry: ScreenGeometry, action: Swipe, start: Point, end: Point) -> str:
-    """What a swipe by direction moved, in 0–1000 units, and whether the edge cut it."""
-    if action.direction is None:
-        return ""
-    moved = cmds.swipe_travel(geometry, start, end)
-    if moved >= action.distance - 1:  # a pixel of rounding is not a cut
-        return f" (moved {moved} units {action.direction})"
-    return (f" (moved {moved} of {action.distance} units {action.direction}: "
-            "cut at the screen edge)")
-
-
 def _missing(actions: list[Action], failure: _Failed | None) -> list[str]:
     return [] if failure is None else missing_anchors(actions[failure.index], failure.error)
-
-
-def _keycode(action: Key | Back | Home) -> int:
-    if isinstance(action, Key):
-        return action.keycode
-    return cmds.KEY_BACK if isinstance(action, Back) else cmds.KEY_HOME
 
 
 def _at(p: Point | None) -> Point:

@@ -24,12 +24,12 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from omg_agent.core.actions import Key, LongPress, PointTarget, Swipe, Tap, TypeText
 from omg_agent.errors import BodyRefused, OmgError
 from omg_agent.hitl.audit import AuditLog, Place
 from omg_agent.hitl.bodies import read_json
 from omg_agent.hitl.channel import PageChannel
 from omg_agent.hitl.frames import FrameSource
+from omg_agent.hitl.gestures import audit_fields, to_action
 from omg_agent.hitl.security import (
     KEY_HEADER,
     MAX_VIEWERS,
@@ -45,8 +45,6 @@ from omg_agent.hitl.video import SocketFeed, VideoFeed
 WS_POLICY_VIOLATION = 1008
 MAX_SOCKETS = 2 * MAX_VIEWERS  # each holds one reference to the latest frame, no queue
 KEY_UNIT, DELTA_UNIT = b"\x01", b"\x00"  # the first byte of an H.264 message
-KEYS = ("back", "home", "recents", "enter", "delete")  # buttons, and the page's keyboard
-DRAG_MS = 300
 MAX_REFUSALS_AUDITED = 50  # replays refused are written down, but cannot fill the disk
 NOT_SIGNED_IN = ("not signed in: this needs the key the page got with its one-time link "
                  "(a new tab needs a new link: Invite another viewer)")
@@ -58,39 +56,6 @@ def _deny(status: int, why: str) -> Response:
 
 _HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
             "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"}
-
-
-def _point(body: dict[str, Any], x: str = "x", y: str = "y") -> PointTarget:
-    return PointTarget(x=body[x], y=body[y])
-
-
-def to_action(kind: str, body: dict[str, Any]) -> Any:
-    """The action a page gesture means (coordinates 0–1000 of the screen)."""
-    if kind == "tap":
-        return Tap(target=_point(body))
-    if kind == "long_press":
-        return LongPress(target=_point(body))
-    if kind == "swipe":
-        return Swipe.model_validate({"from": _point(body, "x1", "y1"),
-                                     "to": _point(body, "x2", "y2"),
-                                     "duration_ms": body.get("duration_ms", DRAG_MS)})
-    if kind == "type":
-        if not isinstance(body["text"], str):
-            raise TypeError("text must be a string")
-        return TypeText(text=body["text"])
-    if kind == "key":
-        if body.get("key") not in KEYS:
-            raise ValueError(f"key must be one of {', '.join(KEYS)}")
-        return Key(key=body["key"])
-    raise ValueError(f"unknown action {kind!r}; accepted: tap, long_press, swipe, type, key")
-
-
-def _audit_fields(kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    """What the audit keeps of a gesture: typed text only by its length (it may be a
-    password)."""
-    if kind == "type":
-        return {"chars": len(str(body.get("text", "")))}
-    return {k: body[k] for k in ("x", "y", "x1", "y1", "x2", "y2", "key") if k in body}
 
 
 def _who(viewer: Viewer) -> dict[str, Any]:
@@ -225,9 +190,9 @@ class MirrorApp:
             result = await anyio.to_thread.run_sync(self._execute, action)
         except OmgError as exc:  # the device dropped, an action it refused
             place.write(kind, **_who(viewer), ok=False, error=str(exc),
-                        **_audit_fields(kind, body))
+                        **audit_fields(kind, body))
             return _deny(502, f"{kind} failed on the device: {exc}")
-        place.write(kind, **_who(viewer), ok=result.ok, **_audit_fields(kind, body))
+        place.write(kind, **_who(viewer), ok=result.ok, **audit_fields(kind, body))
         self.frames.changes.bump()
         return JSONResponse({"ok": result.ok}, headers=_HEADERS)
 
