@@ -47,8 +47,8 @@ def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
 # -- state.json of the wrong shape --------------------------------------------------------
 def _state(run_dir: Path) -> dict[str, Any]:
     with MemoryBank(None, "run1") as memory:
-        save_state(run_dir, RunState("Open Settings", StepBudget(12), phase="THINK"), memory,
-                   turns=1, usage=(1, 10, 2), device="emulator-5554")
+        save_state(run_dir, RunState("Open Settings", StepBudget(12), phase="THINK", turns=1,
+                                     usage=(1, 10, 2)), memory, device="emulator-5554")
     return json.loads((run_dir / STATE_FILE).read_text(encoding="utf-8"))
 
 
