@@ -50,7 +50,9 @@ _DIALOG_WORDS = ("no thanks", "close", "cancel", "dismiss", "allow", "deny", "ok
 @dataclass(frozen=True)
 class Progress:
     """What a live display shows after each turn; the plan as a value (``plan``),
-    rendered by :func:`~omg_agent.core.todo.render_todo`."""
+    rendered by :func:`~omg_agent.core.todo.render_todo`. ``acted_on`` is the screen the
+    last action was decided on (a display may show it small; None when unknown); it is a
+    reference, never copied, never saved."""
 
     phase: str
     plan: tuple[TodoItem, ...]
@@ -60,6 +62,7 @@ class Progress:
     steps_limit: int
     tokens_in: int
     tokens_out: int
+    acted_on: Observation | None = field(default=None, compare=False, repr=False)
 
     @property
     def todo(self) -> str:
@@ -300,7 +303,16 @@ class RunState:
 
     def progress(self, tokens: tuple[int, int]) -> Progress:
         return Progress(self.phase, self.todo.items(), self.current_step or "-",
-                        self.last_action, self.budget.used, self.budget.limit, *tokens)
+                        self.last_action, self.budget.used, self.budget.limit, *tokens,
+                        acted_on=self._acted_on())
+
+    def _acted_on(self) -> Observation | None:
+        """The last observation when it is the screen of the last turn record (the one its
+        action was decided on), else None: a thumbnail never shows another screen."""
+        obs, last = self.last_obs, self.records[-1] if self.records else None
+        same = obs is not None and last is not None and bool(last.screen_hash) \
+            and obs.screen_hash == last.screen_hash
+        return obs if same else None
 
 
 def at_boundary(state: RunState, turns: int, usage: tuple[int, int, int]) -> None:

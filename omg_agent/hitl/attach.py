@@ -4,16 +4,21 @@
 and returns the ``ask_user`` and confirmation channel to give the orchestrator: each asks
 the page and (when given) the terminal at once; whichever answers first wins. Once the
 orchestrator exists, :meth:`Mirror.audit_to` sends the human's actions to its trace;
-:func:`progress_hook` shows the plan with ticks, the step and recent actions on the page.
+:func:`progress_hook` shows the plan with ticks, the step and recent actions on the page,
+each action with a thumbnail of the screen it acted on — except where that screen could show
+a secret: the action's words held one (masked), the screen's text shows one, or the screen
+has a password field (a login screen: in doubt, no picture).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import replace
 from typing import Any
 
 from omg_agent.guards.confirmation import ConfirmationChannel
+from omg_agent.hitl.frames import thumbnail
 from omg_agent.hitl.server import Mirror
 
 Ask = Callable[[str], str | None]
@@ -37,6 +42,19 @@ def progress_hook(mirror: Mirror, show: Callable[[Any], object] | None,
     def both(progress: Any) -> None:
         if show is not None:
             show(progress)
-        mirror.channel.show_progress(scrub(progress))
+        seen = getattr(progress, "acted_on", None)
+        masked = scrub(replace(progress, acted_on=None) if seen is not None else progress)
+        secret = masked.last_action != progress.last_action or _may_show_secret(seen, scrub)
+        shot = thumbnail(seen.screenshot) if seen is not None and not secret else None
+        mirror.channel.show_progress(masked, shot)
 
     return both
+
+
+def _may_show_secret(obs: Any, scrub: Callable[[Any], Any]) -> bool:
+    """True when the screen ``obs`` has a password field or text a known secret masks."""
+    if obs is None:
+        return False
+    texts = [t for e in obs.elements for t in (e.text, e.desc, e.hint, *e.extra_texts)]
+    texts += [box.text for box in obs.ocr or ()]
+    return any(e.password for e in obs.elements) or any(t and scrub(t) != t for t in texts)

@@ -9,6 +9,7 @@ the same time in a thread: whichever answers first wins, the other answer is dro
 
 from __future__ import annotations
 
+import base64
 import itertools
 import threading
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.frames import Changes
 
 WAIT_SLICE_S = 0.5  # a waiting run wakes this often (so Ctrl-C reaches it)
-RECENT = 8  # recent actions shown on the page
+RECENT = 8  # recent actions shown on the page (each with at most one thumbnail)
 
 
 @dataclass
@@ -47,20 +48,25 @@ class PageChannel:
         self._closed = threading.Event()
         self.run: dict[str, Any] | None = None  # the run's progress, as the page shows it
         self.task = ""  # the run's task, its secrets masked (set by progress_hook)
-        self.recent: list[str] = []  # its last actions, newest last
+        # its last actions, newest last, each with the JPEG thumbnail (base64, "" for none)
+        # of the screen it acted on
+        self.recent: list[tuple[str, str]] = []
 
     # -- the run's progress -----------------------------------------------------------------
-    def show_progress(self, progress: Any) -> None:
-        """A run's :class:`~omg_agent.brain.run_state.Progress` (masked by the caller)."""
+    def show_progress(self, progress: Any, thumb: bytes | None = None) -> None:
+        """A run's :class:`~omg_agent.brain.run_state.Progress` (masked by the caller) and
+        ``thumb``: the small JPEG of the screen its last action acted on (None: no picture;
+        see :func:`~omg_agent.hitl.attach.progress_hook` for when there is none)."""
         last = progress.last_action or ""
-        if last and (not self.recent or self.recent[-1] != last):
-            self.recent = [*self.recent, last][-RECENT:]
+        if last and (not self.recent or self.recent[-1][0] != last):
+            shown = base64.b64encode(thumb).decode("ascii") if thumb else ""
+            self.recent = [*self.recent, (last, shown)][-RECENT:]
         from omg_agent.core.todo import render_todo
 
         self.run = {"task": self.task, "phase": progress.phase, "step": progress.step,
                     "todo": render_todo(progress.plan, "✔", "○"),  # shown as it is
                     "steps": f"{progress.steps_used}/{progress.steps_limit}",
-                    "recent": list(self.recent)}
+                    "recent": [{"text": text, "thumb": shot} for text, shot in self.recent]}
         self.changes.bump()
 
     # -- the page's side --------------------------------------------------------------------

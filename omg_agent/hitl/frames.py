@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 POLL_S = 0.1  # a screenshot started every 0.1 s (at most 10 a second) while someone watches
 MAX_SIDE = 1000  # frames are scaled down to this many pixels on their long side
 JPEG_QUALITY = 70
+THUMB_WIDTH = 160  # a recent action's screenshot: this many pixels wide at most…
+THUMB_MAX_BYTES = 12_000  # …and this many bytes (a few kB is usual; bigger: none)
+THUMB_QUALITIES = (60, 35)  # tried in turn until one fits
 
 
 class Changes:
@@ -73,6 +76,20 @@ def encode(image: Image.Image) -> bytes:
     buf = io.BytesIO()
     image.convert("RGB").save(buf, "JPEG", quality=JPEG_QUALITY)
     return buf.getvalue()
+
+
+def thumbnail(image: Image.Image) -> bytes | None:
+    """``image`` as a small JPEG (at most :data:`THUMB_WIDTH` wide, :data:`THUMB_MAX_BYTES`
+    long), or None when even the lowest quality is too big."""
+    scale = min(1.0, THUMB_WIDTH / image.width, THUMB_WIDTH * 3 / image.height)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    small = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0).convert("RGB")
+    for quality in THUMB_QUALITIES:
+        buf = io.BytesIO()
+        small.save(buf, "JPEG", quality=quality)
+        if buf.tell() <= THUMB_MAX_BYTES:
+            return buf.getvalue()
+    return None
 
 
 class FrameSource:

@@ -1,6 +1,7 @@
 """``omg-agent run --mirror`` with no TTY (issue 16): without the mirror such a run stops
 with exit 3 on the agent's question; with it the question waits on the page, is answered
-in headless Chromium, and the run completes (exit 0), the answer in the run's trace."""
+in headless Chromium, and the run completes (exit 0), the answer in the run's trace; the
+page lists the run's last actions, each with a thumbnail of the screen it acted on."""
 
 from __future__ import annotations
 
@@ -55,6 +56,12 @@ def test_without_a_tty_the_question_waits_on_the_page_and_the_run_completes(
             request = page.locator(".req[data-kind=ask]")
             expect(request).to_contain_text(QUESTION, timeout=60_000)
             expect(page.locator("#plan")).to_contain_text(AskingModel.goal)  # the run's plan
+            # the last actions, each beside a thumbnail of the screen it acted on (issue 30)
+            expect(page.locator("#recent li").first).to_be_visible()
+            expect(page.locator("#recent li:not(:has(img))")).to_have_count(0)
+            page.wait_for_function("[...document.querySelectorAll('#recent img')].every("
+                                   "i => i.complete && i.naturalWidth > 0 && i.naturalWidth"
+                                   " <= 160)")
             request.locator("input.answer").fill(ANSWER)
             request.locator("button.send-answer").click()
             out, _ = proc.communicate(timeout=120)
