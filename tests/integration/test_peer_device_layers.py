@@ -4,8 +4,9 @@ Each test runs one ``scripts/peers/*_check.py`` as a user would: the script inst
 into its own venv under /tmp/omg-peers on first use (never into the project's), starts a fresh
 vphone and reads every call's outcome from the device. A call may end "real phone only" only
 with the reason the script names; any FAILED call fails the test. Installs measured into a
-fresh venv without pip's cache (issue 29): mobilerun 135 s, minitap's controller 18 s,
-Open-AutoGLM's requirements ~20 s; Midscene (npm) stays a documented script. Open-AutoGLM is
+fresh venv without pip's cache (issue 29): mobilerun's device layer (its dependency
+mobilerun-core-local, the driver under test) 7 s, the whole agent 135 s; minitap's controller
+18 s; Open-AutoGLM's requirements ~20 s; Midscene (npm) stays a documented script. Open-AutoGLM is
 not on PyPI: its test needs a checkout (OMG_AUTOGLM_SRC, default /tmp/omg-peers/autoglm/src)
 and is skipped without one.
 """
