@@ -19,12 +19,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from device_state import NOTES, DeviceState
 from phone_agent import adb as peer
 from phone_agent.config.apps import APP_PACKAGES
 from PIL import Image
 
-STATE_URI = "content://omg.vphone/state"
-NOTES = "com.omg.notes"
 CHINESE = "价格 ¥7,999"
 
 
@@ -53,18 +52,8 @@ def main(serial: str) -> None:
         return subprocess.run(["adb", "-s", serial, "shell", command], capture_output=True,
                               text=True, check=True).stdout
 
-    def state() -> dict[str, Any]:
-        return json.loads(sh(f"content query --uri {STATE_URI}").split("state=", 1)[1])
-
-    def foreground(package: str, activity: str | None = None) -> str | None:
-        st = state()
-        if st["foreground"] != package or (activity and st["activity"] != activity):
-            return f"foreground is {st['foreground']}/{st['activity']}"
-        return None
-
-    def draft(field: str, want: str) -> str | None:
-        got = (state()["apps"][NOTES]["draft"] or {}).get(field)
-        return None if got == want else f"the note's {field} reads {got!r}"
+    seen = DeviceState(sh)  # the outcome, read from the phone
+    state, foreground, draft = seen.state, seen.foreground, seen.draft
 
     def centre(attr: str, value: str) -> tuple[int, int]:
         xml = sh("uiautomator dump /sdcard/window_dump.xml >/dev/null && "

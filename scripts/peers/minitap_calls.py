@@ -18,12 +18,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from adbutils import AdbClient
+from device_state import NOTES, DeviceState
 from minitap.mobile_use.clients.ui_automator_client import UIAutomatorClient
 from minitap.mobile_use.controllers.android_controller import AndroidDeviceController
 from minitap.mobile_use.controllers.types import CoordinatesSelectorRequest
 
-STATE_URI = "content://omg.vphone/state"
-NOTES = "com.omg.notes"
 CHINESE = "价格 ¥7,999"
 REAL_PHONE_ONLY = "real phone only"
 
@@ -54,18 +53,8 @@ async def main(serial: str) -> None:
     width, height = map(int, re.findall(r"(\d+)x(\d+)", device.shell("wm size"))[0])
     ctl = AndroidDeviceController(serial, adb, UIAutomatorClient(serial), width, height)
 
-    def state() -> dict[str, Any]:
-        return json.loads(device.shell(f"content query --uri {STATE_URI}").split("state=", 1)[1])
-
-    def foreground(package: str, activity: str | None = None) -> str | None:
-        st = state()
-        if st["foreground"] != package or (activity and st["activity"] != activity):
-            return f"foreground is {st['foreground']}/{st['activity']}"
-        return None
-
-    def draft(field: str, want: str) -> str | None:
-        got = (state()["apps"][NOTES]["draft"] or {}).get(field)
-        return None if got == want else f"the note's {field} reads {got!r}"
+    seen = DeviceState(device.shell)  # the outcome, read from the phone
+    state, foreground, draft = seen.state, seen.foreground, seen.draft
 
     def centre(elements: list[dict], **match: str) -> CoordinatesSelectorRequest:
         for element in elements:
