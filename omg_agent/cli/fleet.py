@@ -90,9 +90,11 @@ def run(
                           f"({backend.name}) → {folder}", highlight=False)
         result = run_fleet(jobs, backend, folder,
                            fleet_line(lambda s: err_console.print(s, highlight=False)))
-    (folder / "fleet.json").write_text(json.dumps(
+    from omg_agent.durable import write_atomic
+
+    write_atomic(folder / "fleet.json", json.dumps(  # whole or not at all, as every record
         {"backend": result.backend, "wall_s": result.wall_s, "records": result.records},
-        ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+        ensure_ascii=False, indent=1, default=str))
     if as_json:
         typer.echo(json.dumps(result.records, ensure_ascii=False, indent=1, default=str))
     else:
