@@ -44,8 +44,12 @@ def progress_hook(mirror: Mirror, show: Callable[[Any], object] | None,
             show(progress)
         seen = getattr(progress, "acted_on", None)
         masked = scrub(replace(progress, acted_on=None) if seen is not None else progress)
-        secret = masked.last_action != progress.last_action or _may_show_secret(seen, scrub)
-        shot = thumbnail(seen.screenshot) if seen is not None and not secret else None
+        shot = None  # made once per new action, not on every progress of its turn
+        if (seen is not None and masked.last_action
+                and not mirror.channel.lists(masked.last_action)
+                and masked.last_action == progress.last_action
+                and not _may_show_secret(seen, scrub)):
+            shot = thumbnail(seen.screenshot)
         mirror.channel.show_progress(masked, shot)
 
     return both

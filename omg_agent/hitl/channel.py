@@ -58,7 +58,7 @@ class PageChannel:
         ``thumb``: the small JPEG of the screen its last action acted on (None: no picture;
         see :func:`~omg_agent.hitl.attach.progress_hook` for when there is none)."""
         last = progress.last_action or ""
-        if last and (not self.recent or self.recent[-1][0] != last):
+        if last and not self.lists(last):
             shown = base64.b64encode(thumb).decode("ascii") if thumb else ""
             self.recent = [*self.recent, (last, shown)][-RECENT:]
         from omg_agent.core.todo import render_todo
@@ -68,6 +68,11 @@ class PageChannel:
                     "steps": f"{progress.steps_used}/{progress.steps_limit}",
                     "recent": [{"text": text, "thumb": shot} for text, shot in self.recent]}
         self.changes.bump()
+
+    def lists(self, action: str) -> bool:
+        """Whether ``action`` is already the newest recent action (progress of the same turn
+        again: nothing to add, no thumbnail to make)."""
+        return bool(self.recent) and self.recent[-1][0] == action
 
     # -- the page's side --------------------------------------------------------------------
     def pending(self) -> list[dict[str, Any]]:
