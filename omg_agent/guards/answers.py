@@ -46,6 +46,9 @@ _EDGES = " \t\r\n\"'`“”‘’「」『』()[]（）【】.!?,;:~。！？，
 _INNER = re.compile(r"[\s,，、;；:：!！.。]+")
 
 
+_QUESTION = re.compile(r"[?¿⸮]")  # after NFKC, which folds the full-width ？
+
+
 def normalise(answer: str) -> str:
     """Case-folded, width-folded (NFKC), trimmed of quotes and punctuation at both ends,
     inner punctuation and runs of spaces as one space; typographic apostrophes as ``'``."""
@@ -58,6 +61,8 @@ def read_answer(answer: str | None) -> Verdict | None:
     """``"yes"``, ``"no"`` or ``None`` (neither: ask again) for a human's answer."""
     if answer is None or len(answer) > MAX_ANSWER:
         return None
+    if _QUESTION.search(unicodedata.normalize("NFKC", answer)):
+        return None  # "yes?", "可以？": a question back is neither a yes nor a no — ask again
     text = normalise(answer)
     if text in AFFIRMATIVES:
         return "yes"

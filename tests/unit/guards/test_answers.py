@@ -40,6 +40,13 @@ def test_a_sentence_that_only_starts_like_a_yes_is_not_one(answer):
     assert not is_yes(answer)
 
 
+@pytest.mark.parametrize("answer", ["yes?", "可以？", "好?", "确认?", "allow?", "go ahead?",
+                                    "Yes ?", "¿sí?", "ok?!", "不要？"])
+def test_an_answer_that_asks_back_is_neither_a_yes_nor_a_no(answer):
+    # attacker probe: a held ¥1,079 order resumed with --answer "可以？" paid past a ¥1 limit
+    assert read_answer(answer) is None
+
+
 @pytest.mark.parametrize(("answer", "verdict"), [
     ("Yes.", "yes"), ("ＹＥＳ", "yes"), ("“ok”", "yes"), ("是的！", "yes"), ("Go ahead", "yes"),
     ("yes, go ahead", "yes"), ("No.", "no"), ("don’t", "no"), ("不要！", "no"),
