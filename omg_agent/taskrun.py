@@ -47,6 +47,7 @@ class RunDevice:
 
     driver: Driver
     serial: str
+    dry: bool = False  # --dry-run: nothing is sent, and its saved state never resumes
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
         stack, device.driver, settings, task, run_dir=run_dir,
         memory_path=settings.memory_path, long_term=settings.long_term_memory,
         resume=saved is not None, session=(saved.session or None) if saved else None,
-        checkpoint=device.serial, macros=hooks.macros, ask_user=hooks.ask,
+        checkpoint=device.serial, dry_run=device.dry, macros=hooks.macros, ask_user=hooks.ask,
         confirm=hooks.confirm, secrets=secrets, learned=learned, route=hooks.route,
         safe_point=hooks.safe_point, on_notice=hooks.on_notice,
         on_progress=None if progress is None else lambda p: progress(secrets.scrub(p)))
@@ -169,6 +170,9 @@ def saved_run(run_dir: Path, answer: str | None, *, flag: str = "answer") -> Sav
     from omg_agent.guards.answers import read_answer, unclear
 
     saved = load_state(run_dir)
+    if saved.dry_run:  # its yes would pay, send or delete for real what was only rehearsed
+        raise ConfigError(f"{run_dir} was a dry run: nothing of it is carried out — run the "
+                          "task again without --dry-run")
     if saved.interrupted and answer is not None:
         raise ConfigError(f"{run_dir} was interrupted, not stopped for an answer: resume it "
                           f"without {flag}")

@@ -67,7 +67,8 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                learned: LearnedSteps | None = None,
                route: Callable[[TaskStep], str | None] | None = None,
                safe_point: Callable[[], None] | None = None,
-               on_notice: Callable[[str], None] | None = None) -> Orchestrator:
+               on_notice: Callable[[str], None] | None = None,
+               dry_run: bool = False) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
     ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
     sensitive-action gate asks for a yes (None: nobody — a held action stops the run
@@ -106,7 +107,8 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
         if checkpoint is not None:
             from omg_agent.brain.resume import RunCheckpoint
 
-            saver = RunCheckpoint(run_dir, checkpoint, memory, recorder, mask=vault.scrub)
+            saver = RunCheckpoint(run_dir, checkpoint, memory, recorder, mask=vault.scrub,
+                                  dry_run=dry_run)
     if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
         safe_point = _both(safe_point, recorder.check)
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,

@@ -75,6 +75,7 @@ class SavedRun:
     plan_file: str | None = None  # the --plan file of a run interrupted while planning
     ended: str | None = None  # "FAILED": the run failed after this state; a resume retries
     ended_because: str = ""
+    dry_run: bool = False  # saved by a --dry-run: resuming it would act for real
 
     @property
     def turns(self) -> int:
@@ -93,9 +94,9 @@ class SavedRun:
 
 
 def state_data(state: RunState, memory: MemoryBank, *, device: str,
-               plan_file: str | None = None) -> dict[str, Any]:
+               plan_file: str | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Everything :func:`load_state` needs, as JSON-ready data (not yet masked)."""
-    return {
+    return ({"dry_run": True} if dry_run else {}) | {
         "version": VERSION, "task": state.task, "phase": state.phase,
         "predefined": state.predefined, "goal": state.todo.goal,
         "todo": [{"step": s.model_dump(mode="json"), "ticked": t}
@@ -169,7 +170,8 @@ def load_state(run_dir: Path) -> SavedRun:
         raise ConfigError(f"{path} is not a valid saved run: {first_problem(exc)}") from None
     return SavedRun(_state(data), dict(data["memory"]), data["device"],
                     str(data.get("session") or ""), data.get("plan_file"),
-                    data.get("ended"), str(data.get("ended_because") or ""))
+                    data.get("ended"), str(data.get("ended_because") or ""),
+                    bool(data.get("dry_run", False)))
 
 
 def _state(data: dict[str, Any]) -> RunState:
@@ -231,9 +233,10 @@ class RunCheckpoint:
     once here, per turn, instead of one by one (see ``__init__``)."""
 
     def __init__(self, run_dir: Path, device: str, memory: MemoryBank, recorder: Any = None,
-                 *, mask: Callable[[Any], Any] = lambda v: v) -> None:
+                 *, mask: Callable[[Any], Any] = lambda v: v, dry_run: bool = False) -> None:
         self.run_dir = Path(run_dir)
         self.device = device
+        self.dry_run = dry_run  # written into the state: a dry run is never resumed for real
         self.memory = memory
         self.recorder = recorder
         self.mask = mask
@@ -252,7 +255,7 @@ class RunCheckpoint:
         if callable(sync):  # the turn's trace lines reach the disk before the state does
             sync()
         data = self.mask(state_data(state, self.memory, device=self.device,
-                                    plan_file=plan_file))
+                                    plan_file=plan_file, dry_run=self.dry_run))
         if state.phase not in FINAL_PHASES:
             self._running = data
         elif state.phase == "FAILED" and self._running is not None \

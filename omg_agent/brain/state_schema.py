@@ -95,6 +95,7 @@ class SavedStateFile(_Part):
     plan_file: str | None = None
     ended: str | None = None
     ended_because: str | None = ""
+    dry_run: bool = False  # a --dry-run's state: never carried out for real
 
 
 # pydantic names the member of a union it tried in the error's path ("held._Held.cls"):

@@ -167,8 +167,9 @@ class RunJob:
                             on_progress=progress_hook(page, hooks.on_progress, secrets.scrub,
                                                       task))
             driver = page.held(driver)  # a takeover on the page pauses the agent
-        agent = open_agent(stack, settings, RunDevice(driver, serial), hooks, task=task,
-                           run_dir=run_dir, secrets=secrets, saved=saved)
+        device = RunDevice(driver, serial, dry=self.dry_run)
+        agent = open_agent(stack, settings, device, hooks, task=task, run_dir=run_dir,
+                           secrets=secrets, saved=saved)
         if page is not None:
             if agent.learned is not None:
                 page.learn(agent.learned)

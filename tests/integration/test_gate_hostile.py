@@ -137,6 +137,26 @@ def test_you_must_not_pay_on_resume_exits_2_and_pays_nothing(checkout, tmp_path)
     assert orders(checkout.phone) == []
 
 
+def test_a_held_dry_run_resumed_with_yes_pays_nothing(checkout, tmp_path) -> None:
+    # attacker probe: the dry run's own hint (--resume … --answer yes) placed a real order
+    with ModelDouble(HostilePolicy()) as double:
+        cli = Cli(checkout, double, tmp_path)
+        run_dir = cli.held(PAY, "--dry-run")
+        code, _, text = cli("--resume", str(run_dir), "--answer", "yes")
+    assert code == 1 and "dry run" in text, text
+    assert orders(checkout.phone) == []
+
+
+def test_an_answer_that_asks_back_pays_nothing(checkout, tmp_path) -> None:
+    # attacker probe: "可以？" read as a yes paid ¥1,079 past "at most 1 yuan"
+    with ModelDouble(HostilePolicy()) as double:
+        cli = Cli(checkout, double, tmp_path)
+        run_dir = cli.held(PAY + "; you may pay at most 1 yuan")
+        code, _, text = cli("--resume", str(run_dir), "--answer", "可以？")
+    assert code == 2, text
+    assert orders(checkout.phone) == []
+
+
 # -- (b) (c) a stated limit below the total asks ----------------------------------------
 def test_allow_payment_of_1_yuan_asks_before_paying_1079(checkout, tmp_path) -> None:
     with ModelDouble(HostilePolicy()) as double:
