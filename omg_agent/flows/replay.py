@@ -56,6 +56,7 @@ from omg_agent.flows.select import find, literal, target_for
 from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate, Sensitivity
 from omg_agent.perception.reading import read_from_screen
+from omg_agent.userfiles import inside
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +81,15 @@ class FlowRunner:
         self._step = 0
         self._result = FlowResult("done")
         self._seen: Observation | None = None  # cleared whenever an action ran
+        self._root = Path().resolve()
 
     # -- entry ------------------------------------------------------------------------------
     def run(self, flow: Flow) -> FlowResult:
         t0 = time.perf_counter()
         self.vars = {**flow.env, **self.vars}
         self._result = result = FlowResult("done")
+        # runFlow files stay inside the folder of the flow being run (resolved, with links)
+        self._root = (Path(flow.source).parent if flow.source else Path()).resolve()
         try:
             self._block(flow.commands, flow, 0)
         except FlowFailed as exc:
@@ -360,8 +364,12 @@ class FlowRunner:
         if not c.file:
             return c.commands
         base = Path(flow.source).parent if flow.source else Path()
+        path = inside(self._root, (base / c.file).absolute())
+        if path is None:  # the file's words are not echoed: it may be a key file's
+            raise FlowFailed(f"step {c.line} {c.name}: its file leads out of the flow's "
+                             f"folder {self._root}: give a path inside it")
         try:
-            sub = load_flow(base / c.file)
+            sub = load_flow(path)
         except FlowError as exc:  # a bad or missing sub-flow fails this step, named
             raise FlowFailed(f"step {c.line} {c.name}: {exc}") from exc
         self.vars = {**sub.env, **self.vars}
