@@ -97,7 +97,7 @@ def parse_flow(text: str, *, source: str = "<flow>") -> Flow:
         raise FlowError(f"{source}: the commands must be a YAML list ('- tapOn: ...')")
     unknown = sorted(set(header) - _HEADER_KEYS, key=str)
     if unknown:
-        raise FlowError(f"{source}: the header has an unsupported field; accepted: "
+        raise FlowError(f"{source}: unsupported header field {_named(unknown[0])}; accepted: "
                         + ", ".join(sorted(_HEADER_KEYS)))
     env = header.get("env") or {}
     if not isinstance(env, dict):
@@ -128,7 +128,8 @@ def _command(item: Any, source: str, where: str, line: int) -> Command:
         raise FlowError(f"{source}: {where}: a command is a name or a one-key mapping, "
                         f"got {_kind(item)}")
     if name not in COMMANDS:
-        raise FlowError(f"{source}: {where}: not a supported command; supported: "
+        raise FlowError(f"{source}: {where}: unsupported command "
+                        f"{_named(name) if isinstance(item, dict) else '(a bare text)'}; supported: "
                         + ", ".join(COMMANDS))
     at = f"{source}: {where} ({name})"
     try:
@@ -267,7 +268,7 @@ def _mem_save(opts: dict[str, Any], at: str) -> SaveValue:
 def _check_fields(opts: dict[str, Any], allowed: frozenset[str], at: str) -> None:
     unknown = sorted(set(opts) - allowed, key=str)
     if unknown:
-        raise FlowError(f"{at}: an unsupported field; accepted: "
+        raise FlowError(f"{at}: unsupported field {_named(unknown[0])}; accepted: "
                         + (", ".join(sorted(allowed)) or "none"))
 
 
@@ -292,6 +293,12 @@ def _selector(arg: Any, at: str) -> Selector:
                    **{k: bool(arg[k]) for k in ("enabled", "checked", "selected", "focused")
                       if k in arg})
     return sel
+
+
+def _named(name: Any) -> str:
+    """A mapping key the file used, quoted and cut short (a key is named, a value never)."""
+    text = " ".join(repr(name).split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _kind(value: Any) -> str:
@@ -320,7 +327,7 @@ def _condition(arg: Any, at: str) -> Condition:
         raise FlowError(f"{at}: a condition is a mapping with visible or notVisible")
     extra = sorted(set(arg) - {"visible", "notVisible", "platform"}, key=str)
     if extra:
-        raise FlowError(f"{at}: an unsupported condition; accepted: visible, "
+        raise FlowError(f"{at}: unsupported condition {_named(extra[0])}; accepted: visible, "
                         "notVisible, platform")
     if str(arg.get("platform", "Android")).lower() != "android":
         raise FlowError(f"{at}: platform: only Android runs here")
