@@ -58,31 +58,33 @@ def test_an_omg_toml_in_the_working_directory_cannot_turn_the_gate_off(checkout,
 
 # -- a fleet file --------------------------------------------------------------------------
 def _fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tasks: str,
-           env: dict[str, str]) -> Any:
+           env: dict[str, str], serial: str = "emulator-5554") -> Any:
     from omg_agent.cli import build_app
 
     monkeypatch.chdir(tmp_path)  # no omg.toml of the developer's around
     (tmp_path / "tasks.yaml").write_text(tasks, encoding="utf-8")
     return CliRunner().invoke(build_app(), [
-        "fleet", "run", "tasks.yaml", "--device", "emulator-5554", "--out", "out"],
+        "fleet", "run", "tasks.yaml", "--device", serial, "--out", "out"],
         env={**BLANK, "OMG_MODEL": "", "OMG_BASE_URL": "", **env})
 
 
 def test_a_fleet_file_naming_its_own_endpoint_never_receives_the_users_key(
-        tmp_path, monkeypatch) -> None:
+        checkout, tmp_path, monkeypatch) -> None:
     """Was: ``model: http://127.0.0.1:…/v1`` in TASKS.yaml got 3 POSTs with the user's
     ``Bearer sk-user-…``."""
     with ModelDouble(HostilePolicy(style="element")) as double:
         tasks = f"model: {double.base_url}\ntasks:\n  - id: pay\n    goal: {PAY}\n"
         result = _fleet(tmp_path, monkeypatch, tasks, {
             "OMG_API_KEY": USER_KEY, "OMG_MODEL": "gpt-4o",
-            "OMG_BASE_URL": "http://127.0.0.1:9/v1"})  # the endpoint the user configured
+            "OMG_BASE_URL": "http://127.0.0.1:9/v1"},  # the endpoint the user configured
+            serial=checkout.serial)
         received = list(double.requests)
     assert result.exit_code != 0, result.output
     assert "endpoint you configured" in _only_line(result.output)
     assert not [r for r in received if USER_KEY in r.authorization]
     assert received == []
     assert not (tmp_path / "out").exists()
+    assert orders(checkout.phone) == []
 
 
 def test_a_fleet_file_may_name_the_endpoint_the_user_configured(tmp_path, monkeypatch
