@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from typing import TextIO
 
 import typer
 
@@ -49,11 +50,12 @@ def show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
 ASK_AGAIN = 3  # unclear answers before the question counts as not answered (a no)
 
 
-def terminal_confirm() -> Callable[[str], bool] | None:
+def terminal_confirm(stdin: TextIO | None = None) -> Callable[[str], bool] | None:
     """How a setting a file outside the user's config dir would lower is confirmed: a
-    yes at this terminal (the one answer rule), asked on stderr; ``None`` when stdin is not
-    a terminal (then such a file is refused)."""
-    if not sys.stdin.isatty():
+    yes at this terminal (the one answer rule), asked on stderr; ``None`` when ``stdin``
+    (default ``sys.stdin``) is not a terminal (then such a file is refused)."""
+    stdin = sys.stdin if stdin is None else stdin
+    if not stdin.isatty():
         return None
     from omg_agent.cli.console import err_console
     from omg_agent.guards.answers import read_answer, unclear
@@ -62,7 +64,7 @@ def terminal_confirm() -> Callable[[str], bool] | None:
         for _ in range(ASK_AGAIN):
             err_console.print(question + " ", end="", soft_wrap=True, highlight=False,
                               markup=False)
-            line = sys.stdin.readline()
+            line = stdin.readline()
             said = read_answer(line) if line.strip() else "no"  # Enter: no
             if said is not None:
                 return said == "yes"
