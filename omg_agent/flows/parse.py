@@ -128,8 +128,8 @@ def _command(item: Any, source: str, where: str, line: int) -> Command:
         raise FlowError(f"{source}: {where}: a command is a name or a one-key mapping, "
                         f"got {_kind(item)}")
     if name not in COMMANDS:
-        raise FlowError(f"{source}: {where}: unsupported command "
-                        f"{_named(name) if isinstance(item, dict) else '(a bare text)'}; supported: "
+        shown = _named(name) if isinstance(item, dict) else "(a bare text)"  # a key, or not
+        raise FlowError(f"{source}: {where}: unsupported command {shown}; supported: "
                         + ", ".join(COMMANDS))
     at = f"{source}: {where} ({name})"
     try:
