@@ -27,6 +27,7 @@ folder (``$XDG_CONFIG_HOME/omg-agent``, ``%APPDATA%\\omg-agent``, ``~/.config/om
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -260,12 +261,18 @@ def refuse_unsafe(path: Path, values: Mapping[str, Any], sources: Mapping[str, s
                         "option, or in your own config file (OMG_CONFIG=PATH)")
 
 
+# a quoted part of the parser's message longer than a token (',', '\t', '<stream end>'):
+# an alias name or a scalar of the file, never echoed
+_QUOTED = re.compile(r"'(?!<)[^'\s]{3,}'")
+
+
 def _one_line(exc: yaml.YAMLError) -> str:
     problem = getattr(exc, "problem", None)
     mark = getattr(exc, "problem_mark", None)
     if problem and mark is not None:
+        problem = _QUOTED.sub("(a name of the file)", str(problem))
         return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
-    return " ".join(str(exc).split())
+    return "the parser gave no line"
 
 
 def _size(n: int) -> str:

@@ -177,3 +177,10 @@ def test_each_command_reads_into_its_own_model_holding_only_its_own_fields() -> 
     assert steps.validate_python({"name": "pressKey", "key": "enter"}) == PressKey(key="enter")
     with pytest.raises(ValidationError, match="selector"):
         steps.validate_python({"name": "pressKey", "key": "enter", "selector": None})
+
+
+def test_a_yaml_error_names_the_line_not_the_files_words() -> None:
+    with pytest.raises(FlowError) as info:
+        parse_flow("- back\n- *sk-LEAKED-123456\n")
+    message = str(info.value)
+    assert "not valid YAML" in message and "line 2" in message and "LEAKED" not in message
