@@ -53,6 +53,7 @@ from omg_agent.flows import model as m
 from omg_agent.flows.model import ONCE, Command, Condition, Flow, FlowResult, Selector
 from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
+from omg_agent.guards.confirmation import NO_CLEAR_ANSWER
 from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate, Sensitivity
 from omg_agent.perception.reading import read_from_screen
@@ -202,7 +203,8 @@ class FlowRunner:
                     raise FlowFailed(f"{c.label()}: needs your yes first — "
                                      f"{stop.request.describe} ({stop.request.reason}); "
                                      "run again with --allow", kind="gate-nobody")
-                raise FlowFailed(f"{c.label()}: the user said no to "
+                said = "gave no clear yes" if stop.said == NO_CLEAR_ANSWER else "said no"
+                raise FlowFailed(f"{c.label()}: the user {said} to "
                                  f"{stop.request.describe}", kind="gate")
         once = self._irreversible(action, obs)  # noted before it is sent: see below
         t0 = time.perf_counter()
