@@ -26,7 +26,11 @@ from dataclasses import dataclass, field
 
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+from omg_agent.guards.confirmation import (
+    ConfirmationChannel,
+    ConfirmationRequest,
+    words_of,
+)
 from omg_agent.guards.sensitive import (
     Decision,
     Gate,
@@ -54,6 +58,7 @@ class GateStop:
     action: Action | None = None
     element: UIElement | None = None
     screen: Observation | None = None
+    said: str = ""  # how the answer is recorded, when the channel says (words_of)
 
     @property
     def question(self) -> str:
@@ -98,7 +103,8 @@ class GateKeeper:
             self.asked.append((request, answer))
             log.info("gate: %s -> %s", request.describe, answer)
             if answer is not True:
-                return GateStop(index, request, answer, action, element, seen)
+                return GateStop(index, request, answer, action, element, seen,
+                                words_of(self.channel))
         return None
 
     def holds(self, action: Action, obs: Observation) -> bool:
