@@ -17,7 +17,7 @@ server use too. See docs/python-api.md::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from omg_agent.core.observation import Observation
     from omg_agent.flows.model import FlowResult
     from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+    from omg_agent.guards.provenance import WordsFrom
     from omg_agent.vphone.phone import VirtualPhone
 
 MAX_TASK = 4000  # characters of a task: longer is refused, naming the limit
@@ -185,18 +186,28 @@ class Phone:
             confirm: Confirm = None,
             ask: Callable[[str], str | None] | None = None,
             on_progress: Callable[[Any], None] | None = None,
-            use_cache: bool = True) -> TaskResult:
+            use_cache: bool = True, allow: str | Sequence[str] = (),
+            words_from: WordsFrom = "client") -> TaskResult:
         """Run ``task`` with the full agent (planner, operator, gate, checks) and return
         how it ended. ``model`` overrides the configured one; ``"sim"`` is the expert
         double on a phone from :func:`start_vphone` (no real model: for trying things).
-        ``on_progress`` gets a :class:`~omg_agent.brain.orchestrator.Progress` per turn."""
+        ``on_progress`` gets a :class:`~omg_agent.brain.orchestrator.Progress` per turn.
+
+        A task string may have been written by anyone: permissions its words state ("you
+        may pay in Shop") do not grant by themselves — they are put to ``confirm`` once,
+        before the run acts, and with no ``confirm`` they grant nothing (the action is
+        held: ``needs_confirmation``). Grant explicitly with ``allow`` (``--allow``
+        items: ``"payment:Shop<=100"``, ``["send:Bob", "delete"]``), or pass
+        ``words_from="human"`` when a person typed ``task`` (your own front end)."""
         from omg_agent import taskrun
         from omg_agent.trace.recorder import new_run_dir
 
         if not task.strip() or len(task) > MAX_TASK:
             raise ConfigError(f"task: give 1–{MAX_TASK} characters saying what to do")
+        if words_from not in ("human", "client"):
+            raise ConfigError(f"words_from: {words_from!r}; accepted: 'human' or 'client'")
         with ExitStack() as stack:
-            settings = self._model(stack, task, model)
+            settings = with_allow(self._model(stack, task, model), allow)
             lease = self._lease_for(f"omg-agent run (Python API) {task[:60]!r}", stack)
             secrets = taskrun.open_secrets(stack, task, settings)
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
@@ -206,7 +217,8 @@ class Phone:
             agent = taskrun.open_agent(
                 stack, settings, taskrun.RunDevice(self.driver, self.serial),
                 taskrun.Hooks(ask=ask, confirm=channel(confirm), on_progress=on_progress,
-                              use_cache=use_cache), task=task, run_dir=run_dir, secrets=secrets)
+                              use_cache=use_cache), task=task, run_dir=run_dir, secrets=secrets,
+                words_from=words_from)
             result = agent.shown(agent.begin(task, plan))
         return TaskResult.of(result, run_dir)
 
@@ -229,7 +241,8 @@ class Phone:
             agent = taskrun.open_agent(
                 stack, self.settings, taskrun.RunDevice(self.driver, self.serial),
                 taskrun.Hooks(confirm=channel(confirm), on_progress=on_progress),
-                task=task, run_dir=run_dir, secrets=secrets, saved=saved)
+                task=task, run_dir=run_dir, secrets=secrets, saved=saved,
+                words_from="client")  # the saved run's decision stands
             result = agent.shown(agent.go_on(saved, answer))
         return TaskResult.of(result, run_dir)
 
@@ -311,6 +324,24 @@ class Phone:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def with_allow(settings: Settings, allow: str | Sequence[str]) -> Settings:
+    """``settings`` with ``allow`` (``--allow`` items) added to what they allow; a bad
+    item raises :class:`ConfigError` naming what is accepted."""
+    items = [allow] if isinstance(allow, str) else list(allow)
+    items = [i for i in items if i.strip()]
+    if not items:
+        return settings
+    from omg_agent.guards.authorisation import parse_allow
+    from omg_agent.sim.expert.runner import with_overrides
+
+    try:
+        parse_allow(items)
+    except ValueError as exc:
+        raise ConfigError(f"allow: {exc}") from None
+    joined = ",".join([settings.allow, *items] if settings.allow else items)
+    return with_overrides(settings, {"allow": joined})
 
 
 def channel(confirm: Confirm) -> ConfirmationChannel | None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omg_agent.errors import ConfigError
+from omg_agent.guards.provenance import WordsFrom
 
 if TYPE_CHECKING:
     from omg_agent.brain.orchestrator import Orchestrator
@@ -77,11 +78,13 @@ def open_secrets(stack: ExitStack, task: str, settings: Settings) -> SecretVault
 
 
 def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: Hooks, *,
-               task: str, run_dir: Path, secrets: SecretVault,
+               task: str, run_dir: Path, secrets: SecretVault, words_from: WordsFrom,
                saved: SavedRun | None = None) -> Agent:
     """The whole run of ``task`` on ``device`` (closed with ``stack``): a trace and a
     checkpoint in ``run_dir``, ``secrets`` from :func:`open_secrets`, and, for a resume,
-    the ``saved`` run's memory back in the bank."""
+    the ``saved`` run's memory back in the bank. ``words_from`` says who wrote ``task``:
+    ``human`` (the CLI's task argument) or ``client`` (an MCP client, a Python caller) —
+    see :func:`words_grant`."""
     from omg_agent.brain.agent import open_agent as open_brain
 
     learned = None
@@ -91,14 +94,18 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
         learned = Learner(LearnedStore(settings.runs_dir / LEARNED_DIR), secrets,
                           source_run=str(run_dir))
     progress = hooks.on_progress
+    grant, asked = words_grant(task, words_from, settings, hooks.confirm, saved)
     orchestrator = open_brain(
         stack, device.driver, settings, task, run_dir=run_dir,
         memory_path=settings.memory_path, long_term=settings.long_term_memory,
         resume=saved is not None, session=(saved.session or None) if saved else None,
         checkpoint=device.serial, dry_run=device.dry, macros=hooks.macros, ask_user=hooks.ask,
         confirm=hooks.confirm, secrets=secrets, learned=learned, route=hooks.route,
-        safe_point=hooks.safe_point, on_notice=hooks.on_notice,
+        safe_point=hooks.safe_point, on_notice=hooks.on_notice, words_grant=grant,
         on_progress=None if progress is None else lambda p: progress(secrets.scrub(p)))
+    if asked is not None and orchestrator.recorder is not None:
+        orchestrator.recorder.record_event("task_permissions", asked=secrets.mask(asked),
+                                           granted=grant)
     if saved is not None:
         from omg_agent.brain.resume import restore_memory
         from omg_agent.brain.run_state import caught_up
@@ -106,6 +113,34 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
         restore_memory(orchestrator.memory, saved.memory)
         caught_up(saved.state, orchestrator.recorder.last_step)
     return Agent(orchestrator, learned, run_dir, secrets, hooks.use_cache)
+
+
+def words_grant(task: str, words_from: WordsFrom, settings: Settings,
+                confirm: ConfirmationChannel | None, saved: SavedRun | None
+                ) -> tuple[bool, str | None]:
+    """Whether the permissions ``task``'s words state grant (the one rule:
+    :mod:`omg_agent.guards.provenance`), and the question put to the human for it, if one
+    was. A resumed run keeps what its start decided; a human's words grant; a client's
+    are put to the human once, here, before the run acts — with nobody to ask (or a no)
+    they grant nothing, and each such action is asked or held when it comes."""
+    if saved is not None:
+        return saved.words_grant, None
+    if words_from == "human":
+        return True, None
+    from omg_agent.guards.authorisation import parse_allow
+    from omg_agent.guards.provenance import asks_request, run_asks
+
+    try:
+        allowed = parse_allow([settings.allow]) if settings.allow else []
+    except ValueError:
+        allowed = []  # the gate itself names the bad --allow
+    asks = run_asks(task, allowed)
+    if not asks:
+        return False, None
+    request = asks_request(asks, task)
+    if confirm is None:
+        return False, request.describe
+    return confirm.confirm(request) is True, request.describe
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,10 @@ def suite_on_fleet(plan: SuitePlan, out: Path, backend: Backend,
 
 
 def file_jobs(tasks: TaskFile, out: Path, model: str | None = None,
-              noise: str = "none", seed: int = 0) -> list[FleetJob]:
-    """A TASKS.yaml's jobs in its order (``model`` in place of the file's)."""
+              noise: str = "none", seed: int = 0, allow: str | None = None) -> list[FleetJob]:
+    """A TASKS.yaml's jobs in its order (``model`` in place of the file's). A goal's words
+    grant nothing (the file's author is not the user at this terminal); ``allow`` is the
+    user's ``--allow``, added to what their config allows."""
     endpoint = endpoint_for(model or tasks.model)
     jobs: list[FleetJob] = []
     suite_ids = [t.suite for t in tasks.tasks if t.suite]
@@ -56,8 +58,10 @@ def file_jobs(tasks: TaskFile, out: Path, model: str | None = None,
             if endpoint is None:
                 raise ConfigError(f"tasks: {entry.key}: a goal needs a model; 'sim' (the "
                                   "expert double) runs suite: tasks only")
+            overrides: dict[str, object] = {"max_steps": tasks.max_steps}
+            if allow:
+                overrides["allow"] = ",".join(a for a in (endpoint.allow, allow) if a)
             jobs.append(FleetJob(len(jobs), entry.key, f"runs/{entry.key}", goal=entry.goal,
-                                 settings=with_overrides(endpoint,
-                                                         {"max_steps": tasks.max_steps}),
+                                 settings=with_overrides(endpoint, overrides),
                                  profile=entry.profile, app=entry.app))
     return jobs
