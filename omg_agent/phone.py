@@ -193,12 +193,10 @@ class Phone:
         double on a phone from :func:`start_vphone` (no real model: for trying things).
         ``on_progress`` gets a :class:`~omg_agent.brain.orchestrator.Progress` per turn.
 
-        A task string may have been written by anyone: permissions its words state ("you
-        may pay in Shop") do not grant by themselves — they are put to ``confirm`` once,
-        before the run acts, and with no ``confirm`` they grant nothing (the action is
-        held: ``needs_confirmation``). Grant explicitly with ``allow`` (``--allow``
-        items: ``"payment:Shop<=100"``, ``["send:Bob", "delete"]``), or pass
-        ``words_from="human"`` when a person typed ``task`` (your own front end)."""
+        Permissions the task's words state ("you may pay in Shop") are put to ``confirm``
+        once before the run acts; with no ``confirm`` they grant nothing (the action is
+        held). Grant with ``allow`` (``--allow`` items: ``"payment:Shop<=100"``), or pass
+        ``words_from="human"`` when a person typed ``task``."""
         from omg_agent import taskrun
         from omg_agent.trace.recorder import new_run_dir
 
@@ -207,7 +205,7 @@ class Phone:
         if words_from not in ("human", "client"):
             raise ConfigError(f"words_from: {words_from!r}; accepted: 'human' or 'client'")
         with ExitStack() as stack:
-            settings = with_allow(self._model(stack, task, model), allow)
+            settings = taskrun.with_allow(self._model(stack, task, model), allow)
             lease = self._lease_for(f"omg-agent run (Python API) {task[:60]!r}", stack)
             secrets = taskrun.open_secrets(stack, task, settings)
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
@@ -324,24 +322,6 @@ class Phone:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def with_allow(settings: Settings, allow: str | Sequence[str]) -> Settings:
-    """``settings`` with ``allow`` (``--allow`` items) added to what they allow; a bad
-    item raises :class:`ConfigError` naming what is accepted."""
-    items = [allow] if isinstance(allow, str) else list(allow)
-    items = [i for i in items if i.strip()]
-    if not items:
-        return settings
-    from omg_agent.guards.authorisation import parse_allow
-    from omg_agent.sim.expert.runner import with_overrides
-
-    try:
-        parse_allow(items)
-    except ValueError as exc:
-        raise ConfigError(f"allow: {exc}") from None
-    joined = ",".join([settings.allow, *items] if settings.allow else items)
-    return with_overrides(settings, {"allow": joined})
 
 
 def channel(confirm: Confirm) -> ConfirmationChannel | None:

@@ -18,7 +18,7 @@ above the brain, flows and hitl (it wires them) and below the CLI, MCP and Pytho
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -113,6 +113,22 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
         restore_memory(orchestrator.memory, saved.memory)
         caught_up(saved.state, orchestrator.recorder.last_step)
     return Agent(orchestrator, learned, run_dir, secrets, hooks.use_cache)
+
+
+def with_allow(settings: Settings, allow: str | Sequence[str]) -> Settings:
+    """``settings`` with ``allow`` (``--allow`` items, a caller's explicit grant) added to
+    what they allow; a bad item raises :class:`ConfigError` naming what is accepted."""
+    items = [i for i in ([allow] if isinstance(allow, str) else allow) if i.strip()]
+    if not items:
+        return settings
+    from omg_agent.guards.authorisation import parse_allow
+
+    try:
+        parse_allow(items)
+    except ValueError as exc:
+        raise ConfigError(f"allow: {exc}") from None
+    joined = ",".join([settings.allow, *items] if settings.allow else items)
+    return type(settings).model_validate({**settings.model_dump(), "allow": joined})
 
 
 def words_grant(task: str, words_from: WordsFrom, settings: Settings,

@@ -82,17 +82,14 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
     so an interrupted run can be resumed. ``learned`` offers a human's steps before the
     model; ``route`` switches each step's device; ``safe_point`` is called at the top of
     every turn and after every model reply (the CLI's Ctrl-C check; the trace's disk check
-    joins it); ``on_notice`` hears each retry of a model request (already masked).
-    ``words_grant`` False: the permissions the task's words state grant nothing (a task a
-    program wrote: :mod:`omg_agent.guards.provenance`; :mod:`omg_agent.taskrun` decides it
-    for every outside caller, the fleet passes False); it is kept in the saved state."""
+    joins it); ``on_notice`` hears each retry of a model request (already masked);
+    ``words_grant`` False: the task's words grant nothing (:mod:`omg_agent.taskrun`)."""
     check_task(task)
     settings = adapt_settings(settings)  # a model dialect runs flat (brain/dialects)
     if secrets is None:
         secrets = run_secrets(task, settings)
         stack.enter_context(masking_logs(secrets))
-    vault = secrets
-    driver = SecretTyping(driver, vault)
+    driver = SecretTyping(driver, vault := secrets)
     attempt = None if safe_point is None else _on_attempt(safe_point)
     notice = None if on_notice is None else (lambda text: on_notice(vault.mask(text)))
     planner = stack.enter_context(LLMClient(settings, "planner", secrets=vault,
@@ -115,9 +112,9 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                                   dry_run=dry_run, words_grant=words_grant)
     if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
         safe_point = _both(safe_point, recorder.check)
-    gate = gatekeeper(settings, task, confirm, words_grant=words_grant, secrets=vault)
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
-                        on_progress=on_progress, gatekeeper=gate,
+                        on_progress=on_progress, gatekeeper=gatekeeper(
+                            settings, task, confirm, words_grant=words_grant, secrets=vault),
                         secrets=vault, macros=macros, learned=learned, route=route,
                         before_turn=safe_point, checkpoint=saver)
 

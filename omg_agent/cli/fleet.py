@@ -69,8 +69,7 @@ def run(
 ) -> None:
     """Run every task of TASKS.yaml, each on a free device that fits it; a task whose device
     drops is retried once on another. Exit 1 if a task did not succeed. A goal's words
-    ("you may pay") grant nothing: pay, send, delete… stop the task unless --allow grants
-    them.
+    ("you may pay") grant nothing: only --allow does.
 
     Examples:
 
