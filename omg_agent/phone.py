@@ -171,12 +171,13 @@ class Phone:
             from omg_agent.brain.agent import gatekeeper, run_secrets
             from omg_agent.drivers.secret_typing import SecretTyping
 
-            keeper = gatekeeper(self.settings, "", channel(confirm))
+            vault = run_secrets("", self.settings)
+            keeper = gatekeeper(self.settings, "", channel(confirm), secrets=vault)
             obs = self.driver.observe()
             stop = keeper.review([act], obs) if keeper is not None else None
-            if stop is not None:
-                raise ActionHeld(stop.request, declined=stop.answer is False)
-            driver = SecretTyping(self.driver, run_secrets("", self.settings))
+            if stop is not None:  # the question may quote a message holding a secret
+                raise ActionHeld(vault.scrub(stop.request), declined=stop.answer is False)
+            driver = SecretTyping(self.driver, vault)
             result = driver.execute([act], obs)
         detail = "; ".join(o.detail or o.action.type for o in result.outcomes)
         return Acted(result.ok, detail)
