@@ -10,6 +10,10 @@ a task (saved first, then through the replay cache), goes on with a saved run (i
 file holds everything a resume needs) and gives the result as shown (masked, with the
 resume hint).
 
+Who wrote the task decides whether its words grant (:func:`words_grant`, issue 35): the
+CLI's task argument is the user's; an MCP client's or a Python caller's is put to the human
+once before the run, or grants nothing. The decision is saved with the run's state.
+
 The callers keep what is theirs: the CLI its live view, Ctrl-C and mirror; the MCP server
 its progress notifications and elicitation; the Python API its callbacks. This module sits
 above the brain, flows and hitl (it wires them) and below the CLI, MCP and Python API.
@@ -86,6 +90,7 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
     ``human`` (the CLI's task argument) or ``client`` (an MCP client, a Python caller) —
     see :func:`words_grant`."""
     from omg_agent.brain.agent import open_agent as open_brain
+    from omg_agent.guards.confirmation import MaskingChannel
 
     learned = None
     if hooks.learn:
@@ -94,7 +99,8 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
         learned = Learner(LearnedStore(settings.runs_dir / LEARNED_DIR), secrets,
                           source_run=str(run_dir))
     progress = hooks.on_progress
-    grant, asked = words_grant(task, words_from, settings, hooks.confirm, saved)
+    shown = None if hooks.confirm is None else MaskingChannel(hooks.confirm, secrets.mask)
+    grant, asked = words_grant(task, words_from, settings, shown, saved)
     orchestrator = open_brain(
         stack, device.driver, settings, task, run_dir=run_dir,
         memory_path=settings.memory_path, long_term=settings.long_term_memory,

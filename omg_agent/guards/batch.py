@@ -81,6 +81,8 @@ class Batches:
     def covers(self, found: Sensitivity, approved: list[str]) -> bool:
         """Whether ``found`` is an item of a list a human allowed (then it is used up);
         a list approved by describe (a resumed run's yes) is taken up here first."""
+        if found.cls != "delete":
+            return False
         package = found.package
         for describe in [d for d in approved if d.startswith(MARK) and f"({package})" in d]:
             approved.remove(describe)
@@ -88,7 +90,7 @@ class Batches:
         left = self.allowed.get(package, [])
         hit = next((i for i in left if found.target and names(i, found.target)
                     and names(found.target, i)), None)
-        if found.cls != "delete" or hit is None:
+        if hit is None:
             return False
         left.remove(hit)
         return True
