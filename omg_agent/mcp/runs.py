@@ -130,7 +130,11 @@ async def _words_asked(ctx: Context, runs: _Runs, task: str,
     from omg_agent.guards.provenance import asks_question, run_asks
 
     allow = runs.hub.settings.allow
-    asks = run_asks(task, parse_allow([allow]) if allow else [])
+    try:
+        allowed = parse_allow([allow]) if allow else []
+    except ValueError:
+        allowed = []  # the gate names the bad --allow when the run starts
+    asks = run_asks(task, allowed)
     if not asks or not consent.can_ask(ctx):
         return await start("client")
     text = asks_question(asks)
