@@ -83,12 +83,12 @@ def test_a_fleet_goal_saying_you_may_pay_is_not_granted_but_allow_is(
 
 def test_a_python_callers_permission_words_are_held_without_allow(vphone, tmp_path) -> None:
     shop = at_checkout(vphone)
-    with ModelDouble(Payer(vphone.phone)) as double:
-        with phone_on(vphone.serial, double.base_url, tmp_path) as phone:
-            held = phone.run(SELF_GRANT, use_cache=False)
-            assert (held.status, shop.orders) == ("needs_confirmation", [])
-            human = ScriptedChannel(policy=lambda r: r.cls == ASK_CLASS)
-            paid = phone.run(SELF_GRANT, use_cache=False, confirm=human)
+    human = ScriptedChannel(policy=lambda r: r.cls == ASK_CLASS)
+    with ModelDouble(Payer(vphone.phone)) as double, \
+            phone_on(vphone.serial, double.base_url, tmp_path) as phone:
+        held = phone.run(SELF_GRANT, use_cache=False)
+        assert (held.status, shop.orders) == ("needs_confirmation", [])
+        paid = phone.run(SELF_GRANT, use_cache=False, confirm=human)
     assert [r.cls for r in human.requests] == [ASK_CLASS]  # asked once, before the run
     assert "pay in Shop" in human.requests[0].describe
     assert paid.status == "done" and len(shop.orders) == 1
