@@ -96,6 +96,7 @@ class SavedStateFile(_Part):
     ended: str | None = None
     ended_because: str | None = ""
     dry_run: bool = False  # a --dry-run's state: never carried out for real
+    words_grant: bool = False  # the task's words grant (a human's, or allowed by one)
 
 
 # pydantic names the member of a union it tried in the error's path ("held._Held.cls"):

@@ -96,6 +96,8 @@ class FlowRunner:
         except FlowFailed as exc:
             result.status = "needs_confirmation" if exc.kind == "gate-nobody" else "failed"
             result.failed, result.failed_step = str(exc), self._step
+            if exc.kind == "gate":
+                result.refused = str(exc)
             if result.once:  # the phone holds the outcome: never "try again"
                 result.status = "failed"
                 result.failed = f"{result.once}: check the phone — {exc}"

@@ -35,7 +35,10 @@ class ConfirmationRequest:
 
     @classmethod
     def of(cls, sensitivity: Sensitivity, task: str = "") -> ConfirmationRequest:
-        return cls(sensitivity.cls, sensitivity.describe, sensitivity.reason,
+        """The question about ``sensitivity``: what will be tapped or typed, and what it is
+        about — the note, the items and amount, the recipient and the whole text
+        (:mod:`omg_agent.guards.objects`)."""
+        return cls(sensitivity.cls, sensitivity.question, sensitivity.reason,
                    sensitivity.package, task)
 
     def text(self) -> str:
@@ -138,6 +141,21 @@ class ScriptedChannel:
         """Every scripted answer was used (a test's check that the gate asked enough)."""
         if self._queue:
             raise AssertionError(f"{len(self._queue)} scripted answers were never asked for")
+
+
+@dataclass
+class MaskingChannel:
+    """``channel`` shown only masked requests (``mask``: the run's secret vault's): a
+    message about to be sent may hold a password, and the question shows the text."""
+
+    channel: ConfirmationChannel
+    mask: Callable[[str], str]
+
+    def confirm(self, request: ConfirmationRequest) -> bool | None:
+        m = self.mask
+        return self.channel.confirm(ConfirmationRequest(
+            request.cls, m(request.describe), m(request.reason), request.package,
+            m(request.task)))
 
 
 class NoHumanChannel:
