@@ -102,6 +102,11 @@ class Settings(BaseModel):
         default_factory=dict, description="Named secrets a task uses as {{secret:NAME}}: "
                                           "OMG_SECRET_<NAME>, [secrets] in omg.toml or "
                                           "run --secret NAME=VALUE.")
+    bound_secrets: dict[str, str] = Field(
+        default_factory=dict, description="Where a secret may be typed, NAME → APP or "
+                                          "APP:FIELD (run --secret NAME@APP:FIELD): only "
+                                          "into that app's password field (that field). "
+                                          "Unbound: a password field of the task's app.")
     confirm_done: Literal["always", "unverified", "never"] = Field(
         "unverified", description="When the planner confirms the operator's 'goal complete' "
                                   "against the last screen (one more model call): always; "
@@ -150,7 +155,7 @@ class Settings(BaseModel):
             return "always" if value.strip().lower() in ("true", "1", "yes", "on") else "never"
         return value
 
-    @field_validator("secrets", mode="before")
+    @field_validator("secrets", "bound_secrets", mode="before")
     @classmethod
     def _secret_names(cls, value: Any) -> Any:
         """Names in one spelling; of two spellings of a name, the later (stronger) wins."""
@@ -207,8 +212,8 @@ class Settings(BaseModel):
             sources["secrets"] = SECRET_PREFIX + "*"
         for name, value in (overrides or {}).items():
             if value is not None:
-                if name == "secrets":
-                    value = {**values.get("secrets", {}), **value}
+                if name in ("secrets", "bound_secrets"):
+                    value = {**values.get(name, {}), **value}
                 values[name], sources[name] = value, f"option {name}"
         try:
             settings = cls(**values)
@@ -309,7 +314,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 # command-line options named unlike their setting
-_FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret"}
+_FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret", "bound_secrets": "--secret"}
 _SECRET_FIELDS = ("api_key", "mcp_token", "secrets")
 
 
