@@ -28,7 +28,7 @@ is never typeable: ``{{secret:api_key}}`` names nothing (:meth:`SecretVault.hide
 
 Masking (:meth:`SecretVault.mask`, the one function every printout uses) replaces a whole
 value by its placeholder and also every piece of four or more characters of one
-(:class:`~omg_agent.core.secret_pieces.PieceMasker`), so a preview cut short after masking never shows
+(:class:`~omg_agent.core.secret_pieces.PieceMasker`), so a preview cut short never shows
 "…omg58…"; callers mask first, then shorten.
 
 Names are case-insensitive everywhere (``--secret PW=…``, ``OMG_SECRET_PW``,
@@ -340,7 +340,8 @@ def parse_assignments(items: Iterable[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip() or not value:
-            raise ValueError("a secret must be given as NAME=VALUE" + (f" (got {name.strip()!r} = nothing)" if sep else ""))
+            raise ValueError("a secret must be given as NAME=VALUE"
+                             + (f" (got {name.strip()!r} = nothing)" if sep else ""))
         key = secret_key(name.strip())
         if key in out:
             raise ValueError(f"{name.strip()} is given twice (names ignore case): give each "
