@@ -7,7 +7,8 @@ verification code (:func:`~omg_agent.perception.labels.is_secret_field`; never w
 holds, which a page can write) — and only of the right app:
 
 - the app (and field) the user bound it to (``--secret NAME@APP:FIELD``,
-  :class:`~omg_agent.core.secrets.Binding`);
+  :class:`~omg_agent.core.secrets.Binding`) — a field the user names that way may be any
+  input (a user name, an account number);
 - else an app the run's task names ("Sign in to Login …": com.omg.login), by its package,
   its last name part or a device-profile name (:func:`~omg_agent.drivers.profiles.app_named_in`);
 - with no task at all (a flow, the Python API's ``act``), any password field — the gate
@@ -45,21 +46,25 @@ def refusal(vault: SecretVault, text: str, field: UIElement | None,
     names = vault.used(text)
     if not names:
         return None
-    shown = placeholder(names[0])
     if field is None:
+        shown = placeholder(names[0])
         return (f"refused: {shown} is typed only into a password field, and which field "
                 "would take this text is not known — target the password field")
     where = _where(field)
-    if not is_secret_input(field):
-        return f"refused: {shown} may be typed only into a password field; {where} is not one"
     package = field.package or (screen.package if screen is not None else "")
     for name in names:
         bound = vault.binding(name)
+        if bound.field is not None and field.editable and _is_field(bound.field, field) \
+                and bound.app is not None and app_matches(bound.app, package):
+            continue  # the very field the user named (a user name, an account number)
+        if not is_secret_input(field):
+            return (f"refused: {placeholder(name)} may be typed only into a password field; "
+                    f"{where} is not one (bind it to a field with --secret {name}@APP:FIELD)")
         if bound.app is not None:
             if not app_matches(bound.app, package):
                 return (f"refused: {placeholder(name)} may be typed only in {bound.app}; "
                         f"{where} is in {package or 'an unknown app'}")
-            if bound.field is not None and not _is_field(bound.field, field):
+            if bound.field is not None:
                 return (f"refused: {placeholder(name)} may be typed only into {bound}; "
                         f"{where} is another field")
         elif vault.task is not None and not app_named_in(vault.task, package):

@@ -243,3 +243,18 @@ def test_a_value_learned_in_a_password_field_stays_with_that_app() -> None:
         [_type("{{secret:password}}", 1)], _screen(_in(CHROME, 1, password=True, rid="pw")))
     assert inner.ran == [] and "may be typed only in com.omg.login" in \
         result.outcomes[0].detail
+
+
+def test_a_field_the_user_named_may_take_its_secret_even_when_it_is_no_password_field(
+) -> None:
+    from omg_agent.core.secrets import Binding
+
+    vault = _vault()
+    vault.add("user", "demo-account-7")
+    vault.bind("user", Binding("Login", "username"))
+    screen = _screen(_in(LOGIN, 1, rid="username"), _in(LOGIN, 2, rid="search"))
+    inner = ScriptedDriver()
+    SecretTyping(inner, vault).execute([_type("{{secret:user}}", 1)], screen)
+    result = SecretTyping(inner, vault).execute([_type("{{secret:user}}", 2)], screen)
+    assert [a.text for a in inner.ran if isinstance(a, TypeText)] == ["demo-account-7"]
+    assert "--secret user@APP:FIELD" in result.outcomes[0].detail
