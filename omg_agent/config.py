@@ -104,9 +104,10 @@ class Settings(BaseModel):
                                           "run --secret NAME=VALUE.")
     bound_secrets: dict[str, str] = Field(
         default_factory=dict, description="Where a secret may be typed, NAME → APP or "
-                                          "APP:FIELD (run --secret NAME@APP:FIELD): only "
-                                          "into that app's password field (that field). "
-                                          "Unbound: a password field of the task's app.")
+                                          "APP:FIELD (run --secret NAME@APP:FIELD; never "
+                                          "from a file): only into that app's password "
+                                          "field (that field). Unbound: a password field "
+                                          "of the task's app.")
     confirm_done: Literal["always", "unverified", "never"] = Field(
         "unverified", description="When the planner confirms the operator's 'goal complete' "
                                   "against the last screen (one more model call): always; "
@@ -200,10 +201,13 @@ class Settings(BaseModel):
             path = DEFAULT_CONFIG_FILE
         if path is not None:
             for name, value in _read_toml(path).items():
+                if name in _OPTION_ONLY:
+                    raise ConfigError(f"{path}: {name} cannot be set in a file: bind a "
+                                      "secret on the command line, --secret NAME@APP:FIELD")
                 values[name], sources[name] = value, f"{path}: {name}"
         for name in cls.model_fields:
             var = ENV_PREFIX + name.upper()
-            if name != "secrets" and env.get(var, "").strip():
+            if name not in ("secrets", *_OPTION_ONLY) and env.get(var, "").strip():
                 values[name], sources[name] = env[var].strip(), var
         named = {var[len(SECRET_PREFIX):]: value for var, value in env.items()
                  if var.startswith(SECRET_PREFIX) and len(var) > len(SECRET_PREFIX) and value}
@@ -316,6 +320,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 # command-line options named unlike their setting
 _FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret", "bound_secrets": "--secret"}
 _SECRET_FIELDS = ("api_key", "mcp_token", "secrets")
+_OPTION_ONLY = ("bound_secrets",)  # where a secret may be typed: the user's command line only
 
 
 def _explain(exc: ValidationError, sources: Mapping[str, str]) -> str:
