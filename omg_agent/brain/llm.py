@@ -164,7 +164,7 @@ class LLMClient:
             text, screenshot=observation.screenshot if screenshot else None, marks=marked,
             elements_text=elementlist.render(  # masked before the texts are cut to fit
                 observation.elements, observation.screen,
-                mask=self.secrets.mask if self.secrets is not None else None))
+                mask=self.secrets.mask))
 
     # -- calls ---------------------------------------------------------------------------
     def chat(self, messages: Sequence[Message], *,

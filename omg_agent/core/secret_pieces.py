@@ -37,23 +37,22 @@ class PieceMasker:
         if self.pattern is None or len(text) < PIECE:
             return text
         kept = [m.span() for m in keep.finditer(text)]
-        spans: list[list[int | str]] = []  # [start, end, name], merged while they overlap
+        spans: list[tuple[int, int, str]] = []  # (start, end, name), merged while overlapping
         for m in self.pattern.finditer(text):
             start, end = m.start(), m.start() + PIECE
             if any(s < end and start < e for s, e in kept):
                 continue
             name = self.owner[m.group(1)]
-            if spans and spans[-1][2] == name and start < int(spans[-1][1]):
-                spans[-1][1] = end
+            if spans and spans[-1][2] == name and start < spans[-1][1]:
+                spans[-1] = (spans[-1][0], end, name)
             else:
-                spans.append([start, end, name])
+                spans.append((start, end, name))
         out, at = [], 0
         for start, end, name in spans:
-            s, e, n = int(start), int(end), str(name)
-            if s < at or self._word(text[s:e], self.values[n]):
+            if start < at or self._word(text[start:end], self.values[name]):
                 continue
-            out += [text[at:s], placeholder(n)]
-            at = e
+            out += [text[at:start], placeholder(name)]
+            at = end
         return "".join(out) + text[at:] if out else text
 
     @staticmethod
