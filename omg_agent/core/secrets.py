@@ -202,10 +202,6 @@ class SecretVault:
         text = self._pattern.sub(self._placeholder_of, text)
         return self._pieces.mask(text, _PLACEHOLDER, placeholder)
 
-    def holds_secret(self, text: str) -> bool:
-        """Whether ``text`` shows a held value or a piece of one (or already a placeholder)."""
-        return "{{secret:" in text or self.mask(text) != text
-
     def _placeholder_of(self, match: re.Match[str]) -> str:
         found = match.group(0)
         name = self._names.get(found)
