@@ -32,7 +32,7 @@ from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.brain.ports import LearnedSteps
 from omg_agent.config import Settings
 from omg_agent.core.contracts import TaskStep
-from omg_agent.core.secrets import SecretVault, placeholder
+from omg_agent.core.secrets import Binding, SecretVault, placeholder
 from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
 from omg_agent.errors import ConfigError
@@ -134,24 +134,32 @@ def _both(first: Callable[[], None], then: Callable[[], None]) -> Callable[[], N
 
 def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
                 ) -> SecretVault:
-    """``vault`` (or a new one) holding the task's, the settings' and the API key's secrets.
-    Raises :class:`ConfigError` naming a ``{{secret:NAME}}`` of the task that none of them
-    gives (and the names that are known): it could never be typed."""
+    """``vault`` (or a new one) holding the task's and the settings' secrets, each bound
+    where the user said (``settings.bound_secrets``) or to the apps ``task`` names, and
+    the API key masked but never typeable. Raises :class:`ConfigError` naming a
+    ``{{secret:NAME}}`` of the task (or a binding) that none of them gives (and the names
+    that are known): it could never be typed."""
     vault = vault if vault is not None else SecretVault()
     for name, value in settings.secrets.items():
         vault.add(name, value.get_secret_value())
     vault.add_from_task(task)
+    vault.task = task or None  # no task (a flow, the Python API): any password field
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     if len(key) >= MIN_API_KEY:  # a placeholder key ("x", "none") is no secret to hide
-        vault.add("api_key", key)
+        vault.hide("api_key", key)
     unknown = vault.unknown(task)
-    if unknown:
-        known = ", ".join(sorted(n for n in vault.names if n != "api_key")) or "none"
-        first = unknown[0]
+    unbound = [n for n in settings.bound_secrets if n not in vault.typeable]
+    if unknown or unbound:
+        known = ", ".join(sorted(vault.typeable)) or "none"
+        first = (unknown or unbound)[0]
+        what = ("the task uses " + ", ".join(placeholder(n) for n in unknown) if unknown
+                else "--secret binds " + ", ".join(unbound))
         raise ConfigError(
-            "the task uses " + ", ".join(placeholder(n) for n in unknown)
-            + f" but no such secret is given (known: {known}); give it with --secret "
+            f"{what} but no such secret is given (known: {known}); give it with --secret "
             f"{first}=… or OMG_SECRET_{first.upper()}")
+    for name, place in settings.bound_secrets.items():
+        app, _, field = place.partition(":")
+        vault.bind(name, Binding(app.strip(), field.strip() or None))
     return vault
 
 

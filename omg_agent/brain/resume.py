@@ -105,7 +105,7 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
                  for s, t in state.todo.entries],
         "budget": {"limit": state.budget.limit, "used": state.budget.used,
                    "counts": dict(state.budget.counts)},
-        "dialogue": {"pending": state.dialogue.pending,
+        "dialogue": {"pending": state.dialogue.pending, "secret": state.dialogue.secret,
                      "answers": [list(qa) for qa in state.dialogue.answers]},
         "records": [{"step": r.step, "summary": r.summary, "screen_hash": r.screen_hash,
                      "failure": [r.failure.kind.value, r.failure.message] if r.failure
@@ -185,7 +185,8 @@ def _state(data: dict[str, Any]) -> RunState:
     state = RunState(data["task"], budget, phase=data["phase"], todo=todo,
                      predefined=bool(data["predefined"]))
     state.dialogue = Dialogue(data["dialogue"]["pending"],
-                              tuple((q, a) for q, a in data["dialogue"]["answers"]))
+                              tuple((q, a) for q, a in data["dialogue"]["answers"]),
+                              secret=bool(data["dialogue"].get("secret", False)))
     state.records = [TurnRecord(r["step"], r["summary"], r["screen_hash"],
                                 Failure(FailureKind(r["failure"][0]), r["failure"][1])
                                 if r["failure"] else None, str(r.get("intent") or ""),

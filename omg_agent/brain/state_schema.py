@@ -43,6 +43,7 @@ class _Budget(_Part):
 class _Dialogue(_Part):
     pending: str | None
     answers: list[tuple[str, str]]
+    secret: bool = False  # older files: no question asked for a secret
 
 
 class _Record(_Part):

@@ -15,7 +15,9 @@ text that talks a model into tapping "Pay now" cannot talk its way past the gate
 
 Which actions can be sensitive: taps, long presses and double taps on a control whose own
 label (text, description, else resource-id) carries a cue of :mod:`omg_agent.guards.cues`;
-typing into a password / card / CVV / verification-code field (``secret_entry``); typing
+typing into a password / card / CVV / verification-code field, and a ``{{secret:NAME}}``
+typed into any other field (``secret_entry``; the driver below refuses the latter outright,
+:mod:`omg_agent.drivers.secret_places`); typing
 with ``submit`` or pressing ENTER in a message box — a non-search, non-recipient field on a
 screen that has a Send button (``send``); the CALL key. Never: launch, back, home, swipe,
 wait, plain typing elsewhere, and taps on edit fields, list text or disabled controls.
@@ -232,6 +234,10 @@ def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | N
     short_id = _rid(f)
     cue = "password" if f.password else is_secret_field(short_id, f.desc, f.hint, f.text)
     where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
+    if "{{secret:" in action.text and not (f.password or is_secret_field(
+            short_id, f.desc, f.hint)):  # what the field is, never what a page wrote in it
+        return _make("secret_entry", "a secret goes only into a password field, and "
+                     f"{_field_name(f)} is not one", f"type a secret into {where}", f, obs)
     if cue is not None:
         chars = len(action.text)
         return _make("secret_entry", f"the field is a {cue} field",
