@@ -85,11 +85,13 @@ class GateKeeper:
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
             if not decision.needs_confirmation or decision.sensitivity is None:
+                self.gate.paid(decision.sensitivity)  # a payment joins the run's total
                 continue
             request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
             if request.describe in self.approved:
                 self.approved.remove(request.describe)
                 log.info("gate: %s approved earlier by the user", request.describe)
+                self.gate.paid(decision.sensitivity)
                 continue
             if request.describe in self.refused:  # a no stands: the model may not ask twice
                 self.refused[request.describe] += 1
@@ -99,6 +101,7 @@ class GateKeeper:
             log.info("gate: %s -> %s", request.describe, answer)
             if answer is not True:
                 return GateStop(index, request, answer, action, element, seen)
+            self.gate.paid(decision.sensitivity)
         return None
 
     def holds(self, action: Action, obs: Observation) -> bool:
