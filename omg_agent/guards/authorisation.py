@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from omg_agent.guards.amounts import Limit, parse_money, split_limit
 from omg_agent.guards.cues import CLASSES, SensitiveClass
 from omg_agent.guards.grant import QUOTES, Authorisation, names, same_message, words
-from omg_agent.guards.send_words import is_name, sends
+from omg_agent.guards.send_words import names_nobody, sends
 from omg_agent.guards.spending_words import StatedLimit, stated_limits
 from omg_agent.guards.task_objects import deleted_names, negations, sign_in_apps
 
@@ -84,7 +84,8 @@ _NO_ASK_ZH = re.compile(r"(?:直接)(?P<verb>付款|支付|购买|删除|发送)
                         r"不需要)(?:问我|确认|询问)")
 _PREP_TARGET = re.compile(r"\b(?:to|in|on|from|for|with|at)\s+(?P<target>.+)$", re.IGNORECASE)
 _LIMIT_OP = re.compile(r"^(?P<target>.*?)\s*(?P<op><=|≤|<)\s*(?P<amount>.*)$")
-_INSTRUCTED_PAY = re.compile(r"\b(?:buy|purchase|pay|order|check\s*out|get\s+me)\b|购买|买|付款|"
+_INSTRUCTED_PAY = re.compile(r"\b(?:buy|purchase|pay|check\s*out|get\s+me)\b|\border\s+(?:it|them|"
+                             r"this|that|one|two|three|a|an|the|some|me|\d)\b|购买|买|付款|"
                              r"支付|下单|结账|结算", re.IGNORECASE)
 _APP = re.compile(r"\b(?:in|on|from|at)\s+(?:the\s+)?(?P<app>[A-Z][\w.-]*)(?:\s+app)?\b")
 
@@ -189,7 +190,7 @@ def _explicit(text: str) -> list[Authorisation]:
             continue
         limit, rest = split_limit(m["rest"]) if cls == "payment" else (None, m["rest"])
         target = _target_of(rest)
-        if cls == "send" and target is not None and not is_name(target):
+        if cls == "send" and target is not None and names_nobody(target):
             continue  # "send him the code": whom, the words do not say
         out.append(Authorisation(cls, target, limit=limit))
     for m in _EXPLICIT_ZH.finditer(text):

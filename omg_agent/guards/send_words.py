@@ -163,6 +163,11 @@ def _quoted(text: str) -> bool:
     return len(text) >= 2 and text[0] in QUOTES and text[-1] in QUOTES
 
 
+def names_nobody(target: str) -> bool:
+    """A pronoun or a relation ("him", "my sister", "them"): whom, the words do not say."""
+    return _NOT_A_NAME.match(target.strip()) is not None
+
+
 def is_name(target: str) -> bool:
     """A contact's name: not a number, a pronoun, a relation ("my sister"), a phrase."""
     t = target.strip()
@@ -175,4 +180,4 @@ def is_name(target: str) -> bool:
     return len(t) <= 30 and not re.search(r"[.!?，。：:]", t)
 
 
-__all__ = ["is_name", "sends"]
+__all__ = ["is_name", "names_nobody", "sends"]

@@ -117,6 +117,11 @@ def _after(clause: str, start: int, inclusive: bool, before: bool = False) -> Li
     found = amounts_in(region)
     if before and found:
         return Limit(found[-1], inclusive)
+    inner = parse_limit(region)  # "the budget is under $300": the limit's own words
+    if inner is not None and inner.amount is not None and re.match(
+            r"\s*(?:under|below|less|at\s+most|up\s+to|no\s+more|not\s+more|max|最多|不超过|"
+            r"少于|低于)", region, re.IGNORECASE):
+        return inner
     lead = re.match(r"\s*(?:of\s+|a\s+total\s+of\s+|in\s+total\s+|total\s+|us\s+)?", region)
     head = region[lead.end() if lead else 0:]
     first = amounts_in(head)
