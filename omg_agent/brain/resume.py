@@ -209,7 +209,10 @@ def _state(data: dict[str, Any]) -> RunState:
     state.turns = int(data["turns"])
     calls, tokens_in, tokens_out = (int(n) for n in data["usage"])
     state.usage = (calls, tokens_in, tokens_out)
-    state.spent = SpendLedger.of(data.get("spent") or [])
+    try:
+        state.spent = SpendLedger.of(data.get("spent") or [])
+    except ValueError as exc:
+        raise ConfigError(f"{STATE_FILE} is not a valid saved run: {exc}") from None
     return state
 
 
