@@ -87,6 +87,11 @@ _LIMIT_OP = re.compile(r"^(?P<target>.*?)\s*(?P<op><=|≤|<)\s*(?P<amount>.*)$")
 _INSTRUCTED_PAY = re.compile(r"\b(?:buy|purchase|pay|check\s*out|get\s+me)\b|\border\s+(?:it|them|"
                              r"this|that|one|two|three|a|an|the|some|me|\d)\b|购买|买|付款|"
                              r"支付|下单|结账|结算", re.IGNORECASE)
+# a negated payment verb instructs none: "don't pay more than ¥100", "不要买超过100元的东西"
+_NOT_PAYING = re.compile(r"\b(?:don'?t|do\s+not|never|must\s+not|mustn'?t|should\s+not|"
+                         r"shouldn'?t|not\s+to|can'?t|cannot)\s+(?:buy|purchase|pay|order|spend)"
+                         r"\b|(?:别|不要|不能|不得|不可|不许|切勿|勿|千万别)(?:买|购买|付|支付|下单)",
+                         re.IGNORECASE)
 _APP = re.compile(r"\b(?:in|on|from|at)\s+(?:the\s+)?(?P<app>[A-Z][\w.-]*)(?:\s+app)?\b")
 
 
@@ -166,7 +171,7 @@ def _payments(explicit: list[Authorisation], limits: list[StatedLimit],
     each carries every limit the task states (a grant per limit: the gate keeps them all).
     With no grant, the limits are restrictions."""
     grants = explicit
-    if not grants and limits and _INSTRUCTED_PAY.search(text):
+    if not grants and limits and _INSTRUCTED_PAY.search(_NOT_PAYING.sub(" ", text)):
         app = _APP.search(text)
         grants = [Authorisation("payment", app["app"] if app else None)]
     if not grants:

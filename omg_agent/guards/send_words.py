@@ -29,9 +29,10 @@ _NOT_A_NAME = re.compile(r"(?:my|the|them|him|her|it|us|me|you|a|an|this|that|th
                          r"his|their|our|your)\b|他|她|它|大家|所有人|每个人|某人|谁",
                          re.IGNORECASE)
 _GENERIC_TEXT = re.compile(r"^(?:a|an|the|my|this|that|some|any)?\s*(?:message|text|sms|note|"
-                           r"reply|response|msg|it|them|this|that|something|anything|"
-                           r"(?:the|my|this|that|your|his|her|their|our)\s+\w+(?:\s+\w+)?)s?$",
+                           r"reply|response|msg|it|them|this|that|something|anything)s?$",
                            re.IGNORECASE)
+# "send the price of the cable to Bob", "send my address to Bob": a description, not a text
+_DESCRIBED = re.compile(r"^(?:the|my|this|that|these|those|your|his|her|their|our)\s")
 _ZH_GENERIC = re.compile(r"^(?:一条|个|条)?(?:信息|消息|短信|微信|它|这个|那个)?$")
 _SEP = r"(?:\s*[:：]\s*|\s*[,，]?\s*(?:saying|that\s+says|to\s+say|that|with)\s+|\s*[-—]\s*)"
 _EN_VERB = r"(?:send|text|message|reply|write|sms|dm|tell|say)"
@@ -95,7 +96,8 @@ def _clauses(text: str) -> list[str]:
 
     masked = _QUOTED.sub(keep, text)
     pieces = re.split(r"(?<=[.!?])\s+|[;；\n。！？]|\s+(?:and\s+)?then\s+|[,，]\s*then\s+"
-                      r"|[,，]?\s*(?:然后|再)", masked)
+                      r"|[,，]?\s*(?:然后|再)|[,，]?\s+but\s+|(?:[,，]|\s+and)\s+(?=(?i:send|text|"
+                      r"message|reply|tell|write|say)\s)|[,，]\s*(?=给|回复|告诉|发)", masked)
     out = []
     for piece in pieces:
         piece = re.sub(r"\x00(\d+)\x00", lambda m: quotes[int(m[1])], piece)
@@ -114,7 +116,7 @@ def _en(clause: str) -> list[tuple[str, str]]:
         if m and not (rx is _WHO_QUOTED and m["tail"].strip() and not _APP_TAIL.match(
                 " " + m["tail"])):
             who = re.sub(r"^(?:a|an)\s+(?:message|text|sms)\s+to\s+", "", m["who"], flags=re.I)
-            found = _pairs(who, m["text"])
+            found = _pairs(who, m["text"], literal=True)
             if found:
                 return found
     m = _TEXT_TO.match(clause)
@@ -145,12 +147,14 @@ def _zh(clause: str) -> list[tuple[str, str]]:
     return _pairs(m["who"], m["text"]) if m else []
 
 
-def _pairs(who: str, said: str) -> list[tuple[str, str]]:
+def _pairs(who: str, said: str, literal: bool = False) -> list[tuple[str, str]]:
     """One pair per recipient of ``who`` — none when a recipient is no name or the text is
-    not stated."""
-    said = _APP_TAIL.sub("", said.strip()).strip()
+    not stated (``literal``: a separator — a colon, "that", quotes — says the words are the
+    text even when they start like a description)."""
+    said = re.sub(r"^内容(?:是|为)[：:]?", "", _APP_TAIL.sub("", said.strip()).strip())
     said = said.strip(QUOTES).rstrip("。").strip() if _quoted(said) else said.rstrip("。")
-    if not said or _GENERIC_TEXT.match(said) or _ZH_GENERIC.match(said):
+    if not said or _GENERIC_TEXT.match(said) or _ZH_GENERIC.match(said) or (
+            not literal and not _quoted(said) and _DESCRIBED.match(said)):
         return []
     who = _APP_TAIL.sub("", who.strip().rstrip(".。")).strip()
     names = [n.strip(QUOTES + ".,") for n in _LIST_SPLIT.split(who) if n.strip(QUOTES + ".,")]

@@ -28,6 +28,8 @@ _HEADS_EN: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
         (_NOT + r"\s+(?:spend|pay|go|be|cost|charge)\w*\s+(?:a\s+total\s+of\s+|in\s+total\s+)?"
          + _OVER, True),
         (_NOT + r"\s+(?:exceed|go\s+over|go\s+above|go\s+beyond|surpass|top)\w*", True),
+        (_NOT + r"\s+(?:buy|purchase|order|pay\s+for)\s+(?:anything|something|items?|stuff|"
+         r"things)?\s*(?:that\s+costs?\s+|costing\s+|priced\s+)?" + _OVER, True),
         (r"\bnot\s+(?:to\s+)?exceed(?:ing)?", True),
         (r"\bbudget(?:\s+(?:limit|cap))?\s*(?:is|was|of|:|=|for\s+this\s+is|at)", True),
         (r"\b(?:spending|price|cost)\s+(?:limit|cap|ceiling)\s*(?:is|of|:|=|at)?", True),
@@ -42,7 +44,7 @@ _HEADS_EN: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
 _GENERIC = re.compile(r"\b(?:within|cheaper\s+than|less\s+than|lower\s+than)\b", re.IGNORECASE)
 _HEADS_ZH: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
     (re.compile(rx), inclusive) for rx, inclusive in (
-        (r"(?:别|不要|不能|不得|不可|不许|切勿|勿|千万别)(?:花|付|支付|消费|花费)?(?:钱)?"
+        (r"(?:别|不要|不能|不得|不可|不许|切勿|勿|千万别)(?:花|付|支付|消费|花费|买|购买)?(?:钱)?"
          r"(?:超过|超出|高于)", True),
         (r"预算(?:是|为|有|只有|在|:|：)?", True),
         (r"封顶", True),

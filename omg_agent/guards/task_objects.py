@@ -48,7 +48,8 @@ _PASSWORD = re.compile(r"\b(?:password|passcode|pin)\b|\{\{secret:|密码|口令
 _SIGN_IN_EN = re.compile(
     r"\b(?i:sign|log)\s*(?i:in|on)\s*(?i:to|into|at|on)?\s+(?i:the\s+)?(?P<app>[A-Z][\w.-]*)"
     r"|\b(?i:sign|log)\s*(?i:in|on)\b[^.;\n]*?\b(?i:in|on|to)\s+(?i:the\s+)?"
-    r"(?P<app2>[A-Z][\w.-]*)|\b(?i:login)\s+(?i:to\s+)?(?i:the\s+)?(?P<app3>[A-Z][\w.-]*)")
+    r"(?P<app2>[A-Z][\w.-]*)|\b(?i:login)\s+(?i:to\s+)?(?i:the\s+)?(?P<app3>[A-Z][\w.-]*)"
+    r"|\b(?i:open)\s+(?i:the\s+)?(?P<app4>[A-Z][\w.-]*)(?:\s+app)?[^.;\n]*?\b(?i:sign|log)\s*in")
 _SIGN_IN_ZH = re.compile(r"登录(?:到)?\s*(?P<app>[A-Za-z][\w.-]*|[\u4e00-\u9fff]{1,6}?)"
                          r"(?:应用|app|App)?(?=[，,。；\s]|用|以|账号|帐号|，|$)"
                          r"|在\s*(?P<app2>[A-Za-z][\w.-]*|[\u4e00-\u9fff]{1,6}?)\s*(?:应用)?"
@@ -119,7 +120,8 @@ def negations(text: str) -> list[tuple[SensitiveClass, str | None]]:
     for m in [*_NEG_EN.finditer(text), *_NEG_ZH.finditer(text)]:
         verb = (m["verb"] or m["verb2"] or "").lower()
         rest = m["rest"] or "" if "rest" in m.groupdict() else ""
-        if _THE_REST.search(rest) or stated_limits(m[0]):
+        before = text[max(0, m.start() - 8):m.start()]  # "其他的不要删"
+        if _THE_REST.search(rest) or _THE_REST.search(before) or stated_limits(m[0]):
             continue  # a limit ("don't pay more than ¥100"), or "nothing else"
         cls = next(c for stem, c in _NEG_CLASS if verb.startswith(stem))
         who = _NEG_TARGET_EN.search(rest) if cls == "send" else None
