@@ -70,7 +70,8 @@ _MAY = (r"(?:(?:you\s+)?(?:may|can|are\s+(?:also\s+)?(?:allowed|permitted|free)\
         r"(?:it\s+is|it'?s)\s+(?:ok(?:ay)?|fine|alright|all\s+right)\s+(?:for\s+you\s+)?to)|"
         r"feel\s+free\s+to|go\s+ahead\s+and|i\s+(?:allow|authori[sz]e|permit)\s+you\s+to|"
         r"i\s+give\s+you\s+permission\s+to|you'?re\s+(?:allowed|permitted|free)\s+to)")
-_EXPLICIT_EN = re.compile(r"(?<![\w'])" + _MAY + r"\s+(?P<verb>[a-z]+)(?P<rest>" + _CLAUSE
+_EXPLICIT_EN = re.compile(r"(?<![\w'])" + _MAY + r"\s+(?:go\s+ahead\s+and\s+|also\s+|just\s+)?"
+                          r"(?P<verb>[a-z]+)(?P<rest>" + _CLAUSE
                           + ")", re.IGNORECASE)
 _NO_ASK_EN = re.compile(r"\b(?P<verb>pay|buy|purchase|delete|remove|send|text|reply|install)"
                         r"\b(?P<rest>[^.;\n]*?)\s+without\s+(?:asking|checking|confirm\w*)",

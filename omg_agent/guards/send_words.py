@@ -19,9 +19,10 @@ from omg_agent.guards.grant import QUOTES
 _Q = r"[\"“”'‘’「」『』]"
 _QUOTED = re.compile(r"\"(?P<a>[^\"]+)\"|“(?P<b>[^”]+)”|「(?P<c>[^」]+)」|『(?P<d>[^』]+)』"
                      r"|(?<![\w])'(?P<e>[^']+)'(?![\w])|‘(?P<f>[^’]+)’")
-_APP_TAIL = re.compile(r"\s+(?:in|on|via|using|through|with)\s+(?:the\s+)?[\w.]+(?:\s+app)?"
-                       r"\s*$|\s+(?:in|on)\s+(?:the\s+)?(?:conversation|chat|thread)\b.*$",
-                       re.IGNORECASE)
+# "… in Messages", "… via the WhatsApp app": an app's name is capitalised ("in traffic" is text)
+_APP_TAIL = re.compile(r"\s+(?i:in|on|via|using|through|with)\s+(?i:the\s+)?[A-Z][\w.]*"
+                       r"(?:\s+(?i:app))?\s*$|\s+(?i:in|on)\s+(?i:the\s+)?(?i:conversation|chat|"
+                       r"thread)\b.*$")
 _LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?(?:to\s+)?|\s+and\s+(?:to\s+)?|\s*&\s*|\s*、\s*|"
                          r"\s*和\s*|\s*跟\s*|\s*及\s*|\s*以及\s*|\s*与\s*|\s*，\s*", re.IGNORECASE)
 _NOT_A_NAME = re.compile(r"(?:my|the|them|him|her|it|us|me|you|a|an|this|that|these|those|"
