@@ -181,7 +181,8 @@ def _payments(explicit: list[Authorisation], limits: list[StatedLimit],
     out: list[Authorisation] = []
     for grant in grants:
         stated = {s.limit for s in limits}
-        own = [StatedLimit(grant.limit)] if grant.limit not in (None, *stated) else []
+        own = [StatedLimit(grant.limit)] if grant.limit is not None \
+            and grant.limit not in stated else []
         every = [*own, *limits]
         out += [dataclasses.replace(grant, limit=s.limit, per_payment=s.per_payment)
                 for s in every] or [grant]
