@@ -57,7 +57,8 @@ _CLASS_ALIASES: dict[str, SensitiveClass] = {
     "permissions": "permission", "grant": "permission", "secret": "secret_entry",
     "secrets": "secret_entry", "password": "secret_entry", "security": "account_security",
 }
-_GENERIC_OBJECTS = frozenset({"messages", "message", "texts", "text", "sms", "it", "them",
+_GENERIC_OBJECTS = frozenset({"order", "orders", "cart", "purchase", "purchases", "one",
+                              "messages", "message", "texts", "text", "sms", "it", "them",
                               "things", "anything", "payments", "items", "stuff", "password",
                               "passwords", "my password", "everything", "this", "that"})
 _STOP = (r"\s+(?:without|when|if|but|and|as|so|per|each|every|up\s+to|at\s+most|under|below|"
@@ -83,7 +84,13 @@ _EXPLICIT_ZH = re.compile(
     r"(?P<more>[^。；;\n]*)")
 _NO_ASK_ZH = re.compile(r"(?:直接)(?P<verb>付款|支付|购买|删除|发送)[^。；;\n]*?(?:不用|无需|不必|"
                         r"不需要)(?:问我|确认|询问)")
-_PREP_TARGET = re.compile(r"\b(?:to|in|on|from|for|with|at)\s+(?P<target>.+)$", re.IGNORECASE)
+# where a permission's target follows: whom for a send ("to Bob in Messages"), the app for
+# the rest ("pay for the order in Shop")
+_PREP_TARGET = {
+    "send": re.compile(r"\b(?:to|with)\s+(?P<target>.+?)(?:\s+(?:in|on|via)\s+(?:the\s+)?"
+                       r"[A-Z][\w.]*(?:\s+app)?)?$", re.IGNORECASE),
+    "app": re.compile(r"\b(?:in|on|at)\s+(?P<target>.+)$", re.IGNORECASE),
+    "other": re.compile(r"\b(?:to|from|for|with)\s+(?P<target>.+)$", re.IGNORECASE)}
 _LIMIT_OP = re.compile(r"^(?P<target>.*?)\s*(?P<op><=|≤|<)\s*(?P<amount>.*)$")
 _INSTRUCTED_PAY = re.compile(r"\b(?:buy|purchase|pay|check\s*out|get\s+me)\b|\border\s+(?:it|them|"
                              r"this|that|one|two|three|a|an|the|some|me|\d)\b|购买|买|付款|"
@@ -196,7 +203,7 @@ def _explicit(text: str) -> list[Authorisation]:
         if cls is None:
             continue
         limit, rest = split_limit(m["rest"]) if cls == "payment" else (None, m["rest"])
-        target = _target_of(rest)
+        target = _target_of(rest, cls)
         if cls == "send" and target is not None and names_nobody(target):
             continue  # "send him the code": whom, the words do not say
         out.append(Authorisation(cls, target, limit=limit))
@@ -211,10 +218,12 @@ def _explicit(text: str) -> list[Authorisation]:
     return out
 
 
-def _target_of(rest: str) -> str | None:
+def _target_of(rest: str, cls: SensitiveClass) -> str | None:
     rest = re.split(_STOP, rest.strip(), flags=re.IGNORECASE)[0]
-    m = _PREP_TARGET.search(rest)
-    target = (m["target"] if m else rest).strip(QUOTES + ",")
+    order = ("send",) if cls == "send" else ("app", "other")  # an app named wins
+    m = next((m for key in order if (m := _PREP_TARGET[key].search(rest))), None)
+    rest = m["target"] if m is not None else rest
+    target = rest.strip(QUOTES + ",")
     target = re.sub(r"^(?:the|a|an|my|all|any|every)\s+", "", target, flags=re.IGNORECASE)
     target = re.sub(r"\s+(?:app|application)$", "", target, flags=re.IGNORECASE).strip()
     return None if not target or target.lower() in _GENERIC_OBJECTS else target

@@ -60,7 +60,8 @@ _BEFORE_HEAD = re.compile(r"(?:以内|之内|以下|封顶|or\s+less|or\s+under|
                           r"\bin\s+total\b|\bin\s+all\b|\baltogether\b|\boverall\b|"
                           r"\btops?\b|\bat\s+the\s+most\b)",
                           re.IGNORECASE)
-_EACH = re.compile(r"\b(?:per|each|apiece|a\s+piece|every)\b|单件|每件|每个|每样|每单|每笔|单笔|"
+_EACH = re.compile(r"\b(?:per(?!\s+(?:day|week|month|year|hour|run|task))|each|apiece|a\s+piece|"
+                   r"every(?!\s+(?:day|week|month|year)))\b|单件|每件|每个|每样|每单|每笔|单笔|"
                    r"单价|每次", re.IGNORECASE)
 _SPENDING = re.compile(r"\b(?:pay|paying|paid|spend|spending|spent|cost|costs|costing|price|"
                        r"budget|buy|buying|purchase|order|checkout|exceed|total)\b|付|花|支付|预算|"
