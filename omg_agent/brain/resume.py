@@ -55,6 +55,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.durable import write_atomic
 from omg_agent.errors import ConfigError
+from omg_agent.guards.spend_ledger import SpendLedger
 
 if TYPE_CHECKING:
     from omg_agent.brain.orchestrator import Orchestrator
@@ -123,6 +124,7 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
         "post_mortems": [pm.model_dump(mode="json") for pm in state.post_mortems],
         "memory": memory.snapshot(), "session": memory.run_id, "turns": state.turns,
         "usage": list(state.usage), "device": device, "plan_file": plan_file,
+        "spent": state.spent.as_data(),
     }
 
 
@@ -210,6 +212,10 @@ def _state(data: dict[str, Any]) -> RunState:
     state.turns = int(data["turns"])
     calls, tokens_in, tokens_out = (int(n) for n in data["usage"])
     state.usage = (calls, tokens_in, tokens_out)
+    try:
+        state.spent = SpendLedger.of(data.get("spent") or [])
+    except ValueError as exc:
+        raise ConfigError(f"{STATE_FILE} is not a valid saved run: {exc}") from None
     return state
 
 

@@ -30,6 +30,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
 from omg_agent.core.todo import TodoItem, render_todo
+from omg_agent.guards.spend_ledger import SpendLedger
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
                 "INFEASIBLE", "NEEDS_CONFIRMATION", "DECLINED", "INTERRUPTED", "UNVERIFIED"]
@@ -262,6 +263,7 @@ class RunState:
     report: StopReport | None = None
     turns: int = 0  # operator turns recorded so far (the trace's step numbers go on after)
     usage: tuple[int, int, int] = (0, 0, 0)  # model calls, tokens in, out (all processes)
+    spent: SpendLedger = field(default_factory=SpendLedger)  # payments the gate let through
 
     @property
     def planning(self) -> str | None:

@@ -79,6 +79,7 @@ class SavedStateFile(_Part):
     outcome: str
     held: str | _Held | None
     refusal: tuple[str, str, str, int] | None = None  # the user's no: words, what, class, turn
+    spent: list[tuple[str, str] | None] = []  # payments let through: amount, currency
     plan_repeats: Count
     note: str = ""
     claim: str | None = None

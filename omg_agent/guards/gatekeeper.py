@@ -96,6 +96,7 @@ class GateKeeper:
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
             if not decision.needs_confirmation or decision.sensitivity is None:
+                self.gate.paid(decision.sensitivity)  # a payment joins the run's total
                 continue
             request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
             if self.batches.covers(decision.sensitivity, self.approved):
@@ -106,6 +107,7 @@ class GateKeeper:
                 self.approved.remove(request.describe)
                 log.info("gate: %s approved earlier by the user", request.describe)
                 self._listed(request, decision.sensitivity, True)
+                self.gate.paid(decision.sensitivity)
                 continue
             if request.describe in self.refused:  # a no stands: the model may not ask twice
                 self.refused[request.describe] += 1
@@ -117,6 +119,7 @@ class GateKeeper:
             if answer is not True:
                 return GateStop(index, request, answer, action, element, seen,
                                 words_of(self.channel))
+            self.gate.paid(decision.sensitivity)
         return None
 
     def _listed(self, request: ConfirmationRequest, found: Sensitivity,

@@ -58,6 +58,7 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
+from omg_agent.guards.spend_ledger import SpendLedger
 from omg_agent.perception.anchor import Anchorer, tap_receiver
 from omg_agent.perception.labels import cjk_part, latin_words
 
@@ -121,13 +122,15 @@ ALLOW = Decision("allow")
 @dataclass
 class Gate:
     """The user's pre-authorisations and the rule that applies them. Nothing else — not
-    the model, not the screen — turns a ``confirm`` into an ``allow``."""
+    the model, not the screen — turns a ``confirm`` into an ``allow``. ``ledger`` is what
+    the run has paid so far (:meth:`paid`): a stated limit bounds its total."""
 
     authorisations: Sequence[Authorisation] = field(default_factory=tuple)
     # whether a text holds one of the run's secret values: a send that would carry one
     # is asked whatever authorises the recipient (--allow send:Alice is no leave to send
     # Alice the password)
     secret_in: Callable[[str], bool] | None = None
+    ledger: SpendLedger = field(default_factory=SpendLedger)
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
@@ -139,6 +142,10 @@ class Gate:
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
+        forbidden = next((a for a in covering if a.forbids), None)
+        if forbidden is not None:  # the user said not to: whatever else allows it, ask
+            why = f"{found.reason}; your words say {str(forbidden)!r}"
+            return Decision("confirm", dataclasses.replace(found, reason=why))
         if not any(a.grants for a in covering):
             return Decision("confirm", found)
         if found.cls == "send" and found.text and self.secret_in is not None \
@@ -146,10 +153,11 @@ class Gate:
             why = f"{found.reason}; the message holds a secret value"
             return Decision("confirm", dataclasses.replace(found, reason=why))
         # every limit the user stated holds (a --allow and a task's "at most ¥1" both
-        # cover a payment: the narrower wins), and so does a message the user gave: a
+        # cover a payment: the narrower wins) — for this payment and, unless it is per
+        # item, for the run's total with it — and so does a message the user gave: a
         # permission naming only the recipient (--allow send:Alice) never frees the text
         # of "send hello to Alice" — the message must be one the user stated, if any
-        problems = [p for a in covering if (p := a.limit_problem(found.amounts))]
+        problems = [p for a in covering if (p := self._limit_problem(a, found.amounts))]
         texts = [a for a in covering if a.text is not None]
         wrong = [p for a in texts if (p := a.text_problem(found.text))]
         if len(wrong) == len(texts):
@@ -160,8 +168,21 @@ class Gate:
         why = f"{found.reason}; {problems[0]}"
         return Decision("confirm", dataclasses.replace(found, reason=why))
 
+    def _limit_problem(self, a: Authorisation, amounts: Sequence[Money]) -> str | None:
+        if a.limit is None:
+            return None
+        return a.limit_problem(amounts) or (
+            None if a.per_payment else self.ledger.problem(a.limit, amounts))
+
+    def paid(self, found: Sensitivity | None) -> None:
+        """An action the gate let through (allowed or approved) is about to run: a payment
+        joins the run's total."""
+        if found is not None and found.cls == "payment":
+            self.ledger.record(found.amounts)
+
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
-        return Gate((*self.authorisations, *more), self.secret_in)
+        return Gate((*self.authorisations, *more), secret_in=self.secret_in,
+                    ledger=self.ledger)
 
 
 # -- classification --------------------------------------------------------------------------
