@@ -170,7 +170,7 @@ class Phone:
             from omg_agent.brain.agent import gatekeeper, run_secrets
             from omg_agent.drivers.secret_typing import SecretTyping
 
-            keeper = gatekeeper(self.settings, "", channel(confirm))
+            keeper = gatekeeper(self.settings, "", channel(confirm), self.driver.observe)
             obs = self.driver.observe()
             stop = keeper.review([act], obs) if keeper is not None else None
             if stop is not None:

@@ -182,4 +182,11 @@ def saved_run(run_dir: Path, answer: str | None, *, flag: str = "answer") -> Sav
                           "(yes / no for a held action)")
     if answer is not None and saved.state.held and read_answer(answer) is None:
         raise UnclearAnswer(f"{flag}: {unclear(answer)}")
+    from omg_agent.brain.held import said_no_to
+
+    held = saved.state.held
+    if held is not None and answer is not None and read_answer(answer) == "yes" \
+            and said_no_to(run_dir, held):  # a no stands, whatever comes after it
+        raise ConfigError(f"the user already said no to: {held.describe} — a later yes "
+                          "does not undo it; start the task again")
     return saved

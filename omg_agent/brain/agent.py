@@ -32,6 +32,7 @@ from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.brain.ports import LearnedSteps
 from omg_agent.config import Settings
 from omg_agent.core.contracts import TaskStep
+from omg_agent.core.observation import Observation
 from omg_agent.core.secrets import SecretVault, placeholder
 from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
@@ -112,7 +113,8 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
     if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
         safe_point = _both(safe_point, recorder.check)
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
-                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm),
+                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm,
+                                                                driver.observe),
                         secrets=vault, macros=macros, learned=learned, route=route,
                         before_turn=safe_point, checkpoint=saver)
 
@@ -153,14 +155,16 @@ def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
     return vault
 
 
-def gatekeeper(settings: Settings, task: str,
-               confirm: ConfirmationChannel | None) -> GateKeeper | None:
+def gatekeeper(settings: Settings, task: str, confirm: ConfirmationChannel | None,
+               observe: Callable[[], Observation] | None = None) -> GateKeeper | None:
     """The run's gate: what the task text and ``settings.allow`` pre-authorise, and who is
-    asked for the rest (``None`` when the settings switch the gate off)."""
+    asked for the rest (``None`` when the settings switch the gate off); ``observe`` reads
+    the screen again after a human's answer (a yes is to what the question showed)."""
     if not settings.gate:
         return None
     try:
         allowed = parse_allow([settings.allow]) if settings.allow else []
     except ValueError as exc:
         raise ConfigError(f"allow: {exc}") from None
-    return GateKeeper(Gate([*parse_authorisations(task), *allowed]), confirm, task)
+    return GateKeeper(Gate([*parse_authorisations(task), *allowed]), confirm, task,
+                      observe=observe)
