@@ -14,9 +14,10 @@ read them on that screen). An action that needs a human's yes goes to the confir
 channel (the terminal, a script, the mirror); after a yes the gate looks again
 (``observe``) and finds the element again: the same action in the same place goes on, one
 whose amount, label or text changed is asked again as it is now, one gone or moved is not
-done (:mod:`omg_agent.guards.approvals`). With no human reachable the run stops resumable (``needs_confirmation``)
-and a later ``--answer yes`` carries out exactly that action (:mod:`omg_agent.brain.held`:
-found again on the screen, approved here once by its fingerprint).
+done (:mod:`omg_agent.guards.approvals`). With no human reachable the run stops
+resumable (``needs_confirmation``) and a later ``--answer yes`` carries out exactly that
+action (:mod:`omg_agent.brain.held`: found again on the screen, approved here once by its
+fingerprint).
 """
 
 from __future__ import annotations
