@@ -78,37 +78,44 @@ def mcp(
                                             "allow": ",".join(allow) or None})
     except OmgError as exc:
         fail(str(exc))
-    from omg_agent.mcp.server import Hub, build_server
+    from omg_agent.mcp.server import Hub
 
     hub = Hub(settings, device, approve_on="mirror" if approve_on == "mirror"
               else "elicitation")
-    server = build_server(hub)
     try:
-        if approve_on == "mirror":
-            try:
-                url = hub.open_mirror()
-            except OmgError as exc:
-                fail(str(exc))
-            err_console.print("approve sensitive actions on this page (open it now, in your "
-                              f"browser; the link works once): {url}", soft_wrap=True,
-                              highlight=False, markup=False)
-        if http is None:
-            server.run()  # stdio
-            return
-        port = http
-        import uvicorn
-
-        from omg_agent.mcp.http import http_app, new_token
-
-        token = settings.mcp_token.get_secret_value() if settings.mcp_token else new_token()
-        if settings.mcp_token is None:
-            err_console.print(f"token (send as Authorization: Bearer …): {token}",
-                              soft_wrap=True, highlight=False, markup=False)
-        err_console.print(f"MCP over HTTP at http://127.0.0.1:{port}/mcp", highlight=False)
-        uvicorn.run(http_app(server, token, port), host="127.0.0.1", port=port,
-                    log_level="warning")
+        _serve(hub, settings, http)
     finally:
         hub.close()
+
+
+def _serve(hub: Any, settings: Any, http: int | None) -> None:
+    """Open the mirror the user approves on (``--approve-on mirror``), then serve ``hub``
+    over stdio or streamable HTTP until the client goes."""
+    from omg_agent.mcp.server import build_server
+
+    server = build_server(hub)
+    if hub.approve_on == "mirror":
+        try:
+            url = hub.open_mirror()
+        except OmgError as exc:
+            fail(str(exc))
+        err_console.print("approve sensitive actions on this page (open it now, in your "
+                          f"browser; the link works once): {url}", soft_wrap=True,
+                          highlight=False, markup=False)
+    if http is None:
+        server.run()  # stdio
+        return
+    import uvicorn
+
+    from omg_agent.mcp.http import http_app, new_token
+
+    token = settings.mcp_token.get_secret_value() if settings.mcp_token else new_token()
+    if settings.mcp_token is None:
+        err_console.print(f"token (send as Authorization: Bearer …): {token}",
+                          soft_wrap=True, highlight=False, markup=False)
+    err_console.print(f"MCP over HTTP at http://127.0.0.1:{http}/mcp", highlight=False)
+    uvicorn.run(http_app(server, token, http), host="127.0.0.1", port=http,
+                log_level="warning")
 
 
 def register(root: typer.Typer) -> None:

@@ -244,7 +244,6 @@ def test_mcp_approve_on_mirror_a_clients_own_answer_pays_nothing(vphone, tmp_pat
 
     import anyio
     import mcp.types as mt
-
     from mcp.shared.exceptions import MCPError
 
     from tests.unit.mirror_doubles import Client as Tab
