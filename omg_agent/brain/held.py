@@ -32,6 +32,7 @@ from omg_agent.core.actions import Action, AnchorTarget, dump_action, parse_acti
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.durable import write_atomic
+from omg_agent.guards.approvals import screen_amounts
 from omg_agent.guards.gatekeeper import GateStop
 from omg_agent.perception.anchor import match_anchor
 
@@ -85,12 +86,11 @@ def _keys(held: dict[str, Any]) -> list[str]:
 
 
 def amount_seen(obs: Observation) -> str:
-    """The figures the app's own screen shows (prices, totals, quantities), in order: the
-    amount a yes was given for. Other windows (status bar clock, keyboard) stay out."""
-    texts = [t for e in obs.elements
-             if not e.window and e.package in ("", obs.package) and not e.password
-             for t in (e.text, e.desc, *e.extra_texts) if any(c.isdigit() for c in t)]
-    return " · ".join(texts)
+    """The amounts with a currency the app's own screen shows (prices, totals), in order:
+    the amounts a yes was given for — read by the one rule the gate's fingerprint uses
+    (:func:`~omg_agent.guards.approvals.screen_amounts`). Other windows (status bar clock,
+    keyboard) and counters without a currency (a timer, a badge) stay out."""
+    return " · ".join(screen_amounts(obs))
 
 
 def find_again(held: HeldAction, obs: Observation) -> UIElement | str:
