@@ -68,6 +68,14 @@ def test_a_no_written_into_the_run_refuses_a_later_yes_to_the_same_action(
     assert saved_run(run, "no").state.held == PAY  # the no itself still goes on
 
 
+def test_a_no_given_on_the_command_line_stands_even_if_its_resume_fails_later(
+        tmp_path: Path) -> None:
+    run = held_run(tmp_path)
+    saved_run(run, "no")  # what `run --resume DIR --answer no` reads first, before the device
+    with pytest.raises(ConfigError, match="already said no"):
+        saved_run(run, "yes")
+
+
 def test_a_relative_runs_dir_accepts_the_name_and_the_relative_path(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
