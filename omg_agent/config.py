@@ -6,8 +6,12 @@ is no module-level instance. Sources, strongest first:
 
 1. ``overrides`` (command-line options),
 2. ``OMG_*`` environment variables (``OMG_MODEL``, ``OMG_MAX_STEPS``, … — one per field),
-3. the TOML file: ``config_file`` if given, else ``$OMG_CONFIG``, else ``./omg.toml`` if it
-   exists (top-level keys named like the fields: ``model = "gpt-4o"``),
+3. the TOML file: ``config_file`` if given, else ``$OMG_CONFIG``, else ``omg.toml`` in the
+   user's config dir (:func:`~omg_agent.userfiles.user_config_dir`) with ``./omg.toml`` over
+   it (top-level keys named like the fields: ``model = "gpt-4o"``) — a ``./omg.toml``
+   outside that dir came with a folder, so what it sets that lowers safety (the gate off,
+   ``allow``, another endpoint or key: all but :data:`~omg_agent.userfiles.HARMLESS`) is
+   refused unless the user says yes at a terminal,
 4. ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``, the OpenAI SDK's own variables, as fallbacks,
 5. the defaults below.
 
@@ -26,7 +30,7 @@ import difflib
 import logging
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,10 +46,10 @@ from pydantic import (
 
 from omg_agent.core.secrets import secret_key
 from omg_agent.errors import ConfigError
+from omg_agent.userfiles import config_files, refuse_unsafe
 
 ENV_PREFIX = "OMG_"
 SECRET_PREFIX = "OMG_SECRET_"
-DEFAULT_CONFIG_FILE = Path("omg.toml")
 # Fallbacks after the config file: the OpenAI SDK's variables, often already exported.
 _OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
 Role = Literal["planner", "operator"]
@@ -178,8 +182,12 @@ class Settings(BaseModel):
     # -- building ------------------------------------------------------------------------
     @classmethod
     def load(cls, *, env: Mapping[str, str] | None = None, config_file: Path | None = None,
-             overrides: Mapping[str, Any] | None = None) -> Settings:
-        """Settings from overrides, ``env`` (default ``os.environ``), file and defaults."""
+             overrides: Mapping[str, Any] | None = None,
+             confirm: Callable[[str], bool] | None = None) -> Settings:
+        """Settings from overrides, ``env`` (default ``os.environ``), file and defaults.
+        ``confirm`` asks the user at a terminal before a file outside their config dir
+        lowers safety (:data:`~omg_agent.userfiles.HARMLESS`); without it such a file is refused
+        (:class:`~omg_agent.errors.UnsafeSetting`)."""
         env = os.environ if env is None else env
         for line in unknown_env(env):
             if line not in _WARNED:  # once per process, however often settings load
@@ -190,12 +198,11 @@ class Settings(BaseModel):
         for name, var in _OPENAI_FALLBACKS.items():
             if env.get(var, "").strip():
                 values[name], sources[name] = env[var].strip(), var
-        path = config_file or _path_or_none(env.get(ENV_PREFIX + "CONFIG"))
-        if path is None and DEFAULT_CONFIG_FILE.is_file():
-            path = DEFAULT_CONFIG_FILE
-        if path is not None:
+        found: list[Path] = []  # files outside the user's config dir that were read
+        for path, own in config_files(env, config_file):
             for name, value in _read_toml(path).items():
                 values[name], sources[name] = value, f"{path}: {name}"
+            found += [] if own else [path]
         for name in cls.model_fields:
             var = ENV_PREFIX + name.upper()
             if name != "secrets" and env.get(var, "").strip():
@@ -210,6 +217,8 @@ class Settings(BaseModel):
                 if name == "secrets":
                     value = {**values.get("secrets", {}), **value}
                 values[name], sources[name] = value, f"option {name}"
+        for path in found:
+            refuse_unsafe(path, values, sources, confirm)
         try:
             settings = cls(**values)
         except ValidationError as exc:
@@ -287,10 +296,6 @@ def unknown_env(env: Mapping[str, str]) -> list[str]:
         hint = f"did you mean {close[0]}?" if close else "see `omg-agent config show`"
         lines.append(f"{var} is not a setting OMG-Agent reads ({hint})")
     return lines
-
-
-def _path_or_none(text: str | None) -> Path | None:
-    return Path(text.strip()) if text and text.strip() else None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

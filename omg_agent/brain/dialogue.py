@@ -102,10 +102,11 @@ def confirmed(run: RunContext, held: HeldAction, answer: str) -> None:
 def refused(run: RunContext, stop: GateStop) -> None:
     """The user said no, while the run waited, to the action the gate asked about."""
     s = run.state
-    s.refusal = Refusal("no", stop.request.describe, stop.request.cls, len(s.records))
+    said = stop.said or "no"  # the channel's record of it: never a no the user did not say
+    s.refusal = Refusal(said, stop.request.describe, stop.request.cls, len(s.records))
     if run.gatekeeper is not None:
         run.gatekeeper.refuse(stop.request.describe)
-    s.dialogue = s.dialogue.ask(stop.question).answered("no")
+    s.dialogue = s.dialogue.ask(stop.question).answered(said)
 
 
 def trace_of(run: RunContext) -> tuple[dict[str, object], ...]:
@@ -139,9 +140,15 @@ def declined(run: RunContext, why: str) -> bool:
     run.event("declined", words=refusal.words, what=refusal.what, reason=why)
     s.finish("DECLINED", why, StopReport(
         s.done_so_far(trace_of(run)),
-        f"the user declined: \"{refusal.words}\" (to: {refusal.what})",
+        f"the user declined: {_quoted(refusal.words)} (to: {refusal.what})",
         declined_hint(s.task, refusal)))
     return True
+
+
+def _quoted(words: str) -> str:
+    """The user's words in quotes; a channel's note in its parentheses ("(no clear answer
+    in 3 tries)") is not a quote."""
+    return words if words.startswith("(") and words.endswith(")") else f'"{words}"'
 
 
 def just_refused(run: RunContext) -> bool:

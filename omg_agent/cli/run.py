@@ -244,12 +244,14 @@ def _secrets(secret: list[str]) -> dict[str, str]:
 
 def _settings(simulated: bool, overrides: dict[str, Any]) -> Settings:
     """The settings with the command line's overrides; without a model: what to set."""
+    from omg_agent.cli.config import terminal_confirm
     from omg_agent.config import Settings
+    from omg_agent.errors import UnsafeSetting
 
     try:
-        settings = Settings.load(overrides=overrides)
-    except OmgError as exc:
-        fail(str(exc))
+        settings = Settings.load(overrides=overrides, confirm=terminal_confirm())
+    except OmgError as exc:  # a file that would lower safety: refused like a bad option
+        fail(str(exc), code=2 if isinstance(exc, UnsafeSetting) else 1)
     if not simulated and not settings.model_configured:
         err_console.print(settings.missing_model_help())
         raise typer.Exit(1)

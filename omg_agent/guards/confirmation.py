@@ -65,6 +65,16 @@ class ConfirmationChannel(Protocol):
 
 
 ASK_AGAIN = 3  # unclear answers before the terminal takes the silence as a no
+# what a run records as the answer after ASK_AGAIN unclear ones: not a quote, since the
+# user never said no (the action is still not done)
+NO_CLEAR_ANSWER = f"(no clear answer in {ASK_AGAIN} tries)"
+ENTER_ONLY = "(Enter alone: the default no)"
+
+
+def words_of(channel: object) -> str:
+    """How the last answer of ``channel`` is to be recorded, when the channel keeps it (the
+    terminal's :attr:`TerminalChannel.said`); ``""``: a plain yes or no."""
+    return str(getattr(channel, "said", "") or "")
 
 
 class TerminalChannel:
@@ -78,6 +88,9 @@ class TerminalChannel:
                  write: Callable[[str], object]) -> None:
         self._read = read
         self._write = write
+        # the last answer as the run records it: a no from the one answer rule's list as
+        # typed, ENTER_ONLY, or NO_CLEAR_ANSWER — never words the user did not type
+        self.said = ""
 
     @classmethod
     def from_streams(cls, stdin: TextIO, stdout: TextIO) -> TerminalChannel:
@@ -95,6 +108,7 @@ class TerminalChannel:
 
     def confirm(self, request: ConfirmationRequest) -> bool | None:
         self._write(request.text())
+        self.said = ""
         for _ in range(ASK_AGAIN):
             try:
                 answer = self._read("Allow it? [y/N] ")
@@ -106,9 +120,11 @@ class TerminalChannel:
             verdict = "no" if not answer.strip() else read_answer(answer)  # [y/N]: empty is no
             if verdict is not None:
                 self._write("Allowed." if verdict == "yes" else "Refused: not done.")
+                self.said = " ".join(answer.split()) or ENTER_ONLY  # a word of the lists
                 return verdict == "yes"
             self._write(unclear(answer.strip()))
-        self._write("Refused: not done (no clear yes).")
+        self._write("Not done: no clear yes.")
+        self.said = NO_CLEAR_ANSWER
         return False
 
 

@@ -30,7 +30,11 @@ from dataclasses import dataclass, field
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.approvals import fingerprint, refind
-from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+from omg_agent.guards.confirmation import (
+    ConfirmationChannel,
+    ConfirmationRequest,
+    words_of,
+)
 from omg_agent.guards.sensitive import (
     Decision,
     Gate,
@@ -59,6 +63,7 @@ class GateStop:
     action: Action | None = None
     element: UIElement | None = None
     screen: Observation | None = None
+    said: str = ""  # how the answer is recorded, when the channel says (words_of)
     gone: str = ""  # a yes came, but what it was for is not on the screen now: not done
 
     @property
@@ -119,7 +124,8 @@ class GateKeeper:
             self.asked.append((request, answer))
             log.info("gate: %s -> %s", request.describe, answer)
             if answer is not True:
-                return GateStop(index, request, answer, action, element, seen)
+                return GateStop(index, request, answer, action, element, seen,
+                                words_of(self.channel))
             if self.observe is None:  # no screen to look at again (a test's fixed screen)
                 return None
             now = self.observe()

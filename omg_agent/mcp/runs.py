@@ -32,6 +32,7 @@ from omg_agent.guards.answers import read_answer
 from omg_agent.guards.confirmation import ConfirmationRequest
 from omg_agent.mcp import consent
 from omg_agent.mcp.server import FlowOut, Hub, RunOut, Screen, tool
+from omg_agent.userfiles import inside
 
 if TYPE_CHECKING:
     from omg_agent.phone import TaskResult
@@ -205,16 +206,24 @@ def _held_tools(server: MCPServer, runs: _Runs) -> None:
 
 
 def _flow_tool(server: MCPServer, hub: Hub) -> None:
-    """``run_flow``: a flow file replayed with no model."""
+    """``run_flow``: a flow file replayed with no model — only one inside the folder the
+    server was started in (the client names a path; it may not read the user's files)."""
+    root = Path.cwd().resolve()
 
     @tool(server)
     async def run_flow(path: str, variables: dict[str, str] | None = None,
                        device: str | None = None) -> FlowOut:
-        """Replay a flow file (anchored steps, no model) with a trace and report. A
-        sensitive step stops the flow (needs_confirmation)."""
+        """Replay a flow file (anchored steps, no model) with a trace and report: a path
+        inside the folder the server was started in. A sensitive step stops the flow
+        (needs_confirmation)."""
+        found = inside(root, path)
+        if found is None or found == root:
+            raise ConfigError(f"path: give a flow file inside {root} (the folder the server "
+                              "was started in), relative to it")
+
         def replay() -> FlowOut:
             with hub.using(device) as phone:
-                result = phone.run_flow(path, variables=variables)
+                result = phone.run_flow(found, variables=variables)
             return FlowOut(status=result.status, failed=result.failed,
                            commands=result.commands, actions=result.actions,
                            run_dir=phone.last_run_dir.name if phone.last_run_dir
