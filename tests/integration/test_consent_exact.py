@@ -24,9 +24,10 @@ SHOP = "com.omg.shop"
 
 
 def at_checkout(phone: Any) -> Any:
+    """Shop open at Checkout with one item in the cart (no promo popup)."""
     shop = phone.apps[SHOP]
     shop.promo_mode = "never"
-    shop.cart = {next(iter(shop.prices)): 1}
+    back_at_checkout(phone)
     return shop
 
 
@@ -132,13 +133,6 @@ def mcp_client(hub: Any, **kw: Any) -> Any:
     return Client(build_server(hub), **kw)
 
 
-async def to_pay(client: Any) -> None:
-    for call in (("launch", {"app": SHOP}), ("tap", {"resource_id": "cart"}),
-                 ("tap", {"text": "Checkout"})):
-        result = await client.call_tool(*call)
-        assert result.structured_content["status"] == "ok", result
-
-
 def back_at_checkout(phone: Any) -> None:
     """The cart refilled and the Checkout open again (what a client would arrange)."""
     shop = phone.apps[SHOP]
@@ -167,7 +161,6 @@ def test_mcp_a_replayed_request_state_is_refused_and_pays_nothing_more(vphone, t
 
     async def session() -> tuple[Any, Any, Any]:
         async with mcp_client(hub, elicitation_callback=_never) as client:
-            await to_pay(client)
             asked = await client.session.call_tool("tap", {"resource_id": "pay"},
                                                    allow_input_required=True)
             assert isinstance(asked, mt.InputRequiredResult), asked
@@ -269,7 +262,6 @@ def test_mcp_approve_on_mirror_a_clients_own_answer_pays_nothing(vphone, tmp_pat
 
     async def session() -> tuple[Any, Any]:
         async with mcp_client(hub, elicitation_callback=yes_man) as client:
-            await to_pay(client)
             thread = threading.Thread(target=human, daemon=True)
             thread.start()
             refused = await client.call_tool("tap", {"resource_id": "pay"})
@@ -320,7 +312,7 @@ def test_mcp_run_dir_names_work_in_every_tool_and_no_result_holds_a_recipe(
                 out.append(await client.call_tool("decline", {"run_dir": name}))
                 out.append(await client.call_tool("decline", {"run_dir": name}))
                 back_at_checkout(vphone.phone)
-                out.append(await client.call_tool("run_flow", {"path": str(flow)}))
+                out.append(await client.call_tool("run_flow", {"path": flow.name}))
                 return out
 
         try:
