@@ -172,7 +172,8 @@ class Phone:
             from omg_agent.drivers.secret_typing import SecretTyping
 
             vault = run_secrets("", self.settings)
-            keeper = gatekeeper(self.settings, "", channel(confirm), secrets=vault)
+            keeper = gatekeeper(self.settings, "", channel(confirm), self.driver.observe,
+                                secrets=vault)
             obs = self.driver.observe()
             stop = keeper.review([act], obs) if keeper is not None else None
             if stop is not None:  # the question may quote a message holding a secret

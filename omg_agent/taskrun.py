@@ -221,8 +221,10 @@ class Agent:
 def saved_run(run_dir: Path, answer: str | None, *, flag: str = "answer") -> SavedRun:
     """The saved state of ``run_dir``, checked against ``answer``: an interrupted run goes
     on without one, a stopped run needs one, and a held action needs a clear yes or no
-    (:class:`UnclearAnswer` otherwise: nothing resumes on an unclear yes). ``flag`` is
-    how the caller's user gives the answer (``--answer`` on the command line)."""
+    (:class:`UnclearAnswer` otherwise: nothing resumes on an unclear yes). A no is written
+    into the run's state here, before anything else can fail, and a yes to an action the
+    user said no to is refused (:func:`~omg_agent.brain.held.record_no`). ``flag`` is how
+    the caller's user gives the answer (``--answer`` on the command line)."""
     from omg_agent.brain.resume import load_state
     from omg_agent.guards.answers import read_answer, unclear
 
@@ -239,4 +241,13 @@ def saved_run(run_dir: Path, answer: str | None, *, flag: str = "answer") -> Sav
                           "(yes / no for a held action)")
     if answer is not None and saved.state.held and read_answer(answer) is None:
         raise UnclearAnswer(f"{flag}: {unclear(answer)}")
+    from omg_agent.brain.held import record_no, said_no_to
+
+    held = saved.state.held
+    said = read_answer(answer) if answer is not None else None
+    if held is not None and said == "yes" and said_no_to(run_dir, held):
+        raise ConfigError(f"the user already said no to: {held.describe} — a later yes "
+                          "does not undo it; start the task again")
+    if held is not None and said == "no":  # written before anything else can fail
+        record_no(run_dir)
     return saved

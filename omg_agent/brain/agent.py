@@ -32,6 +32,7 @@ from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.brain.ports import LearnedSteps
 from omg_agent.config import Settings
 from omg_agent.core.contracts import TaskStep
+from omg_agent.core.observation import Observation
 from omg_agent.core.secrets import Binding, SecretVault, placeholder
 from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
@@ -114,7 +115,8 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
         safe_point = _both(safe_point, recorder.check)
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
                         on_progress=on_progress, gatekeeper=gatekeeper(
-                            settings, task, confirm, words_grant=words_grant, secrets=vault),
+                            settings, task, confirm, driver.observe, words_grant=words_grant,
+                            secrets=vault),
                         secrets=vault, macros=macros, learned=learned, route=route,
                         before_turn=safe_point, checkpoint=saver)
 
@@ -163,14 +165,16 @@ def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
     return vault
 
 
-def gatekeeper(settings: Settings, task: str, confirm: ConfirmationChannel | None, *,
+def gatekeeper(settings: Settings, task: str, confirm: ConfirmationChannel | None,
+               observe: Callable[[], Observation] | None = None, *,
                words_grant: bool = True, secrets: SecretVault | None = None
                ) -> GateKeeper | None:
     """The run's gate: what the task text (only its limits unless ``words_grant``:
     :func:`~omg_agent.guards.provenance.word_authorisations`) and ``settings.allow``
     pre-authorise, and who is asked for the rest (``None`` when the settings switch the
     gate off). With the run's ``secrets`` the questions are shown masked, and a message
-    holding a secret value is always asked before it is sent."""
+    holding a secret value is always asked before it is sent; ``observe`` reads the screen
+    again after a human's answer (a yes is to what the question showed)."""
     if not settings.gate:
         return None
     try:
@@ -179,8 +183,8 @@ def gatekeeper(settings: Settings, task: str, confirm: ConfirmationChannel | Non
         raise ConfigError(f"allow: {exc}") from None
     words = word_authorisations(task, grant=words_grant)
     if secrets is None:
-        return GateKeeper(Gate([*words, *allowed]), confirm, task)
+        return GateKeeper(Gate([*words, *allowed]), confirm, task, observe=observe)
     vault = secrets
     shown = None if confirm is None else MaskingChannel(confirm, vault.mask)
     return GateKeeper(Gate([*words, *allowed], secret_in=lambda t: vault.mask(t) != t),
-                      shown, task)
+                      shown, task, observe=observe)

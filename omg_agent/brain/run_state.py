@@ -205,6 +205,7 @@ class HeldAction:
     amount: str = ""
     package: str = ""
     step: int = 0
+    fingerprint: str = ""  # what the yes is bound to (:mod:`omg_agent.guards.approvals`)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}

@@ -184,6 +184,13 @@ def said(o: ActionOutcome) -> dict[str, Any]:
 def hold(result: TurnResult, held: GateStop) -> None:
     """The gate held an action: the user said no (a failed turn the model sees), or no human
     could be asked (the run stops until someone answers)."""
+    if held.gone:  # a yes to what the screen no longer shows: not done, nothing held
+        result.results.append({"type": "gate", "ok": False, "detail": (
+            f"not done: the user said yes to {held.request.describe}, but {held.gone}")})
+        result.failure = Failure(FailureKind.ELEMENT_NOT_FOUND, (
+            f"the user's yes was for {held.request.describe}; {held.gone} — look again "
+            "(a sensitive action is asked again)"))
+        return
     result.held = held
     said = "the user gave no clear yes" if held.said == NO_CLEAR_ANSWER else "the user said no"
     result.results.append({"type": "gate", "ok": False, "detail": (

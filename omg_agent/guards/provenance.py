@@ -18,6 +18,7 @@ run's saved state, so a resumed run keeps it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
@@ -37,7 +38,12 @@ def word_authorisations(task: str, *, grant: bool) -> list[Authorisation]:
     """What the words of ``task`` authorise: everything they say when ``grant`` (a human
     wrote them, or allowed what they ask), else only the limits they state."""
     found = parse_authorisations(task)
-    return found if grant else [a for a in found if not a.grants]
+    if grant:
+        return found
+    # a limit that came with a permission ("buy a cable, spend no more than ¥50") still
+    # restricts: it is kept, as a restriction only
+    return [a if not a.grants else dataclasses.replace(a, grants=False)
+            for a in found if not a.grants or a.limit is not None]
 
 
 def run_asks(task: str, allowed: Sequence[Authorisation] = ()) -> list[Authorisation]:

@@ -32,8 +32,10 @@ def test_a_clients_words_keep_their_limits_and_grant_nothing():
 
 def test_what_a_client_task_asks_is_said_in_the_users_words():
     asks = run_asks("You may pay up to ¥100 in Shop; 可以删除备忘录")
-    assert [describe_grant(a) for a in asks] == ["pay at most ¥100 in Shop", "delete in 备忘录"]
-    assert asks_question(asks).startswith("This run asks to: pay at most ¥100 in Shop")
+    assert sorted(describe_grant(a) for a in asks) == [
+        "delete in 备忘录", "pay at most ¥100 in Shop"]
+    assert asks_question(asks).startswith("This run asks to: ")
+    assert "pay at most ¥100 in Shop" in asks_question(asks)
     assert run_asks(PAY, parse_allow(["payment"])) == []  # the user's --allow already gives it
 
 
