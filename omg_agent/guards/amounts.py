@@ -61,7 +61,8 @@ _SIGN_CHARS = "$¢£¤¥֏؋৲৳৻૱௹฿៛﷼" + "".join(chr(c) for c in 
 _SIGN = "[" + re.escape(_SIGN_CHARS) + "]"
 _HIDDEN = "\u2063"  # every invisible character (zero-width, joiner, format, filler) reads as this
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # blank "letters"
-_GROUP_SPACES = "\u00a0\u202f\u2009\u2007\u2008"  # spaces that only ever group digits
+# every space but the plain one (which also parts words and numbers) only ever groups digits
+_GROUP_SPACES = "\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 _UNITS = "十百千万萬亿億"
 _PREFIX = (r"(?<![a-z])(?:us\$|hk\$|nt\$|a\$|c\$|s\$|jp¥|rs\.?(?![a-z])|"
            r"(?:rmb|cny|usd|eur|gbp|jpy|krw|inr|hkd|twd|chf|aud|cad|sgd|rub)(?![a-z]))"
@@ -69,12 +70,14 @@ _PREFIX = (r"(?<![a-z])(?:us\$|hk\$|nt\$|a\$|c\$|s\$|jp¥|rs\.?(?![a-z])|"
 _SUFFIX = (r"块钱|韩元|港元|港币|美元|欧元|英镑|日元|元|块|円|圆|원|"
            r"(?:yuan|rmb|cny|usd|eur|euros?|dollars?|pounds?|yen|won|rupees?|chf|hkd|jpy|krw|"
            rf"inr|gbp)(?![a-z])|{_SIGN}(?![0-9])")  # "1 ¥4,999": the sign is the next one's
-# Between two digit runs: a space before exactly three digits (grouping, or two numbers),
-# else up to three of anything but a space, a bracket, a currency sign or a unit — which
-# joins them into one number that :func:`number` reads or finds unreadable — or any run of
-# hidden characters (spaces around them included).
+# Between two digit runs: a plain space before exactly three digits (grouping, or two
+# numbers), else up to three of anything but a plain space, a bracket, a currency sign or a
+# unit (a line break or another space too) — which joins them into one number that
+# :func:`number` reads or finds unreadable — or any run of hidden characters (spaces around
+# them included).
 _JOIN = (rf"(?: (?=[0-9]{{3}}(?![0-9]))|(?:[^\s()\[\]{{}}（）【】<>{re.escape(_SIGN_CHARS)}"
-         rf"{_UNITS}元块円圆원]|[{_GROUP_SPACES}]){{1,3}}|(?:[^\S\n]*{_HIDDEN})+[^\S\n]*)")
+         rf"{_UNITS}元块円圆원]|[{_GROUP_SPACES}\n\r\u2028\u2029]){{1,3}}|"
+         rf"(?:[^\S\n]*{_HIDDEN})+[^\S\n]*)")
 _SPAN = rf"[0-9]+(?:{_JOIN}[0-9]+)*"
 _GAP = rf"(?:[^\S\n]|{_HIDDEN}){{0,8}}"
 _MULTS = {"k": 3, "thousand": 3, "m": 6, "mn": 6, "million": 6, "b": 9, "bn": 9,
@@ -85,9 +88,10 @@ _ZH_VALUES = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五":
               "八": 8, "九": 9}
 _ZH = rf"[{_ZH_DIGITS}十百千万亿]+"
 AMOUNT = (rf"(?:(?P<pre>{_PREFIX})(?P<pgap>{_GAP})[-−+]?)?"
-          rf"(?:(?P<num>{_SPAN}(?:[{_UNITS}]+(?:{_SPAN})?)*)(?P<mult>{_MULT})?"
+          rf"(?:(?P<num>{_SPAN}(?:[^\S\n]?[{_UNITS}]+(?:{_SPAN})?)*)(?P<mult>{_MULT})?"
           rf"(?:(?P<sgap>{_GAP})(?P<post>{_SUFFIX}))?|(?P<zh>{_ZH})(?P<zhpost>元|块钱|块))")
 _AMOUNT_RE = re.compile(AMOUNT, re.IGNORECASE)
+_HIDDEN_NEXT = re.compile(rf"{_HIDDEN}+[^\s{_HIDDEN}]")
 
 
 @dataclass(frozen=True)
@@ -278,7 +282,7 @@ def _currency(pre: str | None, post: str | None) -> tuple[str | None, bool]:
 
 def _value(num: str, lowest: bool) -> Decimal | None:
     """A number with its units (``1.2万``, ``1万2千``, ``3千万``), or ``None``: unreadable."""
-    pieces = [p for p in re.split(f"([{_UNITS}]+)", num) if p]
+    pieces = [p.strip() for p in re.split(f"([{_UNITS}]+)", num) if p.strip()]
     if len(pieces) == 1:
         return number(num, lowest=lowest)
     tokens: list[Decimal | str] = []
@@ -323,6 +327,8 @@ def amount_spans(text: str, *, lowest: bool = False) -> list[Found]:
     plain, out, pos = _plain(text), [], 0
     while (m := _AMOUNT_RE.search(plain, pos)) is not None:
         money = _money(m, text, lowest)
+        if money is not None and _HIDDEN_NEXT.match(plain, m.end()):  # "¥1.2⁠万": hidden unit
+            money = unreadable(text[m.start():m.end() + 2], money.currency)
         if money is not None:
             out.append(Found(money, m.start(), m.end()))
         pos = m.start("post") if _is_sign(m["post"]) else m.end()

@@ -44,6 +44,7 @@ _QUALIFIER = re.compile(
     re.IGNORECASE)
 _BREAK = re.compile(r"[:：,，;；|·•/\n()（）\[\]【】]")
 _BRACKETS = {"(": ")", "（": "）", "[": "]", "【": "】"}
+_BRACKETED = re.compile(r"[(（\[【][^)）\]】]*[)）\]】]")
 
 
 def payment_amounts(e: UIElement | None, obs: Observation,
@@ -77,7 +78,9 @@ def total_rows(obs: Observation) -> list[str]:
         if not text or not is_total(text):
             continue
         out.append(text)
-        if not priced(text):
+        # the amount beside its label ("Total (incl. ¥5 delivery):" | "¥ 1,079.00"), unless
+        # the label is a saving's or a fee's ("You saved in total" | "¥50")
+        if not row_totals(text) and not _is_part(_BRACKETED.sub(" ", text)):
             out += [t for t, other in pieces if t and t != text
                     and box.top <= other.center.y <= box.bottom]
     return out
