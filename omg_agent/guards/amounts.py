@@ -38,6 +38,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import NamedTuple
 
+from omg_agent.guards.numerals import (
+    GROUP_SPACES,
+    UNITS,
+    ZH_DIGITS,
+    counted,
+    number,
+    zh_number,
+)
+
 MAX_TEXT = 10_000  # characters of one text searched for amounts (a screen label, a task)
 UNKNOWN = Decimal("Infinity")  # the value of an amount that cannot be read: above any limit
 
@@ -61,9 +70,6 @@ _SIGN_CHARS = "$¢£¤¥֏؋৲৳৻૱௹฿៛﷼" + "".join(chr(c) for c in 
 _SIGN = "[" + re.escape(_SIGN_CHARS) + "]"
 _HIDDEN = "\u2063"  # every invisible character (zero-width, joiner, format, filler) reads as this
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # blank "letters"
-# every space but the plain one (which also parts words and numbers) only ever groups digits
-_GROUP_SPACES = "\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
-_UNITS = "十百千万萬亿億"
 _PREFIX = (r"(?<![a-z])(?:us\$|hk\$|nt\$|a\$|c\$|s\$|jp¥|rs\.?(?![a-z])|"
            r"(?:rmb|cny|usd|eur|gbp|jpy|krw|inr|hkd|twd|chf|aud|cad|sgd|rub)(?![a-z]))"
            rf"|人民币|{_SIGN}")
@@ -76,19 +82,16 @@ _SUFFIX = (r"块钱|韩元|港元|港币|美元|欧元|英镑|日元|元|块|円
 # :func:`number` reads or finds unreadable — or any run of hidden characters (spaces around
 # them included).
 _JOIN = (rf"(?: (?=[0-9]{{3}}(?![0-9]))|(?:[^\s()\[\]{{}}（）【】<>{re.escape(_SIGN_CHARS)}"
-         rf"{_UNITS}元块円圆원]|[{_GROUP_SPACES}\n\r\u2028\u2029]){{1,3}}|"
+         rf"{UNITS}元块円圆원]|[{GROUP_SPACES}\n\r\u2028\u2029]){{1,3}}|"
          rf"(?:[^\S\n]*{_HIDDEN})+[^\S\n]*)")
 _SPAN = rf"[0-9]+(?:{_JOIN}[0-9]+)*"
 _GAP = rf"(?:[^\S\n]|{_HIDDEN}){{0,8}}"
 _MULTS = {"k": 3, "thousand": 3, "m": 6, "mn": 6, "million": 6, "b": 9, "bn": 9,
           "billion": 9}
 _MULT = r"[^\S\n]?(?:thousand|million|billion|mn|bn|k|m|b)(?![a-z0-9])"
-_ZH_DIGITS = "零一二两三四五六七八九"
-_ZH_VALUES = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-              "八": 8, "九": 9}
-_ZH = rf"[{_ZH_DIGITS}十百千万亿]+"
+_ZH = rf"[{ZH_DIGITS}十百千万亿]+"
 AMOUNT = (rf"(?:(?P<pre>{_PREFIX})(?P<pgap>{_GAP})[-−+]?)?"
-          rf"(?:(?P<num>{_SPAN}(?:[^\S\n]?[{_UNITS}]+(?:{_SPAN})?)*)(?P<mult>{_MULT})?"
+          rf"(?:(?P<num>{_SPAN}(?:[^\S\n]?[{UNITS}]+(?:{_SPAN})?)*)(?P<mult>{_MULT})?"
           rf"(?:(?P<sgap>{_GAP})(?P<post>{_SUFFIX}))?|(?P<zh>{_ZH})(?P<zhpost>元|块钱|块))")
 _AMOUNT_RE = re.compile(AMOUNT, re.IGNORECASE)
 _HIDDEN_NEXT = re.compile(rf"{_HIDDEN}+[^\s{_HIDDEN}]")
@@ -120,7 +123,7 @@ class Money:
 
 def unreadable(written: str, currency: str | None = None) -> Money:
     """An amount shown as ``written`` that cannot be read: above any limit."""
-    shown = "".join(c if c.isprintable() and c not in _GROUP_SPACES else f"\\u{ord(c):04x}"
+    shown = "".join(c if c.isprintable() and c not in GROUP_SPACES else f"\\u{ord(c):04x}"
                     for c in written)
     return Money(UNKNOWN, currency, shown)
 
@@ -167,7 +170,7 @@ def _plain(text: str) -> str:
             out.append(ch)
             continue
         on_letter = cat[0] == "L"
-        if ch in _GROUP_SPACES:
+        if ch in GROUP_SPACES:
             out.append(ch)
         elif ch in _FILLERS or cat in ("Cf", "Mn", "Me", "Co", "Cn", "Cs") or (
                 cat == "Cc" and ch not in "\t\n\r\x0b\x0c"):
@@ -178,90 +181,6 @@ def _plain(text: str) -> str:
             folded = unicodedata.normalize("NFKC", ch)
             out.append(folded if len(folded) == 1 else ch)
     return "".join(out)
-
-
-_SEP_KINDS = {",": ",", ".": ".", "'": "'", "’": "'", "٬": "٬", "٫": "٫", " ": " ",
-              **{s: " " for s in _GROUP_SPACES}}
-
-
-def number(raw: str, *, lowest: bool = False) -> Decimal | None:
-    """The value of a written number (``1,079.00``, ``1.079,00``, ``1 079,00``, ``12,50``),
-    or ``None`` when it cannot be read: a character between its digits that is no
-    separator, or separators that do not group thousands the way people write them.
-    ``lowest``: a plain space between digits may also part two numbers — read the first."""
-    parts = re.split(r"([^0-9])", _plain(raw))
-    runs, seps = parts[0::2], parts[1::2]
-    if not seps:
-        return Decimal(raw) if runs[0] else None
-    if "" in runs or any(s not in _SEP_KINDS for s in seps):
-        return None
-    kinds = [_SEP_KINDS[s] for s in seps]
-    last = kinds[-1]
-    decimal = last == "٫" or (last in ".," and (len(set(kinds)) > 1 or (
-        len(kinds) == 1 and (len(runs[-1]) != 3 or runs[0] == "0"))))
-    whole, grouping = (runs[:-1], kinds[:-1]) if decimal else (runs, kinds)
-    if len(set(grouping)) > 1 or "٫" in grouping or not _grouped(whole):
-        return None
-    value = Decimal("".join(whole) + (f".{runs[-1]}" if decimal else ""))
-    if lowest and " " in seps:
-        return min(value, Decimal(runs[0]))
-    return value
-
-
-def _grouped(runs: list[str]) -> bool:
-    """Whether digit runs are thousands groups (``1,079,000``) or Indian ones (``1,07,900``)."""
-    first, rest = runs[0], runs[1:]
-    if not rest:
-        return True
-    if 1 <= len(first) <= 3 and all(len(r) == 3 for r in rest):
-        return True
-    return (len(rest) >= 2 and 1 <= len(first) <= 2 and len(rest[-1]) == 3
-            and all(len(r) == 2 for r in rest[:-1]))
-
-
-def zh_number(text: str) -> int | None:
-    """The value of Chinese numerals ("一百" 100, "两千五百" 2500, "十五" 15, "三万" 30000,
-    "两亿" 200000000)."""
-    tokens: list[Decimal | str] = []
-    for ch in text:
-        if ch in _ZH_DIGITS:
-            tokens.append(Decimal(_ZH_VALUES[ch]))
-        elif ch in _UNITS:
-            tokens.append(ch)
-        else:
-            return None
-    value = _counted(tokens, colloquial=False)
-    return int(value) if value is not None else None
-
-
-_UNIT_VALUES = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "萬": 10_000,
-                "亿": 100_000_000, "億": 100_000_000}
-
-
-def _counted(tokens: list[Decimal | str], *, colloquial: bool) -> Decimal | None:
-    """Numbers and units (十 百 千 万 亿) in order, added up as Chinese counts them:
-    1 万 2 千 is 12000, 3 亿 5 千 万 is 350000000. ``colloquial``: a last digit right after
-    a unit counts in the next lower unit (1万2 is 12000, the higher reading)."""
-    total, section, digit, unit = Decimal(0), Decimal(0), None, 0
-    for token in tokens:
-        if isinstance(token, Decimal):
-            digit = token
-            continue
-        unit = _UNIT_VALUES[token]
-        if unit < 10_000:
-            section += (1 if digit is None else digit) * unit
-        elif unit == 10_000:
-            total += (section + (digit or 0) or 1) * unit
-            section = Decimal(0)
-        else:
-            total = (total + section + (digit or 0) or 1) * unit
-            section = Decimal(0)
-        digit = None
-    if (colloquial and digit is not None and digit < 10 and unit >= 100 and len(tokens) > 1
-            and isinstance(tokens[-2], str)):
-        digit *= unit // 10
-    value = total + section + (digit or 0)
-    return value.quantize(Decimal(1)) if value == value.to_integral_value() else value
 
 
 class Found(NamedTuple):
@@ -282,28 +201,28 @@ def _currency(pre: str | None, post: str | None) -> tuple[str | None, bool]:
 
 def _value(num: str, lowest: bool) -> Decimal | None:
     """A number with its units (``1.2万``, ``1万2千``, ``3千万``), or ``None``: unreadable."""
-    pieces = [p.strip() for p in re.split(f"([{_UNITS}]+)", num) if p.strip()]
+    pieces = [p.strip() for p in re.split(f"([{UNITS}]+)", num) if p.strip()]
     if len(pieces) == 1:
         return number(num, lowest=lowest)
     tokens: list[Decimal | str] = []
     for piece in pieces:
-        if piece[0] in _UNITS:
+        if piece[0] in UNITS:
             tokens += list(piece)
         elif (found := number(piece, lowest=lowest)) is None:
             return None
         else:
             tokens.append(found)
-    return _counted(tokens, colloquial=not lowest)
+    return counted(tokens, colloquial=not lowest)
 
 
 def _money(m: re.Match[str], text: str, lowest: bool) -> Money | None:
     written = text[m.start():m.end()]
     if m["zh"]:
         currency, agree = _currency(m["pre"], m["zhpost"])
-        value = zh_number(m["zh"])
-        if value is None or not agree:
+        counted = zh_number(m["zh"])
+        if counted is None or not agree:
             return unreadable(written, currency)
-        return Money(Decimal(value), currency)
+        return Money(Decimal(counted), currency)
     post = m["post"] if not (m["pre"] and _is_sign(m["post"])) else None
     currency, agree = _currency(m["pre"], post)
     value = _value(m["num"], lowest)
