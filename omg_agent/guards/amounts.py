@@ -225,7 +225,7 @@ def _money(m: re.Match[str], text: str, lowest: bool) -> Money | None:
         return Money(Decimal(counted), currency)
     post = m["post"] if not (m["pre"] and _is_sign(m["post"])) else None
     currency, agree = _currency(m["pre"], post)
-    value = _value(m["num"], lowest)
+    value = _value(m["num"], lowest and post is None)
     hidden = _HIDDEN in (m["pgap"] or "") or (post is not None and _HIDDEN in m["sgap"])
     if value is None or hidden or not agree:
         return unreadable(written, currency)

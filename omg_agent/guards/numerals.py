@@ -42,7 +42,7 @@ def number(raw: str, *, lowest: bool = False) -> Decimal | None:
     if len(set(grouping)) > 1 or "٫" in grouping or not _grouped(whole):
         return None
     value = Decimal("".join(whole) + (f".{runs[-1]}" if decimal else ""))
-    if lowest and " " in seps:
+    if lowest and " " in seps and not decimal:  # "1 000,00" and "1 000 €" are one number
         return min(value, Decimal(runs[0]))
     return value
 

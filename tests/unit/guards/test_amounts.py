@@ -234,5 +234,7 @@ def test_a_sign_between_two_numbers_counts_for_both():
 def test_a_limit_takes_the_lower_reading_a_screen_the_higher():
     assert priced("¥100 200") == [m("100200")]
     assert parse_limit("at most ¥100 200 times") == Limit(m("100"))
+    assert parse_limit("up to 1 000 €") == Limit(m("1000", "EUR"))  # the € ends one number
+    assert parse_limit("up to 1 000,50") == Limit(m("1000.50", None))
     assert parse_limit("at most ¥1\u200b000") is UNREADABLE
     assert parse_money("¥1\u200b000") is None
