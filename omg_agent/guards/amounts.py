@@ -5,12 +5,13 @@ what a checkout shows ("Pay ¥1,079.00", "Total: 1.079,00 €", "¥1.2万") are 
 rules:
 
 * digits are any script's decimal digits (``１０７９``, ``١٠٧٩``, ``१०७९``); a number is digit
-  runs joined by grouping separators (``,`` ``.`` ``'`` ``’`` ``٬``, a space before exactly
-  three digits, the no-break / narrow / thin spaces) and at most one decimal mark (``.`` ``,``
-  ``٫``): when two kinds appear the last one is the decimal mark (``1,079.00``, ``1.079,00``
-  and ``1 079,00`` are all 1079); a single separator before exactly three digits groups
-  thousands (``1,079``, ``1.079``: no currency here has three decimals, and the higher
-  reading is the safe one on a screen), otherwise it is the decimal mark (``12,50``);
+  runs joined by grouping separators (``,`` ``.`` ``'`` ``’`` ``٬``, a plain space before
+  exactly three digits, any other space: no-break, narrow, thin, ideographic) and at most
+  one decimal mark (``.`` ``,`` ``٫``): when two kinds appear the last one is the decimal
+  mark (``1,079.00``, ``1.079,00`` and ``1 079,00`` are all 1079); a single separator
+  before exactly three digits groups thousands (``1,079``, ``1.079``: no currency here has
+  three decimals, and the higher reading is the safe one on a screen), otherwise it is the
+  decimal mark (``12,50``);
   Indian grouping (``1,07,900``) counts;
 * **anything else between digits** — an unknown separator (``‚`` U+201A), a zero-width or
   joiner character, a letter, digits grouped badly (``1,07,9``, a date ``1.2.2024``) — makes
@@ -26,8 +27,9 @@ rules:
 A :class:`Limit` is what the user allows per payment: inclusive ("up to", "at most", "no
 more than", "最多", "不超过", "以内", ``<=``) or strict ("under", "below", "less than", "少于",
 ``<``). A limit takes the *lower* reading where a screen takes the higher one (``¥100 200``
-is ¥100 200 on a screen, a limit of ¥100). Pure functions, no I/O; the gate
-(:mod:`omg_agent.guards.sensitive`, :mod:`omg_agent.guards.payable`) decides with them.
+is ¥100,200 on a screen, a limit of ¥100; ``1 000 €`` is €1,000 in both). Pure functions,
+no I/O; the gate (:mod:`omg_agent.guards.sensitive`, :mod:`omg_agent.guards.payable`)
+decides with them.
 """
 
 from __future__ import annotations

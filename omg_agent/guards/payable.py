@@ -168,5 +168,5 @@ def _is_part(label: str) -> bool:
                 or any(z in cjk_part(label) for z in _PART_ZH))
 
 
-__all__ = ["Found", "is_total", "payable_totals", "payment_amounts", "row_totals",
+__all__ = ["is_total", "payable_totals", "payment_amounts", "row_totals",
            "total_rows"]
