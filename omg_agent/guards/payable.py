@@ -136,7 +136,7 @@ class _Brackets:
         before = self._flat(level, same[k - 1].end if k else first, found.start)
         after = self._flat(level, found.end, same[k + 1].start if k + 1 < len(same) else last)
         trailing = _BREAK.split(after)[0] if _BREAK.search(after) or k + 1 == len(same) else ""
-        out = [_last_label(before), trailing]
+        out = [_last_label(before), _QUALIFIER.sub(" ", trailing)]  # "¥1,079 incl. VAT"
         if level >= 0:  # inside brackets: the words before the bracket label it too
             outer = self.inside[level]
             head = max([f.end for f in spans if self.inside[f.start] == outer

@@ -82,6 +82,8 @@ def test_a_savings_label_beside_its_amount_is_no_total():
     ("合计：¥1,079.00，已省¥50", ["1079.00"]),
     ("合计 ¥1,079.00（含运费 ¥5）", ["1079.00"]),
     ("含税总价 ¥1,079", ["1079"]),
+    ("Amount payable ¥1,079.00 incl. shipping", ["1079.00"]),
+    ("Total ¥5.00 delivery", []),
     ("You saved ¥50 in total", []),
     ("Delivery fee (total ¥5)", []),
     ("Total ¥5 off", []),
