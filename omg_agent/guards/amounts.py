@@ -83,7 +83,7 @@ _SUFFIX = (r"块钱|韩元|港元|港币|美元|欧元|英镑|日元|元|块|円
 # unit (a line break or another space too) — which joins them into one number that
 # :func:`number` reads or finds unreadable — or any run of hidden characters (spaces around
 # them included).
-_JOIN = (rf"(?: (?=[0-9]{{3}}(?![0-9]))|(?:[^\s()\[\]{{}}（）【】<>{re.escape(_SIGN_CHARS)}"
+_JOIN = (rf"(?: (?=[0-9]{{3}}(?![0-9]))|(?:[^\s()\[\]（）【】{re.escape(_SIGN_CHARS)}"
          rf"{UNITS}元块円圆원]|[{GROUP_SPACES}\n\r\u2028\u2029]){{1,3}}|"
          rf"(?:[^\S\n]*{_HIDDEN})+[^\S\n]*)")
 _SPAN = rf"[0-9]+(?:{_JOIN}[0-9]+)*"
@@ -97,6 +97,18 @@ AMOUNT = (rf"(?:(?P<pre>{_PREFIX})(?P<pgap>{_GAP})[-−+]?)?"
           rf"(?:(?P<sgap>{_GAP})(?P<post>{_SUFFIX}))?|(?P<zh>{_ZH})(?P<zhpost>元|块钱|块))")
 _AMOUNT_RE = re.compile(AMOUNT, re.IGNORECASE)
 _HIDDEN_NEXT = re.compile(rf"{_HIDDEN}+[^\s{_HIDDEN}]")
+# A number glued to more digits by what cannot join them ("¥1$,079", "¥1元,079", "¥1 ,079",
+# "¥1,0 79.00", "10 79,00 €"): the amount is unreadable, never its first part.
+_SEPS = "[.,'’]"
+_BRACKET = r"[()\[\]（）【】]"
+_GLUE = rf"{_SEPS}?(?:{_SIGN}|[{UNITS}元块円圆원])?{_SEPS}?"
+_GLUED_AFTER = re.compile(rf"{_GLUE}[0-9]| ?{_SEPS} ?[0-9]{{3}}(?![0-9])| [0-9]+{_SEPS}[0-9]|"
+                          rf"{_SEPS}?{_BRACKET}{_SEPS}[0-9]|{_SEPS}{_BRACKET}[0-9]|"
+                          rf"{_BRACKET}[0-9]+{_SEPS}[0-9]")
+# a multiplier or unit cut off by a stray character ("¥1.2!万", "$1.2#k", "¥1 .2万")
+_CUT_UNIT = re.compile(rf"(?: ?{_SEPS} ?[0-9]+)?[^\s0-9]{{0,2}} ?(?:[{UNITS}]|"
+                       r"(?:thousand|million|billion|mn|bn|k|m|b)(?![a-z0-9]))", re.IGNORECASE)
+_GLUED_BEFORE = re.compile(rf"[0-9](?:{_GLUE}| ?{_SEPS} ?|{_SEPS}?{_BRACKET}{_SEPS}?)$")
 
 
 @dataclass(frozen=True)
@@ -206,6 +218,8 @@ def _value(num: str, lowest: bool) -> Decimal | None:
     pieces = [p.strip() for p in re.split(f"([{UNITS}]+)", num) if p.strip()]
     if len(pieces) == 1:
         return number(num, lowest=lowest)
+    if len(pieces) > 2 and any(not p.isdigit() and p[0] not in UNITS for p in pieces):
+        return None  # separators only in a number before one run of units: 1.2万, 1,200万
     tokens: list[Decimal | str] = []
     for piece in pieces:
         if piece[0] in UNITS:
@@ -217,7 +231,7 @@ def _value(num: str, lowest: bool) -> Decimal | None:
     return counted(tokens, colloquial=not lowest)
 
 
-def _money(m: re.Match[str], text: str, lowest: bool) -> Money | None:
+def _money(m: re.Match[str], text: str, lowest: bool) -> Money:
     written = text[m.start():m.end()]
     if m["zh"]:
         currency, agree = _currency(m["pre"], m["zhpost"])
@@ -240,6 +254,15 @@ def _is_sign(word: str | None) -> bool:
     return word is not None and len(word) == 1 and re.fullmatch(_SIGN, word) is not None
 
 
+def _glued(plain: str, m: re.Match[str]) -> bool:
+    head = plain[max(0, m.start() - 4):m.start()]
+    if m["zh"] and re.search(r"[0-9]\S{0,2}\s?$", head):  # "1.2!万元": the 万 is cut off
+        return True
+    return bool(_GLUED_AFTER.match(plain, m.end()) or _CUT_UNIT.match(plain, m.end())
+                or _GLUED_BEFORE.search(head) or (
+        m["post"] and not m["pre"] and head.endswith(" ") and head[-2:-1].isdigit()))
+
+
 def amount_spans(text: str, *, lowest: bool = False) -> list[Found]:
     """Every amount written in ``text`` and where, in order (bare numbers too, with no
     currency; unreadable ones as :func:`unreadable`). A currency sign after one number
@@ -248,10 +271,9 @@ def amount_spans(text: str, *, lowest: bool = False) -> list[Found]:
     plain, out, pos = _plain(text), [], 0
     while (m := _AMOUNT_RE.search(plain, pos)) is not None:
         money = _money(m, text, lowest)
-        if money is not None and _HIDDEN_NEXT.match(plain, m.end()):  # "¥1.2⁠万": hidden unit
-            money = unreadable(text[m.start():m.end() + 2], money.currency)
-        if money is not None:
-            out.append(Found(money, m.start(), m.end()))
+        if money.readable and (_HIDDEN_NEXT.match(plain, m.end()) or _glued(plain, m)):
+            money = unreadable(text[m.start():m.end() + 2], money.currency)  # "¥1.2⁠万"
+        out.append(Found(money, m.start(), m.end()))
         pos = m.start("post") if _is_sign(m["post"]) else m.end()
     return out
 

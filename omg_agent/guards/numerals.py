@@ -30,6 +30,8 @@ def number(raw: str, *, lowest: bool = False) -> Decimal | None:
     ``lowest``: a plain space between digits may also part two numbers — read the first."""
     parts = re.split(r"([^0-9])", _ascii(raw))
     runs, seps = parts[0::2], parts[1::2]
+    if len(runs[0]) > 1 and runs[0][0] == "0":
+        return None  # "079,00": money is never written so — a part of a number
     if not seps:
         return Decimal(runs[0]) if runs[0] else None
     if "" in runs or any(s not in _SEP_KINDS for s in seps):

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from omg_agent.core.observation import Observation
-from omg_agent.guards.amounts import Money
+from omg_agent.guards.amounts import Money, priced
 from omg_agent.guards.payable import payment_amounts
 
 AMOUNTS = [Decimal(v) for v in ("1079.00", "1.00", "59.90", "100.00", "100.01", "999.99",
@@ -212,3 +212,17 @@ def test_any_rendering_reads_at_least_its_amount_or_is_unreadable(seed, family, 
         label, rows = (("Pay now", [f"Amount payable {text}"]) if as_row
                        else (f"Pay {text}", []))
     assert outcome(gate_read(label, rows), value) != "lower", (label, rows)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.characters(exclude_categories=("Cs", "Nd", "No")),
+       st.sampled_from([("¥1,079.00", "1079"), ("1 079,00 €", "1079"), ("¥1.2万", "12000"),
+                        ("$1.2k", "1200"), ("1.2万元", "12000"), ("Total: ¥1,079.00", "1079")]),
+       st.integers(1, 20))
+def test_any_character_put_inside_an_amount_never_lowers_it(ch, case, at):
+    """Whatever one character (not a digit) lands inside an amount: read the same, higher,
+    or unreadable — never a part of it ("¥1$,079" is not ¥1, "¥1.2!万" not ¥1.2)."""
+    base, value = case
+    at = min(at, len(base) - 1)
+    text = base[:at] + ch + base[at:]
+    assert outcome(tuple(priced(text)), Decimal(value)) != "lower", text
