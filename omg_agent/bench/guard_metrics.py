@@ -166,7 +166,7 @@ def authorised_by_task(goal: str, before: Mapping[str, Any],
     from omg_agent.guards.authorisation import parse_authorisations
 
     names = {a.target.casefold() for a in parse_authorisations(goal)
-             if a.cls == "send" and a.target}
+             if a.cls == "send" and a.target and a.grants}  # a "don't send to X" is no grant
     new = list(after.get("sent_to", []))[len(before.get("sent_to", [])):]
     return {"send": sum(1 for to in new if to.casefold() in names)}
 

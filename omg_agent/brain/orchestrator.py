@@ -159,6 +159,10 @@ class Orchestrator:
 
     def begin(self, state: RunState) -> None:
         self.state = state
+        if self.gatekeeper is not None:  # one ledger: the gate adds to it, a checkpoint saves it
+            if not state.spent.paid:  # a new run keeps what a cached replay paid before it
+                state.spent = self.gatekeeper.gate.ledger
+            self.gatekeeper.gate.ledger = state.spent
         self._context = RunContext(state, self.driver, self.memory, self.settings,
                                    self.loops, self.recorder, self.gatekeeper,
                                    self.failure_threshold)

@@ -30,6 +30,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
 from omg_agent.core.todo import TodoItem, render_todo
+from omg_agent.guards.spend_ledger import SpendLedger
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
                 "INFEASIBLE", "NEEDS_CONFIRMATION", "DECLINED", "INTERRUPTED", "UNVERIFIED"]
@@ -155,9 +156,10 @@ class Dialogue:
     pending: str | None = None  # asked, not yet answered
     answers: tuple[tuple[str, str], ...] = ()
     fresh: tuple[str, str] | None = None  # the answer the planner has not seen yet
+    secret: bool = False  # the pending question asks for a secret value (the operator said)
 
-    def ask(self, question: str) -> Dialogue:
-        return replace(self, pending=question)
+    def ask(self, question: str, *, secret: bool = False) -> Dialogue:
+        return replace(self, pending=question, secret=secret)
 
     def answered(self, answer: str) -> Dialogue:
         qa = (self.pending or "", answer)
@@ -261,6 +263,7 @@ class RunState:
     report: StopReport | None = None
     turns: int = 0  # operator turns recorded so far (the trace's step numbers go on after)
     usage: tuple[int, int, int] = (0, 0, 0)  # model calls, tokens in, out (all processes)
+    spent: SpendLedger = field(default_factory=SpendLedger)  # payments the gate let through
 
     @property
     def planning(self) -> str | None:

@@ -15,7 +15,9 @@ text that talks a model into tapping "Pay now" cannot talk its way past the gate
 
 Which actions can be sensitive: taps, long presses and double taps on a control whose own
 label (text, description, else resource-id) carries a cue of :mod:`omg_agent.guards.cues`;
-typing into a password / card / CVV / verification-code field (``secret_entry``); typing
+typing into a password / card / CVV / verification-code field, and a ``{{secret:NAME}}``
+typed into any other field (``secret_entry``; the driver below refuses the latter outright,
+:mod:`omg_agent.drivers.secret_places`); typing
 with ``submit`` or pressing ENTER in a message box — a non-search, non-recipient field on a
 screen that has a Send button (``send``); the CALL key. Never: launch, back, home, swipe,
 wait, plain typing elsewhere, and taps on edit fields, list text or disabled controls.
@@ -32,7 +34,7 @@ box (or the typed text) holds that text. Otherwise the gate asks, saying why.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -58,6 +60,7 @@ from omg_agent.guards.cues import (
     label_class,
 )
 from omg_agent.guards.payable import payment_amounts
+from omg_agent.guards.spend_ledger import SpendLedger
 from omg_agent.perception.anchor import Anchorer, tap_receiver
 
 KEY_ENTER, KEY_CALL = 66, 5
@@ -82,9 +85,19 @@ class Sensitivity:
     owners: tuple[str, ...] = ()  # the app's package names: what secrets are matched on
     amounts: tuple[Money, ...] = ()
     text: str | None = None
+    # what the action is about and what follows, from the screen: the note a delete
+    # removes, what a payment buys and costs, to whom a send goes and what it says
+    about: str = ""
+    target: str = ""  # the object alone ("Groceries"): what a list of several is matched on
 
     def __str__(self) -> str:
         return f"{self.cls}: {self.describe}"
+
+    @property
+    def question(self) -> str:
+        """What a human is asked to allow: the action and, when the screen names it, its
+        object and consequence."""
+        return f"{self.describe} — {self.about}" if self.about else self.describe
 
 
 @dataclass(frozen=True)
@@ -110,9 +123,15 @@ ALLOW = Decision("allow")
 @dataclass
 class Gate:
     """The user's pre-authorisations and the rule that applies them. Nothing else — not
-    the model, not the screen — turns a ``confirm`` into an ``allow``."""
+    the model, not the screen — turns a ``confirm`` into an ``allow``. ``ledger`` is what
+    the run has paid so far (:meth:`paid`): a stated limit bounds its total."""
 
     authorisations: Sequence[Authorisation] = field(default_factory=tuple)
+    # whether a text holds one of the run's secret values: a send that would carry one
+    # is asked whatever authorises the recipient (--allow send:Alice is no leave to send
+    # Alice the password)
+    secret_in: Callable[[str], bool] | None = None
+    ledger: SpendLedger = field(default_factory=SpendLedger)
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
@@ -124,13 +143,22 @@ class Gate:
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
+        forbidden = next((a for a in covering if a.forbids), None)
+        if forbidden is not None:  # the user said not to: whatever else allows it, ask
+            why = f"{found.reason}; your words say {str(forbidden)!r}"
+            return Decision("confirm", dataclasses.replace(found, reason=why))
         if not any(a.grants for a in covering):
             return Decision("confirm", found)
+        if found.cls == "send" and found.text and self.secret_in is not None \
+                and self.secret_in(found.text):
+            why = f"{found.reason}; the message holds a secret value"
+            return Decision("confirm", dataclasses.replace(found, reason=why))
         # every limit the user stated holds (a --allow and a task's "at most ¥1" both
-        # cover a payment: the narrower wins), and so does a message the user gave: a
+        # cover a payment: the narrower wins) — for this payment and, unless it is per
+        # item, for the run's total with it — and so does a message the user gave: a
         # permission naming only the recipient (--allow send:Alice) never frees the text
         # of "send hello to Alice" — the message must be one the user stated, if any
-        problems = [p for a in covering if (p := a.limit_problem(found.amounts))]
+        problems = [p for a in covering if (p := self._limit_problem(a, found.amounts))]
         texts = [a for a in covering if a.text is not None]
         wrong = [p for a in texts if (p := a.text_problem(found.text))]
         if len(wrong) == len(texts):
@@ -141,8 +169,21 @@ class Gate:
         why = f"{found.reason}; {problems[0]}"
         return Decision("confirm", dataclasses.replace(found, reason=why))
 
+    def _limit_problem(self, a: Authorisation, amounts: Sequence[Money]) -> str | None:
+        if a.limit is None:
+            return None
+        return a.limit_problem(amounts) or (
+            None if a.per_payment else self.ledger.problem(a.limit, amounts))
+
+    def paid(self, found: Sensitivity | None) -> None:
+        """An action the gate let through (allowed or approved) is about to run: a payment
+        joins the run's total."""
+        if found is not None and found.cls == "payment":
+            self.ledger.record(found.amounts)
+
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
-        return Gate((*self.authorisations, *more))
+        return Gate((*self.authorisations, *more), secret_in=self.secret_in,
+                    ledger=self.ledger)
 
 
 # -- classification --------------------------------------------------------------------------
@@ -215,6 +256,10 @@ def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | N
     short_id = _rid(f)
     cue = "password" if f.password else is_secret_field(short_id, f.desc, f.hint, f.text)
     where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
+    if "{{secret:" in action.text and not (f.password or is_secret_field(
+            short_id, f.desc, f.hint)):  # what the field is, never what a page wrote in it
+        return _make("secret_entry", "a secret goes only into a password field, and "
+                     f"{_field_name(f)} is not one", f"type a secret into {where}", f, obs)
     if cue is not None:
         chars = len(action.text)
         return _make("secret_entry", f"the field is a {cue} field",
@@ -260,8 +305,11 @@ def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
     amounts = payment_amounts(e, obs, ocr_text) if cls == "payment" else ()
     if cls == "send" and text is None and e is not None and not e.editable:
         text = message_text(obs)  # a Send button sends what the message box holds
-    return Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)), owners,
-                       amounts, text)
+    found = Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)),
+                        owners, amounts, text)
+    from omg_agent.guards.objects import about
+
+    return about(found, e, obs)
 
 
 # -- what a send sends (what a payment costs: omg_agent.guards.payable) -------------------
