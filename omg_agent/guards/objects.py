@@ -17,7 +17,8 @@ import re
 
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.amounts import priced
-from omg_agent.guards.sensitive import Sensitivity, recipients, title_band, total_rows
+from omg_agent.guards.payable import total_rows
+from omg_agent.guards.sensitive import Sensitivity, recipients, title_band
 
 _NAME_FIELD = re.compile(r"title|subject|name|标题|主题|名称", re.IGNORECASE)
 _NOUNS = {"notes": "note", "note": "note", "gallery": "photo", "photos": "photo",

@@ -23,9 +23,10 @@ screen that has a Send button (``send``); the CALL key. Never: launch, back, hom
 wait, plain typing elsewhere, and taps on edit fields, list text or disabled controls.
 
 What the user stated is checked here too, on the screen the action lands on: a payment's
-amount is read (:mod:`omg_agent.guards.amounts`) from the control acted on — its label and
-the texts inside it — and from the screen's total rows ("Total: ¥1,079.00", "合计"); only
-amounts with a currency count. An authorisation with a limit lets a payment through only
+amount is read (:mod:`omg_agent.guards.payable`) from the control acted on — its label and
+the texts inside it — and from the screen's payable total ("Amount payable ¥1,079.00",
+"合计", never "You saved ¥50"); only amounts with a currency count, and one that cannot be
+read is beyond every limit. An authorisation with a limit lets a payment through only
 when every amount read is within it; a send authorised for one text only when the message
 box (or the typed text) holds that text. Otherwise the gate asks, saying why.
 """
@@ -49,7 +50,7 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import AnchorNotFound
-from omg_agent.guards.amounts import Money, priced
+from omg_agent.guards.amounts import Money
 from omg_agent.guards.authorisation import Authorisation
 from omg_agent.guards.cues import (
     SensitiveClass,
@@ -58,9 +59,9 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
+from omg_agent.guards.payable import payment_amounts
 from omg_agent.guards.spend_ledger import SpendLedger
 from omg_agent.perception.anchor import Anchorer, tap_receiver
-from omg_agent.perception.labels import cjk_part, latin_words
 
 KEY_ENTER, KEY_CALL = 66, 5
 TITLE_BAND = 0.15  # the top share of the screen where an app bar shows whom a screen is about
@@ -311,54 +312,7 @@ def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
     return about(found, e, obs)
 
 
-# -- what a payment costs, what a send sends ------------------------------------------------
-_TOTAL_EN = frozenset({"total", "due"})
-_TOTAL_EN_PAIRS = (("to", "pay"), ("you", "pay"))
-_TOTAL_ZH = ("合计", "总计", "总价", "总额", "实付", "应付", "共计", "金额")
-
-
-def payment_amounts(e: UIElement | None, obs: Observation,
-                    ocr_text: str | None = None) -> tuple[Money, ...]:
-    """The amounts (with a currency) a payment on ``e`` shows: the control's own texts and
-    the texts inside it, what OCR read there (only if it is on this screen: an anchor's words
-    are the model's, not the screen's), and the screen's total rows."""
-    texts: list[str] = []
-    if e is not None:
-        texts += _texts(e)
-        texts += [t for x in obs.elements if x is not e and not x.editable
-                  and e.bounds.contains(x.center) for t in _texts(x)]
-    if ocr_text and any(b.text == ocr_text for b in obs.ocr or ()):
-        texts.append(ocr_text)
-    texts += total_rows(obs)
-    return tuple(dict.fromkeys(m for t in texts for m in priced(t)))
-
-
-def _texts(e: UIElement) -> list[str]:
-    return [t for t in (e.text, e.desc, *e.extra_texts) if t]
-
-
-def total_rows(obs: Observation) -> list[str]:
-    """The texts of the screen's total rows ("Total: ¥1,079.00", "合计 ¥99"), with what sits
-    on the same row when the amount is a separate text ("Total" | "¥1,079.00")."""
-    pieces = [(" ".join(_texts(e)), e.bounds) for e in obs.elements if not e.editable]
-    pieces += [(b.text, b.bounds) for b in obs.ocr or ()]
-    out: list[str] = []
-    for text, box in pieces:
-        if not text or not _is_total(text):
-            continue
-        out.append(text)
-        if not priced(text):
-            out += [t for t, other in pieces if t and box.top <= other.center.y <= box.bottom]
-    return out
-
-
-def _is_total(text: str) -> bool:
-    words = latin_words(text)
-    pairs = set(zip(words, words[1:], strict=False))
-    return bool(_TOTAL_EN.intersection(words) or pairs.intersection(_TOTAL_EN_PAIRS)
-                or any(z in cjk_part(text) for z in _TOTAL_ZH))
-
-
+# -- what a send sends (what a payment costs: omg_agent.guards.payable) -------------------
 def message_text(obs: Observation) -> str | None:
     """What the screen's message box holds (the focused one when there are several), or
     ``None`` when there is none or the boxes disagree."""

@@ -19,14 +19,8 @@ from omg_agent.guards.authorisation import (
     parse_authorisations,
     same_message,
 )
-from omg_agent.guards.sensitive import (
-    Gate,
-    message_text,
-    payment_amounts,
-    target_element,
-    text_at,
-    total_rows,
-)
+from omg_agent.guards.payable import payment_amounts, total_rows
+from omg_agent.guards.sensitive import Gate, message_text, target_element, text_at
 from omg_agent.perception.anchor import Anchorer
 
 A = Authorisation
