@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omg_agent.brain import honest
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import HeldAction, TurnRecord
 from omg_agent.core.actions import Action, AnchorTarget, dump_action, parse_action
@@ -101,8 +102,10 @@ def carry_out(run: RunContext, held: HeldAction) -> None:
                   "Look at the screen and decide; a sensitive action is asked again.")
         return
     action = on_element(held, found, obs)
+    since = 0
     if run.gatekeeper is not None:
         run.gatekeeper.approve(held.describe)
+        since = len(run.gatekeeper.passed.entries)
         stop = run.gatekeeper.review([action], obs)
         if stop is not None:  # the gate sees another action on this screen: not the held one
             run.gatekeeper.withdraw(held.describe)
@@ -114,6 +117,9 @@ def carry_out(run: RunContext, held: HeldAction) -> None:
     s.budget.check()  # the turn that asked for it paid its step (issue 27)
     executed = run.driver.execute([action], obs)
     ok = executed.ok and bool(executed.outcomes)
+    honest.acted_on(s, executed.outcomes)
+    if run.gatekeeper is not None:
+        run.gatekeeper.passed.settle(lambda at: ok, since)
     detail = "; ".join(o.detail for o in executed.outcomes if o.detail)
     failure = None if ok else Failure(FailureKind.CLICK_MISSED,
                                       f"{held.describe}: {detail or 'did not go through'}")

@@ -159,6 +159,8 @@ class Orchestrator:
 
     def begin(self, state: RunState) -> None:
         self.state = state
+        if self.gatekeeper is not None:  # what the gate let go in earlier processes too
+            state.passed = self.gatekeeper.passed.restore(state.passed)
         self._context = RunContext(state, self.driver, self.memory, self.settings,
                                    self.loops, self.recorder, self.gatekeeper,
                                    self.failure_threshold)

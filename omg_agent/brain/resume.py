@@ -55,6 +55,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.durable import write_atomic
 from omg_agent.errors import ConfigError
+from omg_agent.guards.ledger import Passage
 
 if TYPE_CHECKING:
     from omg_agent.brain.orchestrator import Orchestrator
@@ -121,6 +122,8 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
         "post_mortems": [pm.model_dump(mode="json") for pm in state.post_mortems],
         "memory": memory.snapshot(), "session": memory.run_id, "turns": state.turns,
         "usage": list(state.usage), "device": device, "plan_file": plan_file,
+        "baseline": dict(state.baseline), "touched": list(state.touched),
+        "passed": [p.as_dict() for p in state.passed],
     }
 
 
@@ -207,6 +210,9 @@ def _state(data: dict[str, Any]) -> RunState:
     state.turns = int(data["turns"])
     calls, tokens_in, tokens_out = (int(n) for n in data["usage"])
     state.usage = (calls, tokens_in, tokens_out)
+    state.baseline = dict(data.get("baseline") or {})  # honest done (brain/honest.py)
+    state.touched = list(data.get("touched") or ())
+    state.passed = [Passage.of(p) for p in data.get("passed") or ()]
     return state
 
 

@@ -96,6 +96,9 @@ class SavedStateFile(_Part):
     ended: str | None = None
     ended_because: str | None = ""
     dry_run: bool = False  # a --dry-run's state: never carried out for real
+    baseline: dict[str, bool] = {}  # each check's value when first seen (brain/honest.py)
+    touched: list[dict[str, str]] = []  # the elements actions landed on
+    passed: list[dict[str, Any]] = []  # what the gate let go (guards/ledger.py)
 
 
 # pydantic names the member of a union it tried in the error's path ("held._Held.cls"):

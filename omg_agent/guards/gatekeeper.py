@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+from omg_agent.guards.ledger import Ledger
 from omg_agent.guards.sensitive import (
     Decision,
     Gate,
@@ -70,6 +71,7 @@ class GateKeeper:
     # what the user said no to (never asked again) -> how often the model reached for it since
     refused: dict[str, int] = field(default_factory=dict)
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
+    passed: Ledger = field(default_factory=Ledger)  # the sensitive actions it let go
 
     def review(self, actions: Sequence[Action], obs: Observation, *,
                elements: Sequence[UIElement | None] = ()) -> GateStop | None:
@@ -85,11 +87,13 @@ class GateKeeper:
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
             if not decision.needs_confirmation or decision.sensitivity is None:
+                self.passed.let(decision.sensitivity, "authorisation", index)
                 continue
             request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
             if request.describe in self.approved:
                 self.approved.remove(request.describe)
                 log.info("gate: %s approved earlier by the user", request.describe)
+                self.passed.let(decision.sensitivity, "human", index)
                 continue
             if request.describe in self.refused:  # a no stands: the model may not ask twice
                 self.refused[request.describe] += 1
@@ -99,6 +103,7 @@ class GateKeeper:
             log.info("gate: %s -> %s", request.describe, answer)
             if answer is not True:
                 return GateStop(index, request, answer, action, element, seen)
+            self.passed.let(decision.sensitivity, "human", index)
         return None
 
     def holds(self, action: Action, obs: Observation) -> bool:
