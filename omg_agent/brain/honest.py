@@ -13,7 +13,8 @@ Three parts of one rule, over the run's :class:`~omg_agent.brain.run_state.RunSt
   through. A check that held at first sight (or has no value) proves something only when
   an action landed on the element it names (:func:`backed`).
 - **The ending** (:func:`finish_done`): every ``done`` goes through here. The plan's end
-  checks must hold a check that changed or is backed (:func:`unproven_end`), and a task
+  checks must hold a check that changed or is backed (:func:`unproven_end`; not for a step
+  that reads a value, :func:`changes`), and a task
   that asks to pay, send or delete needs that class in the gate's ledger, carried out ok
   (:func:`~omg_agent.guards.ledger.missing_passage`). Otherwise the run ends
   ``unverified`` (exit 9) with the reason — never ``done``.
@@ -32,6 +33,7 @@ from omg_agent.brain.run_state import RunState
 from omg_agent.brain.verdicts import DONE_HINT
 from omg_agent.brain.verify import check_failure, determines, filled
 from omg_agent.core.checks import ElementCheck, StepCheck
+from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
@@ -113,6 +115,13 @@ def unproven_end(run: RunContext, checks: Sequence[StepCheck]) -> str | None:
     return f"its checks already held before the run acted ({said})"
 
 
+def changes(step: TaskStep | None) -> bool:
+    """Whether ``step``'s checks must show a change: a step that reads a value
+    (``data_output``) changes nothing — its checks say where the value shows, and the value
+    saved is its result."""
+    return step is not None and bool(step.checks) and not step.data_output
+
+
 def passages(run: RunContext) -> list[Passage]:
     """What the gate let go in this run (all its processes)."""
     return run.gatekeeper.passed.entries if run.gatekeeper is not None else run.state.passed
@@ -123,7 +132,7 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
     ``unverified``, saying why (see the module doc)."""
     s = run.state
     final = s.todo.steps[-1] if s.todo.steps else None
-    why = unproven_end(run, final.checks) if final is not None and final.checks else None
+    why = unproven_end(run, final.checks) if changes(final) else None
     why = why or missing_passage(s.task, passages(run))
     answer = run.memory.substitute(answer)
     if why is None:
@@ -137,5 +146,5 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
         tuple(s.todo.done()), f"the task was reported done, but {why}", UNPROVEN_HINT))
 
 
-__all__ = ["UNPROVEN_HINT", "acted_on", "backed", "check_key", "finish_done", "look",
+__all__ = ["UNPROVEN_HINT", "acted_on", "backed", "changes", "check_key", "finish_done", "look",
            "passages", "proves", "remember", "unproven_end"]

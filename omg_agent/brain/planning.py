@@ -166,7 +166,8 @@ def planner_ends(run: RunContext, reply: Replan, *, failed: bool, claim: str | N
         why = unproven(reply.evidence, lambda checks: run.verify(
             final.model_copy(update={"checks": list(checks)}), _confirm_screen(run)))
         # quoting the screen is not a check: what it quotes must be the run's doing
-        why = why or honest.unproven_end(run, list(reply.evidence or ()))
+        if why is None and not final.data_output:
+            why = honest.unproven_end(run, list(reply.evidence or ()))
         if why is not None:
             unproven_claim(run, why, words)
             return
