@@ -37,7 +37,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
-from omg_agent.guards.ledger import Passage, missing_passage, task_classes
+from omg_agent.guards.ledger import Passage, missing_passage
 from omg_agent.perception.anchor import match_anchor
 
 MAX_SEEN = 40  # the earliest distinct screens kept (elements only)
@@ -107,13 +107,9 @@ def proves(s: RunState, check: StepCheck) -> bool:
 
 
 def unproven_end(run: RunContext, checks: Sequence[StepCheck]) -> str | None:
-    """Why passing ``checks`` show nothing the run did (``None``: one of them does, or the
-    run carried out the sensitive action its task asks for — the gate let it go and it
-    went through: that is the run's effect, whatever the checks quote)."""
+    """Why passing ``checks`` show nothing the run did (``None``: one of them does)."""
     remember(run, checks)
-    s = run.state
-    if any(proves(s, c) for c in checks) or (
-            task_classes(s.task) and missing_passage(s.task, passages(run)) is None):
+    if any(proves(run.state, c) for c in checks):
         return None
     said = "; ".join(c.describe() for c in checks) or "no checks"
     return f"its checks already held before the run acted ({said})"
