@@ -132,7 +132,7 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
     ``unverified``, saying why (see the module doc)."""
     s = run.state
     final = s.todo.steps[-1] if s.todo.steps else None
-    why = unproven_end(run, final.checks) if changes(final) else None
+    why = unproven_end(run, final.checks) if final is not None and changes(final) else None
     why = why or missing_passage(s.task, passages(run))
     answer = run.memory.substitute(answer)
     if why is None:
