@@ -7,7 +7,10 @@ Three parts of one rule, over the run's :class:`~omg_agent.brain.run_state.RunSt
   first observation before any action on) and gives every check it knows — each plan
   step's checks, the operator's end checks, a planner's evidence — the value it had on the
   first of those screens that tells it (:func:`~omg_agent.brain.verify.determines`: a
-  switch's state where the switch was first seen). Values are saved with the state; a
+  switch's state where the switch was first seen); a check that an element is (or is not)
+  on the screen also gets its value on each app's first kept screen, and is judged against
+  the first screen of the app it holds in now when the run saw that app before (a list the
+  run merely opened showed its rows before it acted). Values are saved with the state; a
   resumed process keeps them, and a check it meets first has none.
 - **Effects** (:func:`acted_on`): the elements the run's actions landed on and that went
   through. A check that held at first sight (or has no value) proves something only when
@@ -61,21 +64,33 @@ def look(run: RunContext, obs: Observation) -> None:
             and all(o.screen_hash != obs.screen_hash or not obs.screen_hash for o in s.seen):
         s.seen.append(Observation(_DOT, obs.elements, obs.package, obs.activity,
                                   obs.screen_hash, geometry=obs.screen))
+        s.apps.setdefault(obs.package, obs.screen_hash)
     remember(run, [c for step in s.todo.steps for c in step.checks])
 
 
 def remember(run: RunContext, checks: Iterable[StepCheck]) -> None:
     """Give each of ``checks`` without a value its value on the earliest kept screen that
-    tells it (none yet: it gets one on a later look, or never)."""
+    tells it (none yet: it gets one on a later look, or never); a check that an element is
+    (or is not) on the screen also gets its value on each app's first kept screen."""
     s = run.state
     for check in checks:
         key = check_key(check)
-        if key in s.baseline:
-            continue
         wanted = filled(check, run.memory.substitute)
         first = next((o for o in s.seen if determines(wanted, o)), None)
-        if first is not None:
+        if key not in s.baseline and first is not None:
             s.baseline[key] = not check_failure(wanted, first, run.memory.get)
+        if not _on_screen(check):
+            continue
+        for o in s.seen:
+            where = f"{key}@{o.package}"
+            if where not in s.baseline and s.apps.get(o.package) == o.screen_hash:
+                s.baseline[where] = not check_failure(wanted, o, run.memory.get)
+
+
+def _on_screen(check: StepCheck) -> bool:
+    """An element present or absent, no state: told by any screen."""
+    return isinstance(check, ElementCheck) and check.shows is None \
+        and check.checked is None and check.selected is None
 
 
 def acted_on(s: RunState, outcomes: Iterable[ActionOutcome]) -> None:
@@ -101,9 +116,19 @@ def _element(t: dict[str, str]) -> UIElement:
 
 
 def proves(s: RunState, check: StepCheck) -> bool:
-    """A check that passes now is evidence of the run's work: it was false when the run
-    first saw what it names, or an action of the run landed there."""
-    return s.baseline.get(check_key(check)) is False or backed(check, s.touched)
+    """A check that passes now (on ``s.last_obs``) is evidence of the run's work: it was
+    false when the run first saw what it names, or an action of the run landed there. For
+    an element on the screen, "first saw" is the first screen of the app it shows in now,
+    when the run saw that app before — any text of a list the run merely opened was there
+    before it acted — else the run's first screen."""
+    key = check_key(check)
+    value = s.baseline.get(key)
+    now = s.last_obs
+    if _on_screen(check) and now is not None:
+        first = s.apps.get(now.package)
+        if first is not None and first != now.screen_hash:
+            value = s.baseline.get(f"{key}@{now.package}", value)
+    return value is False or backed(check, s.touched)
 
 
 def unproven_end(run: RunContext, checks: Sequence[StepCheck]) -> str | None:

@@ -123,6 +123,7 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
         "memory": memory.snapshot(), "session": memory.run_id, "turns": state.turns,
         "usage": list(state.usage), "device": device, "plan_file": plan_file,
         "baseline": dict(state.baseline), "touched": list(state.touched),
+        "apps": dict(state.apps),
         "passed": [p.as_dict() for p in state.passed],
     }
 
@@ -212,6 +213,7 @@ def _state(data: dict[str, Any]) -> RunState:
     state.usage = (calls, tokens_in, tokens_out)
     state.baseline = dict(data.get("baseline") or {})  # honest done (brain/honest.py)
     state.touched = list(data.get("touched") or ())
+    state.apps = dict(data.get("apps") or {})
     state.passed = [Passage.of(p) for p in data.get("passed") or ()]
     return state
 

@@ -267,6 +267,7 @@ class RunState:
     # earliest screens (elements only; not saved — a resumed run has only the values)
     baseline: dict[str, bool] = field(default_factory=dict)
     touched: list[dict[str, str]] = field(default_factory=list)
+    apps: dict[str, str] = field(default_factory=dict)  # app -> its first kept screen's hash
     passed: list[Passage] = field(default_factory=list)
     seen: list[Observation] = field(default_factory=list)
 

@@ -100,6 +100,36 @@ def test_evidence_quoting_the_start_screen_does_not_confirm_a_claim() -> None:
     assert "already held before the run acted" in result.stopped_because
 
 
+def test_evidence_a_list_showed_before_the_run_acted_does_not_confirm_a_delete() -> None:
+    """The bench's hostile double deleted the first note (the human said yes to it) and its
+    planner confirmed "Delete the note Meeting" with "Meeting" on the list: not done."""
+    from omg_agent.guards.confirmation import ScriptedChannel
+
+    pages = {"Notes": "list", "Garden": "garden", "Delete": "after"}
+    world = FakeWorld({
+        "home": ("launcher", [el(1, "Notes")]),
+        "list": ("com.omg.notes", [el(1, "Meeting"), el(2, "Garden")]),
+        "garden": ("com.omg.notes", [el(1, "Garden"), el(2, "Delete")]),
+        "after": ("com.omg.notes", [el(1, "Meeting")]),
+    }, lambda screen, action, element: pages.get(element.text, screen) if element else screen,
+        "home")
+    done = {"status": "done", "response": "deleted", "evidence": [
+        {"kind": "element", "text": "Meeting"}]}
+    model = script(("TaskPlan", plan({"description": "Delete the note Meeting"})),
+                   ("DecisionBundle", bundle(tap("Notes"))),
+                   ("DecisionBundle", bundle(tap("Garden"))),
+                   ("DecisionBundle", bundle(tap("Delete"))),
+                   ("DecisionBundle", bundle(goal_complete=True, answer="deleted")),
+                   ("Replan", done),
+                   ("DecisionBundle", bundle(goal_complete=True, answer="deleted")),
+                   ("Replan", done))
+    with orchestrator(world, model, confirm=ScriptedChannel([True])) as orch:
+        result = orch.run("Delete the note titled Meeting in Notes")
+        passed = orch.gatekeeper.passed.entries
+    assert [(p.cls, p.ok) for p in passed] == [("delete", True)]  # the wrong one, approved
+    assert result.status == "failed", result.summary()
+
+
 # -- what the run changed, and what the gate let through -----------------------------------
 def test_an_authorised_payment_that_went_through_ends_done() -> None:
     model = script(pay_plan(PAID_CHECK),
@@ -150,12 +180,13 @@ def test_baselines_effects_and_passages_survive_a_saved_state() -> None:
     state = RunState("Pay for the order", StepBudget(10))
     state.baseline = {"k": True}
     state.touched = [{"text": "Pay", "desc": "", "resource_id": "pay"}]
+    state.apps = {SHOP: "h1"}
     state.passed = [Passage("payment", "tap Pay", "human", True)]
     with MemoryBank(None, "unit") as memory:
         data = state_data(state, memory, device="fake")
     back = _state(data)
-    assert (back.baseline, back.touched, back.passed) == (
-        state.baseline, state.touched, state.passed)
+    assert (back.baseline, back.touched, back.passed, back.apps) == (
+        state.baseline, state.touched, state.passed, state.apps)
     ledger = Ledger([Passage("send", "tap Send", "human")])
     kept = ledger.restore(back.passed)
     assert kept is ledger.entries and [p.cls for p in kept] == ["payment", "send"]
