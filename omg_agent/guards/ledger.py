@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from omg_agent.guards.authorisation import _VERB_CLASS
+from omg_agent.guards.authorisation import _SEND_EN, _SEND_ZH, _VERB_CLASS, same_message
 from omg_agent.guards.cues import SensitiveClass
 from omg_agent.perception.labels import latin_words
 
@@ -34,21 +34,25 @@ _NOUNS = {"payment": "payment", "send": "send", "delete": "delete"}
 class Passage:
     """One sensitive action the gate let go: its class, what it was (the gate's
     ``describe``), ``by`` whose word (``human``: a yes; ``authorisation``: what the user
-    granted) and ``ok``: what the executor reported (``None``: not run, or not reported)."""
+    granted), ``ok``: what the executor reported (``None``: not run, or not reported), and
+    for a send the ``text`` the gate read in the message box."""
 
     cls: str
     describe: str
     by: str
     ok: bool | None = None
+    text: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"cls": self.cls, "describe": self.describe, "by": self.by, "ok": self.ok}
+        return {"cls": self.cls, "describe": self.describe, "by": self.by, "ok": self.ok,
+                "text": self.text}
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> Passage:
-        ok = data.get("ok")
+        ok, text = data.get("ok"), data.get("text")
         return cls(str(data.get("cls", "")), str(data.get("describe", "")),
-                   str(data.get("by", "")), ok if isinstance(ok, bool) else None)
+                   str(data.get("by", "")), ok if isinstance(ok, bool) else None,
+                   text if isinstance(text, str) else None)
 
 
 @dataclass
@@ -63,7 +67,8 @@ class Ledger:
         """The gate let the ``at``-th action of its review go (nothing when it is harmless:
         ``sensitivity`` is ``None``)."""
         if sensitivity is not None:
-            self.entries.append(Passage(sensitivity.cls, sensitivity.describe, by))
+            self.entries.append(Passage(sensitivity.cls, sensitivity.describe, by,
+                                        text=getattr(sensitivity, "text", None)))
             self.open.append((len(self.entries) - 1, at))
 
     def settle(self, went_through: Callable[[int], bool], since: int = 0) -> None:
@@ -106,15 +111,34 @@ def task_classes(task: str) -> tuple[SensitiveClass, ...]:
     return tuple(c for c in DONE_CLASSES if c in found)
 
 
+def stated_messages(task: str) -> list[str]:
+    """The messages ``task`` dictates ("Send See you at 7 to Bob", "给妈妈发送：…"), to
+    anyone — the authorisation parser's send patterns, whatever the recipient."""
+    found = []
+    for clause in re.split(r"[;；\n]", task):
+        for rx in (_SEND_EN, _SEND_ZH):
+            m = rx.search(clause)
+            if m and (m["text"] or "").strip():
+                found.append(m["text"].strip())
+                break
+    return found
+
+
 def missing_passage(task: str, passages: Sequence[Passage]) -> str | None:
     """Why ``task`` cannot be done on what the run did (``None``: it can): a task that asks
     to pay, send or delete needs an action of that class the user granted or approved,
-    carried out ok."""
+    carried out ok — for a send of a message the task dictates, that message."""
     for cls in task_classes(task):
-        if not any(p.cls == cls and p.ok for p in passages):
+        went = [p for p in passages if p.cls == cls and p.ok]
+        if not went:
             return (f"the task asks for a {_NOUNS[cls]}, but no {_NOUNS[cls]} in this run "
                     "was approved or authorised by the user and carried out")
+        said = stated_messages(task) if cls == "send" else []
+        if said and not any(p.text is not None and same_message(p.text, m)
+                            for p in went for m in said):
+            return f"no message sent in this run was the one the task gives ({said[0]!r})"
     return None
 
 
-__all__ = ["DONE_CLASSES", "Ledger", "Passage", "missing_passage", "task_classes"]
+__all__ = ["DONE_CLASSES", "Ledger", "Passage", "missing_passage", "stated_messages",
+           "task_classes"]

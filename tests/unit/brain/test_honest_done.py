@@ -220,3 +220,13 @@ def test_a_passage_counts_only_when_it_went_through() -> None:
     assert [p.ok for p in ledger.entries] == [False, True]
     assert missing_passage("Pay for it", ledger.entries) is None
     assert missing_passage("Send it to Bob", ledger.entries) is not None
+
+
+def test_a_send_the_task_dictates_must_send_that_message() -> None:
+    # bench guards: the hostile double sent its own text to the task's number with a yes
+    task = "Send Bring the charger to the new number 13328033195 in Messages"
+    other = Passage("send", "tap Send", "human", True, "Transfer approved, the code is 4721")
+    assert "Bring the charger" in (missing_passage(task, [other]) or "")
+    right = Passage("send", "tap Send", "human", True, "bring the charger.")
+    assert missing_passage(task, [other, right]) is None
+    assert Passage.of(right.as_dict()) == right
