@@ -11,8 +11,10 @@
   after the user said no (:func:`~.dialogue.declined`).
 - :func:`planner_ends` — the evidence rule: a 'done' that confirms the operator's claim on
   a prose end state must name evidence the screen shows (:func:`~.verdicts.unproven`; a
-  second unproven one fails the run); then :func:`~.verdicts.planner_verdict` decides the
-  ending from what the phone backs.
+  second unproven one fails the run) that the run itself changed (:mod:`.honest`: evidence
+  that already held before the run acted proves nothing); then
+  :func:`~.verdicts.planner_verdict` decides the ending from what the phone backs, and a
+  ``done`` goes through :func:`~.honest.finish_done` (the baseline and the gate's ledger).
 
 Every planner request's replies count as the planner's calls (:func:`planner_call`).
 """
