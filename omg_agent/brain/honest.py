@@ -76,8 +76,9 @@ def remember(run: RunContext, checks: Iterable[StepCheck]) -> None:
     for check in checks:
         key = check_key(check)
         wanted = filled(check, run.memory.substitute)
-        first = next((o for o in s.seen if determines(wanted, o)), None)
-        if key not in s.baseline and first is not None:
+        first = None if key in s.baseline else next(
+            (o for o in s.seen if determines(wanted, o)), None)
+        if first is not None:
             s.baseline[key] = not check_failure(wanted, first, run.memory.get)
         if not _on_screen(check):
             continue
