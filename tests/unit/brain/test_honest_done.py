@@ -230,3 +230,25 @@ def test_a_send_the_task_dictates_must_send_that_message() -> None:
     right = Passage("send", "tap Send", "human", True, "bring the charger.")
     assert missing_passage(task, [other, right]) is None
     assert Passage.of(right.as_dict()) == right
+
+
+def test_a_baseline_taken_before_a_question_holds_after_the_resume() -> None:
+    """The run asks first and stops; a new process resumes from the saved state: the check
+    false on the first screen (Notes is not at the checkout) still counts as changed."""
+    model = script(("TaskPlan", plan({"description": "Go home", "checks": [
+                        {"kind": "element", "text": "Notes"}]})),
+                   ("DecisionBundle", bundle({"type": "ask_user", "question": "Go home now?"})),
+                   ("Replan", {"status": "replanned", "plan": plan({
+                       "description": "Go home", "checks": [
+                           {"kind": "element", "text": "Notes"}]})}),
+                   ("DecisionBundle", bundle(tap("Home"))))
+    with orchestrator(shop(), model) as orch:
+        first = orch.run("Go to the home screen")
+        assert first.status == "ask_user", first.summary()
+        assert orch.state is not None and orch.state.baseline  # taken before anything ran
+        with MemoryBank(None, "unit") as memory:
+            saved = _state(state_data(orch.state, memory, device="fake"))
+    assert saved.seen == [] and saved.baseline  # a new process: the values, no screens
+    with orchestrator(shop(), model) as orch:
+        result = orch.resume(saved, "yes")
+    assert result.status == "done", result.summary()
