@@ -43,6 +43,7 @@ class _Budget(_Part):
 class _Dialogue(_Part):
     pending: str | None
     answers: list[tuple[str, str]]
+    secret: bool = False  # older files: no question asked for a secret
 
 
 class _Record(_Part):
@@ -100,6 +101,7 @@ class SavedStateFile(_Part):
     touched: list[dict[str, str]] = []  # the elements actions landed on
     apps: dict[str, str] = {}  # each app's first screen the run kept (its hash)
     passed: list[dict[str, Any]] = []  # what the gate let go (guards/ledger.py)
+    words_grant: bool = False  # the task's words grant (a human's, or allowed by one)
 
 
 # pydantic names the member of a union it tried in the error's path ("held._Held.cls"):

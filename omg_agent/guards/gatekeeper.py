@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+from omg_agent.guards.batch import MARK, Batches
+from omg_agent.guards.confirmation import (
+    ConfirmationChannel,
+    ConfirmationRequest,
+    words_of,
+)
 from omg_agent.guards.ledger import Ledger
 from omg_agent.guards.sensitive import (
     Decision,
@@ -55,6 +60,7 @@ class GateStop:
     action: Action | None = None
     element: UIElement | None = None
     screen: Observation | None = None
+    said: str = ""  # how the answer is recorded, when the channel says (words_of)
 
     @property
     def question(self) -> str:
@@ -72,6 +78,10 @@ class GateKeeper:
     refused: dict[str, int] = field(default_factory=dict)
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
     passed: Ledger = field(default_factory=Ledger)  # the sensitive actions it let go
+    batches: Batches = field(default_factory=Batches)  # one question for a task's list
+
+    def __post_init__(self) -> None:
+        self.batches.task = self.batches.task or self.task
 
     def review(self, actions: Sequence[Action], obs: Observation, *,
                elements: Sequence[UIElement | None] = ()) -> GateStop | None:
@@ -79,6 +89,7 @@ class GateKeeper:
         when every one is harmless, pre-authorised or confirmed by a human now;
         ``elements`` are what the executor resolved each action's target to, when it did."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
+        self.batches.saw(obs)
         for index, action in enumerate(actions):
             resolved = elements[index] if index < len(elements) else None
             element, decision = self._decide(action, obs, anchorer, resolved)
@@ -90,9 +101,15 @@ class GateKeeper:
                 self.passed.let(decision.sensitivity, "authorisation", index)
                 continue
             request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
+            if self.batches.covers(decision.sensitivity, self.approved):
+                log.info("gate: %s is on the list the user allowed", request.describe)
+                self.passed.let(decision.sensitivity, "human", index)
+                continue
+            request = self.batches.question(decision.sensitivity) or request
             if request.describe in self.approved:
                 self.approved.remove(request.describe)
                 log.info("gate: %s approved earlier by the user", request.describe)
+                self._listed(request, decision.sensitivity, True)
                 self.passed.let(decision.sensitivity, "human", index)
                 continue
             if request.describe in self.refused:  # a no stands: the model may not ask twice
@@ -101,10 +118,18 @@ class GateKeeper:
             answer = self.channel.confirm(request) if self.channel is not None else None
             self.asked.append((request, answer))
             log.info("gate: %s -> %s", request.describe, answer)
+            self._listed(request, decision.sensitivity, answer)
             if answer is not True:
-                return GateStop(index, request, answer, action, element, seen)
+                return GateStop(index, request, answer, action, element, seen,
+                                words_of(self.channel))
             self.passed.let(decision.sensitivity, "human", index)
         return None
+
+    def _listed(self, request: ConfirmationRequest, found: Sensitivity,
+                answer: bool | None) -> None:
+        """A yes to a list question allows the rest of the list (:mod:`.batch`)."""
+        if answer is True and request.describe.startswith(MARK):
+            self.batches.answered(request, found)
 
     def holds(self, action: Action, obs: Observation) -> bool:
         """Whether the gate would ask before ``action`` on ``obs`` (nobody is asked here: for
