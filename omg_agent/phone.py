@@ -65,7 +65,7 @@ class Acted:
 class TaskResult:
     """How a run ended. ``status`` is read from the phone (done only when the checks
     passed): done, failed, ask_user, needs_confirmation, declined, infeasible, or
-    unverified (a phone model alone said done and nothing could check it).
+    unverified (the model said done and nothing in the run backs it on the phone).
     ``question`` is what a stopped run waits for; ``run_dir`` holds the trace and
     ``state.json`` (resume with :meth:`Phone.resume`); ``report`` the HTML report."""
 

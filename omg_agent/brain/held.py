@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from omg_agent.brain import honest
 from omg_agent.brain.resume import STATE_FILE
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import HeldAction, TurnRecord
@@ -141,8 +142,10 @@ def carry_out(run: RunContext, held: HeldAction) -> None:
                   "Look at the screen and decide; a sensitive action is asked again.")
         return
     action = on_element(held, found, obs)
+    since = 0
     if run.gatekeeper is not None:
         run.gatekeeper.approve(held.fingerprint)
+        since = len(run.gatekeeper.passed.entries)
         stop = run.gatekeeper.review([action], obs)
         if stop is not None:  # the gate sees another action on this screen: not the held one
             run.gatekeeper.withdraw(held.fingerprint)
@@ -154,6 +157,9 @@ def carry_out(run: RunContext, held: HeldAction) -> None:
     s.budget.check()  # the turn that asked for it paid its step (issue 27)
     executed = run.driver.execute([action], obs)
     ok = executed.ok and bool(executed.outcomes)
+    honest.acted_on(s, executed.outcomes)
+    if run.gatekeeper is not None:
+        run.gatekeeper.passed.settle(lambda at: ok, since)
     detail = "; ".join(o.detail for o in executed.outcomes if o.detail)
     failure = None if ok else Failure(FailureKind.CLICK_MISSED,
                                       f"{held.describe}: {detail or 'did not go through'}")

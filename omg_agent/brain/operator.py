@@ -334,6 +334,7 @@ class Operator:
                                    self.gatekeeper, missing)
             executed = self.driver.execute(actions[start:cut], None if unseen else obs,
                                            review=review)
+            review.settle(executed.outcomes)
             if review.stop:
                 return
             fresh = run.add(executed, start)

@@ -55,6 +55,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.durable import write_atomic
 from omg_agent.errors import ConfigError
+from omg_agent.guards.ledger import Passage
 from omg_agent.guards.spend_ledger import SpendLedger
 
 if TYPE_CHECKING:
@@ -125,6 +126,9 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
         "memory": memory.snapshot(), "session": memory.run_id, "turns": state.turns,
         "usage": list(state.usage), "device": device, "plan_file": plan_file,
         "spent": state.spent.as_data(),
+        "baseline": dict(state.baseline), "touched": list(state.touched),
+        "apps": dict(state.apps),
+        "passed": [p.as_dict() for p in state.passed],
     }
 
 
@@ -216,6 +220,10 @@ def _state(data: dict[str, Any]) -> RunState:
         state.spent = SpendLedger.of(data.get("spent") or [])
     except ValueError as exc:
         raise ConfigError(f"{STATE_FILE} is not a valid saved run: {exc}") from None
+    state.baseline = dict(data.get("baseline") or {})  # honest done (brain/honest.py)
+    state.touched = list(data.get("touched") or ())
+    state.apps = dict(data.get("apps") or {})
+    state.passed = [Passage.of(p) for p in data.get("passed") or ()]
     return state
 
 

@@ -98,6 +98,10 @@ class SavedStateFile(_Part):
     ended: str | None = None
     ended_because: str | None = ""
     dry_run: bool = False  # a --dry-run's state: never carried out for real
+    baseline: dict[str, bool] = {}  # each check's value when first seen (brain/honest.py)
+    touched: list[dict[str, str]] = []  # the elements actions landed on
+    apps: dict[str, str] = {}  # each app's first screen the run kept (its hash)
+    passed: list[dict[str, Any]] = []  # what the gate let go (guards/ledger.py)
     words_grant: bool = False  # the task's words grant (a human's, or allowed by one)
 
 

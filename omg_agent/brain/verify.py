@@ -50,7 +50,7 @@ def verify_step(step: TaskStep, obs: Observation, recall: Recall,
         return Failure(FailureKind.NOT_VERIFIED,
                        f"the step must save ${step.data_output} (mem_save) first")
     for check in step.checks:
-        why = check_failure(_filled(check, substitute), obs, recall)
+        why = check_failure(filled(check, substitute), obs, recall)
         if why:
             return Failure(FailureKind.NOT_VERIFIED, f"not verified: {why}")
     return None
@@ -64,7 +64,18 @@ def names_present_element(checks: Iterable[StepCheck]) -> bool:
     return any(isinstance(c, ElementCheck) and c.present for c in checks)
 
 
-def _filled(check: StepCheck, substitute: Callable[[str], str]) -> StepCheck:
+def determines(check: StepCheck, obs: Observation) -> bool:
+    """Whether ``obs`` tells ``check``'s value about what it names: a state, shown text or
+    selection only where the element is on the screen; presence, absence, the app and memory
+    on any screen (honest done compares a check with the first screen that tells)."""
+    if not isinstance(check, ElementCheck) or (
+            check.shows is None and check.checked is None and check.selected is None):
+        return True
+    elements = tuple(e for e in obs.elements if check.in_field or not e.editable)
+    return _anchored(check.anchor(), dataclasses.replace(obs, elements=elements)) is not None
+
+
+def filled(check: StepCheck, substitute: Callable[[str], str]) -> StepCheck:
     """``check`` with ``$vars`` in its texts filled in from memory."""
     if not isinstance(check, ElementCheck):
         return check
@@ -121,4 +132,5 @@ def _row_switch(label: UIElement, elements: Sequence[UIElement]) -> UIElement | 
                default=None)
 
 
-__all__ = ["app_matches", "check_failure", "names_present_element", "verify_step"]
+__all__ = ["app_matches", "check_failure", "determines", "filled", "names_present_element",
+           "verify_step"]

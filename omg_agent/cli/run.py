@@ -26,10 +26,11 @@ Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that i
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
 waiting for the user's yes to a sensitive action, 6 declined (the user said no), 7 the
 device is busy (another agent holds its lease), 8 stopped by disk trouble (full, read-only,
-the run folder deleted: status interrupted, resumable), 9 unverified (a phone model alone
-said done and nothing could check it), 130 interrupted (Ctrl-C; resumable). The code is
-decided by the outcome before anything is printed; an error while printing never changes
-it.
+the run folder deleted: status interrupted, resumable), 9 unverified (the model said done and
+nothing in the run backs it: no check could look, its checks already held before the run
+acted, or a pay/send/delete task carried out no such action the user allowed), 130
+interrupted (Ctrl-C; resumable). The code is decided by the outcome before anything is
+printed; an error while printing never changes it.
 """
 
 from __future__ import annotations

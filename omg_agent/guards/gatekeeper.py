@@ -36,6 +36,7 @@ from omg_agent.guards.confirmation import (
     ConfirmationRequest,
     words_of,
 )
+from omg_agent.guards.ledger import Ledger
 from omg_agent.guards.sensitive import (
     Decision,
     Gate,
@@ -83,6 +84,7 @@ class GateKeeper:
     # what the user said no to (never asked again) -> how often the model reached for it since
     refused: dict[str, int] = field(default_factory=dict)
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
+    passed: Ledger = field(default_factory=Ledger)  # the sensitive actions it let go
     batches: Batches = field(default_factory=Batches)  # one question for a task's list
     # the screen now: after a human's answer the gate looks again before anything runs
     observe: Callable[[], Observation] | None = None
@@ -105,13 +107,13 @@ class GateKeeper:
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
             if not decision.needs_confirmation or decision.sensitivity is None:
-                self.gate.paid(decision.sensitivity)  # a payment joins the run's total
+                self._let(decision.sensitivity, "authorisation", index)
                 continue
             request = ConfirmationRequest.of(decision.sensitivity, self.task,
                                              fingerprint(decision.sensitivity, element, seen))
             if self.batches.covers(decision.sensitivity, self.approved):
                 log.info("gate: %s is on the list the user allowed", request.describe)
-                self.gate.paid(decision.sensitivity)
+                self._let(decision.sensitivity, "human", index)
                 continue
             listed = self.batches.question(decision.sensitivity)
             if listed is not None:  # one question for the task's whole list, bound alike
@@ -119,7 +121,7 @@ class GateKeeper:
             if request.fingerprint in self.approved:  # a yes to exactly this, used once
                 self.approved.remove(request.fingerprint)
                 log.info("gate: %s approved earlier by the user", request.describe)
-                self._yes(request, decision.sensitivity)
+                self._yes(request, decision.sensitivity, index)
                 continue
             if request.describe in self.refused:  # a no stands: the model may not ask twice
                 self.refused[request.describe] += 1
@@ -143,7 +145,7 @@ class GateKeeper:
                 return GateStop(index, request, answer, action, element, seen,
                                 words_of(self.channel))
             if self.observe is None:  # no screen to look at again (a test's fixed screen)
-                self._yes(request, found)
+                self._yes(request, found, index)
                 return None
             now = self.observe()
             again = self._again(action, element, now)
@@ -151,12 +153,12 @@ class GateKeeper:
                 return GateStop(index, request, None, action, element, now, gone=again)
             found_now, decision = again
             if decision.sensitivity is None or not decision.needs_confirmation:
-                self.gate.paid(decision.sensitivity)
+                self._let(decision.sensitivity, "authorisation", index)
                 return None  # what is there now needs nobody's yes, in the same place
             fresh = ConfirmationRequest.of(decision.sensitivity, self.task,
                                            fingerprint(decision.sensitivity, found_now, now))
             if fresh.fingerprint == request.fingerprint:
-                self._yes(request, decision.sensitivity)
+                self._yes(request, decision.sensitivity, index)
                 return None
             request = dataclasses.replace(fresh, note=(
                 f"The screen changed while you were asked about: {request.describe}. "
@@ -165,11 +167,18 @@ class GateKeeper:
         return GateStop(index, request, None, action, element, seen,
                         gone="the screen kept changing while the user was asked")
 
-    def _yes(self, request: ConfirmationRequest, found: Sensitivity) -> None:
-        """A yes that stands: a list question's covers the rest of its list, and a payment
-        joins the run's total."""
+    def _yes(self, request: ConfirmationRequest, found: Sensitivity, index: int) -> None:
+        """A yes that stands: a list question's covers the rest of its list, and the action
+        is let go by a human."""
         self._listed(request, found, True)
+        self._let(found, "human", index)
+
+    def _let(self, found: Sensitivity | None, by: str,
+             index: int) -> None:
+        """The action at ``index`` goes on: a payment joins the run's total, and a sensitive
+        action is recorded with who let it go (honest done reads it)."""
         self.gate.paid(found)
+        self.passed.let(found, by, index)
 
     def _again(self, action: Action, element: UIElement | None, now: Observation
                ) -> tuple[UIElement | None, Decision] | str:
