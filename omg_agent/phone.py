@@ -169,14 +169,17 @@ class Phone:
             self._lease_for(f"omg-agent {act.type} (Python API)", stack)
             from omg_agent.brain.agent import gatekeeper, run_secrets
             from omg_agent.drivers.secret_typing import SecretTyping
+            from omg_agent.guards.choke import bind
 
             keeper = gatekeeper(self.settings, "", channel(confirm))
+            vault = run_secrets("", self.settings)
+            stack.enter_context(bind(self.driver, keeper, vault.mask))  # the choke point's
             obs = self.driver.observe()
             stop = keeper.review([act], obs) if keeper is not None else None
             if stop is not None:
                 raise ActionHeld(stop.request, declined=stop.answer is False)
-            driver = SecretTyping(self.driver, run_secrets("", self.settings))
-            result = driver.execute([act], obs)
+            result = SecretTyping(self.driver, vault).execute([act], obs)
+        held_at_input(result)
         detail = "; ".join(o.detail or o.action.type for o in result.outcomes)
         return Acted(result.ok, detail)
 
@@ -258,10 +261,12 @@ class Phone:
     def driver(self) -> Any:
         """The device driver (opened on first use)."""
         if self._driver is None:
+            from omg_agent.brain.agent import choke_point
             from omg_agent.drivers.select import choose_driver
 
             self._driver = choose_driver(self.serial, self._driver_kind,  # type: ignore[arg-type]
-                                         grace_s=self.settings.device_grace_s)
+                                         grace_s=self.settings.device_grace_s,
+                                         judge=choke_point(self.settings, self.serial))
             self._stack.callback(self._driver.close)
         return self._driver
 
@@ -311,6 +316,17 @@ class Phone:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def held_at_input(result: Any) -> None:
+    """Raise :class:`ActionHeld` when the choke point held one of ``result``'s inputs (an
+    effect the action's own review did not foresee: a swipe that is a tap, a key on a
+    focused Pay button, a Pay drawn in pixels)."""
+    from omg_agent.drivers.ports import InputHeld
+
+    for outcome in result.outcomes:
+        if isinstance(outcome.error, InputHeld):
+            raise ActionHeld(outcome.error.request, declined=outcome.error.answer is False)
 
 
 def channel(confirm: Confirm) -> ConfirmationChannel | None:

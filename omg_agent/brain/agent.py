@@ -37,6 +37,7 @@ from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
 from omg_agent.errors import ConfigError
 from omg_agent.guards.authorisation import parse_allow, parse_authorisations
+from omg_agent.guards.choke import ChokePoint, bind
 from omg_agent.guards.confirmation import ConfirmationChannel
 from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate
@@ -111,8 +112,10 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                                   dry_run=dry_run)
     if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
         safe_point = _both(safe_point, recorder.check)
+    keeper = gatekeeper(settings, task, confirm)
+    stack.enter_context(bind(driver, keeper, vault.mask))  # the choke point judges with it
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
-                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm),
+                        on_progress=on_progress, gatekeeper=keeper,
                         secrets=vault, macros=macros, learned=learned, route=route,
                         before_turn=safe_point, checkpoint=saver)
 
@@ -151,6 +154,13 @@ def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
             + f" but no such secret is given (known: {known}); give it with --secret "
             f"{first}=… or OMG_SECRET_{first.upper()}")
     return vault
+
+
+def choke_point(settings: Settings, serial: str = "") -> ChokePoint:
+    """The choke point a composition root installs in every driver it builds
+    (:mod:`omg_agent.guards.choke`): the settings' gate with nobody to ask — every sensitive
+    input they do not pre-authorise is held — until a run or a call binds its own keeper."""
+    return ChokePoint(gatekeeper(settings, "", None), serial=serial)
 
 
 def gatekeeper(settings: Settings, task: str,

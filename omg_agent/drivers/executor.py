@@ -60,11 +60,14 @@ from omg_agent.core.geometry import Point
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.drivers.inputs import JudgedPort
 from omg_agent.drivers.launching import LaunchFailed, launch_by_label
 from omg_agent.drivers.loading import LoadingWait
 from omg_agent.drivers.ports import (
     ActionPort,
     Device,
+    HumanHands,
+    InputJudge,
     Planned,
     PortFailed,
     Reviewer,
@@ -90,11 +93,14 @@ class BundleExecutor:
     def __init__(self, device: Device, port: ActionPort,
                  aliases: Callable[[], Mapping[str, str]] = dict,
                  loading: LoadingWait | None = None, *,
+                 judge: InputJudge | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.device = device
         self.clock, self.sleep = clock, sleep  # the wait for a new screen's anchors
-        self.port = port
+        self.judge = judge  # the choke point (guards.choke), installed by the composition root
+        self.raw = port  # the transport; only the human's own gestures use it unjudged
+        self.port: ActionPort = port if judge is None else JudgedPort(port, judge, device)
         self.aliases = aliases  # the driver's app name -> package table, asked when needed
         self.loading = loading  # armed after a boundary; the driver's observe() waits
         self.learned: dict[str, str] = {}  # app label -> package, found on the home screen
@@ -125,10 +131,16 @@ class BundleExecutor:
         t_plan = time.perf_counter()
         self._before_boundary(plans)
         outcomes: list[ActionOutcome] = []
+        port = self.raw if isinstance(review, HumanHands) else self.port
+        if isinstance(port, JudgedPort):
+            port.screen = obs  # the inputs land on the screen they were planned on
         try:
-            self._run(plans, outcomes)
+            self._run(plans, outcomes, port)
         except _Failed as exc:
             failure = exc  # it stopped the bundle before any action that failed planning
+        finally:
+            if isinstance(port, JudgedPort):
+                port.screen = port.aim = None
         if failure is not None:
             outcomes.append(ActionOutcome(failure.index, actions[failure.index], False,
                                           failure.detail, error=failure.error))
@@ -286,27 +298,32 @@ class BundleExecutor:
             app, packages=self.port.packages())
 
     # -- running -------------------------------------------------------------------------
-    def _run(self, plans: list[Planned], outcomes: list[ActionOutcome]) -> None:
+    def _run(self, plans: list[Planned], outcomes: list[ActionOutcome],
+             port: ActionPort) -> None:
         queued: list[Planned] = []
         for plan in plans:
             if _on_device(plan):
-                self.port.begin(plan.index)
+                port.begin(plan.index)
+                if isinstance(port, JudgedPort):
+                    port.aim = plan.element
                 try:
-                    self._apply(plan)
+                    self._apply(plan, port)
                 except ActionRejected as exc:
-                    self.port.discard()
-                    self._flush(queued, outcomes)
+                    port.discard()
+                    self._flush(queued, outcomes, port)
                     raise _Failed(plan.index, str(exc), exc) from None
                 queued.append(plan)
                 continue
-            self._flush(queued, outcomes)
+            self._flush(queued, outcomes, port)
             queued = []
+            if isinstance(port, JudgedPort):  # a scan or a launch by label looks on its own
+                port.screen = None
             if isinstance(plan.action, Wait):
                 self.sleep(plan.action.seconds)
             if plan.label_launch:
                 assert isinstance(plan.action, Launch)
                 try:
-                    plan.detail = launch_by_label(self.device, self.port, plan, self.learned)
+                    plan.detail = launch_by_label(self.device, port, plan, self.learned)
                 except LaunchFailed as exc:
                     raise _Failed(plan.index, str(exc)) from None
             if isinstance(plan.action, Scan):
@@ -316,10 +333,10 @@ class BundleExecutor:
                 except ActionRejected as exc:
                     raise _Failed(plan.index, str(exc), exc) from None
             outcomes.append(_outcome(plan))
-        self._flush(queued, outcomes)
+        self._flush(queued, outcomes, port)
 
-    def _apply(self, plan: Planned) -> None:
-        port, action, p = self.port, plan.action, plan.point
+    def _apply(self, plan: Planned, port: ActionPort) -> None:
+        action, p = plan.action, plan.point
         match action:
             case Tap():
                 port.tap(_at(p))
@@ -347,12 +364,13 @@ class BundleExecutor:
             case Launch():
                 port.start(plan.package)
 
-    def _flush(self, queued: list[Planned], outcomes: list[ActionOutcome]) -> None:
+    def _flush(self, queued: list[Planned], outcomes: list[ActionOutcome],
+               port: ActionPort) -> None:
         if not queued:
             return
         by_index = {plan.index: plan for plan in queued}
         try:
-            done = self.port.batch()
+            done = port.batch()
         except PortFailed as exc:
             outcomes.extend(_outcome(by_index[i]) for i in exc.done)
             raise _Failed(exc.index, exc.detail) from None

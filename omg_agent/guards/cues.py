@@ -21,8 +21,9 @@ from typing import Literal
 
 from omg_agent.perception.labels import MAX_CJK_CHARS, MAX_LABEL_WORDS, cjk_part, latin_words
 
+# "unclassified": what the choke point cannot tell (never in CLASSES: nothing grants it)
 SensitiveClass = Literal["payment", "delete", "send", "install", "permission", "secret_entry",
-                         "account_security"]
+                         "account_security", "unclassified"]
 CLASSES: tuple[SensitiveClass, ...] = ("payment", "delete", "send", "install", "permission",
                                        "secret_entry", "account_security")
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+from omg_agent.guards.landing import decide, effect_of, plan_scene
 from omg_agent.guards.sensitive import (
     Decision,
     Gate,
@@ -70,6 +71,9 @@ class GateKeeper:
     # what the user said no to (never asked again) -> how often the model reached for it since
     refused: dict[str, int] = field(default_factory=dict)
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
+    # the classes a human said yes to in the segment reviewed last: the choke point lets one
+    # input of each through (guards.choke), the rest it asks about again
+    cleared: list[str] = field(default_factory=list)
 
     def review(self, actions: Sequence[Action], obs: Observation, *,
                elements: Sequence[UIElement | None] = ()) -> GateStop | None:
@@ -77,6 +81,7 @@ class GateKeeper:
         when every one is harmless, pre-authorised or confirmed by a human now;
         ``elements`` are what the executor resolved each action's target to, when it did."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
+        self.cleared.clear()
         for index, action in enumerate(actions):
             resolved = elements[index] if index < len(elements) else None
             element, decision = self._decide(action, obs, anchorer, resolved)
@@ -87,19 +92,27 @@ class GateKeeper:
             if not decision.needs_confirmation or decision.sensitivity is None:
                 continue
             request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
-            if request.describe in self.approved:
-                self.approved.remove(request.describe)
-                log.info("gate: %s approved earlier by the user", request.describe)
-                continue
-            if request.describe in self.refused:  # a no stands: the model may not ask twice
-                self.refused[request.describe] += 1
-                return GateStop(index, request, False, action, element, seen)
-            answer = self.channel.confirm(request) if self.channel is not None else None
-            self.asked.append((request, answer))
-            log.info("gate: %s -> %s", request.describe, answer)
+            answer = self.ask(request)
             if answer is not True:
                 return GateStop(index, request, answer, action, element, seen)
+            self.cleared.append(request.cls)
         return None
+
+    def ask(self, request: ConfirmationRequest) -> bool | None:
+        """The human's answer to ``request``: a one-time approval given earlier is used up,
+        a no stands (the model may not ask twice), else the channel is asked (``None``:
+        nobody to ask)."""
+        if request.describe in self.approved:
+            self.approved.remove(request.describe)
+            log.info("gate: %s approved earlier by the user", request.describe)
+            return True
+        if request.describe in self.refused:
+            self.refused[request.describe] += 1
+            return False
+        answer = self.channel.confirm(request) if self.channel is not None else None
+        self.asked.append((request, answer))
+        log.info("gate: %s -> %s", request.describe, answer)
+        return answer
 
     def holds(self, action: Action, obs: Observation) -> bool:
         """Whether the gate would ask before ``action`` on ``obs`` (nobody is asked here: for
@@ -116,13 +129,19 @@ class GateKeeper:
     def _decide(self, action: Action, obs: Observation, anchorer: Anchorer,
                 resolved: UIElement | None = None) -> tuple[UIElement | None, Decision]:
         """The element ``action`` lands on (``resolved`` by the executor, else resolved at
-        the gate's tolerance) and the gate's decision on it; a touch the tree cannot place
-        is judged by the text it would hit."""
-        if resolved is None or not hasattr(action, "target"):  # a swipe is judged untargeted
+        the gate's tolerance) and the gate's decision on it; a touch the tree cannot place,
+        or that lands on an element with no label, is judged by the text it would hit. A
+        swipe and a key are judged by their effect, as the choke point judges them
+        (:func:`~omg_agent.guards.landing.landings`: a swipe within the slop is a tap)."""
+        effect = effect_of(action, obs, anchorer, resolved)
+        if effect is not None:
+            return decide(self.gate, effect, plan_scene(obs))
+        if resolved is None:
             resolved = _element(action, obs, anchorer)
         element = resolved
-        return element, self.gate.check(action, element, obs, ocr_text=None if element
-                                        else _pixel_text(action, obs))
+        unlabeled = element is None or not (element.text or element.desc)
+        return element, self.gate.check(action, element, obs, ocr_text=_pixel_text(
+            action, obs, element) if unlabeled else None)
 
     def approve(self, describe: str) -> None:
         self.approved.append(describe)
@@ -148,15 +167,20 @@ def _typed_into(obs: Observation, action: Action, element: UIElement | None) -> 
                                                    for e in obs.elements))
 
 
-def _pixel_text(action: Action, obs: Observation) -> str | None:
-    """What a touch the tree cannot place would hit, in text: an anchor's own words (the
-    executor finds those by OCR — a WebView's "Pay now"), or OCR read under a point."""
+def _pixel_text(action: Action, obs: Observation, element: UIElement | None) -> str | None:
+    """What a touch on no element, or on one with no label, would hit, in text: an
+    anchor's own words (the executor finds those by OCR — a WebView's "Pay now"), or OCR
+    read under the point (the target's, else the element's centre)."""
     target = getattr(action, "target", None)
-    if isinstance(target, AnchorTarget):
+    if isinstance(target, AnchorTarget) and target.text:
         return target.text
-    if isinstance(target, PointTarget) and obs.ocr:
+    if not obs.ocr:
+        return None
+    if isinstance(target, PointTarget):
         point = obs.to_pixels((target.x, target.y))
         return text_at(obs, (point.x, point.y))
+    if element is not None:
+        return text_at(obs, (element.bounds.center.x, element.bounds.center.y))
     return None
 
 
