@@ -112,8 +112,7 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                                   dry_run=dry_run)
     if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
         safe_point = _both(safe_point, recorder.check)
-    keeper = gatekeeper(settings, task, confirm)
-    stack.enter_context(bind(driver, keeper, vault.mask))  # the choke point judges with it
+    keeper = stack.enter_context(bind(driver, gatekeeper(settings, task, confirm), vault.mask))
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
                         on_progress=on_progress, gatekeeper=keeper,
                         secrets=vault, macros=macros, learned=learned, route=route,

@@ -9,7 +9,9 @@ first action that ends the segment (:func:`~omg_agent.core.actions.ends_bundle`,
 element a tap lands on) or at the first that cannot be planned. The caller's
 :class:`~omg_agent.drivers.ports.Reviewer` sees the planned actions with the elements they
 land on (the operator's gate judges exactly those) and may hold one; what comes before it
-then *runs* through an :class:`~omg_agent.drivers.ports.ActionPort` — adb shell commands
+then *runs* through an :class:`~omg_agent.drivers.ports.ActionPort` — behind the choke
+point every input of every caller passes (:mod:`.inputs`; only the human's own gestures,
+:class:`~omg_agent.drivers.ports.HumanHands`, go unjudged) — adb shell commands
 sent as one batch (:mod:`.adbport`), or uiautomator2 JSON-RPC calls (:mod:`.u2port`) — and
 a failed action stops the bundle there. The rules that used to differ between drivers:
 
@@ -60,7 +62,7 @@ from omg_agent.core.geometry import Point
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
-from omg_agent.drivers.inputs import JudgedPort
+from omg_agent.drivers.inputs import JudgedPort, aim, looking_at
 from omg_agent.drivers.launching import LaunchFailed, launch_by_label
 from omg_agent.drivers.loading import LoadingWait
 from omg_agent.drivers.ports import (
@@ -98,8 +100,7 @@ class BundleExecutor:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.device = device
         self.clock, self.sleep = clock, sleep  # the wait for a new screen's anchors
-        self.judge = judge  # the choke point (guards.choke), installed by the composition root
-        self.raw = port  # the transport; only the human's own gestures use it unjudged
+        self.judge, self.raw = judge, port  # the choke point (guards.choke); the raw port
         self.port: ActionPort = port if judge is None else JudgedPort(port, judge, device)
         self.aliases = aliases  # the driver's app name -> package table, asked when needed
         self.loading = loading  # armed after a boundary; the driver's observe() waits
@@ -132,15 +133,11 @@ class BundleExecutor:
         self._before_boundary(plans)
         outcomes: list[ActionOutcome] = []
         port = self.raw if isinstance(review, HumanHands) else self.port
-        if isinstance(port, JudgedPort):
-            port.screen = obs  # the inputs land on the screen they were planned on
         try:
-            self._run(plans, outcomes, port)
+            with looking_at(port, obs):  # the inputs land on the screen planned on
+                self._run(plans, outcomes, port)
         except _Failed as exc:
             failure = exc  # it stopped the bundle before any action that failed planning
-        finally:
-            if isinstance(port, JudgedPort):
-                port.screen = port.aim = None
         if failure is not None:
             outcomes.append(ActionOutcome(failure.index, actions[failure.index], False,
                                           failure.detail, error=failure.error))
@@ -304,8 +301,7 @@ class BundleExecutor:
         for plan in plans:
             if _on_device(plan):
                 port.begin(plan.index)
-                if isinstance(port, JudgedPort):
-                    port.aim = plan.element
+                aim(port, plan.element)
                 try:
                     self._apply(plan, port)
                 except ActionRejected as exc:
@@ -316,8 +312,7 @@ class BundleExecutor:
                 continue
             self._flush(queued, outcomes, port)
             queued = []
-            if isinstance(port, JudgedPort):  # a scan or a launch by label looks on its own
-                port.screen = None
+            aim(port, None, look=True)  # a scan or a launch by label looks on its own
             if isinstance(plan.action, Wait):
                 self.sleep(plan.action.seconds)
             if plan.label_launch:

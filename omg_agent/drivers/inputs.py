@@ -14,6 +14,8 @@ human's own gestures (:class:`~omg_agent.drivers.ports.HumanHands`) pass unjudge
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from omg_agent.core.geometry import Bounds, Point
@@ -128,6 +130,29 @@ class JudgedPort:
         return read
 
 
+@contextmanager
+def looking_at(port: ActionPort, screen: Observation | None) -> Iterator[None]:
+    """While the block runs, a judged ``port`` places inputs on ``screen`` (the one the
+    segment was planned on); any other port is left as it is."""
+    if not isinstance(port, JudgedPort):
+        yield
+        return
+    port.screen = screen
+    try:
+        yield
+    finally:
+        port.screen = port.aim = None
+
+
+def aim(port: ActionPort, element: UIElement | None, *, look: bool = False) -> None:
+    """Tell a judged ``port`` what the next action's touch was resolved to; ``look``: the
+    screen it was planned on is gone (a scan or a launch looked since)."""
+    if isinstance(port, JudgedPort):
+        port.aim = element
+        if look:
+            port.screen = None
+
+
 def _density(device: Device) -> int:
     info = getattr(device, "info", None)
     try:
@@ -148,4 +173,4 @@ def judge_of(driver: Any) -> InputJudge | None:
     return None
 
 
-__all__ = ["JudgedPort", "TOUCH_SLOP_DP", "judge_of", "touch_slop_px"]
+__all__ = ["JudgedPort", "TOUCH_SLOP_DP", "aim", "judge_of", "looking_at", "touch_slop_px"]

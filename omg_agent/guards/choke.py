@@ -58,12 +58,13 @@ class ChokePoint:
 
     @contextmanager
     def bound(self, keeper: GateKeeper | None,
-              mask: Callable[[str], str] | None = None) -> Iterator[ChokePoint]:
-        """Judge with ``keeper`` (a run's, a call's) until the block ends."""
+              mask: Callable[[str], str] | None = None) -> Iterator[GateKeeper | None]:
+        """Judge with ``keeper`` (a run's, a call's) until the block ends (it is what the
+        block gets)."""
         was = self.keeper, self.mask
         self.keeper, self.mask = keeper, mask or str
         try:
-            yield self
+            yield keeper
         finally:
             self.keeper, self.mask = was
 
@@ -92,11 +93,11 @@ class ChokePoint:
 def bind(driver: Any, keeper: GateKeeper | None,
          mask: Callable[[str], str] | None = None) -> Any:
     """A context in which ``driver``'s choke point judges with ``keeper`` (nothing to bind
-    on a driver without one: a test double)."""
+    on a driver without one: a test double); it gives ``keeper``."""
     judge = judge_of(driver)
     if isinstance(judge, ChokePoint):
         return judge.bound(keeper, mask)
-    return nullcontext()
+    return nullcontext(keeper)
 
 
 __all__ = ["ChokePoint", "bind"]
