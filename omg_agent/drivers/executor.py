@@ -105,7 +105,7 @@ class BundleExecutor:
         self.aliases = aliases  # the driver's app name -> package table, asked when needed
         self.loading = loading  # armed after a boundary; the driver's observe() waits
         self.learned: dict[str, str] = {}  # app label -> package, found on the home screen
-        self.scanner = ListScanner(device, port)  # scans lists; reaches what one read
+        self.scanner = ListScanner(device, self.port)  # scans lists (judged swipes)
 
     # -- the bundle ----------------------------------------------------------------------
     def run(self, actions: list[Action], observation: Observation | None,

@@ -80,10 +80,6 @@ class JudgedPort:
             self._judge(InputEffect("key", code=code))
         self.inner.key(code)
 
-    def hotkey(self, keys: list[str]) -> None:
-        self._judge(InputEffect("key", code=None, text="+".join(keys)))
-        self.inner.hotkey(keys)  # type: ignore[attr-defined]  # only a desktop port has it
-
     def type(self, text: str, *, clear: bool, field: UIElement | None,
              after_tap: bool) -> str:
         effect = InputEffect("type", text=text, field=field, clear=clear)
@@ -106,9 +102,14 @@ class JudgedPort:
         return self.inner.packages()
 
     def __getattr__(self, name: str) -> Any:  # what a transport offers besides its verbs
-        if name == "hotkey" and not callable(getattr(self.inner, "hotkey", None)):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
+        found = getattr(self.inner, name)  # AttributeError when it has none (a phone: hotkey)
+        if name != "hotkey":
+            return found
+
+        def hotkey(keys: list[str]) -> None:  # a desktop's key combination: judged too
+            self._judge(InputEffect("key", code=None, text="+".join(keys)))
+            found(keys)
+        return hotkey
 
     # -- the scene -------------------------------------------------------------------------
     def _judge(self, effect: InputEffect) -> None:

@@ -63,3 +63,30 @@ def test_the_humans_own_gestures_pass_unjudged() -> None:
     result, port = run(judge, {"type": "tap", "target": {"kind": "anchor", "text": "Save"}},
                        review=HumanHands())
     assert result.ok and judge.seen == [] and port.log == [(0, "tap 500,450")]
+
+
+def test_a_judged_phone_port_offers_no_hotkey_and_a_desktop_ones_is_judged() -> None:
+    from omg_agent.drivers.inputs import JudgedPort
+
+    judge = Judge()
+    phone = JudgedPort(RecordingPort(), judge, FakeDevice(screen(SAVE)))
+    assert not callable(getattr(phone, "hotkey", None))  # a scan stays a phone's scan
+
+    class DesktopPort(RecordingPort):
+        def hotkey(self, keys: list[str]) -> None:
+            self._rec("hotkey " + "+".join(keys))
+
+    desktop = JudgedPort(DesktopPort(), judge, FakeDevice(screen(SAVE)))
+    desktop.hotkey(["ctrl", "l"])
+    assert [(e.verb, e.code) for e, _ in judge.seen] == [("key", None)]
+
+
+def test_the_list_scanners_swipes_are_judged_on_the_screens_it_reads() -> None:
+    from tests.unit.drivers.scroll_world import ScrollDevice, ScrollPort, ScrollWorld, product
+
+    world = ScrollWorld([product(f"Product {i}", "¥1.00") for i in range(1, 30)])
+    judge = Judge()
+    executor = BundleExecutor(ScrollDevice(world), ScrollPort(world), judge=judge)
+    assert executor.run([parse_action({"type": "scan"})], None).ok
+    swipes = [scene for e, scene in judge.seen if e.verb == "swipe"]
+    assert swipes and all(scene.screen is not None for scene in swipes)
