@@ -6,8 +6,12 @@ is no module-level instance. Sources, strongest first:
 
 1. ``overrides`` (command-line options),
 2. ``OMG_*`` environment variables (``OMG_MODEL``, ``OMG_MAX_STEPS``, … — one per field),
-3. the TOML file: ``config_file`` if given, else ``$OMG_CONFIG``, else ``./omg.toml`` if it
-   exists (top-level keys named like the fields: ``model = "gpt-4o"``),
+3. the TOML file: ``config_file`` if given, else ``$OMG_CONFIG``, else ``omg.toml`` in the
+   user's config dir (:func:`~omg_agent.userfiles.user_config_dir`) with ``./omg.toml`` over
+   it (top-level keys named like the fields: ``model = "gpt-4o"``) — a ``./omg.toml``
+   outside that dir came with a folder, so what it sets that lowers safety (the gate off,
+   ``allow``, another endpoint or key: all but :data:`~omg_agent.userfiles.HARMLESS`) is
+   refused unless the user says yes at a terminal,
 4. ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``, the OpenAI SDK's own variables, as fallbacks,
 5. the defaults below.
 
@@ -26,7 +30,7 @@ import difflib
 import logging
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,10 +46,10 @@ from pydantic import (
 
 from omg_agent.core.secrets import secret_key
 from omg_agent.errors import ConfigError
+from omg_agent.userfiles import config_files, refuse_unsafe
 
 ENV_PREFIX = "OMG_"
 SECRET_PREFIX = "OMG_SECRET_"
-DEFAULT_CONFIG_FILE = Path("omg.toml")
 # Fallbacks after the config file: the OpenAI SDK's variables, often already exported.
 _OPENAI_FALLBACKS = {"api_key": "OPENAI_API_KEY", "base_url": "OPENAI_BASE_URL"}
 Role = Literal["planner", "operator"]
@@ -102,6 +106,12 @@ class Settings(BaseModel):
         default_factory=dict, description="Named secrets a task uses as {{secret:NAME}}: "
                                           "OMG_SECRET_<NAME>, [secrets] in omg.toml or "
                                           "run --secret NAME=VALUE.")
+    bound_secrets: dict[str, str] = Field(
+        default_factory=dict, description="Where a secret may be typed, NAME → APP or "
+                                          "APP:FIELD (run --secret NAME@APP:FIELD; never "
+                                          "from a file): only into that app's password "
+                                          "field (that field). Unbound: a password field "
+                                          "of the task's app.")
     confirm_done: Literal["always", "unverified", "never"] = Field(
         "unverified", description="When the planner confirms the operator's 'goal complete' "
                                   "against the last screen (one more model call): always; "
@@ -150,7 +160,7 @@ class Settings(BaseModel):
             return "always" if value.strip().lower() in ("true", "1", "yes", "on") else "never"
         return value
 
-    @field_validator("secrets", mode="before")
+    @field_validator("secrets", "bound_secrets", mode="before")
     @classmethod
     def _secret_names(cls, value: Any) -> Any:
         """Names in one spelling; of two spellings of a name, the later (stronger) wins."""
@@ -178,8 +188,12 @@ class Settings(BaseModel):
     # -- building ------------------------------------------------------------------------
     @classmethod
     def load(cls, *, env: Mapping[str, str] | None = None, config_file: Path | None = None,
-             overrides: Mapping[str, Any] | None = None) -> Settings:
-        """Settings from overrides, ``env`` (default ``os.environ``), file and defaults."""
+             overrides: Mapping[str, Any] | None = None,
+             confirm: Callable[[str], bool] | None = None) -> Settings:
+        """Settings from overrides, ``env`` (default ``os.environ``), file and defaults.
+        ``confirm`` asks the user at a terminal before a file outside their config dir
+        lowers safety (:data:`~omg_agent.userfiles.HARMLESS`); without it such a file is refused
+        (:class:`~omg_agent.errors.UnsafeSetting`)."""
         env = os.environ if env is None else env
         for line in unknown_env(env):
             if line not in _WARNED:  # once per process, however often settings load
@@ -190,15 +204,17 @@ class Settings(BaseModel):
         for name, var in _OPENAI_FALLBACKS.items():
             if env.get(var, "").strip():
                 values[name], sources[name] = env[var].strip(), var
-        path = config_file or _path_or_none(env.get(ENV_PREFIX + "CONFIG"))
-        if path is None and DEFAULT_CONFIG_FILE.is_file():
-            path = DEFAULT_CONFIG_FILE
-        if path is not None:
+        found: list[Path] = []  # files outside the user's config dir that were read
+        for path, own in config_files(env, config_file):
             for name, value in _read_toml(path).items():
+                if name in _OPTION_ONLY:
+                    raise ConfigError(f"{path}: {name} cannot be set in a file: bind a "
+                                      "secret on the command line, --secret NAME@APP:FIELD")
                 values[name], sources[name] = value, f"{path}: {name}"
+            found += [] if own else [path]
         for name in cls.model_fields:
             var = ENV_PREFIX + name.upper()
-            if name != "secrets" and env.get(var, "").strip():
+            if name not in ("secrets", *_OPTION_ONLY) and env.get(var, "").strip():
                 values[name], sources[name] = env[var].strip(), var
         named = {var[len(SECRET_PREFIX):]: value for var, value in env.items()
                  if var.startswith(SECRET_PREFIX) and len(var) > len(SECRET_PREFIX) and value}
@@ -207,9 +223,11 @@ class Settings(BaseModel):
             sources["secrets"] = SECRET_PREFIX + "*"
         for name, value in (overrides or {}).items():
             if value is not None:
-                if name == "secrets":
-                    value = {**values.get("secrets", {}), **value}
+                if name in ("secrets", "bound_secrets"):
+                    value = {**values.get(name, {}), **value}
                 values[name], sources[name] = value, f"option {name}"
+        for path in found:
+            refuse_unsafe(path, values, sources, confirm)
         try:
             settings = cls(**values)
         except ValidationError as exc:
@@ -289,10 +307,6 @@ def unknown_env(env: Mapping[str, str]) -> list[str]:
     return lines
 
 
-def _path_or_none(text: str | None) -> Path | None:
-    return Path(text.strip()) if text and text.strip() else None
-
-
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
@@ -309,8 +323,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 # command-line options named unlike their setting
-_FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret"}
+_FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret", "bound_secrets": "--secret"}
 _SECRET_FIELDS = ("api_key", "mcp_token", "secrets")
+_OPTION_ONLY = ("bound_secrets",)  # where a secret may be typed: the user's command line only
 
 
 def _explain(exc: ValidationError, sources: Mapping[str, str]) -> str:

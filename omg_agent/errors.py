@@ -5,6 +5,8 @@
     OmgError
     ├── ConfigError            bad settings or input files (names what was wrong)
     │   ├── ModelNotConfigured no model / endpoint / key set (message says what to set)
+    │   ├── UnsafeSetting      a file outside the user's config dir (or a fleet file) would
+    │   │                      lower safety: gate off, allow, another endpoint for the key
     │   └── FlowError          a flow file that cannot be read (names the command or field)
     ├── AdbNotFound            the ``adb`` binary is not on PATH
     ├── AdbConnectError        ``adb connect`` did not bring a device up (knows serial, detail)
@@ -51,6 +53,11 @@ class OmgError(Exception):
 
 class ConfigError(OmgError):
     """Settings, a task file or a command-line value is invalid."""
+
+
+class UnsafeSetting(ConfigError):
+    """A file the user did not make their own (an ``omg.toml`` outside their config dir, a
+    fleet file) sets what would lower safety; the message names the keys, never values."""
 
 
 class DeviceError(OmgError):

@@ -16,19 +16,27 @@ with one line naming the limit it broke, never hang or eat memory:
 JSON is YAML here (a JSON file parses as YAML), so plans and flows in either form pass the
 same checks. Callers add their own limits on what the documents mean (a flow's steps, a
 plan's steps). Beside ``config.py`` in the layers: no device, no model.
+
+Where files may lead: :func:`inside` is the one containment rule — a path a file names (a
+fleet task's folder, a flow's ``runFlow``, the MCP client's ``run_flow``) resolved, symlinks
+followed, must stay under its folder. :func:`user_config_dir` is the user's own config
+folder (``$XDG_CONFIG_HOME/omg-agent``, ``%APPDATA%\\omg-agent``, ``~/.config/omg-agent``): an
+``omg.toml`` there is the user's; one anywhere else came with a folder (see ``config.py``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from omg_agent.errors import ConfigError
+from omg_agent.errors import ConfigError, UnsafeSetting
 
 MAX_BYTES = 1 << 20  # 1 MiB: a hand-written flow of thousands of steps is ~100 KB
 MAX_DEPTH = 64  # a flow's runFlow → repeat → commands nesting is ~4 YAML levels a level
@@ -156,17 +164,121 @@ def check_shape(text: str, what: str, limits: Limits = Limits(),
             add(*sizes.get(event.anchor or "", (1, 0)))  # undefined: the loader names it
 
 
+def inside(root: Path, given: Path | str) -> Path | None:
+    """``given`` (relative to ``root``, or absolute) resolved with its symlinks, when it lies
+    under ``root`` resolved; ``None`` when it leads out (``..``, an absolute path elsewhere,
+    a link pointing out)."""
+    base = Path(root).resolve()
+    try:
+        path = (base / given).resolve()
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL in the name
+        return None
+    return path if path == base or path.is_relative_to(base) else None
+
+
+def user_config_dir(env: Mapping[str, str]) -> Path | None:
+    """The user's own config folder for OMG-Agent, from ``env`` (None: no home is known)."""
+    for var, tail in (("XDG_CONFIG_HOME", ""), ("APPDATA", ""), ("HOME", ".config")):
+        value = env.get(var, "").strip()
+        if value and Path(value).is_absolute():
+            return Path(value) / tail / "omg-agent"
+    return None
+
+
+CONFIG_FILE = Path("omg.toml")
+
+
+def _path_or_none(text: str | None) -> Path | None:
+    return Path(text.strip()) if text and text.strip() else None
+
+
+def config_files(env: Mapping[str, str], given: Path | None = None) -> list[tuple[Path, bool]]:
+    """The TOML files to read, weakest first, each with whether it is the user's own: the
+    file the user named (``config_file``, ``$OMG_CONFIG``) alone; else the one in their
+    config dir, then ``./omg.toml`` — the user's only when it lies in that dir."""
+    path = given or _path_or_none(env.get("OMG_CONFIG"))
+    if path is not None:
+        return [(path, True)]
+    home = user_config_dir(env)
+    files: list[tuple[Path, bool]] = []
+    if home is not None and (home / CONFIG_FILE).is_file():
+        files.append((home / CONFIG_FILE, True))
+    if CONFIG_FILE.is_file():
+        own = home is not None and inside(home, CONFIG_FILE.resolve()) is not None
+        if not (own and files):  # the same file, read once
+            files.append((CONFIG_FILE, own))
+    return files
+
+
+# Settings a file outside the user's config dir may set without asking: they neither lower
+# safety nor send anything (the API key, screens, secrets) elsewhere. Every other setting —
+# gate, allow, base_url, api_key, mcp_token, and any added later until it is listed here —
+# is asked about at a terminal, or refused (default deny); three only when they lower it.
+HARMLESS = frozenset({
+    "model", "planner_model", "operator_model", "timeout_s", "max_retries",
+    "retry_backoff_s", "retry_backoff_max_s", "parse_attempts", "strict_schema",
+    "image_max_side", "jpeg_quality", "max_steps", "run_timeout_s", "device_grace_s",
+    "runs_dir", "memory_db", "long_term_memory", "secrets", "planning", "dialect", "vision",
+    "auto_verify", "loop_guard"})
+_OFF = ("false", "0", "no", "off", "never")
+_LOWERS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "gate": ("turns the gate off", lambda v: str(v).strip().lower() in _OFF),
+    "confirm_done": ("skips the check of a claimed done",
+                     lambda v: str(v).strip().lower() in _OFF),
+    # a network serial (HOST:PORT, SERIAL@HOST:PORT) is a phone someone else may hold
+    "device": ("drives a phone over the network", lambda v: any(c in str(v) for c in "@:")),
+}
+_WHAT = {"allow": "pre-authorises sensitive actions", "base_url": "sends your API key to "
+         "its own endpoint", "api_key": "sets the API key your screens are sent with"}
+
+
+def lowering(values: Mapping[str, Any]) -> dict[str, str]:
+    """Each setting of ``values`` that lowers safety, with what it does in words."""
+    said = {}
+    for name, value in values.items():
+        if name in HARMLESS or (name == "allow" and not str(value).strip()):
+            continue
+        what, lowers = _LOWERS.get(name, (_WHAT.get(name, f"sets {name}"), lambda v: True))
+        if lowers(value):
+            said[name] = what
+    return said
+
+
+def refuse_unsafe(path: Path, values: Mapping[str, Any], sources: Mapping[str, str],
+                  confirm: Callable[[str], bool] | None) -> None:
+    """Refuse what ``path`` (a file outside the user's config dir) sets that lowers safety
+    and is still in force (no variable or option of the user's replaced it), unless
+    ``confirm`` — the user at a terminal — says yes to it. Names keys, never values."""
+    said = lowering({name: values[name] for name, where in sources.items()
+                     if where == f"{path}: {name}"})
+    if not said:
+        return
+    where = f"{path.name} in {path.resolve().parent}"
+    if confirm is not None and confirm(f"{where} {', '.join(said.values())}. Allow? (yes/no)"):
+        return
+    raise UnsafeSetting(f"{where} may not set {', '.join(sorted(said))} (a file outside your "
+                        "config dir cannot lower safety): set it with an OMG_* variable or an "
+                        "option, or in your own config file (OMG_CONFIG=PATH)")
+
+
+# a quoted part of the parser's message longer than a token (',', '\t', '<stream end>'):
+# an alias name or a scalar of the file, never echoed
+_QUOTED = re.compile(r"'(?!<)[^'\s]{3,}'")
+
+
 def _one_line(exc: yaml.YAMLError) -> str:
     problem = getattr(exc, "problem", None)
     mark = getattr(exc, "problem_mark", None)
     if problem and mark is not None:
+        problem = _QUOTED.sub("(a name of the file)", str(problem))
         return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
-    return " ".join(str(exc).split())
+    return "the parser gave no line"
 
 
 def _size(n: int) -> str:
     return f"{n // (1 << 20)} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
 
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "Limits", "check_shape", "load_documents",
-           "load_file", "read_text"]
+__all__ = ["CONFIG_FILE", "HARMLESS", "MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "Limits",
+           "check_shape", "config_files", "inside", "load_documents", "load_file", "lowering",
+           "read_text", "refuse_unsafe", "user_config_dir"]

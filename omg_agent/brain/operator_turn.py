@@ -165,7 +165,8 @@ def routed(run: RunContext, index: int, booked: Booked, turn: TurnResult) -> Non
     s, step, problem = run.state, booked.step, booked.problem
     match turn.kind:
         case "ask_user":
-            s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
+            s.dialogue = s.dialogue.ask(turn.question or "", secret=turn.asks_secret)
+            s.phase = "ASK_USER"
         case "needs_confirmation" if turn.held is not None:
             dialogue.hold(run, held.capture(turn.held, index + 1), turn.question)
         case "declined":

@@ -55,7 +55,7 @@ def plan(run: RunContext, planner: Planner, task: str, plan_file: Path | None) -
     else:
         obs = run.driver.observe()
         first, record = planner_call(run, planner, lambda: planner.plan(
-            task, screen=screen_summary(obs), screenshot=obs))
+            task, screen=screen_summary(obs, mask=_mask(planner)), screenshot=obs))
         tokens = {"prompt_tokens": record.prompt_tokens,
                   "completion_tokens": record.completion_tokens}
     s.todo = TodoList.of(first)
@@ -80,7 +80,7 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
         post_mortem=s.pending_pm.for_prompt() if s.pending_pm else None,
         memory=run.memory.prompt_listing(),
         user_answer=fresh[1] if fresh else None, question=fresh[0] if fresh else None,
-        screen=screen_summary(s.last_obs) if s.last_obs else "",
+        screen=screen_summary(s.last_obs, mask=_mask(planner)) if s.last_obs else "",
         screenshot=s.last_obs, confirming=confirming, operator_view=operator_view(run),
         on_attempt=s.budget.counter("replan"),
         attempts=s.budget.attempts(run.settings.parse_attempts)))
@@ -233,11 +233,20 @@ def planner_call(run: RunContext, planner: Planner, call: Callable[[], T], *,
         s.attempt = s.attempt.waited(clock() - started)
 
 
-def screen_summary(obs: Observation, limit: int = 40) -> str:
+def _mask(planner: Planner) -> Callable[[str], str] | None:
+    """The planner's secrets' mask (its requests are masked anyway: this masks the screen's
+    texts before they are cut)."""
+    secrets = getattr(planner.llm, "secrets", None)
+    return secrets.mask if secrets is not None else None
+
+
+def screen_summary(obs: Observation, limit: int = 40, *,
+                   mask: Callable[[str], str] | None = None) -> str:
     """The screen for the planner: the app and the element list the operator sees (texts,
-    merged texts, descriptions, ids, states) — not bare labels."""
+    merged texts, descriptions, ids, states) — not bare labels; ``mask``: the run's secrets,
+    masked before a text is cut to fit."""
     shown = without_foreign(obs)[:limit]
-    return f"app {obs.package or '?'}\n" + render(shown, obs.screen)
+    return f"app {obs.package or '?'}\n" + render(shown, obs.screen, mask=mask)
 
 
 __all__ = ["end_state_shown", "plan", "planner_call", "planner_ends", "repeated_plan",

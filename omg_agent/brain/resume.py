@@ -76,6 +76,7 @@ class SavedRun:
     ended: str | None = None  # "FAILED": the run failed after this state; a resume retries
     ended_because: str = ""
     dry_run: bool = False  # saved by a --dry-run: resuming it would act for real
+    words_grant: bool = False  # the task's words grant (guards/provenance); files before: no
 
     @property
     def turns(self) -> int:
@@ -94,16 +95,17 @@ class SavedRun:
 
 
 def state_data(state: RunState, memory: MemoryBank, *, device: str,
-               plan_file: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+               plan_file: str | None = None, dry_run: bool = False,
+               words_grant: bool = False) -> dict[str, Any]:
     """Everything :func:`load_state` needs, as JSON-ready data (not yet masked)."""
-    return ({"dry_run": True} if dry_run else {}) | {
+    return ({"dry_run": True} if dry_run else {}) | {"words_grant": words_grant} | {
         "version": VERSION, "task": state.task, "phase": state.phase,
         "predefined": state.predefined, "goal": state.todo.goal,
         "todo": [{"step": s.model_dump(mode="json"), "ticked": t}
                  for s, t in state.todo.entries],
         "budget": {"limit": state.budget.limit, "used": state.budget.used,
                    "counts": dict(state.budget.counts)},
-        "dialogue": {"pending": state.dialogue.pending,
+        "dialogue": {"pending": state.dialogue.pending, "secret": state.dialogue.secret,
                      "answers": [list(qa) for qa in state.dialogue.answers]},
         "records": [{"step": r.step, "summary": r.summary, "screen_hash": r.screen_hash,
                      "failure": [r.failure.kind.value, r.failure.message] if r.failure
@@ -171,7 +173,7 @@ def load_state(run_dir: Path) -> SavedRun:
     return SavedRun(_state(data), dict(data["memory"]), data["device"],
                     str(data.get("session") or ""), data.get("plan_file"),
                     data.get("ended"), str(data.get("ended_because") or ""),
-                    bool(data.get("dry_run", False)))
+                    bool(data.get("dry_run", False)), data.get("words_grant") is True)
 
 
 def _state(data: dict[str, Any]) -> RunState:
@@ -183,7 +185,8 @@ def _state(data: dict[str, Any]) -> RunState:
     state = RunState(data["task"], budget, phase=data["phase"], todo=todo,
                      predefined=bool(data["predefined"]))
     state.dialogue = Dialogue(data["dialogue"]["pending"],
-                              tuple((q, a) for q, a in data["dialogue"]["answers"]))
+                              tuple((q, a) for q, a in data["dialogue"]["answers"]),
+                              secret=bool(data["dialogue"].get("secret", False)))
     state.records = [TurnRecord(r["step"], r["summary"], r["screen_hash"],
                                 Failure(FailureKind(r["failure"][0]), r["failure"][1])
                                 if r["failure"] else None, str(r.get("intent") or ""),
@@ -233,10 +236,12 @@ class RunCheckpoint:
     once here, per turn, instead of one by one (see ``__init__``)."""
 
     def __init__(self, run_dir: Path, device: str, memory: MemoryBank, recorder: Any = None,
-                 *, mask: Callable[[Any], Any] = lambda v: v, dry_run: bool = False) -> None:
+                 *, mask: Callable[[Any], Any] = lambda v: v, dry_run: bool = False,
+                 words_grant: bool = False) -> None:
         self.run_dir = Path(run_dir)
         self.device = device
         self.dry_run = dry_run  # written into the state: a dry run is never resumed for real
+        self.words_grant = words_grant  # whether the task's words grant: kept for a resume
         self.memory = memory
         self.recorder = recorder
         self.mask = mask
@@ -255,7 +260,8 @@ class RunCheckpoint:
         if callable(sync):  # the turn's trace lines reach the disk before the state does
             sync()
         data = self.mask(state_data(state, self.memory, device=self.device,
-                                    plan_file=plan_file, dry_run=self.dry_run))
+                                    plan_file=plan_file, dry_run=self.dry_run,
+                                    words_grant=self.words_grant))
         if state.phase not in FINAL_PHASES:
             self._running = data
         elif state.phase == "FAILED" and self._running is not None \

@@ -155,9 +155,10 @@ class Dialogue:
     pending: str | None = None  # asked, not yet answered
     answers: tuple[tuple[str, str], ...] = ()
     fresh: tuple[str, str] | None = None  # the answer the planner has not seen yet
+    secret: bool = False  # the pending question asks for a secret value (the operator said)
 
-    def ask(self, question: str) -> Dialogue:
-        return replace(self, pending=question)
+    def ask(self, question: str, *, secret: bool = False) -> Dialogue:
+        return replace(self, pending=question, secret=secret)
 
     def answered(self, answer: str) -> Dialogue:
         qa = (self.pending or "", answer)

@@ -33,6 +33,7 @@ from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, ExecResult
 from omg_agent.drivers.ports import Planned
 from omg_agent.errors import ActionRejected, AnchorNotFound, DeviceError, OmgError, TurnFailed
+from omg_agent.guards.confirmation import NO_CLEAR_ANSWER
 from omg_agent.guards.gatekeeper import GateKeeper, GateStop
 from omg_agent.guards.injection import listing_warning
 
@@ -184,12 +185,12 @@ def hold(result: TurnResult, held: GateStop) -> None:
     """The gate held an action: the user said no (a failed turn the model sees), or no human
     could be asked (the run stops until someone answers)."""
     result.held = held
+    said = "the user gave no clear yes" if held.said == NO_CLEAR_ANSWER else "the user said no"
     result.results.append({"type": "gate", "ok": False, "detail": (
         f"held for the user's confirmation: {held.request.describe} — "
-        + ("the user said no" if held.answer is False else "no one to ask yet"))})
+        + (said if held.answer is False else "no one to ask yet"))})
     if held.answer is False:
-        result.failure = Failure(FailureKind.DECLINED,
-                                 f"the user said no to: {held.request.describe}")
+        result.failure = Failure(FailureKind.DECLINED, f"{said} to: {held.request.describe}")
     else:
         result.kind, result.question = "needs_confirmation", held.question
 

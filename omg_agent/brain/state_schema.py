@@ -43,6 +43,7 @@ class _Budget(_Part):
 class _Dialogue(_Part):
     pending: str | None
     answers: list[tuple[str, str]]
+    secret: bool = False  # older files: no question asked for a secret
 
 
 class _Record(_Part):
@@ -96,6 +97,7 @@ class SavedStateFile(_Part):
     ended: str | None = None
     ended_because: str | None = ""
     dry_run: bool = False  # a --dry-run's state: never carried out for real
+    words_grant: bool = False  # the task's words grant (a human's, or allowed by one)
 
 
 # pydantic names the member of a union it tried in the error's path ("held._Held.cls"):

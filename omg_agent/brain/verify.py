@@ -15,7 +15,6 @@ how to confirm those (the planner, with the screenshot).
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable, Iterable, Sequence
 
 from omg_agent.core.actions import AnchorTarget
@@ -23,8 +22,7 @@ from omg_agent.core.checks import AppCheck, ElementCheck, MemoryCheck, StepCheck
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
-from omg_agent.drivers.appnames import normalize_name
-from omg_agent.drivers.profiles import available_profiles
+from omg_agent.drivers.profiles import app_matches
 from omg_agent.perception.anchor import match_anchor
 from omg_agent.perception.textmatch import TextQuery
 
@@ -64,29 +62,6 @@ def names_present_element(checks: Iterable[StepCheck]) -> bool:
     editor 'lacks' the note's list row before anything is deleted), so they prove nothing
     alone. The rule for auto-verify, a resume's re-sync and a planner's evidence."""
     return any(isinstance(c, ElementCheck) and c.present for c in checks)
-
-
-def app_matches(wanted: str, package: str) -> bool:
-    """A package, an app name that is one of the package's name parts ("Settings" →
-    com.android.settings), or a name the device profiles give the package (信息 →
-    com.omg.messages)."""
-    if not package:
-        return False
-    if wanted == package:
-        return True
-    key = normalize_name(wanted)
-    return any(key == normalize_name(part) for part in package.split(".")) \
-        or key in _app_names().get(package, frozenset())
-
-
-@functools.cache
-def _app_names() -> dict[str, frozenset[str]]:
-    """Every package's names (English and Chinese) over the shipped device profiles."""
-    names: dict[str, set[str]] = {}
-    for profile in available_profiles():
-        for package, aliases in profile.apps.items():
-            names.setdefault(package, set()).update(normalize_name(a) for a in aliases)
-    return {package: frozenset(found) for package, found in names.items()}
 
 
 def _filled(check: StepCheck, substitute: Callable[[str], str]) -> StepCheck:

@@ -62,9 +62,14 @@ def run(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default "
                                     "runs/fleet/TIMESTAMP)."),
     as_json: bool = typer.Option(False, "--json", help="Print the records as JSON."),
+    allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
+                                    "(payment, delete, send, …; as for run) for the goals "
+                                    "of the file: permissions written in the file grant "
+                                    "nothing."),
 ) -> None:
     """Run every task of TASKS.yaml, each on a free device that fits it; a task whose device
-    drops is retried once on another. Exit 1 if a task did not succeed.
+    drops is retried once on another. Exit 1 if a task did not succeed. A goal's words
+    ("you may pay") grant nothing: only --allow does.
 
     Examples:
 
@@ -81,7 +86,7 @@ def run(
     try:
         spec = load_tasks_file(tasks_file)
         folder = out_dir(out, DEFAULT_OUT)
-        jobs = file_jobs(spec, folder, model)
+        jobs = file_jobs(spec, folder, model, allow=_allow(allow))
         backend = open_backend(ray, device, vphones, folder)
     except OmgError as exc:
         fail(str(exc))
@@ -104,6 +109,19 @@ def run(
                    f"results: {folder / 'fleet.json'}")
     if not all(r["success"] for r in result.records):
         raise typer.Exit(1)
+
+
+def _allow(items: list[str]) -> str | None:
+    """The --allow items, checked (one line naming what is accepted when one is bad)."""
+    if not items:
+        return None
+    from omg_agent.guards.authorisation import parse_allow
+
+    try:
+        parse_allow(items)
+    except ValueError as exc:
+        fail(f"--allow: {exc}")
+    return ",".join(items)
 
 
 @app.command()

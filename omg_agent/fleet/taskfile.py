@@ -13,6 +13,10 @@
 
 Read through :mod:`omg_agent.userfiles` (size, depth and alias limits); any error is one
 line naming the field and what is accepted.
+
+A goal is the file's words, not the words of the user at the terminal: the permissions it
+states ("you may pay in Shop", "可以付款") grant nothing (:mod:`omg_agent.guards.provenance`);
+``omg-agent fleet run --allow …`` and the user's config do. The file has no ``allow:``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ TASKS_LIMITS = Limits(max_bytes=MAX_TASKS_BYTES, max_depth=8, max_nodes=20_000)
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100,
                                         pattern=r"^[A-Za-z0-9._\- ]+$")]
+# a task's id names its trace folder (runs/<id>): one safe path component, never '.', '..'
+# or a hidden name
+SAFE_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+Id = Annotated[str, StringConstraints(strip_whitespace=True, pattern=SAFE_ID)]
+ID_ACCEPTED = ("a safe name: 1-100 letters, digits, '.', '_' or '-', starting with a letter "
+               "or a digit")
 
 
 class FleetTask(BaseModel):
@@ -38,8 +48,8 @@ class FleetTask(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: Name | None = None
-    suite: Name | None = Field(None, description="A bench suite task id.")
+    id: Id | None = None
+    suite: Id | None = Field(None, description="A bench suite task id.")
     goal: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
                                            max_length=2000)] | None = None
     profile: Name | None = Field(None, description="Device model the task needs.")
@@ -66,9 +76,12 @@ def parse_tasks(data: Any, where: str) -> TaskFile:
     """Validate a loaded TASKS document; :class:`ConfigError` names the first problem."""
     try:
         parsed = TaskFile.model_validate(data)
-    except ValidationError as exc:
+    except ValidationError as exc:  # the field's place and the rule, never its value
         error = exc.errors(include_url=False)[0]
         at = ".".join(str(p) for p in error["loc"]) or "the file"
+        if error["loc"][-1:] in (("id",), ("suite",)) \
+                and error["type"] == "string_pattern_mismatch":
+            raise ConfigError(f"{where}: {at}: not {ID_ACCEPTED}") from None
         raise ConfigError(f"{where}: {at}: {error['msg']}; {ACCEPTED}") from None
     for i, task in enumerate(parsed.tasks):
         if (task.suite is None) == (task.goal is None):
@@ -76,9 +89,10 @@ def parse_tasks(data: Any, where: str) -> TaskFile:
         if task.goal is not None and task.id is None:
             raise ConfigError(f"{where}: tasks.{i}: a goal task needs an id:; {ACCEPTED}")
     keys = [t.key for t in parsed.tasks]
-    twice = sorted({k for k in keys if keys.count(k) > 1})
-    if twice:
-        raise ConfigError(f"{where}: task ids must be unique; repeated: " + ", ".join(twice))
+    twice = next((i for i, k in enumerate(keys) if k in keys[:i]), None)
+    if twice is not None:
+        raise ConfigError(f"{where}: tasks.{twice}: its id repeats tasks."
+                          f"{keys.index(keys[twice])}'s; task ids must be unique")
     return parsed
 
 

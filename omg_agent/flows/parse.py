@@ -3,8 +3,9 @@
 A file is either one YAML list of commands, or Maestro's two documents — a header
 (``appId``, ``name``, ``env``, ``tags``) then ``---`` and the command list. A command is a
 bare name (``- back``) or a one-key mapping (``- tapOn: "Save"``, ``- tapOn: {id: save}``).
-Anything outside the subset is refused with a :class:`~omg_agent.errors.FlowError` that names the
-command (or field) and where it is, and lists what is accepted — never skipped silently.
+Anything outside the subset is refused with a :class:`~omg_agent.errors.FlowError` that names
+where it is (the step, the command) and lists what is accepted — never skipped silently, and
+never echoing what the file holds there (a file read by mistake may hold a key).
 :func:`omg_agent.flows.write.dump_flow` writes the same shape back.
 """
 
@@ -96,7 +97,7 @@ def parse_flow(text: str, *, source: str = "<flow>") -> Flow:
         raise FlowError(f"{source}: the commands must be a YAML list ('- tapOn: ...')")
     unknown = sorted(set(header) - _HEADER_KEYS, key=str)
     if unknown:
-        raise FlowError(f"{source}: unsupported header field {_shown(unknown[0])}; accepted: "
+        raise FlowError(f"{source}: unsupported header field {_named(unknown[0])}; accepted: "
                         + ", ".join(sorted(_HEADER_KEYS)))
     env = header.get("env") or {}
     if not isinstance(env, dict):
@@ -125,15 +126,17 @@ def _command(item: Any, source: str, where: str, line: int) -> Command:
         name, arg = next(iter(item.items()))
     else:
         raise FlowError(f"{source}: {where}: a command is a name or a one-key mapping, "
-                        f"got {_shown(item)}")
+                        f"got {_kind(item)}")
     if name not in COMMANDS:
-        raise FlowError(f"{source}: {where}: unsupported command {_shown(name)}; supported: "
+        shown = _named(name) if isinstance(item, dict) else "(a bare text)"  # a key, or not
+        raise FlowError(f"{source}: {where}: unsupported command {shown}; supported: "
                         + ", ".join(COMMANDS))
     at = f"{source}: {where} ({name})"
     try:
         command = _fields(name, arg, _Where(source, where, line, at))
-    except (ValueError, TypeError) as exc:  # int("many"), float(None): a bad field value
-        raise FlowError(f"{at}: a field holds a value of the wrong kind ({exc})") from None
+    except (ValueError, TypeError):  # int("many"), float(None): a bad field value
+        raise FlowError(f"{at}: a field holds a value of the wrong kind (a number where a "
+                        "number is needed, a text where a text is)") from None
     if command.repeats() > MAX_TIMES:
         raise FlowError(f"{at}: {command.repeats():,} times passes the limit of {MAX_TIMES:,}")
     return command
@@ -226,7 +229,7 @@ def _launch(arg: Any, opts: dict[str, Any], at: str) -> LaunchApp:
 def _key(arg: Any, at: str) -> str:
     key = _scalar(arg, at).lower()
     if key not in _KEYS:
-        raise FlowError(f"{at}: unsupported key {_shown(arg)}; accepted: " + ", ".join(_KEYS))
+        raise FlowError(f"{at}: not a supported key; accepted: " + ", ".join(_KEYS))
     return key
 
 
@@ -237,7 +240,7 @@ def _repeat(opts: dict[str, Any], w: _Where) -> Repeat:
     times = opts.get("times", 1_000)
     by_var = isinstance(times, str) and VAR_PATTERN.fullmatch(times.strip())
     if not by_var and not str(times).isdigit():
-        raise FlowError(f"{w.at}: times {_shown(times)}: a whole number or a $var")
+        raise FlowError(f"{w.at}: times: give a whole number or a $var")
     return Repeat(times=0 if by_var else int(times),
                   times_var=times.strip() if by_var else "", condition=cond,
                   commands=_commands(opts.get("commands"), w.source, f"{w.where} repeat"))
@@ -265,14 +268,14 @@ def _mem_save(opts: dict[str, Any], at: str) -> SaveValue:
 def _check_fields(opts: dict[str, Any], allowed: frozenset[str], at: str) -> None:
     unknown = sorted(set(opts) - allowed, key=str)
     if unknown:
-        raise FlowError(f"{at}: unsupported field {_shown(unknown[0])}; accepted: "
+        raise FlowError(f"{at}: unsupported field {_named(unknown[0])}; accepted: "
                         + (", ".join(sorted(allowed)) or "none"))
 
 
 def _scalar(arg: Any, at: str) -> str:
     if isinstance(arg, str | int | float) and not isinstance(arg, bool):
         return str(arg)
-    raise FlowError(f"{at}: expected a text value, got {_shown(arg)}")
+    raise FlowError(f"{at}: expected a text value, got {_kind(arg)}")
 
 
 def _selector(arg: Any, at: str) -> Selector:
@@ -280,7 +283,7 @@ def _selector(arg: Any, at: str) -> Selector:
         return Selector(text=str(arg))
     if not isinstance(arg, dict) or not arg:
         raise FlowError(f"{at}: expected a selector (a text, or text/id/desc/index/below/"
-                        f"above/childOf/enabled/checked/selected/focused), got {_shown(arg)}")
+                        f"above/childOf/enabled/checked/selected/focused), got {_kind(arg)}")
     _check_fields(arg, _SELECTOR_KEYS, at)
     rel = {k: _selector(arg[k], at) for k in ("below", "above", "childOf") if k in arg}
     sel = Selector(text=_opt_str(arg.get("text")), id=_opt_str(arg.get("id")),
@@ -292,10 +295,27 @@ def _selector(arg: Any, at: str) -> Selector:
     return sel
 
 
-def _shown(value: Any) -> str:
-    """``repr(value)`` cut short: a message stays one readable line whatever was given."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= 60 else text[:57] + "..."
+def _named(name: Any) -> str:
+    """A mapping key the file used, quoted and cut short (a key is named, a value never)."""
+    text = " ".join(repr(name).split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _kind(value: Any) -> str:
+    """What kind of value a file gave, never the value: a file read by mistake (a key list)
+    must not reach a message, a log or a model (errors name the place and what is accepted)."""
+    match value:
+        case bool():
+            return "true/false"
+        case int() | float():
+            return "a number"
+        case str():
+            return "a text"
+        case list():
+            return "a list"
+        case dict():
+            return "a mapping"
+    return "nothing" if value is None else "another kind of value"
 
 
 def _opt_str(value: Any) -> str | None:
@@ -307,10 +327,10 @@ def _condition(arg: Any, at: str) -> Condition:
         raise FlowError(f"{at}: a condition is a mapping with visible or notVisible")
     extra = sorted(set(arg) - {"visible", "notVisible", "platform"}, key=str)
     if extra:
-        raise FlowError(f"{at}: unsupported condition {_shown(extra[0])}; accepted: visible, "
+        raise FlowError(f"{at}: unsupported condition {_named(extra[0])}; accepted: visible, "
                         "notVisible, platform")
     if str(arg.get("platform", "Android")).lower() != "android":
-        raise FlowError(f"{at}: platform {_shown(arg['platform'])}: only Android runs here")
+        raise FlowError(f"{at}: platform: only Android runs here")
     return Condition(visible=_selector(arg["visible"], at) if "visible" in arg else None,
                      not_visible=(_selector(arg["notVisible"], at)
                                   if "notVisible" in arg else None))
@@ -319,19 +339,19 @@ def _condition(arg: Any, at: str) -> Condition:
 def _direction(value: Any, at: str) -> Any:
     d = str(value or "").lower()
     if d not in ("up", "down", "left", "right"):
-        raise FlowError(f"{at}: direction {_shown(value)}; accepted: UP, DOWN, LEFT, RIGHT")
+        raise FlowError(f"{at}: not a direction; accepted: UP, DOWN, LEFT, RIGHT")
     return d
 
 
 def _percent_point(value: Any, at: str) -> tuple[float, float]:
     parts = str(value).replace(" ", "").split(",")
     if len(parts) != 2 or not all(p.endswith("%") for p in parts):
-        raise FlowError(f"{at}: point {_shown(value)}: only per-cent points ('50%,90%') survive "
+        raise FlowError(f"{at}: point: only per-cent points ('50%,90%') survive "
                         "other screens; use a selector or per cent")
     try:
         x, y = (float(p[:-1]) for p in parts)
     except ValueError:
-        raise FlowError(f"{at}: point {_shown(value)} is not two per-cent numbers") from None
+        raise FlowError(f"{at}: point: not two per-cent numbers ('50%,90%')") from None
     return x, y
 
 

@@ -53,9 +53,11 @@ from omg_agent.flows import model as m
 from omg_agent.flows.model import ONCE, Command, Condition, Flow, FlowResult, Selector
 from omg_agent.flows.parse import MAX_TIMES, load_flow
 from omg_agent.flows.select import find, literal, target_for
+from omg_agent.guards.confirmation import NO_CLEAR_ANSWER
 from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate, Sensitivity
 from omg_agent.perception.reading import read_from_screen
+from omg_agent.userfiles import inside
 
 log = logging.getLogger(__name__)
 
@@ -80,17 +82,22 @@ class FlowRunner:
         self._step = 0
         self._result = FlowResult("done")
         self._seen: Observation | None = None  # cleared whenever an action ran
+        self._root = Path().resolve()
 
     # -- entry ------------------------------------------------------------------------------
     def run(self, flow: Flow) -> FlowResult:
         t0 = time.perf_counter()
         self.vars = {**flow.env, **self.vars}
         self._result = result = FlowResult("done")
+        # runFlow files stay inside the folder of the flow being run (resolved, with links)
+        self._root = (Path(flow.source).parent if flow.source else Path()).resolve()
         try:
             self._block(flow.commands, flow, 0)
         except FlowFailed as exc:
             result.status = "needs_confirmation" if exc.kind == "gate-nobody" else "failed"
             result.failed, result.failed_step = str(exc), self._step
+            if exc.kind == "gate":
+                result.refused = str(exc)
             if result.once:  # the phone holds the outcome: never "try again"
                 result.status = "failed"
                 result.failed = f"{result.once}: check the phone — {exc}"
@@ -198,7 +205,8 @@ class FlowRunner:
                     raise FlowFailed(f"{c.label()}: needs your yes first — "
                                      f"{stop.request.describe} ({stop.request.reason}); "
                                      "run again with --allow", kind="gate-nobody")
-                raise FlowFailed(f"{c.label()}: the user said no to "
+                said = "gave no clear yes" if stop.said == NO_CLEAR_ANSWER else "said no"
+                raise FlowFailed(f"{c.label()}: the user {said} to "
                                  f"{stop.request.describe}", kind="gate")
         once = self._irreversible(action, obs)  # noted before it is sent: see below
         t0 = time.perf_counter()
@@ -360,8 +368,12 @@ class FlowRunner:
         if not c.file:
             return c.commands
         base = Path(flow.source).parent if flow.source else Path()
+        path = inside(self._root, (base / c.file).absolute())
+        if path is None:  # the file's words are not echoed: it may be a key file's
+            raise FlowFailed(f"step {c.line} {c.name}: its file leads out of the flow's "
+                             f"folder {self._root}: give a path inside it")
         try:
-            sub = load_flow(base / c.file)
+            sub = load_flow(path)
         except FlowError as exc:  # a bad or missing sub-flow fails this step, named
             raise FlowFailed(f"step {c.line} {c.name}: {exc}") from exc
         self.vars = {**sub.env, **self.vars}

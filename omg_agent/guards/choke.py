@@ -82,7 +82,7 @@ class ChokePoint:
         request = ConfirmationRequest.of(found, task=keeper.task)
         request = dataclasses.replace(request, describe=self.mask(request.describe),
                                       reason=self.mask(request.reason))
-        answer = keeper.ask(request)
+        answer = keeper.ask(request, found)
         log.info("choke point: %s -> %s", request.describe, answer)
         if answer is not True:
             how = "the user said no" if answer is False else "no one to ask"

@@ -35,7 +35,10 @@ class ConfirmationRequest:
 
     @classmethod
     def of(cls, sensitivity: Sensitivity, task: str = "") -> ConfirmationRequest:
-        return cls(sensitivity.cls, sensitivity.describe, sensitivity.reason,
+        """The question about ``sensitivity``: what will be tapped or typed, and what it is
+        about — the note, the items and amount, the recipient and the whole text
+        (:mod:`omg_agent.guards.objects`)."""
+        return cls(sensitivity.cls, sensitivity.question, sensitivity.reason,
                    sensitivity.package, task)
 
     def text(self) -> str:
@@ -54,6 +57,16 @@ class ConfirmationChannel(Protocol):
 
 
 ASK_AGAIN = 3  # unclear answers before the terminal takes the silence as a no
+# what a run records as the answer after ASK_AGAIN unclear ones: not a quote, since the
+# user never said no (the action is still not done)
+NO_CLEAR_ANSWER = f"(no clear answer in {ASK_AGAIN} tries)"
+ENTER_ONLY = "(Enter alone: the default no)"
+
+
+def words_of(channel: object) -> str:
+    """How the last answer of ``channel`` is to be recorded, when the channel keeps it (the
+    terminal's :attr:`TerminalChannel.said`); ``""``: a plain yes or no."""
+    return str(getattr(channel, "said", "") or "")
 
 
 class TerminalChannel:
@@ -67,6 +80,9 @@ class TerminalChannel:
                  write: Callable[[str], object]) -> None:
         self._read = read
         self._write = write
+        # the last answer as the run records it: a no from the one answer rule's list as
+        # typed, ENTER_ONLY, or NO_CLEAR_ANSWER — never words the user did not type
+        self.said = ""
 
     @classmethod
     def from_streams(cls, stdin: TextIO, stdout: TextIO) -> TerminalChannel:
@@ -84,6 +100,7 @@ class TerminalChannel:
 
     def confirm(self, request: ConfirmationRequest) -> bool | None:
         self._write(request.text())
+        self.said = ""
         for _ in range(ASK_AGAIN):
             try:
                 answer = self._read("Allow it? [y/N] ")
@@ -95,9 +112,11 @@ class TerminalChannel:
             verdict = "no" if not answer.strip() else read_answer(answer)  # [y/N]: empty is no
             if verdict is not None:
                 self._write("Allowed." if verdict == "yes" else "Refused: not done.")
+                self.said = " ".join(answer.split()) or ENTER_ONLY  # a word of the lists
                 return verdict == "yes"
             self._write(unclear(answer.strip()))
-        self._write("Refused: not done (no clear yes).")
+        self._write("Not done: no clear yes.")
+        self.said = NO_CLEAR_ANSWER
         return False
 
 
@@ -122,6 +141,21 @@ class ScriptedChannel:
         """Every scripted answer was used (a test's check that the gate asked enough)."""
         if self._queue:
             raise AssertionError(f"{len(self._queue)} scripted answers were never asked for")
+
+
+@dataclass
+class MaskingChannel:
+    """``channel`` shown only masked requests (``mask``: the run's secret vault's): a
+    message about to be sent may hold a password, and the question shows the text."""
+
+    channel: ConfirmationChannel
+    mask: Callable[[str], str]
+
+    def confirm(self, request: ConfirmationRequest) -> bool | None:
+        m = self.mask
+        return self.channel.confirm(ConfirmationRequest(
+            request.cls, m(request.describe), m(request.reason), request.package,
+            m(request.task)))
 
 
 class NoHumanChannel:

@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+from omg_agent.guards.batch import MARK, Batches
+from omg_agent.guards.confirmation import (
+    ConfirmationChannel,
+    ConfirmationRequest,
+    words_of,
+)
 from omg_agent.guards.landing import decide, effect_of, plan_scene
 from omg_agent.guards.sensitive import (
     Decision,
@@ -55,6 +60,7 @@ class GateStop:
     action: Action | None = None
     element: UIElement | None = None
     screen: Observation | None = None
+    said: str = ""  # how the answer is recorded, when the channel says (words_of)
 
     @property
     def question(self) -> str:
@@ -74,6 +80,10 @@ class GateKeeper:
     # the classes a human said yes to in the segment reviewed last: the choke point lets one
     # input of each through (guards.choke), the rest it asks about again
     cleared: list[str] = field(default_factory=list)
+    batches: Batches = field(default_factory=Batches)  # one question for a task's list
+
+    def __post_init__(self) -> None:
+        self.batches.task = self.batches.task or self.task
 
     def review(self, actions: Sequence[Action], obs: Observation, *,
                elements: Sequence[UIElement | None] = ()) -> GateStop | None:
@@ -82,6 +92,7 @@ class GateKeeper:
         ``elements`` are what the executor resolved each action's target to, when it did."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         self.cleared.clear()
+        self.batches.saw(obs)
         for index, action in enumerate(actions):
             resolved = elements[index] if index < len(elements) else None
             element, decision = self._decide(action, obs, anchorer, resolved)
@@ -92,27 +103,52 @@ class GateKeeper:
             if not decision.needs_confirmation or decision.sensitivity is None:
                 continue
             request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
-            answer = self.ask(request)
+            if self.batches.covers(decision.sensitivity, self.approved):
+                log.info("gate: %s is on the list the user allowed", request.describe)
+                self.cleared.append(decision.sensitivity.cls)
+                continue
+            request = self.batches.question(decision.sensitivity) or request
+            if request.describe in self.approved:
+                self.approved.remove(request.describe)
+                log.info("gate: %s approved earlier by the user", request.describe)
+                self._listed(request, decision.sensitivity, True)
+                self.cleared.append(decision.sensitivity.cls)
+                continue
+            if request.describe in self.refused:  # a no stands: the model may not ask twice
+                self.refused[request.describe] += 1
+                return GateStop(index, request, False, action, element, seen)
+            answer = self.channel.confirm(request) if self.channel is not None else None
+            self.asked.append((request, answer))
+            log.info("gate: %s -> %s", request.describe, answer)
+            self._listed(request, decision.sensitivity, answer)
             if answer is not True:
-                return GateStop(index, request, answer, action, element, seen)
-            self.cleared.append(request.cls)
+                return GateStop(index, request, answer, action, element, seen,
+                                words_of(self.channel))
+            self.cleared.append(decision.sensitivity.cls)
         return None
 
-    def ask(self, request: ConfirmationRequest) -> bool | None:
-        """The human's answer to ``request``: a one-time approval given earlier is used up,
-        a no stands (the model may not ask twice), else the channel is asked (``None``:
-        nobody to ask)."""
+    def ask(self, request: ConfirmationRequest, found: Sensitivity) -> bool | None:
+        """The human's answer to what the choke point found (``request``, ``found``): on a
+        list the user allowed, or approved once earlier, it is a yes; a no stands (the
+        model may not ask twice); else the channel is asked (``None``: nobody to ask)."""
+        if self.batches.covers(found, self.approved):
+            return True
         if request.describe in self.approved:
             self.approved.remove(request.describe)
-            log.info("gate: %s approved earlier by the user", request.describe)
             return True
         if request.describe in self.refused:
             self.refused[request.describe] += 1
             return False
         answer = self.channel.confirm(request) if self.channel is not None else None
         self.asked.append((request, answer))
-        log.info("gate: %s -> %s", request.describe, answer)
+        log.info("gate (choke point): %s -> %s", request.describe, answer)
         return answer
+
+    def _listed(self, request: ConfirmationRequest, found: Sensitivity,
+                answer: bool | None) -> None:
+        """A yes to a list question allows the rest of the list (:mod:`.batch`)."""
+        if answer is True and request.describe.startswith(MARK):
+            self.batches.answered(request, found)
 
     def holds(self, action: Action, obs: Observation) -> bool:
         """Whether the gate would ask before ``action`` on ``obs`` (nobody is asked here: for

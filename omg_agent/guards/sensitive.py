@@ -15,7 +15,9 @@ text that talks a model into tapping "Pay now" cannot talk its way past the gate
 
 Which actions can be sensitive: taps, long presses and double taps on a control whose own
 label (text, description, else resource-id) carries a cue of :mod:`omg_agent.guards.cues`;
-typing into a password / card / CVV / verification-code field (``secret_entry``); typing
+typing into a password / card / CVV / verification-code field, and a ``{{secret:NAME}}``
+typed into any other field (``secret_entry``; the driver below refuses the latter outright,
+:mod:`omg_agent.drivers.secret_places`); typing
 with ``submit`` or pressing ENTER in a message box — a non-search, non-recipient field on a
 screen that has a Send button (``send``); the CALL key. Never: launch, back, home, swipe,
 wait, plain typing elsewhere, and taps on edit fields, list text or disabled controls.
@@ -31,7 +33,7 @@ box (or the typed text) holds that text. Otherwise the gate asks, saying why.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -81,9 +83,19 @@ class Sensitivity:
     owners: tuple[str, ...] = ()  # the app's package names: what secrets are matched on
     amounts: tuple[Money, ...] = ()
     text: str | None = None
+    # what the action is about and what follows, from the screen: the note a delete
+    # removes, what a payment buys and costs, to whom a send goes and what it says
+    about: str = ""
+    target: str = ""  # the object alone ("Groceries"): what a list of several is matched on
 
     def __str__(self) -> str:
         return f"{self.cls}: {self.describe}"
+
+    @property
+    def question(self) -> str:
+        """What a human is asked to allow: the action and, when the screen names it, its
+        object and consequence."""
+        return f"{self.describe} — {self.about}" if self.about else self.describe
 
 
 @dataclass(frozen=True)
@@ -112,6 +124,10 @@ class Gate:
     the model, not the screen — turns a ``confirm`` into an ``allow``."""
 
     authorisations: Sequence[Authorisation] = field(default_factory=tuple)
+    # whether a text holds one of the run's secret values: a send that would carry one
+    # is asked whatever authorises the recipient (--allow send:Alice is no leave to send
+    # Alice the password)
+    secret_in: Callable[[str], bool] | None = None
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
@@ -125,6 +141,10 @@ class Gate:
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
         if not any(a.grants for a in covering):
             return Decision("confirm", found)
+        if found.cls == "send" and found.text and self.secret_in is not None \
+                and self.secret_in(found.text):
+            why = f"{found.reason}; the message holds a secret value"
+            return Decision("confirm", dataclasses.replace(found, reason=why))
         # every limit the user stated holds (a --allow and a task's "at most ¥1" both
         # cover a payment: the narrower wins), and so does a message the user gave: a
         # permission naming only the recipient (--allow send:Alice) never frees the text
@@ -141,7 +161,7 @@ class Gate:
         return Decision("confirm", dataclasses.replace(found, reason=why))
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
-        return Gate((*self.authorisations, *more))
+        return Gate((*self.authorisations, *more), self.secret_in)
 
 
 # -- classification --------------------------------------------------------------------------
@@ -214,6 +234,10 @@ def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | N
     short_id = _rid(f)
     cue = "password" if f.password else is_secret_field(short_id, f.desc, f.hint, f.text)
     where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
+    if "{{secret:" in action.text and not (f.password or is_secret_field(
+            short_id, f.desc, f.hint)):  # what the field is, never what a page wrote in it
+        return _make("secret_entry", "a secret goes only into a password field, and "
+                     f"{_field_name(f)} is not one", f"type a secret into {where}", f, obs)
     if cue is not None:
         chars = len(action.text)
         return _make("secret_entry", f"the field is a {cue} field",
@@ -259,8 +283,11 @@ def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
     amounts = payment_amounts(e, obs, ocr_text) if cls == "payment" else ()
     if cls == "send" and text is None and e is not None and not e.editable:
         text = message_text(obs)  # a Send button sends what the message box holds
-    return Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)), owners,
-                       amounts, text)
+    found = Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)),
+                        owners, amounts, text)
+    from omg_agent.guards.objects import about
+
+    return about(found, e, obs)
 
 
 # -- what a payment costs, what a send sends ------------------------------------------------

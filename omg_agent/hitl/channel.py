@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest, words_of
 from omg_agent.hitl.audit import AuditLog
 from omg_agent.hitl.frames import Changes
 
@@ -135,6 +135,8 @@ class PageChannel:
             return answer.strip() or None if isinstance(answer, str) else None
 
         class Both:
+            said = ""  # the terminal's record of its answer (words_of), when it answered
+
             def confirm(self, request: ConfirmationRequest) -> bool | None:
                 detail = {"describe": request.describe, "cls": request.cls,
                           "reason": request.reason}
@@ -142,6 +144,7 @@ class PageChannel:
                 if confirm is not None:
                     page._race(item, lambda: confirm.confirm(request))
                 answer = page._wait(item)
+                self.said = words_of(confirm) if item.by == "terminal" else ""
                 return answer if isinstance(answer, bool) else None
 
         return ask_both, Both()

@@ -14,6 +14,11 @@ the step match a learned entry, the entry runs as a flow (every step re-anchored
 check read from the phone) and the model is not asked; a replay that fails is counted and
 the model takes over from the screen the replay left.
 
+Not a takeover: gestures made while an approval (the gate's "may I?") is waiting, and keys
+that leave the app or reach the system (Home, Recents, Power, …), whoever pressed them —
+a learned step replayed in a later run would do them unasked. Either spoils the takeover:
+nothing of it is learned.
+
 Secrets: typed text is masked with the run's vault before it is kept, so a known secret is
 stored as its ``{{secret:NAME}}`` placeholder (the driver reveals it when replaying). Text
 typed into a password field that the vault does not know is never stored: that takeover
@@ -27,12 +32,14 @@ import logging
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from omg_agent.brain.ports import RunPorts
-from omg_agent.core.actions import Action, LongPress, PointTarget, Tap, TypeText
+from omg_agent.core.actions import Action, Home, Key, LongPress, PointTarget, Tap, TypeText
 from omg_agent.core.geometry import norm_to_pixel
+from omg_agent.core.keys import KEYCODES
 from omg_agent.core.observation import Observation
 from omg_agent.errors import OmgError
 from omg_agent.flows.cache import task_key
@@ -45,6 +52,10 @@ log = logging.getLogger(__name__)
 
 LEARNED_DIR = "learned"  # under the runs folder, beside the replay cache
 CHECK_TIMEOUT_S = 5.0
+# keys that leave the app or reach the system: never a step of an app's learned flow
+SYSTEM_KEYS = frozenset({"home", "recents", "power", "sleep", "wakeup", "call", "endcall",
+                         "camera", "menu", "search"})
+APPROVAL_WAIT = "a gesture was made while an approval was waiting (not a takeover)"
 
 
 def screen_signature(obs: Observation) -> str:
@@ -116,12 +127,25 @@ class Learner:
         self._tried: set[str] = set()
         self.saved: list[Entry] = []
         self.replays: list[dict[str, Any]] = []
+        self._approval_waiting: Callable[[], bool] = lambda: False
+        self._spoiled = ""  # a gesture since the last look that spoils the takeover
+
+    def watch_approvals(self, waiting: Callable[[], bool]) -> None:
+        """``waiting()`` says whether an approval is open now (the mirror's page channel):
+        gestures then are never learned."""
+        self._approval_waiting = waiting
 
     # -- the mirror's side ------------------------------------------------------------------
     def gesture(self, driver: Any, action: Action) -> None:
         """Called by the mirror before it sends ``action``: reads the screen it lands on."""
         if not self.intent:
             return  # no run to learn for (a bare mirror)
+        why = (APPROVAL_WAIT if self._approval_waiting() else
+               f"a system key ({_key_name(action)}) was pressed" if _system_key(action) else "")
+        if why:
+            with self._lock:
+                self._spoiled = self._spoiled or why
+            return
         try:
             obs = driver.observe()
         except OmgError as exc:
@@ -141,6 +165,10 @@ class Learner:
         the human left (else read from ``driver``)."""
         with self._lock:
             episode, self._episode = self._episode, None
+            spoiled, self._spoiled = self._spoiled, ""
+        if spoiled and episode is not None:
+            log.info("learning: takeover not learned: %s", spoiled)
+            return None
         if episode is None or not episode.recorder.commands:
             return None
         if obs is None:
@@ -186,6 +214,20 @@ class Learner:
         if ports.recorder is not None:
             ports.recorder.record_event("learned_replay", **record)
         return True
+
+
+def _key_name(action: Action) -> str:
+    """The key ``action`` presses, by name (a keycode named when it has one)."""
+    if isinstance(action, Home):
+        return "home"
+    key = getattr(action, "key", "") if isinstance(action, Key) else ""
+    if isinstance(key, int):
+        return next((n for n, code in KEYCODES.items() if code == key), str(key))
+    return str(key)
+
+
+def _system_key(action: Action) -> bool:
+    return isinstance(action, Home | Key) and _key_name(action) in SYSTEM_KEYS
 
 
 class _Episode:

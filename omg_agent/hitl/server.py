@@ -71,8 +71,12 @@ class Mirror:
 
     def learn(self, learner: Any) -> None:
         """The human's gestures become learned steps of ``learner`` (a
-        :class:`~omg_agent.hitl.learn.Learner`, the one the run's orchestrator offers)."""
+        :class:`~omg_agent.hitl.learn.Learner`, the one the run's orchestrator offers) —
+        never those made while an approval waits on the page."""
         self.app.learner = learner
+        if learner is not None:
+            learner.watch_approvals(lambda: any(p["kind"] == "confirm"
+                                                for p in self.channel.pending()))
 
     def audit_to(self, recorder: Any) -> None:
         """The human's actions and answers become ``human`` events of ``recorder``'s trace

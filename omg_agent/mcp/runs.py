@@ -11,6 +11,7 @@ only from the human, by elicitation (:mod:`.consent`) — ``approve`` asks them,
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -22,8 +23,10 @@ from pydantic import Field
 
 from omg_agent.errors import ConfigError, OmgError
 from omg_agent.guards.answers import read_answer
+from omg_agent.guards.provenance import WordsFrom
 from omg_agent.mcp import consent
 from omg_agent.mcp.server import FlowOut, Hub, RunOut, Screen, tool
+from omg_agent.userfiles import inside
 
 if TYPE_CHECKING:
     from omg_agent.phone import TaskResult
@@ -74,6 +77,8 @@ class _Runs:
         if got is None:
             return None
         state, verdict = got
+        if "run_dir" not in state:  # the answer to another question (a run's permissions)
+            return None
         if verdict.said is None:
             return consent.pending(f"{verdict.retry} {state['question']}", state)
         return await self.resume(ctx, device, state["run_dir"], verdict.said)
@@ -96,15 +101,61 @@ def _task_tool(server: MCPServer, runs: _Runs) -> None:
                        device: str | None = None) -> RunOut:
         """Run a task with the full agent (plan, act, verify on the phone). Sends progress
         notifications; ends with the status read from the phone, the answer, the final
-        screen and the report path. A sensitive action waits for the user's yes."""
+        screen and the report path. A sensitive action waits for the user's yes;
+        permissions the task's words state ("you may pay") are the user's to give: they
+        are asked once, before the run starts."""
+        async def start(words_from: WordsFrom) -> Any:
+            def go(hook: Callable[[Any], None]) -> TaskResult:
+                with hub.using(device) as phone:
+                    return phone.run(task, on_progress=hook, words_from=words_from)
+            result = await _driving(ctx, go)
+            return await runs.finish(ctx, device, result)
+
+        words = consent.answered(ctx)
+        if words is not None and words[0].get("kind") == WORDS_KIND:
+            return await _words_answered(task, words[0], words[1], start)
         again = await runs.human_said(ctx, device)
         if again is not None:
             return again
-        def start(hook: Callable[[Any], None]) -> TaskResult:
-            with hub.using(device) as phone:
-                return phone.run(task, on_progress=hook)
-        result = await _driving(ctx, start)
-        return await runs.finish(ctx, device, result)
+        return await _words_asked(ctx, runs, task, start)
+
+
+WORDS_KIND = "task_permissions"  # the request_state of the question before a run
+
+
+async def _words_asked(ctx: Context, runs: _Runs, task: str,
+                       start: Callable[[WordsFrom], Awaitable[Any]]) -> Any:
+    """Start ``task``: the permissions its words state (written by the client) are put to
+    the human first, once; with no way to ask them they grant nothing (each such action
+    is then held for the human's yes as it comes)."""
+    from omg_agent.guards.authorisation import parse_allow
+    from omg_agent.guards.provenance import asks_question, run_asks
+
+    allow = runs.hub.settings.allow
+    try:
+        allowed = parse_allow([allow]) if allow else []
+    except ValueError:
+        allowed = []  # the gate names the bad --allow when the run starts
+    asks = run_asks(task, allowed)
+    if not asks or not consent.can_ask(ctx):
+        return await start("client")
+    text = asks_question(asks)
+    state = {"kind": WORDS_KIND, "task": task, "question": text}
+
+    async def carry_out(said: str) -> Any:
+        return await start("human" if said == "yes" else "client")
+    return await runs.on_hold(ctx, text, state, carry_out, None)
+
+
+async def _words_answered(task: str, state: dict[str, Any], verdict: consent.Verdict,
+                          start: Callable[[WordsFrom], Awaitable[Any]]) -> Any:
+    """The retry round of the question before a run: the human's yes makes the task's
+    words theirs — for exactly the task they were shown."""
+    if state.get("task") != task:  # a yes to one task is no yes to another
+        return await start("client")
+    if verdict.said is None:
+        return consent.pending(f"{verdict.retry} {state['question']}", state)
+    return await start("human" if verdict.said == "yes" else "client")
 
 
 def _held_tools(server: MCPServer, runs: _Runs) -> None:
@@ -151,16 +202,24 @@ def _held_tools(server: MCPServer, runs: _Runs) -> None:
 
 
 def _flow_tool(server: MCPServer, hub: Hub) -> None:
-    """``run_flow``: a flow file replayed with no model."""
+    """``run_flow``: a flow file replayed with no model — only one inside the folder the
+    server was started in (the client names a path; it may not read the user's files)."""
+    root = Path.cwd().resolve()
 
     @tool(server)
     async def run_flow(path: str, variables: dict[str, str] | None = None,
                        device: str | None = None) -> FlowOut:
-        """Replay a flow file (anchored steps, no model) with a trace and report. A
-        sensitive step stops the flow (needs_confirmation)."""
+        """Replay a flow file (anchored steps, no model) with a trace and report: a path
+        inside the folder the server was started in. A sensitive step stops the flow
+        (needs_confirmation)."""
+        found = inside(root, path)
+        if found is None or found == root:
+            raise ConfigError(f"path: give a flow file inside {root} (the folder the server "
+                              "was started in), relative to it")
+
         def replay() -> FlowOut:
             with hub.using(device) as phone:
-                result = phone.run_flow(path, variables=variables)
+                result = phone.run_flow(found, variables=variables)
             return FlowOut(status=result.status, failed=result.failed,
                            commands=result.commands, actions=result.actions,
                            run_dir=str(phone.last_run_dir))

@@ -8,6 +8,7 @@ read from the vphone's own state, never from what the server says.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,11 +55,12 @@ def test_a_client_lists_tools_observes_taps_by_text_runs_a_task_and_a_flow(
             run = await client.call_tool("run_task", {"task": task.goal},
                                          progress_callback=noted)
             runs = await client.read_resource("omg://runs")
-            flow = await client.call_tool("run_flow", {"path": str(
-                ROOT / "omg_agent" / "assets" / "flows" / "maestro_new_note.yaml")})
+            flow = await client.call_tool("run_flow", {"path": "maestro_new_note.yaml"})
             return {"tools": tools, "look": look, "tapped": tapped, "fg": foreground,
                     "run": run, "runs": runs, "flow": flow}
 
+    # run_flow reads flows inside the folder the server started in (tmp_path)
+    shutil.copy(ROOT / "omg_agent" / "assets" / "flows" / "maestro_new_note.yaml", tmp_path)
     with ModelDouble(ExpertPolicy(task, vphone.phone)) as double:
         got = anyio.run(session, double.base_url)
     assert {"list_devices", "observe", "tap", "long_press", "type_text", "swipe", "key",

@@ -74,6 +74,19 @@ def test_the_terminal_answering_first_wins_and_the_page_is_then_refused():
     assert channel.audit.entries[-1]["by"] == "terminal"
 
 
+def test_no_clear_answer_on_the_terminal_is_recorded_as_such_through_the_mirror():
+    """Was: three unclear terminal answers were recorded as the quote "no"."""
+    import io
+
+    from omg_agent.guards.confirmation import NO_CLEAR_ANSWER, TerminalChannel, words_of
+
+    channel = PageChannel()
+    terminal = TerminalChannel.from_streams(io.StringIO("maybe\nhmm\nwell\n"), io.StringIO())
+    _, confirm = channel.with_terminal(None, terminal)
+    assert confirm.confirm(PAY) is False  # not done, as before
+    assert words_of(confirm) == NO_CLEAR_ANSWER
+
+
 def test_the_page_answering_first_wins_over_a_silent_terminal():
     channel = PageChannel()
     release = threading.Event()

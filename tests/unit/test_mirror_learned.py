@@ -73,3 +73,87 @@ def test_memory_learned_lists_and_deletes(tmp_path):
     assert not (tmp_path / entry.key).exists()
     empty = runner.invoke(app, ["memory", "learned", "--dir", str(tmp_path)])
     assert "no learned steps" in empty.output
+
+
+# -- what is never learned (issue 34) --------------------------------------------------------
+class _Phone:
+    """A driver double that only shows a screen (gestures are the learner's input here)."""
+
+    def __init__(self, screen: Observation) -> None:
+        self.screen = screen
+
+    def observe(self) -> Observation:
+        return self.screen
+
+
+def _takeover(learner, gestures) -> object:
+    """The human's ``gestures`` on the login screen, then the agent looks at another."""
+    phone = _Phone(_screen(200))
+    learner.intent = "Sign in as demo"
+    for action in gestures:
+        learner.gesture(phone, action)
+    return learner.resume(obs=_screen(200, extra="welcome"))
+
+
+def _sign_in_tap():
+    from omg_agent.core.actions import AnchorTarget, Tap
+
+    return Tap(target=AnchorTarget(resource_id=f"{APP}:id/sign_in"))
+
+
+def test_a_takeover_that_leaves_the_screen_is_learned(tmp_path):
+    from omg_agent.hitl.learn import Learner
+
+    learner = Learner(LearnedStore(tmp_path))
+    assert _takeover(learner, [_sign_in_tap()]) is not None  # the control: it is learned
+    assert len(learner.store.entries()) == 1
+
+
+def test_a_home_press_during_an_approval_wait_is_never_learned(tmp_path):
+    """Was: Home pressed on the mirror while the gate waited for a yes became a learned
+    step, replayed by the next run."""
+    from omg_agent.core.actions import Home, Key
+    from omg_agent.hitl.learn import Learner
+
+    for press in (Home(), Key(key="home"), Key(key=3), Key(key="back"), _sign_in_tap()):
+        learner = Learner(LearnedStore(tmp_path / type(press).__name__ / str(
+            getattr(press, "key", ""))))
+        learner.watch_approvals(lambda: True)
+        assert _takeover(learner, [press]) is None
+        assert learner.store.entries() == [], press
+
+
+def test_a_system_key_spoils_a_takeover_whoever_pressed_it(tmp_path):
+    from omg_agent.core.actions import Home, Key
+    from omg_agent.hitl.learn import Learner
+
+    for i, press in enumerate((Home(), Key(key="home"), Key(key=3), Key(key="recents"),
+                               Key(key="power"))):
+        learner = Learner(LearnedStore(tmp_path / str(i)))
+        assert _takeover(learner, [_sign_in_tap(), press]) is None, press
+        assert learner.store.entries() == []
+
+
+def test_the_mirror_tells_the_learner_when_an_approval_waits_on_its_page(tmp_path):
+    import threading
+
+    from omg_agent.core.actions import Home
+    from omg_agent.guards.confirmation import ConfirmationRequest
+    from omg_agent.hitl.learn import Learner
+    from omg_agent.hitl.server import Mirror
+
+    mirror = Mirror(_Phone(_screen(200)), video=False)
+    learner = Learner(LearnedStore(tmp_path))
+    mirror.learn(learner)
+    answers: list[object] = []
+    asking = threading.Thread(target=lambda: answers.append(mirror.channel.confirm(
+        ConfirmationRequest("payment", 'tap "Pay ¥1,079.00"', "the label says 'pay'"))))
+    asking.start()
+    opened = threading.Event()
+    while not mirror.channel.pending():  # the question is on the page
+        opened.wait(0.01)
+    assert _takeover(learner, [Home(), _sign_in_tap()]) is None
+    mirror.channel.answer(mirror.channel.pending()[0]["id"], False)
+    asking.join(5)
+    mirror.close()
+    assert answers == [False] and learner.store.entries() == []

@@ -20,7 +20,12 @@ from omg_agent.brain.run_state import HeldAction, Refusal
 from omg_agent.cli.run import EXIT_CODES
 from omg_agent.core.actions import Action, Launch, Tap
 from omg_agent.core.observation import UIElement
-from omg_agent.guards.confirmation import ScriptedChannel
+from omg_agent.guards.confirmation import (
+    ENTER_ONLY,
+    NO_CLEAR_ANSWER,
+    ScriptedChannel,
+    TerminalChannel,
+)
 
 from .fakes import FakeWorld, ScriptedModel, bundle, el, orchestrator, plan
 
@@ -202,6 +207,32 @@ def test_a_no_at_the_terminal_ends_declined_not_infeasible() -> None:
     assert shop.paid_at == [] and len(channel.requests) == 1
     assert result.status == "declined" and '"no"' in result.stopped_because
     assert "go to the checkout" in result.done
+
+
+@pytest.mark.parametrize(("typed", "recorded"), [
+    ("maybe\nwhat is this\nhmm\n", NO_CLEAR_ANSWER),  # three unclear answers
+    ("\n", ENTER_ONLY),  # [y/N]: Enter alone is the default no, not a "no" typed
+    ("nope\n", '"nope"'),  # a real no: the user's own word
+])
+def test_the_terminals_answer_is_recorded_as_given_never_as_a_no_not_said(
+        typed: str, recorded: str) -> None:
+    """Was: after three unclear terminal answers the run recorded the quote "no"."""
+    import io
+
+    shop = Shop()
+    channel = TerminalChannel.from_streams(io.StringIO(typed), io.StringIO())
+    model = shop.model = ScriptedModel(shopper)
+    with orchestrator(shop.world(), model, task=TASK, confirm=channel) as orch:
+        result = orch.run(TASK)
+        state = orch.state
+    assert shop.paid_at == [] and result.status == "declined"  # not done, as before
+    assert f"the user declined: {recorded} " in result.stopped_because
+    assert state is not None and state.refusal is not None
+    assert state.refusal.words == recorded.strip('"')
+    if recorded != '"nope"':
+        assert '"no"' not in result.stopped_because
+        assert all(answer != "no" for _, answer in state.dialogue.answers), \
+            state.dialogue.answers
 
 
 def test_a_yes_at_the_terminal_pays_in_the_same_turn_with_no_second_model_call() -> None:

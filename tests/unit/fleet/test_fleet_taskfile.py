@@ -38,7 +38,7 @@ tasks:
     ("tasks:\n  - id: x", "give either suite: or goal:"),
     ("tasks:\n  - suite: a\n    goal: b", "give either suite: or goal:"),
     ("tasks:\n  - goal: Turn off Wi-Fi", "needs an id:"),
-    ("tasks:\n  - suite: a\n  - suite: a", "repeated: a"),
+    ("tasks:\n  - suite: a\n  - suite: a", "tasks.1: its id repeats tasks.0's"),
     ("max_steps: 0\ntasks:\n  - suite: a", "max_steps"),
     ("tasks:\n  - suite: 'a/../b'", "tasks.0.suite"),
 ])

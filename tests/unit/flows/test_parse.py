@@ -95,7 +95,7 @@ def test_a_maestro_file_of_the_supported_subset_reads_as_written() -> None:
     ("- openLink: https://example.com", "'openLink'"),
     ("- tapOn:\n    text: Save\n    retryTapIfNoChange: true", "'retryTapIfNoChange'"),
     ("- launchApp:\n    clearState: true", "clearState"),
-    ("- pressKey: Volume Up", "'Volume Up'"),
+    ("- pressKey: Volume Up", "not a supported key; accepted: back"),
     ("- tapOn:\n    point: 100,200", "per-cent"),
     ("- swipe:\n    start: 10%,50%\n    end: 90%,50%", "start/end"),
 ])
@@ -110,7 +110,27 @@ def test_an_unsupported_command_or_field_is_an_error_naming_it(line: str, named:
 def test_the_unsupported_command_error_lists_what_is_accepted() -> None:
     with pytest.raises(FlowError, match="supported: launchApp, tapOn") as info:
         parse_flow("- hideKeyboard\n")
-    assert "'hideKeyboard'" in str(info.value)
+    assert "step 1: unsupported command (a bare text)" in str(info.value)
+
+
+@pytest.mark.parametrize("text", [
+    "- sk-LEAKED-123456\n- OMG_SECRET_PW\n",  # a key list read as a flow
+    "- pressKey: sk-LEAKED-123456\n",
+    "- swipe: sk-LEAKED-123456\n",
+    "- repeat:\n    times: sk-LEAKED-123456\n    commands: [back]\n",
+    "- tapOn:\n    point: sk-LEAKED-123456\n",
+    "- eraseText:\n    charactersToErase: sk-LEAKED-123456\n",
+    "- assertVisible: [sk-LEAKED-123456]\n",
+    "- extendedWaitUntil:\n    visible: x\n    platform: sk-LEAKED-123456\n",
+])
+def test_a_parse_error_never_echoes_a_value_of_the_file(text: str) -> None:
+    """A file read by mistake (MCP run_flow, runFlow) holding a key: the error names the
+    step and what is accepted, never the file's words (issue 34: 'unsupported command
+    'sk-LEAKED-123456'')."""
+    with pytest.raises(FlowError) as info:
+        parse_flow(text)
+    message = str(info.value)
+    assert "LEAKED" not in message and "\n" not in message and "step 1" in message
 
 
 def test_a_bad_header_or_shape_is_named() -> None:
@@ -157,3 +177,10 @@ def test_each_command_reads_into_its_own_model_holding_only_its_own_fields() -> 
     assert steps.validate_python({"name": "pressKey", "key": "enter"}) == PressKey(key="enter")
     with pytest.raises(ValidationError, match="selector"):
         steps.validate_python({"name": "pressKey", "key": "enter", "selector": None})
+
+
+def test_a_yaml_error_names_the_line_not_the_files_words() -> None:
+    with pytest.raises(FlowError) as info:
+        parse_flow("- back\n- *sk-LEAKED-123456\n")
+    message = str(info.value)
+    assert "not valid YAML" in message and "line 2" in message and "LEAKED" not in message
