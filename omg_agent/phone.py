@@ -2,10 +2,9 @@
 
 :func:`connect` opens a device adb sees (holding its lease while the :class:`Phone` is
 open, as ``omg-agent run`` does); :func:`start_vphone` starts a virtual phone and opens
-it. Every action goes through the sensitive-action gate exactly as the agent's do: a tap on
-Pay raises :class:`ActionHeld` unless a ``confirm`` channel says yes or the settings
-pre-authorise it. Runs are built by :mod:`omg_agent.taskrun`, the code the CLI and the MCP
-server use too. See docs/python-api.md::
+it. Every input meets the gate's choke point exactly as the agent's do: a tap on Pay raises
+:class:`ActionHeld` unless ``confirm`` says yes or the settings pre-authorise it. Runs are
+built by :mod:`omg_agent.taskrun`, as for the CLI and MCP. See docs/python-api.md::
 
     from omg_agent import start_vphone
 
@@ -330,14 +329,12 @@ class Phone:
 
 
 def held_at_input(result: Any) -> None:
-    """Raise :class:`ActionHeld` when the choke point held one of ``result``'s inputs (an
-    effect the action's own review did not foresee: a swipe that is a tap, a key on a
-    focused Pay button, a Pay drawn in pixels)."""
+    """Raise :class:`ActionHeld` when the choke point held one of ``result``'s inputs."""
     from omg_agent.drivers.ports import InputHeld
 
-    for outcome in result.outcomes:
-        if isinstance(outcome.error, InputHeld):
-            raise ActionHeld(outcome.error.request, declined=outcome.error.answer is False)
+    held = next((o.error for o in result.outcomes if isinstance(o.error, InputHeld)), None)
+    if held is not None:
+        raise ActionHeld(held.request, declined=held.answer is False)
 
 
 def channel(confirm: Confirm) -> ConfirmationChannel | None:

@@ -73,10 +73,9 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                dry_run: bool = False, words_grant: bool = True) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
     ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
-    sensitive-action gate asks for a yes (None: nobody — a held action stops the run
-    resumable). ``secrets``: the run's vault, already filled by :func:`run_secrets` and
-    masking the logs (the composition root, :func:`omg_agent.taskrun.open_agent`, sets them
-    up once); without it they are set up here. ``resume`` continues the trace in ``run_dir``.
+    gate and the driver's choke point ask for a yes (None: nobody — the run stops resumable).
+    ``secrets``: the run's vault from :func:`run_secrets`, masking the logs (set up once by
+    :func:`omg_agent.taskrun.open_agent`, else here). ``resume`` goes on in ``run_dir``.
     ``macros`` (a :class:`~omg_agent.macros.MacroSession`) lets the operator be offered
     macros for repeated work. ``checkpoint`` (a device serial, with ``run_dir``) saves the
     run's state there at every turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`)
@@ -113,10 +112,10 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                                   dry_run=dry_run, words_grant=words_grant)
     if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
         safe_point = _both(safe_point, recorder.check)
-    keeper = stack.enter_context(bind(driver, gatekeeper(
-        settings, task, confirm, words_grant=words_grant, secrets=vault), vault.mask))
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
-                        on_progress=on_progress, gatekeeper=keeper,
+                        on_progress=on_progress, gatekeeper=stack.enter_context(bind(  # choke
+                            driver, gatekeeper(settings, task, confirm, words_grant=words_grant,
+                                               secrets=vault), vault.mask)),
                         secrets=vault, macros=macros, learned=learned, route=route,
                         before_turn=safe_point, checkpoint=saver)
 
