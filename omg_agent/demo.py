@@ -87,7 +87,7 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
     double. Raises :class:`~omg_agent.errors.OmgError` for setup failures (no adb, a
     model endpoint that refuses every request, …).
     """
-    from omg_agent.brain.agent import open_agent
+    from omg_agent.brain.agent import choke_point, open_agent
     from omg_agent.drivers.adb import AdbDriver
     from omg_agent.sim.expert.runner import vphone_on_adb
     from omg_agent.sim.expert.sim import on_double, start_double
@@ -104,7 +104,7 @@ def run_demo(settings: Settings, out: Path, *, seed: int = 0,
         if simulated:
             settings = on_double(settings, start_double(stack, task, phone, seed))
         log.info("demo: %s on %s with model %s", task.goal, serial, settings.model_for("operator"))
-        driver = AdbDriver(serial)
+        driver = AdbDriver(serial, judge=choke_point(settings, serial))
         stack.callback(driver.close)
         result = open_agent(stack, driver, settings, task.goal, run_dir=run_dir,
                             session=f"demo-{uuid.uuid4().hex[:8]}", ask_user=ask,

@@ -2,10 +2,9 @@
 
 :func:`connect` opens a device adb sees (holding its lease while the :class:`Phone` is
 open, as ``omg-agent run`` does); :func:`start_vphone` starts a virtual phone and opens
-it. Every action goes through the sensitive-action gate exactly as the agent's do: a tap on
-Pay raises :class:`ActionHeld` unless a ``confirm`` channel says yes or the settings
-pre-authorise it. Runs are built by :mod:`omg_agent.taskrun`, the code the CLI and the MCP
-server use too. See docs/python-api.md::
+it. Every input meets the gate's choke point exactly as the agent's do: a tap on Pay raises
+:class:`ActionHeld` unless ``confirm`` says yes or the settings pre-authorise it. Runs are
+built by :mod:`omg_agent.taskrun`, as for the CLI and MCP. See docs/python-api.md::
 
     from omg_agent import start_vphone
 
@@ -170,16 +169,18 @@ class Phone:
             self._lease_for(f"omg-agent {act.type} (Python API)", stack)
             from omg_agent.brain.agent import gatekeeper, run_secrets
             from omg_agent.drivers.secret_typing import SecretTyping
+            from omg_agent.guards.choke import bind
 
             vault = run_secrets("", self.settings)
             keeper = gatekeeper(self.settings, "", channel(confirm), self.driver.observe,
                                 secrets=vault)
+            stack.enter_context(bind(self.driver, keeper, vault.mask))  # the choke point's
             obs = self.driver.observe()
             stop = keeper.review([act], obs) if keeper is not None else None
             if stop is not None:  # the question may quote a message holding a secret
                 raise ActionHeld(vault.scrub(stop.request), declined=stop.answer is False)
-            driver = SecretTyping(self.driver, vault)
-            result = driver.execute([act], obs)
+            result = SecretTyping(self.driver, vault).execute([act], obs)
+        held_at_input(result)
         detail = "; ".join(o.detail or o.action.type for o in result.outcomes)
         return Acted(result.ok, detail)
 
@@ -271,10 +272,12 @@ class Phone:
     def driver(self) -> Any:
         """The device driver (opened on first use)."""
         if self._driver is None:
+            from omg_agent.brain.agent import choke_point
             from omg_agent.drivers.select import choose_driver
 
             self._driver = choose_driver(self.serial, self._driver_kind,  # type: ignore[arg-type]
-                                         grace_s=self.settings.device_grace_s)
+                                         grace_s=self.settings.device_grace_s,
+                                         judge=choke_point(self.settings, self.serial))
             self._stack.callback(self._driver.close)
         return self._driver
 
@@ -324,6 +327,15 @@ class Phone:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def held_at_input(result: Any) -> None:
+    """Raise :class:`ActionHeld` when the choke point held one of ``result``'s inputs."""
+    from omg_agent.drivers.ports import InputHeld
+
+    held = next((o.error for o in result.outcomes if isinstance(o.error, InputHeld)), None)
+    if held is not None:
+        raise ActionHeld(held.request, declined=held.answer is False)
 
 
 def channel(confirm: Confirm) -> ConfirmationChannel | None:

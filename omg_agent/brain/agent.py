@@ -38,6 +38,7 @@ from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
 from omg_agent.errors import ConfigError
 from omg_agent.guards.authorisation import parse_allow
+from omg_agent.guards.choke import ChokePoint, bind
 from omg_agent.guards.confirmation import ConfirmationChannel, MaskingChannel
 from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.provenance import word_authorisations
@@ -73,10 +74,9 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                dry_run: bool = False, words_grant: bool = True) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
     ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
-    sensitive-action gate asks for a yes (None: nobody — a held action stops the run
-    resumable). ``secrets``: the run's vault, already filled by :func:`run_secrets` and
-    masking the logs (the composition root, :func:`omg_agent.taskrun.open_agent`, sets them
-    up once); without it they are set up here. ``resume`` continues the trace in ``run_dir``.
+    gate and the driver's choke point ask for a yes (None: nobody — the run stops resumable).
+    ``secrets``: the run's vault from :func:`run_secrets`, masking the logs (set up once by
+    :func:`omg_agent.taskrun.open_agent`, else here). ``resume`` goes on in ``run_dir``.
     ``macros`` (a :class:`~omg_agent.macros.MacroSession`) lets the operator be offered
     macros for repeated work. ``checkpoint`` (a device serial, with ``run_dir``) saves the
     run's state there at every turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`)
@@ -114,9 +114,10 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
     if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
         safe_point = _both(safe_point, recorder.check)
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
-                        on_progress=on_progress, gatekeeper=gatekeeper(
-                            settings, task, confirm, driver.observe, words_grant=words_grant,
-                            secrets=vault),
+                        on_progress=on_progress, gatekeeper=stack.enter_context(bind(  # choke
+                            driver, gatekeeper(settings, task, confirm, driver.observe,
+                                               words_grant=words_grant, secrets=vault),
+                            vault.mask)),
                         secrets=vault, macros=macros, learned=learned, route=route,
                         before_turn=safe_point, checkpoint=saver)
 
@@ -163,6 +164,13 @@ def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
         app, _, field = place.partition(":")
         vault.bind(name, Binding(app.strip(), field.strip() or None))
     return vault
+
+
+def choke_point(settings: Settings, serial: str = "") -> ChokePoint:
+    """The choke point a composition root installs in every driver it builds
+    (:mod:`omg_agent.guards.choke`): the settings' gate with nobody to ask — every sensitive
+    input they do not pre-authorise is held — until a run or a call binds its own keeper."""
+    return ChokePoint(gatekeeper(settings, "", None), serial=serial)
 
 
 def gatekeeper(settings: Settings, task: str, confirm: ConfirmationChannel | None,

@@ -20,6 +20,7 @@ import typer
 from omg_agent.cli.console import console, fail, say_ok, validation_message
 from omg_agent.cli.device_choice import DeviceOpt, DriverOpt, open_driver, u2_answers
 from omg_agent.cli.device_choice import pick_serial as pick_serial  # re-exported
+from omg_agent.cli.device_gate import AllowOpt, YesOpt, device_judge, exit_if_held
 from omg_agent.errors import OmgError
 
 if TYPE_CHECKING:  # the drivers load with the command that uses one
@@ -114,11 +115,14 @@ WaitOpt = typer.Option(False, "--wait", help="Wait for the screen to settle afte
 NORM_FORM = "x,y in 0–1000 units (0,0 top left, 1000,1000 bottom right)"
 
 
-def _run(device: str | None, driver: str, action: dict[str, Any], wait: bool = False) -> None:
+def _run(device: str | None, driver: str, action: dict[str, Any], wait: bool = False,
+         yes: bool = False, allow: list[str] | None = None) -> None:
     """Run one action the way a run does (:meth:`Driver.execute`) and print its outcome.
 
     Without ``wait`` the command returns once the input is sent, like ``adb shell input``;
-    the screen is observed only when the target needs it (text, id, description).
+    the screen is observed only when the target needs it (text, id, description) or the
+    choke point must see where the input lands. A sensitive input is asked about at the
+    terminal, else held: exit 5 (:mod:`omg_agent.cli.device_gate`).
     """
     from omg_agent.core.actions import parse_action
     from omg_agent.drivers.executor import needs_screen
@@ -130,7 +134,8 @@ def _run(device: str | None, driver: str, action: dict[str, Any], wait: bool = F
     from omg_agent.cli.lease import driving
 
     with driving(device, f"omg-agent {act.type}") as serial:  # input: the phone's lease
-        drv = open_driver(serial, driver, looks=wait or needs_screen(act))
+        drv = open_driver(serial, driver, looks=wait or needs_screen(act),
+                          judge=device_judge(str(serial), yes=yes, allow=allow))
         if not wait and hasattr(drv, "settle_timeout"):  # both drivers have it
             setattr(drv, "settle_timeout", 0.0)  # noqa: B010 (0: no capture, no settling)
         try:
@@ -139,6 +144,7 @@ def _run(device: str | None, driver: str, action: dict[str, Any], wait: bool = F
             fail(str(exc))
         finally:
             drv.close()
+    exit_if_held(result)
     for o in result.outcomes:
         mark = "[green]ok[/green]" if o.ok else "[red]failed[/red]"
         console.print(f"{mark} {o.detail or o.action.type}", highlight=False)
@@ -186,13 +192,16 @@ def tap(
     device: str | None = DeviceOpt,
     driver: str = DriverOpt,
     wait: bool = WaitOpt,
+    yes: bool = YesOpt,
+    allow: list[str] = AllowOpt,
 ) -> None:
-    """Tap an element by text, id, description, resource id or a 0–1000 point.
+    """Tap an element by text, id, description, resource id or a 0–1000 point. A tap on a
+    sensitive control (Pay, Send, Delete, …) asks first; exit 5 with no terminal.
 
     Examples: omg-agent tap --text "设置" · omg-agent tap --id 7 · omg-agent tap --point 500,500
     """
     target = _target(text, element, point, desc, resource_id)
-    _run(device, driver, {"type": "tap", "target": target}, wait)
+    _run(device, driver, {"type": "tap", "target": target}, wait, yes, allow)
 
 
 def long_press(
@@ -205,6 +214,8 @@ def long_press(
     device: str | None = DeviceOpt,
     driver: str = DriverOpt,
     wait: bool = WaitOpt,
+    yes: bool = YesOpt,
+    allow: list[str] = AllowOpt,
 ) -> None:
     """Touch and hold an element or a 0–1000 point.
 
@@ -212,7 +223,7 @@ def long_press(
     """
     target = _target(text, element, point, desc, resource_id)
     _run(device, driver, {"type": "long_press", "target": target, "duration_ms": duration},
-         wait)
+         wait, yes, allow)
 
 
 def swipe(
@@ -225,8 +236,11 @@ def swipe(
     device: str | None = DeviceOpt,
     driver: str = DriverOpt,
     wait: bool = WaitOpt,
+    yes: bool = YesOpt,
+    allow: list[str] = AllowOpt,
 ) -> None:
-    """Swipe by direction, or from one point to another.
+    """Swipe by direction, or from one point to another (a swipe that barely moves is a
+    tap, and is judged as one).
 
     Examples: omg-agent swipe up · omg-agent swipe --from 500,800 --to 500,200
     """
@@ -241,7 +255,7 @@ def swipe(
         action.update({"from": parse_point(start, "--from"), "to": parse_point(end, "--to")})
     else:
         fail("give a direction (up, down, left, right) or both --from x,y and --to x,y")
-    _run(device, driver, action, wait)
+    _run(device, driver, action, wait, yes, allow)
 
 
 def type_text(
@@ -251,13 +265,15 @@ def type_text(
     device: str | None = DeviceOpt,
     driver: str = DriverOpt,
     wait: bool = WaitOpt,
+    yes: bool = YesOpt,
+    allow: list[str] = AllowOpt,
 ) -> None:
     """Type text into the focused field.
 
     Example: omg-agent type "价格 ¥3,599" --clear
     """
     _run(device, driver, {"type": "type", "text": text, "clear": clear, "submit": submit},
-         wait)
+         wait, yes, allow)
 
 
 def key(
@@ -265,17 +281,25 @@ def key(
     device: str | None = DeviceOpt,
     driver: str = DriverOpt,
     wait: bool = WaitOpt,
+    yes: bool = YesOpt,
+    allow: list[str] = AllowOpt,
 ) -> None:
-    """Press a key.
+    """Press a key. A key that activates the focused control (enter, space, D-pad centre,
+    or a key the gate does not know) is judged on that control: on Pay it asks first.
 
     Example: omg-agent key back
     """
+    from omg_agent.core.keys import HARMLESS_KEYCODES, keycode
     from omg_agent.drivers.desktop import is_desktop
 
-    if wait or driver == "u2" or is_desktop(device) or "+" in name.strip().strip("+"):
-        _run(device, driver, {"type": "key", "key": name}, wait)  # hotkeys: desktops only
+    try:
+        harmless = keycode(name) in HARMLESS_KEYCODES
+    except ValueError:
+        harmless = False  # a hotkey, or a bad name (the action's parser says which)
+    if wait or driver == "u2" or is_desktop(device) or not harmless:
+        _run(device, driver, {"type": "key", "key": name}, wait, yes, allow)
         return
-    _press(device, driver, name)
+    _press(device, driver, name)  # back, home, …: nothing on the screen can take it
 
 
 def _press(device: str | None, driver: str, name: str) -> None:

@@ -15,6 +15,7 @@ from omg_agent.errors import OmgError
 
 if TYPE_CHECKING:  # the drivers load with the command that uses one
     from omg_agent.drivers.base import Driver
+    from omg_agent.drivers.ports import InputJudge
 
 DeviceOpt = typer.Option(None, "--device", "-s", help="Serial (default: the only device).")
 DriverOpt = typer.Option("auto", "--driver", help="adb, u2 or auto (measured once per model).")
@@ -37,15 +38,23 @@ def pick_serial(client: adbutils.AdbClient, serial: str | None) -> str:
     return serials[0]
 
 
-def open_driver(serial: str | None, driver: str, *, looks: bool = True) -> Driver:
+def open_driver(serial: str | None, driver: str, *, looks: bool = True,
+                judge: InputJudge | None = None) -> Driver:
     """The driver for a command. ``looks=False``: the command sends input and need not see
     the screen, so ``auto`` means the ADB driver — no uiautomator2 server to start, no
-    driver race to measure."""
+    driver race to measure. Every input it sends passes ``judge`` (the choke point; by
+    default one that pre-authorises nothing and asks nobody: a flow binds its own)."""
     from omg_agent.drivers.desktop import is_desktop, open_desktop
 
+    if judge is None:
+        from omg_agent.guards.choke import ChokePoint
+        from omg_agent.guards.gatekeeper import GateKeeper
+        from omg_agent.guards.sensitive import Gate
+
+        judge = ChokePoint(GateKeeper(Gate()), serial=serial or "")
     if is_desktop(serial):  # --device desktop | desktop=:99 (the desktop driver)
         try:
-            return open_desktop(str(serial))
+            return open_desktop(str(serial), judge=judge)
         except OmgError as exc:
             fail(str(exc))
     if driver not in ("adb", "u2", "auto"):
@@ -57,7 +66,8 @@ def open_driver(serial: str | None, driver: str, *, looks: bool = True) -> Drive
             driver = "adb"
         from omg_agent.drivers.select import choose_driver
 
-        return choose_driver(chosen, driver, client=client)  # type: ignore[arg-type]
+        return choose_driver(chosen, driver, client=client,  # type: ignore[arg-type]
+                             judge=judge)
     except OmgError as exc:
         fail(str(exc))
 

@@ -135,13 +135,15 @@ class RunJob:
                task: str, run_dir: Path, secrets: SecretVault,
                saved: SavedRun | None = None) -> Agent:
         """The run, assembled once with this terminal's hooks (and the mirror's)."""
+        from omg_agent.brain.agent import choke_point
         from omg_agent.drivers.dryrun import DryRunDriver
         from omg_agent.drivers.select import choose_driver
         from omg_agent.taskrun import Hooks, RunDevice, open_agent
 
         router = self._router(stack) if self.devices else None
         driver: Driver = router or choose_driver(serial, self.driver_kind,  # type: ignore[arg-type]
-                                                 grace_s=settings.device_grace_s)
+                                                 grace_s=settings.device_grace_s,
+                                                 judge=choke_point(settings, serial))
         stack.callback(driver.close)
         if self.dry_run:
             driver = DryRunDriver(driver, on_action=lambda line: err_console.print(
@@ -186,6 +188,7 @@ class RunJob:
 
     def _router(self, stack: ExitStack) -> DeviceRouter:
         """One driver per named device (a vphone started for ``vphone``), as one Driver."""
+        from omg_agent.brain.agent import choke_point
         from omg_agent.drivers.desktop.router import DeviceRouter
         from omg_agent.drivers.select import choose_driver
 
@@ -195,7 +198,8 @@ class RunJob:
                 serial = attached_or_vphone(stack, target, self.settings.device_grace_s)
                 self._lease(stack, serial, f"omg-agent run (device {name})")
                 drivers[name] = choose_driver(serial, self.driver_kind,  # type: ignore[arg-type]
-                                              grace_s=self.settings.device_grace_s)
+                                              grace_s=self.settings.device_grace_s,
+                                              judge=choke_point(self.settings, serial))
         except BaseException:
             for opened in drivers.values():
                 opened.close()

@@ -25,6 +25,14 @@ KeyName = Literal[
 ]
 KEY_ALIASES = {"del": "delete", "backspace": "delete", "return": "enter",
                "app_switch": "recents", "esc": "escape"}
+# What a key does to a focused control (the choke point, guards/landing.py): these activate
+# it as a tap would; these move, go back or home, type a character or change the volume and
+# activate nothing; any other key on a focused control cannot be classified.
+ACTIVATING_KEYCODES = {66: "ENTER", 23: "DPAD_CENTER", 62: "SPACE", 160: "NUMPAD_ENTER"}
+HARMLESS_KEYCODES = frozenset({
+    3, 4, 6, 19, 20, 21, 22, 24, 25, 26, 57, 58, 59, 60, 61, 67, 82, 84, 92, 93, 111, 112,
+    113, 114, 115, 122, 123, 126, 127, 164, 187, 220, 221, 223, 224,
+    *range(7, 19), *range(27, 57), *range(68, 82), *range(85, 91), *range(144, 160)})
 # Keys after which the screen may be anything: navigation, submit, system UI.
 BOUNDARY_KEYCODES = frozenset({3, 4, 5, 6, 23, 26, 66, 82, 84, 111, 187, 223, 224})
 

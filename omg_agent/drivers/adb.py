@@ -52,6 +52,7 @@ from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
 from omg_agent.drivers.nextlook import DumpAhead
 from omg_agent.drivers.observing import ObservingDriver
 from omg_agent.drivers.perception_kit import DevicePerception
+from omg_agent.drivers.ports import InputJudge
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.textinput import ADB_IME
 from omg_agent.errors import (
@@ -90,7 +91,7 @@ class AdbDriver(ObservingDriver):
                  settle_window: float = 0.25, ime_settle_s: float = 0.25, anchorer=None,
                  ocr=None, loading_timeout: float = LOADING_TIMEOUT_S,
                  timeout: float = 30.0, grace_s: float = 30.0,
-                 change_grace: float = 0.3) -> None:
+                 change_grace: float = 0.3, judge: InputJudge | None = None) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
         self.io = AdbIO(self.client, self.serial, timeout=timeout, grace_s=grace_s)
@@ -114,7 +115,8 @@ class AdbDriver(ObservingDriver):
         self._dump_to_file = False
         self.port = AdbShellPort(self.io, ime_state=self.ime_state, ime_settle_s=ime_settle_s)
         self.loading = LoadingWait(loading_timeout, serial=self.serial)
-        self._executor = BundleExecutor(self, self.port, lambda: self.aliases, self.loading)
+        self._executor = BundleExecutor(self, self.port, lambda: self.aliases, self.loading,
+                                        judge=judge)
 
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:

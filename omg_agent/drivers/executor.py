@@ -9,7 +9,9 @@ first action that ends the segment (:func:`~omg_agent.core.actions.ends_bundle`,
 element a tap lands on) or at the first that cannot be planned. The caller's
 :class:`~omg_agent.drivers.ports.Reviewer` sees the planned actions with the elements they
 land on (the operator's gate judges exactly those) and may hold one; what comes before it
-then *runs* through an :class:`~omg_agent.drivers.ports.ActionPort` — adb shell commands
+then *runs* through an :class:`~omg_agent.drivers.ports.ActionPort` — behind the choke
+point every input of every caller passes (:mod:`.inputs`; only the human's own gestures,
+:class:`~omg_agent.drivers.ports.HumanHands`, go unjudged) — adb shell commands
 sent as one batch (:mod:`.adbport`), or uiautomator2 JSON-RPC calls (:mod:`.u2port`) — and
 a failed action stops the bundle there. The rules that used to differ between drivers:
 
@@ -60,11 +62,14 @@ from omg_agent.core.geometry import Point
 from omg_agent.core.observation import Observation
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.base import ActionOutcome, ExecResult
+from omg_agent.drivers.inputs import JudgedPort, aim, looking_at
 from omg_agent.drivers.launching import LaunchFailed, launch_by_label
 from omg_agent.drivers.loading import LoadingWait
 from omg_agent.drivers.ports import (
     ActionPort,
     Device,
+    HumanHands,
+    InputJudge,
     Planned,
     PortFailed,
     Reviewer,
@@ -90,15 +95,17 @@ class BundleExecutor:
     def __init__(self, device: Device, port: ActionPort,
                  aliases: Callable[[], Mapping[str, str]] = dict,
                  loading: LoadingWait | None = None, *,
+                 judge: InputJudge | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.device = device
         self.clock, self.sleep = clock, sleep  # the wait for a new screen's anchors
-        self.port = port
+        self.judge, self.raw = judge, port  # the choke point (guards.choke); the raw port
+        self.port: ActionPort = port if judge is None else JudgedPort(port, judge, device)
         self.aliases = aliases  # the driver's app name -> package table, asked when needed
         self.loading = loading  # armed after a boundary; the driver's observe() waits
         self.learned: dict[str, str] = {}  # app label -> package, found on the home screen
-        self.scanner = ListScanner(device, port)  # scans lists; reaches what one read
+        self.scanner = ListScanner(device, self.port)  # scans lists (judged swipes)
 
     # -- the bundle ----------------------------------------------------------------------
     def run(self, actions: list[Action], observation: Observation | None,
@@ -125,8 +132,10 @@ class BundleExecutor:
         t_plan = time.perf_counter()
         self._before_boundary(plans)
         outcomes: list[ActionOutcome] = []
+        port = self.raw if isinstance(review, HumanHands) else self.port
         try:
-            self._run(plans, outcomes)
+            with looking_at(port, obs):  # the inputs land on the screen planned on
+                self._run(plans, outcomes, port)
         except _Failed as exc:
             failure = exc  # it stopped the bundle before any action that failed planning
         if failure is not None:
@@ -286,27 +295,30 @@ class BundleExecutor:
             app, packages=self.port.packages())
 
     # -- running -------------------------------------------------------------------------
-    def _run(self, plans: list[Planned], outcomes: list[ActionOutcome]) -> None:
+    def _run(self, plans: list[Planned], outcomes: list[ActionOutcome],
+             port: ActionPort) -> None:
         queued: list[Planned] = []
         for plan in plans:
             if _on_device(plan):
-                self.port.begin(plan.index)
+                port.begin(plan.index)
+                aim(port, plan.element)
                 try:
-                    self._apply(plan)
+                    self._apply(plan, port)
                 except ActionRejected as exc:
-                    self.port.discard()
-                    self._flush(queued, outcomes)
+                    port.discard()
+                    self._flush(queued, outcomes, port)
                     raise _Failed(plan.index, str(exc), exc) from None
                 queued.append(plan)
                 continue
-            self._flush(queued, outcomes)
+            self._flush(queued, outcomes, port)
             queued = []
+            aim(port, None, look=True)  # a scan or a launch by label looks on its own
             if isinstance(plan.action, Wait):
                 self.sleep(plan.action.seconds)
             if plan.label_launch:
                 assert isinstance(plan.action, Launch)
                 try:
-                    plan.detail = launch_by_label(self.device, self.port, plan, self.learned)
+                    plan.detail = launch_by_label(self.device, port, plan, self.learned)
                 except LaunchFailed as exc:
                     raise _Failed(plan.index, str(exc)) from None
             if isinstance(plan.action, Scan):
@@ -316,10 +328,10 @@ class BundleExecutor:
                 except ActionRejected as exc:
                     raise _Failed(plan.index, str(exc), exc) from None
             outcomes.append(_outcome(plan))
-        self._flush(queued, outcomes)
+        self._flush(queued, outcomes, port)
 
-    def _apply(self, plan: Planned) -> None:
-        port, action, p = self.port, plan.action, plan.point
+    def _apply(self, plan: Planned, port: ActionPort) -> None:
+        action, p = plan.action, plan.point
         match action:
             case Tap():
                 port.tap(_at(p))
@@ -347,12 +359,13 @@ class BundleExecutor:
             case Launch():
                 port.start(plan.package)
 
-    def _flush(self, queued: list[Planned], outcomes: list[ActionOutcome]) -> None:
+    def _flush(self, queued: list[Planned], outcomes: list[ActionOutcome],
+               port: ActionPort) -> None:
         if not queued:
             return
         by_index = {plan.index: plan for plan in queued}
         try:
-            done = self.port.batch()
+            done = port.batch()
         except PortFailed as exc:
             outcomes.extend(_outcome(by_index[i]) for i in exc.done)
             raise _Failed(exc.index, exc.detail) from None

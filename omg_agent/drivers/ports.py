@@ -1,18 +1,22 @@
 """The executor's ports: what :class:`~omg_agent.drivers.executor.BundleExecutor` needs of
 a transport (:class:`ActionPort`: the adb shell batch, uiautomator2's JSON-RPC, a desktop),
 of its driver (:class:`Device`) and of its caller (:class:`Reviewer`, shown each segment as
-:class:`Planned` actions before it runs), and the bookkeeping a port that acts at once
-shares (:class:`ImmediatePort`)."""
+:class:`Planned` actions before it runs), the bookkeeping a port that acts at once
+shares (:class:`ImmediatePort`), and the choke point every input passes
+(:class:`InputJudge`, asked about each :class:`InputEffect` on its :class:`InputScene`;
+implemented above the drivers, in :mod:`omg_agent.guards.choke`; :class:`InputHeld` when
+it may not reach the device; :class:`HumanHands` marks the human's own gestures)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from omg_agent.core.actions import Action
-from omg_agent.core.geometry import Point, ScreenGeometry
-from omg_agent.core.observation import Observation, UIElement
+from omg_agent.core.geometry import Bounds, Point, ScreenGeometry
+from omg_agent.core.observation import Observation, OcrBox, UIElement
+from omg_agent.errors import ActionRejected
 
 
 class PortFailed(Exception):
@@ -126,4 +130,70 @@ class Planned:
     detail: str = ""
 
 
-__all__ = ["ActionPort", "Device", "ImmediatePort", "Planned", "PortFailed", "Reviewer"]
+Verb = Literal["tap", "double_tap", "long_press", "swipe", "key", "type", "start"]
+
+
+@dataclass(frozen=True)
+class InputEffect:
+    """One input as it reaches the device, in pixels and key codes: a touch from ``point``
+    (to ``end`` for a swipe), a key ``code`` (``None``: a desktop hotkey), ``text`` typed
+    into ``field`` (``submit``: the ENTER after it, same action), an app ``package`` to
+    start. ``element`` is what the executor resolved the touch to, when it did."""
+
+    verb: Verb
+    point: Point | None = None
+    end: Point | None = None
+    duration_ms: int = 0
+    code: int | None = None
+    text: str = ""
+    field: UIElement | None = None
+    clear: bool = False
+    submit: bool = False
+    package: str = ""
+    element: UIElement | None = None
+
+
+@dataclass(frozen=True)
+class InputScene:
+    """Where an input lands: the ``screen`` it acts on (``None``: none could be had), the
+    device's touch slop in pixels, and ``read`` — OCR of a box of the screen's pixels."""
+
+    screen: Observation | None
+    slop_px: int
+    read: Callable[[Bounds], tuple[OcrBox, ...]] | None = None
+
+
+class InputJudge(Protocol):
+    """The one choke point (DESIGN.md §5): every input of every caller passes
+    :meth:`judge` before it reaches the device."""
+
+    def judge(self, effect: InputEffect, scene: InputScene) -> None:
+        """Return when ``effect`` may reach the device; raise :class:`InputHeld` if not."""
+        ...
+
+
+class InputHeld(ActionRejected):
+    """The choke point held an input: ``request`` is what a human was (or would be) asked,
+    ``answer`` what they said (``None``: nobody could be asked; ``False``: no)."""
+
+    def __init__(self, message: str, *, serial: str, request: Any,
+                 answer: bool | None) -> None:
+        super().__init__(message, serial=serial)
+        self.request, self.answer = request, answer
+
+
+class HumanHands:
+    """The :class:`Reviewer` of the human's own gestures (the mirror's takeover): the one
+    caller whose inputs are not judged — a human is not asked about what they do."""
+
+    unseen = False
+
+    def review(self, planned: Sequence[Planned], screen: Observation | None) -> int | None:
+        return None
+
+    def stopped(self, why: str, screen: Observation | None) -> None:
+        return None
+
+
+__all__ = ["ActionPort", "Device", "HumanHands", "ImmediatePort", "InputEffect", "InputHeld",
+           "InputJudge", "InputScene", "Planned", "PortFailed", "Reviewer"]

@@ -21,6 +21,7 @@ import adbutils
 
 from omg_agent.drivers.adb import AdbDriver
 from omg_agent.drivers.base import Driver
+from omg_agent.drivers.ports import InputJudge
 from omg_agent.drivers.probe import parse_getprop, probe_profile
 from omg_agent.drivers.profiles import (
     DeviceProfileSpec,
@@ -66,12 +67,16 @@ def device_profile(device: adbutils.AdbDevice, profile_dir: Path) -> DeviceProfi
 
 def build_driver(kind: Literal["adb", "u2"], serial: str, *,
                  profile: DeviceProfileSpec | None, client: adbutils.AdbClient,
-                 ocr: Any = None, grace_s: float = 30.0) -> Driver:
-    """One driver, wired with the profile's bars and app aliases; it rides out
-    device drops for ``grace_s`` seconds (the u2 driver while observing)."""
+                 ocr: Any = None, grace_s: float = 30.0,
+                 judge: InputJudge | None = None) -> Driver:
+    """One driver, wired with the profile's bars and app aliases and the choke point
+    ``judge`` every input passes (:mod:`omg_agent.guards.choke`: the composition root gives
+    it); it rides out device drops for ``grace_s`` seconds (the u2 driver while observing)."""
     if kind == "u2":
-        return U2Driver(serial, client=client, profile=profile, ocr=ocr, grace_s=grace_s)
-    return AdbDriver(serial, client=client, profile=profile, ocr=ocr, grace_s=grace_s)
+        return U2Driver(serial, client=client, profile=profile, ocr=ocr, grace_s=grace_s,
+                        judge=judge)
+    return AdbDriver(serial, client=client, profile=profile, ocr=ocr, grace_s=grace_s,
+                     judge=judge)
 
 
 def observe_ms(driver: Driver, samples: int = SAMPLES) -> float:
@@ -87,19 +92,21 @@ def observe_ms(driver: Driver, samples: int = SAMPLES) -> float:
 
 def choose_driver(serial: str, prefer: Preference = "auto", *,
                   profile_dir: Path | None = None, client: adbutils.AdbClient | None = None,
-                  ocr: Any = None, samples: int = SAMPLES, grace_s: float = 30.0) -> Driver:
+                  ocr: Any = None, samples: int = SAMPLES, grace_s: float = 30.0,
+                  judge: InputJudge | None = None) -> Driver:
     """The driver to use for ``serial`` (see the module docstring for ``auto``); a
-    ``desktop`` / ``desktop=…`` serial is the desktop driver (:mod:`.desktop`)."""
+    ``desktop`` / ``desktop=…`` serial is the desktop driver (:mod:`.desktop`). Every
+    input it sends passes ``judge`` (the choke point)."""
     from omg_agent.drivers.desktop import is_desktop, open_desktop
 
     if is_desktop(serial):
-        return open_desktop(serial, ocr=ocr)
+        return open_desktop(serial, ocr=ocr, judge=judge)
     client = client if client is not None else adbutils.AdbClient()
     profile_dir = profile_dir if profile_dir is not None else default_profile_dir()
     if prefer != "auto":
         profile = known_profile(client.device(serial), profile_dir)
         return build_driver(prefer, serial, profile=profile, client=client, ocr=ocr,
-                            grace_s=grace_s)
+                            grace_s=grace_s, judge=judge)
 
     profile = device_profile(client.device(serial), profile_dir)
     if profile.driver is not None:
@@ -107,21 +114,22 @@ def choose_driver(serial: str, prefer: Preference = "auto", *,
         log.info("%s: driver %s (measured %s)", serial, kind, profile.driver.measured_at)
         try:
             return build_driver(kind, serial, profile=profile, client=client, ocr=ocr,
-                                grace_s=grace_s)
+                                grace_s=grace_s, judge=judge)
         except DeviceError as e:
             if kind == "adb":
                 raise
             log.warning("%s: the u2 driver did not start (%s); using adb", serial, e)
             return build_driver("adb", serial, profile=profile, client=client, ocr=ocr,
-                                grace_s=grace_s)
-    return _measure_and_choose(serial, profile, profile_dir, client, ocr, samples, grace_s)
+                                grace_s=grace_s, judge=judge)
+    return _measure_and_choose(serial, profile, profile_dir, client, ocr, samples, grace_s,
+                               judge)
 
 
 def _measure_and_choose(serial: str, profile: DeviceProfileSpec, profile_dir: Path,
                         client: adbutils.AdbClient, ocr: Any, samples: int,
-                        grace_s: float = 30.0) -> Driver:
+                        grace_s: float = 30.0, judge: InputJudge | None = None) -> Driver:
     adb = build_driver("adb", serial, profile=profile, client=client, ocr=ocr,
-                       grace_s=grace_s)
+                       grace_s=grace_s, judge=judge)
     try:
         adb_ms = observe_ms(adb, samples)
     except BaseException:
@@ -130,7 +138,7 @@ def _measure_and_choose(serial: str, profile: DeviceProfileSpec, profile_dir: Pa
     u2: Driver | None = None
     u2_ms, u2_error = None, ""
     try:
-        u2 = build_driver("u2", serial, profile=profile, client=client, ocr=ocr)
+        u2 = build_driver("u2", serial, profile=profile, client=client, ocr=ocr, judge=judge)
         u2_ms = observe_ms(u2, samples)
     except DeviceError as e:
         u2_error = str(e)[:300]

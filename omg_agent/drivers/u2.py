@@ -45,6 +45,7 @@ from omg_agent.drivers.loading import LOADING_TIMEOUT_S, LoadingWait
 from omg_agent.drivers.nextlook import DumpAhead
 from omg_agent.drivers.observing import Frame, ObservingDriver, timed
 from omg_agent.drivers.perception_kit import DevicePerception
+from omg_agent.drivers.ports import InputJudge
 from omg_agent.drivers.probe import parse_wm_density
 from omg_agent.drivers.profiles import DeviceProfileSpec, driver_profile
 from omg_agent.drivers.u2port import U2Port
@@ -78,7 +79,8 @@ class U2Driver(ObservingDriver):
                  profile: DeviceProfileSpec | None = None, anchorer: Any = None,
                  ocr: Any = None, settle_timeout: float = 2.0,
                  settle_window: float = 0.25,
-                 loading_timeout: float = LOADING_TIMEOUT_S, grace_s: float = 30.0) -> None:
+                 loading_timeout: float = LOADING_TIMEOUT_S, grace_s: float = 30.0,
+                 judge: InputJudge | None = None) -> None:
         self.client = client if client is not None else adbutils.AdbClient()
         self.serial = serial or only_serial(self.client)
         # observing rides out device drops (inputs are not repeated: see drivers.grace)
@@ -99,7 +101,8 @@ class U2Driver(ObservingDriver):
         self._settle_frame: tuple[Image.Image, bytes, float] | None = None
         self._aliases: dict[str, str] = {}  # from the device profile, filled by info()
         self.loading = LoadingWait(loading_timeout, serial=self.serial)
-        self._executor = BundleExecutor(self, U2Port(self), self.aliases, self.loading)
+        self._executor = BundleExecutor(self, U2Port(self), self.aliases, self.loading,
+                                        judge=judge)
 
     def call(self, method: str, *params: Any) -> Any:
         """One JSON-RPC call to the u2 server; a server that is gone is restarted once."""

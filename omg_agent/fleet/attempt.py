@@ -113,7 +113,7 @@ def _suite_attempt(job: Job, device: FleetDevice, trace: Path) -> tuple[dict[str
 
 def _goal_attempt(job: FleetJob, device: FleetDevice, trace: Path
                   ) -> tuple[dict[str, Any], bool]:
-    from omg_agent.brain.agent import open_agent
+    from omg_agent.brain.agent import choke_point, open_agent
     from omg_agent.drivers.adb import AdbDriver
     from omg_agent.errors import OmgError
     from omg_agent.sim.expert.runner import with_overrides
@@ -127,7 +127,8 @@ def _goal_attempt(job: FleetJob, device: FleetDevice, trace: Path
     try:
         with ExitStack() as stack:
             driver = AdbDriver(serial, client=adb_client(device),
-                               grace_s=settings.device_grace_s)
+                               grace_s=settings.device_grace_s,
+                               judge=choke_point(settings, serial))
             stack.callback(driver.close)
             # a goal of a tasks file: its words grant nothing (guards/provenance); the
             # user's --allow and config do, and nobody is there to ask

@@ -19,6 +19,7 @@ from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
 from omg_agent.flows.model import Flow, FlowResult
 from omg_agent.flows.replay import FlowRunner
+from omg_agent.guards.choke import bind
 from omg_agent.guards.confirmation import ConfirmationChannel
 from omg_agent.trace.logmask import masking_logs
 from omg_agent.trace.recorder import TraceRecorder
@@ -34,8 +35,9 @@ def replay(driver: Driver, flow: Flow, settings: Settings, run_dir: Path, *,
     with ExitStack() as stack:
         stack.enter_context(masking_logs(vault))
         recorder = stack.enter_context(TraceRecorder(run_dir, task=label, secrets=vault))
-        runner = FlowRunner(SecretTyping(driver, vault), recorder=recorder,
-                            gate=gatekeeper(settings, "", confirm, driver.observe),
+        gate = gatekeeper(settings, "", confirm, driver.observe)
+        stack.enter_context(bind(driver, gate, vault.mask))  # the choke point asks it too
+        runner = FlowRunner(SecretTyping(driver, vault), recorder=recorder, gate=gate,
                             variables=variables)
         result = runner.run(flow)
         recorder.finish(result.status, result.failed or "flow finished", {

@@ -28,8 +28,9 @@ from omg_agent.perception.labels import (
     latin_words,
 )
 
+# "unclassified": what the choke point cannot tell (never in CLASSES: nothing grants it)
 SensitiveClass = Literal["payment", "delete", "send", "install", "permission", "secret_entry",
-                         "account_security"]
+                         "account_security", "unclassified"]
 CLASSES: tuple[SensitiveClass, ...] = ("payment", "delete", "send", "install", "permission",
                                        "secret_entry", "account_security")
 

@@ -36,6 +36,7 @@ from omg_agent.guards.confirmation import (
     ConfirmationRequest,
     words_of,
 )
+from omg_agent.guards.landing import decide, effect_of, plan_scene
 from omg_agent.guards.ledger import Ledger
 from omg_agent.guards.sensitive import (
     Decision,
@@ -85,6 +86,9 @@ class GateKeeper:
     refused: dict[str, int] = field(default_factory=dict)
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
     passed: Ledger = field(default_factory=Ledger)  # the sensitive actions it let go
+    # the classes a human said yes to in the segment reviewed last: the choke point lets one
+    # input of each through (guards.choke), the rest it asks about again
+    cleared: list[str] = field(default_factory=list)
     batches: Batches = field(default_factory=Batches)  # one question for a task's list
     # the screen now: after a human's answer the gate looks again before anything runs
     observe: Callable[[], Observation] | None = None
@@ -98,6 +102,7 @@ class GateKeeper:
         when every one is harmless, pre-authorised or confirmed by a human now;
         ``elements`` are what the executor resolved each action's target to, when it did."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
+        self.cleared.clear()
         self.batches.saw(obs)
         for index, action in enumerate(actions):
             resolved = elements[index] if index < len(elements) else None
@@ -114,6 +119,7 @@ class GateKeeper:
             if self.batches.covers(decision.sensitivity, self.approved):
                 log.info("gate: %s is on the list the user allowed", request.describe)
                 self._let(decision.sensitivity, "human", index)
+                self.cleared.append(decision.sensitivity.cls)
                 continue
             listed = self.batches.question(decision.sensitivity)
             if listed is not None:  # one question for the task's whole list, bound alike
@@ -172,6 +178,7 @@ class GateKeeper:
         is let go by a human."""
         self._listed(request, found, True)
         self._let(found, "human", index)
+        self.cleared.append(found.cls)  # the choke point lets one input of it through
 
     def _let(self, found: Sensitivity | None, by: str,
              index: int) -> None:
@@ -192,6 +199,25 @@ class GateKeeper:
             return f"{element.label or 'its target'!r} moved on the screen"
         anchorer = Anchorer(now.screen, snap_tolerance_px=GATE_SNAP_PX)
         return self._decide(action, now, anchorer, found)
+
+    def ask(self, request: ConfirmationRequest, found: Sensitivity) -> bool | None:
+        """The human's answer to what the choke point found (``request``, ``found``): on a
+        list the user allowed, or approved once earlier, it is a yes; a no stands (the
+        model may not ask twice); else the channel is asked (``None``: nobody to ask)."""
+        if self.batches.covers(found, self.approved):
+            return True
+        if request.describe in self.approved:
+            self.approved.remove(request.describe)
+            return True
+        if request.describe in self.refused:
+            self.refused[request.describe] += 1
+            return False
+        answer = self.channel.confirm(request) if self.channel is not None else None
+        self.asked.append((request, answer))
+        log.info("gate (choke point): %s -> %s", request.describe, answer)
+        if answer is True:  # a payment joins the run's total (the review never saw it)
+            self.gate.paid(found)
+        return answer
 
     def _listed(self, request: ConfirmationRequest, found: Sensitivity,
                 answer: bool | None) -> None:
@@ -214,13 +240,19 @@ class GateKeeper:
     def _decide(self, action: Action, obs: Observation, anchorer: Anchorer,
                 resolved: UIElement | None = None) -> tuple[UIElement | None, Decision]:
         """The element ``action`` lands on (``resolved`` by the executor, else resolved at
-        the gate's tolerance) and the gate's decision on it; a touch the tree cannot place
-        is judged by the text it would hit."""
-        if resolved is None or not hasattr(action, "target"):  # a swipe is judged untargeted
+        the gate's tolerance) and the gate's decision on it; a touch the tree cannot place,
+        or that lands on an element with no label, is judged by the text it would hit. A
+        swipe and a key are judged by their effect, as the choke point judges them
+        (:func:`~omg_agent.guards.landing.landings`: a swipe within the slop is a tap)."""
+        effect = effect_of(action, obs, anchorer, resolved)
+        if effect is not None:
+            return decide(self.gate, effect, plan_scene(obs))
+        if resolved is None:
             resolved = _element(action, obs, anchorer)
         element = resolved
-        return element, self.gate.check(action, element, obs, ocr_text=None if element
-                                        else _pixel_text(action, obs))
+        unlabeled = element is None or not (element.text or element.desc)
+        return element, self.gate.check(action, element, obs, ocr_text=_pixel_text(
+            action, obs, element) if unlabeled else None)
 
     def approve(self, fingerprint: str) -> None:
         """A human's yes to the action with ``fingerprint``: it passes once."""
@@ -247,15 +279,20 @@ def _typed_into(obs: Observation, action: Action, element: UIElement | None) -> 
                                                    for e in obs.elements))
 
 
-def _pixel_text(action: Action, obs: Observation) -> str | None:
-    """What a touch the tree cannot place would hit, in text: an anchor's own words (the
-    executor finds those by OCR — a WebView's "Pay now"), or OCR read under a point."""
+def _pixel_text(action: Action, obs: Observation, element: UIElement | None) -> str | None:
+    """What a touch on no element, or on one with no label, would hit, in text: an
+    anchor's own words (the executor finds those by OCR — a WebView's "Pay now"), or OCR
+    read under the point (the target's, else the element's centre)."""
     target = getattr(action, "target", None)
-    if isinstance(target, AnchorTarget):
+    if isinstance(target, AnchorTarget) and target.text:
         return target.text
-    if isinstance(target, PointTarget) and obs.ocr:
+    if not obs.ocr:
+        return None
+    if isinstance(target, PointTarget):
         point = obs.to_pixels((target.x, target.y))
         return text_at(obs, (point.x, point.y))
+    if element is not None:
+        return text_at(obs, (element.bounds.center.x, element.bounds.center.y))
     return None
 
 

@@ -53,7 +53,7 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import Driver, ExecResult
-from omg_agent.drivers.ports import Reviewer
+from omg_agent.drivers.ports import HumanHands, Reviewer
 from omg_agent.drivers.wrapper import DriverWrapper
 from omg_agent.errors import DeviceError, InputUnconfirmed
 from omg_agent.guards.answers import is_yes
@@ -88,6 +88,7 @@ class SystemMove:
     situation: Situation
     actions: tuple[Action, ...]
     note: str
+    by_user: bool = False  # the human said yes to it (or gave the PIN) just now
 
 
 def is_launcher(package: str) -> bool:
@@ -199,9 +200,12 @@ class SystemGuard:
 
     def carry_out(self, driver: Driver, move: SystemMove, obs: Observation) -> None:
         """Run ``move``'s actions on ``driver``. An input cut off by a drop is not repeated
-        blindly: the next observation shows whether it took (and the rules judge again)."""
+        blindly: the next observation shows whether it took (and the rules judge again). A
+        move the human just approved (Allow, their PIN) is theirs: the choke point does not
+        ask them again; every other move is judged like any input."""
         try:
-            driver.execute(list(move.actions), obs)
+            driver.execute(list(move.actions), obs,
+                           review=HumanHands() if move.by_user else None)
         except InputUnconfirmed as exc:
             log.warning("system move (%s) cut off: %s", move.situation, exc)
 
@@ -258,7 +262,7 @@ class SystemGuard:
             if self.ask is not None and allow is not None else None
         if is_yes(answer) and allow is not None:
             return SystemMove("permission", (_tap(allow),), f"permission granted by the user: "
-                                                            f"{prompt}")
+                                                            f"{prompt}", by_user=True)
         if deny is None:
             return SystemMove("permission", (Key(key="back"),), f"permission denied: {prompt}")
         return SystemMove("permission", (_tap(deny),), f"permission denied: {prompt}"
@@ -283,7 +287,7 @@ class SystemGuard:
                      if any(k in e.resource_id.lower() for k in PIN_IDS))
         return SystemMove("keyguard_pin", (TypeText(
             text=answer.strip(), target=AnchorTarget(resource_id=field.resource_id),
-            submit=True),), "lock screen: typed the PIN the user gave")
+            submit=True),), "lock screen: typed the PIN the user gave", by_user=True)
 
 
 class _Watched(DriverWrapper):

@@ -24,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from omg_agent.drivers.ports import HumanHands
 from omg_agent.errors import BodyRefused, OmgError
 from omg_agent.hitl.audit import AuditLog, Place
 from omg_agent.hitl.bodies import read_json
@@ -200,7 +201,8 @@ class MirrorApp:
         with self._act:
             if self.learner is not None:
                 self.learner.gesture(self.driver, action)
-            result = self.driver.execute([action])
+            # the human's own gesture: the one input the choke point does not judge
+            result = self.driver.execute([action], review=HumanHands())
         if not self._video_only():  # the change shows at once, not at the next poll
             self.frames.poll_once()
         return result

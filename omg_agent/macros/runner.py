@@ -30,6 +30,8 @@ from omg_agent.core.observation import Observation
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.adbio import ShellResult
 from omg_agent.drivers.base import Driver
+from omg_agent.drivers.inputs import judge_of, touch_slop_px
+from omg_agent.drivers.ports import InputEffect, InputScene, Verb
 from omg_agent.errors import DeviceError
 from omg_agent.macros.compile import Chunk, Progress, checkpoint, plan_chunk, screen_items
 from omg_agent.macros.model import Macro, Stop
@@ -163,6 +165,7 @@ class MacroRunner:
         if self.shell is None:
             self._execute(chunk, state)
             return
+        self._judge(chunk, state)  # the shell's inputs pass the choke point too
         done = 0
         for call in chunk.calls(action):
             result = self.shell.run_status(call.command, label=call.label)
@@ -174,6 +177,21 @@ class MacroRunner:
                 raise DeviceError(f"{call.label}: exit status {result.status}: "
                                   f"{result.text()[:200]}")
         state.progress.sent += keys
+
+    def _judge(self, chunk: Chunk, state: _Run) -> None:
+        """Each input the chunk sends on the shell, judged by the driver's choke point
+        (:mod:`omg_agent.guards.choke`) on the screen the chunk was planned on;
+        :class:`~omg_agent.drivers.ports.InputHeld` stops the chunk before any is sent."""
+        judge = judge_of(self.driver)
+        if judge is None:
+            return
+        verb: Verb = "long_press" if state.macro.target.action == "long_press" else "tap"
+        scene = InputScene(state.obs, touch_slop_px(self.driver.info().density))
+        for _, point in chunk.taps:
+            judge.judge(InputEffect(verb, Point(*point), duration_ms=800), scene)
+        if chunk.scroll is not None:
+            start, end = chunk.scroll
+            judge.judge(InputEffect("swipe", Point(*start), Point(*end), 600), scene)
 
     def _execute(self, chunk: Chunk, state: _Run) -> None:
         """The chunk through ``driver.execute`` (drivers without a shell stream)."""

@@ -11,6 +11,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
+from omg_agent.vphone.focus import ACTIVATES, MOVES, KeyFocus
 from omg_agent.vphone.ui.view import View, find, hit_test, is_blocked
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class InputEvents:
     motion: Motion
     power: Power
     overlay: SystemOverlay
+    keyfocus: KeyFocus
 
     # what the phone provides (see VirtualPhone)
     @property
@@ -61,6 +63,9 @@ class InputEvents:
                       hit.text if hit else "")
             self.procs.touched(self.foreground, self.app.activity(), "pointer")
             self.editing.take()
+            if self.keyfocus.at is not None:  # a touch: touch mode, no keyboard focus
+                self.keyfocus.clear()
+                self.changed()
             if hit is None or is_blocked(hit):
                 return
             if hit.field_key is not None:
@@ -125,7 +130,7 @@ class InputEvents:
             app = self.app
             self.procs.touched(self.foreground, app.activity(), "key")
             selected = self.editing.take()
-            if self.power.key(keycode):
+            if self.power.key(keycode) or self._focus_key(keycode):
                 self.changed()
             elif keycode in (KEY_HOME, KEY_APP_SWITCH):
                 self.overlay.dismiss()
@@ -139,6 +144,23 @@ class InputEvents:
                   and not app.on_enter(app.focus) and app.multiline(app.focus)):
                 app.set_field(app.focus, app.field(app.focus) + "\n")
             self.changed()
+
+    def _focus_key(self, keycode: int) -> bool:
+        """Tab and the D-pad move keyboard focus; ENTER, DPAD_CENTER and SPACE activate a
+        focused control that is not an edit field, as a tap would (:mod:`.focus`)."""
+        root = self._frame().root
+        if keycode in MOVES:
+            target = self.keyfocus.move(root, keycode)
+            self.app.focus = target.field_key if target is not None else None
+            return True
+        view = self.keyfocus.current(root) if keycode in ACTIVATES else None
+        if view is None or view.field_key is not None:
+            return False
+        if view.on_click is not None:
+            view.on_click()
+        elif view.on_touch is not None:
+            view.on_touch(*view.center)
+        return True
 
     def input_text(self, text: str) -> None:
         """Commit ``text`` into the focused field (nothing happens if no field has focus)."""

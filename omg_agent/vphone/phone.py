@@ -26,6 +26,7 @@ from omg_agent.vphone.apps.launcher import Launcher
 from omg_agent.vphone.backend import AdbdBackendMixin
 from omg_agent.vphone.display import Display, Frame
 from omg_agent.vphone.editing import Editing
+from omg_agent.vphone.focus import KeyFocus
 from omg_agent.vphone.hazards import SETTING as HAZARD_SETTING
 from omg_agent.vphone.hazards import check as check_hazards
 from omg_agent.vphone.input_events import InputEvents
@@ -94,6 +95,7 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         self.motion.observe()
         self.procs.start(self.launcher.package, self.launcher.activity())
         self._version = 0
+        self.keyfocus = KeyFocus()  # Tab / D-pad focus (vphone.focus)
         self._offline_until = 0.0
         self._tcp: dict[int, int] = {}
         self._u2: dict[int, U2Server] = {}
@@ -151,6 +153,7 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         dialog = self.overlay.build(Kit(self.profile, "android"))
         if dialog is not None:
             root.add(dialog)
+        self.keyfocus.mark(root)
         return root
 
     def view_tree(self) -> View:

@@ -61,7 +61,7 @@ class NotingPhone(PhoneDouble):
         super().__init__()
         self.acted = threading.Event()
 
-    def execute(self, actions, observation=None):
+    def execute(self, actions, observation=None, *, review=None):
         result = super().execute(actions, observation)
         self.acted.set()
         return result

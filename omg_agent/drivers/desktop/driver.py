@@ -40,7 +40,7 @@ from omg_agent.drivers.desktop.port import DesktopPort, LongPressMode
 from omg_agent.drivers.desktop.screenread import ScreenReader
 from omg_agent.drivers.executor import BundleExecutor
 from omg_agent.drivers.perception_kit import DevicePerception
-from omg_agent.drivers.ports import Reviewer
+from omg_agent.drivers.ports import InputJudge, Reviewer
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class DesktopDriver:
                  apps: Mapping[str, str] | None = None,
                  long_press: LongPressMode = "right_click", scroll_px: int = 60,
                  ocr: Any = None, anchorer: Any = None, settle_timeout: float = 2.0,
-                 settle_window: float = 0.25) -> None:
+                 settle_window: float = 0.25, judge: InputJudge | None = None) -> None:
         self.backend = backend
         self.serial = serial
         self.settle_timeout = settle_timeout
@@ -79,7 +79,7 @@ class DesktopDriver:
         self.perception = DevicePerception(self.info, ocr=ocr, anchorer=anchorer)
         self.last_observation: Observation | None = None
         self.port = DesktopPort(self, long_press=long_press, scroll_px=scroll_px)
-        self._executor = BundleExecutor(self, self.port, self.aliases)
+        self._executor = BundleExecutor(self, self.port, self.aliases, judge=judge)
 
     # -- identity ------------------------------------------------------------------------
     def display(self) -> DisplayInfo:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omg_agent.brain.agent import open_agent
+from omg_agent.brain.agent import choke_point, open_agent
 from omg_agent.config import Settings
 from omg_agent.core.secrets import mask_task
 from omg_agent.guards.confirmation import ConfirmationRequest, ScriptedChannel
@@ -194,7 +194,8 @@ def run_task(task: Task, noise: NoiseProfile, *, seed: int = 0, noise_seed: int 
         else:
             settings = with_overrides(endpoint, {"max_steps": max_steps})
         settings = with_overrides(settings, overrides or {})
-        driver = AdbDriver(serial, grace_s=settings.device_grace_s)
+        driver = AdbDriver(serial, grace_s=settings.device_grace_s,
+                           judge=choke_point(settings, serial))
         stack.callback(driver.close)
         ask = getattr(task, "answer_user", None)
         channel, answers = task_human(task, human)

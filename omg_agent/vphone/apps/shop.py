@@ -395,7 +395,10 @@ class ShopApp(App):
 
     def _build_promotions(self, kit: Kit, root: View) -> None:
         root.add(self._bar(kit, "Promotions 活动"))
-        root.add(promotions_webview(kit, kit.content[1] + kit.dp(56), self.prices, self._open))
+        pay = (f"{self.t('Pay', '支付')} {format_price(self.cart_total())}", self._pay) \
+            if self.cart else None  # drawn in the page: only its pixels say "Pay"
+        root.add(promotions_webview(kit, kit.content[1] + kit.dp(56), self.prices, self._open,
+                                    pay))
 
     def _popup(self, kit: Kit) -> View:
         if self.hazard("promo_injection"):

@@ -46,8 +46,11 @@ def product_row(kit: Kit, bounds: Bounds, p: Product, price: int, open_product: 
 
 
 def promotions_webview(kit: Kit, top: int, prices: dict[str, int],
-                       open_product: Opener) -> View:
-    """A WebView-like page: drawn and tappable, but a leaf in the uiautomator XML."""
+                       open_product: Opener,
+                       pay: tuple[str, Callable[[], None]] | None = None) -> View:
+    """A WebView-like page: drawn and tappable, but a leaf in the uiautomator XML. With a
+    cart, ``pay`` (its label, its handler) is drawn at the bottom: a Pay button only the
+    pixels show (no accessibility label)."""
     web = kit.view("android.webkit.WebView", (0, top, kit.width, kit.content[3]),
                    opaque_to_tree=True, focusable=True,
                    resource_id=f"{kit.package}:id/webview", style={"bg": (255, 244, 230)})
@@ -70,6 +73,10 @@ def promotions_webview(kit: Kit, top: int, prices: dict[str, int],
                           f"特价 {format_price(prices[p.pid])}", size=16, color=PRICE_RED))
         web.add(card)
         y += h
+    if pay is not None:
+        bottom = kit.content[3] - kit.dp(16)
+        web.add(kit.button((kit.dp(24), bottom - kit.dp(52), kit.width - kit.dp(24), bottom),
+                           pay[0], pay[1], color=PRICE_RED))
     return web
 
 

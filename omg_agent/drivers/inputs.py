@@ -1,0 +1,177 @@
+"""The choke point's seat in the drivers: :class:`JudgedPort`, the executor's port with the
+:class:`~omg_agent.drivers.ports.InputJudge` in front of every verb.
+
+DESIGN.md §5 "one choke point, closed world": whoever calls ``execute`` — the operator,
+a flow's replay, a macro, the replay cache, MCP, the Python API, the CLI's device commands,
+a recovery move, the list scanner's swipes, a launch by label — reaches the device through
+these verbs, so each input is turned into an :class:`~omg_agent.drivers.ports.InputEffect`
+and judged (:mod:`omg_agent.guards.choke`) before the transport sees it. The judge is
+given the screen the input lands on (the one the segment was planned on, else the last one
+seen, else a fresh look), the device's touch slop and a way to read pixels. Only the
+human's own gestures (:class:`~omg_agent.drivers.ports.HumanHands`) pass unjudged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from omg_agent.core.geometry import Bounds, Point
+from omg_agent.core.observation import Observation, OcrBox, UIElement
+from omg_agent.drivers.ports import (
+    ActionPort,
+    Device,
+    InputEffect,
+    InputJudge,
+    InputScene,
+)
+
+TOUCH_SLOP_DP = 8  # Android's ViewConfiguration touch slop
+SLOP_MARGIN = 1.25  # judged a little wider than the device: what might be a tap is one
+
+
+def touch_slop_px(density: int) -> int:
+    """How far a touch may move (pixels) and still count as a tap, judged a little wider
+    than Android's 8 dp so that no device's tap passes as a drag."""
+    return math.ceil(TOUCH_SLOP_DP * (density or 160) / 160 * SLOP_MARGIN)
+
+
+class JudgedPort:
+    """``inner`` with ``judge`` asked before every verb (see the module docstring)."""
+
+    def __init__(self, inner: ActionPort, judge: InputJudge, device: Device) -> None:
+        self.inner, self.judge, self.device = inner, judge, device
+        self.screen: Observation | None = None  # what the segment was planned on
+        self.aim: UIElement | None = None  # what the executor resolved the action's touch to
+        self._typed: InputEffect | None = None  # this action typed: an ENTER submits it
+
+    @property
+    def calls(self) -> int:
+        return self.inner.calls
+
+    def begin(self, index: int) -> None:
+        self._typed = None
+        self.inner.begin(index)
+
+    def tap(self, p: Point) -> None:
+        self._judge(InputEffect("tap", p, element=self.aim))
+        self.inner.tap(p)
+
+    def double_tap(self, p: Point) -> None:
+        self._judge(InputEffect("double_tap", p, element=self.aim))
+        self.inner.double_tap(p)
+
+    def long_press(self, p: Point, duration_ms: int) -> None:
+        self._judge(InputEffect("long_press", p, duration_ms=duration_ms, element=self.aim))
+        self.inner.long_press(p, duration_ms)
+
+    def swipe(self, start: Point, end: Point, duration_ms: int) -> None:
+        self._judge(InputEffect("swipe", start, end, duration_ms, element=self.aim))
+        self.inner.swipe(start, end, duration_ms)
+
+    def key(self, code: int) -> None:
+        typed = self._typed
+        if typed is not None:  # the ENTER of a typing action: judged as its submit
+            self._judge(InputEffect("type", code=code, text=typed.text, field=typed.field,
+                                    clear=typed.clear, submit=True))
+        else:
+            self._judge(InputEffect("key", code=code))
+        self.inner.key(code)
+
+    def type(self, text: str, *, clear: bool, field: UIElement | None,
+             after_tap: bool) -> str:
+        effect = InputEffect("type", text=text, field=field, clear=clear)
+        self._judge(effect)
+        label = self.inner.type(text, clear=clear, field=field, after_tap=after_tap)
+        self._typed = effect
+        return label
+
+    def start(self, package: str) -> None:
+        self._judge(InputEffect("start", package=package))
+        self.inner.start(package)
+
+    def batch(self) -> list[int]:
+        return self.inner.batch()
+
+    def discard(self) -> None:
+        self.inner.discard()
+
+    def packages(self) -> list[str]:
+        return self.inner.packages()
+
+    def __getattr__(self, name: str) -> Any:  # what a transport offers besides its verbs
+        found = getattr(self.inner, name)  # AttributeError when it has none (a phone: hotkey)
+        if name != "hotkey":
+            return found
+
+        def hotkey(keys: list[str]) -> None:  # a desktop's key combination: judged too
+            self._judge(InputEffect("key", code=None, text="+".join(keys)))
+            found(keys)
+        return hotkey
+
+    # -- the scene -------------------------------------------------------------------------
+    def _judge(self, effect: InputEffect) -> None:
+        self.judge.judge(effect, self._scene(effect))
+
+    def _scene(self, effect: InputEffect) -> InputScene:
+        screen = self.screen or self.device.last_observation
+        if screen is None and effect.verb != "start":
+            screen = self.device.observe()  # a touch is placed on a screen, never blind
+        return InputScene(screen, touch_slop_px(_density(self.device)), self._reader(screen))
+
+    def _reader(self, screen: Observation | None) -> Any:
+        ocr = getattr(self.device.anchorer, "ocr", None)
+        if screen is None or ocr is None or not callable(getattr(ocr, "read", None)):
+            return None
+
+        def read(box: Bounds) -> tuple[OcrBox, ...]:
+            return tuple(ocr.read(screen.screenshot, box, key=screen.screen_hash or None))
+        return read
+
+
+@contextmanager
+def looking_at(port: ActionPort, screen: Observation | None) -> Iterator[None]:
+    """While the block runs, a judged ``port`` places inputs on ``screen`` (the one the
+    segment was planned on); any other port is left as it is."""
+    if not isinstance(port, JudgedPort):
+        yield
+        return
+    port.screen = screen
+    try:
+        yield
+    finally:
+        port.screen = port.aim = None
+
+
+def aim(port: ActionPort, element: UIElement | None, *, look: bool = False) -> None:
+    """Tell a judged ``port`` what the next action's touch was resolved to; ``look``: the
+    screen it was planned on is gone (a scan or a launch looked since)."""
+    if isinstance(port, JudgedPort):
+        port.aim = element
+        if look:
+            port.screen = None
+
+
+def _density(device: Device) -> int:
+    info = getattr(device, "info", None)
+    try:
+        return int(info().density) if callable(info) else 160
+    except (AttributeError, TypeError, ValueError):
+        return 160
+
+
+def judge_of(driver: Any) -> InputJudge | None:
+    """The choke point of the driver under any wrappers (``inner``), or ``None``."""
+    seen: set[int] = set()
+    while driver is not None and id(driver) not in seen:
+        seen.add(id(driver))
+        executor = getattr(driver, "_executor", None)
+        if executor is not None:
+            return getattr(executor, "judge", None)
+        driver = getattr(driver, "inner", None)
+    return None
+
+
+__all__ = ["JudgedPort", "TOUCH_SLOP_DP", "aim", "judge_of", "looking_at", "touch_slop_px"]

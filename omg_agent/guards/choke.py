@@ -1,0 +1,103 @@
+"""The one choke point: every input that reaches the phone is judged by its effect.
+
+DESIGN.md §5, STYLE #21. The drivers turn each input of every caller into an
+:class:`~omg_agent.drivers.ports.InputEffect` at the port's verbs
+(:class:`~omg_agent.drivers.inputs.JudgedPort`); :func:`landings` says what it does — which
+element it lands on and as what — and :class:`ChokePoint` asks the gate about that element
+and its screen (:class:`~omg_agent.guards.sensitive.Gate`, the same rule the operator's
+segment review applies before a segment runs). What each input is judged as:
+
+* a tap, double tap or long press: the control under its point;
+* a swipe that stays within the touch slop: a tap (a long press when held ≥ 500 ms) on the
+  control under its down point *and* under its up point — Android turns it into a tap;
+* a drag beyond the slop: a tap on the control it ends on (a drag that ends on Pay is
+  judged as Pay); ending on no control, it is a scroll;
+* ENTER, DPAD_CENTER, SPACE, NUMPAD_ENTER (and their numeric codes): a tap on the focused
+  control (in a text field, ENTER is the field's submit: a send in a message box); CALL
+  dials; known navigation and typing keys are harmless; any other key on a focused control
+  cannot be classified;
+* text: typing into the field it goes to (its ENTER after it: the submit);
+* starting an app: harmless for a package name, unclassifiable otherwise.
+
+Where the element acted on has no label of its own (a WebView or canvas leaf, an unlabeled
+image button) the pixels in its box around the point are read (OCR) before deciding. What
+cannot be classified — a touch with no screen to place it on, an unknown key or a hotkey on
+a focused control, an unreadable start — is sensitive (``unclassified``): asked, never let
+through. A human's yes at the segment review clears its class once for the inputs of that
+segment (:attr:`GateKeeper.cleared`); anything else the choke point finds is put to the
+keeper's channel, and with no yes it raises :class:`~omg_agent.drivers.ports.InputHeld`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from typing import Any
+
+from omg_agent.drivers.inputs import judge_of
+from omg_agent.drivers.ports import InputEffect, InputHeld, InputScene
+from omg_agent.guards.confirmation import ConfirmationRequest
+from omg_agent.guards.gatekeeper import GateKeeper
+from omg_agent.guards.landing import decide
+
+log = logging.getLogger(__name__)
+
+
+class ChokePoint:
+    """The :class:`~omg_agent.drivers.ports.InputJudge` a composition root installs in the
+    driver stack. It judges with ``keeper`` — the settings' gate with nobody to ask, until a
+    run or a call binds its own (:meth:`bound`); ``None``: the user's config switched the
+    gate off. ``mask`` hides secrets in what a question shows."""
+
+    def __init__(self, keeper: GateKeeper | None, *, serial: str = "") -> None:
+        self.keeper = keeper
+        self.serial = serial
+        self.mask: Callable[[str], str] = str
+
+    @contextmanager
+    def bound(self, keeper: GateKeeper | None,
+              mask: Callable[[str], str] | None = None) -> Iterator[GateKeeper | None]:
+        """Judge with ``keeper`` (a run's, a call's) until the block ends (it is what the
+        block gets)."""
+        was = self.keeper, self.mask
+        self.keeper, self.mask = keeper, mask or str
+        try:
+            yield keeper
+        finally:
+            self.keeper, self.mask = was
+
+    def judge(self, effect: InputEffect, scene: InputScene) -> None:
+        keeper = self.keeper
+        if keeper is None:
+            return
+        _, decision = decide(keeper.gate, effect, scene)
+        found = decision.sensitivity
+        if not decision.needs_confirmation or found is None:
+            return
+        if found.cls in keeper.cleared:  # the segment review asked, and the human said yes
+            keeper.cleared.remove(found.cls)
+            return
+        request = ConfirmationRequest.of(found, task=keeper.task)
+        request = dataclasses.replace(request, describe=self.mask(request.describe),
+                                      reason=self.mask(request.reason))
+        answer = keeper.ask(request, found)
+        log.info("choke point: %s -> %s", request.describe, answer)
+        if answer is not True:
+            how = "the user said no" if answer is False else "no one to ask"
+            raise InputHeld(f"held at the choke point: {request.describe} ({request.reason}) "
+                            f"— {how}", serial=self.serial, request=request, answer=answer)
+
+
+def bind(driver: Any, keeper: GateKeeper | None,
+         mask: Callable[[str], str] | None = None) -> Any:
+    """A context in which ``driver``'s choke point judges with ``keeper`` (nothing to bind
+    on a driver without one: a test double); it gives ``keeper``."""
+    judge = judge_of(driver)
+    if isinstance(judge, ChokePoint):
+        return judge.bound(keeper, mask)
+    return nullcontext(keeper)
+
+
+__all__ = ["ChokePoint", "bind"]

@@ -1,0 +1,92 @@
+"""The choke point's seat in the executor (issue 34): every port verb of every caller is
+judged before the transport sees it — with no reviewer at all — a held input is a failed
+outcome with nothing of it sent, and only the human's own gestures pass unjudged."""
+
+from __future__ import annotations
+
+from test_drivers_executor import FIELD, SAVE, FakeDevice, RecordingPort, screen
+
+from omg_agent.core.actions import parse_action
+from omg_agent.drivers.executor import BundleExecutor
+from omg_agent.drivers.ports import HumanHands, InputEffect, InputHeld, InputScene
+
+
+class Judge:
+    """Records what it is asked; holds every effect of the verbs in ``hold``."""
+
+    def __init__(self, *hold: str) -> None:
+        self.hold, self.seen = hold, []  # type: ignore[var-annotated]
+
+    def judge(self, effect: InputEffect, scene: InputScene) -> None:
+        self.seen.append((effect, scene))
+        if effect.verb in self.hold:
+            raise InputHeld("held", serial="fake", request="tap Pay", answer=None)
+
+
+def run(judge: Judge, *raw: dict, review=None):
+    obs = screen(FIELD, SAVE)
+    device, port = FakeDevice(obs), RecordingPort()
+    executor = BundleExecutor(device, port, lambda: {"Notes": "com.omg.notes"}, judge=judge)
+    return executor.run([parse_action(a) for a in raw], obs, review), port
+
+
+def test_every_verb_is_judged_with_no_reviewer_on_the_screen_it_lands_on() -> None:
+    judge, sent = Judge(), 0
+    for action in ({"type": "type", "text": "hi", "target": 1, "submit": True},
+                   {"type": "swipe", "from": {"kind": "point", "x": 500, "y": 225},
+                    "to": {"kind": "point", "x": 501, "y": 226}},
+                   {"type": "key", "key": "dpad_center"}, {"type": "launch", "app": "Notes"},
+                   {"type": "long_press", "target": 2}, {"type": "double_tap", "target": 2}):
+        result, port = run(judge, action)
+        assert result.ok
+        sent += len(port.log)
+    assert [e.verb for e, _ in judge.seen] == ["tap", "type", "type", "swipe", "key", "start",
+                                               "long_press", "double_tap"]
+    assert judge.seen[2][0].submit and judge.seen[2][0].code == 66  # ENTER after typing
+    assert judge.seen[0][0].element == FIELD  # what the executor resolved the tap to
+    assert all(scene.screen is not None and scene.slop_px > 0 for _, scene in judge.seen)
+    assert sent == len(judge.seen)  # each verb judged once, then sent
+
+
+def test_a_held_input_is_a_failed_outcome_and_nothing_of_it_is_sent() -> None:
+    judge = Judge("swipe")
+    result, port = run(judge, {"type": "tap", "target": {"kind": "anchor", "text": "old"}},
+                       {"type": "swipe", "from": {"kind": "anchor", "text": "Save"},
+                        "to": {"kind": "anchor", "text": "Save"}})
+    assert [o.ok for o in result.outcomes] == [True, False]
+    assert isinstance(result.outcomes[1].error, InputHeld)
+    assert [what for _, what in port.log] == ["tap 500,250"]  # the swipe never ran
+
+
+def test_the_humans_own_gestures_pass_unjudged() -> None:
+    judge = Judge("tap")
+    result, port = run(judge, {"type": "tap", "target": {"kind": "anchor", "text": "Save"}},
+                       review=HumanHands())
+    assert result.ok and judge.seen == [] and port.log == [(0, "tap 500,450")]
+
+
+def test_a_judged_phone_port_offers_no_hotkey_and_a_desktop_ones_is_judged() -> None:
+    from omg_agent.drivers.inputs import JudgedPort
+
+    judge = Judge()
+    phone = JudgedPort(RecordingPort(), judge, FakeDevice(screen(SAVE)))
+    assert not callable(getattr(phone, "hotkey", None))  # a scan stays a phone's scan
+
+    class DesktopPort(RecordingPort):
+        def hotkey(self, keys: list[str]) -> None:
+            self._rec("hotkey " + "+".join(keys))
+
+    desktop = JudgedPort(DesktopPort(), judge, FakeDevice(screen(SAVE)))
+    desktop.hotkey(["ctrl", "l"])
+    assert [(e.verb, e.code) for e, _ in judge.seen] == [("key", None)]
+
+
+def test_the_list_scanners_swipes_are_judged_on_the_screens_it_reads() -> None:
+    from tests.unit.drivers.scroll_world import ScrollDevice, ScrollPort, ScrollWorld, product
+
+    world = ScrollWorld([product(f"Product {i}", "¥1.00") for i in range(1, 30)])
+    judge = Judge()
+    executor = BundleExecutor(ScrollDevice(world), ScrollPort(world), judge=judge)
+    assert executor.run([parse_action({"type": "scan"})], None).ok
+    swipes = [scene for e, scene in judge.seen if e.verb == "swipe"]
+    assert swipes and all(scene.screen is not None for scene in swipes)
