@@ -133,6 +133,10 @@ def serialno_of(serial: str, client: object | None = None, timeout_s: float = 3.
 
     adb: Any = client or adbutils.AdbClient()
     try:
+        # asked only of a device the server lists in state "device" (adbutils leaves a
+        # socket open when a shell names an unknown one)
+        if hasattr(adb, "device_list") and serial not in {d.serial for d in adb.device_list()}:
+            return None
         answer = adb.device(serial).shell("getprop ro.serialno", timeout=timeout_s)
     except Exception:  # noqa: BLE001 (no server, no such device, offline: no second key)
         return None
