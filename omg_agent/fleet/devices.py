@@ -94,6 +94,8 @@ def census(device: FleetDevice) -> FleetDevice:
     client = adb_client(device)
     keys = lease_keys(serial, serialno_of(serial, client), f"{host}:{port}" if host else "")
     try:
+        if serial not in {d.serial for d in client.device_list()}:
+            return replace(device, keys=keys)  # unknown to its server: no questions asked
         phone = client.device(serial)
         model = phone.prop.model or ""
         packages = tuple(sorted(phone.list_packages()))
