@@ -106,6 +106,12 @@ class Settings(BaseModel):
         default_factory=dict, description="Named secrets a task uses as {{secret:NAME}}: "
                                           "OMG_SECRET_<NAME>, [secrets] in omg.toml or "
                                           "run --secret NAME=VALUE.")
+    bound_secrets: dict[str, str] = Field(
+        default_factory=dict, description="Where a secret may be typed, NAME → APP or "
+                                          "APP:FIELD (run --secret NAME@APP:FIELD; never "
+                                          "from a file): only into that app's password "
+                                          "field (that field). Unbound: a password field "
+                                          "of the task's app.")
     confirm_done: Literal["always", "unverified", "never"] = Field(
         "unverified", description="When the planner confirms the operator's 'goal complete' "
                                   "against the last screen (one more model call): always; "
@@ -154,7 +160,7 @@ class Settings(BaseModel):
             return "always" if value.strip().lower() in ("true", "1", "yes", "on") else "never"
         return value
 
-    @field_validator("secrets", mode="before")
+    @field_validator("secrets", "bound_secrets", mode="before")
     @classmethod
     def _secret_names(cls, value: Any) -> Any:
         """Names in one spelling; of two spellings of a name, the later (stronger) wins."""
@@ -201,11 +207,14 @@ class Settings(BaseModel):
         found: list[Path] = []  # files outside the user's config dir that were read
         for path, own in config_files(env, config_file):
             for name, value in _read_toml(path).items():
+                if name in _OPTION_ONLY:
+                    raise ConfigError(f"{path}: {name} cannot be set in a file: bind a "
+                                      "secret on the command line, --secret NAME@APP:FIELD")
                 values[name], sources[name] = value, f"{path}: {name}"
             found += [] if own else [path]
         for name in cls.model_fields:
             var = ENV_PREFIX + name.upper()
-            if name != "secrets" and env.get(var, "").strip():
+            if name not in ("secrets", *_OPTION_ONLY) and env.get(var, "").strip():
                 values[name], sources[name] = env[var].strip(), var
         named = {var[len(SECRET_PREFIX):]: value for var, value in env.items()
                  if var.startswith(SECRET_PREFIX) and len(var) > len(SECRET_PREFIX) and value}
@@ -214,8 +223,8 @@ class Settings(BaseModel):
             sources["secrets"] = SECRET_PREFIX + "*"
         for name, value in (overrides or {}).items():
             if value is not None:
-                if name == "secrets":
-                    value = {**values.get("secrets", {}), **value}
+                if name in ("secrets", "bound_secrets"):
+                    value = {**values.get(name, {}), **value}
                 values[name], sources[name] = value, f"option {name}"
         for path in found:
             refuse_unsafe(path, values, sources, confirm)
@@ -314,8 +323,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 # command-line options named unlike their setting
-_FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret"}
+_FLAGS = {"run_timeout_s": "--timeout", "secrets": "--secret", "bound_secrets": "--secret"}
 _SECRET_FIELDS = ("api_key", "mcp_token", "secrets")
+_OPTION_ONLY = ("bound_secrets",)  # where a secret may be typed: the user's command line only
 
 
 def _explain(exc: ValidationError, sources: Mapping[str, str]) -> str:

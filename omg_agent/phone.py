@@ -17,7 +17,7 @@ server use too. See docs/python-api.md::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from omg_agent.core.observation import Observation
     from omg_agent.flows.model import FlowResult
     from omg_agent.guards.confirmation import ConfirmationChannel, ConfirmationRequest
+    from omg_agent.guards.provenance import WordsFrom
     from omg_agent.vphone.phone import VirtualPhone
 
 MAX_TASK = 4000  # characters of a task: longer is refused, naming the limit
@@ -64,7 +65,7 @@ class Acted:
 class TaskResult:
     """How a run ended. ``status`` is read from the phone (done only when the checks
     passed): done, failed, ask_user, needs_confirmation, declined, infeasible, or
-    unverified (a phone model alone said done and nothing could check it).
+    unverified (the model said done and nothing in the run backs it on the phone).
     ``question`` is what a stopped run waits for; ``run_dir`` holds the trace and
     ``state.json`` (resume with :meth:`Phone.resume`); ``report`` the HTML report."""
 
@@ -170,12 +171,14 @@ class Phone:
             from omg_agent.brain.agent import gatekeeper, run_secrets
             from omg_agent.drivers.secret_typing import SecretTyping
 
-            keeper = gatekeeper(self.settings, "", channel(confirm))
+            vault = run_secrets("", self.settings)
+            keeper = gatekeeper(self.settings, "", channel(confirm), self.driver.observe,
+                                secrets=vault)
             obs = self.driver.observe()
             stop = keeper.review([act], obs) if keeper is not None else None
-            if stop is not None:
-                raise ActionHeld(stop.request, declined=stop.answer is False)
-            driver = SecretTyping(self.driver, run_secrets("", self.settings))
+            if stop is not None:  # the question may quote a message holding a secret
+                raise ActionHeld(vault.scrub(stop.request), declined=stop.answer is False)
+            driver = SecretTyping(self.driver, vault)
             result = driver.execute([act], obs)
         detail = "; ".join(o.detail or o.action.type for o in result.outcomes)
         return Acted(result.ok, detail)
@@ -185,18 +188,26 @@ class Phone:
             confirm: Confirm = None,
             ask: Callable[[str], str | None] | None = None,
             on_progress: Callable[[Any], None] | None = None,
-            use_cache: bool = True) -> TaskResult:
+            use_cache: bool = True, allow: str | Sequence[str] = (),
+            words_from: WordsFrom = "client") -> TaskResult:
         """Run ``task`` with the full agent (planner, operator, gate, checks) and return
         how it ended. ``model`` overrides the configured one; ``"sim"`` is the expert
         double on a phone from :func:`start_vphone` (no real model: for trying things).
-        ``on_progress`` gets a :class:`~omg_agent.brain.orchestrator.Progress` per turn."""
+        ``on_progress`` gets a :class:`~omg_agent.brain.orchestrator.Progress` per turn.
+
+        Permissions the task's words state ("you may pay in Shop") are put to ``confirm``
+        once before the run acts; with no ``confirm`` they grant nothing (the action is
+        held). Grant with ``allow`` (``--allow`` items: ``"payment:Shop<=100"``), or pass
+        ``words_from="human"`` when a person typed ``task``."""
         from omg_agent import taskrun
         from omg_agent.trace.recorder import new_run_dir
 
         if not task.strip() or len(task) > MAX_TASK:
             raise ConfigError(f"task: give 1–{MAX_TASK} characters saying what to do")
+        if words_from not in ("human", "client"):
+            raise ConfigError(f"words_from: {words_from!r}; accepted: 'human' or 'client'")
         with ExitStack() as stack:
-            settings = self._model(stack, task, model)
+            settings = taskrun.with_allow(self._model(stack, task, model), allow)
             lease = self._lease_for(f"omg-agent run (Python API) {task[:60]!r}", stack)
             secrets = taskrun.open_secrets(stack, task, settings)
             run_dir = new_run_dir(settings.runs_dir, secrets.mask(task))
@@ -206,7 +217,8 @@ class Phone:
             agent = taskrun.open_agent(
                 stack, settings, taskrun.RunDevice(self.driver, self.serial),
                 taskrun.Hooks(ask=ask, confirm=channel(confirm), on_progress=on_progress,
-                              use_cache=use_cache), task=task, run_dir=run_dir, secrets=secrets)
+                              use_cache=use_cache), task=task, run_dir=run_dir, secrets=secrets,
+                words_from=words_from)
             result = agent.shown(agent.begin(task, plan))
         return TaskResult.of(result, run_dir)
 
@@ -229,7 +241,8 @@ class Phone:
             agent = taskrun.open_agent(
                 stack, self.settings, taskrun.RunDevice(self.driver, self.serial),
                 taskrun.Hooks(confirm=channel(confirm), on_progress=on_progress),
-                task=task, run_dir=run_dir, secrets=secrets, saved=saved)
+                task=task, run_dir=run_dir, secrets=secrets, saved=saved,
+                words_from="client")  # the saved run's decision stands
             result = agent.shown(agent.go_on(saved, answer))
         return TaskResult.of(result, run_dir)
 

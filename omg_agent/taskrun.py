@@ -10,6 +10,10 @@ a task (saved first, then through the replay cache), goes on with a saved run (i
 file holds everything a resume needs) and gives the result as shown (masked, with the
 resume hint).
 
+Who wrote the task decides whether its words grant (:func:`words_grant`, issue 35): the
+CLI's task argument is the user's; an MCP client's or a Python caller's is put to the human
+once before the run, or grants nothing. The decision is saved with the run's state.
+
 The callers keep what is theirs: the CLI its live view, Ctrl-C and mirror; the MCP server
 its progress notifications and elicitation; the Python API its callbacks. This module sits
 above the brain, flows and hitl (it wires them) and below the CLI, MCP and Python API.
@@ -18,13 +22,14 @@ above the brain, flows and hitl (it wires them) and below the CLI, MCP and Pytho
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omg_agent.errors import ConfigError
+from omg_agent.guards.provenance import WordsFrom
 
 if TYPE_CHECKING:
     from omg_agent.brain.orchestrator import Orchestrator
@@ -77,12 +82,15 @@ def open_secrets(stack: ExitStack, task: str, settings: Settings) -> SecretVault
 
 
 def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: Hooks, *,
-               task: str, run_dir: Path, secrets: SecretVault,
+               task: str, run_dir: Path, secrets: SecretVault, words_from: WordsFrom,
                saved: SavedRun | None = None) -> Agent:
     """The whole run of ``task`` on ``device`` (closed with ``stack``): a trace and a
     checkpoint in ``run_dir``, ``secrets`` from :func:`open_secrets`, and, for a resume,
-    the ``saved`` run's memory back in the bank."""
+    the ``saved`` run's memory back in the bank. ``words_from`` says who wrote ``task``:
+    ``human`` (the CLI's task argument) or ``client`` (an MCP client, a Python caller) —
+    see :func:`words_grant`."""
     from omg_agent.brain.agent import open_agent as open_brain
+    from omg_agent.guards.confirmation import MaskingChannel
 
     learned = None
     if hooks.learn:
@@ -91,14 +99,19 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
         learned = Learner(LearnedStore(settings.runs_dir / LEARNED_DIR), secrets,
                           source_run=str(run_dir))
     progress = hooks.on_progress
+    shown = None if hooks.confirm is None else MaskingChannel(hooks.confirm, secrets.mask)
+    grant, asked = words_grant(task, words_from, settings, shown, saved)
     orchestrator = open_brain(
         stack, device.driver, settings, task, run_dir=run_dir,
         memory_path=settings.memory_path, long_term=settings.long_term_memory,
         resume=saved is not None, session=(saved.session or None) if saved else None,
         checkpoint=device.serial, dry_run=device.dry, macros=hooks.macros, ask_user=hooks.ask,
         confirm=hooks.confirm, secrets=secrets, learned=learned, route=hooks.route,
-        safe_point=hooks.safe_point, on_notice=hooks.on_notice,
+        safe_point=hooks.safe_point, on_notice=hooks.on_notice, words_grant=grant,
         on_progress=None if progress is None else lambda p: progress(secrets.scrub(p)))
+    if asked is not None and orchestrator.recorder is not None:
+        orchestrator.recorder.record_event("task_permissions", asked=secrets.mask(asked),
+                                           granted=grant)
     if saved is not None:
         from omg_agent.brain.resume import restore_memory
         from omg_agent.brain.run_state import caught_up
@@ -106,6 +119,50 @@ def open_agent(stack: ExitStack, settings: Settings, device: RunDevice, hooks: H
         restore_memory(orchestrator.memory, saved.memory)
         caught_up(saved.state, orchestrator.recorder.last_step)
     return Agent(orchestrator, learned, run_dir, secrets, hooks.use_cache)
+
+
+def with_allow(settings: Settings, allow: str | Sequence[str]) -> Settings:
+    """``settings`` with ``allow`` (``--allow`` items, a caller's explicit grant) added to
+    what they allow; a bad item raises :class:`ConfigError` naming what is accepted."""
+    items = [i for i in ([allow] if isinstance(allow, str) else allow) if i.strip()]
+    if not items:
+        return settings
+    from omg_agent.guards.authorisation import parse_allow
+
+    try:
+        parse_allow(items)
+    except ValueError as exc:
+        raise ConfigError(f"allow: {exc}") from None
+    joined = ",".join([settings.allow, *items] if settings.allow else items)
+    return type(settings).model_validate({**settings.model_dump(), "allow": joined})
+
+
+def words_grant(task: str, words_from: WordsFrom, settings: Settings,
+                confirm: ConfirmationChannel | None, saved: SavedRun | None
+                ) -> tuple[bool, str | None]:
+    """Whether the permissions ``task``'s words state grant (the one rule:
+    :mod:`omg_agent.guards.provenance`), and the question put to the human for it, if one
+    was. A resumed run keeps what its start decided; a human's words grant; a client's
+    are put to the human once, here, before the run acts — with nobody to ask (or a no)
+    they grant nothing, and each such action is asked or held when it comes."""
+    if saved is not None:
+        return saved.words_grant, None
+    if words_from == "human":
+        return True, None
+    from omg_agent.guards.authorisation import parse_allow
+    from omg_agent.guards.provenance import asks_request, run_asks
+
+    try:
+        allowed = parse_allow([settings.allow]) if settings.allow else []
+    except ValueError:
+        allowed = []  # the gate itself names the bad --allow
+    asks = run_asks(task, allowed)
+    if not asks:
+        return False, None
+    request = asks_request(asks, task)
+    if confirm is None:
+        return False, request.describe
+    return confirm.confirm(request) is True, request.describe
 
 
 @dataclass(frozen=True)
@@ -164,8 +221,10 @@ class Agent:
 def saved_run(run_dir: Path, answer: str | None, *, flag: str = "answer") -> SavedRun:
     """The saved state of ``run_dir``, checked against ``answer``: an interrupted run goes
     on without one, a stopped run needs one, and a held action needs a clear yes or no
-    (:class:`UnclearAnswer` otherwise: nothing resumes on an unclear yes). ``flag`` is
-    how the caller's user gives the answer (``--answer`` on the command line)."""
+    (:class:`UnclearAnswer` otherwise: nothing resumes on an unclear yes). A no is written
+    into the run's state here, before anything else can fail, and a yes to an action the
+    user said no to is refused (:func:`~omg_agent.brain.held.record_no`). ``flag`` is how
+    the caller's user gives the answer (``--answer`` on the command line)."""
     from omg_agent.brain.resume import load_state
     from omg_agent.guards.answers import read_answer, unclear
 
@@ -182,4 +241,13 @@ def saved_run(run_dir: Path, answer: str | None, *, flag: str = "answer") -> Sav
                           "(yes / no for a held action)")
     if answer is not None and saved.state.held and read_answer(answer) is None:
         raise UnclearAnswer(f"{flag}: {unclear(answer)}")
+    from omg_agent.brain.held import record_no, said_no_to
+
+    held = saved.state.held
+    said = read_answer(answer) if answer is not None else None
+    if held is not None and said == "yes" and said_no_to(run_dir, held):
+        raise ConfigError(f"the user already said no to: {held.describe} — a later yes "
+                          "does not undo it; start the task again")
+    if held is not None and said == "no":  # written before anything else can fail
+        record_no(run_dir)
     return saved

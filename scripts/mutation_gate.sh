@@ -19,7 +19,8 @@ PROJECT_VENV=${PROJECT_VENV:-$ROOT/.venv}
 CHILDREN=${MUT_CHILDREN:-2}
 MUTMUT_VERSION=3.8.1
 FILES=(omg_agent/guards/answers.py omg_agent/guards/sensitive.py
-       omg_agent/guards/authorisation.py omg_agent/guards/amounts.py)
+       omg_agent/guards/authorisation.py omg_agent/guards/amounts.py
+       omg_agent/guards/numerals.py omg_agent/guards/payable.py)
 
 report() {
     cd "$WORK"

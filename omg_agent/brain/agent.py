@@ -32,13 +32,15 @@ from omg_agent.brain.orchestrator import Orchestrator
 from omg_agent.brain.ports import LearnedSteps
 from omg_agent.config import Settings
 from omg_agent.core.contracts import TaskStep
-from omg_agent.core.secrets import SecretVault, placeholder
+from omg_agent.core.observation import Observation
+from omg_agent.core.secrets import Binding, SecretVault, placeholder
 from omg_agent.drivers.base import Driver
 from omg_agent.drivers.secret_typing import SecretTyping
 from omg_agent.errors import ConfigError
-from omg_agent.guards.authorisation import parse_allow, parse_authorisations
-from omg_agent.guards.confirmation import ConfirmationChannel
+from omg_agent.guards.authorisation import parse_allow
+from omg_agent.guards.confirmation import ConfirmationChannel, MaskingChannel
 from omg_agent.guards.gatekeeper import GateKeeper
+from omg_agent.guards.provenance import word_authorisations
 from omg_agent.guards.sensitive import Gate
 from omg_agent.trace.logmask import masking_logs
 
@@ -68,7 +70,7 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                route: Callable[[TaskStep], str | None] | None = None,
                safe_point: Callable[[], None] | None = None,
                on_notice: Callable[[str], None] | None = None,
-               dry_run: bool = False) -> Orchestrator:
+               dry_run: bool = False, words_grant: bool = True) -> Orchestrator:
     """An Orchestrator for ``task`` on ``driver``; with ``run_dir`` it records a trace there.
     ``memory_path`` None keeps the memory bank in memory. ``confirm`` is where the
     sensitive-action gate asks for a yes (None: nobody — a held action stops the run
@@ -81,14 +83,14 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
     so an interrupted run can be resumed. ``learned`` offers a human's steps before the
     model; ``route`` switches each step's device; ``safe_point`` is called at the top of
     every turn and after every model reply (the CLI's Ctrl-C check; the trace's disk check
-    joins it); ``on_notice`` hears each retry of a model request (already masked)."""
+    joins it); ``on_notice`` hears each retry of a model request (already masked);
+    ``words_grant`` False: the task's words grant nothing (:mod:`omg_agent.taskrun`)."""
     check_task(task)
     settings = adapt_settings(settings)  # a model dialect runs flat (brain/dialects)
     if secrets is None:
         secrets = run_secrets(task, settings)
         stack.enter_context(masking_logs(secrets))
-    vault = secrets
-    driver = SecretTyping(driver, vault)
+    driver = SecretTyping(driver, vault := secrets)
     attempt = None if safe_point is None else _on_attempt(safe_point)
     notice = None if on_notice is None else (lambda text: on_notice(vault.mask(text)))
     planner = stack.enter_context(LLMClient(settings, "planner", secrets=vault,
@@ -108,11 +110,13 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
             from omg_agent.brain.resume import RunCheckpoint
 
             saver = RunCheckpoint(run_dir, checkpoint, memory, recorder, mask=vault.scrub,
-                                  dry_run=dry_run)
+                                  dry_run=dry_run, words_grant=words_grant)
     if safe_point is not None and recorder is not None:  # the disk's trouble stops it too
         safe_point = _both(safe_point, recorder.check)
     return Orchestrator(driver, planner, operator, memory, settings, recorder, ask_user,
-                        on_progress=on_progress, gatekeeper=gatekeeper(settings, task, confirm),
+                        on_progress=on_progress, gatekeeper=gatekeeper(
+                            settings, task, confirm, driver.observe, words_grant=words_grant,
+                            secrets=vault),
                         secrets=vault, macros=macros, learned=learned, route=route,
                         before_turn=safe_point, checkpoint=saver)
 
@@ -132,35 +136,55 @@ def _both(first: Callable[[], None], then: Callable[[], None]) -> Callable[[], N
 
 def run_secrets(task: str, settings: Settings, vault: SecretVault | None = None
                 ) -> SecretVault:
-    """``vault`` (or a new one) holding the task's, the settings' and the API key's secrets.
-    Raises :class:`ConfigError` naming a ``{{secret:NAME}}`` of the task that none of them
-    gives (and the names that are known): it could never be typed."""
+    """``vault`` (or a new one) holding the task's and the settings' secrets, each bound
+    where the user said (``settings.bound_secrets``) or to the apps ``task`` names, and
+    the API key masked but never typeable. Raises :class:`ConfigError` naming a
+    ``{{secret:NAME}}`` of the task (or a binding) that none of them gives (and the names
+    that are known): it could never be typed."""
     vault = vault if vault is not None else SecretVault()
     for name, value in settings.secrets.items():
         vault.add(name, value.get_secret_value())
     vault.add_from_task(task)
+    vault.task = task or None  # no task (a flow, the Python API): any password field
     key = settings.api_key.get_secret_value() if settings.api_key is not None else ""
     if len(key) >= MIN_API_KEY:  # a placeholder key ("x", "none") is no secret to hide
-        vault.add("api_key", key)
+        vault.hide("api_key", key)
     unknown = vault.unknown(task)
-    if unknown:
-        known = ", ".join(sorted(n for n in vault.names if n != "api_key")) or "none"
-        first = unknown[0]
+    unbound = [n for n in settings.bound_secrets if n not in vault.typeable]
+    if unknown or unbound:
+        known = ", ".join(sorted(vault.typeable)) or "none"
+        first = (unknown or unbound)[0]
+        what = ("the task uses " + ", ".join(placeholder(n) for n in unknown) if unknown
+                else "--secret binds " + ", ".join(unbound))
         raise ConfigError(
-            "the task uses " + ", ".join(placeholder(n) for n in unknown)
-            + f" but no such secret is given (known: {known}); give it with --secret "
+            f"{what} but no such secret is given (known: {known}); give it with --secret "
             f"{first}=… or OMG_SECRET_{first.upper()}")
+    for name, place in settings.bound_secrets.items():
+        app, _, field = place.partition(":")
+        vault.bind(name, Binding(app.strip(), field.strip() or None))
     return vault
 
 
-def gatekeeper(settings: Settings, task: str,
-               confirm: ConfirmationChannel | None) -> GateKeeper | None:
-    """The run's gate: what the task text and ``settings.allow`` pre-authorise, and who is
-    asked for the rest (``None`` when the settings switch the gate off)."""
+def gatekeeper(settings: Settings, task: str, confirm: ConfirmationChannel | None,
+               observe: Callable[[], Observation] | None = None, *,
+               words_grant: bool = True, secrets: SecretVault | None = None
+               ) -> GateKeeper | None:
+    """The run's gate: what the task text (only its limits unless ``words_grant``:
+    :func:`~omg_agent.guards.provenance.word_authorisations`) and ``settings.allow``
+    pre-authorise, and who is asked for the rest (``None`` when the settings switch the
+    gate off). With the run's ``secrets`` the questions are shown masked, and a message
+    holding a secret value is always asked before it is sent; ``observe`` reads the screen
+    again after a human's answer (a yes is to what the question showed)."""
     if not settings.gate:
         return None
     try:
         allowed = parse_allow([settings.allow]) if settings.allow else []
     except ValueError as exc:
         raise ConfigError(f"allow: {exc}") from None
-    return GateKeeper(Gate([*parse_authorisations(task), *allowed]), confirm, task)
+    words = word_authorisations(task, grant=words_grant)
+    if secrets is None:
+        return GateKeeper(Gate([*words, *allowed]), confirm, task, observe=observe)
+    vault = secrets
+    shown = None if confirm is None else MaskingChannel(confirm, vault.mask)
+    return GateKeeper(Gate([*words, *allowed], secret_in=lambda t: vault.mask(t) != t),
+                      shown, task, observe=observe)

@@ -3,8 +3,9 @@
 - :func:`ask` — the ASK_USER phase: the pending question (values filled in) goes to the
   ``ask_user`` callback; no answer (nobody there, or the callback declined) stops the run
   ``ASK_USER_PENDING``, resumable with ``--answer``.
-- :func:`answered` — an answer came (now, or on resume): secrets in it join the vault
-  before it is recorded, and the run goes back to the planner (or, with none, the operator).
+- :func:`answered` — an answer came (now, or on resume): the answer to a question the
+  operator flagged ``secret`` joins the vault before it is recorded (a yes, a no or a short
+  word never does), and the run goes back to the planner (or, with none, the operator).
 - :func:`hold` — the gate held a sensitive action: the run stops ``NEEDS_CONFIRMATION``,
   the action kept exactly (:class:`~omg_agent.brain.run_state.HeldAction`).
 - :func:`confirmed` — the yes or no to the held action, on resume: a yes carries it out
@@ -46,7 +47,7 @@ def ask(run: RunContext, ask_user: Callable[[str], str | None] | None,
     """Ask the pending question; stop the run resumable when no answer comes."""
     s = run.state
     question = run.memory.substitute(s.dialogue.pending or "")
-    s.dialogue = s.dialogue.ask(question)
+    s.dialogue = s.dialogue.ask(question, secret=s.dialogue.secret)
     run.event("ask_user", question=question)
     answer = ask_user(question) if ask_user is not None else None
     if answer is None:
@@ -61,7 +62,9 @@ def answered(run: RunContext, answer: str, secrets: SecretVault | None) -> None:
     """The user's answer to the pending question: recorded, then a fresh attempt."""
     s = run.state
     if secrets is not None:  # before the answer is recorded, logged or sent
-        secrets.note_answer(s.dialogue.pending or "", answer)
+        # a secret only when the operator's question asked for one — never a yes or a no
+        secrets.note_answer(s.dialogue.pending or "", answer,
+                            secret=s.dialogue.secret and read_answer(answer) is None)
     run.event("user_answer", question=s.dialogue.pending, answer=answer)
     if read_answer(answer) == "no":  # a no the operator may stop on (user_declined)
         s.refusal = Refusal(answer, s.dialogue.pending or "", "", len(s.records))

@@ -162,7 +162,9 @@ class LLMClient:
                                 max_side=self.settings.image_max_side)
         return self.vision_message(
             text, screenshot=observation.screenshot if screenshot else None, marks=marked,
-            elements_text=elementlist.render(observation.elements, observation.screen))
+            elements_text=elementlist.render(  # masked before the texts are cut to fit
+                observation.elements, observation.screen,
+                mask=self.secrets.mask))
 
     # -- calls ---------------------------------------------------------------------------
     def chat(self, messages: Sequence[Message], *,

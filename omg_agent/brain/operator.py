@@ -97,6 +97,7 @@ class TurnResult:
     results: list[dict[str, Any]] = field(default_factory=list)
     saved: dict[str, str] = field(default_factory=dict)
     question: str | None = None
+    asks_secret: bool = False  # the question asks for a secret value (AskUser.secret)
     answer: str | None = None
     failure: Failure | None = None  # this turn's actions failed (typed, with the message)
     held: GateStop | None = None  # the sensitive action the gate held, when it held one
@@ -311,6 +312,7 @@ class Operator:
         last = run.ran[-1] if run.ran else None
         if isinstance(last, AskUser):
             result.kind, result.question = "ask_user", last.question
+            result.asks_secret = last.secret
         elif isinstance(last, Done):
             result.kind = "goal_complete"
             result.answer = bundle.answer or last.answer
@@ -332,6 +334,7 @@ class Operator:
                                    self.gatekeeper, missing)
             executed = self.driver.execute(actions[start:cut], None if unseen else obs,
                                            review=review)
+            review.settle(executed.outcomes)
             if review.stop:
                 return
             fresh = run.add(executed, start)

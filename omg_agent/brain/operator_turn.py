@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from omg_agent.brain import dialogue, held
+from omg_agent.brain import dialogue, held, honest
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.dialects.solo import unverified
 from omg_agent.brain.effects import effect_note
@@ -31,7 +31,7 @@ from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.recovery import climb, fail_step, maybe_fail_step
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState, TurnRecord
-from omg_agent.brain.verdicts import DONE_HINT, INFEASIBLE_HINT
+from omg_agent.brain.verdicts import INFEASIBLE_HINT
 from omg_agent.brain.verify import names_present_element, verify_step
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
@@ -68,6 +68,7 @@ def think(run: RunContext, operator: Operator, system: SystemGuard, *,
     started = time.perf_counter()
     obs = run.driver.observe()
     note_effect(s, obs)
+    honest.look(run, obs)
     if rules_acted(run, index, step, obs, system, learned):
         return
     todo = s.own_todo if run.plannerless and s.own_todo else s.todo.markdown()
@@ -146,6 +147,8 @@ def book(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> Booke
                                 intent=intent, acted=turn.acted))
     s.effect_of = (len(s.records) - 1, turn.observation) if turn.acted else None
     run.loops.acted(turn.executed, turn.observation)
+    if turn.executed is not None:
+        honest.acted_on(s, turn.executed.outcomes)
     if turn.held is not None and turn.held.answer is not True and dialogue.refused_before(
             run, turn.held):  # the model reached again for what the user said no to
         if dialogue.insists(run, turn.held):
@@ -165,7 +168,8 @@ def routed(run: RunContext, index: int, booked: Booked, turn: TurnResult) -> Non
     s, step, problem = run.state, booked.step, booked.problem
     match turn.kind:
         case "ask_user":
-            s.dialogue, s.phase = s.dialogue.ask(turn.question or ""), "ASK_USER"
+            s.dialogue = s.dialogue.ask(turn.question or "", secret=turn.asks_secret)
+            s.phase = "ASK_USER"
         case "needs_confirmation" if turn.held is not None:
             dialogue.hold(run, held.capture(turn.held, index + 1), turn.question)
         case "declined":
@@ -322,10 +326,9 @@ def all_ticked(run: RunContext) -> None:
 
 
 def done(run: RunContext, answer: str) -> None:
-    """The run ends done with ``answer`` (values filled in)."""
-    s = run.state
-    s.finish("DONE", run.memory.substitute(answer), StopReport(
-        tuple(s.todo.done()), "the task is complete", DONE_HINT))
+    """The run ends done with ``answer`` (values filled in) — when the phone and the gate
+    back it (:func:`~.honest.finish_done`), else ``unverified``."""
+    honest.finish_done(run, answer)
 
 
 __all__ = ["all_ticked", "auto_verified", "done", "operator_plan", "plan_unfit",

@@ -21,7 +21,10 @@ claimed *goal* is verified against the plan's last step, which describes the end
 Prose criteria without checks go to the planner, which confirms with the screenshot. The
 run ends ``done`` only when every step is ticked or the planner confirmed a verified claim;
 a planner "done" after a failed or unticked step ends the run ``failed`` (or ``infeasible``)
-with the planner's words as the reason. A verified step's screen becomes the checkpoint a
+with the planner's words as the reason. Every ``done`` is then held to honest done
+(:mod:`omg_agent.brain.honest`): a check that held before the run acted proves nothing,
+and a task that asks to pay, send or delete needs that action in the gate's ledger —
+otherwise the run ends ``unverified``. A verified step's screen becomes the checkpoint a
 later failed step rolls back to (back presses until the screen hash matches).
 
 This module owns the loop: beginning a run (or resuming one after the user's answer),
@@ -159,6 +162,12 @@ class Orchestrator:
 
     def begin(self, state: RunState) -> None:
         self.state = state
+        if self.gatekeeper is not None:  # one ledger: the gate adds to it, a checkpoint saves it
+            if not state.spent.paid:  # a new run keeps what a cached replay paid before it
+                state.spent = self.gatekeeper.gate.ledger
+            self.gatekeeper.gate.ledger = state.spent
+        if self.gatekeeper is not None:  # what the gate let go in earlier processes too
+            state.passed = self.gatekeeper.passed.restore(state.passed)
         self._context = RunContext(state, self.driver, self.memory, self.settings,
                                    self.loops, self.recorder, self.gatekeeper,
                                    self.failure_threshold)

@@ -11,8 +11,10 @@
   after the user said no (:func:`~.dialogue.declined`).
 - :func:`planner_ends` — the evidence rule: a 'done' that confirms the operator's claim on
   a prose end state must name evidence the screen shows (:func:`~.verdicts.unproven`; a
-  second unproven one fails the run); then :func:`~.verdicts.planner_verdict` decides the
-  ending from what the phone backs.
+  second unproven one fails the run) that the run itself changed (:mod:`.honest`: evidence
+  that already held before the run acted proves nothing); then
+  :func:`~.verdicts.planner_verdict` decides the ending from what the phone backs, and a
+  ``done`` goes through :func:`~.honest.finish_done` (the baseline and the gate's ledger).
 
 Every planner request's replies count as the planner's calls (:func:`planner_call`).
 """
@@ -24,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from omg_agent.brain import dialogue
+from omg_agent.brain import dialogue, honest
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.loopwatch import plan_text
 from omg_agent.brain.modes import task_as_plan
@@ -54,8 +56,9 @@ def plan(run: RunContext, planner: Planner, task: str, plan_file: Path | None) -
         first = task_as_plan(task)
     else:
         obs = run.driver.observe()
+        honest.look(run, obs)  # the run's first screen: every check's baseline
         first, record = planner_call(run, planner, lambda: planner.plan(
-            task, screen=screen_summary(obs), screenshot=obs))
+            task, screen=screen_summary(obs, mask=_mask(planner)), screenshot=obs))
         tokens = {"prompt_tokens": record.prompt_tokens,
                   "completion_tokens": record.completion_tokens}
     s.todo = TodoList.of(first)
@@ -72,6 +75,7 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
     # the planner sees the phone as it is now: the last turn's observation was taken
     # before its actions ran (a tap that liked a post still shows "Like" there)
     s.last_obs = run.driver.observe()
+    honest.look(run, s.last_obs)
     fresh = s.dialogue.fresh
     confirming = s.claim is not None
     before = planner.llm.totals.replies
@@ -80,7 +84,7 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
         post_mortem=s.pending_pm.for_prompt() if s.pending_pm else None,
         memory=run.memory.prompt_listing(),
         user_answer=fresh[1] if fresh else None, question=fresh[0] if fresh else None,
-        screen=screen_summary(s.last_obs) if s.last_obs else "",
+        screen=screen_summary(s.last_obs, mask=_mask(planner)) if s.last_obs else "",
         screenshot=s.last_obs, confirming=confirming, operator_view=operator_view(run),
         on_attempt=s.budget.counter("replan"),
         attempts=s.budget.attempts(run.settings.parse_attempts)))
@@ -163,6 +167,9 @@ def planner_ends(run: RunContext, reply: Replan, *, failed: bool, claim: str | N
     if reply.status == "done" and claim is not None and not failed and not final.checks:
         why = unproven(reply.evidence, lambda checks: run.verify(
             final.model_copy(update={"checks": list(checks)}), _confirm_screen(run)))
+        # quoting the screen is not a check: what it quotes must be the run's doing
+        if why is None and not final.data_output:
+            why = honest.unproven_end(run, list(reply.evidence or ()))
         if why is not None:
             unproven_claim(run, why, words)
             return
@@ -173,7 +180,9 @@ def planner_ends(run: RunContext, reply: Replan, *, failed: bool, claim: str | N
         end_state_shown=lambda: end_state_shown(run))
     if ending.phase == "DONE":
         s.todo.tick_all()
-    s.finish(ending.phase, ending.answer, ending.report)
+        honest.finish_done(run, ending.answer, ending.report)
+    else:
+        s.finish(ending.phase, ending.answer, ending.report)
     if ending.refused:
         run.event(ending.refused, reason=ending.report.stopped_because, response=words)
 
@@ -216,6 +225,7 @@ def end_state_shown(run: RunContext) -> bool:
     if not final.checks:
         return False
     s.last_obs = run.driver.observe()
+    honest.look(run, s.last_obs)
     return run.verify(final, s.last_obs) is None
 
 
@@ -233,11 +243,20 @@ def planner_call(run: RunContext, planner: Planner, call: Callable[[], T], *,
         s.attempt = s.attempt.waited(clock() - started)
 
 
-def screen_summary(obs: Observation, limit: int = 40) -> str:
+def _mask(planner: Planner) -> Callable[[str], str] | None:
+    """The planner's secrets' mask (its requests are masked anyway: this masks the screen's
+    texts before they are cut)."""
+    secrets = getattr(planner.llm, "secrets", None)
+    return secrets.mask if secrets is not None else None
+
+
+def screen_summary(obs: Observation, limit: int = 40, *,
+                   mask: Callable[[str], str] | None = None) -> str:
     """The screen for the planner: the app and the element list the operator sees (texts,
-    merged texts, descriptions, ids, states) — not bare labels."""
+    merged texts, descriptions, ids, states) — not bare labels; ``mask``: the run's secrets,
+    masked before a text is cut to fit."""
     shown = without_foreign(obs)[:limit]
-    return f"app {obs.package or '?'}\n" + render(shown, obs.screen)
+    return f"app {obs.package or '?'}\n" + render(shown, obs.screen, mask=mask)
 
 
 __all__ = ["end_state_shown", "plan", "planner_call", "planner_ends", "repeated_plan",

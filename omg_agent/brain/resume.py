@@ -55,6 +55,8 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.durable import write_atomic
 from omg_agent.errors import ConfigError
+from omg_agent.guards.ledger import Passage
+from omg_agent.guards.spend_ledger import SpendLedger
 
 if TYPE_CHECKING:
     from omg_agent.brain.orchestrator import Orchestrator
@@ -76,6 +78,7 @@ class SavedRun:
     ended: str | None = None  # "FAILED": the run failed after this state; a resume retries
     ended_because: str = ""
     dry_run: bool = False  # saved by a --dry-run: resuming it would act for real
+    words_grant: bool = False  # the task's words grant (guards/provenance); files before: no
 
     @property
     def turns(self) -> int:
@@ -94,16 +97,17 @@ class SavedRun:
 
 
 def state_data(state: RunState, memory: MemoryBank, *, device: str,
-               plan_file: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+               plan_file: str | None = None, dry_run: bool = False,
+               words_grant: bool = False) -> dict[str, Any]:
     """Everything :func:`load_state` needs, as JSON-ready data (not yet masked)."""
-    return ({"dry_run": True} if dry_run else {}) | {
+    return ({"dry_run": True} if dry_run else {}) | {"words_grant": words_grant} | {
         "version": VERSION, "task": state.task, "phase": state.phase,
         "predefined": state.predefined, "goal": state.todo.goal,
         "todo": [{"step": s.model_dump(mode="json"), "ticked": t}
                  for s, t in state.todo.entries],
         "budget": {"limit": state.budget.limit, "used": state.budget.used,
                    "counts": dict(state.budget.counts)},
-        "dialogue": {"pending": state.dialogue.pending,
+        "dialogue": {"pending": state.dialogue.pending, "secret": state.dialogue.secret,
                      "answers": [list(qa) for qa in state.dialogue.answers]},
         "records": [{"step": r.step, "summary": r.summary, "screen_hash": r.screen_hash,
                      "failure": [r.failure.kind.value, r.failure.message] if r.failure
@@ -121,6 +125,10 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
         "post_mortems": [pm.model_dump(mode="json") for pm in state.post_mortems],
         "memory": memory.snapshot(), "session": memory.run_id, "turns": state.turns,
         "usage": list(state.usage), "device": device, "plan_file": plan_file,
+        "spent": state.spent.as_data(),
+        "baseline": dict(state.baseline), "touched": list(state.touched),
+        "apps": dict(state.apps),
+        "passed": [p.as_dict() for p in state.passed],
     }
 
 
@@ -171,7 +179,7 @@ def load_state(run_dir: Path) -> SavedRun:
     return SavedRun(_state(data), dict(data["memory"]), data["device"],
                     str(data.get("session") or ""), data.get("plan_file"),
                     data.get("ended"), str(data.get("ended_because") or ""),
-                    bool(data.get("dry_run", False)))
+                    bool(data.get("dry_run", False)), data.get("words_grant") is True)
 
 
 def _state(data: dict[str, Any]) -> RunState:
@@ -183,7 +191,8 @@ def _state(data: dict[str, Any]) -> RunState:
     state = RunState(data["task"], budget, phase=data["phase"], todo=todo,
                      predefined=bool(data["predefined"]))
     state.dialogue = Dialogue(data["dialogue"]["pending"],
-                              tuple((q, a) for q, a in data["dialogue"]["answers"]))
+                              tuple((q, a) for q, a in data["dialogue"]["answers"]),
+                              secret=bool(data["dialogue"].get("secret", False)))
     state.records = [TurnRecord(r["step"], r["summary"], r["screen_hash"],
                                 Failure(FailureKind(r["failure"][0]), r["failure"][1])
                                 if r["failure"] else None, str(r.get("intent") or ""),
@@ -207,6 +216,14 @@ def _state(data: dict[str, Any]) -> RunState:
     state.turns = int(data["turns"])
     calls, tokens_in, tokens_out = (int(n) for n in data["usage"])
     state.usage = (calls, tokens_in, tokens_out)
+    try:
+        state.spent = SpendLedger.of(data.get("spent") or [])
+    except ValueError as exc:
+        raise ConfigError(f"{STATE_FILE} is not a valid saved run: {exc}") from None
+    state.baseline = dict(data.get("baseline") or {})  # honest done (brain/honest.py)
+    state.touched = list(data.get("touched") or ())
+    state.apps = dict(data.get("apps") or {})
+    state.passed = [Passage.of(p) for p in data.get("passed") or ()]
     return state
 
 
@@ -233,10 +250,12 @@ class RunCheckpoint:
     once here, per turn, instead of one by one (see ``__init__``)."""
 
     def __init__(self, run_dir: Path, device: str, memory: MemoryBank, recorder: Any = None,
-                 *, mask: Callable[[Any], Any] = lambda v: v, dry_run: bool = False) -> None:
+                 *, mask: Callable[[Any], Any] = lambda v: v, dry_run: bool = False,
+                 words_grant: bool = False) -> None:
         self.run_dir = Path(run_dir)
         self.device = device
         self.dry_run = dry_run  # written into the state: a dry run is never resumed for real
+        self.words_grant = words_grant  # whether the task's words grant: kept for a resume
         self.memory = memory
         self.recorder = recorder
         self.mask = mask
@@ -255,7 +274,8 @@ class RunCheckpoint:
         if callable(sync):  # the turn's trace lines reach the disk before the state does
             sync()
         data = self.mask(state_data(state, self.memory, device=self.device,
-                                    plan_file=plan_file, dry_run=self.dry_run))
+                                    plan_file=plan_file, dry_run=self.dry_run,
+                                    words_grant=self.words_grant))
         if state.phase not in FINAL_PHASES:
             self._running = data
         elif state.phase == "FAILED" and self._running is not None \

@@ -30,6 +30,8 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
 from omg_agent.core.todo import TodoItem, render_todo
+from omg_agent.guards.ledger import Passage
+from omg_agent.guards.spend_ledger import SpendLedger
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
                 "INFEASIBLE", "NEEDS_CONFIRMATION", "DECLINED", "INTERRUPTED", "UNVERIFIED"]
@@ -155,9 +157,10 @@ class Dialogue:
     pending: str | None = None  # asked, not yet answered
     answers: tuple[tuple[str, str], ...] = ()
     fresh: tuple[str, str] | None = None  # the answer the planner has not seen yet
+    secret: bool = False  # the pending question asks for a secret value (the operator said)
 
-    def ask(self, question: str) -> Dialogue:
-        return replace(self, pending=question)
+    def ask(self, question: str, *, secret: bool = False) -> Dialogue:
+        return replace(self, pending=question, secret=secret)
 
     def answered(self, answer: str) -> Dialogue:
         qa = (self.pending or "", answer)
@@ -203,6 +206,7 @@ class HeldAction:
     amount: str = ""
     package: str = ""
     step: int = 0
+    fingerprint: str = ""  # what the yes is bound to (:mod:`omg_agent.guards.approvals`)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -261,6 +265,15 @@ class RunState:
     report: StopReport | None = None
     turns: int = 0  # operator turns recorded so far (the trace's step numbers go on after)
     usage: tuple[int, int, int] = (0, 0, 0)  # model calls, tokens in, out (all processes)
+    spent: SpendLedger = field(default_factory=SpendLedger)  # payments the gate let through
+    # honest done (brain/baseline.py): each check's value when the run first saw what it
+    # names, the elements its actions landed on, what the gate let go; ``seen``: the run's
+    # earliest screens (elements only; not saved — a resumed run has only the values)
+    baseline: dict[str, bool] = field(default_factory=dict)
+    touched: list[dict[str, str]] = field(default_factory=list)
+    apps: dict[str, str] = field(default_factory=dict)  # app -> its first kept screen's hash
+    passed: list[Passage] = field(default_factory=list)
+    seen: list[Observation] = field(default_factory=list)
 
     @property
     def planning(self) -> str | None:

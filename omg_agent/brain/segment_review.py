@@ -84,6 +84,8 @@ class SegmentReview:
     extent: int = 0  # how many actions the segment holds (from ``start``)
     held: GateStop | None = None
     stop: str = ""  # why the segment did not run on the new screen
+    # the gate's ledger before this review, and the planned index of each action it judged
+    passed_from: tuple[int, list[int]] = (0, [])
 
     def stopped(self, why: str, screen: Observation | None) -> None:
         self.stop, self.screen = why, screen
@@ -114,12 +116,20 @@ class SegmentReview:
         if self.gatekeeper is None or not device or screen is None:
             return None
         asked = len(self.gatekeeper.asked)
+        self.passed_from = (len(self.gatekeeper.passed.entries), [p.index for p, _ in device])
         self.held = self.gatekeeper.review([a for _, a in device], screen,
                                            elements=[p.element for p, _ in device])
         result.results += [{"type": "gate", "ok": True, "detail": (  # what the user allowed
             f"the user confirmed: {request.describe}")}
             for request, answer in self.gatekeeper.asked[asked:] if answer is True]
         return None if self.held is None else device[self.held.index][0].index
+
+    def settle(self, outcomes: Sequence[ActionOutcome]) -> None:
+        """Tell the gate's ledger which sensitive actions it let go ran ok (honest done)."""
+        if self.gatekeeper is not None:
+            since, planned = self.passed_from
+            ok = {o.index for o in outcomes if o.ok}
+            self.gatekeeper.passed.settle(lambda at: planned[at] in ok, since)
 
 
 # -- $vars -------------------------------------------------------------------------------
@@ -184,6 +194,13 @@ def said(o: ActionOutcome) -> dict[str, Any]:
 def hold(result: TurnResult, held: GateStop) -> None:
     """The gate held an action: the user said no (a failed turn the model sees), or no human
     could be asked (the run stops until someone answers)."""
+    if held.gone:  # a yes to what the screen no longer shows: not done, nothing held
+        result.results.append({"type": "gate", "ok": False, "detail": (
+            f"not done: the user said yes to {held.request.describe}, but {held.gone}")})
+        result.failure = Failure(FailureKind.ELEMENT_NOT_FOUND, (
+            f"the user's yes was for {held.request.describe}; {held.gone} — look again "
+            "(a sensitive action is asked again)"))
+        return
     result.held = held
     said = "the user gave no clear yes" if held.said == NO_CLEAR_ANSWER else "the user said no"
     result.results.append({"type": "gate", "ok": False, "detail": (

@@ -43,6 +43,7 @@ class _Budget(_Part):
 class _Dialogue(_Part):
     pending: str | None
     answers: list[tuple[str, str]]
+    secret: bool = False  # older files: no question asked for a secret
 
 
 class _Record(_Part):
@@ -78,6 +79,7 @@ class SavedStateFile(_Part):
     outcome: str
     held: str | _Held | None
     refusal: tuple[str, str, str, int] | None = None  # the user's no: words, what, class, turn
+    spent: list[tuple[str, str] | None] = []  # payments let through: amount, currency
     plan_repeats: Count
     note: str = ""
     claim: str | None = None
@@ -96,6 +98,11 @@ class SavedStateFile(_Part):
     ended: str | None = None
     ended_because: str | None = ""
     dry_run: bool = False  # a --dry-run's state: never carried out for real
+    baseline: dict[str, bool] = {}  # each check's value when first seen (brain/honest.py)
+    touched: list[dict[str, str]] = []  # the elements actions landed on
+    apps: dict[str, str] = {}  # each app's first screen the run kept (its hash)
+    passed: list[dict[str, Any]] = []  # what the gate let go (guards/ledger.py)
+    words_grant: bool = False  # the task's words grant (a human's, or allowed by one)
 
 
 # pydantic names the member of a union it tried in the error's path ("held._Held.cls"):

@@ -15,7 +15,6 @@ how to confirm those (the planner, with the screenshot).
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable, Iterable, Sequence
 
 from omg_agent.core.actions import AnchorTarget
@@ -23,8 +22,7 @@ from omg_agent.core.checks import AppCheck, ElementCheck, MemoryCheck, StepCheck
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import Failure, FailureKind
-from omg_agent.drivers.appnames import normalize_name
-from omg_agent.drivers.profiles import available_profiles
+from omg_agent.drivers.profiles import app_matches
 from omg_agent.perception.anchor import match_anchor
 from omg_agent.perception.textmatch import TextQuery
 
@@ -52,7 +50,7 @@ def verify_step(step: TaskStep, obs: Observation, recall: Recall,
         return Failure(FailureKind.NOT_VERIFIED,
                        f"the step must save ${step.data_output} (mem_save) first")
     for check in step.checks:
-        why = check_failure(_filled(check, substitute), obs, recall)
+        why = check_failure(filled(check, substitute), obs, recall)
         if why:
             return Failure(FailureKind.NOT_VERIFIED, f"not verified: {why}")
     return None
@@ -66,30 +64,18 @@ def names_present_element(checks: Iterable[StepCheck]) -> bool:
     return any(isinstance(c, ElementCheck) and c.present for c in checks)
 
 
-def app_matches(wanted: str, package: str) -> bool:
-    """A package, an app name that is one of the package's name parts ("Settings" →
-    com.android.settings), or a name the device profiles give the package (信息 →
-    com.omg.messages)."""
-    if not package:
-        return False
-    if wanted == package:
+def determines(check: StepCheck, obs: Observation) -> bool:
+    """Whether ``obs`` tells ``check``'s value about what it names: a state, shown text or
+    selection only where the element is on the screen; presence, absence, the app and memory
+    on any screen (honest done compares a check with the first screen that tells)."""
+    if not isinstance(check, ElementCheck) or (
+            check.shows is None and check.checked is None and check.selected is None):
         return True
-    key = normalize_name(wanted)
-    return any(key == normalize_name(part) for part in package.split(".")) \
-        or key in _app_names().get(package, frozenset())
+    elements = tuple(e for e in obs.elements if check.in_field or not e.editable)
+    return _anchored(check.anchor(), dataclasses.replace(obs, elements=elements)) is not None
 
 
-@functools.cache
-def _app_names() -> dict[str, frozenset[str]]:
-    """Every package's names (English and Chinese) over the shipped device profiles."""
-    names: dict[str, set[str]] = {}
-    for profile in available_profiles():
-        for package, aliases in profile.apps.items():
-            names.setdefault(package, set()).update(normalize_name(a) for a in aliases)
-    return {package: frozenset(found) for package, found in names.items()}
-
-
-def _filled(check: StepCheck, substitute: Callable[[str], str]) -> StepCheck:
+def filled(check: StepCheck, substitute: Callable[[str], str]) -> StepCheck:
     """``check`` with ``$vars`` in its texts filled in from memory."""
     if not isinstance(check, ElementCheck):
         return check
@@ -146,4 +132,5 @@ def _row_switch(label: UIElement, elements: Sequence[UIElement]) -> UIElement | 
                default=None)
 
 
-__all__ = ["app_matches", "check_failure", "names_present_element", "verify_step"]
+__all__ = ["app_matches", "check_failure", "determines", "filled", "names_present_element",
+           "verify_step"]

@@ -62,10 +62,15 @@ def run(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default "
                                     "runs/fleet/TIMESTAMP)."),
     as_json: bool = typer.Option(False, "--json", help="Print the records as JSON."),
+    allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
+                                    "(payment, delete, send, …; as for run) for the goals "
+                                    "of the file: permissions written in the file grant "
+                                    "nothing."),
 ) -> None:
     """Run every task of TASKS.yaml, each on a free device that fits it; a task whose device
     drops or whose worker dies is retried once on another. A phone named twice is used
-    once; a phone another agent drives is not used. Exit 1 unless every task is done.
+    once; a phone another agent drives is not used. Exit 1 unless every task is done. A
+    goal's words ("you may pay") grant nothing: only --allow does.
 
     Examples:
 
@@ -82,7 +87,7 @@ def run(
     try:
         spec = load_tasks_file(tasks_file)
         folder = out_dir(out, DEFAULT_OUT)
-        jobs = file_jobs(spec, folder, model)
+        jobs = file_jobs(spec, folder, model, allow=_allow(allow))
         backend = open_backend(ray, device, vphones, folder)
     except OmgError as exc:
         fail(str(exc))
@@ -115,6 +120,19 @@ def _report(result: Any, folder: Path, as_json: bool) -> None:
                    f"({result.backend}); results: {folder / 'fleet.json'}")
     if counts["done"] != len(result.records):
         raise typer.Exit(1)
+
+
+def _allow(items: list[str]) -> str | None:
+    """The --allow items, checked (one line naming what is accepted when one is bad)."""
+    if not items:
+        return None
+    from omg_agent.guards.authorisation import parse_allow
+
+    try:
+        parse_allow(items)
+    except ValueError as exc:
+        fail(f"--allow: {exc}")
+    return ",".join(items)
 
 
 @app.command()

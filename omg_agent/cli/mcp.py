@@ -18,6 +18,7 @@ from omg_agent.errors import OmgError
 
 DEFAULT_PORT = 8765
 HTTP_OPTION = "--http"
+APPROVE_ON = ("elicitation", "mirror")
 
 
 class HttpCommand(TyperCommand):
@@ -51,44 +52,70 @@ def mcp(
                                     "(payment, delete, send, …) for this server's actions "
                                     "and runs; everything else waits for the user's yes."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
+    approve_on: str = typer.Option(
+        "elicitation", "--approve-on", metavar="elicitation|mirror", help="Where the user "
+        "says yes to a sensitive action: elicitation (the client asks them — a client can "
+        "also answer itself) or mirror (a page this server prints a one-time link to on "
+        "stderr; the client cannot answer there)."),
 ) -> None:
     """Serve the phone as MCP tools: devices, observe, tap/type/swipe/key/launch, run a
     task, answer/approve/decline a held run, run a flow; recent runs as resources. A
-    sensitive action from the client waits for the user's yes (asked through the client).
+    sensitive action from the client waits for the user's yes (asked through the client,
+    or on the mirror page with --approve-on mirror).
 
     Example: omg-agent mcp
 
     Example: OMG_MCP_TOKEN=… omg-agent mcp --http 8765
+
+    Example: omg-agent mcp --approve-on mirror
     """
     from omg_agent.config import Settings
 
+    if approve_on not in APPROVE_ON:
+        fail(f"--approve-on {approve_on!r}: give one of {', '.join(APPROVE_ON)}")
     try:
         settings = Settings.load(overrides={"runs_dir": runs_dir,
                                             "allow": ",".join(allow) or None})
     except OmgError as exc:
         fail(str(exc))
-    from omg_agent.mcp.server import Hub, build_server
+    from omg_agent.mcp.server import Hub
 
-    hub = Hub(settings, device)
-    server = build_server(hub)
+    hub = Hub(settings, device, approve_on="mirror" if approve_on == "mirror"
+              else "elicitation")
     try:
-        if http is None:
-            server.run()  # stdio
-            return
-        port = http
-        import uvicorn
-
-        from omg_agent.mcp.http import http_app, new_token
-
-        token = settings.mcp_token.get_secret_value() if settings.mcp_token else new_token()
-        if settings.mcp_token is None:
-            err_console.print(f"token (send as Authorization: Bearer …): {token}",
-                              soft_wrap=True, highlight=False, markup=False)
-        err_console.print(f"MCP over HTTP at http://127.0.0.1:{port}/mcp", highlight=False)
-        uvicorn.run(http_app(server, token, port), host="127.0.0.1", port=port,
-                    log_level="warning")
+        _serve(hub, settings, http)
     finally:
         hub.close()
+
+
+def _serve(hub: Any, settings: Any, http: int | None) -> None:
+    """Open the mirror the user approves on (``--approve-on mirror``), then serve ``hub``
+    over stdio or streamable HTTP until the client goes."""
+    from omg_agent.mcp.server import build_server
+
+    server = build_server(hub)
+    if hub.approve_on == "mirror":
+        try:
+            url = hub.open_mirror()
+        except OmgError as exc:
+            fail(str(exc))
+        err_console.print("approve sensitive actions on this page (open it now, in your "
+                          f"browser; the link works once): {url}", soft_wrap=True,
+                          highlight=False, markup=False)
+    if http is None:
+        server.run()  # stdio
+        return
+    import uvicorn
+
+    from omg_agent.mcp.http import http_app, new_token
+
+    token = settings.mcp_token.get_secret_value() if settings.mcp_token else new_token()
+    if settings.mcp_token is None:
+        err_console.print(f"token (send as Authorization: Bearer …): {token}",
+                          soft_wrap=True, highlight=False, markup=False)
+    err_console.print(f"MCP over HTTP at http://127.0.0.1:{http}/mcp", highlight=False)
+    uvicorn.run(http_app(server, token, http), host="127.0.0.1", port=http,
+                log_level="warning")
 
 
 def register(root: typer.Typer) -> None:

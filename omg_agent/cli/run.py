@@ -26,10 +26,11 @@ Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that i
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
 waiting for the user's yes to a sensitive action, 6 declined (the user said no), 7 the
 device is busy (another agent holds its lease), 8 stopped by disk trouble (full, read-only,
-the run folder deleted: status interrupted, resumable), 9 unverified (a phone model alone
-said done and nothing could check it), 130 interrupted (Ctrl-C; resumable). The code is
-decided by the outcome before anything is printed; an error while printing never changes
-it.
+the run folder deleted: status interrupted, resumable), 9 unverified (the model said done and
+nothing in the run backs it: no check could look, its checks already held before the run
+acted, or a pay/send/delete task carried out no such action the user allowed), 130
+interrupted (Ctrl-C; resumable). The code is decided by the outcome before anything is
+printed; an error while printing never changes it.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from omg_agent.cli.console import (
 )
 from omg_agent.cli.lease import WaitDeviceCommand, wait_device_option
 from omg_agent.cli.runjob import RunJob
-from omg_agent.core.secrets import parse_assignments
+from omg_agent.core.secrets import parse_secret_options
 from omg_agent.durable import disk_trouble
 from omg_agent.errors import DiskTrouble, OmgError
 
@@ -117,7 +118,9 @@ _API_KEY = typer.Option(
 _RUNS_DIR = typer.Option(None, "--runs-dir", help="Where traces go.")
 _SECRET = typer.Option(
     [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the model "
-    "and every file see only the placeholder (repeatable; names ignore case). Prefer "
+    "and every file see only the placeholder (repeatable; names ignore case). It is typed "
+    "only into a password field of the app the task names; NAME@APP:FIELD=VALUE (or "
+    "NAME@APP:FIELD for a secret given elsewhere) binds it to that app's field. Prefer "
     "OMG_SECRET_NAME: other users of this machine can read a command line (process "
     "list), and your shell keeps it in its history.")
 _ALLOW = typer.Option(
@@ -175,7 +178,7 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
         sim, model, device = _simulated(task, resume, device), None, "vphone"
     settings = _settings(sim is not None, {
         "max_steps": max_steps, "device": device, "model": model, "runs_dir": runs_dir,
-        "base_url": base_url, "api_key": api_key, "secrets": _secrets(secret) or None,
+        "base_url": base_url, "api_key": api_key, **_secrets(secret),
         "allow": ",".join(allow) or None, "run_timeout_s": timeout, "dialect": dialect,
         "vision": vision, "planning": planning})
     if driver not in ("adb", "u2", "auto"):
@@ -235,11 +238,14 @@ def _simulated(task: str | None, resume: Path | None, device: str | None) -> Any
     return sim
 
 
-def _secrets(secret: list[str]) -> dict[str, str]:
+def _secrets(secret: list[str]) -> dict[str, Any]:
+    """The settings ``--secret`` gives: values and where each may be typed."""
     try:
-        return parse_assignments(secret)
+        values, bound = parse_secret_options(secret)
     except ValueError as exc:
         fail(f"--secret: {exc}")
+    return {"secrets": values or None,
+            "bound_secrets": {n: str(b) for n, b in bound.items()} or None}
 
 
 def _settings(simulated: bool, overrides: dict[str, Any]) -> Settings:

@@ -169,7 +169,7 @@ class RunJob:
             driver = page.held(driver)  # a takeover on the page pauses the agent
         device = RunDevice(driver, serial, dry=self.dry_run)
         agent = open_agent(stack, settings, device, hooks, task=task, run_dir=run_dir,
-                           secrets=secrets, saved=saved)
+                           secrets=secrets, words_from="human", saved=saved)  # typed here
         if page is not None:
             if agent.learned is not None:
                 page.learn(agent.learned)

@@ -36,8 +36,6 @@ from omg_agent.core.observation import UIElement
 
 # ``$name`` or ``${name}`` in typed text refers to a MemoryBank value.
 VAR_PATTERN = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
-
-
 Norm = Annotated[int, Field(ge=0, le=NORM_MAX)]
 
 
@@ -317,6 +315,7 @@ class AskUser(_Model):
     type: Literal["ask_user"] = Field("ask_user",
                                       description="Ask the human and wait for the answer.")
     question: str = Field(**SAID, min_length=1, description="The question to show the user.")
+    secret: bool = Field(False, **SAID, description="It asks for a password, PIN or code.")
 
 
 class Done(_Model):

@@ -13,10 +13,23 @@ Where secrets come from (each adds to the same vault):
   ``{{secret:NAME}}``), and ``password X`` / ``PIN: X`` / ``密码 X`` / ``验证码是X`` … is
   taken as one too (:func:`task_secrets`);
 - the user: ``--secret NAME=VALUE`` on ``run`` or ``OMG_SECRET_<NAME>`` (Settings), used in a
-  task as ``{{secret:NAME}}``; an ``ask_user`` answer to a question about a password, code,
-  PIN, … (:func:`asks_for_secret`);
+  task as ``{{secret:NAME}}``; the answer to an ``ask_user`` question the operator flagged
+  as asking for a secret value (``secret: true``) — never a short common word ("yes", "ok",
+  "好", fewer than :data:`MIN_ANSWER` characters), whatever the flag says;
 - the device: text typed into an element that is a password field where it is typed,
   decided at execution time (:class:`~omg_agent.drivers.secret_typing.SecretTyping`).
+
+Where a secret may be typed (its :class:`Binding`): only into a password / secret field, and
+only of the app ``--secret NAME@APP[:FIELD]`` names, else of an app the run's task names
+(:attr:`SecretVault.task`); a value learned in a password field stays with that field's app.
+The driver checks it on the field it types into
+(:mod:`omg_agent.drivers.secret_places`). The model's API key is masked like a secret but
+is never typeable: ``{{secret:api_key}}`` names nothing (:meth:`SecretVault.hide`).
+
+Masking (:meth:`SecretVault.mask`, the one function every printout uses) replaces a whole
+value by its placeholder and also every piece of four or more characters of one
+(:class:`~omg_agent.core.secret_pieces.PieceMasker`), so a preview cut short never shows
+"…omg58…"; callers mask first, then shorten.
 
 Names are case-insensitive everywhere (``--secret PW=…``, ``OMG_SECRET_PW``,
 ``{{secret:pw}}`` and ``{{secret:Pw}}`` are one secret): the vault keeps them lower-cased.
@@ -35,6 +48,8 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from omg_agent.core.secret_pieces import PieceMasker
 
 PLACEHOLDER = "{{secret:%s}}"
 _PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z0-9_.-]+)\}\}")
@@ -58,6 +73,21 @@ _NAMES = (("pin", "pin"), ("otp", "code"), ("code", "code"), ("验证码", "code
           ("校验码", "code"), ("动态码", "code"))
 MIN_LENGTH = 3  # shorter values are not held
 MIN_GUESSED = 3  # a value guessed from the task's wording is at least this long
+MIN_ANSWER = 4  # a shorter answer ("yes", "ok", "好的") is never a secret, even when flagged
+_BINDING = re.compile(r"(?P<name>[^@]+)@(?P<app>[^:]+)(?::(?P<field>.+))?")
+
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    """Where a secret may be typed: a password field of ``app`` (a name or a package;
+    ``None``: of an app the run's task names) — the one whose resource-id, hint or
+    description is ``field`` when one is given."""
+
+    app: str | None = None
+    field: str | None = None
+
+    def __str__(self) -> str:
+        return (self.app or "the task's app") + (f":{self.field}" if self.field else "")
 
 
 def placeholder(name: str) -> str:
@@ -76,22 +106,25 @@ class SecretVault:
         self._values: dict[str, str] = {}  # name -> value
         self._names: dict[str, str] = {}  # value -> name
         self._pattern: re.Pattern[str] | None = None
+        self._pieces = PieceMasker({})
+        self._hidden: set[str] = set()  # names masked but never typed (the API key)
+        self._bindings: dict[str, Binding] = {}
+        self.task: str | None = None  # the run's task: where unbound secrets may go
         for name, value in (secrets or {}).items():
             self.add(name, value)
 
     # -- registering ---------------------------------------------------------------------
-    def add(self, name: str, value: str) -> str:
+    def add(self, name: str, value: str, *, app: str | None = None) -> str:
         """Register ``value`` under ``name`` (a value already held keeps its name; a name
-        already used for another value gets a numbered one); returns the name used."""
+        already used for another value gets a numbered one); returns the name used.
+        ``app``: the value may be typed only in that app (see :class:`Binding`)."""
         if len(value.strip()) < MIN_LENGTH:  # masking "a" everywhere would wreck every text
             return name
         if value in self._names:
             return self._names[value]
-        name = secret_key(name)
-        base, k = name, 1
-        while name in self._values:
-            k += 1
-            name = f"{base}{k}"
+        name = self._free_name(name)
+        if app:
+            self._bindings[name] = Binding(app)
         self._values[name] = value
         self._names[value] = name
         # One pass over the text: placeholders already there match as themselves (never
@@ -100,22 +133,51 @@ class SecretVault:
         values = sorted(self._names, key=len, reverse=True)
         self._pattern = re.compile("|".join([_PLACEHOLDER.pattern,
                                              *map(re.escape, values)]))
+        self._pieces = PieceMasker(self._values)
         return name
+
+    def _free_name(self, name: str) -> str:
+        name = base = secret_key(name)
+        k = 1
+        while name in self._values:
+            k += 1
+            name = f"{base}{k}"
+        return name
+
+    def hide(self, name: str, value: str) -> None:
+        """Mask ``value`` like a secret that can never be typed (the model's API key):
+        ``{{secret:NAME}}`` stays unknown to :meth:`reveal`."""
+        self._hidden.add(self.add(name, value))
+
+    def bind(self, name: str, binding: Binding) -> None:
+        """Where secret ``name`` may be typed (the user's ``--secret NAME@APP:FIELD``)."""
+        self._bindings[secret_key(name)] = binding
+
+    def binding(self, name: str) -> Binding:
+        """Where secret ``name`` may be typed (unbound: a password field of the task's app)."""
+        return self._bindings.get(secret_key(name), Binding())
 
     def add_from_task(self, task: str) -> None:
         """Register the secrets ``task`` defines or names (see :func:`task_secrets`)."""
         for name, value in task_secrets(task):
             self.add(name, value)
 
-    def note_answer(self, question: str, answer: str | None) -> None:
-        """Register ``answer`` when ``question`` asks for a password, code, PIN, …"""
-        if answer and asks_for_secret(question):
+    def note_answer(self, question: str, answer: str | None, *, secret: bool) -> None:
+        """Register ``answer`` when the question was flagged as asking for a secret value
+        (``secret``) and the answer is not a short word (:data:`MIN_ANSWER`); callers also
+        keep yes / no words out (the answer rule lives above this layer)."""
+        if secret and answer and len(answer.strip()) >= MIN_ANSWER:
             self.add(secret_name(question), answer.strip())
 
     # -- reading -------------------------------------------------------------------------
     @property
     def names(self) -> list[str]:
         return list(self._values)
+
+    @property
+    def typeable(self) -> list[str]:
+        """The names a ``type`` action may use (all but hidden ones)."""
+        return [n for n in self._values if n not in self._hidden]
 
     def __len__(self) -> int:
         return len(self._values)
@@ -124,16 +186,21 @@ class SecretVault:
         return isinstance(name, str) and secret_key(name) in self._values
 
     def value(self, name: str) -> str | None:
-        return self._values.get(secret_key(name))
+        """The value of typeable secret ``name`` (``None``: unknown or hidden)."""
+        key = secret_key(name)
+        return None if key in self._hidden else self._values.get(key)
 
     # -- masking and revealing -----------------------------------------------------------
     def mask(self, text: str) -> str:
-        """``text`` with every held value (and every inline definition) as a placeholder."""
+        """``text`` with every held value (and every inline definition) as a placeholder,
+        and every piece of a value four or more characters long too (see
+        :mod:`omg_agent.core.secret_pieces`). Mask before shortening."""
         if "{{secret:" in text:
             text = _DEFINITION.sub(lambda m: placeholder(secret_key(m.group(1))), text)
         if self._pattern is None:
             return text
-        return self._pattern.sub(self._placeholder_of, text)
+        text = self._pattern.sub(self._placeholder_of, text)
+        return self._pieces.mask(text, _PLACEHOLDER, placeholder)
 
     def _placeholder_of(self, match: re.Match[str]) -> str:
         found = match.group(0)
@@ -148,7 +215,7 @@ class SecretVault:
             return text
 
         def value(m: re.Match[str]) -> str:
-            found = self._values.get(secret_key(m.group(1)))
+            found = self.value(m.group(1))
             return m.group(0) if found is None else re.escape(found) if escape else found
 
         return _PLACEHOLDER.sub(value, text)
@@ -157,7 +224,12 @@ class SecretVault:
         """Names of placeholders in ``text`` that this vault holds no value for (as
         written, each once)."""
         return list(dict.fromkeys(m.group(1) for m in _PLACEHOLDER.finditer(text)
-                                  if secret_key(m.group(1)) not in self._values))
+                                  if self.value(m.group(1)) is None))
+
+    def used(self, text: str) -> list[str]:
+        """Names (as the vault keeps them) of the held placeholders in ``text``, each once."""
+        return list(dict.fromkeys(secret_key(m.group(1)) for m in _PLACEHOLDER.finditer(text)
+                                  if self.value(m.group(1)) is not None))
 
     def reveal_targets(self, obj: Any) -> Any:
         """``obj`` (a model's parsed reply) with the placeholders in what it points at — an
@@ -272,6 +344,34 @@ def parse_assignments(items: Iterable[str]) -> dict[str, str]:
                              "secret once")
         out[key] = value
     return out
+
+
+def parse_secret_options(items: Iterable[str]) -> tuple[dict[str, str], dict[str, Binding]]:
+    """``--secret`` options: ``NAME=VALUE``, ``NAME@APP[:FIELD]=VALUE`` (the value, typeable
+    only into that app's password field, or the named field), or ``NAME@APP[:FIELD]`` alone
+    (binds a secret given elsewhere, e.g. ``OMG_SECRET_NAME``). The values and the bindings,
+    by lower-cased name; raises ``ValueError`` naming what is accepted (never the value)."""
+    values: list[str] = []
+    bindings: dict[str, Binding] = {}
+    for item in items:
+        head, sep, value = item.partition("=")
+        m = _BINDING.fullmatch(head.strip())
+        if m is not None:
+            name, app = m["name"].strip(), m["app"].strip()
+            field = (m["field"] or "").strip() or None
+            if not name or not app:
+                raise ValueError(_ACCEPTED)
+            bindings[secret_key(name)] = Binding(app, field)
+            if not sep:
+                continue
+            head = name
+        if not sep or not head.strip() or not value:
+            raise ValueError(_ACCEPTED + (f" (got {head.strip()!r} = nothing)" if sep else ""))
+        values.append(f"{head}{sep}{value}")
+    return parse_assignments(values), bindings
+
+
+_ACCEPTED = "a secret must be given as NAME=VALUE, NAME@APP[:FIELD]=VALUE or NAME@APP[:FIELD]"
 
 
 def mask_task(task: str) -> str:

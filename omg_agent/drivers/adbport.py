@@ -19,6 +19,7 @@ from omg_agent.core.observation import UIElement
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.adbio import AdbIO, failure_text
 from omg_agent.drivers.ports import PortFailed
+from omg_agent.drivers.secret_places import is_secret_input
 from omg_agent.drivers.textinput import needs_ime, plan_typing
 from omg_agent.errors import ActionRejected
 
@@ -82,7 +83,7 @@ class AdbShellPort:
         try:
             plan = plan_typing(text, ime_available=ime_ok, clear=clear,
                                field_chars=len(field.text) if field else 0,
-                               secret=bool(field is not None and field.password))
+                               secret=field is not None and is_secret_input(field))
         except UnicodeEncodeError:
             raise ActionRejected("the text holds unpaired surrogates (not valid unicode)",
                                  serial=self.io.serial) from None

@@ -20,6 +20,7 @@ raises :class:`~omg_agent.errors.ConfigError` naming the file and the field.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -230,6 +231,51 @@ def resolve_app(name: str, profile: DeviceProfileSpec | None = None) -> str | No
     """The package a person means by ``name`` (see :func:`appnames.lookup_app`); without a
     profile, the common aliases are used."""
     return lookup_app(name, profile.apps if profile is not None else load_common().apps)
+
+
+def app_matches(wanted: str, package: str) -> bool:
+    """A package, an app name that is one of the package's name parts ("Settings" →
+    com.android.settings), or a name the device profiles give the package (信息 →
+    com.omg.messages)."""
+    if not package:
+        return False
+    if wanted == package:
+        return True
+    key = normalize_name(wanted)
+    return any(key == normalize_name(part) for part in package.split(".")) \
+        or key in {normalize_name(a) for a in _aliases().get(package, ())}
+
+
+def app_named_in(text: str, package: str) -> bool:
+    """Whether ``text`` (a task) names the app of ``package``: the package itself, its last
+    name part ("Login" for com.omg.login) or a name the device profiles give it (Chrome,
+    谷歌浏览器), as whole words — "Sign in to Login" names com.omg.login, "login" inside
+    "loginless" does not."""
+    if not package:
+        return False
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    for name in (package, package.rsplit(".", 1)[-1], *_aliases().get(package, ())):
+        key = unicodedata.normalize("NFKC", name).casefold().strip()
+        if not key:
+            continue
+        if not key.isascii():
+            if key in folded:
+                return True
+            continue
+        words = r"\s+".join(map(re.escape, key.split()))
+        if re.search(rf"(?<![a-z0-9_]){words}(?![a-z0-9_])", folded):
+            return True
+    return False
+
+
+@functools.cache
+def _aliases() -> dict[str, tuple[str, ...]]:
+    """Every package's names (English and Chinese) over the shipped device profiles."""
+    found: dict[str, list[str]] = {}
+    for profile in available_profiles():
+        for package, aliases in profile.apps.items():
+            found.setdefault(package, []).extend(aliases)
+    return {package: tuple(dict.fromkeys(names)) for package, names in found.items()}
 
 
 def driver_profile(width: int, height: int, density: int, *, brand: str = "",

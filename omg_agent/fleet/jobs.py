@@ -37,10 +37,12 @@ def suite_on_fleet(plan: SuitePlan, out: Path, backend: Backend,
 
 
 def file_jobs(tasks: TaskFile, out: Path, model: str | None = None,
-              noise: str = "none", seed: int = 0) -> list[FleetJob]:
+              noise: str = "none", seed: int = 0, allow: str | None = None) -> list[FleetJob]:
     """A TASKS.yaml's jobs in its order (``model``, the user's ``--model``, in place of the
     file's). The file's endpoint URL is refused unless it is the one the user configured:
-    the user's API key goes nowhere a tasks file names."""
+    the user's API key goes nowhere a tasks file names. A goal's words grant nothing (the
+    file's author is not the user at this terminal); ``allow`` is the user's ``--allow``,
+    added to what their config allows."""
     if model is None and tasks.model is not None:
         own_endpoint(tasks.model)
     endpoint = endpoint_for(model or tasks.model)
@@ -62,10 +64,12 @@ def file_jobs(tasks: TaskFile, out: Path, model: str | None = None,
             if endpoint is None:
                 raise ConfigError(f"tasks: {entry.key}: a goal needs a model; 'sim' (the "
                                   "expert double) runs suite: tasks only")
+            overrides: dict[str, object] = {"max_steps": tasks.max_steps}
+            if allow:
+                overrides["allow"] = ",".join(a for a in (endpoint.allow, allow) if a)
             jobs.append(FleetJob(len(jobs), entry.key, trace_rel(out, entry.key),
                                  goal=entry.goal,
-                                 settings=with_overrides(endpoint,
-                                                         {"max_steps": tasks.max_steps}),
+                                 settings=with_overrides(endpoint, overrides),
                                  profile=entry.profile, app=entry.app))
     return jobs
 

@@ -13,6 +13,10 @@
 
 Read through :mod:`omg_agent.userfiles` (size, depth and alias limits); any error is one
 line naming the field and what is accepted.
+
+A goal is the file's words, not the words of the user at the terminal: the permissions it
+states ("you may pay in Shop", "可以付款") grant nothing (:mod:`omg_agent.guards.provenance`);
+``omg-agent fleet run --allow …`` and the user's config do. The file has no ``allow:``.
 """
 
 from __future__ import annotations

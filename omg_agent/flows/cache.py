@@ -11,7 +11,11 @@ end check is not filed at all: a replay of it could not show the task finished. 
 step or check fails, the agent takes over from that very screen with the values the flow
 saved (the model is called only from there on); its run, if it ends done, replaces the
 entry (repaired), otherwise the entry is retired — never left to fail the same way again.
-A replay that already paid, sent or deleted and then failed is not handed over: the run
+The replay runs through the run's own gate, so a step that pays, sends or deletes asks the
+human (or is held) exactly as a live action would — the cache never carries consent: what
+the first run was allowed is not allowed again by being cached. A no ends the run
+``declined`` with no model call. A replay that already paid, sent or deleted and then
+failed is not handed over: the run
 ends ``failed`` ("paid once: check the phone") and the entry is retired, so nothing can
 pay twice. A run that paid is filed only with end checks that prove it worked
 (:mod:`.proof`); a run that is not filed says why in its trace (``cache_not_saved``).
@@ -184,6 +188,8 @@ def run_cached(run: Callable[[str, Path | None], RunResult], ports: RunPorts, ta
         cache.hit(entry)
         return _replayed(recorder, entry, replay, time.perf_counter() - t0)
     recorder.record_event("cache_checkpoint_failed", entry=entry.key, failed=replay.failed)
+    if replay.refused and not replay.once:  # the user said no: the model is not sent to ask
+        return _declined(recorder, entry, replay, time.perf_counter() - t0)
     if replay.once:  # it paid (sent, deleted): handing over could do it again
         cache.retire(entry, f"replay failed after a step that cannot be undone: "
                            f"{replay.failed}")
@@ -214,6 +220,20 @@ def _replayed(recorder: Any, entry: Entry, replay: FlowResult, wall: float) -> R
                                      "completion_tokens": 0, "steps_used": replay.commands,
                                      "replay_cache": entry.key, "stop_report":
                                          result.summary()})
+    return result
+
+
+def _declined(recorder: Any, entry: Entry, replay: FlowResult, wall: float) -> RunResult:
+    """The gate asked about a step of the replay (exactly as it asks a live run: the cache
+    never carries consent) and the user said no: the run ends declined, no model called."""
+    result = RunResult(status="declined", answer="", steps_used=replay.commands,
+                       model_calls=0, tokens_in=0, tokens_out=0, wall_s=round(wall, 4),
+                       done=[f"replayed {replay.commands} steps of the flow cached from an "
+                             "earlier run"], stopped_because=replay.refused, next_hint="")
+    recorder.finish("declined", "", {"model_calls": 0, "prompt_tokens": 0,
+                                     "completion_tokens": 0, "steps_used": replay.commands,
+                                     "replay_cache": entry.key,
+                                     "stop_report": result.summary()})
     return result
 
 

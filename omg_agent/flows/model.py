@@ -313,6 +313,7 @@ class FlowResult:
     failed_step: int = 0  # its trace step number
     variables: dict[str, str] = field(default_factory=dict)
     irreversible: list[str] = field(default_factory=list)  # what was sent that cannot be undone
+    refused: str = ""  # what the user said no to when the gate asked (the flow stopped there)
 
     @property
     def ok(self) -> bool:

@@ -96,6 +96,8 @@ class FlowRunner:
         except FlowFailed as exc:
             result.status = "needs_confirmation" if exc.kind == "gate-nobody" else "failed"
             result.failed, result.failed_step = str(exc), self._step
+            if exc.kind == "gate":
+                result.refused = str(exc)
             if result.once:  # the phone holds the outcome: never "try again"
                 result.status = "failed"
                 result.failed = f"{result.once}: check the phone — {exc}"
@@ -199,6 +201,9 @@ class FlowRunner:
             stop = self.gate.review([action], obs)
             if stop is not None:
                 self._note(obs, f"held: {stop.request.describe}")
+                if stop.gone:  # the yes was for what the screen no longer shows
+                    raise FlowFailed(f"{c.label()}: not done — the user said yes to "
+                                     f"{stop.request.describe}, but {stop.gone}", kind="gate")
                 if stop.answer is None:
                     raise FlowFailed(f"{c.label()}: needs your yes first — "
                                      f"{stop.request.describe} ({stop.request.reason}); "

@@ -35,7 +35,8 @@ def replay(driver: Driver, flow: Flow, settings: Settings, run_dir: Path, *,
         stack.enter_context(masking_logs(vault))
         recorder = stack.enter_context(TraceRecorder(run_dir, task=label, secrets=vault))
         runner = FlowRunner(SecretTyping(driver, vault), recorder=recorder,
-                            gate=gatekeeper(settings, "", confirm), variables=variables)
+                            gate=gatekeeper(settings, "", confirm, driver.observe),
+                            variables=variables)
         result = runner.run(flow)
         recorder.finish(result.status, result.failed or "flow finished", {
             "model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,

@@ -1,53 +1,52 @@
 """Pre-authorisations: the only way past the sensitive-action gate without asking.
 
-An :class:`Authorisation` names a sensitive class and, usually, a target: ``send`` to
-``Bob``, ``secret_entry`` in ``Login``. They come from words a *user* wrote — the task text
-or a plan file (:func:`parse_authorisations`) — or from a CLI-style ``--allow send`` list
-(:func:`parse_allow`); never from the screen and never from the model. A target is matched
-against what the gate saw (:class:`~omg_agent.guards.sensitive.Sensitivity`): the app's
-package, the screen's title band, a recipient field and the control's label — for secrets
-and account security only the app's package, since a phishing dialog writes its own title.
+An :class:`~omg_agent.guards.grant.Authorisation` names a sensitive class and, usually, a
+target: ``send`` to ``Bob``, ``secret_entry`` in ``Login``. They come from words a *user*
+wrote — the task text or a plan file (:func:`parse_authorisations`, the one reader of them)
+— or from a CLI-style ``--allow send`` list (:func:`parse_allow`); never from the screen and
+never from the model. A target is matched against what the gate saw
+(:class:`~omg_agent.guards.sensitive.Sensitivity`), whole words only.
 
-Two kinds of task wording authorise on their own, because the task *is* the instruction:
-sending a message to a contact *named* in it ("Send See you at 7 to Bob in Messages",
-"在信息里给妈妈发送：…"), and typing the password the task gives into the app it names
-("Sign in to Login as demo with password omg1234"). A phone number is not a name: texting
-"the new number 138…" still asks. Deleting and paying always ask unless explicitly allowed
-("you may delete notes", "you may pay in Shop").
+What the words grant, and nothing more:
 
-An authorisation keeps what the user stated, nothing more: a payment's *limit* ("you may
-pay up to ¥100 in Shop", "最多付100元", ``--allow payment:Shop<=100``; read by the one
-parser, :mod:`omg_agent.guards.amounts`) and a send's *text* ("Send hello to Alice"
-authorises "hello" to Alice, not another text). The gate checks both at execution time
-against what the screen shows; a limit whose amount cannot be read admits nothing. A
-target is a whole name or number of what the gate saw, never a fragment of it: ``¥1`` is
-not in "Pay ¥1,079.00", "Bob" is not in "Bobby".
+* an explicit permission: "you may pay in Shop", "you can delete notes", "feel free to text
+  Bob", "pay without asking", "可以付款", "允许删除备忘录", "直接付款，不用问我";
+* a send the task states in full — recipients and text (:mod:`.send_words`): `Send "On my
+  way" to 妈妈 and to Bob`, "Reply ok to Alice", "给妈妈发消息说我到了";
+* a delete of a named object: "Delete the note titled old", "删除备忘录old" — that one only;
+* a secret the task names for signing in to an app it names ("Sign in to Login with password
+  {{secret:Pass}}") — typing it into that app's password field;
+* a payment only within a limit the user stated ("Buy a cable in Shop, spend no more than
+  ¥50"; limits: :mod:`.spending_words`), or with an explicit permission.
 
-A limit stated anywhere in the task about spending ("Buy a cable in Shop, spend no more
-than ¥50") is kept even where nothing is permitted: it becomes a *restriction*
-(``grants=False``) that lets nothing through on its own but holds every payment another
-authorisation (``--allow payment``) would let through.
+A limit stated where nothing is permitted is a *restriction* that holds every payment
+``--allow payment`` would let through; a negated permission ("don't pay", "不要删除", "never
+buy", "ask me before sending") grants nothing and *forbids* its class, whatever else in the
+task or ``--allow`` permits it. A limit bounds the run's total unless it is per item.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 
-from omg_agent.guards.amounts import Limit, Money, parse_limit, parse_money, split_limit
+from omg_agent.guards.amounts import Limit, parse_money, split_limit
 from omg_agent.guards.cues import CLASSES, SensitiveClass
-from omg_agent.perception.textmatch import TextQuery, normalise
+from omg_agent.guards.grant import QUOTES, Authorisation, names, same_message, words
+from omg_agent.guards.send_words import names_nobody, sends
+from omg_agent.guards.spending_words import StatedLimit, stated_limits
+from omg_agent.guards.task_objects import deleted_names, negations, sign_in_apps
 
 _VERB_CLASS: dict[str, SensitiveClass] = {
     "pay": "payment", "buy": "payment", "purchase": "payment", "order": "payment",
     "checkout": "payment", "支付": "payment", "付款": "payment", "购买": "payment",
-    "付": "payment",
+    "付": "payment", "spend": "payment", "买": "payment", "下单": "payment",
     "delete": "delete", "remove": "delete", "clear": "delete", "erase": "delete",
     "uninstall": "delete", "reset": "delete", "删除": "delete", "清空": "delete",
     "send": "send", "text": "send", "message": "send", "post": "send", "share": "send",
     "call": "send", "reply": "send", "发送": "send", "发": "send", "分享": "send",
-    "发布": "send", "拨打": "send",
+    "发布": "send", "拨打": "send", "回复": "send",
     "install": "install", "安装": "install",
     "grant": "permission", "allow": "permission", "授权": "permission",
     "enter": "secret_entry", "type": "secret_entry",
@@ -58,123 +57,50 @@ _CLASS_ALIASES: dict[str, SensitiveClass] = {
     "permissions": "permission", "grant": "permission", "secret": "secret_entry",
     "secrets": "secret_entry", "password": "secret_entry", "security": "account_security",
 }
-_GENERIC_OBJECTS = frozenset({"messages", "message", "texts", "text", "sms", "it", "them",
+_GENERIC_OBJECTS = frozenset({"order", "orders", "cart", "purchase", "purchases", "one",
+                              "messages", "message", "texts", "text", "sms", "it", "them",
                               "things", "anything", "payments", "items", "stuff", "password",
-                              "passwords", "my password"})
-_STOP_WORDS = ("without", "when", "if", "but", "and", "as", "so")
+                              "passwords", "my password", "everything", "this", "that"})
+_STOP = (r"\s+(?:without|when|if|but|and|as|so|per|each|every|up\s+to|at\s+most|under|below|"
+         r"only|for\s+up|once|whenever|unless|provided|as\s+long)\b")
 MAX_ALLOW = 200  # characters of one --allow item
 _CLAUSE = r"(?:[^.;\n]|\.(?=\d))*"  # to the end of a sentence (a decimal point is no end)
 
-_MAY = (r"(?:you\s+)?(?:may|can|are\s+allowed\s+to|are\s+(?:pre-?)?authori[sz]ed\s+to|"
-        r"have\s+permission\s+to|(?:it\s+is|it'?s)\s+ok(?:ay)?\s+to)")
-_EXPLICIT_EN = re.compile(_MAY + r"\s+(?P<verb>[a-z]+)(?P<rest>" + _CLAUSE + ")",
-                          re.IGNORECASE)
+_MAY = (r"(?:(?:you\s+)?(?:may|can|are\s+(?:also\s+)?(?:allowed|permitted|free)\s+to|"
+        r"are\s+(?:pre-?)?authori[sz]ed\s+to|have\s+(?:my\s+)?permission\s+to|"
+        r"(?:it\s+is|it'?s)\s+(?:ok(?:ay)?|fine|alright|all\s+right)\s+(?:for\s+you\s+)?to)|"
+        r"feel\s+free\s+to|go\s+ahead\s+and|i\s+(?:allow|authori[sz]e|permit)\s+you\s+to|"
+        r"i\s+give\s+you\s+permission\s+to|you'?re\s+(?:allowed|permitted|free)\s+to)")
+_EXPLICIT_EN = re.compile(r"(?<![\w'])" + _MAY + r"\s+(?:go\s+ahead\s+and\s+|also\s+|just\s+)?"
+                          r"(?P<verb>[a-z]+)(?P<rest>" + _CLAUSE
+                          + ")", re.IGNORECASE)
+_NO_ASK_EN = re.compile(r"\b(?P<verb>pay|buy|purchase|delete|remove|send|text|reply|install)"
+                        r"\b(?P<rest>[^.;\n]*?)\s+without\s+(?:asking|checking|confirm\w*)",
+                        re.IGNORECASE)
 _EXPLICIT_ZH = re.compile(
     r"(?:可以|允许你?|授权你?)(?:直接)?(?:给(?P<to>[^，。；,;\s]{1,12}?))?"
     r"(?P<pre>最多|至多|最高|不超过)?"
     r"(?P<verb>支付|付款|付|购买|删除|清空|发送|发|分享|发布|拨打|安装)(?P<rest>[^，。；,;\n]*)"
     r"(?P<more>[^。；;\n]*)")
-_PREP_TARGET = re.compile(r"\b(?:to|in|on|from|for|with)\s+(?P<target>.+)$", re.IGNORECASE)
-
-_SEND_EN = re.compile(r"^\s*(?:send|text)\s+(?P<text>.+)\s+to\s+(?P<target>.+?)"
-                      r"(?:\s+in\s+\w+)?\s*$", re.IGNORECASE)
-_REPLY_EN = re.compile(r"\breply\b(?:\s+(?:with\s+)?(?P<text>.+?)\s+in)?.+?\bconversation\s+"
-                       r"with\s+(?P<target>.+?)(?:\s+in\s+\w+)?\s*$", re.IGNORECASE)
-_SEND_ZH = re.compile(r"给(?P<target>[^，。；,;\s：:]{1,12}?)(?:发送|发)(?:信息|消息|短信)?[：:]"
-                      r"(?P<text>.*)")
-_QUOTES = " '\"“”‘’「」『』"
-_TOKEN_RE = re.compile(r"\d+(?:[.,'’]\d+)*|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-                       r"\uf900-\ufaff]+|(?:(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-                       r"\uac00-\ud7af\uf900-\ufaff])[^\W\d_])+")
+_NO_ASK_ZH = re.compile(r"(?:直接)(?P<verb>付款|支付|购买|删除|发送)[^。；;\n]*?(?:不用|无需|不必|"
+                        r"不需要)(?:问我|确认|询问)")
+# where a permission's target follows: whom for a send ("to Bob in Messages"), the app for
+# the rest ("pay for the order in Shop")
+_PREP_TARGET = {
+    "send": re.compile(r"\b(?:to|with)\s+(?P<target>.+?)(?:\s+(?:in|on|via)\s+(?:the\s+)?"
+                       r"[A-Z][\w.]*(?:\s+app)?)?$", re.IGNORECASE),
+    "app": re.compile(r"\b(?:in|on|at)\s+(?P<target>.+)$", re.IGNORECASE),
+    "other": re.compile(r"\b(?:to|from|for|with)\s+(?P<target>.+)$", re.IGNORECASE)}
 _LIMIT_OP = re.compile(r"^(?P<target>.*?)\s*(?P<op><=|≤|<)\s*(?P<amount>.*)$")
-_SPENDING = re.compile(r"\b(?:pay|paying|paid|spend|spending|spent|cost|costs|price|budget|"
-                       r"buy|purchase|order)\b|付|花|支付|预算|价格|购买|买", re.IGNORECASE)
-_SENTENCES = re.compile(r"(?:[^.;\n。；]|\.(?=\d))+")
-_SIGN_IN_EN = re.compile(r"\bsign\s+in\s+to\s+(?P<app>\S+)\s+as\s+\S+\s+with\s+password\s+\S+",
+_INSTRUCTED_PAY = re.compile(r"\b(?:buy|purchase|pay|check\s*out|get\s+me)\b|\border\s+(?:it|them|"
+                             r"this|that|one|two|three|a|an|the|some|me|\d)\b|购买|买|付款|"
+                             r"支付|下单|结账|结算", re.IGNORECASE)
+# a negated payment verb instructs none: "don't pay more than ¥100", "不要买超过100元的东西"
+_NOT_PAYING = re.compile(r"\b(?:don'?t|do\s+not|never|must\s+not|mustn'?t|should\s+not|"
+                         r"shouldn'?t|not\s+to|can'?t|cannot)\s+(?:buy|purchase|pay|order|spend)"
+                         r"\b|(?:别|不要|不能|不得|不可|不许|切勿|勿|千万别)(?:买|购买|付|支付|下单)",
                          re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Authorisation:
-    """Permission to perform sensitive actions of class ``cls`` — on ``target`` only when
-    one is named (``None``: any target), up to ``limit`` when one was stated, and for a
-    send only the message ``text`` when the user gave it. ``source`` says where it came
-    from."""
-
-    cls: SensitiveClass
-    target: str | None = None
-    source: str = "task"
-    limit: Limit | None = None
-    text: str | None = None
-    grants: bool = True  # False: a restriction (a stated limit), never a permission
-
-    def covers(self, cls: str, subjects: Iterable[str]) -> bool:
-        """Whether this authorisation's class and target fit a ``cls`` action on a screen
-        showing ``subjects`` (see the module docstring for what those are)."""
-        if cls != self.cls:
-            return False
-        if self.target is None:
-            return True
-        return any(names(self.target, s) for s in subjects if s)
-
-    def limit_problem(self, amounts: Sequence[Money]) -> str | None:
-        """Why paying what the screen shows (``amounts``) is beyond this authorisation's
-        limit — no amount read, one too high or in another currency — or ``None``."""
-        if self.limit is None:
-            return None
-        if not amounts:
-            return f"no amount could be read to keep your limit ({self.limit})"
-        over = next((m for m in amounts if not self.limit.admits(m)), None)
-        return None if over is None else f"{over} is beyond your limit ({self.limit})"
-
-    def text_problem(self, text: str | None) -> str | None:
-        """Why the message about to be sent (``text``; ``None``: unreadable) is not the one
-        the user gave, or ``None``."""
-        if self.text is None:
-            return None
-        if text is None:
-            return f"the message could not be read (you gave {self.text!r})"
-        if same_message(text, self.text):
-            return None
-        return f"the message {text!r} is not the one you gave ({self.text!r})"
-
-    def __str__(self) -> str:
-        if not self.grants:
-            return f"{self.cls} limited to {self.limit}"
-        out = f"{self.cls} to {self.target!r}" if self.target else f"any {self.cls}"
-        if self.limit is not None:
-            out += f", {self.limit}"
-        return out + (f", text {self.text!r}" if self.text is not None else "")
-
-
-def names(target: str, subject: str) -> bool:
-    """Whether ``target`` names ``subject`` whole: the same text (the shared rule's tiers
-    0–2: case, width and spacing aside), or a run of its whole words and numbers ("Bob" in
-    "Bob (mobile)", "138 1234 5678" in "+86 138 1234 5678") — never a piece of a word or a
-    number ("¥1" is not in "Pay ¥1,079.00")."""
-    tier = TextQuery(target).score(subject)
-    if tier is not None and tier <= 2:
-        return True
-    want, got = words(target), words(subject)
-    return bool(want) and any(got[i:i + len(want)] == want
-                              for i in range(len(got) - len(want) + 1))
-
-
-def words(text: str) -> list[str]:
-    """The whole words and numbers of ``text``, normalised (a number keeps its separators:
-    ``1,079.00`` is one; a run of Chinese characters is one)."""
-    return _TOKEN_RE.findall(normalise(text, cjk=False))
-
-
-def same_message(typed: str, given: str) -> bool:
-    """Whether a message about to be sent is the one the user gave: equal after
-    normalising case, width and whitespace (spaces between Chinese characters removed, as
-    the shared text rule does), quotes and a closing full stop aside."""
-    return _message(typed) == _message(given)
-
-
-def _message(text: str) -> str:
-    return normalise(text).strip(_QUOTES).rstrip("。.").strip(_QUOTES)
+_APP = re.compile(r"\b(?:in|on|from|at)\s+(?:the\s+)?(?P<app>[A-Z][\w.-]*)(?:\s+app)?\b")
 
 
 def parse_allow(values: Iterable[str]) -> list[Authorisation]:
@@ -182,7 +108,8 @@ def parse_allow(values: Iterable[str]) -> list[Authorisation]:
 
     ``cls:target`` names a target (``send:Bob``); a payment may carry a limit after the
     target: ``payment:<=100``, ``payment:Shop<=¥100``, ``payment:<5`` (strictly less),
-    ``payment:¥100`` (an amount alone: at most that). Bad items raise ``ValueError``.
+    ``payment:100`` or ``payment:¥100`` (an amount alone: at most that). Bad items raise
+    ``ValueError``.
     """
     out: list[Authorisation] = []
     for value in values:
@@ -210,12 +137,13 @@ def _items(value: str) -> list[str]:
     return [i.strip() for i in items if i.strip()]
 
 
-_LIMIT_HELP = "payment:<=100, payment:Shop<=¥100, payment:<5"
+_LIMIT_HELP = "payment:<=100, payment:100, payment:Shop<=¥100, payment:<5"
 
 
 def _allow_spec(cls: SensitiveClass, spec: str, item: str) -> tuple[str | None, Limit | None]:
     m, money = _LIMIT_OP.match(spec), parse_money(spec)  # "<=100" is no amount: None
-    if m is None and (money is None or money.currency is None):
+    # an amount alone is a payment's limit ("payment:100"), never a target named "100"
+    if m is None and (money is None or (money.currency is None and cls != "payment")):
         if any(ch in spec for ch in "<>=≤≥"):
             raise ValueError(f"cannot read the limit in {item!r}; write it as {_LIMIT_HELP}")
         return spec or None, None
@@ -232,76 +160,87 @@ def _allow_spec(cls: SensitiveClass, spec: str, item: str) -> tuple[str | None, 
 
 
 def parse_authorisations(text: str) -> list[Authorisation]:
-    """The authorisations a user's task or plan text grants (explicit and implied), and
-    the spending limits it states (restrictions)."""
-    found = _explicit(text) + _implied(text)
-    kept = {a.limit for a in found}
-    found += [a for a in _stated_limits(text) if a.limit not in kept]
-    return list(dict.fromkeys(found))  # unique, in order
+    """What a user's task or plan text grants (see the module docstring), the limits it
+    states and the permissions it negates — in that order, each once."""
+    limits = stated_limits(text)
+    found = [a for a in _explicit(text) if a.cls != "payment"] + _implied(text)
+    found += _payments([a for a in _explicit(text) if a.cls == "payment"], limits, text)
+    forbidden = [Authorisation(cls, target, grants=False, forbids=True)
+                 for cls, target in negations(text)]
+    kept = [a for a in found if not any(
+        f.cls == a.cls and (f.target is None or (a.target is not None and names(
+            f.target, a.target))) for f in forbidden)]
+    return list(dict.fromkeys([*kept, *forbidden]))  # unique, in order
 
 
-def _stated_limits(text: str) -> list[Authorisation]:
-    """A limit in a sentence about spending, with a currency (or a money word it cannot
-    read): "spend no more than ¥50", "最多花100元", "at most one hundred dollars" — not "at
-    most 2 cables"."""
+def _payments(explicit: list[Authorisation], limits: list[StatedLimit],
+              text: str) -> list[Authorisation]:
+    """Payment grants: explicit ones, else one the task instructs within a stated limit;
+    each carries every limit the task states (a grant per limit: the gate keeps them all).
+    With no grant, the limits are restrictions."""
+    grants = explicit
+    if not grants and limits and _INSTRUCTED_PAY.search(_NOT_PAYING.sub(" ", text)):
+        app = _APP.search(text)
+        grants = [Authorisation("payment", app["app"] if app else None)]
+    if not grants:
+        return [Authorisation("payment", limit=s.limit, grants=False,
+                              per_payment=s.per_payment) for s in limits]
     out: list[Authorisation] = []
-    for sentence in _SENTENCES.findall(text):
-        limit = parse_limit(sentence) if _SPENDING.search(sentence) else None
-        if limit is not None and (limit.amount is None or limit.amount.currency is not None):
-            out.append(Authorisation("payment", limit=limit, grants=False))
+    for grant in grants:
+        stated = {s.limit for s in limits}
+        own = [StatedLimit(grant.limit)] if grant.limit is not None \
+            and grant.limit not in stated else []
+        every = [*own, *limits]
+        out += [dataclasses.replace(grant, limit=s.limit, per_payment=s.per_payment)
+                for s in every] or [grant]
     return out
 
 
 def _explicit(text: str) -> list[Authorisation]:
     out: list[Authorisation] = []
-    for m in _EXPLICIT_EN.finditer(text):
+    for m in [*_EXPLICIT_EN.finditer(text), *_NO_ASK_EN.finditer(text)]:
         cls = _VERB_CLASS.get(m["verb"].lower())
-        if cls is not None:
-            limit, rest = split_limit(m["rest"]) if cls == "payment" else (None, m["rest"])
-            out.append(Authorisation(cls, _target_of(rest), limit=limit))
+        if cls is None:
+            continue
+        limit, rest = split_limit(m["rest"]) if cls == "payment" else (None, m["rest"])
+        target = _target_of(rest, cls)
+        if cls == "send" and target is not None and names_nobody(target):
+            continue  # "send him the code": whom, the words do not say
+        out.append(Authorisation(cls, target, limit=limit))
     for m in _EXPLICIT_ZH.finditer(text):
         cls = _VERB_CLASS[m["verb"]]
         limit, rest = None, m["rest"]
         if cls == "payment":
             limit, rest = split_limit(f"{m['pre'] or ''}{m['rest']}{m['more']}")
             rest = re.split(r"[，,]", rest)[0]
-        target = m["to"] or _zh_target(rest)
-        out.append(Authorisation(cls, target, limit=limit))
+        out.append(Authorisation(cls, m["to"] or _zh_target(rest), limit=limit))
+    out += [Authorisation(_VERB_CLASS[m["verb"]]) for m in _NO_ASK_ZH.finditer(text)]
     return out
 
 
-def _target_of(rest: str) -> str | None:
-    rest = rest.strip()
-    for stop in _STOP_WORDS:
-        rest = re.split(rf"\s+{stop}\b", rest, flags=re.IGNORECASE)[0]
-    m = _PREP_TARGET.search(rest)
-    target = (m["target"] if m else rest).strip(_QUOTES + ",")
-    target = re.sub(r"^(?:the|a|an|my|all)\s+", "", target, flags=re.IGNORECASE)
+def _target_of(rest: str, cls: SensitiveClass) -> str | None:
+    rest = re.split(_STOP, rest.strip(), flags=re.IGNORECASE)[0]
+    order = ("send",) if cls == "send" else ("app", "other")  # an app named wins
+    m = next((m for key in order if (m := _PREP_TARGET[key].search(rest))), None)
+    rest = m["target"] if m is not None else rest
+    target = rest.strip(QUOTES + ",")
+    target = re.sub(r"^(?:the|a|an|my|all|any|every)\s+", "", target, flags=re.IGNORECASE)
+    target = re.sub(r"\s+(?:app|application)$", "", target, flags=re.IGNORECASE).strip()
     return None if not target or target.lower() in _GENERIC_OBJECTS else target
 
 
 def _zh_target(rest: str) -> str | None:
     rest = re.sub(r"^(?:信息|消息|短信)?(?:给|到)?", "", rest.strip())
+    rest = re.split(r"(?:不用|无需|不必|不需要|时|的时候|之前|以前)", rest)[0]
     return rest or None
 
 
 def _implied(text: str) -> list[Authorisation]:
-    out: list[Authorisation] = []
-    for clause in re.split(r"[;；\n]", text):
-        for rx in (_SEND_EN, _REPLY_EN, _SEND_ZH):
-            m = rx.search(clause)
-            if m and _is_name(m["target"]):
-                said = (m["text"] or "").strip(_QUOTES) or None
-                out.append(Authorisation("send", m["target"].strip(), text=said))
-                break
-        m = _SIGN_IN_EN.search(clause)
-        if m:
-            out.append(Authorisation("secret_entry", m["app"].strip(" .,")))
+    out = [Authorisation("send", who, text=said) for who, said in sends(text)]
+    out += [Authorisation("delete", name) for name in deleted_names(text)]
+    out += [Authorisation("secret_entry", app) for app in sign_in_apps(text)]
     return out
 
 
-def _is_name(target: str) -> bool:
-    """A contact's name, not a number, a pronoun or a relation ("my sister")."""
-    t = target.strip()
-    return bool(t) and not any(ch.isdigit() for ch in t) and not re.match(
-        r"(?:my|the|them|him|her|a|an|this|that|everyone|all)\b", t, re.IGNORECASE)
+__all__ = ["MAX_ALLOW", "Authorisation", "names", "parse_allow", "parse_authorisations",
+           "same_message", "words"]

@@ -10,7 +10,9 @@ with status ``needs_confirmation`` and nothing is executed. Channels here:
   (tests, the bench's gullible-model runs);
 * :class:`NoHumanChannel` — always ``None`` (non-interactive runs).
 
-The mirror (a browser view of the phone) will be one more implementation of the Protocol.
+The mirror's page (:class:`~omg_agent.hitl.channel.PageChannel`) is one more. Whatever
+the channel, a yes is to the request it was shown: the gate looks again after it and asks
+again when the screen changed (:meth:`~omg_agent.guards.gatekeeper.GateKeeper.review`).
 """
 
 from __future__ import annotations
@@ -25,22 +27,34 @@ from omg_agent.guards.sensitive import Sensitivity
 
 @dataclass(frozen=True)
 class ConfirmationRequest:
-    """What a human is asked: the class, exactly what will be tapped or typed, and why."""
+    """What a human is asked: the class, exactly what will be tapped or typed, and why.
+
+    ``fingerprint`` binds a yes to exactly this action on this screen
+    (:func:`~omg_agent.guards.approvals.fingerprint`): a yes is used once, for it alone.
+    ``note`` says why it is asked (again): the screen changed while the last question was
+    open."""
 
     cls: str
     describe: str
     reason: str
     package: str = ""
     task: str = ""
+    fingerprint: str = ""
+    note: str = ""
 
     @classmethod
-    def of(cls, sensitivity: Sensitivity, task: str = "") -> ConfirmationRequest:
-        return cls(sensitivity.cls, sensitivity.describe, sensitivity.reason,
-                   sensitivity.package, task)
+    def of(cls, sensitivity: Sensitivity, task: str = "",
+           fingerprint: str = "") -> ConfirmationRequest:
+        """The question about ``sensitivity``: what will be tapped or typed, and what it is
+        about — the note, the items and amount, the recipient and the whole text
+        (:mod:`omg_agent.guards.objects`); ``fingerprint`` binds a yes to exactly that."""
+        return cls(sensitivity.cls, sensitivity.question, sensitivity.reason,
+                   sensitivity.package, task, fingerprint)
 
     def text(self) -> str:
         """The question as plain text (what a terminal prints)."""
-        lines = [f"The agent wants to {self.describe}.",
+        lines = [self.note] if self.note else []
+        lines += [f"The agent wants to {self.describe}.",
                  f"This is a sensitive action ({self.cls}): {self.reason}."]
         if self.task:
             lines.append(f"Your task: {self.task}")
@@ -138,6 +152,21 @@ class ScriptedChannel:
         """Every scripted answer was used (a test's check that the gate asked enough)."""
         if self._queue:
             raise AssertionError(f"{len(self._queue)} scripted answers were never asked for")
+
+
+@dataclass
+class MaskingChannel:
+    """``channel`` shown only masked requests (``mask``: the run's secret vault's): a
+    message about to be sent may hold a password, and the question shows the text."""
+
+    channel: ConfirmationChannel
+    mask: Callable[[str], str]
+
+    def confirm(self, request: ConfirmationRequest) -> bool | None:
+        m = self.mask
+        return self.channel.confirm(ConfirmationRequest(
+            request.cls, m(request.describe), m(request.reason), request.package,
+            m(request.task)))
 
 
 class NoHumanChannel:

@@ -11,15 +11,22 @@ mentions deleting is data, not a Delete button. A negation in front ("Don't allo
 "取消支付", "不允许") makes a label harmless.
 
 Labels are split into words by :mod:`omg_agent.perception.labels`, which also holds the
-short-label limits and the words of a *loading* screen (the drivers read those, and the
-drivers sit below the guards). Pure functions, no I/O.
+short-label limits, the words of a *loading* screen and :func:`is_secret_field` (the
+drivers read those — the secret typer checks the field a secret goes into — and the drivers
+sit below the guards). Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from omg_agent.perception.labels import MAX_CJK_CHARS, MAX_LABEL_WORDS, cjk_part, latin_words
+from omg_agent.perception.labels import (
+    MAX_CJK_CHARS,
+    MAX_LABEL_WORDS,
+    cjk_part,
+    is_secret_field,
+    latin_words,
+)
 
 SensitiveClass = Literal["payment", "delete", "send", "install", "permission", "secret_entry",
                          "account_security"]
@@ -56,11 +63,6 @@ _NEGATIONS_EN = frozenset({"don't", "dont", "do", "not", "no", "never", "cancel"
                            "skip", "later", "stop"})
 _NEGATIONS_ZH = ("不", "别", "取消", "拒绝", "禁止", "暂不", "稍后")
 
-_SECRET_EN = frozenset({"password", "passcode", "passwd", "pin", "cvv", "cvc", "card", "otp",
-                        "iban"})
-_SECRET_PHRASES_EN = ("security code", "verification code", "card number")
-_SECRET_ZH = ("密码", "卡号", "银行卡", "验证码", "安全码", "支付密码")
-
 _PHRASES = [(cls, [tuple(latin_words(p)) for p in en], zh) for cls, en, zh in _LABEL_CUES]
 
 
@@ -89,22 +91,6 @@ def label_class(label: str, *, whole: bool = False) -> tuple[SensitiveClass, str
     return None
 
 
-def is_secret_field(*texts: str) -> str | None:
-    """The cue that makes a field with these texts (hint, resource-id, description) one for
-    secrets — a password, a card number, a CVV, a verification code — or ``None``."""
-    for text in texts:
-        if not text:
-            continue
-        words = latin_words(text.replace("_", " "))
-        joined = " ".join(words)
-        hit = next((w for w in words if w in _SECRET_EN), None) or next(
-            (p for p in _SECRET_PHRASES_EN if p in joined), None) or next(
-            (z for z in _SECRET_ZH if z in cjk_part(text)), None)
-        if hit:
-            return hit
-    return None
-
-
 def is_search_field(*texts: str) -> bool:
     """Whether a field with these texts is a search box (ENTER searches, never sends)."""
     return any(w in ("search", "query", "find") for t in texts for w in latin_words(
@@ -117,3 +103,7 @@ def is_recipient_field(*texts: str) -> bool:
     words = {w for t in texts for w in latin_words(t.replace("_", " "))}
     return bool(words & {"to", "recipient", "recipients", "number"}) or any(
         z in cjk_part(t) for t in texts for z in ("收件人", "号码"))
+
+
+__all__ = ["CLASSES", "SensitiveClass", "is_recipient_field", "is_search_field",
+           "is_secret_field", "label_class"]

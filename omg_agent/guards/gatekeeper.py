@@ -11,26 +11,32 @@ words are never read — not even for what a payment costs or what a send sends:
 reads those on the screen acted on (the Pay button's label, the total row, the message box
 as this segment's typing leaves it; an anchor's own words count as an amount only where OCR
 read them on that screen). An action that needs a human's yes goes to the confirmation
-channel (the terminal, a script, the mirror later); a yes there lets the segment go on with
-that very action. With no human reachable the run stops resumable (``needs_confirmation``)
-and a later ``--answer yes`` carries out exactly that action (:mod:`omg_agent.brain.held`:
-found again on the screen, approved here once).
+channel (the terminal, a script, the mirror); after a yes the gate looks again
+(``observe``) and finds the element again: the same action in the same place goes on, one
+whose amount, label or text changed is asked again as it is now, one gone or moved is not
+done (:mod:`omg_agent.guards.approvals`). With no human reachable the run stops
+resumable (``needs_confirmation``) and a later ``--answer yes`` carries out exactly that
+action (:mod:`omg_agent.brain.held`: found again on the screen, approved here once by its
+fingerprint).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.guards.approvals import fingerprint, refind
+from omg_agent.guards.batch import MARK, Batches
 from omg_agent.guards.confirmation import (
     ConfirmationChannel,
     ConfirmationRequest,
     words_of,
 )
+from omg_agent.guards.ledger import Ledger
 from omg_agent.guards.sensitive import (
     Decision,
     Gate,
@@ -43,6 +49,7 @@ from omg_agent.perception.anchor import Anchorer
 log = logging.getLogger(__name__)
 
 GATE_SNAP_PX = 200  # wider than any executor's snap: what might land on a button is gated
+ASK_AGAIN = 3  # questions about one action whose screen keeps changing before it is left
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,7 @@ class GateStop:
     element: UIElement | None = None
     screen: Observation | None = None
     said: str = ""  # how the answer is recorded, when the channel says (words_of)
+    gone: str = ""  # a yes came, but what it was for is not on the screen now: not done
 
     @property
     def question(self) -> str:
@@ -71,10 +79,18 @@ class GateKeeper:
     gate: Gate
     channel: ConfirmationChannel | None = None
     task: str = ""
-    approved: list[str] = field(default_factory=list)  # one-time approvals (resume: yes)
+    # one-time approvals (resume: yes), each the fingerprint of exactly the action approved
+    approved: list[str] = field(default_factory=list)
     # what the user said no to (never asked again) -> how often the model reached for it since
     refused: dict[str, int] = field(default_factory=dict)
     asked: list[tuple[ConfirmationRequest, bool | None]] = field(default_factory=list)
+    passed: Ledger = field(default_factory=Ledger)  # the sensitive actions it let go
+    batches: Batches = field(default_factory=Batches)  # one question for a task's list
+    # the screen now: after a human's answer the gate looks again before anything runs
+    observe: Callable[[], Observation] | None = None
+
+    def __post_init__(self) -> None:
+        self.batches.task = self.batches.task or self.task
 
     def review(self, actions: Sequence[Action], obs: Observation, *,
                elements: Sequence[UIElement | None] = ()) -> GateStop | None:
@@ -82,6 +98,7 @@ class GateKeeper:
         when every one is harmless, pre-authorised or confirmed by a human now;
         ``elements`` are what the executor resolved each action's target to, when it did."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
+        self.batches.saw(obs)
         for index, action in enumerate(actions):
             resolved = elements[index] if index < len(elements) else None
             element, decision = self._decide(action, obs, anchorer, resolved)
@@ -90,22 +107,97 @@ class GateKeeper:
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
             if not decision.needs_confirmation or decision.sensitivity is None:
+                self._let(decision.sensitivity, "authorisation", index)
                 continue
-            request = ConfirmationRequest.of(decision.sensitivity, task=self.task)
-            if request.describe in self.approved:
-                self.approved.remove(request.describe)
+            request = ConfirmationRequest.of(decision.sensitivity, self.task,
+                                             fingerprint(decision.sensitivity, element, seen))
+            if self.batches.covers(decision.sensitivity, self.approved):
+                log.info("gate: %s is on the list the user allowed", request.describe)
+                self._let(decision.sensitivity, "human", index)
+                continue
+            listed = self.batches.question(decision.sensitivity)
+            if listed is not None:  # one question for the task's whole list, bound alike
+                request = dataclasses.replace(listed, fingerprint=request.fingerprint)
+            if request.fingerprint in self.approved:  # a yes to exactly this, used once
+                self.approved.remove(request.fingerprint)
                 log.info("gate: %s approved earlier by the user", request.describe)
+                self._yes(request, decision.sensitivity, index)
                 continue
             if request.describe in self.refused:  # a no stands: the model may not ask twice
                 self.refused[request.describe] += 1
                 return GateStop(index, request, False, action, element, seen)
+            stop = self._ask(index, action, request, element, seen, decision.sensitivity)
+            if stop is not None:
+                return stop
+        return None
+
+    def _ask(self, index: int, action: Action, request: ConfirmationRequest,
+             element: UIElement | None, seen: Observation,
+             found: Sensitivity) -> GateStop | None:
+        """Ask the human about ``request``; after a yes look again: the same action on the
+        same place goes on (``None``), a changed one is asked again with what the screen
+        shows now, and one that is gone or moved is not done (a stop with ``gone``)."""
+        for _ in range(ASK_AGAIN):
             answer = self.channel.confirm(request) if self.channel is not None else None
             self.asked.append((request, answer))
             log.info("gate: %s -> %s", request.describe, answer)
             if answer is not True:
                 return GateStop(index, request, answer, action, element, seen,
                                 words_of(self.channel))
-        return None
+            if self.observe is None:  # no screen to look at again (a test's fixed screen)
+                self._yes(request, found, index)
+                return None
+            now = self.observe()
+            again = self._again(action, element, now)
+            if isinstance(again, str):
+                return GateStop(index, request, None, action, element, now, gone=again)
+            found_now, decision = again
+            if decision.sensitivity is None or not decision.needs_confirmation:
+                self._let(decision.sensitivity, "authorisation", index)
+                return None  # what is there now needs nobody's yes, in the same place
+            fresh = ConfirmationRequest.of(decision.sensitivity, self.task,
+                                           fingerprint(decision.sensitivity, found_now, now))
+            if fresh.fingerprint == request.fingerprint:
+                self._yes(request, decision.sensitivity, index)
+                return None
+            request = dataclasses.replace(fresh, note=(
+                f"The screen changed while you were asked about: {request.describe}. "
+                "That was not done; this is what it shows now."))
+            element, seen, found = found_now, now, decision.sensitivity
+        return GateStop(index, request, None, action, element, seen,
+                        gone="the screen kept changing while the user was asked")
+
+    def _yes(self, request: ConfirmationRequest, found: Sensitivity, index: int) -> None:
+        """A yes that stands: a list question's covers the rest of its list, and the action
+        is let go by a human."""
+        self._listed(request, found, True)
+        self._let(found, "human", index)
+
+    def _let(self, found: Sensitivity | None, by: str,
+             index: int) -> None:
+        """The action at ``index`` goes on: a payment joins the run's total, and a sensitive
+        action is recorded with who let it go (honest done reads it)."""
+        self.gate.paid(found)
+        self.passed.let(found, by, index)
+
+    def _again(self, action: Action, element: UIElement | None, now: Observation
+               ) -> tuple[UIElement | None, Decision] | str:
+        """The element a yes was given for, found again on ``now`` with the gate's decision
+        on it — or why it cannot be the same one (gone, or moved: the planned touch would
+        land elsewhere)."""
+        found = refind(element, now) if element is not None else None
+        if element is not None and found is None:
+            return f"{element.label or 'its target'!r} is not on the screen any more"
+        if element is not None and found is not None and found.bounds != element.bounds:
+            return f"{element.label or 'its target'!r} moved on the screen"
+        anchorer = Anchorer(now.screen, snap_tolerance_px=GATE_SNAP_PX)
+        return self._decide(action, now, anchorer, found)
+
+    def _listed(self, request: ConfirmationRequest, found: Sensitivity,
+                answer: bool | None) -> None:
+        """A yes to a list question allows the rest of the list (:mod:`.batch`)."""
+        if answer is True and request.describe.startswith(MARK):
+            self.batches.answered(request, found)
 
     def holds(self, action: Action, obs: Observation) -> bool:
         """Whether the gate would ask before ``action`` on ``obs`` (nobody is asked here: for
@@ -130,18 +222,19 @@ class GateKeeper:
         return element, self.gate.check(action, element, obs, ocr_text=None if element
                                         else _pixel_text(action, obs))
 
-    def approve(self, describe: str) -> None:
-        self.approved.append(describe)
+    def approve(self, fingerprint: str) -> None:
+        """A human's yes to the action with ``fingerprint``: it passes once."""
+        self.approved.append(fingerprint)
 
     def refuse(self, describe: str) -> None:
         """The user said no to ``describe``: held again, it is refused without asking."""
         self.refused.setdefault(describe, 0)
 
-    def withdraw(self, describe: str) -> None:
+    def withdraw(self, fingerprint: str) -> None:
         """Take back an approval that was not used (the held action could not be found
         again): a yes is for that action once, never for a later one."""
-        if describe in self.approved:
-            self.approved.remove(describe)
+        if fingerprint in self.approved:
+            self.approved.remove(fingerprint)
 
 
 def _typed_into(obs: Observation, action: Action, element: UIElement | None) -> Observation:

@@ -15,15 +15,18 @@ text that talks a model into tapping "Pay now" cannot talk its way past the gate
 
 Which actions can be sensitive: taps, long presses and double taps on a control whose own
 label (text, description, else resource-id) carries a cue of :mod:`omg_agent.guards.cues`;
-typing into a password / card / CVV / verification-code field (``secret_entry``); typing
+typing into a password / card / CVV / verification-code field, and a ``{{secret:NAME}}``
+typed into any other field (``secret_entry``; the driver below refuses the latter outright,
+:mod:`omg_agent.drivers.secret_places`); typing
 with ``submit`` or pressing ENTER in a message box — a non-search, non-recipient field on a
 screen that has a Send button (``send``); the CALL key. Never: launch, back, home, swipe,
 wait, plain typing elsewhere, and taps on edit fields, list text or disabled controls.
 
 What the user stated is checked here too, on the screen the action lands on: a payment's
-amount is read (:mod:`omg_agent.guards.amounts`) from the control acted on — its label and
-the texts inside it — and from the screen's total rows ("Total: ¥1,079.00", "合计"); only
-amounts with a currency count. An authorisation with a limit lets a payment through only
+amount is read (:mod:`omg_agent.guards.payable`) from the control acted on — its label and
+the texts inside it — and from the screen's payable total ("Amount payable ¥1,079.00",
+"合计", never "You saved ¥50"); only amounts with a currency count, and one that cannot be
+read is beyond every limit. An authorisation with a limit lets a payment through only
 when every amount read is within it; a send authorised for one text only when the message
 box (or the typed text) holds that text. Otherwise the gate asks, saying why.
 """
@@ -31,7 +34,7 @@ box (or the typed text) holds that text. Otherwise the gate asks, saying why.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -47,7 +50,7 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import AnchorNotFound
-from omg_agent.guards.amounts import Money, priced
+from omg_agent.guards.amounts import Money
 from omg_agent.guards.authorisation import Authorisation
 from omg_agent.guards.cues import (
     SensitiveClass,
@@ -56,8 +59,9 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
+from omg_agent.guards.payable import payment_amounts
+from omg_agent.guards.spend_ledger import SpendLedger
 from omg_agent.perception.anchor import Anchorer, tap_receiver
-from omg_agent.perception.labels import cjk_part, latin_words
 
 KEY_ENTER, KEY_CALL = 66, 5
 TITLE_BAND = 0.15  # the top share of the screen where an app bar shows whom a screen is about
@@ -81,9 +85,19 @@ class Sensitivity:
     owners: tuple[str, ...] = ()  # the app's package names: what secrets are matched on
     amounts: tuple[Money, ...] = ()
     text: str | None = None
+    # what the action is about and what follows, from the screen: the note a delete
+    # removes, what a payment buys and costs, to whom a send goes and what it says
+    about: str = ""
+    target: str = ""  # the object alone ("Groceries"): what a list of several is matched on
 
     def __str__(self) -> str:
         return f"{self.cls}: {self.describe}"
+
+    @property
+    def question(self) -> str:
+        """What a human is asked to allow: the action and, when the screen names it, its
+        object and consequence."""
+        return f"{self.describe} — {self.about}" if self.about else self.describe
 
 
 @dataclass(frozen=True)
@@ -109,9 +123,15 @@ ALLOW = Decision("allow")
 @dataclass
 class Gate:
     """The user's pre-authorisations and the rule that applies them. Nothing else — not
-    the model, not the screen — turns a ``confirm`` into an ``allow``."""
+    the model, not the screen — turns a ``confirm`` into an ``allow``. ``ledger`` is what
+    the run has paid so far (:meth:`paid`): a stated limit bounds its total."""
 
     authorisations: Sequence[Authorisation] = field(default_factory=tuple)
+    # whether a text holds one of the run's secret values: a send that would carry one
+    # is asked whatever authorises the recipient (--allow send:Alice is no leave to send
+    # Alice the password)
+    secret_in: Callable[[str], bool] | None = None
+    ledger: SpendLedger = field(default_factory=SpendLedger)
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
@@ -123,13 +143,22 @@ class Gate:
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
+        forbidden = next((a for a in covering if a.forbids), None)
+        if forbidden is not None:  # the user said not to: whatever else allows it, ask
+            why = f"{found.reason}; your words say {str(forbidden)!r}"
+            return Decision("confirm", dataclasses.replace(found, reason=why))
         if not any(a.grants for a in covering):
             return Decision("confirm", found)
+        if found.cls == "send" and found.text and self.secret_in is not None \
+                and self.secret_in(found.text):
+            why = f"{found.reason}; the message holds a secret value"
+            return Decision("confirm", dataclasses.replace(found, reason=why))
         # every limit the user stated holds (a --allow and a task's "at most ¥1" both
-        # cover a payment: the narrower wins), and so does a message the user gave: a
+        # cover a payment: the narrower wins) — for this payment and, unless it is per
+        # item, for the run's total with it — and so does a message the user gave: a
         # permission naming only the recipient (--allow send:Alice) never frees the text
         # of "send hello to Alice" — the message must be one the user stated, if any
-        problems = [p for a in covering if (p := a.limit_problem(found.amounts))]
+        problems = [p for a in covering if (p := self._limit_problem(a, found.amounts))]
         texts = [a for a in covering if a.text is not None]
         wrong = [p for a in texts if (p := a.text_problem(found.text))]
         if len(wrong) == len(texts):
@@ -140,8 +169,21 @@ class Gate:
         why = f"{found.reason}; {problems[0]}"
         return Decision("confirm", dataclasses.replace(found, reason=why))
 
+    def _limit_problem(self, a: Authorisation, amounts: Sequence[Money]) -> str | None:
+        if a.limit is None:
+            return None
+        return a.limit_problem(amounts) or (
+            None if a.per_payment else self.ledger.problem(a.limit, amounts))
+
+    def paid(self, found: Sensitivity | None) -> None:
+        """An action the gate let through (allowed or approved) is about to run: a payment
+        joins the run's total."""
+        if found is not None and found.cls == "payment":
+            self.ledger.record(found.amounts)
+
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
-        return Gate((*self.authorisations, *more))
+        return Gate((*self.authorisations, *more), secret_in=self.secret_in,
+                    ledger=self.ledger)
 
 
 # -- classification --------------------------------------------------------------------------
@@ -214,6 +256,10 @@ def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | N
     short_id = _rid(f)
     cue = "password" if f.password else is_secret_field(short_id, f.desc, f.hint, f.text)
     where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
+    if "{{secret:" in action.text and not (f.password or is_secret_field(
+            short_id, f.desc, f.hint)):  # what the field is, never what a page wrote in it
+        return _make("secret_entry", "a secret goes only into a password field, and "
+                     f"{_field_name(f)} is not one", f"type a secret into {where}", f, obs)
     if cue is not None:
         chars = len(action.text)
         return _make("secret_entry", f"the field is a {cue} field",
@@ -259,58 +305,14 @@ def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
     amounts = payment_amounts(e, obs, ocr_text) if cls == "payment" else ()
     if cls == "send" and text is None and e is not None and not e.editable:
         text = message_text(obs)  # a Send button sends what the message box holds
-    return Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)), owners,
-                       amounts, text)
+    found = Sensitivity(cls, reason, describe, package, tuple(dict.fromkeys(subjects)),
+                        owners, amounts, text)
+    from omg_agent.guards.objects import about
+
+    return about(found, e, obs)
 
 
-# -- what a payment costs, what a send sends ------------------------------------------------
-_TOTAL_EN = frozenset({"total", "due"})
-_TOTAL_EN_PAIRS = (("to", "pay"), ("you", "pay"))
-_TOTAL_ZH = ("合计", "总计", "总价", "总额", "实付", "应付", "共计", "金额")
-
-
-def payment_amounts(e: UIElement | None, obs: Observation,
-                    ocr_text: str | None = None) -> tuple[Money, ...]:
-    """The amounts (with a currency) a payment on ``e`` shows: the control's own texts and
-    the texts inside it, what OCR read there (only if it is on this screen: an anchor's words
-    are the model's, not the screen's), and the screen's total rows."""
-    texts: list[str] = []
-    if e is not None:
-        texts += _texts(e)
-        texts += [t for x in obs.elements if x is not e and not x.editable
-                  and e.bounds.contains(x.center) for t in _texts(x)]
-    if ocr_text and any(b.text == ocr_text for b in obs.ocr or ()):
-        texts.append(ocr_text)
-    texts += total_rows(obs)
-    return tuple(dict.fromkeys(m for t in texts for m in priced(t)))
-
-
-def _texts(e: UIElement) -> list[str]:
-    return [t for t in (e.text, e.desc, *e.extra_texts) if t]
-
-
-def total_rows(obs: Observation) -> list[str]:
-    """The texts of the screen's total rows ("Total: ¥1,079.00", "合计 ¥99"), with what sits
-    on the same row when the amount is a separate text ("Total" | "¥1,079.00")."""
-    pieces = [(" ".join(_texts(e)), e.bounds) for e in obs.elements if not e.editable]
-    pieces += [(b.text, b.bounds) for b in obs.ocr or ()]
-    out: list[str] = []
-    for text, box in pieces:
-        if not text or not _is_total(text):
-            continue
-        out.append(text)
-        if not priced(text):
-            out += [t for t, other in pieces if t and box.top <= other.center.y <= box.bottom]
-    return out
-
-
-def _is_total(text: str) -> bool:
-    words = latin_words(text)
-    pairs = set(zip(words, words[1:], strict=False))
-    return bool(_TOTAL_EN.intersection(words) or pairs.intersection(_TOTAL_EN_PAIRS)
-                or any(z in cjk_part(text) for z in _TOTAL_ZH))
-
-
+# -- what a send sends (what a payment costs: omg_agent.guards.payable) -------------------
 def message_text(obs: Observation) -> str | None:
     """What the screen's message box holds (the focused one when there are several), or
     ``None`` when there is none or the boxes disagree."""

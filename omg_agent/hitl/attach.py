@@ -6,8 +6,9 @@ the page and (when given) the terminal at once; whichever answers first wins. On
 orchestrator exists, :meth:`Mirror.audit_to` sends the human's actions to its trace;
 :func:`progress_hook` shows the plan with ticks, the step and recent actions on the page,
 each action with a thumbnail of the screen it acted on — except where that screen could show
-a secret: the action's words held one (masked), the screen's text shows one, or the screen
-has a password field (a login screen: in doubt, no picture).
+a secret: the action's words held one (masked), the screen's text shows one or a piece of one
+(checked on the text as the device gave it, or masked), or the screen has a password or
+other secret field (a login screen, a PIN pad: in doubt, no picture).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from typing import Any
 
+from omg_agent.drivers.secret_places import is_secret_input
 from omg_agent.guards.confirmation import ConfirmationChannel
 from omg_agent.hitl.frames import thumbnail
 from omg_agent.hitl.server import Mirror
@@ -56,9 +58,14 @@ def progress_hook(mirror: Mirror, show: Callable[[Any], object] | None,
 
 
 def _may_show_secret(obs: Any, scrub: Callable[[Any], Any]) -> bool:
-    """True when the screen ``obs`` has a password field or text a known secret masks."""
+    """True when the screen ``obs`` has a password or other secret field (by what the field
+    is), or a text that holds a secret or a piece of one — whether ``obs`` comes as the
+    device saw it (``scrub`` changes the text) or already masked (a placeholder in it: the
+    run masks its progress before it gets here, the pixels stay as they were)."""
     if obs is None:
         return False
+    if any(is_secret_input(e) for e in obs.elements):
+        return True
     texts = [t for e in obs.elements for t in (e.text, e.desc, e.hint, *e.extra_texts)]
     texts += [box.text for box in obs.ocr or ()]
-    return any(e.password for e in obs.elements) or any(t and scrub(t) != t for t in texts)
+    return any(t and ("{{secret:" in t or scrub(t) != t) for t in texts)

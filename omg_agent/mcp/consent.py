@@ -1,19 +1,24 @@
-"""A human's yes to a held action, reached through the MCP client (issue 28).
+"""A human's yes to a held action, reached through the MCP client (issues 28 and 35).
 
-An MCP client is a model: it may not approve what the gate holds. The yes comes from the
-human behind the client, asked by MCP elicitation — mid-call on the handshake-era protocol
-(``ctx.elicit``), and on 2026-07-28 and later as an ``InputRequiredResult`` the client
-fulfils and retries with (the held thing rides the SDK-sealed ``request_state``). The
-answer is read by the one answer rule (:mod:`omg_agent.guards.answers`); an unclear one is
-asked again. A client without elicitation gets ``needs_confirmation`` and how a human
-approves (:func:`how_to_approve`).
+An MCP client is a model: it may not approve what the gate holds. By default the yes comes
+from the human behind the client, asked by MCP elicitation — mid-call on the handshake-era
+protocol (``ctx.elicit``), and on 2026-07-28 and later as an ``InputRequiredResult`` the
+client fulfils and retries with (the held thing rides the SDK-sealed ``request_state``,
+with a single-use ticket: :mod:`.grants`). Elicitation proves only that *the client*
+answered: a client can answer its own question. Where that is not enough, ``omg-agent mcp
+--approve-on mirror`` asks on the mirror page instead (:mod:`.grants`), which the client
+cannot reach. The question is yes / no and names the phone; the answer is read by the one
+answer rule (:mod:`omg_agent.guards.answers`). A client without elicitation gets
+``needs_confirmation``, and no result the model reads ever holds a command that would
+approve it (:func:`for_model`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.elicitation import AcceptedElicitation
 from mcp.server.mcpserver import Context
@@ -29,10 +34,10 @@ MAX_ANSWER = 200
 
 
 class Answer(BaseModel):
-    """What the human types: yes or no, in their words."""
+    """What the human picks: yes or no."""
 
-    answer: str = Field(max_length=MAX_ANSWER,
-                        description="yes to allow exactly this action, no to refuse it")
+    answer: Literal["yes", "no"] = Field(
+        description="yes to allow exactly this action, no to refuse it")
 
 
 @dataclass(frozen=True)
@@ -50,15 +55,19 @@ def can_ask(ctx: Context) -> bool:
     return caps is not None and caps.elicitation is not None
 
 
-def question(describe: str, reason: str) -> str:
-    return (f"The phone agent wants to {describe}. This is a sensitive action: {reason}. "
-            "Allow it? Answer yes or no.")
+def question(describe: str, reason: str, device: str = "") -> str:
+    on = f" on the phone {device}" if device else ""
+    return (f"The phone agent wants to {describe}{on}. This is a sensitive action: {reason}. "
+            "Allow exactly this, once? Answer yes or no.")
 
 
 async def ask_now(ctx: Context, text: str) -> Verdict:
     """Ask the human ``text`` mid-call (a handshake-era client; see :func:`pending` for a
     2026-07-28 one)."""
-    outcome = await ctx.elicit(text, Answer)
+    try:
+        outcome = await ctx.elicit(text, Answer)
+    except ValueError:  # accepted with something that is not yes or no
+        return Verdict(None, unclear(""))
     if not isinstance(outcome, AcceptedElicitation):
         return Verdict("no")  # declined or cancelled: not a yes
     return _verdict(outcome.data.answer)
@@ -72,7 +81,7 @@ def modern(ctx: Context) -> bool:
 def pending(text: str, state: dict[str, Any]) -> InputRequiredResult:
     """The input request that asks the human ``text``; ``state`` comes back on retry."""
     schema = {"type": "object", "properties": {"answer": {
-        "type": "string", "title": "yes or no", "maxLength": MAX_ANSWER,
+        "type": "string", "title": "yes or no", "enum": ["yes", "no"],
         "description": "yes to allow exactly this action, no to refuse it"}},
         "required": ["answer"]}
     request = ElicitRequest(params=ElicitRequestFormParams(message=text,
@@ -91,7 +100,7 @@ def answered(ctx: Context) -> tuple[dict[str, Any], Verdict] | None:
     state = json.loads(raw_state)
     if reply.action != "accept" or not reply.content:
         return state, Verdict("no")
-    return state, _verdict(str(reply.content.get("answer", "")))
+    return state, _verdict(str(reply.content.get("answer", ""))[:MAX_ANSWER])
 
 
 def _verdict(text: str) -> Verdict:
@@ -99,12 +108,26 @@ def _verdict(text: str) -> Verdict:
     return Verdict(said) if said is not None else Verdict(None, unclear(text.strip()))
 
 
-def how_to_approve(run_dir: str | None) -> str:
-    """What a human does when the client cannot ask them."""
+def how_to_approve(run_dir: str | None, approve_on: str = "elicitation") -> str:
+    """What a human does when the client cannot ask them (never a command the client could
+    run to approve it itself)."""
+    if approve_on == "mirror":
+        return ("the user approves it on the mirror page this server printed a link to; "
+                "the client cannot approve it")
     if run_dir:
-        return ("a human approves it: in a terminal, omg-agent run --resume "
-                f"{run_dir} --answer yes (or no); or from an MCP client that supports "
-                "elicitation, call approve with this run_dir")
-    return ("a human approves it from an MCP client that supports elicitation (the client "
-            "asks them), or pre-authorises the class for this server: omg-agent mcp --allow "
-            "CLASS; the client cannot approve it itself")
+        return (f"only the user can approve it: call approve with run_dir {run_dir!r} from "
+                "an MCP client that supports elicitation (the user is asked), or decline")
+    return ("only the user can approve it: from an MCP client that supports elicitation "
+            "(the client asks them); the client cannot approve it itself")
+
+
+# a clause naming a command-line switch that would approve or pre-authorise: a model that
+# reads it may run it from a shell (one did: --resume … --answer yes paid)
+_RECIPE = re.compile(r"[^.;:\n()]*(?:--answer|--allow|--resume|--yes\b|allow=)[^.;\n()]*"
+                     r"(?:\([^)\n]*\))?", re.IGNORECASE)
+RECIPE_SHOWN = " only the user can approve it"
+
+
+def for_model(text: str) -> str:
+    """``text`` (a result the client's model reads) without any self-approval recipe."""
+    return _RECIPE.sub(RECIPE_SHOWN, text) if text else text

@@ -3,9 +3,13 @@ it runs), answer / approve / decline a held run, run a flow (issue 28).
 
 A run is :meth:`omg_agent.phone.Phone.run` with no one to ask mid-run: it stops at a
 question (``ask_user``) or a held action (``needs_confirmation``), resumable from its
-``run_dir``. The client may answer a question and may decline; a yes to a held action comes
-only from the human, by elicitation (:mod:`.consent`) — ``approve`` asks them, and
-``answer`` refuses to carry a yes to a held action.
+``run_dir`` (returned as the run's name, which every tool accepts). The client may answer
+a question and may decline; a yes to a held action comes only from the human — on the
+mirror page (``--approve-on mirror``: the run asks it live) or by elicitation
+(:mod:`.consent`, each question with a single-use ticket) — ``approve`` asks them, and
+``answer`` refuses to carry anything but a no to a held action. A no is written into the
+run's state before anything else (:func:`~omg_agent.brain.held.record_no`): a later yes to
+that action is refused, and the session does not ask about it again.
 """
 
 from __future__ import annotations
@@ -21,8 +25,12 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
+from omg_agent.brain.held import record_no
+from omg_agent.brain.run_state import HeldAction
 from omg_agent.errors import ConfigError, OmgError
 from omg_agent.guards.answers import read_answer
+from omg_agent.guards.confirmation import ConfirmationRequest
+from omg_agent.guards.provenance import WordsFrom
 from omg_agent.mcp import consent
 from omg_agent.mcp.server import FlowOut, Hub, RunOut, Screen, tool
 from omg_agent.userfiles import inside
@@ -49,36 +57,79 @@ class _Runs:
         out = await anyio.to_thread.run_sync(lambda: _out(self.hub, device, result))
         if result.status != "needs_confirmation":
             return out
-        run_dir = str(result.run_dir)
-        out.how_to_approve = consent.how_to_approve(run_dir)
-        text = f"{result.question or 'May I go on?'} (run {result.run_dir.name})"
-        return await self.put_to_human(ctx, device, run_dir, text, out)
+        name = result.run_dir.name
+        out.how_to_approve = consent.how_to_approve(name, self.hub.approve_on)
+        if self.hub.mirror is not None:  # the page was asked and nobody answered there
+            return out
+        return await self.put_to_human(ctx, device, name, out)
 
-    async def put_to_human(self, ctx: Context, device: str | None, run_dir: str, text: str,
+    async def put_to_human(self, ctx: Context, device: str | None, run_dir: str,
                            out: RunOut) -> Any:
-        """Ask the human ``text`` about the run held in ``run_dir``; their word resumes it."""
+        """Ask the human about the action the run in ``run_dir`` holds — unless they said
+        no to it in this session already; their word resumes it."""
+        path = self.hub.run_dir(run_dir)
+        held = _held(path)
+        if self.hub.grants.refused(held.describe):
+            return await self.said(ctx, device, path.name, "no")
+        serial = await anyio.to_thread.run_sync(lambda: self.hub.phone(device).serial)
+        text = consent.question(held.describe, "the run holds it for your yes", serial)
+        key = f"run:{path.name}:{held.fingerprint or held.describe}"
+        state = {"run_dir": path.name, "question": text, "key": key,
+                 "ticket": self.hub.grants.issue(key)}
+
         async def carry_out(said: str) -> Any:
-            return await self.resume(ctx, device, run_dir, said)
-        return await self.on_hold(ctx, text, {"run_dir": run_dir, "question": text},
-                                  carry_out, out)
+            if self.hub.grants.redeem(state["ticket"], key) is None:
+                raise ConfigError("that answer was used already: a yes is used once")
+            return await self.said(ctx, device, path.name, said)
+        out.question = text
+        return await self.on_hold(ctx, text, state, carry_out, out)
+
+    async def said(self, ctx: Context, device: str | None, run_dir: str, said: str) -> Any:
+        """The human's yes or no to the held run: a no is written into the run's state
+        before anything else (it stands whatever comes next) and remembered for the
+        session; then the run goes on with it."""
+        if said == "no":
+            path = self.hub.run_dir(run_dir)
+            held = await anyio.to_thread.run_sync(lambda: record_no(path))
+            if held is not None:
+                self.hub.grants.refuse(held.describe)
+        return await self.resume(ctx, device, run_dir, said)
 
     async def resume(self, ctx: Context, device: str | None, run_dir: str, said: str) -> Any:
         path = self.hub.run_dir(run_dir)
         def go_on(hook: Callable[[Any], None]) -> TaskResult:
             with self.hub.using(device) as phone:
-                return phone.resume(path, said, on_progress=hook)
+                return phone.resume(path, said, on_progress=hook,
+                                    confirm=self.hub.asks(phone.serial))
         result = await _driving(ctx, go_on)
         return await self.finish(ctx, device, result)
 
     async def human_said(self, ctx: Context, device: str | None) -> Any:
-        """On the retry round of a held run: go on with the human's verdict."""
+        """On the retry round of a held run: go on with the human's verdict (its ticket
+        used once: a replayed answer is refused)."""
         got = consent.answered(ctx)
         if got is None:
             return None
         state, verdict = got
+        if "run_dir" not in state:  # the answer to another question (a run's permissions)
+            return None
+        key = self.hub.grants.redeem(state.get("ticket"), state.get("key"))
+        if key is None:
+            raise ConfigError("that answer was used already, or never asked for: a yes is "
+                              "used once — call approve and the user is asked")
         if verdict.said is None:
-            return consent.pending(f"{verdict.retry} {state['question']}", state)
-        return await self.resume(ctx, device, state["run_dir"], verdict.said)
+            again = {**state, "ticket": self.hub.grants.issue(key)}
+            return consent.pending(f"{verdict.retry} {state['question']}", again)
+        return await self.said(ctx, device, state["run_dir"], verdict.said)
+
+
+def _held(path: Path) -> HeldAction:
+    from omg_agent.brain.resume import load_state
+
+    held = load_state(path).state.held
+    if held is None:
+        raise ConfigError(f"run {path.name} holds no action to approve")
+    return held
 
 
 def register_runs(server: MCPServer, hub: Hub, on_hold: OnHold) -> None:
@@ -98,15 +149,73 @@ def _task_tool(server: MCPServer, runs: _Runs) -> None:
                        device: str | None = None) -> RunOut:
         """Run a task with the full agent (plan, act, verify on the phone). Sends progress
         notifications; ends with the status read from the phone, the answer, the final
-        screen and the report path. A sensitive action waits for the user's yes."""
+        screen and the report path. A sensitive action waits for the user's yes;
+        permissions the task's words state ("you may pay") are the user's to give: they
+        are asked once, before the run starts."""
+        async def start(words_from: WordsFrom) -> Any:
+            def go(hook: Callable[[Any], None]) -> TaskResult:
+                with hub.using(device) as phone:
+                    return phone.run(task, on_progress=hook, words_from=words_from,
+                                     confirm=hub.asks(phone.serial))
+            result = await _driving(ctx, go)
+            return await runs.finish(ctx, device, result)
+
+        words = consent.answered(ctx)
+        if words is not None and words[0].get("kind") == WORDS_KIND:
+            return await _words_answered(runs, task, words[0], words[1], start)
         again = await runs.human_said(ctx, device)
         if again is not None:
             return again
-        def start(hook: Callable[[Any], None]) -> TaskResult:
-            with hub.using(device) as phone:
-                return phone.run(task, on_progress=hook)
-        result = await _driving(ctx, start)
-        return await runs.finish(ctx, device, result)
+        return await _words_asked(ctx, runs, task, start)
+
+
+WORDS_KIND = "task_permissions"  # the request_state of the question before a run
+
+
+async def _words_asked(ctx: Context, runs: _Runs, task: str,
+                       start: Callable[[WordsFrom], Awaitable[Any]]) -> Any:
+    """Start ``task``: the permissions its words state (written by the client) are put to
+    the human first, once; with no way to ask them they grant nothing (each such action
+    is then held for the human's yes as it comes)."""
+    from omg_agent.guards.authorisation import parse_allow
+    from omg_agent.guards.provenance import asks_question, run_asks
+
+    allow = runs.hub.settings.allow
+    try:
+        allowed = parse_allow([allow]) if allow else []
+    except ValueError:
+        allowed = []  # the gate names the bad --allow when the run starts
+    asks = run_asks(task, allowed)
+    if not asks or not consent.can_ask(ctx):
+        return await start("client")
+    text = asks_question(asks)
+    key = f"words:{task}"
+    state = {"kind": WORDS_KIND, "task": task, "question": text, "key": key,
+             "ticket": runs.hub.grants.issue(key)}
+
+    async def carry_out(said: str) -> Any:
+        if runs.hub.grants.redeem(state["ticket"], key) is None:
+            raise ConfigError("that answer was used already: a yes is used once")
+        return await start("human" if said == "yes" else "client")
+    return await runs.on_hold(ctx, text, state, carry_out, None)
+
+
+async def _words_answered(runs: _Runs, task: str, state: dict[str, Any],
+                          verdict: consent.Verdict,
+                          start: Callable[[WordsFrom], Awaitable[Any]]) -> Any:
+    """The retry round of the question before a run: the human's yes makes the task's
+    words theirs — for exactly the task they were shown, once (a replayed answer is
+    refused)."""
+    if state.get("task") != task:  # a yes to one task is no yes to another
+        return await start("client")
+    key = runs.hub.grants.redeem(state.get("ticket"), state.get("key"))
+    if key is None:
+        raise ConfigError("that answer was used already, or never asked for: a yes is "
+                          "used once — call run_task again and the user is asked")
+    if verdict.said is None:
+        again = {**state, "ticket": runs.hub.grants.issue(key)}
+        return consent.pending(f"{verdict.retry} {state['question']}", again)
+    return await start("human" if verdict.said == "yes" else "client")
 
 
 def _held_tools(server: MCPServer, runs: _Runs) -> None:
@@ -122,7 +231,7 @@ def _held_tools(server: MCPServer, runs: _Runs) -> None:
         path = hub.run_dir(run_dir)
         from omg_agent.brain.resume import load_state
 
-        if load_state(path).state.held is not None and read_answer(text) == "yes":
+        if load_state(path).state.held is not None and read_answer(text) != "no":
             raise ConfigError("a yes to a held sensitive action comes from the user, not the "
                               "client: call approve (the user is asked), or decline")
         return await runs.resume(ctx, device, str(path), text)
@@ -135,21 +244,26 @@ def _held_tools(server: MCPServer, runs: _Runs) -> None:
         if again is not None:
             return again
         path = hub.run_dir(run_dir)
-        from omg_agent.brain.resume import load_state
-
-        held = load_state(path).state.held
-        if held is None:
-            raise ConfigError(f"run {path.name} holds no action to approve")
-        text = consent.question(held.describe, "the run held it for your yes")
-        out = RunOut(status="needs_confirmation", answer="", question=text, summary="",
-                     run_dir=str(path), report=None, steps_used=0,
-                     how_to_approve=consent.how_to_approve(str(path)))
-        return await runs.put_to_human(ctx, device, str(path), text, out)
+        held = _held(path)
+        out = RunOut(status="needs_confirmation", answer="", question=held.describe,
+                     summary="", run_dir=path.name, report=None, steps_used=0,
+                     how_to_approve=consent.how_to_approve(path.name, hub.approve_on))
+        if hub.mirror is None:
+            return await runs.put_to_human(ctx, device, path.name, out)
+        serial = await anyio.to_thread.run_sync(lambda: hub.phone(device).serial)
+        page = hub.asks(serial)
+        assert page is not None  # a mirror is open
+        request = ConfirmationRequest(held.cls, held.describe, "the run holds it for your "
+                                      "yes", held.package, fingerprint=held.fingerprint)
+        answer = await anyio.to_thread.run_sync(lambda: page.confirm(request))
+        if answer is None:
+            return out
+        return await runs.said(ctx, device, path.name, "yes" if answer else "no")
 
     @tool(server)
     async def decline(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
         """Refuse the action a run holds: the run ends declined, nothing is done."""
-        return await runs.resume(ctx, device, run_dir, "no")
+        return await runs.said(ctx, device, run_dir, "no")
 
 
 def _flow_tool(server: MCPServer, hub: Hub) -> None:
@@ -173,7 +287,8 @@ def _flow_tool(server: MCPServer, hub: Hub) -> None:
                 result = phone.run_flow(found, variables=variables)
             return FlowOut(status=result.status, failed=result.failed,
                            commands=result.commands, actions=result.actions,
-                           run_dir=str(phone.last_run_dir))
+                           run_dir=phone.last_run_dir.name if phone.last_run_dir
+                           else "")
         return await anyio.to_thread.run_sync(replay)
 
 
@@ -199,6 +314,6 @@ def _out(hub: Hub, device: str | None, result: TaskResult) -> RunOut:
     except (OSError, OmgError):
         screen = None
     return RunOut(status=result.status, answer=result.answer, question=result.question,
-                  summary=result.summary, run_dir=str(result.run_dir),
+                  summary=result.summary, run_dir=result.run_dir.name,
                   report=str(result.report) if result.report else None,
                   steps_used=result.steps_used, screen=screen)

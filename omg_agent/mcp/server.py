@@ -31,8 +31,10 @@ from pydantic import BaseModel, Field
 
 from omg_agent.config import Settings
 from omg_agent.errors import ConfigError, OmgError
+from omg_agent.guards.confirmation import ConfirmationChannel
 from omg_agent.mcp import consent
-from omg_agent.phone import ActionHeld, Phone, target
+from omg_agent.mcp.grants import Grants, SessionAsks
+from omg_agent.phone import Phone
 
 MAX_TEXT = 2000  # characters typed in one call
 MAX_RUNS_LISTED = 20
@@ -40,7 +42,7 @@ INSTRUCTIONS = (
     "Drive an Android phone. observe first: it returns the element list and a screenshot. "
     "Act by anchor (text, resource_id, desc) or by a 0-1000 point. run_task hands a whole "
     "task to the agent. Paying, deleting, sending, installing and typing secrets need a "
-    "human's yes: the server asks the user itself (elicitation); you cannot approve them.")
+    "human's yes: the server asks the user itself; you cannot approve them.")
 Held = CallToolResult | InputRequiredResult
 
 
@@ -98,21 +100,49 @@ def tool(server: MCPServer) -> Callable[[Any], Any]:
         @functools.wraps(fn)
         async def reported(*args: Any, **kwargs: Any) -> Any:
             try:
-                return await fn(*args, **kwargs)
+                return _for_model(await fn(*args, **kwargs))
             except OmgError as exc:
-                raise ToolError(str(exc)) from None
+                raise ToolError(consent.for_model(str(exc))) from None
         return server.tool()(reported)
     return register
+
+
+def _for_model(result: Any) -> Any:
+    """A tool's output as the client's model reads it: its texts without any command that
+    would approve what the gate holds (:func:`consent.for_model`)."""
+    if isinstance(result, Acted | RunOut | FlowOut):
+        return result.model_copy(update={k: consent.for_model(v) for k, v in result
+                                         if isinstance(v, str)})
+    return result
 
 
 class Hub:
     """The server's phones (one per serial, opened on first use) and settings."""
 
-    def __init__(self, settings: Settings, device: str | None = None) -> None:
+    def __init__(self, settings: Settings, device: str | None = None,
+                 approve_on: Literal["elicitation", "mirror"] = "elicitation") -> None:
         self.settings = settings
         self.device = device
         self.phones: dict[str, Phone] = {}
         self.busy: dict[str, threading.Lock] = {}  # one call at a time drives a phone
+        self.approve_on = approve_on
+        self.grants = Grants()  # single-use tickets and the session's nos
+        self.mirror: Any = None  # the page asked with --approve-on mirror (open_mirror)
+
+    def open_mirror(self) -> str:
+        """Start the mirror page the human approves on (``--approve-on mirror``); its
+        one-time link, for the human's eyes only."""
+        from omg_agent.hitl.server import Mirror
+
+        self.mirror = Mirror(self.phone(self.device).driver).start()
+        return str(self.mirror.url)
+
+    def asks(self, serial: str) -> ConfirmationChannel | None:
+        """Who the gate asks in the middle of a call: the mirror page, or nobody (then a
+        held action is put to the human behind the client after the call holds it)."""
+        if self.mirror is None:
+            return None
+        return SessionAsks(self.mirror.channel, self.grants, serial)
 
     @contextmanager
     def using(self, device: str | None) -> Iterator[Phone]:
@@ -143,16 +173,20 @@ class Hub:
         return self.phones[serial]
 
     def run_dir(self, given: str) -> Path:
-        """A run folder of this server's runs directory (a name or a path inside it)."""
+        """A run folder of this server's runs directory: its name (what the tools return),
+        or a path inside it, absolute or relative to the working directory."""
         root = self.settings.runs_dir.resolve()
-        path = Path(given) if Path(given).is_absolute() else root / given
-        path = path.resolve()
-        if not path.is_relative_to(root) or not (path / "state.json").is_file():
-            raise ConfigError(f"run_dir {given!r}: not a run of {root} (give a run_dir "
-                              "that run_task returned)")
-        return path
+        path = Path(given)
+        for candidate in ([path] if path.is_absolute() else [root / path, path]):
+            found = candidate.resolve()
+            if found.is_relative_to(root) and (found / "state.json").is_file():
+                return found
+        raise ConfigError(f"run_dir {given!r}: not a run of this server (give the run_dir "
+                          "a tool returned: the run's name)")
 
     def close(self) -> None:
+        if self.mirror is not None:
+            self.mirror.close()
         for phone in self.phones.values():
             phone.close()
 
@@ -204,7 +238,9 @@ def _look_tools(server: MCPServer, hub: Hub) -> None:
 
 
 def _act_tools(server: MCPServer, hub: Hub) -> None:
-    """The tools that act on the phone, each through the gate (:func:`_gated`)."""
+    """The tools that act on the phone, each through the gate (:func:`.gated.gated`)."""
+    from omg_agent.mcp.gated import gated as _gated
+    from omg_agent.mcp.gated import point_or_anchor as _target
 
     async def gated(ctx: Context, device: str | None, action: dict[str, Any]) -> Held | Acted:
         return await _gated(hub, ctx, device, action)
@@ -253,81 +289,11 @@ def _act_tools(server: MCPServer, hub: Hub) -> None:
         return await gated(ctx, device, {"type": "launch", "app": app})  # type: ignore[return-value]
 
 
-async def _gated(hub: Hub, ctx: Context, device: str | None,
-                 action: dict[str, Any]) -> Held | Acted:
-    """``action`` through the sensitive-action gate: a held one is put to the human behind
-    the client; on the retry round, their answer to this very action decides."""
-    got = consent.answered(ctx)
-    if got is not None:  # the human's answer to this very action
-        state, verdict = got
-        if verdict.said is None:
-            return consent.pending(f"{verdict.retry} {state['question']}", state)
-        if verdict.said == "no":
-            return Acted(status="declined", detail=f"not done: the user said no to "
-                                                   f"{state['describe']}")
-        return await _act(hub, device, action, approved=state["describe"])
-    try:
-        return await _act(hub, device, action)
-    except ActionHeld as held:
-        text = consent.question(held.request.describe, held.request.reason)
-        refused = Acted(status="needs_confirmation", detail=str(held),
-                        how_to_approve=consent.how_to_approve(None))
-        describe = held.request.describe
-        state = {"describe": describe, "question": text}
-
-        async def carry_out(said: str) -> Acted:
-            if said == "no":
-                return Acted(status="declined", detail="not done: the user said no")
-            return await _act(hub, device, action, approved=describe)
-        return await _on_hold(ctx, text, state, carry_out, refused)
-
-
-def _target(text: str | None, resource_id: str | None, desc: str | None, x: int | None,
-            y: int | None) -> dict[str, Any]:
-    point = None if x is None and y is None else (x if x is not None else -1,
-                                                  y if y is not None else -1)
-    return target(text, resource_id, desc, point)
-
-
-async def _act(hub: Hub, device: str | None, action: dict[str, Any],
-               approved: str | None = None) -> Acted:
-    """Run ``action`` through the gate; ``approved``: the one held action a human allowed."""
-    def run() -> Acted:
-        with hub.using(device) as phone:
-            if approved is None:
-                done = phone.act(action)  # ActionHeld: put to the human
-            else:  # the yes is for exactly that action: anything else held is refused
-                try:
-                    done = phone.act(action, confirm=lambda request:
-                                     request.describe == approved)
-                except ActionHeld as held:
-                    status = "declined" if held.declined else "needs_confirmation"
-                    return Acted(status=status,  # type: ignore[arg-type]
-                                 detail=f"{held} (the screen changed since the yes)")
-        return Acted(status="ok" if done.ok else "failed", detail=done.detail)
-    return await anyio.to_thread.run_sync(run)
-
-
-async def _on_hold(ctx: Context, text: str, state: dict[str, Any],
-                   carry_out: Callable[[str], Awaitable[Any]], refused: Any) -> Any:
-    """Ask the human behind the client ``text``: now (handshake-era client), as an input
-    request (2026-07-28), or not at all (no elicitation: ``refused``)."""
-    if not consent.can_ask(ctx):
-        return refused
-    if consent.modern(ctx):
-        return consent.pending(text, state)
-    for _ in range(3):
-        verdict = await consent.ask_now(ctx, text)
-        if verdict.said is not None:
-            return await carry_out(verdict.said)
-        text = f"{verdict.retry} {text}"
-    return await carry_out("no")  # no clear yes after three asks
-
-
 def _run_tools(server: MCPServer, hub: Hub) -> None:
+    from omg_agent.mcp.gated import on_hold
     from omg_agent.mcp.runs import register_runs
 
-    register_runs(server, hub, _on_hold)
+    register_runs(server, hub, on_hold)
 
 
 def _resources(server: MCPServer, hub: Hub) -> None:

@@ -14,7 +14,9 @@ characters, then ``(+N more)`` says how many are not shown — never a silent cu
 content-desc (when it differs from the text), resource-id without the package prefix,
 centre in the 0–1000 normalized space the model answers in, state flags. Texts are JSON
 strings with whitespace collapsed, cut to :data:`MAX_TEXT` characters (extras 30, desc 40)
-with ``…``; a password field shows ``"•••"``, never its value. Elements of a window over
+with ``…``; a password field shows ``"•••"``, never its value, and with a ``mask`` (the run's
+secrets, :meth:`~omg_agent.core.secrets.SecretVault.mask`) every text is masked *before* it
+is cut, so a cut never leaves a piece of a secret. Elements of a window over
 the app (the keyboard, a system panel, another app's popup) follow a group line
 ``-- keyboard: com.google.android.inputmethod.latin --``. :func:`render` writes it,
 :func:`parse` reads it back into :class:`ParsedElement` records (lines that are not element
@@ -26,8 +28,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from omg_agent.core.geometry import ScreenGeometry
 from omg_agent.core.observation import UIElement
@@ -119,14 +121,19 @@ def group_line(element: UIElement) -> str:
     return f"-- {element.window}: {element.package} --"
 
 
-def render(elements: Iterable[UIElement], screen: ScreenGeometry | tuple[int, int]) -> str:
+def render(elements: Iterable[UIElement], screen: ScreenGeometry | tuple[int, int], *,
+           mask: Callable[[str], str] | None = None) -> str:
     """The element list of ``elements`` on ``screen`` (a geometry or a pixel size), one line
-    per element, a group line where a window over the app starts, or ``(no elements)``."""
+    per element, a group line where a window over the app starts, or ``(no elements)``;
+    ``mask`` is applied to every text before it is cut to fit."""
     if not isinstance(screen, ScreenGeometry):
         screen = ScreenGeometry.of_screen(screen)
     lines: list[str] = []
     group = ("", "")
     for e in elements:
+        if mask is not None:
+            e = replace(e, text=mask(e.text), desc=mask(e.desc), hint=mask(e.hint),
+                        extra_texts=tuple(map(mask, e.extra_texts)))
         here = (e.window, e.package if e.window else "")
         if e.window and here != group:
             lines.append(group_line(e))

@@ -9,7 +9,10 @@ sensitive-action cues (:mod:`omg_agent.guards.cues`) and the proof of a flow's c
 :func:`loading_cue` names the loading word a short label shows ("Loading…", "Searching…
 搜索中", "Please wait", "加载中", "正在搜索"); the executor's wait after an action
 (:mod:`omg_agent.drivers.loading`) reads it. It lives here, below the drivers, because
-reading a screen is perception's job (docs/architecture.md). Pure functions, no I/O.
+reading a screen is perception's job (docs/architecture.md). :func:`is_secret_field` says
+whether a field is for a password, a card number or a code, from what the field *is* (its
+id, hint, description): the gate asks before typing there, and the secret typer
+(:mod:`omg_agent.drivers.secret_places`) types a secret nowhere else. Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -34,6 +37,28 @@ def latin_words(text: str) -> list[str]:
 def cjk_part(text: str) -> str:
     """The Chinese characters of ``text``, in order, without spaces or punctuation."""
     return "".join(_CJK_RE.findall(compact(text)))
+
+
+_SECRET_EN = frozenset({"password", "passcode", "passwd", "pin", "cvv", "cvc", "card", "otp",
+                        "iban"})
+_SECRET_PHRASES_EN = ("security code", "verification code", "card number")
+_SECRET_ZH = ("密码", "卡号", "银行卡", "验证码", "安全码", "支付密码")
+
+
+def is_secret_field(*texts: str) -> str | None:
+    """The cue that makes a field with these texts (hint, resource-id, description) one for
+    secrets — a password, a card number, a CVV, a verification code — or ``None``."""
+    for text in texts:
+        if not text:
+            continue
+        words = latin_words(text.replace("_", " "))
+        joined = " ".join(words)
+        hit = next((w for w in words if w in _SECRET_EN), None) or next(
+            (p for p in _SECRET_PHRASES_EN if p in joined), None) or next(
+            (z for z in _SECRET_ZH if z in cjk_part(text)), None)
+        if hit:
+            return hit
+    return None
 
 
 # A label that *is* one of these (an ellipsis, a count or a second language aside) says the

@@ -46,8 +46,8 @@ OUTCOMES = {
     "infeasible": "The agent judged the task cannot be done.",
     "declined": "Stopped: you said no.",
     "interrupted": "Interrupted before the end (it can be resumed).",
-    "unverified": "Unverified: the model reports the task done, but nothing could check it "
-                  "on the phone — look at the phone.",
+    "unverified": "Unverified: the model reports the task done, but nothing in the run "
+                  "backs it on the phone — look at the phone.",
     "error": "The run stopped on an error.",
     "incomplete": "The run ended without a result.",
     "unfinished": "The run has no result: it was cut short or is still running.",

@@ -168,7 +168,8 @@ def test_a_run_held_at_pay_goes_on_with_the_users_yes_and_pays_once(vphone, tmp_
     with ModelDouble(payer) as double:
         held, approved = anyio.run(session, double.base_url)
     out = held.structured_content
-    assert out["status"] == "needs_confirmation" and "--answer yes" in out["how_to_approve"]
+    assert out["status"] == "needs_confirmation" and "approve" in out["how_to_approve"]
+    assert "--answer" not in out["how_to_approve"]  # no recipe a client could run itself
     assert len(asked) == 1 and "Pay" in asked[0]
     assert approved.structured_content["status"] == "done", approved
     assert len(shop.orders) == 1

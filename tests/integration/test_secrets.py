@@ -87,7 +87,7 @@ class LoginModel:
                             "text": answered.group(1)},
                            {"type": "tap", "target": _anchor("sign_in")})
         if "Wrong username or password" in text:
-            return _bundle({"type": "ask_user", "question": QUESTION})
+            return _bundle({"type": "ask_user", "question": QUESTION, "secret": True})
         # one bundle: open Login, then type into its fields found on the NEW screen
         return _bundle({"type": "launch", "app": LOGIN},
                        {"type": "type", "target": _anchor("username"), "text": "demo"},

@@ -131,7 +131,8 @@ def test_omg_secret_user_and_a_lowercase_option_resolve_uppercase_placeholders(
     with ModelDouble(SignsInWithPlaceholders()) as double:
         result = _run(["Sign in to Login as {{secret:USER}} with password {{secret:PW}}",
                        "--device", vphone.serial, "--driver", "adb", "--json",
-                       "--runs-dir", str(tmp_path / "runs"), "--secret", f"pw={password}"],
+                       "--runs-dir", str(tmp_path / "runs"), "--secret", f"pw={password}",
+                       "--secret", "USER@Login:username"],  # a user name: not a password
                       {"OMG_MODEL": "double", "OMG_BASE_URL": double.base_url,
                        "OMG_SECRET_USER": "demo", "OMG_ALLOW": "secret_entry"})
     assert result.exit_code == 0, result.output

@@ -11,3 +11,13 @@ def test_a_bare_http_option_serves_on_the_default_port() -> None:
 def test_an_http_option_with_a_port_keeps_it() -> None:
     assert bare_http(["--http", "9000", "-s", "x"]) == ["--http", "9000", "-s", "x"]
     assert bare_http(["-s", "x"]) == ["-s", "x"]
+
+
+def test_an_unknown_approve_on_is_refused_in_one_line_naming_the_choices() -> None:
+    from typer.testing import CliRunner
+
+    from omg_agent.cli import app
+
+    result = CliRunner().invoke(app, ["mcp", "--approve-on", "client"])
+    assert result.exit_code != 0
+    assert "elicitation" in result.output and "mirror" in result.output

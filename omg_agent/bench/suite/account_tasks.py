@@ -78,5 +78,5 @@ class AskPassword(Task):
             return []
         password = answer(ctx, self.question)
         if password is None:
-            return [ask(self.question)]
+            return [ask(self.question, secret=True)]
         return sign_in(phone, screen, self.user, password)

@@ -49,8 +49,10 @@ POST_NUMBER = re.compile(r"(?:Post |第)(\d+)")
 TOP_POSTS = 4  # posts whose Like button shows on a Feed scrolled to the top
 
 
-def ask(question: str) -> dict[str, Any]:
-    return {"type": "ask_user", "question": question}
+def ask(question: str, *, secret: bool = False) -> dict[str, Any]:
+    """An ``ask_user``; ``secret``: the question asks for a secret value (its answer is kept
+    secret and comes back as a placeholder)."""
+    return {"type": "ask_user", "question": question, **({"secret": True} if secret else {})}
 
 
 def point(x: int, y: int) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from omg_agent.vphone.apps.shop_catalog import (
     format_price,
     search,
 )
+from omg_agent.vphone.apps.shop_savings import savings_checkout
 from omg_agent.vphone.apps.shop_views import (
     PRICE_RED,
     PROMO_ITEM,
@@ -58,6 +59,7 @@ class ShopApp(App):
                   "promotions": ".PromotionsActivity"}
     promo_mode = "random"  # "always" | "never" | "random" (per launch, from the seed)
     promo_chance = 0.5
+    checkout_style = "plain"  # "plain" | "savings" (Pay now + a savings row: shop_savings)
     search_delay = 2.0  # seconds the results spinner turns before results show
 
     def __init__(self, env: AppEnv) -> None:
@@ -352,6 +354,11 @@ class ShopApp(App):
 
     def _build_checkout(self, kit: Kit, root: View) -> None:
         root.add(self._bar(kit, "Checkout 结算", cart=False))
+        if self.checkout_style == "savings":
+            lines = [(f"{BY_ID[pid].name} × {qty}", self.prices[pid] * qty)
+                     for pid, qty in self.cart.items()]
+            savings_checkout(kit, root, lines, self.cart_total(), self._pay, self.t)
+            return
         y = kit.content[1] + kit.dp(72)
         root.add(kit.text(kit.row(y, 28), self.t("Ship to", "收货地址"), size=14, color=MUTED))
         root.add(kit.text(kit.row(y + kit.dp(28), 32), ellipsize(

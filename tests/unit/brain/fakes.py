@@ -281,20 +281,21 @@ def orchestrator(world: FakeWorld, model: ScriptedModel, *, max_steps: int = 30,
                  recorder: Any = None, task: str = "the task",
                  confirm: ConfirmationChannel | None = None,
                  checkpoint: Path | None = None, safe_point: Callable[[], None] | None = None,
-                 **settings: Any) -> Iterator[Orchestrator]:
+                 secrets: Any = None, **settings: Any) -> Iterator[Orchestrator]:
     # the transitions under test involve the planner: adaptive unless a test picks a mode
     config = Settings(base_url="http://model.test/v1", model="scripted",
                       max_steps=max_steps, retry_backoff_s=0.001, retry_backoff_max_s=0.001,
                       **{"planning": "adaptive", **settings})
     http = httpx.Client(transport=httpx.MockTransport(model.handler))
     attempt = None if safe_point is None else (lambda record: safe_point())
-    with LLMClient(config, "operator", http_client=http, on_attempt=attempt) as llm, \
+    with LLMClient(config, "operator", http_client=http, on_attempt=attempt,
+                   secrets=secrets) as llm, \
             MemoryBank(None, "unit") as memory:
         saver = None if checkpoint is None else RunCheckpoint(checkpoint, "fake", memory,
                                                                recorder)
         yield Orchestrator(FakeDriver(world), llm, llm, memory, config, recorder, ask_user,
                            gatekeeper=gatekeeper(config, task, confirm), checkpoint=saver,
-                           before_turn=safe_point)
+                           before_turn=safe_point, secrets=secrets)
 
 
 def bundle(*actions: dict[str, Any], result: str = "success", **flags: Any) -> dict[str, Any]:

@@ -297,13 +297,17 @@ def test_a_run_past_its_deadline_stops_failed_at_the_next_turn_saying_why() -> N
 
 
 def test_a_run_within_its_deadline_is_not_touched_by_it() -> None:
-    def policy(contract: str, _text: str, _body: dict[str, Any]) -> Any:
+    def policy(contract: str, text: str, _body: dict[str, Any]) -> Any:
         if contract == "TaskPlan":
             return plan({"description": "see Settings", "checks": [
-                {"kind": "element", "text": "Settings"}]})
-        return bundle(step_complete=True)
+                {"kind": "element", "text": "Wi-Fi"}]})
+        screen = text.split("Elements on screen", 1)[-1]
+        return bundle(step_complete=True) if "Wi-Fi" in screen else bundle(tap("Settings"))
 
-    with orchestrator(_world(), ScriptedModel(policy), run_timeout_s=3600) as orch:
+    world = FakeWorld({"home": ("launcher", [el(1, "Settings")]),
+                       "settings": ("com.android.settings", [el(1, "Wi-Fi")])},
+                      lambda screen, action, element: "settings", "home")
+    with orchestrator(world, ScriptedModel(policy), run_timeout_s=3600) as orch:
         result = orch.run("see Settings")
     assert result.status == "done", result.summary()
     assert json.dumps(result.as_dict())  # the result stays plain data

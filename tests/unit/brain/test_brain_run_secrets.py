@@ -41,3 +41,47 @@ def test_a_task_past_the_limit_is_refused_saying_the_limit() -> None:
     check_task("x" * MAX_TASK_CHARS)
     with pytest.raises(ConfigError, match="at most 10,000 are accepted"):
         check_task("x" * (MAX_TASK_CHARS + 1))
+
+
+# -- where a secret may be typed (issue 34 §3) ------------------------------------------------
+def test_the_api_key_is_masked_but_never_typeable() -> None:
+    vault = run_secrets("Look up the weather", _settings({"OMG_API_KEY": "sk-live-0123456789ab"}))
+    assert vault.mask("k=sk-live-0123456789ab") == "k={{secret:api_key}}"
+    assert vault.unknown("{{secret:api_key}}") == ["api_key"]
+    assert vault.reveal("{{secret:api_key}}") == "{{secret:api_key}}"
+    with pytest.raises(ConfigError, match="no such secret"):
+        run_secrets("type {{secret:api_key}}", _settings({"OMG_API_KEY": "sk-live-0123456789ab"}))
+
+
+def test_secret_options_bind_a_secret_to_an_app_and_a_field() -> None:
+    from omg_agent.core.secrets import Binding, parse_secret_options
+
+    values, bound = parse_secret_options(["pw@Login:password=omg5865", "PIN@com.bank",
+                                          "user=demo"])
+    assert values == {"pw": "omg5865", "user": "demo"}
+    assert bound == {"pw": Binding("Login", "password"), "pin": Binding("com.bank")}
+    settings = Settings.load(env={"OMG_MODEL": "m", "OMG_BASE_URL": "http://127.0.0.1:9/v1",
+                                  "OMG_SECRET_PIN": "2468"},
+                             overrides={"secrets": values,
+                                        "bound_secrets": {n: str(b) for n, b in bound.items()}})
+    vault = run_secrets("Pay the bill", settings)
+    assert vault.binding("pw") == Binding("Login", "password")
+    assert vault.binding("pin") == Binding("com.bank") and vault.binding("user") == Binding()
+    for bad in ("@Login", "pw@", "pw@Login=", "hunter2"):
+        with pytest.raises(ValueError, match="NAME@APP") as err:
+            parse_secret_options([bad])
+        assert "hunter2" not in str(err.value)
+
+
+def test_a_binding_for_a_secret_nobody_gave_is_refused() -> None:
+    settings = Settings.load(env={"OMG_MODEL": "m", "OMG_BASE_URL": "http://127.0.0.1:9/v1"},
+                             overrides={"bound_secrets": {"pw": "Login"}})
+    with pytest.raises(ConfigError, match="--secret binds pw but no such secret is given"):
+        run_secrets("Sign in", settings)
+
+
+def test_a_config_file_never_says_where_a_secret_goes(tmp_path) -> None:
+    path = tmp_path / "omg.toml"
+    path.write_text('[bound_secrets]\npw = "Chrome:url_bar"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="cannot be set in a file"):
+        Settings.load(config_file=path, env={"OMG_MODEL": "m"})

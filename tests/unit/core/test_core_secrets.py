@@ -123,10 +123,13 @@ def test_questions_about_passwords_and_codes(question: str, secret: bool) -> Non
     assert asks_for_secret(question) is secret
 
 
-def test_an_answer_to_a_password_question_becomes_a_secret_and_others_do_not() -> None:
+def test_an_answer_is_a_secret_only_when_the_question_was_flagged_and_never_a_short_one(
+) -> None:
     vault = SecretVault()
-    vault.note_answer("Which colour?", "blue-green")
-    vault.note_answer("What is the password for demo?", " omg5865 ")
+    vault.note_answer("Which colour?", "blue-green", secret=False)
+    vault.note_answer("What is the password for demo?", "hunter-22", secret=False)
+    vault.note_answer("Try again with the password? (yes / no)", "yes", secret=True)
+    vault.note_answer("What is the password for demo?", " omg5865 ", secret=True)
     assert vault.names == ["password"] and vault.value("password") == "omg5865"
 
 

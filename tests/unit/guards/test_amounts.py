@@ -45,7 +45,7 @@ def m(value: str, currency: str | None = CNY) -> Money:
     ("3 euros", m("3", "EUR")),
     ("£7.5", m("7.5", "GBP")),
     ("1\u202f079,00 €", m("1079.00", "EUR")),
-    ("CHF 1'079", m("1079", None)),
+    ("CHF 1'079", m("1079", "CHF")),
     ("一百元", m("100")),
     ("两千五百块", m("2500")),
     ("十五元", m("15")),
@@ -57,8 +57,9 @@ def test_every_way_of_writing_an_amount_reads_the_same(text, expected):
 
 
 @pytest.mark.parametrize("text", ["1,07,9 yuan", "on 1.2.2024", "1,2,3 元", "1.0790,5 €"])
-def test_badly_grouped_digits_are_no_amount(text):
-    assert amounts_in(text) == []
+def test_badly_grouped_digits_are_unreadable_never_a_number(text):
+    [found] = amounts_in(text)
+    assert not found.readable and not Limit(m("1000000")).admits(found)
 
 
 @pytest.mark.parametrize(("raw", "value"), [
@@ -75,9 +76,10 @@ def test_only_amounts_with_a_currency_are_prices():
     assert amounts_in("Pixel 8 × 1") == [m("8", None), m("1", None)]
 
 
-def test_two_currencies_that_disagree_leave_the_amount_without_one():
-    assert amounts_in("$100元") == [m("100", None)]
-    assert priced("$100元") == []
+def test_two_currencies_that_disagree_make_the_amount_unreadable():
+    [found] = priced("$100元")
+    assert not found.readable and found.currency == "USD"
+    assert str(found) == 'an amount that cannot be read ("$100元")'
 
 
 def test_words_that_only_contain_a_currency_name_are_not_one():
@@ -165,9 +167,74 @@ def test_two_kinds_of_separators_make_the_last_one_the_decimal_point(raw, value)
 
 def test_chinese_numerals_with_a_bare_unit_and_mixed_signs():
     assert zh_number("十万") == 100_000 and zh_number("一百十") == 110
-    assert amounts_in("$一百元") == [m("100", None)]
+    assert not amounts_in("$一百元")[0].readable
     assert amounts_in("一百元 and ¥5") == [m("100"), m("5")]
 
 
 def test_limit_words_before_badly_grouped_digits_are_unreadable():
     assert parse_limit("at most 1,07,9 yuan") is UNREADABLE
+
+
+# -- issue 34: amounts read too low (limit ¥100, all allowed on main) ----------------------
+HUNDRED = Limit(m("100"))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1 079,00 €", m("1079.00", "EUR")),  # main: €79.00
+    ("¥1.2万", m("12000")),  # main: ¥1.2
+    ("1.2万元", m("12000")),  # main: ¥0
+    ("$1.2k", m("1200", "USD")),  # main: $1.2
+])
+def test_the_issues_renderings_read_their_whole_amount(text, expected):
+    assert priced(text) == [expected]
+    assert not HUNDRED.admits(expected)
+
+
+@pytest.mark.parametrize("text", [
+    "¥1\u201a079.00",  # SINGLE LOW-9 QUOTATION MARK for a comma; main: ¥1
+    "¥1\u2060,079.00",  # WORD JOINER before the comma; main: ¥1
+    "¥1\u200b079.00",  # ZERO WIDTH SPACE; main: ¥1
+])
+def test_an_unknown_character_between_digits_makes_the_amount_unreadable(text):
+    [found] = priced(text)
+    assert not found.readable and found.currency == "CNY"
+    assert not HUNDRED.admits(found) and not Limit(m("1000000000")).admits(found)
+    assert "cannot be read" in str(found)
+
+
+@pytest.mark.parametrize(("text", "value", "currency"), [
+    ("¥１,０７９.００", "1079.00", "CNY"), ("١٬٠٧٩٫٠٠ ¥", "1079.00", "CNY"),
+    ("₹१,०७९", "1079", "INR"), ("₹1,07,900", "107900", "INR"),
+    ("1\u202f079,00 €", "1079.00", "EUR"),
+    ("¥1\u3000079.00", "1079.00", "CNY"), ("1'079.50 CHF", "1079.50", "CHF"),
+    ("¥1万2千", "12000", "CNY"), ("¥1万2", "12000", "CNY"), ("¥3千万", "30000000", "CNY"),
+    ("两亿元", "200000000", "CNY"), ("$2M", "2000000", "USD"),
+    ("1.5 million dollars", "1500000", "USD"),
+    ("US$1bn", "1000000000", "USD"), ("₩10,000", "10000", "KRW"), ("10,000원", "10000", "KRW"),
+    ("HK$5", "5", "HKD"), ("¥ 1,079.00", "1079.00", "CNY"), ("1,079.00\u00a0€", "1079.00", "EUR"),
+])
+def test_digits_spaces_multipliers_and_currencies_of_the_world(text, value, currency):
+    assert priced(text) == [m(value, currency)]
+
+
+@pytest.mark.parametrize("text", [
+    "¥1O79", "¥1-079", "¥1·079", "¥1\u00a007", "¥1.2\u200b万", "¥\u200b1,079.00",
+    "1,079.00\u200b元", "¥1\n079.00", "¥1ʼ079", "¥1丨079",
+])
+def test_whatever_else_sits_between_or_beside_digits_is_unreadable(text):
+    assert [f.readable for f in priced(text)] == [False]
+
+
+def test_a_sign_between_two_numbers_counts_for_both():
+    assert priced("Qty 1 ¥4,999.00") == [m("4999.00")]  # a sign before digits is theirs
+    assert priced("5 € 10") == [m("5", "EUR"), m("10", "EUR")]  # either way: the higher wins
+    assert priced("¥99-¥199") == [m("99"), m("199")]
+
+
+def test_a_limit_takes_the_lower_reading_a_screen_the_higher():
+    assert priced("¥100 200") == [m("100200")]
+    assert parse_limit("at most ¥100 200 times") == Limit(m("100"))
+    assert parse_limit("up to 1 000 €") == Limit(m("1000", "EUR"))  # the € ends one number
+    assert parse_limit("up to 1 000,50") == Limit(m("1000.50", None))
+    assert parse_limit("at most ¥1\u200b000") is UNREADABLE
+    assert parse_money("¥1\u200b000") is None

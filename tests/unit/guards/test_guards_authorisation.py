@@ -31,7 +31,7 @@ A = Authorisation
     ("Sign in to Login as demo with password omg1234", [A("secret_entry", "Login")]),
     # Tasks that ask for a sensitive act are not a pre-authorisation of it.
     ("Buy one Pixel 8 in Shop and pay for it", []),
-    ("Delete the note titled Trip in Notes", []),
+    ("Delete the note titled Trip in Notes", [A("delete", "Trip")]),  # that note only
     ("Send Hi to the new number 13812345678 in Messages", []),
     ("Send Hi to my sister in Messages; ask me who that is", []),
     ("Find who wrote post 3 in Feed and send them Hi in Messages", []),

@@ -19,14 +19,8 @@ from omg_agent.guards.authorisation import (
     parse_authorisations,
     same_message,
 )
-from omg_agent.guards.sensitive import (
-    Gate,
-    message_text,
-    payment_amounts,
-    target_element,
-    text_at,
-    total_rows,
-)
+from omg_agent.guards.payable import payment_amounts, total_rows
+from omg_agent.guards.sensitive import Gate, message_text, target_element, text_at
 from omg_agent.perception.anchor import Anchorer
 
 A = Authorisation
@@ -72,9 +66,8 @@ def test_a_limit_the_user_states_is_kept(text, expected):
     ("Send hello to Alice", "Alice", "hello"),
     ("Send 'See you at 7' to Bob in Messages", "Bob", "See you at 7"),
     ("Send The meeting moved to 3pm to Alice in Messages", "Alice", "The meeting moved to 3pm"),
-    ("在信息里给妈妈发送：晚上回家吃饭。", "妈妈", "晚上回家吃饭。"),
+    ("在信息里给妈妈发送：晚上回家吃饭。", "妈妈", "晚上回家吃饭"),
     ("Reply Hi in the conversation with 张伟 in Messages", "张伟", "Hi"),
-    ("Reply to the conversation with Bob", "Bob", None),
 ])
 def test_a_send_named_in_the_task_authorises_its_text_only(text, target, said):
     assert parse_authorisations(text) == [A("send", target, "task", text=said)]
@@ -436,15 +429,23 @@ def test_targets_drop_articles_stop_words_and_generic_objects(text, expected):
     assert parse_authorisations(text) == expected
 
 
-# -- a limit stated without a permission restricts the permissions given elsewhere ---------
-@pytest.mark.parametrize(("text", "limit"), [
-    ("Buy a cable in Shop, spend no more than ¥50", at_most("50")),
-    ("Buy a phone; the budget is under $300", Limit(Money(Decimal(300), "USD"),
-                                                    inclusive=False)),
-    ("最多花100元买一个充电宝", at_most("100")),
-    ("Buy a phone, at most one hundred dollars", UNREADABLE),
+# -- a limit stated with a purchase grants within it; stated alone, it restricts ------------
+@pytest.mark.parametrize(("text", "target", "limit"), [
+    ("Buy a cable in Shop, spend no more than ¥50", "Shop", at_most("50")),
+    ("Buy a phone; the budget is under $300", None, Limit(Money(Decimal(300), "USD"),
+                                                          inclusive=False)),
+    ("最多花100元买一个充电宝", None, at_most("100")),
+    ("Buy a phone, at most one hundred dollars", None, UNREADABLE),
 ])
-def test_a_spending_limit_in_the_task_is_a_restriction(text, limit):
+def test_a_spending_limit_with_a_purchase_grants_within_it(text, target, limit):
+    assert parse_authorisations(text) == [A("payment", target, limit=limit)]
+
+
+@pytest.mark.parametrize(("text", "limit"), [
+    ("Look at the cart in Shop; never spend more than ¥50", at_most("50")),
+    ("Check the prices in Shop. The budget is ¥100.", at_most("100")),
+])
+def test_a_spending_limit_alone_is_a_restriction(text, limit):
     assert parse_authorisations(text) == [A("payment", None, limit=limit, grants=False)]
 
 
@@ -455,13 +456,13 @@ def test_counts_prices_and_other_sentences_are_no_restriction(text):
 
 
 def test_a_restriction_alone_lets_nothing_through_and_holds_an_allow(checkout):
-    spend = parse_authorisations("Pay for the order in Shop, spending no more than ¥50")
+    spend = parse_authorisations("Look at the order in Shop, spending no more than ¥50")
     alone = decide(spend, checkout)
     assert alone.needs_confirmation and "beyond" not in alone.sensitivity.reason
     held = decide([*spend, *parse_allow(["payment"])], checkout)
     assert held.needs_confirmation
     assert "¥1,079.00 is beyond your limit (at most ¥50)" in held.sensitivity.reason
-    roomy = parse_authorisations("Pay for the order in Shop, spending no more than ¥2,000")
+    roomy = parse_authorisations("Look at the order in Shop, spending no more than ¥2,000")
     assert decide([*roomy, *parse_allow(["payment"])], checkout).allowed
     assert str(spend[0]) == "payment limited to at most ¥50"
 

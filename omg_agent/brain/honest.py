@@ -1,0 +1,176 @@
+"""Honest done (DESIGN.md §5): a check that held before the run acted proves nothing, and a
+task of a sensitive class is done only with an action of that class the user let through.
+
+Three parts of one rule, over the run's :class:`~omg_agent.brain.run_state.RunState`:
+
+- **Baselines** (:func:`look`): the run keeps its earliest screens (elements only, from the
+  first observation before any action on) and gives every check it knows — each plan
+  step's checks, the operator's end checks, a planner's evidence — the value it had on the
+  first of those screens that tells it (:func:`~omg_agent.brain.verify.determines`: a
+  switch's state where the switch was first seen); a check that an element is (or is not)
+  on the screen also gets its value on each app's first kept screen, and is judged against
+  the first screen of the app it holds in now when the run saw that app before (a list the
+  run merely opened showed its rows before it acted). Values are saved with the state; a
+  resumed process keeps them, and a check it meets first has none.
+- **Effects** (:func:`acted_on`): the elements the run's actions landed on and that went
+  through. A check that held at first sight (or has no value) proves something only when
+  an action landed on the element it names (:func:`backed`).
+- **The ending** (:func:`finish_done`): every ``done`` goes through here. The plan's end
+  checks must hold a check that changed or is backed (:func:`unproven_end`; not for a step
+  that reads a value, :func:`changes`), and a task
+  that asks to pay, send or delete needs that class in the gate's ledger, carried out ok
+  (:func:`~omg_agent.guards.ledger.missing_passage`). Otherwise the run ends
+  ``unverified`` (exit 9) with the reason — never ``done``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from PIL import Image
+
+from omg_agent.brain.budget import StopReport
+from omg_agent.brain.run_context import RunContext
+from omg_agent.brain.run_state import RunState
+from omg_agent.brain.verdicts import DONE_HINT
+from omg_agent.brain.verify import check_failure, determines, filled
+from omg_agent.core.checks import ElementCheck, StepCheck
+from omg_agent.core.contracts import TaskStep
+from omg_agent.core.geometry import Bounds
+from omg_agent.core.observation import Observation, UIElement
+from omg_agent.drivers.base import ActionOutcome
+from omg_agent.guards.ledger import Passage, missing_passage
+from omg_agent.perception.anchor import match_anchor
+
+MAX_SEEN = 40  # the earliest distinct screens kept (elements only)
+MAX_TOUCHED = 400  # elements acted on, newest kept
+_DOT = Image.new("RGB", (1, 1))  # a kept screen's picture: only its elements are read
+UNPROVEN_HINT = ("look at the phone: the run could not show the task done (finish it "
+                 "yourself, or run it again with checks of what it changes)")
+
+
+def check_key(check: StepCheck) -> str:
+    """The one name a check's baseline is kept under (its fields, as written)."""
+    return json.dumps(check.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+
+
+def look(run: RunContext, obs: Observation) -> None:
+    """Note a screen the run observed: kept while it is one of the run's earliest (from a
+    screen before any action on), and every known check without a value gets one."""
+    s = run.state
+    fresh = not s.seen and not s.touched and not any(r.acted for r in s.records)
+    if (s.seen or fresh) and len(s.seen) < MAX_SEEN \
+            and all(o.screen_hash != obs.screen_hash or not obs.screen_hash for o in s.seen):
+        s.seen.append(Observation(_DOT, obs.elements, obs.package, obs.activity,
+                                  obs.screen_hash, geometry=obs.screen))
+        s.apps.setdefault(obs.package, obs.screen_hash)
+    remember(run, [c for step in s.todo.steps for c in step.checks])
+
+
+def remember(run: RunContext, checks: Iterable[StepCheck]) -> None:
+    """Give each of ``checks`` without a value its value on the earliest kept screen that
+    tells it (none yet: it gets one on a later look, or never); a check that an element is
+    (or is not) on the screen also gets its value on each app's first kept screen."""
+    s = run.state
+    for check in checks:
+        key = check_key(check)
+        wanted = filled(check, run.memory.substitute)
+        first = None if key in s.baseline else next(
+            (o for o in s.seen if determines(wanted, o)), None)
+        if first is not None:
+            s.baseline[key] = not check_failure(wanted, first, run.memory.get)
+        if not _on_screen(check):
+            continue
+        for o in s.seen:
+            where = f"{key}@{o.package}"
+            if where not in s.baseline and s.apps.get(o.package) == o.screen_hash:
+                s.baseline[where] = not check_failure(wanted, o, run.memory.get)
+
+
+def _on_screen(check: StepCheck) -> bool:
+    """An element present or absent, no state: told by any screen."""
+    return isinstance(check, ElementCheck) and check.shows is None \
+        and check.checked is None and check.selected is None
+
+
+def acted_on(s: RunState, outcomes: Iterable[ActionOutcome]) -> None:
+    """The elements actions landed on and went through: the run's effects."""
+    for o in outcomes:
+        e = o.element
+        if o.ok and e is not None and not e.password:
+            s.touched.append({"text": e.text, "desc": e.desc, "resource_id": e.resource_id})
+    del s.touched[:-MAX_TOUCHED]
+
+
+def backed(check: StepCheck, touched: Sequence[dict[str, str]]) -> bool:
+    """Whether an action of the run landed on the element ``check`` names."""
+    if not isinstance(check, ElementCheck):
+        return False
+    anchor = check.anchor()
+    return any(match_anchor(anchor, [_element(t)]) is not None for t in touched)
+
+
+def _element(t: dict[str, str]) -> UIElement:
+    return UIElement(0, "", "", Bounds(0, 0, 1, 1), text=t.get("text", ""),
+                     desc=t.get("desc", ""), resource_id=t.get("resource_id", ""))
+
+
+def proves(s: RunState, check: StepCheck) -> bool:
+    """A check that passes now (on ``s.last_obs``) is evidence of the run's work: it was
+    false when the run first saw what it names, or an action of the run landed there. For
+    an element on the screen, "first saw" is the first screen of the app it shows in now,
+    when the run saw that app before — any text of a list the run merely opened was there
+    before it acted — else the run's first screen."""
+    key = check_key(check)
+    value = s.baseline.get(key)
+    now = s.last_obs
+    if _on_screen(check) and now is not None:
+        first = s.apps.get(now.package)
+        if first is not None and first != now.screen_hash:
+            value = s.baseline.get(f"{key}@{now.package}", value)
+    return value is False or backed(check, s.touched)
+
+
+def unproven_end(run: RunContext, checks: Sequence[StepCheck]) -> str | None:
+    """Why passing ``checks`` show nothing the run did (``None``: one of them does)."""
+    remember(run, checks)
+    if any(proves(run.state, c) for c in checks):
+        return None
+    said = "; ".join(c.describe() for c in checks) or "no checks"
+    return f"its checks already held before the run acted ({said})"
+
+
+def changes(step: TaskStep | None) -> bool:
+    """Whether ``step``'s checks must show a change: a step that reads a value
+    (``data_output``) changes nothing — its checks say where the value shows, and the value
+    saved is its result."""
+    return step is not None and bool(step.checks) and not step.data_output
+
+
+def passages(run: RunContext) -> list[Passage]:
+    """What the gate let go in this run (all its processes)."""
+    return run.gatekeeper.passed.entries if run.gatekeeper is not None else run.state.passed
+
+
+def finish_done(run: RunContext, answer: str, report: StopReport | None = None) -> None:
+    """End the run ``done`` with ``answer`` — when the phone and the gate back it; else
+    ``unverified``, saying why (see the module doc)."""
+    s = run.state
+    final = s.todo.steps[-1] if s.todo.steps else None
+    why = unproven_end(run, final.checks) if final is not None and changes(final) else None
+    why = why or missing_passage(s.task, passages(run))
+    answer = run.memory.substitute(answer)
+    if why is None:
+        s.finish("DONE", answer, report or StopReport(
+            tuple(s.todo.done()), "the task is complete", DONE_HINT))
+        return
+    if s.todo.steps:
+        s.todo.untick_from(len(s.todo.steps) - 1)
+    run.event("done_unproven", reason=why, answer=answer)
+    s.finish("UNVERIFIED", answer, StopReport(
+        tuple(s.todo.done()), f"the task was reported done, but {why}", UNPROVEN_HINT))
+
+
+__all__ = ["UNPROVEN_HINT", "acted_on", "backed", "changes", "check_key", "finish_done", "look",
+           "passages", "proves", "remember", "unproven_end"]

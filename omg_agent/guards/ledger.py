@@ -1,0 +1,145 @@
+"""What the gate let through: the run's sensitive actions, by whose word, and whether they ran.
+
+The gate (:class:`~omg_agent.guards.gatekeeper.GateKeeper`) appends a :class:`Passage` to its
+:class:`Ledger` for every sensitive action it lets go — by the user's authorisation (the task
+they typed, ``--allow``, their config) or by a human's yes (live, or on resume) — and the
+one who ran the action settles it with what the executor reported. Honest done (DESIGN.md §5)
+reads it: a task of a sensitive class (:func:`task_classes`: paying, sending, deleting) is
+done only when the ledger holds a passage of that class that went through
+(:func:`missing_passage`). The model's words never add to it. Pure data, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from omg_agent.guards.authorisation import _VERB_CLASS
+from omg_agent.guards.cues import SensitiveClass
+from omg_agent.guards.grant import same_message
+from omg_agent.guards.send_words import sends
+from omg_agent.perception.labels import latin_words
+
+DONE_CLASSES: tuple[SensitiveClass, ...] = ("payment", "send", "delete")
+# a task's verb opens a clause: "Pay for …", "Open Shop and pay", "go to Notes to delete" —
+# not "read the last message", "check my order", "don't pay"
+_OPENERS = frozenset({"and", "then", "to", "please", "also", "now", "first", "finally"})
+_CLAUSES = re.compile(r"[,.;:!?\n，。；：！？、]+")
+_DICTATED = re.compile(r"[\"“「『].*?[\"”」』]|(?::\s|：).*", re.DOTALL)
+_ZH_NEGATION = ("不", "别", "勿", "禁止", "无需", "不用", "不要")
+_NOUNS = {"payment": "payment", "send": "send", "delete": "delete"}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One sensitive action the gate let go: its class, what it was (the gate's
+    ``describe``), ``by`` whose word (``human``: a yes; ``authorisation``: what the user
+    granted), ``ok``: what the executor reported (``None``: not run, or not reported), and
+    for a send the ``text`` the gate read in the message box."""
+
+    cls: str
+    describe: str
+    by: str
+    ok: bool | None = None
+    text: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cls": self.cls, "describe": self.describe, "by": self.by, "ok": self.ok,
+                "text": self.text}
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> Passage:
+        ok, text = data.get("ok"), data.get("text")
+        return cls(str(data.get("cls", "")), str(data.get("describe", "")),
+                   str(data.get("by", "")), ok if isinstance(ok, bool) else None,
+                   text if isinstance(text, str) else None)
+
+
+@dataclass
+class Ledger:
+    """The passages of one run, oldest first; ``open`` the ones of the last review not
+    settled yet, each with its index in the actions that review judged."""
+
+    entries: list[Passage] = field(default_factory=list)
+    open: list[tuple[int, int]] = field(default_factory=list)
+
+    def let(self, sensitivity: Any, by: str, at: int) -> None:
+        """The gate let the ``at``-th action of its review go (nothing when it is harmless:
+        ``sensitivity`` is ``None``)."""
+        if sensitivity is not None:
+            self.entries.append(Passage(sensitivity.cls, sensitivity.describe, by,
+                                        text=getattr(sensitivity, "text", None)))
+            self.open.append((len(self.entries) - 1, at))
+
+    def settle(self, went_through: Callable[[int], bool], since: int = 0) -> None:
+        """The actions of the last review ran: ``went_through(at)`` says whether the one at
+        ``at`` was reported ok. Only passages from entry ``since`` on are that review's (an
+        older one nobody settled stays unreported)."""
+        for entry, at in self.open:
+            if entry >= since:
+                self.entries[entry] = replace(self.entries[entry], ok=went_through(at))
+        self.open = []
+
+    def restore(self, saved: Iterable[Passage]) -> list[Passage]:
+        """A resumed run: the passages its earlier processes saved come first. Returns the
+        list the gate appends to (the run state keeps that very list)."""
+        if saved is self.entries:
+            return self.entries
+        self.entries[:0] = list(saved)
+        self.open = [(entry + len(self.entries), at) for entry, at in self.open]
+        return self.entries
+
+
+def task_classes(task: str) -> tuple[SensitiveClass, ...]:
+    """The sensitive classes (of :data:`DONE_CLASSES`) the user's ``task`` asks for, by its
+    verbs — the authorisation parser's verb list, read where a verb opens a clause. Text the
+    task dictates (quoted, or after a colon: a note's body "Call me back") is no verb."""
+    whole, task = task, _DICTATED.sub(" ", task)
+    found: list[SensitiveClass] = []
+    for clause in _CLAUSES.split(task):
+        words = latin_words(clause)
+        for i, word in enumerate(words):
+            cls = _VERB_CLASS.get(word)
+            if cls in DONE_CLASSES and (i == 0 or words[i - 1] in _OPENERS):
+                found.append(cls)
+    for cue, cls in _VERB_CLASS.items():
+        if len(cue) < 2 or cls not in DONE_CLASSES or not re.search(r"[\u4e00-\u9fff]", cue):
+            continue
+        for m in re.finditer(cue, task):
+            if not task[max(0, m.start() - 2):m.start()].endswith(_ZH_NEGATION):
+                found.append(cls)
+    if stated_messages(whole):  # "给妈妈发消息说我到了": a send the task states in full
+        found.append("send")
+    return tuple(c for c in DONE_CLASSES if c in found)
+
+
+def stated_messages(task: str) -> list[str]:
+    """The messages ``task`` dictates ("Send See you at 7 to Bob", "给妈妈发送：…"), to
+    anyone — the authorisation parser's send patterns, whatever the recipient."""
+    found: list[str] = []
+    for _, text in sends(task):
+        if text.strip() and text.strip() not in found:
+            found.append(text.strip())
+    return found
+
+
+def missing_passage(task: str, passages: Sequence[Passage]) -> str | None:
+    """Why ``task`` cannot be done on what the run did (``None``: it can): a task that asks
+    to pay, send or delete needs an action of that class the user granted or approved,
+    carried out ok — for a send of a message the task dictates, that message."""
+    for cls in task_classes(task):
+        went = [p for p in passages if p.cls == cls and p.ok]
+        if not went:
+            return (f"the task asks for a {_NOUNS[cls]}, but no {_NOUNS[cls]} in this run "
+                    "was approved or authorised by the user and carried out")
+        said = stated_messages(task) if cls == "send" else []
+        if said and not any(p.text is not None and same_message(p.text, m)
+                            for p in went for m in said):
+            return f"no message sent in this run was the one the task gives ({said[0]!r})"
+    return None
+
+
+__all__ = ["DONE_CLASSES", "Ledger", "Passage", "missing_passage", "stated_messages",
+           "task_classes"]
