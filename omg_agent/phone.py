@@ -283,11 +283,11 @@ class Phone:
 
     def _lease(self, what: str, stack: ExitStack) -> Any:
         from omg_agent.drivers.desktop import is_desktop
-        from omg_agent.drivers.lease import DeviceLease, default_lease_dir
+        from omg_agent.drivers.lease import phone_lease
 
         if is_desktop(self.serial):
             return None
-        lease = DeviceLease(self.serial, default_lease_dir(), what=what)
+        lease = phone_lease(self.serial, what)
         lease.acquire(self._wait_device)  # DeviceBusy names the holder
         stack.callback(lease.release)
         return lease

@@ -30,7 +30,7 @@ from statistics import median
 from omg_agent.bench.suite_run import SuitePlan, load_tasks
 from omg_agent.fleet.devices import FleetDevice
 from omg_agent.fleet.jobs import suite_on_fleet
-from omg_agent.fleet.scheduler import LocalBackend
+from omg_agent.fleet.local_backend import LocalBackend
 
 FAST = ("feed.comment,notes.delete_missing,messages.no_conversation,"
         "settings.missing_option.zh,feed.like_post.zh,settings.missing_option,"

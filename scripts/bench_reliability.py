@@ -16,6 +16,12 @@ the soak:
 
     .venv/bin/python scripts/bench_reliability.py --runs 0 --contention 5
 
+Issue 38's fleet faults (:mod:`omg_agent.fleet.faults`), ``--fleet N`` trials of each: a
+SIGKILLed local-pool worker, both vphones of two slots stopped mid-task, one phone given
+under two names, a run started beside a fleet and a fleet started beside a run::
+
+    .venv/bin/python scripts/bench_reliability.py --runs 0 --fleet 3
+
 ``--disk-full [KIB ...]`` runs the disk-full fault instead (issue 25; needs root for
 ``mount -t tmpfs``): the same task through the real CLI with ``--runs-dir`` on a tmpfs of
 each size, resumed after the tmpfs grows when it stopped; see :func:`disk_full_fault`.
@@ -91,6 +97,8 @@ def main() -> int:
     parser.add_argument("--json", help="also write every run as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no line per run")
     add_contention_args(parser)
+    parser.add_argument("--fleet", type=int, default=0, metavar="N",
+                        help="N trials of each fleet fault (0: none)")
     parser.add_argument("--disk-full", type=int, nargs="*", metavar="KIB",
                         help="run the disk-full fault instead, on tmpfs runs folders of these "
                              f"sizes (default {' '.join(map(str, DISK_SIZES_KB))}; root only)")
@@ -114,6 +122,7 @@ def main() -> int:
               file=sys.stderr, flush=True)
 
     run_contention(args)
+    run_fleet_faults(args)
     if args.runs == 0:
         return 0
     cfg = SoakConfig(runs=args.runs, seed=args.seed, offline_s=tuple(args.offline))
@@ -170,6 +179,30 @@ def run_contention(args: argparse.Namespace) -> None:
     print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
           f"scripts/bench_reliability.py --runs 0 --contention {args.contention} "
           f"--seed {args.seed}\n")
+
+
+# -- issue 38: fleet faults --------------------------------------------------------------
+def run_fleet_faults(args: argparse.Namespace) -> None:
+    """Print the fleet-fault table (``--fleet N``)."""
+    from omg_agent.fleet.faults import FLEET_FAULTS, fleet_table, fleet_trial
+
+    if args.fleet < 1:
+        return
+    trials = []
+    started = time.perf_counter()
+    for _ in range(args.fleet):
+        for fault in FLEET_FAULTS:
+            trial = fleet_trial(fault)
+            trials.append(trial)
+            if not args.quiet:
+                print(f"{fault:22} done {trial.done} failed {trial.failed} never started "
+                      f"{trial.never_started} misreported {trial.misreported} side effects "
+                      f"{trial.side_effects} {'completed' if trial.completed else 'NOT'} "
+                      f"{trial.wall_s:5.1f} s" + (f"  ({trial.error})" if trial.error else ""),
+                      file=sys.stderr, flush=True)
+    print(fleet_table(trials))
+    print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
+          f"scripts/bench_reliability.py --runs 0 --fleet {args.fleet}\n")
 
 
 if __name__ == "__main__":

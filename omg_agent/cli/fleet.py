@@ -40,7 +40,7 @@ def open_backend(ray: str | None, devices: list[str], vphones: int, out: Path) -
 
         return RayBackend(ray)
     from omg_agent.fleet.devices import local_devices
-    from omg_agent.fleet.scheduler import LocalBackend
+    from omg_agent.fleet.local_backend import LocalBackend
 
     chosen = local_devices(devices, vphones)
     if not chosen:
@@ -68,8 +68,9 @@ def run(
                                     "nothing."),
 ) -> None:
     """Run every task of TASKS.yaml, each on a free device that fits it; a task whose device
-    drops is retried once on another. Exit 1 if a task did not succeed. A goal's words
-    ("you may pay") grant nothing: only --allow does.
+    drops or whose worker dies is retried once on another. A phone named twice is used
+    once; a phone another agent drives is not used. Exit 1 unless every task is done. A
+    goal's words ("you may pay") grant nothing: only --allow does.
 
     Examples:
 
@@ -95,19 +96,29 @@ def run(
                           f"({backend.name}) → {folder}", highlight=False)
         result = run_fleet(jobs, backend, folder,
                            fleet_line(lambda s: err_console.print(s, highlight=False)))
+    _report(result, folder, as_json)
+
+
+def _report(result: Any, folder: Path, as_json: bool) -> None:
+    """fleet.json, the notes, and the records (JSON) or one summary line; exit 1 unless
+    every task is done."""
     from omg_agent.durable import write_atomic
 
+    counts = result.tally()
     write_atomic(folder / "fleet.json", json.dumps(  # whole or not at all, as every record
-        {"backend": result.backend, "wall_s": result.wall_s, "records": result.records},
+        {"backend": result.backend, "wall_s": result.wall_s, "summary": counts,
+         "notes": result.notes, "records": result.records},
         ensure_ascii=False, indent=1, default=str))
+    for note in result.notes:
+        err_console.print(f"note: {escape(note)}", highlight=False)
     if as_json:
         typer.echo(json.dumps(result.records, ensure_ascii=False, indent=1, default=str))
     else:
-        ok = sum(1 for r in result.records if r["success"])
-        typer.echo(f"{ok}/{len(result.records)} tasks succeeded in {result.wall_s:.1f} s "
-                   f"on {len(result.devices)} devices ({result.backend}); "
-                   f"results: {folder / 'fleet.json'}")
-    if not all(r["success"] for r in result.records):
+        typer.echo(f"{counts['done']} done, {counts['failed']} failed, "
+                   f"{counts['never_started']} never started of {len(result.records)} tasks "
+                   f"in {result.wall_s:.1f} s on {len(result.devices)} devices "
+                   f"({result.backend}); results: {folder / 'fleet.json'}")
+    if counts["done"] != len(result.records):
         raise typer.Exit(1)
 
 

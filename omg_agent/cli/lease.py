@@ -65,7 +65,7 @@ def take_lease(serial: str, what: str, wait_s: float | None = None,
     ``None`` for a desktop. Another holder: exit 7 naming it (then ``hint``), or wait
     ``wait_s`` seconds."""
     from omg_agent.drivers.desktop import is_desktop
-    from omg_agent.drivers.lease import DeviceLease, Holder, default_lease_dir
+    from omg_agent.drivers.lease import Holder, phone_lease
 
     if is_desktop(serial):
         return None
@@ -77,7 +77,7 @@ def take_lease(serial: str, what: str, wait_s: float | None = None,
         err_console.print(f"waiting{limit}: {holder.busy()}", soft_wrap=True,
                           highlight=False, markup=False)
 
-    lease = DeviceLease(serial, default_lease_dir(), what=what)
+    lease = phone_lease(serial, what)
     try:
         lease.acquire(wait_s or 0.0, on_wait=waiting)
     except DeviceBusy as exc:

@@ -10,11 +10,16 @@ which run folder — so the one refused can name its holder in one line
 (:class:`~omg_agent.errors.DeviceBusy`).
 
 Leases are keyed by the device's identity (:func:`device_key`), not by the spelling of its
-serial: ``127.0.0.1:5555``, ``localhost:5555`` and ``emulator-5554`` (whose adbd listens on
-the console port + 1) are one phone. They live in the user's runtime folder
-(:func:`default_lease_dir`: ``$XDG_RUNTIME_DIR/omg-agent/leases``, else a 0700 folder
-``/tmp/omg-agent-<uid>/leases``); callers pass the folder explicitly. Only drivers take
-leases; what merely watches (the mirror's viewers, ``observe``) shares or needs none.
+serial: ``127.0.0.1:5555``, ``localhost:5555``, ``0.0.0.0:5555``, ``[::]:5555``, this
+host's own addresses and names, and ``emulator-5554`` (whose adbd listens on the console
+port + 1) are one phone. Where the phone answers its adb server, its ``ro.serialno`` is a
+second key (:func:`lease_keys`), so a phone seen under two serials (USB and Wi-Fi, or two
+adb names) is one phone too; a lease holds all its keys' locks. They live in one folder per
+user and machine that every environment of that user resolves the same way
+(:func:`default_lease_dir`: ``/tmp/omg-agent-<uid>/leases``, 0700, from the process's uid
+and no environment variable — cron, ``sudo -u``, service units and login shells agree);
+callers pass the folder explicitly. Only drivers take leases; what merely watches (the
+mirror's viewers, ``observe``) shares or needs none.
 
 Lock files are never deleted: removing a lock file while another process has it open would
 let two processes each lock "the" file. A released lease leaves an empty file behind.
@@ -33,9 +38,10 @@ import re
 import socket
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from omg_agent.errors import DeviceBusy, OmgError
 
@@ -46,13 +52,13 @@ FIRST_POLL_S = 0.05
 MAX_POLL_S = 0.5
 
 
-def default_lease_dir() -> Path:
-    """Where leases live by convention: ``$XDG_RUNTIME_DIR/omg-agent/leases`` (a per-user
-    folder the system empties at logout), else ``/tmp/omg-agent-<uid>/leases``."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "").strip()
-    if runtime:
-        return Path(runtime) / "omg-agent" / "leases"
-    return Path("/tmp") / f"omg-agent-{os.getuid()}" / "leases"  # noqa: S108 (checked 0700)
+def default_lease_dir(uid: int | None = None) -> Path:
+    """Where leases live: ``/tmp/omg-agent-<uid>/leases`` (checked 0700 and ours). Not
+    ``$XDG_RUNTIME_DIR``, which a login shell sets and cron, ``sudo`` and service units do
+    not (each side would lock in its own folder), and not the home folder, which may be
+    shared between machines over NFS while device addresses (``127.0.0.1:5555``) are per
+    machine."""
+    return Path("/tmp") / f"omg-agent-{os.getuid() if uid is None else uid}" / "leases"  # noqa: S108
 
 
 def device_key(serial: str, resolve: Callable[[str], str] | None = None) -> str:
@@ -83,9 +89,59 @@ def _resolve(host: str) -> str:
         if not found:
             return host.lower()
         ip = ipaddress.ip_address(found[0].split("%")[0])
-    if ip.is_loopback:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    # 0.0.0.0 and :: (connecting to them reaches this host) and this host's own addresses
+    # reach the same adb listener as 127.0.0.1
+    if ip.is_loopback or ip.is_unspecified or _own_address(ip):
         return "127.0.0.1"
-    return str(ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else str(ip)
+    return str(ip)
+
+
+def _own_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether ``ip`` is an address of this host (one a socket can bind to)."""
+    family = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((str(ip), 0))
+    except OSError:
+        return False
+    return True
+
+
+def lease_keys(serial: str, serialno: str | None = None, server: str = "",
+               resolve: Callable[[str], str] | None = None) -> tuple[str, ...]:
+    """Every key of the phone behind ``serial``, sorted (the order locks are taken in, so
+    two leases never wait on each other crosswise): its address key (on a remote adb
+    ``server`` ``HOST:PORT``, qualified by it) and its ``ro.serialno`` when known. A USB
+    serial is adb's name for the ``ro.serialno`` itself, so both spellings meet."""
+    key = device_key(serial, resolve)
+    if server:
+        host, _, port = server.rpartition(":")
+        key = f"{key}@{(resolve or _resolve)(host.strip('[]'))}:{port}"
+    found = {key}
+    if serialno and serialno.strip() and serialno.strip() not in ("unknown", "0123456789ABCDEF"):
+        found.add(serialno.strip())
+    return tuple(sorted(found))
+
+
+def serialno_of(serial: str, client: object | None = None, timeout_s: float = 3.0
+                ) -> str | None:
+    """``ro.serialno`` of ``serial`` as its adb server answers (``client``: an
+    ``adbutils.AdbClient``, default the local server); None when it does not answer."""
+    import adbutils
+
+    adb: Any = client or adbutils.AdbClient()
+    try:
+        # asked only of a device the server lists in state "device" (adbutils leaves a
+        # socket open when a shell names an unknown one)
+        if hasattr(adb, "device_list") and serial not in {d.serial for d in adb.device_list()}:
+            return None
+        answer = adb.device(serial).shell("getprop ro.serialno", timeout=timeout_s)
+    except Exception:  # noqa: BLE001 (no server, no such device, offline: no second key)
+        return None
+    text = str(answer).strip()
+    return text if text and len(text) <= 100 and text.isprintable() else None
 
 
 def lease_file(root: Path, key: str) -> Path:
@@ -129,40 +185,46 @@ class Holder:
 
 
 class DeviceLease:
-    """The lease on one device. ``acquire`` it (context manager: ``with lease:``), note the
-    run folder once known, ``release`` (or let the process die)."""
+    """The lease on one device (all its keys: :func:`lease_keys`). ``acquire`` it (context
+    manager: ``with lease:``), note the run folder once known, ``release`` (or let the
+    process die)."""
 
     def __init__(self, serial: str, root: Path, *, what: str,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic,
-                 key: str | None = None) -> None:
+                 key: str | None = None, keys: Sequence[str] = ()) -> None:
         self.serial = serial
-        self.key = key or device_key(serial)
+        self.keys = tuple(sorted(set(keys))) or (key or device_key(serial),)
+        self.key = key or self.keys[0]
         self.root = root
         self.path = lease_file(root, self.key)
         self.what = " ".join(what.split())[:MAX_WHAT]
         self.sleep = sleep
         self.clock = clock
         self.run_dir = ""
-        self._fd: int | None = None
+        self._fds: list[int] = []
 
     @property
     def held(self) -> bool:
-        return self._fd is not None
+        return bool(self._fds)
 
     def acquire(self, wait_s: float = 0.0,
                 on_wait: Callable[[Holder], None] | None = None) -> DeviceLease:
-        """Take the lease. Held by another: raise :class:`DeviceBusy` at once
-        (``wait_s=0``), or wait up to ``wait_s`` seconds (``math.inf``: as long as it
-        takes), telling ``on_wait`` once who it waits for."""
-        if self._fd is not None:
+        """Take the lease (every key's lock, in order; all or none). Held by another: raise
+        :class:`DeviceBusy` at once (``wait_s=0``), or wait up to ``wait_s`` seconds
+        (``math.inf``: as long as it takes), telling ``on_wait`` once who it waits for."""
+        if self._fds:
             return self
         _private_dir(self.root)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fds = [os.open(lease_file(self.root, k), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+                       | os.O_CLOEXEC, 0o600) for k in self.keys]
         start, wait, told = self.clock(), FIRST_POLL_S, False
         try:
-            while not _try_lock(fd):
-                holder = self._holder(fd)
+            while True:
+                busy = _lock_all(fds)
+                if busy is None:
+                    break
+                holder = self._holder(busy)
                 if self.clock() - start >= wait_s:
                     raise holder.busy(wait_s)
                 if on_wait is not None and not told:
@@ -171,26 +233,26 @@ class DeviceLease:
                 self.sleep(min(wait, max(0.0, wait_s - (self.clock() - start))))
                 wait = min(wait * 2, MAX_POLL_S)
         except BaseException:
-            os.close(fd)
+            for fd in fds:
+                os.close(fd)
             raise
-        self._fd = fd
+        self._fds = fds
         self._write()
         return self
 
     def note(self, run_dir: Path | str) -> None:
         """Name the run folder the holder writes to (shown to whoever is refused)."""
         self.run_dir = str(run_dir)
-        if self._fd is not None:
+        if self._fds:
             self._write()
 
     def release(self) -> None:
-        """Give the lease back (emptying the file first, so no one reads a stale holder)."""
-        fd, self._fd = self._fd, None
-        if fd is None:
-            return
-        with contextlib.suppress(OSError):  # the lock still goes with the descriptor
-            os.ftruncate(fd, 0)
-        os.close(fd)
+        """Give the lease back (emptying the files first, so no one reads a stale holder)."""
+        fds, self._fds = self._fds, []
+        for fd in fds:
+            with contextlib.suppress(OSError):  # the lock still goes with the descriptor
+                os.ftruncate(fd, 0)
+            os.close(fd)
 
     def __enter__(self) -> DeviceLease:
         return self.acquire()
@@ -199,15 +261,15 @@ class DeviceLease:
         self.release()
 
     def _write(self) -> None:
-        assert self._fd is not None
-        data = json.dumps({"serial": self.serial, "key": self.key, "what": self.what,
-                           "pid": os.getpid(), "run_dir": self.run_dir,
+        data = json.dumps({"serial": self.serial, "key": self.key, "keys": list(self.keys),
+                           "what": self.what, "pid": os.getpid(), "run_dir": self.run_dir,
                            "since": time.time()}, ensure_ascii=False).encode()
-        try:
-            os.ftruncate(self._fd, 0)
-            os.pwrite(self._fd, data, 0)
-        except OSError:
-            pass  # who holds it is a courtesy; holding it is what counts
+        for fd in self._fds:
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, data, 0)
+            except OSError:
+                pass  # who holds it is a courtesy; holding it is what counts
 
     def _holder(self, fd: int) -> Holder:
         """What the holder wrote (its first write may be a moment behind its lock)."""
@@ -224,6 +286,17 @@ class DeviceLease:
         return Holder(self.serial, "", 0)
 
 
+def _lock_all(fds: Sequence[int]) -> int | None:
+    """Lock every descriptor in order; on the first that another holds, unlock the ones
+    taken and return it (None: all locked)."""
+    for i, fd in enumerate(fds):
+        if not _try_lock(fd):
+            for taken in fds[:i]:
+                fcntl.flock(taken, fcntl.LOCK_UN)
+            return fd
+    return None
+
+
 def _try_lock(fd: int) -> bool:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -234,16 +307,27 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
-def holder_of(serial: str, root: Path) -> Holder | None:
-    """Who holds ``serial``'s lease now (``None``: nobody) — without taking it."""
-    path = lease_file(root, device_key(serial))
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if _try_lock(fd):
-            return None
-        return DeviceLease(serial, root, what="")._holder(fd)
-    finally:
-        os.close(fd)
+def holder_of(serial: str, root: Path, keys: Sequence[str] = ()) -> Holder | None:
+    """Who holds ``serial``'s lease now (any of ``keys``, default its address key;
+    ``None``: nobody) — without taking it."""
+    for key in keys or (device_key(serial),):
+        try:
+            fd = os.open(lease_file(root, key), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            if not _try_lock(fd):
+                return DeviceLease(serial, root, what="")._holder(fd)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+    return None
+
+
+def phone_lease(serial: str, what: str, *, client: object | None = None, server: str = "",
+                root: Path | None = None) -> DeviceLease:
+    """The lease of the phone ``serial`` (not yet taken) in the user's lease folder, keyed
+    by its address and, when its adb server (``client``) answers, its ``ro.serialno`` —
+    the one way every driver (CLI, Python API, MCP, fleet) names a phone's lease."""
+    keys = lease_keys(serial, serialno_of(serial, client), server)
+    return DeviceLease(serial, root or default_lease_dir(), what=what, keys=keys)

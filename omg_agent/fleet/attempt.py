@@ -5,8 +5,12 @@ the expert double or a model, success read from the phone) or a plain-language `
 a phone (success is the agent's verified ``done``). :func:`run_attempt` runs it where it is
 called — a local worker process or a Ray worker on the device's node — and says whether the
 device was *lost* on the way (stopped, unplugged, gone from its adb server): such an attempt
-is retried elsewhere by :mod:`omg_agent.fleet.scheduler`. The trace goes to ``root/rel``;
-:func:`pack_trace` / :func:`unpack_trace` carry it from a remote node to the driver.
+is retried elsewhere by :mod:`omg_agent.fleet.scheduler`. A goal attempt holds its phone's
+lease (:func:`omg_agent.drivers.lease.phone_lease`) while it drives: a phone another agent
+drives is *busy* — the attempt does nothing and the fleet does not use that phone. An
+attempt whose worker died is rebuilt from its trace on disk (:func:`died_attempt`). The
+trace goes to ``root/rel``; :func:`pack_trace` / :func:`unpack_trace` carry it from a remote
+node to the driver.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ log = logging.getLogger(__name__)
 # back would only hold the task up.
 FLEET_DEVICE_GRACE_S = 3.0
 MAX_TRACE_BYTES = 64 * 1024 * 1024  # a packed trace carried back from a node
+BUSY = "device busy"
 
 
 @dataclass(frozen=True)
@@ -68,12 +73,17 @@ class Attempt:
     lost: bool
     run: dict[str, Any]
     packed: bytes | None = None
+    died: bool = False  # its worker process died: the device may be fine
+    busy: bool = False  # another agent held the phone's lease: nothing was done
 
     def summary(self) -> dict[str, Any]:
-        return {"attempt": self.number, "device": self.device, "node": self.node,
-                "lost": self.lost, "status": self.run.get("status", ""),
-                "success": bool(self.run.get("success")), "error": self.run.get("error", ""),
-                "trace_dir": self.run.get("trace_dir")}
+        out = {"attempt": self.number, "device": self.device, "node": self.node,
+               "lost": self.lost, "died": self.died, "status": self.run.get("status", ""),
+               "success": bool(self.run.get("success")), "error": self.run.get("error", ""),
+               "trace_dir": self.run.get("trace_dir")}
+        out.update({k: self.run[k] for k in ("model_calls", "turns", "actions", "report")
+                    if k in self.run})
+        return out
 
 
 def attempt_rel(job: FleetJob, number: int) -> str:
@@ -92,7 +102,7 @@ def run_attempt(job: FleetJob, device: FleetDevice, number: int, root: Path,
     for key in ("trace_dir", "report"):
         if run.get(key):
             run[key] = Path(os.path.relpath(run[key], root)).as_posix()
-    return Attempt(number, device.name, node, lost, run)
+    return Attempt(number, device.name, node, lost, run, busy=run.get("status") == BUSY)
 
 
 def _suite_attempt(job: Job, device: FleetDevice, trace: Path) -> tuple[dict[str, Any], bool]:
@@ -115,7 +125,7 @@ def _goal_attempt(job: FleetJob, device: FleetDevice, trace: Path
                   ) -> tuple[dict[str, Any], bool]:
     from omg_agent.brain.agent import choke_point, open_agent
     from omg_agent.drivers.adb import AdbDriver
-    from omg_agent.errors import OmgError
+    from omg_agent.errors import DeviceBusy, OmgError
     from omg_agent.sim.expert.runner import with_overrides
 
     assert job.goal is not None and job.settings is not None
@@ -126,6 +136,7 @@ def _goal_attempt(job: FleetJob, device: FleetDevice, trace: Path
                            "report": None}
     try:
         with ExitStack() as stack:
+            _hold_lease(stack, job, device, trace)
             driver = AdbDriver(serial, client=adb_client(device),
                                grace_s=settings.device_grace_s,
                                judge=choke_point(settings, serial))
@@ -137,6 +148,9 @@ def _goal_attempt(job: FleetJob, device: FleetDevice, trace: Path
         run.update(success=result.status == "done", status=result.status,
                    model_calls=result.model_calls, steps=result.steps_used,
                    wall_s=round(result.wall_s, 4), answer=result.answer)
+    except DeviceBusy as exc:  # nothing was done: the phone is another agent's
+        run.update(status=BUSY, error=str(exc), trace_dir=None)
+        return run, False
     except Exception as exc:  # one run's crash is its own failure, not the fleet's
         if not isinstance(exc, OmgError):
             log.exception("%s crashed on %s", job.key, device.name)
@@ -146,6 +160,37 @@ def _goal_attempt(job: FleetJob, device: FleetDevice, trace: Path
 
         run["report"] = str(render_report(trace))
     return run, not run["success"] and not attached(device)
+
+
+def _hold_lease(stack: ExitStack, job: FleetJob, device: FleetDevice, trace: Path) -> None:
+    """Hold the phone's lease for the attempt (:class:`DeviceBusy` when another agent drives
+    it): the fleet's attempts and every other driver of the phone take turns."""
+    from omg_agent.drivers.lease import phone_lease
+
+    serial, host, port = device.adb_address()
+    lease = phone_lease(serial, f"omg-agent fleet task {job.key}", client=adb_client(device),
+                        server=f"{host}:{port}" if host else "")
+    lease.acquire()
+    stack.callback(lease.release)
+    lease.note(trace)
+
+
+def died_attempt(job: FleetJob, device: FleetDevice, number: int, root: Path, why: str
+                 ) -> Attempt:
+    """The attempt of a worker that died before it could report: failed, with what its
+    trace on disk shows it did (turns, model calls, actions)."""
+    rel = attempt_rel(job, number)
+    run: dict[str, Any] = {"task_id": job.key, "success": False, "status": "error",
+                           "error": why, "trace_dir": None, "report": None}
+    trace = root / rel
+    if (trace / "trace.jsonl").is_file():
+        from omg_agent.trace.loader import load_trace
+
+        steps = load_trace(trace).steps
+        run.update(trace_dir=rel, turns=len(steps),
+                   model_calls=sum(1 for s in steps if s.model_reply),
+                   actions=sum(len(s.actions) for s in steps))
+    return Attempt(number, device.name, device.node, False, run, died=True)
 
 
 def pack_trace(root: Path, rel: str) -> bytes | None:

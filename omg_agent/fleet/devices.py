@@ -6,7 +6,8 @@ the suite's fresh vphones; ``<serial>`` is a phone the node's adb server sees;
 ``<serial>@<host>:<port>`` is a phone a remote adb server sees (``adb -H host -P port``).
 ``omg-agent fleet resources`` prints the JSON a node gives to ``ray start --resources``.
 A task's needs (device profile, app) are matched against the census each device answers
-on its own node (:func:`census`).
+on its own node (:func:`census`), which also reads the phone's lease keys (its address
+and ``ro.serialno``): :func:`one_per_phone` keeps one name of a phone given twice.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class FleetDevice:
     node: str = ""
     profile: str = ""
     apps: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()  # the phone's lease keys (omg_agent.drivers.lease)
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -86,14 +88,41 @@ def census(device: FleetDevice) -> FleetDevice:
                        apps=tuple(sorted(c.package for c in APP_CLASSES if c.package)))
     from adbutils.errors import AdbError
 
-    serial, _, _ = device.adb_address()
+    from omg_agent.drivers.lease import lease_keys, serialno_of
+
+    serial, host, port = device.adb_address()
+    client = adb_client(device)
+    keys = lease_keys(serial, serialno_of(serial, client), f"{host}:{port}" if host else "")
     try:
-        phone = adb_client(device).device(serial)
+        if serial not in {d.serial for d in client.device_list()}:
+            return replace(device, keys=keys)  # unknown to its server: no questions asked
+        phone = client.device(serial)
         model = phone.prop.model or ""
         packages = tuple(sorted(phone.list_packages()))
     except (AdbError, OSError):
-        return device
-    return replace(device, profile=model, apps=packages)
+        return replace(device, keys=keys)
+    return replace(device, profile=model, apps=packages, keys=keys)
+
+
+def _identity(device: FleetDevice) -> set[str]:
+    """Its lease keys as seen fleet-wide: an address (``HOST:PORT``) names a phone of its
+    own node (127.0.0.1 on two hosts is two phones); a serial number is global."""
+    return {f"{device.node}/{k}" if ":" in k else k for k in device.keys}
+
+
+def one_per_phone(devices: Sequence[FleetDevice]) -> tuple[list[FleetDevice], list[str]]:
+    """The devices with each phone once (two names sharing a lease key are one phone: the
+    first name is kept), and a note for each name dropped."""
+    kept: list[FleetDevice] = []
+    notes: list[str] = []
+    for device in devices:
+        same = next((k for k in kept if _identity(k) & _identity(device)), None)
+        if same is None:
+            kept.append(device)
+        else:
+            notes.append(f"{device.name} is the same phone as {same.name}: used once, "
+                         f"as {same.name}")
+    return kept, notes
 
 
 def attached(device: FleetDevice) -> bool:

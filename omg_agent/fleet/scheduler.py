@@ -2,15 +2,21 @@
 
 The dispatcher hands each job to a free device that fits it (a suite job to a vphone slot,
 a goal to a phone with the profile and app it names), at most one job per device at a time,
-in the jobs' order. An attempt whose device was lost (stopped, unplugged, its node gone) is
-tried once more on another device; that device is given no more work. Every record keeps
-the attempts it took (device, node, status, trace folder), the last one's run at its top.
+in the jobs' order. One phone named twice (``127.0.0.1:5555`` and ``localhost:5555``, or
+two serials with one ``ro.serialno``) is used once, and the run says so in its notes. An
+attempt whose device was lost (stopped, unplugged, its node gone) is tried once more on
+another device; that device is given no more work. An attempt whose worker process died
+fails alone and is tried once more elsewhere; its device stays in the pool while it is
+attached. A phone another agent drives (its lease is held) is not used, and said so.
+
+Every record keeps every attempt that started (device, node, status, trace folder, model
+calls, actions), the last one's run at its top; a record without attempts is a task that
+never started. :func:`tally` counts tasks done, failed and never started.
 
 A :class:`Backend` only starts attempts and reports finished ones:
-:class:`LocalBackend` runs them in the suite's worker processes
-(:func:`~omg_agent.bench.suite_run.worker_pool`); :class:`~omg_agent.fleet.ray_backend.
-RayBackend` runs each as a Ray task holding its device's custom resource, so Ray places it
-on the node that owns the device.
+:class:`~omg_agent.fleet.local_backend.LocalBackend` runs each in a watched process of its
+own; :class:`~omg_agent.fleet.ray_backend.RayBackend` runs each as a Ray task holding its
+device's custom resource, so Ray places it on the node that owns the device.
 """
 
 from __future__ import annotations
@@ -18,13 +24,12 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from omg_agent.fleet.attempt import Attempt, FleetJob, run_attempt, unpack_trace
-from omg_agent.fleet.devices import FleetDevice, census
+from omg_agent.fleet.attempt import Attempt, FleetJob, unpack_trace
+from omg_agent.fleet.devices import FleetDevice, attached, one_per_phone
 
 MAX_ATTEMPTS = 2  # the first, and once more elsewhere after a lost device
 OnRun = Callable[[int, int, dict[str, Any]], None]
@@ -57,6 +62,17 @@ class FleetRun:
     devices: list[FleetDevice] = field(default_factory=list)
     wall_s: float = 0.0
     backend: str = ""
+    notes: list[str] = field(default_factory=list)  # devices merged or not used, and why
+
+    def tally(self) -> dict[str, int]:
+        return tally(self.records)
+
+
+def tally(records: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Tasks done, failed (an attempt started) and never started (none did)."""
+    done = sum(1 for r in records if r.get("success"))
+    never = sum(1 for r in records if not r.get("success") and not r.get("attempts"))
+    return {"done": done, "failed": len(records) - done - never, "never_started": never}
 
 
 def record_of(job: FleetJob, attempts: list[Attempt]) -> dict[str, Any]:
@@ -74,7 +90,7 @@ def record_of(job: FleetJob, attempts: list[Attempt]) -> dict[str, Any]:
     return out
 
 
-def _no_device(job: FleetJob) -> dict[str, Any]:
+def _no_device(job: FleetJob, refused: dict[str, str]) -> dict[str, Any]:
     """The record of a job that no device (left) fits: what it needed, nothing run."""
     what = "a vphone slot" if job.needs_vphone else "a phone"
     needs = " and ".join(f"{k} {v!r}" for k, v in (("profile", job.profile), ("app", job.app))
@@ -90,94 +106,93 @@ def _no_device(job: FleetJob) -> dict[str, Any]:
                                 task_id=task.id, tags=tuple(task.tags),
                                 impossible=task.impossible, seed=job.suite.seed).as_dict())
     record.update(success=False, status="error", trace_dir=None, report=None, device="",
-                  node="", attempts=[], error=f"no device (left) fits: it needs {what}"
-                  + (f" with {needs}" if needs else ""))
+                  node="", attempts=[], error="never started: no device (left) fits: it "
+                  f"needs {what}" + (f" with {needs}" if needs else "")
+                  + "".join(f"; {why}" for why in refused.values()))
     return record
+
+
+Pending = tuple[FleetJob, list[Attempt], dict[str, str]]  # job, attempts, refused devices
+
+
+class _Dispatch:
+    """One fleet run's state: free devices, the queue, running attempts, finished records."""
+
+    def __init__(self, jobs: Sequence[FleetJob], backend: Backend, out: Path,
+                 on_run: OnRun | None) -> None:
+        self.jobs, self.backend, self.out, self.on_run = jobs, backend, out, on_run
+        self.devices, self.notes = one_per_phone(backend.devices())
+        self.free = list(self.devices)
+        self.queue: deque[Pending] = deque((j, [], {}) for j in jobs)
+        self.running: dict[Any, tuple[Pending, FleetDevice]] = {}
+        self.done: dict[int, dict[str, Any]] = {}
+
+    def finish(self, job: FleetJob, record: dict[str, Any]) -> None:
+        self.done[job.index] = record
+        if self.on_run is not None:
+            self.on_run(len(self.done), len(self.jobs), record)
+
+    def start_what_fits(self) -> None:
+        for pending in list(self.queue):
+            job, attempts, refused = pending
+            tried = {a.device for a in attempts} | set(refused)
+            device = next((d for d in self.free if job.fits(d) and d.name not in tried), None)
+            if device is not None:
+                self.free.remove(device)
+                self.queue.remove(pending)
+                handle = self.backend.submit(job, device, len(attempts) + 1)
+                self.running[handle] = (pending, device)
+
+    def give_up(self) -> None:
+        """Nothing runs and nothing fits: no device will ever free up."""
+        for job, attempts, refused in self.queue:
+            if attempts:  # it ran: its attempts are its record, not "never started"
+                record = record_of(job, attempts)
+                record["error"] = (f"{record.get('error') or record.get('status')}; "
+                                   "no device was left to try it again")
+                self.finish(job, record)
+            else:
+                self.finish(job, _no_device(job, refused))
+        self.queue.clear()
+
+    def finished(self, handle: Any, attempt: Attempt | None) -> None:
+        (job, attempts, refused), device = self.running.pop(handle)
+        if attempt is None:  # a Ray task whose worker or node died
+            attempt = Attempt(len(attempts) + 1, device.name, device.node, True,
+                              {"success": False, "status": "device lost",
+                               "error": f"the worker on {device.name} died"})
+        if attempt.packed is not None:
+            unpack_trace(attempt.packed, self.out)
+        if attempt.busy:  # another agent drives the phone: not ours to use
+            refused[device.name] = str(attempt.run.get("error"))
+            self.notes.append(f"{device.name} not used: {attempt.run.get('error')}")
+            self.queue.appendleft((job, attempts, refused))
+            return
+        attempts = [*attempts, attempt]
+        gone = attempt.lost or (attempt.died and not attached(device))
+        if not gone:
+            self.free.append(device)
+        tried = {a.device for a in attempts} | set(refused)
+        others = [*self.free, *(d for _, d in self.running.values())]
+        if (attempt.lost or attempt.died) and len(attempts) < MAX_ATTEMPTS \
+                and any(job.fits(d) and d.name not in tried for d in others):
+            self.queue.appendleft((job, attempts, refused))
+            return
+        self.finish(job, record_of(job, attempts))
 
 
 def run_fleet(jobs: Sequence[FleetJob], backend: Backend, out: Path,
               on_run: OnRun | None = None) -> FleetRun:
     """Run every job on the backend's devices; traces end up under ``out``."""
     started = time.perf_counter()
-    devices = backend.devices()
-    free = list(devices)
-    queue: deque[tuple[FleetJob, list[Attempt]]] = deque((j, []) for j in jobs)
-    running: dict[Any, tuple[FleetJob, list[Attempt], FleetDevice]] = {}
-    done: dict[int, dict[str, Any]] = {}
-
-    def finish(job: FleetJob, record: dict[str, Any]) -> None:
-        done[job.index] = record
-        if on_run is not None:
-            on_run(len(done), len(jobs), record)
-
-    while queue or running:
-        for job, attempts in list(queue):
-            tried = {a.device for a in attempts}
-            device = next((d for d in free if job.fits(d) and d.name not in tried), None)
-            if device is not None:
-                free.remove(device)
-                queue.remove((job, attempts))
-                running[backend.submit(job, device, len(attempts) + 1)] = (
-                    job, attempts, device)
-        if not running:  # nothing runs and nothing fits: no device will ever free up
-            for job, _ in queue:
-                finish(job, _no_device(job))
+    state = _Dispatch(jobs, backend, out, on_run)
+    while state.queue or state.running:
+        state.start_what_fits()
+        if not state.running:
+            state.give_up()
             break
-        for handle, attempt in backend.wait(list(running)):
-            job, attempts, device = running.pop(handle)
-            if attempt is None:
-                attempt = Attempt(len(attempts) + 1, device.name, device.node, True,
-                                  {"success": False, "status": "device lost",
-                                   "error": f"the worker on {device.name} died"})
-            if attempt.packed is not None:
-                unpack_trace(attempt.packed, out)
-            attempts = [*attempts, attempt]
-            if attempt.lost:
-                devices_left = [d for d in free if job.fits(d)]
-                if len(attempts) < MAX_ATTEMPTS and (devices_left or running):
-                    queue.appendleft((job, attempts))
-                    continue
-            else:
-                free.append(device)
-            finish(job, record_of(job, attempts))
-    return FleetRun([done[j.index] for j in jobs], devices,
-                    round(time.perf_counter() - started, 3), backend.name)
+        for handle, attempt in backend.wait(list(state.running)):
+            state.finished(handle, attempt)
+    return FleetRun([state.done[j.index] for j in jobs], state.devices,
+                    round(time.perf_counter() - started, 3), backend.name, state.notes)
 
-
-def _local_attempt(job: FleetJob, device: FleetDevice, number: int, root: Path) -> Attempt:
-    return run_attempt(job, device, number, root)
-
-
-class LocalBackend:
-    """Attempts in the suite's worker processes, one per device, on this machine."""
-
-    name = "local"
-
-    def __init__(self, devices: Sequence[FleetDevice], out: Path) -> None:
-        from omg_agent.bench.suite_run import worker_pool
-
-        self.out = out
-        self._pool = worker_pool(max(1, len(devices)))
-        # the census runs in the workers, as on Ray (where each device's node answers it)
-        self._devices = [f.result() for f in [self._pool.submit(census, d) for d in devices]]
-
-    def devices(self) -> list[FleetDevice]:
-        return list(self._devices)
-
-    def submit(self, job: FleetJob, device: FleetDevice, number: int) -> Future[Attempt]:
-        return self._pool.submit(_local_attempt, job, device, number, self.out)
-
-    def wait(self, handles: Sequence[Any]) -> list[tuple[Any, Attempt | None]]:
-        finished, _ = wait(handles, return_when=FIRST_COMPLETED)
-        # an exception here is a worker process that died (BrokenProcessPool): attempts
-        # catch their own failures
-        return [(f, None if f.exception() is not None else f.result()) for f in finished]
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
-
-    def __enter__(self) -> LocalBackend:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

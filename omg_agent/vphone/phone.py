@@ -14,6 +14,7 @@ import logging
 import random
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -65,6 +66,8 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         self.lock = threading.RLock()
         self.fs = MemFS()
         self.props = self.profile.props()
+        # every phone has its own serial number (the device lease keys on it)
+        self.props["ro.serialno"] = f"{self.profile.serialno}{uuid.uuid4().hex[:8].upper()}"
         self.settings: dict[str, dict[str, str]] = {
             "system": {"screen_brightness": "153", "screen_brightness_mode": "1",
                        "system_locales": "en-US"},

@@ -21,7 +21,7 @@ from pathlib import Path
 from omg_agent.bench.contention import HeldReply, restart_trial
 from omg_agent.bench.durability import cli_env
 from omg_agent.bench.suite.social_tasks import LikeSet
-from omg_agent.drivers.lease import DeviceLease
+from omg_agent.drivers.lease import phone_lease
 from omg_agent.sim.expert.policy import ExpertPolicy, NoiseProfile
 from omg_agent.sim.expert.runner import vphone_on_adb
 from omg_agent.sim.model_double import ModelDouble
@@ -157,7 +157,6 @@ def test_four_runs_of_one_task_into_one_runs_folder_released_together_all_succee
     runs queue with --wait-device, and all four are let go at once — each run makes its
     folder within moments of the others, under the same one-second name."""
     task = LikeSet(posts=[1])
-    leases = tmp_path / "omg-agent" / "leases"
     runs = tmp_path / "runs"
     with ExitStack() as stack:
         procs, gates = [], []
@@ -165,7 +164,7 @@ def test_four_runs_of_one_task_into_one_runs_folder_released_together_all_succee
             phone, serial = stack.enter_context(vphone_on_adb(seed))
             task.setup(phone)
             model = stack.enter_context(ModelDouble(ExpertPolicy(task, phone)))
-            gate = DeviceLease(serial, leases, what="the test").acquire()
+            gate = phone_lease(serial, "the test").acquire()  # the user's lease folder
             stack.callback(gate.release)
             gates.append(gate)
             procs.append(start(["run", task.goal, "--device", serial, "--driver", "adb",
@@ -198,8 +197,7 @@ def test_a_run_started_while_the_adb_server_is_down_starts_it_and_succeeds() -> 
 
 def test_the_mirror_is_refused_a_phone_a_run_drives(vphone, tmp_path: Path) -> None:
     """The mirror drives (its viewers tap and type), so it needs the lease like a run."""
-    leases = tmp_path / "omg-agent" / "leases"
-    with DeviceLease(vphone.serial, leases, what="omg-agent run 'Like post 1 in Feed'"):
+    with phone_lease(vphone.serial, "omg-agent run 'Like post 1 in Feed'").acquire():
         mirror = omg(["mirror", "--device", vphone.serial, "--driver", "adb"],
                      env_for("http://127.0.0.1:9/v1", tmp_path), tmp_path)
     assert mirror.returncode == 7, mirror.stderr
