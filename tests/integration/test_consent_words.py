@@ -1,0 +1,120 @@
+"""What the user said is honoured (issue 35 item 4) on a vphone through the real adb server,
+the model a double over real HTTP, the task typed by a human (``words_from="human"``, as the
+CLI's task argument); every outcome read from the vphone's state.
+
+- t14's task, `Send "On my way" to 妈妈 and to Bob in Messages.`: both sends go out with
+  exactly that text and nobody is asked; a model that types another text ("On my way!!")
+  is asked about, and after the no nothing is sent.
+- "Delete the note titled Groceries in Notes": that note goes, the others stay, no question;
+  "Delete all notes except the one titled Trip" still asks its one list question.
+- "Sign in to Login as demo with password {{secret:pw}}", the secret from ``OMG_SECRET_PW``:
+  signed in, no question.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from omg_agent.config import Settings
+from omg_agent.guards.confirmation import ScriptedChannel
+from omg_agent.phone import Phone, TaskResult
+from omg_agent.sim.expert.screen import anchor, launch, seen, tap, tap_at, type_at
+from omg_agent.sim.model_double import ModelDouble, contract_name
+from omg_agent.sim.replies import LOGIN, MESSAGES, NOTES, bundle, claim_done, one_step_plan
+
+T14 = 'Send "On my way" to 妈妈 and to Bob in Messages.'
+
+
+def _phone(serial: str, base_url: str, runs: Path, env: dict[str, str] | None = None) -> Phone:
+    settings = Settings.load(env=env or {}, overrides={
+        "base_url": base_url, "model": "double", "max_steps": 20, "retry_backoff_s": 0.001,
+        "retry_backoff_max_s": 0.01, "timeout_s": 20, "runs_dir": runs,
+        "confirm_done": "never"})
+    return Phone(serial, settings=settings, driver="adb", hold_lease=False)
+
+
+def _run(vphone: Any, policy: Any, task: str, tmp_path: Path,
+         env: dict[str, str] | None = None) -> tuple[TaskResult, ScriptedChannel, str]:
+    """``task`` as a human typed it, the human at hand saying no to anything asked."""
+    human = ScriptedChannel(policy=lambda r: False)
+    with ModelDouble(policy) as double, \
+            _phone(vphone.serial, double.base_url, tmp_path, env) as phone:
+        result = phone.run(task, confirm=human, use_cache=False, words_from="human")
+    trace = (result.run_dir / "trace.jsonl").read_text(encoding="utf-8")
+    return result, human, trace
+
+
+class _Planner:
+    """The planner's side of a double: one step, and "done" on any replan."""
+
+    task = ""
+
+    def planned(self, request: dict[str, Any]) -> str | None:
+        name = contract_name(request)
+        if name == "TaskPlan":
+            return json.dumps(one_step_plan(self.task, "the task is done"))
+        if name == "Replan":
+            return json.dumps({"status": "done", "plan": None, "response": "Done",
+                               "evidence": []})
+        return None
+
+
+class SendTo(_Planner):
+    """Opens each contact's conversation from the list, types ``text`` and taps Send (one
+    bundle), goes back to the list, then says done."""
+
+    def __init__(self, contacts: tuple[str, ...], text: str) -> None:
+        self.task, self.text = T14, text
+        self.todo, self.open = list(contacts), ""
+
+    def reply(self, request: dict[str, Any]) -> str:
+        if (planned := self.planned(request)) is not None:
+            return planned
+        look = seen(request)
+        if look.package != MESSAGES:
+            return bundle([launch(MESSAGES)], "open Messages")
+        if look.screen.find(res="compose") is not None:
+            if self.open in self.todo:
+                self.todo.remove(self.open)
+                return bundle([type_at(anchor(res=f"{MESSAGES}:id/compose"), self.text),
+                               tap_at(anchor(res=f"{MESSAGES}:id/send"))], "send it")
+            # the first BACK closes the keyboard the typing opened, the second the thread
+            return bundle([{"type": "back"}, {"type": "back"}], "back to the list")
+        row = next((r for r in look.screen.all(res="conversation")
+                    if self.todo and r.desc == self.todo[0]), None)
+        if row is None:
+            return claim_done("sent", thought="both sent")
+        self.open = self.todo[0]
+        return bundle([tap(row)], f"open {self.open}")
+
+
+def _sent(vphone: Any) -> list[tuple[str, str]]:
+    return [(s["to"], s["text"]) for s in vphone.phone.state()["apps"][MESSAGES]["sent"]]
+
+
+def _at_messages(vphone: Any) -> None:
+    vphone.phone.start_activity(MESSAGES)
+    vphone.phone.changed()
+
+
+def test_t14_sends_on_my_way_to_both_with_no_question(vphone, tmp_path: Path) -> None:
+    _at_messages(vphone)
+    result, human, trace = _run(vphone, SendTo(("妈妈", "Bob"), "On my way"), T14, tmp_path)
+    assert _sent(vphone) == [("妈妈", "On my way"), ("Bob", "On my way")]
+    assert human.requests == [], [r.describe for r in human.requests]
+    assert result.status == "done", (result.status, result.summary)
+    assert "needs_confirmation" not in trace
+
+
+def test_t14_with_another_text_is_asked_and_after_the_no_nothing_is_sent(
+        vphone, tmp_path: Path) -> None:
+    _at_messages(vphone)
+    result, human, _ = _run(vphone, SendTo(("妈妈", "Bob"), "On my way!!"), T14, tmp_path)
+    asked = [r.describe for r in human.requests]  # each send asked about, by what it says
+    assert [r.cls for r in human.requests] == ["send", "send"], asked
+    assert asked[0].endswith('sends "On my way!!" to 妈妈'), asked
+    assert asked[1].endswith('sends "On my way!!" to Bob'), asked
+    assert _sent(vphone) == []
+    assert result.status != "done", result.status
