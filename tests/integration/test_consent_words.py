@@ -62,12 +62,13 @@ class _Planner:
 
 
 class SendTo(_Planner):
-    """Opens each contact's conversation from the list, types ``text`` and taps Send (one
-    bundle), goes back to the list, then says done."""
+    """Sends ``text`` to 妈妈 from a new message (To, message, Send in one bundle), goes back
+    to the list, and to Bob in his conversation (message and Send), then says done — the
+    two ways a model sends, one with a recipient field, one with the contact in the app bar.
+    """
 
-    def __init__(self, contacts: tuple[str, ...], text: str) -> None:
-        self.task, self.text = T14, text
-        self.todo, self.open = list(contacts), ""
+    def __init__(self, text: str) -> None:
+        self.task, self.text, self.todo = T14, text, ["妈妈", "Bob"]
 
     def reply(self, request: dict[str, Any]) -> str:
         if (planned := self.planned(request)) is not None:
@@ -75,19 +76,27 @@ class SendTo(_Planner):
         look = seen(request)
         if look.package != MESSAGES:
             return bundle([launch(MESSAGES)], "open Messages")
+        if look.screen.find(res="recipient") is not None:
+            who = self.todo.pop(0)
+            return bundle([type_at(_at("recipient"), who), type_at(_at("body"), self.text),
+                           tap_at(_at("send"))], f"send it to {who}")
         if look.screen.find(res="compose") is not None:
-            if self.open in self.todo:
-                self.todo.remove(self.open)
-                return bundle([type_at(anchor(res=f"{MESSAGES}:id/compose"), self.text),
-                               tap_at(anchor(res=f"{MESSAGES}:id/send"))], "send it")
-            # the first BACK closes the keyboard the typing opened, the second the thread
-            return bundle([{"type": "back"}, {"type": "back"}], "back to the list")
-        row = next((r for r in look.screen.all(res="conversation")
-                    if self.todo and r.desc == self.todo[0]), None)
-        if row is None:
-            return claim_done("sent", thought="both sent")
-        self.open = self.todo[0]
-        return bundle([tap(row)], f"open {self.open}")
+            who = look.screen.find(res="title")
+            if who is not None and who.text in self.todo:
+                self.todo.remove(who.text)
+                return bundle([type_at(_at("compose"), self.text), tap_at(_at("send"))],
+                              f"send it to {who.text}")
+            if not self.todo:
+                return claim_done("sent", thought="both sent")
+            return bundle([{"type": "back"}], "back to the list")
+        if self.todo[0] == "妈妈":
+            return bundle([tap_at(_at("fab_new"))], "new message")
+        row = next(r for r in look.screen.all(res="conversation") if r.desc == self.todo[0])
+        return bundle([tap(row)], f"open {self.todo[0]}")
+
+
+def _at(key: str) -> dict[str, Any]:
+    return anchor(res=f"{MESSAGES}:id/{key}")
 
 
 def _sent(vphone: Any) -> list[tuple[str, str]]:
@@ -101,7 +110,7 @@ def _at_messages(vphone: Any) -> None:
 
 def test_t14_sends_on_my_way_to_both_with_no_question(vphone, tmp_path: Path) -> None:
     _at_messages(vphone)
-    result, human, trace = _run(vphone, SendTo(("妈妈", "Bob"), "On my way"), T14, tmp_path)
+    result, human, trace = _run(vphone, SendTo("On my way"), T14, tmp_path)
     assert _sent(vphone) == [("妈妈", "On my way"), ("Bob", "On my way")]
     assert human.requests == [], [r.describe for r in human.requests]
     assert result.status == "done", (result.status, result.summary)
@@ -111,7 +120,7 @@ def test_t14_sends_on_my_way_to_both_with_no_question(vphone, tmp_path: Path) ->
 def test_t14_with_another_text_is_asked_and_after_the_no_nothing_is_sent(
         vphone, tmp_path: Path) -> None:
     _at_messages(vphone)
-    result, human, _ = _run(vphone, SendTo(("妈妈", "Bob"), "On my way!!"), T14, tmp_path)
+    result, human, _ = _run(vphone, SendTo("On my way!!"), T14, tmp_path)
     asked = [r.describe for r in human.requests]  # each send asked about, by what it says
     assert [r.cls for r in human.requests] == ["send", "send"], asked
     assert asked[0].endswith('sends "On my way!!" to 妈妈'), asked
