@@ -13,14 +13,13 @@ are. Where the screen names no object the phrase says so: a question never prete
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.amounts import priced
+from omg_agent.guards.named import name_field
 from omg_agent.guards.payable import total_rows
 from omg_agent.guards.sensitive import Sensitivity, recipients, title_band
 
-_NAME_FIELD = re.compile(r"title|subject|name|标题|主题|名称", re.IGNORECASE)
 _NOUNS = {"notes": "note", "note": "note", "gallery": "photo", "photos": "photo",
           "contacts": "contact", "messages": "conversation", "files": "file",
           "calendar": "event", "mail": "mail", "email": "mail"}
@@ -67,11 +66,9 @@ def _deleting(found: Sensitivity, e: UIElement | None, obs: Observation) -> tupl
 def _named_object(e: UIElement | None, obs: Observation) -> list[str]:
     """The item a delete removes: the open item's name field ("Title"), the list row the
     control sits in, or the rows picked (checked) for it."""
-    fields = [f.text for f in obs.elements if f.editable and not f.password and f.text
-              and _NAME_FIELD.search(" ".join((f.resource_id.rpartition("/")[2], f.hint,
-                                                f.desc)))]
-    if fields:
-        return fields[:1]
+    named = name_field(obs)
+    if named is not None:
+        return [named.text]
     if e is not None:
         rows = [r for r in obs.elements if r is not e and r.role == "item" and r.text
                 and r.bounds.contains(e.center)]

@@ -59,6 +59,7 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
+from omg_agent.guards.named import ItemsSeen
 from omg_agent.guards.payable import payment_amounts
 from omg_agent.guards.spend_ledger import SpendLedger
 from omg_agent.perception.anchor import Anchorer, tap_receiver
@@ -132,16 +133,22 @@ class Gate:
     # Alice the password)
     secret_in: Callable[[str], bool] | None = None
     ledger: SpendLedger = field(default_factory=SpendLedger)
+    # the lists this run showed and the name fields it typed into: when a delete's object,
+    # read from an editable title, may count for a delete the user named (guards.named)
+    items: ItemsSeen = field(default_factory=ItemsSeen)
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
         """``allow`` or ``confirm`` for ``action`` landing on ``element`` of ``obs``
         (``ocr_text``: see :func:`classify`)."""
+        self.items.note(action, element, obs)
         found = classify(action, element, obs, ocr_text=ocr_text)
         if found is None:
             return ALLOW
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
+        named = self.items.subject(found.cls, found.target, obs)
+        subjects = (*subjects, named) if named is not None else subjects
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
         forbidden = next((a for a in covering if a.forbids), None)
         if forbidden is not None:  # the user said not to: whatever else allows it, ask
@@ -183,7 +190,7 @@ class Gate:
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more), secret_in=self.secret_in,
-                    ledger=self.ledger)
+                    ledger=self.ledger, items=self.items)
 
 
 # -- classification --------------------------------------------------------------------------
