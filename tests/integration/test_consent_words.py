@@ -14,6 +14,7 @@ CLI's task argument); every outcome read from the vphone's state.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,91 @@ def test_t14_with_another_text_is_asked_and_after_the_no_nothing_is_sent(
     assert asked[1].endswith('sends "On my way!!" to Bob'), asked
     assert _sent(vphone) == []
     assert result.status != "done", result.status
+
+
+# -- deletes: the named note only, and "all but Trip" one list question ----------------------
+NAMED = "Delete the note titled Groceries in Notes"
+ALL_BUT_TRIP = "Delete all notes except the one titled Trip"
+
+
+class DeleteNotes(_Planner):
+    """Opens each note whose title ``wanted`` says and taps Delete, one tap a turn; then
+    says done."""
+
+    def __init__(self, task: str, wanted: Callable[[str], bool]) -> None:
+        self.task, self.wanted = task, wanted
+
+    def reply(self, request: dict[str, Any]) -> str:
+        if (planned := self.planned(request)) is not None:
+            return planned
+        look = seen(request)
+        if look.package != NOTES:
+            return bundle([launch(NOTES)], "open Notes")
+        delete = look.screen.find(res="delete")
+        if delete is not None:
+            return bundle([tap(delete)], "delete this note")
+        rest = [e for e in look.screen.all(res="note_item") if self.wanted(e.text)]
+        return bundle([tap(rest[0])], "open a note") if rest else \
+            claim_done("deleted", thought="done")
+
+
+def _notes(vphone: Any) -> list[str]:
+    return [n["title"] for n in vphone.phone.state()["apps"][NOTES]["notes"]]
+
+
+def _three_notes(vphone: Any) -> None:
+    vphone.phone.apps[NOTES].notes = [{"title": t, "body": f"{t} body"}
+                                      for t in ("Groceries", "Ideas", "Trip")]
+    vphone.phone.start_activity(NOTES)
+    vphone.phone.changed()
+
+
+def test_the_note_named_is_deleted_with_no_question_the_others_kept(
+        vphone, tmp_path: Path) -> None:
+    _three_notes(vphone)
+    policy = DeleteNotes(NAMED, lambda title: title == "Groceries")
+    result, human, trace = _run(vphone, policy, NAMED, tmp_path)
+    assert _notes(vphone) == ["Ideas", "Trip"]
+    assert human.requests == [], [r.describe for r in human.requests]
+    assert result.status == "done", (result.status, result.summary)
+    assert "needs_confirmation" not in trace
+
+
+def test_delete_all_but_trip_is_still_one_question(vphone, tmp_path: Path) -> None:
+    _three_notes(vphone)
+    policy = DeleteNotes(ALL_BUT_TRIP, lambda title: title != "Trip")
+    result, human, _ = _run(vphone, policy, ALL_BUT_TRIP, tmp_path)
+    assert [r.describe for r in human.requests] == [
+        'delete 2 notes: "Groceries", "Ideas" (com.omg.notes)']
+    assert _notes(vphone) == ["Groceries", "Ideas", "Trip"]  # the human said no
+
+
+# -- a secret named for a field --------------------------------------------------------------
+SIGN_IN = "Sign in to Login as demo with password {{secret:pw}}"
+
+
+class SignIn(_Planner):
+    task = SIGN_IN
+
+    def reply(self, request: dict[str, Any]) -> str:
+        if (planned := self.planned(request)) is not None:
+            return planned
+        look = seen(request)
+        if look.package != LOGIN:
+            return bundle([launch(LOGIN)], "open Login")
+        if look.screen.find(res="sign_in") is None:
+            return claim_done("signed in", thought="signed in")
+        at = {key: anchor(res=f"{LOGIN}:id/{key}") for key in ("username", "password")}
+        return bundle([type_at(at["username"], "demo"),
+                       type_at(at["password"], "{{secret:pw}}"),
+                       tap_at(anchor(res=f"{LOGIN}:id/sign_in"))], "sign in")
+
+
+def test_signing_in_with_the_secret_the_task_names_asks_nothing(vphone, tmp_path) -> None:
+    password = vphone.phone.apps[LOGIN].valid_password
+    result, human, trace = _run(vphone, SignIn(), SIGN_IN, tmp_path,
+                                env={"OMG_SECRET_PW": password})
+    assert vphone.phone.state()["apps"][LOGIN]["logged_in"]
+    assert human.requests == [], [r.describe for r in human.requests]
+    assert result.status == "done", (result.status, result.summary)
+    assert password not in trace
