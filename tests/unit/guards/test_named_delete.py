@@ -7,7 +7,7 @@ one can type into."""
 from __future__ import annotations
 
 import pytest
-from gate_screens import NOTES, element, observe, tap
+from gate_screens import NOTES, element, observe
 
 from omg_agent.core.actions import parse_action
 from omg_agent.guards.authorisation import parse_authorisations
