@@ -18,9 +18,11 @@ A sensitive action is asked on the terminal with exactly what will be tapped or 
 without a TTY the run stops with status ``needs_confirmation``. Every run saves
 ``state.json`` at each turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`); a
 stopped run goes on with ``--resume RUN_DIR --answer "…"``, an interrupted one (killed,
-crashed, Ctrl-C, device lost) with ``--resume RUN_DIR`` (same plan, memory, step count and
+crashed, Ctrl-C, SIGTERM, SIGHUP, device lost) with ``--resume RUN_DIR`` (same plan, memory, step count and
 trace; the plan re-synced with the screen). Ctrl-C ends a run with status ``interrupted``
-and prints the resume command. ``--dry-run`` runs everything but sends nothing to the device.
+and prints the resume command; SIGTERM and SIGHUP end it the same way (:mod:`.ctrlc`).
+``--resume`` of a run that has ended prints its result again and exits with its code:
+nothing is done again. ``--dry-run`` runs everything but sends nothing to the device.
 
 Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that is neither
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
@@ -34,6 +36,7 @@ it.
 
 from __future__ import annotations
 
+import json
 import logging
 import typing
 from pathlib import Path
@@ -56,7 +59,7 @@ from omg_agent.cli.lease import WaitDeviceCommand, wait_device_option
 from omg_agent.cli.runjob import RunJob
 from omg_agent.core.secrets import parse_assignments
 from omg_agent.durable import disk_trouble
-from omg_agent.errors import DiskTrouble, OmgError
+from omg_agent.errors import DiskTrouble, OmgError, RunAlreadyEnded
 
 if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a run pays
     from omg_agent.brain.run_state import RunResult
@@ -212,6 +215,13 @@ def _check_usage(task: str | None, resume: Path | None, answer: str | None,
             fail(str(exc))
     if answer is not None and resume is None:
         fail("--answer goes with --resume RUN_DIR")
+    if answer is not None:
+        from omg_agent.brain.agent import check_text
+
+        try:
+            check_text(answer, "the answer")
+        except OmgError as exc:
+            fail(str(exc), code=2)
     if planning is not None:
         from omg_agent.config import Settings
 
@@ -265,12 +275,47 @@ def _carried_out(job: RunJob, task: str | None, plan: Path | None, sim: Any,
         if resume is not None:
             return job.resume(resume, answer)
         return job.start(task or "", plan, sim)
+    except RunAlreadyEnded as exc:
+        _ended_again(exc, job.as_json)
     except OmgError as exc:
         fail(str(exc), code=DISK_EXIT if isinstance(exc, DiskTrouble) else 1)
     except OSError as exc:  # the disk refused the run's folder before the run began
         if not disk_trouble(exc):
             raise
         fail(str(DiskTrouble(exc)), code=DISK_EXIT)
+
+
+def _ended_again(ended: RunAlreadyEnded, as_json: bool) -> typing.NoReturn:
+    """``--resume`` of a run that has ended: its result again, with its status's exit code
+    (a supervisor that lost the code asks again); nothing is done on the phone."""
+    from omg_agent.brain.run_state import phase_status
+    from omg_agent.trace.recorder import RESULT_FILE
+
+    try:
+        saved = json.loads((Path(ended.run_dir) / RESULT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    saved = saved if isinstance(saved, dict) else {}
+    status = str(saved.get("status") or "")
+    if status not in EXIT_CODES:
+        status = phase_status(ended.phase)
+    code = EXIT_CODES[status]
+    with printing_cannot_fail():
+        if as_json:
+            print_json({**saved, "status": status, "run_dir": ended.run_dir,
+                        "already_ended": True})
+        else:
+            answer = str(saved.get("answer") or "").strip()
+            console.print(Text.assemble((status, COLOURS.get(status, "red")),
+                                        *((": ", answer) if answer else ())))
+            report = (saved.get("summary") or {}).get("stop_report") \
+                if isinstance(saved.get("summary"), dict) else None
+            if report:
+                console.print(Text("\n".join(shortened(line, 2_000)
+                                             for line in str(report).splitlines())))
+            err_console.print(Text(f"{ended}: this is its result (trace {ended.run_dir})"),
+                              soft_wrap=True)
+    raise typer.Exit(code)
 
 
 def _print_result(result: RunResult, run_dir: Path, as_json: bool,
