@@ -29,7 +29,8 @@ yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeas
 waiting for the user's yes to a sensitive action, 6 declined (the user said no), 7 the
 device is busy (another agent holds its lease), 8 stopped by disk trouble (full, read-only,
 the run folder deleted: status interrupted, resumable), 9 unverified (a phone model alone
-said done and nothing could check it), 130 interrupted (Ctrl-C; resumable). The code is
+said done and nothing could check it), 10 refused by the disk before the run began (nothing
+was done, nothing to resume), 130 interrupted (Ctrl-C, SIGTERM, SIGHUP; resumable). The code is
 decided by the outcome before anything is printed; an error while printing never changes
 it.
 """
@@ -69,6 +70,7 @@ log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
               "declined": 6, "unverified": 9, "interrupted": 130}
 DISK_EXIT = 8  # interrupted because the disk refused the run's files
+DISK_REFUSED_EXIT = 10  # the disk refused before the run began: nothing to resume
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
            "needs_confirmation": "yellow", "declined": "yellow", "interrupted": "yellow",
            "unverified": "yellow"}
@@ -83,7 +85,8 @@ RUN_HELP = "\n\n".join((
     "Exit codes: 0 done, 1 failed, 2 bad usage or an answer that is neither yes nor no, 3 "
     "waiting for an answer, 4 infeasible, 5 waiting for a yes, 6 declined (the user said "
     "no), 7 device busy, 8 stopped by disk trouble (resumable), 9 unverified (no check "
-    "could confirm the model's done), 130 interrupted.",
+    "could confirm the model's done), 10 the disk refused before the run began (nothing done), "
+    "130 interrupted (Ctrl-C, SIGTERM, SIGHUP).",
     'Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"',
     'Example: omg-agent run "Turn off Wi-Fi" --model sim --json',
     'Example: omg-agent run "Turn off Wi-Fi" --model qwen2.5-vl --base-url '
@@ -277,12 +280,24 @@ def _carried_out(job: RunJob, task: str | None, plan: Path | None, sim: Any,
         return job.start(task or "", plan, sim)
     except RunAlreadyEnded as exc:
         _ended_again(exc, job.as_json)
+    except DiskTrouble as exc:
+        _disk_refused(str(exc), resume)
     except OmgError as exc:
-        fail(str(exc), code=DISK_EXIT if isinstance(exc, DiskTrouble) else 1)
+        fail(str(exc))
     except OSError as exc:  # the disk refused the run's folder before the run began
         if not disk_trouble(exc):
             raise
-        fail(str(DiskTrouble(exc)), code=DISK_EXIT)
+        _disk_refused(str(DiskTrouble(exc)), resume)
+
+
+def _disk_refused(why: str, resume: Path | None) -> typing.NoReturn:
+    """The disk refused before the run began: a resumed run is still resumable (exit 8);
+    a new one has no state to resume, so it is a refusal of its own (exit 10)."""
+    if resume is not None:
+        fail(f"{why}: nothing was done; free some space (or make the folder writable), then "
+             f"go on with `omg-agent run --resume {resume}`", code=DISK_EXIT)
+    fail(f"{why}: nothing was done; free some space (or make the folder writable), then run "
+         "the task", code=DISK_REFUSED_EXIT)
 
 
 def _ended_again(ended: RunAlreadyEnded, as_json: bool) -> typing.NoReturn:

@@ -87,6 +87,9 @@ class RunJob:
                                    f"({shortened(saved.ended_because)}): trying again from "
                                    "its last turn boundary"), soft_wrap=True)
         task = saved.state.task
+        # everything the run keeps (memory bank, replay cache, learned steps, macros) lives
+        # in its own runs folder, wherever the resume is started from
+        self.settings = self.settings.model_copy(update={"runs_dir": Path(run_dir).parent})
         with ExitStack() as stack:
             ctrl_c = stack.enter_context(CtrlC())  # left last: it covers the teardown too
             settings, serial, secrets = self._open(stack, task, None, saved.device, run_dir)
