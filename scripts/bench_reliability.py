@@ -16,6 +16,12 @@ the soak:
 
     .venv/bin/python scripts/bench_reliability.py --runs 0 --contention 5
 
+Issue 38's stop and endpoint faults (:mod:`omg_agent.bench.stops`), ``--stops N`` trials of
+each: SIGTERM, SIGHUP and SIGINT sent after the run acted (then resumed), and HTTP 200
+replies with a cut, empty or non-JSON body (retried), or every reply cut (reported failed):
+
+    .venv/bin/python scripts/bench_reliability.py --runs 0 --stops 3
+
 ``--disk-full [KIB ...]`` runs the disk-full fault instead (issue 25; needs root for
 ``mount -t tmpfs``): the same task through the real CLI with ``--runs-dir`` on a tmpfs of
 each size, resumed after the tmpfs grows when it stopped; see :func:`disk_full_fault`.
@@ -91,6 +97,8 @@ def main() -> int:
     parser.add_argument("--json", help="also write every run as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no line per run")
     add_contention_args(parser)
+    parser.add_argument("--stops", type=int, default=0, metavar="N",
+                        help="N trials of each signal and endpoint fault (issue 38; 0: none)")
     parser.add_argument("--disk-full", type=int, nargs="*", metavar="KIB",
                         help="run the disk-full fault instead, on tmpfs runs folders of these "
                              f"sizes (default {' '.join(map(str, DISK_SIZES_KB))}; root only)")
@@ -114,6 +122,7 @@ def main() -> int:
               file=sys.stderr, flush=True)
 
     run_contention(args)
+    run_stops(args)
     if args.runs == 0:
         return 0
     cfg = SoakConfig(runs=args.runs, seed=args.seed, offline_s=tuple(args.offline))
@@ -170,6 +179,42 @@ def run_contention(args: argparse.Namespace) -> None:
     print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
           f"scripts/bench_reliability.py --runs 0 --contention {args.contention} "
           f"--seed {args.seed}\n")
+
+
+# -- issue 38: signals and broken 200 replies ----------------------------------------------
+def run_stops(args: argparse.Namespace) -> None:
+    """Print the signal and endpoint fault table (``--stops N``)."""
+    import tempfile
+    from pathlib import Path
+
+    from omg_agent.bench.stops import KINDS, stop_trial, stops_table
+    from omg_agent.vphone import adbhost
+    from omg_agent.vphone.phone import VirtualPhone
+
+    if args.stops < 1:
+        return
+    phone = VirtualPhone()
+    serial = adbhost.connect("127.0.0.1", phone.serve().port)
+    trials = []
+    started = time.perf_counter()
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            for n in range(args.stops):
+                for kind in KINDS:
+                    trial = stop_trial(kind, args.seed * 1000 + n, phone, serial, Path(work))
+                    trials.append(trial)
+                    if not args.quiet:
+                        print(f"{kind:8} at {trial.at:16} {trial.status_first or 'no JSON'} "
+                              f"(exit {trial.exit_first}) → {trial.status_last} (exit "
+                              f"{trial.exit_last}); likes {trial.liked_first}/"
+                              f"{trial.counted_first} {trial.wall_s:5.1f} s "
+                              f"{'; '.join(trial.misreported)}", file=sys.stderr, flush=True)
+    finally:
+        adbhost.disconnect(serial)
+        phone.close()
+    print(stops_table(trials))
+    print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
+          f"scripts/bench_reliability.py --runs 0 --stops {args.stops} --seed {args.seed}\n")
 
 
 if __name__ == "__main__":
