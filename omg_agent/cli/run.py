@@ -18,9 +18,9 @@ A sensitive action is asked on the terminal with exactly what will be tapped or 
 without a TTY the run stops with status ``needs_confirmation``. Every run saves
 ``state.json`` at each turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`); a
 stopped run goes on with ``--resume RUN_DIR --answer "…"``, an interrupted one (killed,
-crashed, Ctrl-C, SIGTERM, SIGHUP, device lost) with ``--resume RUN_DIR`` (same plan, memory, step count and
-trace; the plan re-synced with the screen). Ctrl-C ends a run with status ``interrupted``
-and prints the resume command; SIGTERM and SIGHUP end it the same way (:mod:`.ctrlc`).
+crashed, Ctrl-C, SIGTERM, SIGHUP, device lost) with ``--resume RUN_DIR`` (same plan, memory,
+step count and trace; the plan re-synced with the screen). Ctrl-C ends a run with status
+``interrupted`` and prints the resume command; SIGTERM and SIGHUP end it the same way (:mod:`.ctrlc`).
 ``--resume`` of a run that has ended prints its result again and exits with its code:
 nothing is done again. ``--dry-run`` runs everything but sends nothing to the device.
 

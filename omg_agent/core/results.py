@@ -17,7 +17,6 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-
 # How a run ended: the documented statuses (docs/guide/reliability.md), and only them. Every
 # result.json is written through TraceRecorder.finish, which refuses any other word.
 Status = Literal["done", "failed", "ask_user", "infeasible", "needs_confirmation",
