@@ -21,8 +21,8 @@ stopped run goes on with ``--resume RUN_DIR --answer "…"``, an interrupted one
 crashed, Ctrl-C, SIGTERM, SIGHUP, device lost) with ``--resume RUN_DIR`` (same plan, memory,
 step count and trace; the plan re-synced with the screen). Ctrl-C ends a run with status
 ``interrupted`` and prints the resume command; SIGTERM and SIGHUP end it the same way
-(:mod:`.ctrlc`). ``--resume`` of a run that has ended prints its result again and exits with its code:
-nothing is done again. ``--dry-run`` runs everything but sends nothing to the device.
+(:mod:`.ctrlc`). ``--resume`` of a run that has ended prints its result again and exits
+with its code: nothing is done again. ``--dry-run`` runs everything but sends nothing to the device.
 
 Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that is neither
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
