@@ -201,7 +201,8 @@ def run_stops(args: argparse.Namespace) -> None:
         with tempfile.TemporaryDirectory() as work:
             for n in range(args.stops):
                 for kind in KINDS:
-                    trial = stop_trial(kind, args.seed * 1000 + n, phone, serial, Path(work))
+                    seed = args.seed * 1000 + n * len(KINDS) + KINDS.index(kind)
+                    trial = stop_trial(kind, seed, phone, serial, Path(work))
                     trials.append(trial)
                     if not args.quiet:
                         print(f"{kind:8} at {trial.at:16} {trial.status_first or 'no JSON'} "
