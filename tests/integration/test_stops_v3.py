@@ -84,9 +84,13 @@ def test_sigterm_and_sighup_end_a_run_interrupted_reported_and_resumable(
         assert f"--resume {run_dir}" in err
         if sig == signal.SIGHUP:  # the same path as SIGTERM from here on
             return
-        second = omg("run", "--resume", str(run_dir), "--json", env=env, cwd=tmp_path)
+        elsewhere = tmp_path / "elsewhere"  # resumed from another folder: the run's own
+        elsewhere.mkdir()                   # runs folder holds everything it keeps
+        second = omg("run", "--resume", str(run_dir), "--json", env=env, cwd=elsewhere)
         assert second.returncode == 0, second.stderr[-800:]
         assert task.check(vphone.phone)
+        assert not (elsewhere / "runs").exists()  # no memory bank opened in ./runs
+        assert (run_dir.parent / "memory.sqlite").exists()
         # a supervisor that lost the exit code asks again: the result, nothing done again
         before = _likes(vphone.phone)
         third = omg("run", "--resume", str(run_dir), "--json", env=env, cwd=tmp_path)
