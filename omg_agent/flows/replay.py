@@ -63,9 +63,7 @@ log = logging.getLogger(__name__)
 
 _SCROLL_FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
 MAX_DEPTH = 8  # runFlow nesting
-# inside a repeat, $repeatIndex is its round (1, 2, …): a flow names the n-th item by it
-# ("Like post $repeatIndex") and checks it before acting, so running it again does no more
-REPEAT_INDEX = "repeatIndex"
+REPEAT_INDEX = "repeatIndex"  # a repeat's round, 1-based: names the n-th item (idempotent)
 
 
 class FlowRunner:
@@ -352,7 +350,7 @@ class FlowRunner:
                 if c.condition is not None and not self._holds(c.condition, self._observe()):
                     return
                 self._block(c.commands, flow, depth + 1)
-        finally:
+        finally:  # an outer repeat's round again, or none
             if outer is None:
                 self.vars.pop(REPEAT_INDEX, None)
             else:
