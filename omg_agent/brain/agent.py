@@ -114,8 +114,7 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                                              on_attempt=attempt, on_notice=notice))
     memory = stack.enter_context(MemoryBank(memory_path, session or uuid.uuid4().hex[:12],
                                             long_term=long_term))
-    recorder = None
-    saver = None
+    recorder = saver = None
     if run_dir is not None:
         from omg_agent.trace.recorder import TraceRecorder
 

@@ -394,11 +394,6 @@ class FlowRunner:
 
 def _plain_action(c: m.Scroll | m.SwipeScreen | m.PressBack | m.PressKey) -> Action:
     """The one device action of a step that needs no element."""
-    match c:
-        case m.SwipeScreen():
-            return Swipe(direction=c.direction)
-        case m.PressBack():
-            return Back()
-        case m.PressKey():
-            return Key(key=c.key)
-    return Swipe(direction="up")  # scroll
+    if isinstance(c, m.PressBack | m.PressKey):
+        return Back() if isinstance(c, m.PressBack) else Key(key=c.key)
+    return Swipe(direction=c.direction if isinstance(c, m.SwipeScreen) else "up")  # scroll
