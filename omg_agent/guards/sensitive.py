@@ -52,7 +52,6 @@ from omg_agent.core.observation import Observation, UIElement
 from omg_agent.errors import AnchorNotFound
 from omg_agent.guards.amounts import Money
 from omg_agent.guards.authorisation import Authorisation
-from omg_agent.guards.grant import named_deletes
 from omg_agent.guards.cues import (
     SensitiveClass,
     is_recipient_field,
@@ -60,6 +59,7 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
+from omg_agent.guards.grant import named_deletes
 from omg_agent.guards.payable import payment_amounts
 from omg_agent.guards.spend_ledger import SpendLedger
 from omg_agent.perception.anchor import Anchorer, tap_receiver
