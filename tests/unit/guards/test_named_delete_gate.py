@@ -10,6 +10,9 @@ from gate_screens import NOTES, element, observe, tap
 
 from omg_agent.core.actions import parse_action
 from omg_agent.guards.authorisation import Authorisation, parse_authorisations
+from omg_agent.guards.batch import Scope, task_scopes
+from omg_agent.guards.confirmation import ScriptedChannel
+from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate
 
 TASK = "Delete the note titled Groceries in Notes"
@@ -54,3 +57,25 @@ def test_a_note_the_user_forbade_is_asked_whatever_else_allows_deleting(make_pho
     for opened, allowed in (("Trip", False), ("Groceries", True)):
         obs, delete, action = editor(make_phone, ("Groceries", "Trip"), opened)
         assert Gate(rules).check(action, delete, obs).allowed is allowed
+
+
+def test_delete_all_but_trip_in_notes_never_lists_trip(make_phone):
+    """The relay round's "Delete all notes except the one titled Trip in Notes" asked "May
+    I delete 3 notes: "Groceries", "Trip", "Ideas"?": it read the kept note as "Trip in
+    Notes", so a yes would have deleted the note the user kept."""
+    task = "Delete all notes except the one titled Trip in Notes"
+    assert task_scopes(task) == [Scope("delete", ("Trip",))]
+    phone = make_phone()
+    phone.apps[NOTES].notes = [{"title": t, "body": t} for t in ("Groceries", "Trip", "Ideas")]
+    phone.start_activity(NOTES)
+    human = ScriptedChannel([False])
+    keeper = GateKeeper(Gate(parse_authorisations(task)), human, task)
+    listing = observe(phone)
+    row = element(listing, text="Groceries")
+    assert keeper.review([parse_action({"type": "tap", "target": row.id})], listing) is None
+    tap(phone, text="Groceries")
+    obs = observe(phone)
+    delete = parse_action({"type": "tap", "target": element(obs, rid="delete").id})
+    assert keeper.review([delete], obs) is not None
+    assert [r.describe for r in human.requests] == [
+        'delete 2 notes: "Groceries", "Ideas" (com.omg.notes)']
