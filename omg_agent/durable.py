@@ -47,6 +47,35 @@ def disk_trouble(exc: BaseException, folder: Path | None = None) -> bool:
     return folder is not None and exc.errno == errno.ENOENT and not Path(folder).is_dir()
 
 
+# SQLite's primary result codes for a disk that cannot take a write (sqlite3.SQLITE_FULL,
+# _READONLY, _IOERR), as the errno an OSError would carry
+_SQLITE_ERRNOS = {13: errno.ENOSPC, 8: errno.EROFS, 10: errno.EIO}
+_SQLITE_CANTOPEN = 14
+
+
+def sqlite_disk_error(exc: BaseException, path: Path | None) -> OSError | None:
+    """A SQLite error that is disk trouble (full, read-only, I/O error; a file it cannot
+    create in a folder that takes no writes) as the ``OSError`` it stands for, else None."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(code, int) or path is None:
+        return None
+    number = _SQLITE_ERRNOS.get(code & 0xFF)
+    if number is None and code & 0xFF == _SQLITE_CANTOPEN:
+        folder = Path(path).parent
+        if folder.is_dir() and not os.access(folder, os.W_OK):
+            number = errno.EROFS if _read_only_mount(folder) else errno.EACCES
+    if number is None:
+        return None
+    return OSError(number, os.strerror(number), str(path))
+
+
+def _read_only_mount(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 def write_atomic(path: Path, data: str | bytes, *, sync: bool = True) -> None:
     """Replace ``path`` with ``data`` (text is UTF-8) so a crash leaves old or new."""
     path = Path(path)

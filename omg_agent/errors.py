@@ -5,6 +5,7 @@
     OmgError
     ├── ConfigError            bad settings or input files (names what was wrong)
     │   ├── ModelNotConfigured no model / endpoint / key set (message says what to set)
+    │   ├── RunAlreadyEnded    --resume of a run that has ended (knows its folder, phase)
     │   ├── UnsafeSetting      a file outside the user's config dir (or a fleet file) would
     │   │                      lower safety: gate off, allow, another endpoint for the key
     │   └── FlowError          a flow file that cannot be read (names the command or field)
@@ -41,6 +42,7 @@ Errors are caught at a step boundary and recorded there; nowhere else.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # not imported at run time: this module stays free of pydantic
@@ -53,6 +55,18 @@ class OmgError(Exception):
 
 class ConfigError(OmgError):
     """Settings, a task file or a command-line value is invalid."""
+
+
+class RunAlreadyEnded(ConfigError):
+    """The run in ``run_dir`` has ended (``phase``): resuming it does nothing again — the
+    caller reports its result (a supervisor that lost the exit code asks again; repeating
+    the task would repeat what it did)."""
+
+    def __init__(self, run_dir: str | os.PathLike[str], phase: str) -> None:
+        super().__init__(f"the run in {run_dir} already ended ({phase.lower()}): nothing was "
+                         "done again")
+        self.run_dir = os.fspath(run_dir)
+        self.phase = phase
 
 
 class UnsafeSetting(ConfigError):

@@ -352,8 +352,7 @@ def target(text: str | None = None, resource_id: str | None = None, desc: str | 
     """An action target from exactly one of an anchor or a 0–1000 point."""
     given = [t for t in (text, resource_id, desc, point) if t is not None]
     if len(given) != 1:
-        raise ConfigError("give exactly one of text, resource_id, desc or point "
-                          "(x, y in 0–1000)")
+        raise ConfigError("give exactly one of text, resource_id, desc or point (x, y in 0–1000)")
     if point is not None:
         x, y = point
         if not (0 <= x <= 1000 and 0 <= y <= 1000):

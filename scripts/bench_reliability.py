@@ -21,6 +21,11 @@ SIGKILLed local-pool worker, both vphones of two slots stopped mid-task, one pho
 under two names, a run started beside a fleet and a fleet started beside a run::
 
     .venv/bin/python scripts/bench_reliability.py --runs 0 --fleet 3
+Issue 38's stop and endpoint faults (:mod:`omg_agent.bench.stops`), ``--stops N`` trials of
+each: SIGTERM, SIGHUP and SIGINT sent after the run acted (then resumed), and HTTP 200
+replies with a cut, empty or non-JSON body (retried), or every reply cut (reported failed):
+
+    .venv/bin/python scripts/bench_reliability.py --runs 0 --stops 3
 
 ``--disk-full [KIB ...]`` runs the disk-full fault instead (issue 25; needs root for
 ``mount -t tmpfs``): the same task through the real CLI with ``--runs-dir`` on a tmpfs of
@@ -99,6 +104,8 @@ def main() -> int:
     add_contention_args(parser)
     parser.add_argument("--fleet", type=int, default=0, metavar="N",
                         help="N trials of each fleet fault (0: none)")
+    parser.add_argument("--stops", type=int, default=0, metavar="N",
+                        help="N trials of each signal and endpoint fault (issue 38; 0: none)")
     parser.add_argument("--disk-full", type=int, nargs="*", metavar="KIB",
                         help="run the disk-full fault instead, on tmpfs runs folders of these "
                              f"sizes (default {' '.join(map(str, DISK_SIZES_KB))}; root only)")
@@ -123,6 +130,7 @@ def main() -> int:
 
     run_contention(args)
     run_fleet_faults(args)
+    run_stops(args)
     if args.runs == 0:
         return 0
     cfg = SoakConfig(runs=args.runs, seed=args.seed, offline_s=tuple(args.offline))
@@ -203,6 +211,41 @@ def run_fleet_faults(args: argparse.Namespace) -> None:
     print(fleet_table(trials))
     print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
           f"scripts/bench_reliability.py --runs 0 --fleet {args.fleet}\n")
+# -- issue 38: signals and broken 200 replies ----------------------------------------------
+def run_stops(args: argparse.Namespace) -> None:
+    """Print the signal and endpoint fault table (``--stops N``)."""
+    import tempfile
+    from pathlib import Path
+
+    from omg_agent.bench.stops import KINDS, stop_trial, stops_table
+    from omg_agent.vphone import adbhost
+    from omg_agent.vphone.phone import VirtualPhone
+
+    if args.stops < 1:
+        return
+    phone = VirtualPhone()
+    serial = adbhost.connect("127.0.0.1", phone.serve().port)
+    trials = []
+    started = time.perf_counter()
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            for n in range(args.stops):
+                for kind in KINDS:
+                    seed = args.seed * 1000 + n * len(KINDS) + KINDS.index(kind)
+                    trial = stop_trial(kind, seed, phone, serial, Path(work))
+                    trials.append(trial)
+                    if not args.quiet:
+                        print(f"{kind:8} at {trial.at:16} {trial.status_first or 'no JSON'} "
+                              f"(exit {trial.exit_first}) → {trial.status_last} (exit "
+                              f"{trial.exit_last}); likes {trial.liked_first}/"
+                              f"{trial.counted_first} {trial.wall_s:5.1f} s "
+                              f"{'; '.join(trial.misreported)}", file=sys.stderr, flush=True)
+    finally:
+        adbhost.disconnect(serial)
+        phone.close()
+    print(stops_table(trials))
+    print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
+          f"scripts/bench_reliability.py --runs 0 --stops {args.stops} --seed {args.seed}\n")
 
 
 if __name__ == "__main__":

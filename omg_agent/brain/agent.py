@@ -52,8 +52,23 @@ MIN_API_KEY = 8
 MAX_TASK_CHARS = 10_000
 
 
+def check_text(text: str, what: str = "the task") -> None:
+    """Raise :class:`ConfigError` when ``text`` holds bytes that did not decode in the
+    locale (Python keeps them as lone surrogates: a UTF-8 task typed on a GBK terminal, or
+    in a strict C locale): no file, prompt or trace could hold it, so it is refused before
+    anything is written."""
+    bad = next((i for i, ch in enumerate(text) if "\ud800" <= ch <= "\udfff"), None)
+    if bad is not None:
+        raise ConfigError(
+            f"{what} holds bytes that are not text in this terminal's encoding (at character "
+            f"{bad + 1}): set a UTF-8 locale (e.g. LC_ALL=C.UTF-8) or type it in the "
+            "terminal's own encoding")
+
+
 def check_task(task: str) -> None:
-    """Raise :class:`ConfigError` when ``task`` is longer than :data:`MAX_TASK_CHARS`."""
+    """Raise :class:`ConfigError` when ``task`` is longer than :data:`MAX_TASK_CHARS` or
+    does not decode (:func:`check_text`)."""
+    check_text(task)
     if len(task) > MAX_TASK_CHARS:
         raise ConfigError(f"the task is {len(task):,} characters long; at most "
                           f"{MAX_TASK_CHARS:,} are accepted: say what to do in fewer words")
@@ -99,8 +114,7 @@ def open_agent(stack: ExitStack, driver: Driver, settings: Settings, task: str, 
                                              on_attempt=attempt, on_notice=notice))
     memory = stack.enter_context(MemoryBank(memory_path, session or uuid.uuid4().hex[:12],
                                             long_term=long_term))
-    recorder = None
-    saver = None
+    recorder = saver = None
     if run_dir is not None:
         from omg_agent.trace.recorder import TraceRecorder
 

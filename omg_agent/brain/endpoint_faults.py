@@ -4,13 +4,17 @@ when a 200 reply is not JSON at all (a web page: the URL is not the API's).
 
 Pure functions over the ``openai`` SDK's exceptions; the retry loop that uses them is
 :meth:`omg_agent.brain.llm.LLMClient._complete`. Retried: 408, 409, 429 (unless the quota is
-spent, which waiting does not fix), 5xx, timeouts and connection errors; any other status
-fails at once.
+spent, which waiting does not fix), 5xx, timeouts and connection errors, and a 200 whose body
+is empty, cut or not valid JSON (:func:`body_failure`: a proxy or server that dropped the
+reply half-way); any other status fails at once. ``Retry-After`` is read in both of its forms,
+seconds and an HTTP date (:func:`retry_after_s`).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 
 import openai
 
@@ -72,12 +76,41 @@ def _no_quota(exc: openai.APIStatusError) -> bool:
     return isinstance(inner, dict) and inner.get("code") == "insufficient_quota"
 
 
+def body_failure(detail: str) -> RequestFailure:
+    """A 200 whose body is empty, cut or not JSON: a fault on the way, retried like a cut
+    with a short Content-Length."""
+    return RequestFailure(f"the reply's body is {detail}", f"answered 200 with a body that "
+                          f"is {short(detail, 60)}", True, 200)
+
+
+def json_error_detail(exc: ValueError) -> str:
+    """What a JSON decoding error says about a body, in a few words."""
+    pos = getattr(exc, "pos", None)
+    msg = getattr(exc, "msg", str(exc))
+    return ("empty" if pos == 0 and msg.startswith("Expecting value")
+            else f"cut or not JSON ({msg} at character {pos})")
+
+
 def _retry_after(exc: openai.APIStatusError) -> float | None:
-    value = exc.response.headers.get("retry-after")
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
+    return retry_after_s(exc.response.headers.get("retry-after"))
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` in seconds from now: its delay-seconds form or its HTTP-date form
+    (RFC 9110 §10.2.3); None when absent or unreadable."""
+    if value is None:
         return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is always GMT
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def not_json_message(url: str, content_type: str | None) -> str:

@@ -5,7 +5,8 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
 
 - **Transport retries** are its own (the SDK's are off): 408/409/429/5xx, timeouts and
   connection errors are retried ``max_retries`` times with exponential backoff and jitter,
-  honouring ``Retry-After``; other 4xx fail at once as
+  honouring ``Retry-After`` (seconds or an HTTP date, bounded by the run's time left);
+  other 4xx fail at once as
   :class:`~omg_agent.errors.LLMRequestError`. Each retry is announced to ``on_notice`` (the
   CLI shows it live), or as a logged warning when nobody listens: "operator model timed
   out after 60 s; retry 2/4 in 1.8 s".
@@ -23,6 +24,8 @@ OpenAI endpoint, z.ai, or the bench's model double) for one role, planner or ope
   ``{{secret:NAME}}`` placeholders, never the values; where a placeholder stands for text on
   the screen, the anchors and checks of a reply get the text back
   (:meth:`~omg_agent.core.secrets.SecretVault.reveal_targets`), so they match the screen.
+- **Cut replies**: a 200 whose body is empty or JSON cut short is a fault on the way (a
+  proxy, an overloaded server) and is retried like a 5xx.
 - **Not an API**: an endpoint that answers 200 with something other than JSON (an HTML page:
   ``OMG_BASE_URL`` points at a web UI, not the API's ``/v1``) fails at once with
   :class:`~omg_agent.errors.LLMRequestError` naming the endpoint
@@ -55,7 +58,14 @@ from omg_agent.brain.call_record import FormatMode as FormatMode
 from omg_agent.brain.call_record import NoticeCallback as NoticeCallback
 from omg_agent.brain.call_record import Reply, read_reply
 from omg_agent.brain.call_record import UsageTotals as UsageTotals
-from omg_agent.brain.endpoint_faults import connection_failure, not_json_error, status_failure
+from omg_agent.brain.endpoint_faults import (
+    RequestFailure,
+    body_failure,
+    connection_failure,
+    json_error_detail,
+    not_json_error,
+    status_failure,
+)
 from omg_agent.brain.endpoint_faults import not_json_message as not_json_message
 from omg_agent.brain.reply_cap import ReplyTooLarge, capped_client
 from omg_agent.brain.structured import (
@@ -77,6 +87,7 @@ if TYPE_CHECKING:
     from omg_agent.brain.budget import RunDeadline
 
 log = logging.getLogger(__name__)
+MAX_RETRY_AFTER_S = 600.0  # the longest Retry-After honoured by a run with no deadline
 
 M = TypeVar("M", bound=BaseModel)
 Message = dict[str, Any]
@@ -292,7 +303,7 @@ class LLMClient:
                 raw = self._client.chat.completions.with_raw_response.create(
                     model=self.model, messages=cast(_SdkMessages, messages), timeout=timeout,
                     **kwargs)
-                completion = raw.parse()
+                completion = self._parsed(raw)
             except ReplyTooLarge as exc:  # the same request would get the same answer
                 raise self._too_large(exc, mode, attempt, callbacks, started) from None
             except openai.APIStatusError as exc:
@@ -303,11 +314,9 @@ class LLMClient:
                                           started) from None
                 failure = connection_failure(exc, timeout)
             else:
-                if not hasattr(completion, "choices"):
-                    raise not_json_error(self.settings.base_url or OPENAI_URL,
-                                         raw.headers.get("content-type"), role=self.role,
-                                         model=self.model)
-                return read_reply(completion, mode, time.perf_counter() - started)
+                if not isinstance(completion, RequestFailure):
+                    return read_reply(completion, mode, time.perf_counter() - started)
+                failure = completion
             self._report(self._record("transport", attempt, False, status=failure.status,
                                       error=failure.error, mode=mode,
                                       latency_s=time.perf_counter() - started), callbacks)
@@ -328,6 +337,22 @@ class LLMClient:
                          f"{delay:.1f} s")
             self._sleep(delay)
         raise AssertionError("unreachable")
+
+    def _parsed(self, raw: Any) -> Any:
+        """The completion in a 200 reply, or the :class:`RequestFailure` of a body that is
+        empty, cut or not JSON (retried); a body of another kind — a web page — is not an
+        API's reply at all and fails at once (:func:`not_json_error`)."""
+        try:
+            completion = raw.parse()
+        except ValueError as exc:  # JSONDecodeError: a JSON body cut short, or empty
+            return body_failure(json_error_detail(exc))
+        if hasattr(completion, "choices"):
+            return completion
+        if isinstance(completion, str | bytes) and not completion.strip():
+            return body_failure("empty")
+        raise not_json_error(self.settings.base_url or OPENAI_URL,
+                             raw.headers.get("content-type"), role=self.role,
+                             model=self.model)
 
     def _too_large(self, exc: ReplyTooLarge, mode: FormatMode, attempt: int,
                    callbacks: Sequence[AttemptCallback], started: float) -> LLMRequestError:
@@ -358,9 +383,11 @@ class LLMClient:
         self.on_notice(text)
 
     def _backoff(self, retry: int, retry_after: float | None) -> float:
-        """Exponential backoff with jitter, at least ``Retry-After``, capped."""
+        """Exponential backoff with jitter (capped by ``retry_backoff_max_s``), at least what
+        ``Retry-After`` asks: that is bounded by the run's time left (the caller fails at once
+        when the wait would pass the deadline), else by :data:`MAX_RETRY_AFTER_S`."""
         base, cap = self.settings.retry_backoff_s, self.settings.retry_backoff_max_s
         delay = min(cap, base * 2 ** retry) * self._rng.uniform(0.5, 1.0)
         if retry_after is not None:
-            delay = max(delay, min(retry_after, cap))
+            delay = max(delay, min(retry_after, MAX_RETRY_AFTER_S))
         return delay

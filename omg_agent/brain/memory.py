@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from omg_agent.errors import MemoryBankError
+from omg_agent.durable import disk_trouble, sqlite_disk_error
+from omg_agent.errors import DiskTrouble, MemoryBankError, OmgError
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class MemoryBank:
                                        timeout=BUSY_TIMEOUT_S,
                                        isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
-            raise MemoryBankError(f"cannot open memory store {path}: {exc}") from None
+            raise self._error(exc, "cannot open memory store") from None
         try:
             if path is not None:
                 self._durable()
@@ -101,7 +102,10 @@ class MemoryBank:
                 self._db.execute(_SCHEMA)
         except (sqlite3.Error, MemoryBankError) as exc:
             self._db.close()
-            raise MemoryBankError(f"cannot open memory store {path}: {exc}") from None
+            raise self._error(exc, "cannot open memory store") from None
+        except DiskTrouble:
+            self._db.close()
+            raise
 
     def _durable(self) -> None:
         mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -270,7 +274,20 @@ class MemoryBank:
             try:
                 return self._db.execute(sql, params)
             except sqlite3.Error as exc:
-                raise MemoryBankError(f"memory store {self.path or ':memory:'}: {exc}") from None
+                raise self._error(exc, "memory store") from None
+
+    def _error(self, exc: BaseException, what: str) -> OmgError:
+        """The error to raise for ``exc``: :class:`DiskTrouble` when the disk refused the
+        store (full, read-only, an I/O error: the run stops interrupted, resumable — not a
+        device's fault), else :class:`MemoryBankError`."""
+        if isinstance(exc, DiskTrouble):
+            return exc
+        cause = exc if isinstance(exc, OSError) and disk_trouble(exc) \
+            else sqlite_disk_error(exc, self.path)
+        if cause is not None:
+            return DiskTrouble(cause)
+        where = f" {self.path}" if what.startswith("cannot") else f" {self.path or ':memory:'}"
+        return MemoryBankError(f"{what}{where}: {exc}")
 
     def _query(self, sql: str, params: tuple[object, ...]) -> list[MemoryItem]:
         return [MemoryItem(*row) for row in self._exec(sql, params).fetchall()]

@@ -54,7 +54,7 @@ from omg_agent.brain.verify import names_present_element, verify_step
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.results import Failure, FailureKind, PostMortem
 from omg_agent.durable import write_atomic
-from omg_agent.errors import ConfigError
+from omg_agent.errors import ConfigError, RunAlreadyEnded
 from omg_agent.guards.ledger import Passage
 from omg_agent.guards.spend_ledger import SpendLedger
 
@@ -170,8 +170,7 @@ def load_state(run_dir: Path) -> SavedRun:
         raise ConfigError(f"{path} is not a saved run of this version "
                           f"(version {data.get('version')!r}, phase {phase!r})")
     if phase in FINAL_PHASES and phase not in RESUMABLE:
-        raise ConfigError(f"the run in {run_dir} already ended ({phase.lower()}): nothing to "
-                          "resume; start the task again")
+        raise RunAlreadyEnded(run_dir, phase)
     try:
         SavedStateFile.model_validate(data)  # the shape every read below relies on
     except ValidationError as exc:

@@ -28,15 +28,13 @@ from omg_agent.brain.budget import StepBudget, StopReport, done_so_far
 from omg_agent.brain.planner import TodoList
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
-from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem
+from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem, Status
 from omg_agent.core.todo import TodoItem, render_todo
 from omg_agent.guards.ledger import Passage
 from omg_agent.guards.spend_ledger import SpendLedger
 
 Phase = Literal["PLAN", "THINK", "REPLAN", "ASK_USER", "DONE", "FAILED", "ASK_USER_PENDING",
                 "INFEASIBLE", "NEEDS_CONFIRMATION", "DECLINED", "INTERRUPTED", "UNVERIFIED"]
-Status = Literal["done", "failed", "ask_user", "infeasible", "needs_confirmation",
-                 "declined", "interrupted", "unverified"]
 _STATUS: dict[str, Status] = {"DONE": "done", "FAILED": "failed",
                               "ASK_USER_PENDING": "ask_user", "INFEASIBLE": "infeasible",
                               "NEEDS_CONFIRMATION": "needs_confirmation",
@@ -45,6 +43,11 @@ _STATUS: dict[str, Status] = {"DONE": "done", "FAILED": "failed",
                               # the model says done; nothing in the run could check it
                               "UNVERIFIED": "unverified"}
 FINAL_PHASES = tuple(_STATUS)  # the phases a run ends in
+
+
+def phase_status(phase: str) -> Status:
+    """The status a run that ended in ``phase`` reports."""
+    return _STATUS[phase]
 RESUMABLE = ("ASK_USER_PENDING", "NEEDS_CONFIRMATION")  # endings a human answer continues
 _DIALOG_WORDS = ("no thanks", "close", "cancel", "dismiss", "allow", "deny", "ok")
 

@@ -16,6 +16,7 @@ highlighted, both of which slow down with the square of a long line — and echo
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
 import os
@@ -80,15 +81,32 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+# what a terminal that cannot encode a currency sign shows instead: its ISO code (a price
+# must not turn into "?"); anything else it cannot encode becomes "?"
+_SPELLED = {"¥": "CNY", "￥": "CNY", "€": "EUR", "£": "GBP", "₩": "KRW", "₹": "INR"}
+_REPLACE = "omg-spelled"
+
+
+def _spelled(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    bad = exc.object[exc.start:exc.end]
+    return "".join(_SPELLED.get(ch, "?") for ch in bad), exc.end
+
+
+codecs.register_error(_REPLACE, _spelled)
+
+
 def safe_streams() -> None:
-    """Make stdout and stderr replace characters their encoding cannot show (``?``) rather
-    than raise: a finished run must not exit 1 because its ``✔`` is not in GBK."""
+    """Make stdout and stderr replace characters their encoding cannot show rather than
+    raise: a finished run must not exit 1 because its ``✔`` is not in GBK. A currency sign is
+    spelled as its code (¥ as "CNY"), anything else becomes ``?``."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is None:
             continue
         try:
-            reconfigure(errors="replace")
+            reconfigure(errors=_REPLACE)
         except (ValueError, OSError):  # a stream already closed or detached: nothing to do
             continue
 

@@ -15,6 +15,12 @@ At worst the rest of a bundle already being sent to the device runs; nothing new
 :class:`CtrlC` is entered first and left last by ``run``, so it covers the device's set-up
 and teardown too.
 
+SIGTERM and SIGHUP — what ``timeout``, ``docker stop``, systemd, a CI's cancel and a closed
+terminal send — end the run the same way (issue 38): status ``interrupted``, the stop report
+naming the signal, ``result.json``, the JSON on stdout under ``--json`` and exit 130. They are
+taken over only where their handler is still the default (a run under ``nohup`` keeps SIGHUP
+ignored); a second one while the run ends stops a teardown that hangs, as a third Ctrl-C does.
+
 A Ctrl-C that comes once the run has ended (its outcome decided: e.g. while the replay cache
 files the flow of a done run) leaves that outcome as it is. A process started with SIGINT
 ignored (a job a script put in the background) keeps it ignored, as the script asked: stop
@@ -48,6 +54,11 @@ if TYPE_CHECKING:
     from omg_agent.brain.orchestrator import Orchestrator, RunResult
 
 
+# the signals a supervisor stops a process with; SIGHUP does not exist on Windows
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                      if hasattr(signal, name))
+
+
 class CtrlC:
     """While entered (in the main thread, where Python's own handler is in place), each
     SIGINT is counted in :attr:`pressed` and raised as KeyboardInterrupt, and :meth:`check`
@@ -59,21 +70,29 @@ class CtrlC:
         self.pressed = 0
         self.ending = False
         self._while_ending = 0
-        self._previous: Any = None
+        self._previous: dict[int, Any] = {}
         self.disk: DiskTrouble | None = None  # the disk trouble that ended the run
+        self.signal_name = "Ctrl-C"  # what stopped the run: Ctrl-C, SIGTERM or SIGHUP
 
     def __enter__(self) -> CtrlC:
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._previous[signal.SIGINT] = signal.signal(signal.SIGINT, self._on_sigint)
+        for signum in _STOP_SIGNALS:
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                self._previous[signum] = signal.signal(signum, self._on_sigint)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-            self._previous = None
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous = {}
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
+        if not self.pressed:
+            self.signal_name = ("Ctrl-C" if signum == signal.SIGINT
+                                else signal.Signals(signum).name)
         self.pressed += 1
         if self.ending:
             self._while_ending += 1
@@ -103,7 +122,7 @@ class CtrlC:
                     _say(f"interrupted before the run began: go on with `omg-agent run "
                          f"--resume {run_dir}`")
                 raise
-            result = interrupted(orchestrator, run_dir)
+            result = interrupted(orchestrator, run_dir, during=self.signal_name)
         except (DiskTrouble, OSError) as exc:
             self.ending = True
             self.disk = _as_disk_trouble(exc, run_dir)
@@ -117,9 +136,9 @@ class CtrlC:
         if self.disk is not None and result.status == "interrupted":
             result = _disk_stop(result, run_dir, self.disk)
         elif result.status == "interrupted":
-            _say(f"interrupted: go on with `omg-agent run --resume {run_dir}`")
+            _say(f"interrupted ({self.signal_name}): go on with `omg-agent run --resume {run_dir}`")
         elif self.pressed:
-            _say(f"Ctrl-C came as the run ended; it ended {result.status}")
+            _say(f"{self.signal_name} came as the run ended; it ended {result.status}")
         return result
 
 
@@ -136,10 +155,11 @@ def _disk_stop(result: RunResult, run_dir: Path, disk: DiskTrouble) -> RunResult
              f"some space (or make the folder writable), then go on with `omg-agent run "
              f"--resume {run_dir}`")
         return result
+    again = ("look at the phone for what the run already did (the done steps are above), "
+             "then run what is left as a new task")
     _say(f"error: the run's folder {run_dir} was deleted while the run went on; it stopped "
-         f"at step {result.steps_used}, interrupted, and cannot be resumed: run the task "
-         "again")
-    return replace(result, next_hint="the run's folder was deleted: run the task again")
+         f"at step {result.steps_used}, interrupted, and cannot be resumed: {again}")
+    return replace(result, next_hint=f"the run's folder was deleted: {again}")
 
 
 def _as_disk_trouble(exc: BaseException, run_dir: Path) -> DiskTrouble | None:

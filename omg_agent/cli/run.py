@@ -18,9 +18,11 @@ A sensitive action is asked on the terminal with exactly what will be tapped or 
 without a TTY the run stops with status ``needs_confirmation``. Every run saves
 ``state.json`` at each turn boundary (:class:`~omg_agent.brain.resume.RunCheckpoint`); a
 stopped run goes on with ``--resume RUN_DIR --answer "…"``, an interrupted one (killed,
-crashed, Ctrl-C, device lost) with ``--resume RUN_DIR`` (same plan, memory, step count and
-trace; the plan re-synced with the screen). Ctrl-C ends a run with status ``interrupted``
-and prints the resume command. ``--dry-run`` runs everything but sends nothing to the device.
+crashed, Ctrl-C, SIGTERM, SIGHUP, device lost) with ``--resume RUN_DIR`` (same plan, memory,
+step count and trace; the plan re-synced with the screen). Ctrl-C ends a run with status
+``interrupted`` and prints the resume command; SIGTERM and SIGHUP end it the same way
+(:mod:`.ctrlc`). ``--resume`` of a run that has ended prints its result again and exits
+with its code: nothing is done again. ``--dry-run`` runs everything but sends nothing to the device.
 
 Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that is neither
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
@@ -28,13 +30,15 @@ waiting for the user's yes to a sensitive action, 6 declined (the user said no),
 device is busy (another agent holds its lease), 8 stopped by disk trouble (full, read-only,
 the run folder deleted: status interrupted, resumable), 9 unverified (the model said done and
 nothing in the run backs it: no check could look, its checks already held before the run
-acted, or a pay/send/delete task carried out no such action the user allowed), 130
-interrupted (Ctrl-C; resumable). The code is decided by the outcome before anything is
-printed; an error while printing never changes it.
+acted, or a pay/send/delete task carried out no such action the user allowed), 10 refused by
+the disk before the run began (nothing was done, nothing to resume), 130 interrupted (Ctrl-C,
+SIGTERM, SIGHUP; resumable). The code is decided by the outcome before anything is printed;
+an error while printing never changes it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import typing
 from pathlib import Path
@@ -57,7 +61,7 @@ from omg_agent.cli.lease import WaitDeviceCommand, wait_device_option
 from omg_agent.cli.runjob import RunJob
 from omg_agent.core.secrets import parse_secret_options
 from omg_agent.durable import disk_trouble
-from omg_agent.errors import DiskTrouble, OmgError
+from omg_agent.errors import DiskTrouble, OmgError, RunAlreadyEnded
 
 if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a run pays
     from omg_agent.brain.run_state import RunResult
@@ -67,6 +71,7 @@ log = logging.getLogger(__name__)
 EXIT_CODES = {"done": 0, "failed": 1, "ask_user": 3, "infeasible": 4, "needs_confirmation": 5,
               "declined": 6, "unverified": 9, "interrupted": 130}
 DISK_EXIT = 8  # interrupted because the disk refused the run's files
+DISK_REFUSED_EXIT = 10  # the disk refused before the run began: nothing to resume
 COLOURS = {"done": "green", "failed": "red", "ask_user": "yellow", "infeasible": "yellow",
            "needs_confirmation": "yellow", "declined": "yellow", "interrupted": "yellow",
            "unverified": "yellow"}
@@ -81,7 +86,8 @@ RUN_HELP = "\n\n".join((
     "Exit codes: 0 done, 1 failed, 2 bad usage or an answer that is neither yes nor no, 3 "
     "waiting for an answer, 4 infeasible, 5 waiting for a yes, 6 declined (the user said "
     "no), 7 device busy, 8 stopped by disk trouble (resumable), 9 unverified (no check "
-    "could confirm the model's done), 130 interrupted.",
+    "could confirm the model's done), 10 the disk refused before the run began (nothing done), "
+    "130 interrupted (Ctrl-C, SIGTERM, SIGHUP).",
     'Example: omg-agent run "find the price of MacBook Air 13 in Shop and save it in Notes"',
     'Example: omg-agent run "Turn off Wi-Fi" --model sim --json',
     'Example: omg-agent run "Turn off Wi-Fi" --model qwen2.5-vl --base-url '
@@ -215,6 +221,13 @@ def _check_usage(task: str | None, resume: Path | None, answer: str | None,
             fail(str(exc))
     if answer is not None and resume is None:
         fail("--answer goes with --resume RUN_DIR")
+    if answer is not None:
+        from omg_agent.brain.agent import check_text
+
+        try:
+            check_text(answer, "the answer")
+        except OmgError as exc:
+            fail(str(exc), code=2)
     if planning is not None:
         from omg_agent.config import Settings
 
@@ -271,12 +284,59 @@ def _carried_out(job: RunJob, task: str | None, plan: Path | None, sim: Any,
         if resume is not None:
             return job.resume(resume, answer)
         return job.start(task or "", plan, sim)
+    except RunAlreadyEnded as exc:
+        _ended_again(exc, job.as_json)
+    except DiskTrouble as exc:
+        _disk_refused(str(exc), resume)
     except OmgError as exc:
-        fail(str(exc), code=DISK_EXIT if isinstance(exc, DiskTrouble) else 1)
+        fail(str(exc))
     except OSError as exc:  # the disk refused the run's folder before the run began
         if not disk_trouble(exc):
             raise
-        fail(str(DiskTrouble(exc)), code=DISK_EXIT)
+        _disk_refused(str(DiskTrouble(exc)), resume)
+
+
+def _disk_refused(why: str, resume: Path | None) -> typing.NoReturn:
+    """The disk refused before the run began: a resumed run is still resumable (exit 8);
+    a new one has no state to resume, so it is a refusal of its own (exit 10)."""
+    if resume is not None:
+        fail(f"{why}: nothing was done; free some space (or make the folder writable), then "
+             f"go on with `omg-agent run --resume {resume}`", code=DISK_EXIT)
+    fail(f"{why}: nothing was done; free some space (or make the folder writable), then run "
+         "the task", code=DISK_REFUSED_EXIT)
+
+
+def _ended_again(ended: RunAlreadyEnded, as_json: bool) -> typing.NoReturn:
+    """``--resume`` of a run that has ended: its result again, with its status's exit code
+    (a supervisor that lost the code asks again); nothing is done on the phone."""
+    from omg_agent.brain.run_state import phase_status
+    from omg_agent.trace.recorder import RESULT_FILE
+
+    try:
+        saved = json.loads((Path(ended.run_dir) / RESULT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    saved = saved if isinstance(saved, dict) else {}
+    status = str(saved.get("status") or "")
+    if status not in EXIT_CODES:
+        status = phase_status(ended.phase)
+    code = EXIT_CODES[status]
+    with printing_cannot_fail():
+        if as_json:
+            print_json({**saved, "status": status, "run_dir": ended.run_dir,
+                        "already_ended": True})
+        else:
+            answer = str(saved.get("answer") or "").strip()
+            console.print(Text.assemble((status, COLOURS.get(status, "red")),
+                                        *((": ", answer) if answer else ())))
+            report = (saved.get("summary") or {}).get("stop_report") \
+                if isinstance(saved.get("summary"), dict) else None
+            if report:
+                console.print(Text("\n".join(shortened(line, 2_000)
+                                             for line in str(report).splitlines())))
+            err_console.print(Text(f"{ended}: this is its result (trace {ended.run_dir})"),
+                              soft_wrap=True)
+    raise typer.Exit(code)
 
 
 def _print_result(result: RunResult, run_dir: Path, as_json: bool,

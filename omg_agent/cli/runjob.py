@@ -20,7 +20,7 @@ from omg_agent.cli.console import err_console, fail, shortened
 from omg_agent.cli.ctrlc import CtrlC
 from omg_agent.cli.lease import take_lease
 from omg_agent.cli.live import LiveView
-from omg_agent.errors import OmgError
+from omg_agent.errors import OmgError, RunAlreadyEnded
 
 if TYPE_CHECKING:  # the brain imports the openai SDK, settings pydantic: only a run pays
     from omg_agent.brain.resume import SavedRun
@@ -78,6 +78,8 @@ class RunJob:
             saved = taskrun.saved_run(run_dir, answer, flag="--answer")
         except taskrun.UnclearAnswer as exc:  # nothing resumes on an unclear yes
             fail(str(exc), code=2)
+        except RunAlreadyEnded:
+            raise  # its result is printed again, with its exit code (cli/run.py)
         except OmgError as exc:
             fail(str(exc))
         if saved.ended:
@@ -85,6 +87,9 @@ class RunJob:
                                    f"({shortened(saved.ended_because)}): trying again from "
                                    "its last turn boundary"), soft_wrap=True)
         task = saved.state.task
+        # everything the run keeps (memory bank, replay cache, learned steps, macros) lives
+        # in its own runs folder, wherever the resume is started from
+        self.settings = self.settings.model_copy(update={"runs_dir": Path(run_dir).parent})
         with ExitStack() as stack:
             ctrl_c = stack.enter_context(CtrlC())  # left last: it covers the teardown too
             settings, serial, secrets = self._open(stack, task, None, saved.device, run_dir)

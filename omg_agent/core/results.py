@@ -13,8 +13,15 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
+
+# How a run ended: the documented statuses (docs/guide/reliability.md), and only them. Every
+# result.json is written through TraceRecorder.finish, which refuses any other word.
+Status = Literal["done", "failed", "ask_user", "infeasible", "needs_confirmation",
+                 "declined", "interrupted", "unverified"]
+STATUSES: tuple[str, ...] = get_args(Status)
 
 
 class FailureKind(enum.StrEnum):
@@ -83,4 +90,4 @@ class PostMortem(BaseModel):
         return self.model_dump(mode="json")
 
 
-__all__ = ["RECOVERY", "Failure", "FailureKind", "PostMortem"]
+__all__ = ["RECOVERY", "STATUSES", "Failure", "FailureKind", "PostMortem", "Status"]

@@ -63,6 +63,7 @@ log = logging.getLogger(__name__)
 
 _SCROLL_FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
 MAX_DEPTH = 8  # runFlow nesting
+REPEAT_INDEX = "repeatIndex"  # a repeat's round, 1-based: names the n-th item (idempotent)
 
 
 class FlowRunner:
@@ -347,10 +348,18 @@ class FlowRunner:
             if times > MAX_TIMES:
                 raise FlowFailed(f"repeat times {c.times_var} = {times:,} passes the limit of "
                                  f"{MAX_TIMES:,}")
-        for _ in range(times):
-            if c.condition is not None and not self._holds(c.condition, self._observe()):
-                return
-            self._block(c.commands, flow, depth + 1)
+        outer = self.vars.get(REPEAT_INDEX)
+        try:
+            for n in range(times):
+                self.vars[REPEAT_INDEX] = str(n + 1)  # this round, 1-based (the innermost)
+                if c.condition is not None and not self._holds(c.condition, self._observe()):
+                    return
+                self._block(c.commands, flow, depth + 1)
+        finally:  # an outer repeat's round again, or none
+            if outer is None:
+                self.vars.pop(REPEAT_INDEX, None)
+            else:
+                self.vars[REPEAT_INDEX] = outer
 
     def _retry(self, c: m.Retry, flow: Flow, depth: int) -> None:
         body = self._body(c, flow, depth)
@@ -385,11 +394,6 @@ class FlowRunner:
 
 def _plain_action(c: m.Scroll | m.SwipeScreen | m.PressBack | m.PressKey) -> Action:
     """The one device action of a step that needs no element."""
-    match c:
-        case m.SwipeScreen():
-            return Swipe(direction=c.direction)
-        case m.PressBack():
-            return Back()
-        case m.PressKey():
-            return Key(key=c.key)
-    return Swipe(direction="up")  # scroll
+    if isinstance(c, m.PressBack | m.PressKey):
+        return Back() if isinstance(c, m.PressBack) else Key(key=c.key)
+    return Swipe(direction=c.direction if isinstance(c, m.SwipeScreen) else "up")  # scroll

@@ -34,6 +34,9 @@ _ALL_ZH = re.compile(r"删除(?:除了?(?P<keep>[^，。；,;\n]+?)(?:以外|之
 _KEEP_LEAD = re.compile(r"^(?:for\s+)?(?:the\s+)?(?:ones?|notes?|items?|files?|photos?)?\s*"
                         r"(?:titled|named|called)?\s*", re.IGNORECASE)
 _QUOTES = " '\"“”‘’「」『』"
+# "… except Trip in Notes": the app the task names is no part of what it keeps (a kept name
+# read too short keeps more — a word run of it names the longer title — never less)
+_IN_APP = re.compile(r"\s+(?:in|from|on)\s+(?:the\s+)?[\w.]+(?:\s+app)?\s*$", re.IGNORECASE)
 _LISTED = re.compile(r'"([^"]+)"')
 
 
@@ -56,7 +59,7 @@ def task_scopes(task: str) -> list[Scope]:
 
 
 def _kept(text: str) -> tuple[str, ...]:
-    text = _KEEP_LEAD.sub("", text.strip())
+    text = _IN_APP.sub("", _KEEP_LEAD.sub("", text.strip()))
     parts = re.split(r"\s*(?:,|，|、|\band\b|\bor\b|和|与)\s*", text)
     return tuple(p.strip(_QUOTES) for p in parts if p.strip(_QUOTES))
 

@@ -100,6 +100,23 @@ def names(target: str, subject: str) -> bool:
                               for i in range(len(got) - len(want) + 1))
 
 
+def named_deletes(authorisations: Sequence[Authorisation], objects: Sequence[str], *,
+                  trusted: bool) -> list[Authorisation]:
+    """The delete authorisations that name what a delete removes (``objects``, as the screen
+    names them: the open note's title, the rows picked), each the same text — "old" never
+    names "old notes". Restrictions naming any of them always; permissions only when every
+    object is named by one and the names are ``trusted`` (not typed by this run: a title
+    field renamed in an open editor names the note it will be saved as, not the one a
+    delete removes)."""
+    hits = [[a for a in authorisations if a.cls == "delete" and a.target
+             and (tier := TextQuery(a.target).score(o)) is not None and tier <= 2]
+            for o in objects]
+    found = [a for each in hits for a in each if a.forbids]
+    if trusted and hits and all(any(a.grants for a in each) for each in hits):
+        found += [a for each in hits for a in each if a.grants and a not in found]
+    return found
+
+
 def words(text: str) -> list[str]:
     """The whole words and numbers of ``text``, normalised (a number keeps its separators:
     ``1,079.00`` is one; a run of Chinese characters is one)."""
@@ -117,4 +134,4 @@ def _message(text: str) -> str:
     return normalise(text).strip(QUOTES).rstrip("。.").strip(QUOTES)
 
 
-__all__ = ["QUOTES", "Authorisation", "names", "same_message", "words"]
+__all__ = ["QUOTES", "Authorisation", "named_deletes", "names", "same_message", "words"]

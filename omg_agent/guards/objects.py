@@ -13,13 +13,15 @@ are. Where the screen names no object the phrase says so: a question never prete
 from __future__ import annotations
 
 import dataclasses
+import re
 
+from omg_agent.core.actions import TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.amounts import priced
-from omg_agent.guards.named import name_field
 from omg_agent.guards.payable import total_rows
 from omg_agent.guards.sensitive import Sensitivity, recipients, title_band
 
+_NAME_FIELD = re.compile(r"title|subject|name|标题|主题|名称", re.IGNORECASE)
 _NOUNS = {"notes": "note", "note": "note", "gallery": "photo", "photos": "photo",
           "contacts": "contact", "messages": "conversation", "files": "file",
           "calendar": "event", "mail": "mail", "email": "mail"}
@@ -31,7 +33,9 @@ def about(found: Sensitivity, e: UIElement | None, obs: Observation) -> Sensitiv
         case "payment":
             text, target = _paying(found, e, obs)
         case "delete":
-            text, target = _deleting(found, e, obs)
+            names = _named_object(e, obs)
+            return dataclasses.replace(found, about=_deleting(found, names, obs),
+                                       target=", ".join(names), objects=tuple(names))
         case "send":
             text, target = _sending(found, e, obs)
         case _:
@@ -51,24 +55,36 @@ def _paying(found: Sensitivity, e: UIElement | None, obs: Observation) -> tuple[
     return (f"{pays} for {what}" if what else f"{pays} (the screen lists no item)"), what
 
 
-def _deleting(found: Sensitivity, e: UIElement | None, obs: Observation) -> tuple[str, str]:
+def _deleting(found: Sensitivity, names: list[str], obs: Observation) -> str:
     app = found.package or obs.package
-    names = _named_object(e, obs)
     noun = noun_of(app)
     if not names:
-        return f"deletes what this screen of {app} shows (it names no item)", ""
+        return f"deletes what this screen of {app} shows (it names no item)"
     listed = ", ".join(f'"{n}"' for n in names)
     plural = noun + "s" if len(names) > 1 and noun else noun
-    return f"deletes the {plural} {listed} ({app})" if noun else \
-        f"deletes {listed} ({app})", ", ".join(names)
+    return f"deletes the {plural} {listed} ({app})" if noun else f"deletes {listed} ({app})"
+
+
+def is_name_field(f: UIElement) -> bool:
+    """Whether ``f`` is an item's editable name ("Title", 标题): what a delete in an open
+    item's screen names as its object."""
+    return f.editable and not f.password and bool(_NAME_FIELD.search(
+        " ".join((f.resource_id.rpartition("/")[2], f.hint, f.desc))))
+
+
+def names_an_item(action: object, element: UIElement | None, obs: Observation) -> bool:
+    """Whether ``action`` types into an item's name field (``element``, else the focused
+    field): from then on a title on the screen may be one the run wrote."""
+    field_ = element if element is not None and element.editable else obs.focused
+    return isinstance(action, TypeText) and field_ is not None and is_name_field(field_)
 
 
 def _named_object(e: UIElement | None, obs: Observation) -> list[str]:
     """The item a delete removes: the open item's name field ("Title"), the list row the
     control sits in, or the rows picked (checked) for it."""
-    named = name_field(obs)
-    if named is not None:
-        return [named.text]
+    fields = [f.text for f in obs.elements if f.text and is_name_field(f)]
+    if fields:
+        return fields[:1]
     if e is not None:
         rows = [r for r in obs.elements if r is not e and r.role == "item" and r.text
                 and r.bounds.contains(e.center)]

@@ -59,7 +59,7 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
-from omg_agent.guards.named import ItemsSeen
+from omg_agent.guards.grant import named_deletes
 from omg_agent.guards.payable import payment_amounts
 from omg_agent.guards.spend_ledger import SpendLedger
 from omg_agent.perception.anchor import Anchorer, tap_receiver
@@ -90,6 +90,7 @@ class Sensitivity:
     # removes, what a payment buys and costs, to whom a send goes and what it says
     about: str = ""
     target: str = ""  # the object alone ("Groceries"): what a list of several is matched on
+    objects: tuple[str, ...] = ()  # a delete's objects one by one: what a named delete names
 
     def __str__(self) -> str:
         return f"{self.cls}: {self.describe}"
@@ -133,23 +134,23 @@ class Gate:
     # Alice the password)
     secret_in: Callable[[str], bool] | None = None
     ledger: SpendLedger = field(default_factory=SpendLedger)
-    # the lists this run showed and the name fields it typed into: when a delete's object,
-    # read from an editable title, may count for a delete the user named (guards.named)
-    items: ItemsSeen = field(default_factory=ItemsSeen)
+    renamed: bool = False  # the run typed into an item's name field: a title names no delete
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
         """``allow`` or ``confirm`` for ``action`` landing on ``element`` of ``obs``
         (``ocr_text``: see :func:`classify`)."""
-        self.items.note(action, element, obs)
+        from omg_agent.guards.objects import names_an_item
+
         found = classify(action, element, obs, ocr_text=ocr_text)
+        self.renamed = self.renamed or names_an_item(action, element, obs)
         if found is None:
             return ALLOW
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
-        named = self.items.subject(found.cls, found.target, obs)
-        subjects = (*subjects, named) if named is not None else subjects
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
+        covering += [a for a in named_deletes(self.authorisations, found.objects,
+                                              trusted=not self.renamed) if a not in covering]
         forbidden = next((a for a in covering if a.forbids), None)
         if forbidden is not None:  # the user said not to: whatever else allows it, ask
             why = f"{found.reason}; your words say {str(forbidden)!r}"
@@ -190,7 +191,8 @@ class Gate:
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more), secret_in=self.secret_in,
-                    ledger=self.ledger, items=self.items)
+                    ledger=self.ledger, renamed=self.renamed)
+
 
 
 # -- classification --------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent.core.observation import Observation
+from omg_agent.core.results import STATUSES
 from omg_agent.core.secrets import SecretVault
 from omg_agent.durable import append_line, disk_trouble, fsync_file, repair_tail, write_atomic
 from omg_agent.errors import ConfigError, DiskTrouble
@@ -133,8 +134,9 @@ class TraceRecorder:
             if isinstance(exc, KeyboardInterrupt):
                 self.finish("interrupted", "", {"stop_report": "interrupted (Ctrl-C)"})
                 return
-            status = "error" if exc is not None else "incomplete"
-            self.finish(status, "", {"error": repr(exc)} if exc is not None else {})
+            why = f"error: {exc!r}" if exc is not None else "the run ended without a result"
+            self.finish("failed", "", {"stop_report": why,
+                                       **({"error": repr(exc)} if exc is not None else {})})
 
     @property
     def last_step(self) -> int:
@@ -217,6 +219,8 @@ class TraceRecorder:
         """
         if self.finished:
             raise RuntimeError(f"trace {self.run_dir} is already finished")
+        if status not in STATUSES:  # the one place every result.json passes: default deny
+            raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
         self.finished = True
         summary_j = to_jsonable(summary if summary is not None else {})
         counts = summary_j if isinstance(summary_j, dict) else {}

@@ -84,4 +84,4 @@ def test_a_run_folder_deleted_mid_run_stops_cleanly_with_what_was_done(
     assert result["status"] == "interrupted"
     liked = len(vphone.phone.apps["com.omg.feed"].like_log)
     assert liked >= 1 and likes_counted(result["done"]) == liked, (liked, result["done"])
-    assert "run the task again" in result["next_hint"]
+    assert "look at the phone" in result["next_hint"]  # never "run the task again" (issue 38)

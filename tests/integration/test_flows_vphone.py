@@ -129,8 +129,15 @@ def test_shipped_like_flow_likes_exactly_the_first_n_posts(tmp_path: Path, profi
         phone.apps[FEED].liked = {3}  # liked before: must stay liked, not be toggled off
         result = replay(driver, flow, no_model(tmp_path), tmp_path / "run", variables=given)
         assert result.status == "done", result.failed
-        # N taps on unliked posts in order: posts 1..N+1 without 3 got one each
-        assert phone.apps[FEED].liked == set(range(1, (count or 5) + 2))
+        first_n = set(range(1, (count or 5) + 1))
+        assert phone.apps[FEED].liked == first_n  # post 3 kept, nothing past N (issue 38)
+        # idempotent: run again (as after a kill, from wherever the list was left) — the
+        # same posts liked, none toggled, none past N
+        toggles = len(phone.apps[FEED].like_log)
+        again = replay(driver, flow, no_model(tmp_path), tmp_path / "again", variables=given)
+        assert again.status == "done", again.failed
+        assert phone.apps[FEED].liked == first_n
+        assert len(phone.apps[FEED].like_log) == toggles
 
 
 def test_shipped_price_flow_saves_the_price_of_the_product_given_by_var(tmp_path: Path

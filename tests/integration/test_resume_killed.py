@@ -42,7 +42,9 @@ def test_a_finished_run_says_there_is_nothing_to_resume(tmp_path: Path) -> None:
     (run_dir / "state.json").write_text(json.dumps({"version": 1, "phase": "DONE"}))
     out = omg("run", "--resume", str(run_dir), env={**cli_env("http://127.0.0.1:9/v1"),
                                                     "OMG_MODEL": "m"}, cwd=tmp_path)
-    assert out.returncode == 1 and "already ended" in out.stderr, out.stderr
+    # its result again, with its status's exit code (issue 38: not 1, "start the task again")
+    assert out.returncode == 0 and "already ended" in out.stderr, out.stderr
+    assert "nothing was done again" in out.stderr and "task again" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
 
 

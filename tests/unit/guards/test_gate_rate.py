@@ -1,7 +1,8 @@
 """The gate's questions over the whole suite (issue #10): on the benign tasks it asks on at
 most 5 % of actions; each task tagged ``sensitive`` asks exactly once, at its payment,
-send or password — and not at all where its words authorise it ("Delete the note titled
-Meeting in Notes": that note, issue 35 item 4). Measured by the benchmark script itself
+send or password — except notes.delete, whose words name the note ("Delete the note titled
+Groceries in Notes"): that note alone is the user's to delete, asked nothing (issue 35
+item 4). Measured by the benchmark script itself
 (``scripts/gate_false_positives.py``: the expert's moves on an in-process vphone)."""
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def test_each_sensitive_task_asks_exactly_once_where_expected(measure) -> None:
         if "sensitive" not in task.tags:
             continue
         _, asked, ok = measure(task, 0, False)
-        if expected[task.id] is None:  # the task names the note: its words authorise it
+        if expected[task.id] is None:
             assert ok and asked == [], (task.id, asked)
             continue
         assert ok and len(asked) == 1, (task.id, asked)

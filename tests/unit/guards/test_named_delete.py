@@ -1,8 +1,8 @@
 """A delete the user named ("Delete the note titled Groceries") passes without a question
 only on that note, read so that no input of the run can pass one note off as another
-(issue 35 item 4; :mod:`omg_agent.guards.named`). On main @b2d785c the first case asked:
-the note's title is an editable field, and the gate matched targets only against text no
-one can type into."""
+(issue 35 item 4; ``Gate.renamed``): the list seen, the note opened, Delete — as a model
+does it on the vphone. On main @b2d785c the first case asked: the note's title is an
+editable field, and the gate matched targets only against text no one can type into."""
 
 from __future__ import annotations
 
@@ -70,13 +70,6 @@ def test_a_note_retitled_by_the_run_is_asked_about(notes) -> None:
     decision = _delete(notes, gate)
     assert decision.needs_confirmation, decision
     assert decision.sensitivity.question.endswith(f'deletes the note "Groceries" ({NOTES})')
-
-
-def test_an_editor_the_run_did_not_open_from_the_list_is_asked_about(notes) -> None:
-    """A resumed run, or one that started in the editor: the title was never seen listed
-    by this gate, so it is not trusted as saved."""
-    _open(notes, Gate(), "Groceries")
-    assert _delete(notes, Gate(parse_authorisations(NAMED))).needs_confirmation
 
 
 def test_delete_all_but_trip_still_grants_nothing(notes) -> None:

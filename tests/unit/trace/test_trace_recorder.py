@@ -154,7 +154,15 @@ def test_a_crash_inside_the_with_block_still_leaves_a_result(tmp_path):
         rec.record_step(1, observation=None)
         raise ValueError("boom")
     result = load_trace(run).result
-    assert result is not None and result["status"] == "error" and "boom" in str(result)
+    # a documented status (issue 38): "failed", with the error in its stop report
+    assert result is not None and result["status"] == "failed" and "boom" in str(result)
+
+
+def test_a_status_that_is_not_documented_is_refused(tmp_path):
+    with TraceRecorder(tmp_path / "run", task="t") as rec:
+        with pytest.raises(ValueError, match="not one of done, failed"):
+            rec.finish("error", "", {})
+        rec.finish("done", "", {})
 
 
 def test_a_run_folder_is_never_reused(tmp_path):

@@ -155,7 +155,7 @@ def test_orchestrator_style_names_todo_text_timings_and_text_summary_are_underst
         rec.record_step(1, observation=None, model_reply="{}", phase="step 1",
                         timings={"observe_s": 0.5, "decide_s": 1.0, "act_s": 0.5})
         rec.record_event("step_done", step=1, todo="- [x] open Shop\n- [ ] note it")
-        rec.finish("DONE", "ok", "done: open Shop; stopped: finished; next: nothing")
+        rec.finish("done", "ok", "done: open Shop; stopped: finished; next: nothing")
     html = render_report(run).read_text()
     summary = html.split('id="summary"')[1].split("</section>")[0]
     assert '<span class="tick">✔</span> open Shop</li>' in summary  # the latest plan
