@@ -4,7 +4,9 @@ CLI's task argument); every outcome read from the vphone's state.
 
 - t14's task, `Send "On my way" to 妈妈 and to Bob in Messages.`: both sends go out with
   exactly that text and nobody is asked; a model that types another text ("On my way!!")
-  is asked about, and after the no nothing is sent.
+  is asked about, and after the no nothing is sent. (On main @b2d785c the first asked "sends
+  an empty message to 妈妈": the choke point judged a Send typed-then-tapped in one bundle on
+  the screen before the typing.)
 - "Delete the note titled Groceries in Notes": that note goes, the others stay, no question;
   "Delete all notes except the one titled Trip" still asks its one list question.
 - "Sign in to Login as demo with password {{secret:pw}}", the secret from ``OMG_SECRET_PW``:
