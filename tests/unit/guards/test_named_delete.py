@@ -72,6 +72,13 @@ def test_a_note_retitled_by_the_run_is_asked_about(notes) -> None:
     assert decision.sensitivity.question.endswith(f'deletes the note "Groceries" ({NOTES})')
 
 
+def test_an_editor_the_run_did_not_open_from_the_list_is_asked_about(notes) -> None:
+    """A resumed run already in the editor (a stopped run could have retitled it): the
+    title was never seen listed by this gate, so it is not taken as saved."""
+    _open(notes, Gate(), "Groceries")
+    assert _delete(notes, Gate(parse_authorisations(NAMED))).needs_confirmation
+
+
 def test_delete_all_but_trip_still_grants_nothing(notes) -> None:
     gate = Gate(parse_authorisations("Delete all notes except the one titled Trip"))
     _open(notes, gate, "Groceries")
