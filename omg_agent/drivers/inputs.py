@@ -13,6 +13,7 @@ human's own gestures (:class:`~omg_agent.drivers.ports.HumanHands`) pass unjudge
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -86,6 +87,8 @@ class JudgedPort:
         self._judge(effect)
         label = self.inner.type(text, clear=clear, field=field, after_tap=after_tap)
         self._typed = effect
+        if self.screen is not None:  # the next input of the segment finds the text there
+            self.screen = typed_screen(self.screen, field, text, clear=clear)
         return label
 
     def start(self, package: str) -> None:
@@ -131,6 +134,22 @@ class JudgedPort:
         return read
 
 
+def typed_screen(screen: Observation, field: UIElement | None, text: str, *,
+                 clear: bool) -> Observation:
+    """``screen`` as typing ``text`` into ``field`` (``None``: the focused one) leaves it:
+    the field holds the text (after what it held, unless ``clear``), so an input after it
+    in the same segment is judged on what it will act on — a Send tapped after its message
+    was typed sends that message, not the empty box of the screen planned on. The segment
+    review (:mod:`omg_agent.guards.gatekeeper`) and the choke point both use it. A password
+    field stays as it was: a secret never joins a screen's text."""
+    target = field if field is not None else screen.focused
+    if target is None or not target.editable or target.password:
+        return screen
+    typed = dataclasses.replace(target, text=text if clear else target.text + text)
+    elements = tuple(typed if e is target or e == target else e for e in screen.elements)
+    return dataclasses.replace(screen, elements=elements)
+
+
 @contextmanager
 def looking_at(port: ActionPort, screen: Observation | None) -> Iterator[None]:
     """While the block runs, a judged ``port`` places inputs on ``screen`` (the one the
@@ -174,4 +193,5 @@ def judge_of(driver: Any) -> InputJudge | None:
     return None
 
 
-__all__ = ["JudgedPort", "TOUCH_SLOP_DP", "aim", "judge_of", "looking_at", "touch_slop_px"]
+__all__ = ["JudgedPort", "TOUCH_SLOP_DP", "aim", "judge_of", "looking_at", "touch_slop_px",
+           "typed_screen"]

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.drivers.inputs import typed_screen
 from omg_agent.guards.approvals import fingerprint, refind
 from omg_agent.guards.batch import MARK, Batches
 from omg_agent.guards.confirmation import (
@@ -270,13 +271,9 @@ class GateKeeper:
 
 
 def _typed_into(obs: Observation, action: Action, element: UIElement | None) -> Observation:
-    if not isinstance(action, TypeText) or element is None or not element.editable \
-            or element.password:
+    if not isinstance(action, TypeText) or element is None:
         return obs
-    text = action.text if action.clear else element.text + action.text
-    typed = dataclasses.replace(element, text=text)
-    return dataclasses.replace(obs, elements=tuple(typed if e is element else e
-                                                   for e in obs.elements))
+    return typed_screen(obs, element, action.text, clear=action.clear)
 
 
 def _pixel_text(action: Action, obs: Observation, element: UIElement | None) -> str | None:

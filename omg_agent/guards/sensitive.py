@@ -135,6 +135,9 @@ class Gate:
     secret_in: Callable[[str], bool] | None = None
     ledger: SpendLedger = field(default_factory=SpendLedger)
     renamed: bool = False  # the run typed into an item's name field: a title names no delete
+    # the item rows each app's screens showed this run: a title names a delete only as saved
+    # and listed (a resumed run already in an editor a stopped one retitled is asked)
+    listed: dict[str, set[str]] = field(default_factory=dict)
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
@@ -144,13 +147,16 @@ class Gate:
 
         found = classify(action, element, obs, ocr_text=ocr_text)
         self.renamed = self.renamed or names_an_item(action, element, obs)
+        rows = self.listed.setdefault(obs.package, set())
+        rows.update(e.text for e in obs.elements if e.role == "item" and e.text)
         if found is None:
             return ALLOW
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
         covering += [a for a in named_deletes(self.authorisations, found.objects,
-                                              trusted=not self.renamed) if a not in covering]
+                                              trusted=not self.renamed and rows.issuperset(
+                                                  found.objects)) if a not in covering]
         forbidden = next((a for a in covering if a.forbids), None)
         if forbidden is not None:  # the user said not to: whatever else allows it, ask
             why = f"{found.reason}; your words say {str(forbidden)!r}"
@@ -191,7 +197,7 @@ class Gate:
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more), secret_in=self.secret_in,
-                    ledger=self.ledger, renamed=self.renamed)
+                    ledger=self.ledger, renamed=self.renamed, listed=self.listed)
 
 
 

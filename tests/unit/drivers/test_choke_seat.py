@@ -90,3 +90,17 @@ def test_the_list_scanners_swipes_are_judged_on_the_screens_it_reads() -> None:
     assert executor.run([parse_action({"type": "scan"})], None).ok
     swipes = [scene for e, scene in judge.seen if e.verb == "swipe"]
     assert swipes and all(scene.screen is not None for scene in swipes)
+
+
+def test_an_input_after_a_typing_is_judged_on_the_screen_that_typing_leaves() -> None:
+    """Type a message, then tap Send, in one bundle: the Send is judged with the message box
+    holding what was typed (on main @b2d785c it was judged on the screen planned on — an
+    empty box — and t14's send asked "sends an empty message")."""
+    judge = Judge()
+    result, _ = run(judge, {"type": "type", "text": "On my way", "target": 1, "clear": True},
+                    {"type": "tap", "target": 2})
+    assert result.ok
+    taps = [scene for effect, scene in judge.seen if effect.verb == "tap"]
+    field = next(e for e in taps[-1].screen.elements if e.id == FIELD.id)
+    assert field.text == "On my way"  # the Send tap's screen; before the typing: "old"
+    assert next(e for e in taps[0].screen.elements if e.id == FIELD.id).text == "old"

@@ -18,10 +18,16 @@ from omg_agent.guards.sensitive import Gate
 TASK = "Delete the note titled Groceries in Notes"
 
 
-def editor(make_phone, titles, opened):
+def editor(make_phone, titles, opened, gate: Gate | None = None):
+    """The note ``opened`` from the list — the tap judged by ``gate``, which so sees the
+    titles listed (a title names a delete only as listed)."""
     phone = make_phone()
     phone.apps[NOTES].notes = [{"title": t, "body": f"{t} body"} for t in titles]
     phone.start_activity(NOTES)
+    if gate is not None:
+        listing = observe(phone)
+        row = element(listing, text=opened)
+        gate.check(parse_action({"type": "tap", "target": row.id}), row, listing)
     tap(phone, text=opened)
     obs = observe(phone)
     delete = element(obs, rid="delete")
@@ -29,8 +35,9 @@ def editor(make_phone, titles, opened):
 
 
 def test_the_named_note_is_deleted_without_a_question(make_phone):
-    obs, delete, action = editor(make_phone, ("Groceries", "Trip"), "Groceries")
-    decision = Gate(parse_authorisations(TASK)).check(action, delete, obs)
+    gate = Gate(parse_authorisations(TASK))
+    obs, delete, action = editor(make_phone, ("Groceries", "Trip"), "Groceries", gate)
+    decision = gate.check(action, delete, obs)
     assert decision.allowed and decision.authorisation is not None
 
 
@@ -55,8 +62,9 @@ def test_a_note_the_user_forbade_is_asked_whatever_else_allows_deleting(make_pho
     rules = [Authorisation("delete", source="--allow"),
              Authorisation("delete", "Trip", grants=False, forbids=True)]
     for opened, allowed in (("Trip", False), ("Groceries", True)):
-        obs, delete, action = editor(make_phone, ("Groceries", "Trip"), opened)
-        assert Gate(rules).check(action, delete, obs).allowed is allowed
+        gate = Gate(rules)
+        obs, delete, action = editor(make_phone, ("Groceries", "Trip"), opened, gate)
+        assert gate.check(action, delete, obs).allowed is allowed
 
 
 def test_delete_all_but_trip_in_notes_never_lists_trip(make_phone):
