@@ -80,20 +80,20 @@ _SUFFIX = (r"块钱|韩元|港元|港币|美元|欧元|英镑|日元|元|块|円
            rf"inr|gbp)(?![a-z])|{_SIGN}(?![0-9])")  # "1 ¥4,999": the sign is the next one's
 # Between two digit runs: a plain space before exactly three digits (grouping, or two
 # numbers), else up to three of anything but a plain space, a bracket, a currency sign or a
-# unit (a line break or another space too) — which joins them into one number that
+# unit (a tab, any line break or another space too) — which joins them into one number that
 # :func:`number` reads or finds unreadable — or any run of hidden characters (spaces around
 # them included).
 _JOIN = (rf"(?: (?=[0-9]{{3}}(?![0-9]))|(?:[^\s()\[\]（）【】{re.escape(_SIGN_CHARS)}"
-         rf"{UNITS}元块円圆원]|[{GROUP_SPACES}\n\r\u2028\u2029]){{1,3}}|"
+         rf"{UNITS}元块円圆원]|[{GROUP_SPACES}\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]){{1,3}}|"
          rf"(?:[^\S\n]*{_HIDDEN})+[^\S\n]*)")
 _SPAN = rf"[0-9]+(?:{_JOIN}[0-9]+)*"
 _GAP = rf"(?:[^\S\n]|{_HIDDEN}){{0,8}}"
 _MULTS = {"k": 3, "thousand": 3, "m": 6, "mn": 6, "million": 6, "b": 9, "bn": 9,
           "billion": 9}
-_MULT = r"[^\S\n]?(?:thousand|million|billion|mn|bn|k|m|b)(?![a-z0-9])"
+_MULT = r"\s?(?:thousand|million|billion|mn|bn|k|m|b)(?![a-z0-9])"
 _ZH = rf"[{ZH_DIGITS}十百千万亿]+"
 AMOUNT = (rf"(?:(?P<pre>{_PREFIX})(?P<pgap>{_GAP})[-−+]?)?"
-          rf"(?:(?P<num>{_SPAN}(?:[^\S\n]?[{UNITS}]+(?:{_SPAN})?)*)(?P<mult>{_MULT})?"
+          rf"(?:(?P<num>{_SPAN}(?:\s?[{UNITS}]+(?:{_SPAN})?)*)(?P<mult>{_MULT})?"
           rf"(?:(?P<sgap>{_GAP})(?P<post>{_SUFFIX}))?|(?P<zh>{_ZH})(?P<zhpost>元|块钱|块))")
 _AMOUNT_RE = re.compile(AMOUNT, re.IGNORECASE)
 _HIDDEN_NEXT = re.compile(rf"{_HIDDEN}+[^\s{_HIDDEN}]")

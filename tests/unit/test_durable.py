@@ -58,7 +58,7 @@ def test_a_resumed_trace_drops_the_line_a_kill_tore_and_goes_on(tmp_path: Path) 
     trace = load_trace(run)
     assert not trace.warnings
     assert [e.data.get("counter") for e in trace.events if e.kind == "tick"] == [1, 2]
-    assert trace.result is not None and trace.result["status"] == "incomplete"
+    assert trace.result is not None and trace.result["status"] == "failed"  # the documented word
 
 
 def test_a_trace_under_a_checkpoint_syncs_per_turn_and_still_loses_no_line(
