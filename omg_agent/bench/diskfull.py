@@ -128,8 +128,8 @@ def disk_full_trial(phone: Any, serial: str, size_kb: int, workdir: Path, *,
                     "--no-cache", "--runs-dir", str(runs), env=env, cwd=workdir)
         trial.exit_first = trial.exit_last = first.returncode
         trial.stderr_lines = len(first.stderr.strip().splitlines())
-        trial.liked_first = len(_like_log(phone))
-        said = _last_json(first.stdout)
+        trial.liked_first = len(like_log(phone))
+        said = last_json(first.stdout)
         trial.status_first = trial.status_last = str(said.get("status", ""))
         trial.done_items = [str(d) for d in said.get("done") or []]
         trial.counted_first = likes_counted(trial.done_items)
@@ -146,7 +146,7 @@ def disk_full_trial(phone: Any, serial: str, size_kb: int, workdir: Path, *,
                          cwd=workdir)
             trial.resumed = True
             trial.exit_last = second.returncode
-            trial.status_last = str(_last_json(second.stdout).get("status", ""))
+            trial.status_last = str(last_json(second.stdout).get("status", ""))
             trial.truncated_report = trial.truncated_report or _truncated_reports(runs)
             if second.returncode:
                 trial.error = second.stderr.strip()[-300:]
@@ -154,7 +154,7 @@ def disk_full_trial(phone: Any, serial: str, size_kb: int, workdir: Path, *,
     trial.completed = on_phone
     trial.phantom = trial.exit_last == 0 and trial.status_last == "done" and not on_phone
     trial.false_failure = on_phone and trial.exit_last not in (0, DISK_EXIT)
-    trial.duplicates = sum(n - 1 for n in Counter(_like_log(phone)).values() if n > 1)
+    trial.duplicates = sum(n - 1 for n in Counter(like_log(phone)).values() if n > 1)
     return trial
 
 
@@ -178,11 +178,13 @@ def table(trials: list[DiskTrial]) -> str:
     return "\n".join(lines)
 
 
-def _like_log(phone: Any) -> list[int]:
+def like_log(phone: Any) -> list[int]:
+    """Feed's like log as the phone keeps it: post numbers, in the order liked."""
     return list(phone.apps[FEED].like_log)
 
 
-def _last_json(stdout: str) -> dict[str, Any]:
+def last_json(stdout: str) -> dict[str, Any]:
+    """The last line of ``stdout`` that is a JSON object (a run's ``--json`` result)."""
     for line in reversed(stdout.strip().splitlines()):
         try:
             data = json.loads(line)

@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from omg_agent.bench.diskfull import likes_counted
+from omg_agent.bench.diskfull import last_json, like_log, likes_counted
 from omg_agent.bench.durability import KillingPolicy, cli_env, omg
 
 FEED = "com.omg.feed"
@@ -95,7 +95,7 @@ def stop_trial(kind: str, seed: int, phone: Any, serial: str, workdir: Path) -> 
                        "OMG_RETRY_BACKOFF_MAX_S": "0.2"}
                 out = omg("run", task.goal, "--device", serial, "--driver", "adb", "--json",
                           "--no-cache", "--runs-dir", str(runs), env=env, cwd=workdir)
-            _first(trial, out.returncode, out.stdout, out.stderr, _likes(phone))
+            _first(trial, out.returncode, out.stdout, out.stderr, like_log(phone))
             want = ("failed", 1) if kind == "all-cut" else ("done", 0)
             if (trial.status_first, trial.exit_first) != want:
                 trial.misreported.append(f"{trial.status_first or 'no JSON'} exit "
@@ -104,7 +104,7 @@ def stop_trial(kind: str, seed: int, phone: Any, serial: str, workdir: Path) -> 
     trial.completed = on_phone
     trial.phantom = trial.status_last == "done" and not on_phone
     trial.false_failure = on_phone and trial.status_last not in ("done", "interrupted")
-    trial.duplicates = sum(n - 1 for n in Counter(_likes(phone)).values() if n > 1)
+    trial.duplicates = sum(n - 1 for n in Counter(like_log(phone)).values() if n > 1)
     trial.wall_s = time.perf_counter() - started
     return trial
 
@@ -127,8 +127,8 @@ def _signal(trial: StopTrial, at: int, inner: Any, goal: str, phone: Any,
             stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
         policy.proc = proc
         out, err = proc.communicate(timeout=300)
-        _first(trial, proc.returncode, out, err, _likes(phone))
-        said = _last_json(out)
+        _first(trial, proc.returncode, out, err, like_log(phone))
+        said = last_json(out)
         if trial.status_first == "done":  # the run ended before the signal's call
             return
         if (trial.status_first, trial.exit_first) != ("interrupted", 130):
@@ -143,11 +143,11 @@ def _signal(trial: StopTrial, at: int, inner: Any, goal: str, phone: Any,
             trial.misreported.append(f"result.json {saved.get('status')!r}")
         second = omg("run", "--resume", str(run_dir), "--json", env=env, cwd=workdir)
     trial.exit_last = second.returncode
-    trial.status_last = str(_last_json(second.stdout).get("status", ""))
+    trial.status_last = str(last_json(second.stdout).get("status", ""))
 
 
 def _first(trial: StopTrial, code: int, out: str, err: str, liked: list[int]) -> None:
-    said = _last_json(out)
+    said = last_json(out)
     trial.exit_first = trial.exit_last = code
     trial.status_first = trial.status_last = str(said.get("status", ""))
     trial.liked_first = len(liked)
@@ -156,21 +156,6 @@ def _first(trial: StopTrial, code: int, out: str, err: str, liked: list[int]) ->
         trial.counted_first = trial.liked_first  # the task, read from the phone
     if "Traceback" in err:
         trial.misreported.append("a traceback")
-
-
-def _likes(phone: Any) -> list[int]:
-    return list(phone.apps[FEED].like_log)
-
-
-def _last_json(stdout: str) -> dict[str, Any]:
-    for line in reversed(stdout.strip().splitlines()):
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            return data
-    return {}
 
 
 def _default_signals() -> None:
