@@ -14,8 +14,10 @@ from typing import Any
 from gate_screens import SHOP, element, observe
 
 from omg_agent.core.actions import parse_action
+from omg_agent.core.secrets import SecretVault
 from omg_agent.guards.confirmation import (
     ConfirmationRequest,
+    MaskingChannel,
     ScriptedChannel,
     TerminalChannel,
 )
@@ -69,6 +71,32 @@ def test_a_yes_given_while_the_cart_changed_is_asked_again_with_the_new_amount(m
     assert "changed" in second.text() and first.describe in second.text()
     assert stop is not None and stop.answer is False  # the second answer (no) stands
     assert phone.apps[SHOP].orders == []
+
+
+def test_a_masked_channel_is_shown_the_fingerprint_and_why_it_is_asked_again(make_phone):
+    # a run with a secret vault asks through MaskingChannel: it must pass on what the yes is
+    # bound to (an MCP yes approves by fingerprint) and the "screen changed" note
+    phone = make_phone()
+    at_checkout(phone)
+    vault = SecretVault()
+    vault.add("pw", "omg5865")
+    answers = iter([True, False])
+
+    def human(request: ConfirmationRequest) -> bool:
+        if len(channel.requests) == 1:
+            refill(phone)
+        return next(answers)
+
+    channel = ScriptedChannel(policy=human)
+    action, obs = pay_tap(phone)
+    stop = keeper(phone, MaskingChannel(channel, vault.mask)).review([action], obs)
+    first, second = channel.requests
+    assert first.fingerprint and second.fingerprint != first.fingerprint
+    assert "changed" in second.text() and first.describe in second.text()
+    assert stop is not None and stop.answer is False
+    exact = ScriptedChannel(policy=lambda r: r.fingerprint == stop.request.fingerprint or None)
+    action, obs = pay_tap(phone)  # a yes to exactly the held action (what MCP's _act does)
+    assert keeper(phone, MaskingChannel(exact, vault.mask)).review([action], obs) is None
 
 
 def test_the_same_screen_after_a_yes_goes_on_after_one_question(make_phone):
