@@ -38,6 +38,7 @@ from typing import Any
 
 from omg_agent.drivers.inputs import judge_of
 from omg_agent.drivers.ports import InputEffect, InputHeld, InputScene
+from omg_agent.guards.approvals import fingerprint
 from omg_agent.guards.confirmation import ConfirmationRequest
 from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.landing import decide
@@ -72,14 +73,17 @@ class ChokePoint:
         keeper = self.keeper
         if keeper is None:
             return
-        _, decision = decide(keeper.gate, effect, scene)
+        element, decision = decide(keeper.gate, effect, scene)
         found = decision.sensitivity
         if not decision.needs_confirmation or found is None:
             return
         if found.cls in keeper.cleared:  # the segment review asked, and the human said yes
             keeper.cleared.remove(found.cls)
             return
-        request = ConfirmationRequest.of(found, task=keeper.task)
+        # bound like the review's question: a yes (an approval) is for exactly this input on
+        # this screen; with no screen to bind it to, nothing but a live answer lets it go
+        bound = "" if scene.screen is None else fingerprint(found, element, scene.screen)
+        request = ConfirmationRequest.of(found, task=keeper.task, fingerprint=bound)
         request = dataclasses.replace(request, describe=self.mask(request.describe),
                                       reason=self.mask(request.reason))
         answer = keeper.ask(request, found)

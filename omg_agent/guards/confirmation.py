@@ -17,6 +17,7 @@ again when the screen changed (:meth:`~omg_agent.guards.gatekeeper.GateKeeper.re
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO
@@ -163,10 +164,12 @@ class MaskingChannel:
     mask: Callable[[str], str]
 
     def confirm(self, request: ConfirmationRequest) -> bool | None:
+        """``request`` masked, every other field kept: the fingerprint a yes is bound to
+        and the note saying why it is asked again reach the channel as the gate made them."""
         m = self.mask
-        return self.channel.confirm(ConfirmationRequest(
-            request.cls, m(request.describe), m(request.reason), request.package,
-            m(request.task)))
+        return self.channel.confirm(dataclasses.replace(
+            request, describe=m(request.describe), reason=m(request.reason),
+            task=m(request.task), note=m(request.note)))
 
 
 class NoHumanChannel:

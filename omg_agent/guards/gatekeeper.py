@@ -203,12 +203,14 @@ class GateKeeper:
 
     def ask(self, request: ConfirmationRequest, found: Sensitivity) -> bool | None:
         """The human's answer to what the choke point found (``request``, ``found``): on a
-        list the user allowed, or approved once earlier, it is a yes; a no stands (the
-        model may not ask twice); else the channel is asked (``None``: nobody to ask)."""
+        list the user allowed, or approved once earlier by its fingerprint, it is a yes; a no
+        stands (the model may not ask twice); else the channel is asked (``None``: nobody to
+        ask)."""
         if self.batches.covers(found, self.approved):
             return True
-        if request.describe in self.approved:
-            self.approved.remove(request.describe)
+        if request.fingerprint and request.fingerprint in self.approved:  # exactly this, once
+            self.approved.remove(request.fingerprint)
+            self.gate.paid(found)
             return True
         if request.describe in self.refused:
             self.refused[request.describe] += 1

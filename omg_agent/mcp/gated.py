@@ -60,6 +60,10 @@ async def _put(hub: Hub, ctx: Context, device: str | None, action: dict[str, Any
     if hub.grants.refused(request.describe):
         return Acted(status="declined", detail=f"not done: the user already said no to "
                                                f"{request.describe}")
+    if not request.fingerprint:  # no screen it was judged on: a yes could bind to nothing
+        return Acted(status="needs_confirmation", detail=f"held: {request.describe} "
+                     f"({request.reason}); no screen to bind a yes to — observe, then retry",
+                     how_to_approve=consent.how_to_approve(None))
     serial = await anyio.to_thread.run_sync(lambda: hub.phone(device).serial)
     text = consent.question(request.describe, request.reason, serial)
     refused = Acted(status="needs_confirmation", detail=f"held: {request.describe} "
@@ -104,7 +108,8 @@ async def _act(hub: Hub, device: str | None, action: dict[str, Any],
     def run() -> Acted:
         with hub.using(device) as phone:
             confirm: Any = hub.asks(phone.serial) if approved is None else (
-                lambda request: True if request.fingerprint == approved else None)
+                lambda request: True if approved and request.fingerprint == approved
+                else None)  # no fingerprint: bound to nothing, so it approves nothing
             done = phone.act(action, confirm=confirm)
         return Acted(status="ok" if done.ok else "failed", detail=done.detail)
     return await anyio.to_thread.run_sync(run)

@@ -106,3 +106,18 @@ def test_the_question_is_yes_or_no_and_names_the_phone() -> None:
     pending = consent.pending(text, {"ticket": "t"})
     schema = pending.input_requests[consent.KEY].params.requested_schema  # type: ignore[union-attr]
     assert schema["properties"]["answer"]["enum"] == ["yes", "no"]
+
+
+def test_a_held_action_with_no_fingerprint_is_not_put_to_the_human(tmp_path: Path) -> None:
+    # the choke point held an input it had no screen for: a ticket for the empty fingerprint
+    # would let a yes approve whatever the retry's input hit
+    import anyio
+
+    from omg_agent.mcp import gated
+
+    hub = Hub(Settings(runs_dir=tmp_path / "runs"), device="emulator-5554")
+    held = ConfirmationRequest("unclassified", "send an input it cannot classify (a key)",
+                               "the choke point cannot tell what it does")
+    out = anyio.run(gated._put, hub, None, None, {"type": "key", "key": "enter"}, held)
+    assert out.status == "needs_confirmation" and "no screen" in out.detail
+    assert hub.grants.tickets == {}  # no ticket: nothing a yes could redeem

@@ -11,11 +11,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
 from gate_screens import SHOP, element, observe
 
 from omg_agent.core.actions import parse_action
+from omg_agent.core.secrets import SecretVault
+from omg_agent.drivers.ports import InputEffect, InputHeld, InputScene
+from omg_agent.guards.choke import ChokePoint
 from omg_agent.guards.confirmation import (
     ConfirmationRequest,
+    MaskingChannel,
     ScriptedChannel,
     TerminalChannel,
 )
@@ -69,6 +74,56 @@ def test_a_yes_given_while_the_cart_changed_is_asked_again_with_the_new_amount(m
     assert "changed" in second.text() and first.describe in second.text()
     assert stop is not None and stop.answer is False  # the second answer (no) stands
     assert phone.apps[SHOP].orders == []
+
+
+def test_a_masked_channel_is_shown_the_fingerprint_and_why_it_is_asked_again(make_phone):
+    # a run with a secret vault asks through MaskingChannel: it must pass on what the yes is
+    # bound to (an MCP yes approves by fingerprint) and the "screen changed" note
+    phone = make_phone()
+    at_checkout(phone)
+    vault = SecretVault()
+    vault.add("pw", "omg5865")
+    answers = iter([True, False])
+
+    def human(request: ConfirmationRequest) -> bool:
+        if len(channel.requests) == 1:
+            refill(phone)
+        return next(answers)
+
+    channel = ScriptedChannel(policy=human)
+    action, obs = pay_tap(phone)
+    stop = keeper(phone, MaskingChannel(channel, vault.mask)).review([action], obs)
+    first, second = channel.requests
+    assert first.fingerprint and second.fingerprint != first.fingerprint
+    assert "changed" in second.text() and first.describe in second.text()
+    assert stop is not None and stop.answer is False
+    exact = ScriptedChannel(policy=lambda r: r.fingerprint == stop.request.fingerprint or None)
+    action, obs = pay_tap(phone)  # a yes to exactly the held action (what MCP's _act does)
+    assert keeper(phone, MaskingChannel(exact, vault.mask)).review([action], obs) is None
+
+
+def test_the_choke_point_binds_its_question_and_an_approval_to_the_fingerprint(make_phone):
+    # an input held at the choke point (not the review) is approved by its fingerprint, as
+    # a review's is: the words of its description approve nothing, a yes is used once
+    phone = make_phone()
+    at_checkout(phone)
+    action, obs = pay_tap(phone)
+    reviewed = keeper(phone, ScriptedChannel()).review([action], obs)
+    assert reviewed is not None
+    pay = element(obs, rid="pay")
+    tap = InputEffect("tap", pay.bounds.center, element=pay)
+    gate = keeper(phone, ScriptedChannel())  # nobody answers
+    choke = ChokePoint(gate)
+    with pytest.raises(InputHeld) as held:
+        choke.judge(tap, InputScene(obs, 28))
+    assert held.value.request.fingerprint == reviewed.request.fingerprint
+    gate.approve(held.value.request.describe)
+    with pytest.raises(InputHeld):
+        choke.judge(tap, InputScene(obs, 28))
+    gate.approve(held.value.request.fingerprint)
+    choke.judge(tap, InputScene(obs, 28))  # approved: goes, once
+    with pytest.raises(InputHeld):
+        choke.judge(tap, InputScene(obs, 28))
 
 
 def test_the_same_screen_after_a_yes_goes_on_after_one_question(make_phone):
