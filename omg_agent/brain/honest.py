@@ -40,7 +40,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
-from omg_agent.guards.ledger import Passage, missing_passage
+from omg_agent.guards.ledger import Passage, missing_passage, task_classes
 from omg_agent.perception.anchor import match_anchor
 
 MAX_SEEN = 40  # the earliest distinct screens kept (elements only)
@@ -158,8 +158,14 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
     ``unverified``, saying why (see the module doc)."""
     s = run.state
     final = s.todo.steps[-1] if s.todo.steps else None
+    missing = missing_passage(s.task, passages(run))
     why = unproven_end(run, final.checks) if final is not None and changes(final) else None
-    why = why or missing_passage(s.task, passages(run))
+    if why is not None and missing is None and task_classes(s.task):
+        # a pay/send/delete task whose action the user allowed went through: that is the
+        # effect the run made, whatever its end checks showed before (a resumed run's first
+        # screen may be the one after the approved Pay)
+        why = None
+    why = why or missing
     answer = run.memory.substitute(answer)
     if why is None:
         s.finish("DONE", answer, report or StopReport(

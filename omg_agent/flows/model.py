@@ -32,6 +32,8 @@ Direction = Literal["up", "down", "left", "right"]
 ONCE: dict[str, str] = {"payment": "paid once", "send": "sent once", "delete": "deleted once",
                         "install": "installed once", "account_security": "changed once"}
 
+REPEAT_INDEX = "repeatIndex"  # a repeat's round, 1-based: names the n-th item (idempotent)
+
 
 @dataclass(frozen=True)
 class Selector:
@@ -267,10 +269,11 @@ class Flow:
 
     @property
     def variables(self) -> list[str]:
-        """``$vars`` the flow reads that ``env`` does not define and no ``memSave`` sets."""
+        """``$vars`` the flow reads that ``env`` does not define, no ``memSave`` sets and a
+        ``repeat`` does not give (``$repeatIndex``, its round)."""
         from omg_agent.core.actions import VAR_PATTERN
 
-        saved: set[str] = set()
+        saved: set[str] = {REPEAT_INDEX}
         needed: list[str] = []
         for c in walk(self.commands):
             if isinstance(c, SaveValue):

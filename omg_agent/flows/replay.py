@@ -63,7 +63,6 @@ log = logging.getLogger(__name__)
 
 _SCROLL_FINGER = {"down": "up", "up": "down", "left": "right", "right": "left"}
 MAX_DEPTH = 8  # runFlow nesting
-REPEAT_INDEX = "repeatIndex"  # a repeat's round, 1-based: names the n-th item (idempotent)
 
 
 class FlowRunner:
@@ -348,18 +347,18 @@ class FlowRunner:
             if times > MAX_TIMES:
                 raise FlowFailed(f"repeat times {c.times_var} = {times:,} passes the limit of "
                                  f"{MAX_TIMES:,}")
-        outer = self.vars.get(REPEAT_INDEX)
+        outer = self.vars.get(m.REPEAT_INDEX)
         try:
             for n in range(times):
-                self.vars[REPEAT_INDEX] = str(n + 1)  # this round, 1-based (the innermost)
+                self.vars[m.REPEAT_INDEX] = str(n + 1)  # this round, 1-based (the innermost)
                 if c.condition is not None and not self._holds(c.condition, self._observe()):
                     return
                 self._block(c.commands, flow, depth + 1)
         finally:  # an outer repeat's round again, or none
             if outer is None:
-                self.vars.pop(REPEAT_INDEX, None)
+                self.vars.pop(m.REPEAT_INDEX, None)
             else:
-                self.vars[REPEAT_INDEX] = outer
+                self.vars[m.REPEAT_INDEX] = outer
 
     def _retry(self, c: m.Retry, flow: Flow, depth: int) -> None:
         body = self._body(c, flow, depth)
