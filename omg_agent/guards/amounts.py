@@ -106,7 +106,7 @@ _GLUED_AFTER = re.compile(rf"{_GLUE}[0-9]| ?{_SEPS} ?[0-9]{{3}}(?![0-9])| [0-9]+
                           rf"{_SEPS}?{_BRACKET}{_SEPS}[0-9]|{_SEPS}{_BRACKET}[0-9]|"
                           rf"{_BRACKET}[0-9]+{_SEPS}[0-9]")
 # a multiplier or unit cut off by a stray character ("¥1.2!万", "$1.2#k", "¥1 .2万")
-_CUT_UNIT = re.compile(rf"(?: ?{_SEPS} ?[0-9]+)?[^\s0-9]{{0,2}} ?(?:[{UNITS}]|"
+_CUT_UNIT = re.compile(rf"(?: ?{_SEPS} ?[0-9]+)?[^\s0-9]{{0,2}}\s?(?:[{UNITS}]|"
                        r"(?:thousand|million|billion|mn|bn|k|m|b)(?![a-z0-9]))", re.IGNORECASE)
 _GLUED_BEFORE = re.compile(rf"[0-9](?:{_GLUE}| ?{_SEPS} ?|{_SEPS}?{_BRACKET}{_SEPS}?)$")
 

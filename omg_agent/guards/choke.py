@@ -75,7 +75,15 @@ class ChokePoint:
             return
         element, decision = decide(keeper.gate, effect, scene)
         found = decision.sensitivity
-        if not decision.needs_confirmation or found is None:
+        if found is not None and found.cls == "payment" and keeper.landing_payment():
+            # the review let this payment go and counted it: judged on the total without
+            # that count (¥1,079 counted twice passes "up to ¥2,000"), and counted as it goes
+            _, decision = decide(keeper.gate, effect, scene)
+            found = decision.sensitivity
+        if found is None:
+            return
+        if not decision.needs_confirmation:
+            keeper.gate.paid(found)  # a payment joins the run's total as it lands
             return
         if found.cls in keeper.cleared:  # the segment review asked, and the human said yes
             keeper.cleared.remove(found.cls)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from omg_agent.core.actions import Action, AnchorTarget, PointTarget, TypeText
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.inputs import typed_screen
+from omg_agent.guards.amounts import Money
 from omg_agent.guards.approvals import fingerprint, refind
 from omg_agent.guards.batch import MARK, Batches
 from omg_agent.guards.confirmation import (
@@ -90,6 +91,10 @@ class GateKeeper:
     # the classes a human said yes to in the segment reviewed last: the choke point lets one
     # input of each through (guards.choke), the rest it asks about again
     cleared: list[str] = field(default_factory=list)
+    # the payments the last review let go by the user's authorisation: in the run's total
+    # already (a later action of the segment counts them), their input not landed yet — the
+    # choke point takes each back and counts it as it lands (:meth:`landing_payment`)
+    landing: list[Money | None] = field(default_factory=list)
     batches: Batches = field(default_factory=Batches)  # one question for a task's list
     # the screen now: after a human's answer the gate looks again before anything runs
     observe: Callable[[], Observation] | None = None
@@ -104,6 +109,7 @@ class GateKeeper:
         ``elements`` are what the executor resolved each action's target to, when it did."""
         anchorer = Anchorer(obs.screen, snap_tolerance_px=GATE_SNAP_PX)
         self.cleared.clear()
+        self.landing.clear()
         self.batches.saw(obs)
         for index, action in enumerate(actions):
             resolved = elements[index] if index < len(elements) else None
@@ -186,7 +192,17 @@ class GateKeeper:
         """The action at ``index`` goes on: a payment joins the run's total, and a sensitive
         action is recorded with who let it go (honest done reads it)."""
         self.gate.paid(found)
+        if by == "authorisation" and found is not None and found.cls == "payment":
+            self.landing.append(self.gate.ledger.paid[-1])
         self.passed.let(found, by, index)
+
+    def landing_payment(self) -> bool:
+        """A payment input reaches the phone: the review's count of the first payment it
+        let go by authorisation is taken back (True), so the choke point judges the input
+        on the total without it and counts it if it goes — never twice."""
+        if not self.landing:
+            return False
+        return self.gate.ledger.take_back(self.landing.pop(0))
 
     def _again(self, action: Action, element: UIElement | None, now: Observation
                ) -> tuple[UIElement | None, Decision] | str:

@@ -117,9 +117,9 @@ def task_classes(task: str) -> tuple[SensitiveClass, ...]:
 
 def stated_messages(task: str) -> list[str]:
     """The messages ``task`` dictates ("Send See you at 7 to Bob", "给妈妈发送：…"), to
-    anyone — the authorisation parser's send patterns, whatever the recipient."""
+    anyone — the one send parser's, whatever the recipient (a number too)."""
     found: list[str] = []
-    for _, text in sends(task):
+    for _, text in sends(task, anyone=True):
         if text.strip() and text.strip() not in found:
             found.append(text.strip())
     return found

@@ -8,6 +8,9 @@ pair per recipient; the text is what the user wrote (quotes aside), never a desc
 Nothing is returned where the text or a recipient is not stated — "send it to Bob", "send
 Bob a message", "send Hi to my sister", "send Hi to 138…" (a number is not a name): those ask,
 showing the text. Pure functions; :mod:`omg_agent.guards.authorisation` makes the grants.
+``sends(text, anyone=True)`` also reads a text dictated to whom no name says — a number, "my
+sister": a send the task asks for, not one it grants (honest done,
+:func:`omg_agent.guards.ledger.stated_messages`: that text must be the one sent).
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ _GENERIC_TEXT = re.compile(r"^(?:a|an|the|my|this|that|some|any)?\s*(?:message|t
                            re.IGNORECASE)
 # "send the price of the cable to Bob", "send my address to Bob": a description, not a text
 _DESCRIBED = re.compile(r"^(?:the|my|this|that|these|those|your|his|her|their|our)\s")
+_NUMBER = re.compile(r"(?:(?:the|my|a|his|her|their)\s+)?(?:new\s+)?(?:(?:phone|mobile)\s+)?"
+                     r"(?:number\s+)?\+?\d[\d\s-]{2,}\d|(?:新)?(?:号码|手机号)?\+?\d{3,}",
+                     re.IGNORECASE)
+_RELATION = re.compile(r"him|her|them|us|(?:my|his|her|their|our)\s+[a-z]+|"
+                       r"(?:我|他|她)(?:的)?[\u4e00-\u9fff]{1,3}", re.IGNORECASE)
 _ZH_GENERIC = re.compile(r"^(?:一条|个|条)?(?:信息|消息|短信|微信|它|这个|那个)?$")
 _SEP = r"(?:\s*[:：]\s*|\s*[,，]?\s*(?:saying|that\s+says|to\s+say|that|with)\s+|\s*[-—]\s*)"
 _EN_VERB = r"(?:send|text|message|reply|write|sms|dm|tell|say)"
@@ -76,13 +84,14 @@ _ZH_LATIN_NAME = re.compile(r"(?:回复|告诉|给)(?P<who>[A-Za-z][A-Za-z .'-]{
                             r"(?:发(?:送)?(?:消息|信息|短信)?)?(?P<text>[\u4e00-\u9fff].*)$")
 
 
-def sends(text: str) -> list[tuple[str, str]]:
-    """``(recipient, text)`` for each send the task states in full (see the module)."""
+def sends(text: str, *, anyone: bool = False) -> list[tuple[str, str]]:
+    """``(recipient, text)`` for each send the task states in full (see the module); with
+    ``anyone``, also to a recipient no name says (a number, "my sister")."""
     out: list[tuple[str, str]] = []
     for clause in _clauses(text):
-        found = _en(clause) if re.search(r"[A-Za-z]", clause.split(" ")[0] or "x") \
-            else _zh(clause)
-        found = found or _en(clause) or _zh(clause)
+        found = _en(clause, anyone) if re.search(r"[A-Za-z]", clause.split(" ")[0] or "x") \
+            else _zh(clause, anyone)
+        found = found or _en(clause, anyone) or _zh(clause, anyone)
         out += [pair for pair in found if pair not in out]
     return out
 
@@ -108,50 +117,53 @@ def _clauses(text: str) -> list[str]:
     return out
 
 
-def _en(clause: str) -> list[tuple[str, str]]:
+def _en(clause: str, anyone: bool) -> list[tuple[str, str]]:
     m = _REPLY_CONV.search(clause)
     if m and m["text"]:
-        return _pairs(m["who"], m["text"])
+        return _pairs(m["who"], m["text"], anyone=anyone)
     for rx in (_WHO_QUOTED, _TO_TEXT):
         m = rx.match(clause)
         if m and not (rx is _WHO_QUOTED and m["tail"].strip() and not _APP_TAIL.match(
                 " " + m["tail"])):
             who = re.sub(r"^(?:a|an)\s+(?:message|text|sms)\s+to\s+", "", m["who"], flags=re.I)
-            found = _pairs(who, m["text"], literal=True)
+            found = _pairs(who, m["text"], literal=True, anyone=anyone)
             if found:
                 return found
     m = _TEXT_TO.match(clause)
     if m:
-        found = _text_to(m["rest"])
+        found = _text_to(m["rest"], anyone)
         if found:
             return found
     m = _WHO_WORD.match(clause)
-    return _pairs(m["who"], m["text"]) if m else []
+    return _pairs(m["who"], m["text"], anyone=anyone) if m else []
 
 
-def _text_to(rest: str) -> list[tuple[str, str]]:
-    """TEXT to RECIPIENTS: the first " to " after which only names follow."""
-    for m in re.finditer(r"\s+to\s+", rest, flags=re.IGNORECASE):
-        said, who = rest[:m.start()], rest[m.end():]
-        found = _pairs(who, said)
-        if found:
-            return found
+def _text_to(rest: str, anyone: bool) -> list[tuple[str, str]]:
+    """TEXT to RECIPIENTS: the first " to " after which only names follow (``anyone``:
+    else the first after which only recipients follow)."""
+    for loose in (False, True) if anyone else (False,):
+        for m in re.finditer(r"\s+to\s+", rest, flags=re.IGNORECASE):
+            found = _pairs(rest[m.end():], rest[:m.start()], anyone=loose)
+            if found:
+                return found
     return []
 
 
-def _zh(clause: str) -> list[tuple[str, str]]:
+def _zh(clause: str, anyone: bool) -> list[tuple[str, str]]:
     for rx in _ZH_RULES:
         m = rx.search(clause)
         if m:
-            return _pairs(m["who"], m["text"])
+            return _pairs(m["who"], m["text"], anyone=anyone)
     m = _ZH_LATIN_NAME.search(clause)
-    return _pairs(m["who"], m["text"]) if m else []
+    return _pairs(m["who"], m["text"], anyone=anyone) if m else []
 
 
-def _pairs(who: str, said: str, literal: bool = False) -> list[tuple[str, str]]:
-    """One pair per recipient of ``who`` — none when a recipient is no name or the text is
-    not stated (``literal``: a separator — a colon, "that", quotes — says the words are the
-    text even when they start like a description)."""
+def _pairs(who: str, said: str, literal: bool = False, anyone: bool = False
+           ) -> list[tuple[str, str]]:
+    """One pair per recipient of ``who`` — none when a recipient is no name (``anyone``: no
+    recipient, :func:`_recipient`) or the text is not stated (``literal``: a separator — a
+    colon, "that", quotes — says the words are the text even when they start like a
+    description)."""
     said = re.sub(r"^内容(?:是|为)[：:]?", "", _APP_TAIL.sub("", said.strip()).strip())
     said = said.strip(QUOTES).rstrip("。").strip() if _quoted(said) else said.rstrip("。")
     if not said or _GENERIC_TEXT.match(said) or _ZH_GENERIC.match(said) or (
@@ -159,9 +171,15 @@ def _pairs(who: str, said: str, literal: bool = False) -> list[tuple[str, str]]:
         return []
     who = _APP_TAIL.sub("", who.strip().rstrip(".。")).strip()
     names = [n.strip(QUOTES + ".,") for n in _LIST_SPLIT.split(who) if n.strip(QUOTES + ".,")]
-    if not names or not all(is_name(n) for n in names):
+    if not names or not all(is_name(n) or (anyone and _recipient(n)) for n in names):
         return []
     return [(n, said) for n in names]
+
+
+def _recipient(target: str) -> bool:
+    """Someone a message can go to though no name says who: a number ("13328033195", "the
+    new number 133 2803 3195"), a pronoun or a relation ("him", "my sister", "我妈")."""
+    return bool(_NUMBER.fullmatch(target.strip()) or _RELATION.fullmatch(target.strip()))
 
 
 def _quoted(text: str) -> bool:

@@ -30,6 +30,14 @@ class SpendLedger:
         """A payment went through showing ``amounts``: the highest is what it cost."""
         self.paid.append(max(amounts, key=lambda m: m.value) if amounts else None)
 
+    def take_back(self, entry: Money | None) -> bool:
+        """The last payment recorded as ``entry`` did not go (yet): it leaves the total."""
+        for i in range(len(self.paid) - 1, -1, -1):
+            if self.paid[i] == entry:
+                del self.paid[i]
+                return True
+        return False
+
     def total(self, currency: str | None) -> Decimal | None:
         """What was paid in ``currency`` (``None``: every amount's number), or ``None``
         when a payment's amount could not be read."""

@@ -71,12 +71,13 @@ def test_a_fleet_goal_saying_you_may_pay_is_not_granted_but_allow_is(
 
     shop = at_checkout(vphone)
     with ModelDouble(Payer(vphone.phone)) as double:
-        spec = parse_tasks({"model": double.base_url, "max_steps": 12, "tasks": [
+        # the endpoint is the user's --model: a tasks file may not name where the key goes
+        spec = parse_tasks({"max_steps": 12, "tasks": [
             {"id": "pay", "goal": SELF_GRANT}]}, "tasks")
-        job = file_jobs(spec, tmp_path / "a")[0]
+        job = file_jobs(spec, tmp_path / "a", model=double.base_url)[0]
         held = run_attempt(job, FleetDevice(vphone.serial), 1, tmp_path / "a")
         assert shop.orders == [] and held.run["status"] == "needs_confirmation", held.run
-        allowed = file_jobs(spec, tmp_path / "b", allow="payment")[0]
+        allowed = file_jobs(spec, tmp_path / "b", model=double.base_url, allow="payment")[0]
         paid = run_attempt(allowed, FleetDevice(vphone.serial), 1, tmp_path / "b")
     assert len(shop.orders) == 1, paid.run
 

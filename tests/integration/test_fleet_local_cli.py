@@ -57,12 +57,18 @@ def test_a_goal_on_the_double_is_refused_before_anything_runs(tmp_path: Path) ->
     assert "a goal needs a model" in proc.stderr
 
 
-# the planner confirms from the launcher it was shown, naming an element there
+# the planner confirms from the launcher it was shown, naming an element there: a step that
+# reads a value (data_output) — honest done takes a screen the run did not change as proof
+# only of what was read there, never of a change
 CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at",
                         "evidence": [{"kind": "element", "text": "Settings"}]})
 LOOK = [json.dumps({"goal": "look", "steps": [
-            {"description": "Look at the screen", "success_criteria": "anything"}]}),
-        json.dumps({"thought": "done", "last_action_result": "none", "goal_complete": True,
+            {"description": "Look at the screen", "success_criteria": "anything",
+             "data_output": "screen"}]}),
+        json.dumps({"thought": "read it", "last_action_result": "none", "execute_now": {
+                        "intent": "save what the screen shows", "actions": [
+                            {"type": "mem_save", "key": "screen", "value": "Settings"}]}}),
+        json.dumps({"thought": "done", "last_action_result": "success", "goal_complete": True,
                     "answer": "looked"}),
         CONFIRMED]
 

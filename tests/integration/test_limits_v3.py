@@ -32,7 +32,9 @@ CABLE, CABLE_FEN = "p23", 5_900  # "USB-C 数据线", priced ¥59.00 here
 
 
 def _run(vphone: Any, policy: Any, task: str, tmp_path: Path, answer: str | None = None) -> Any:
-    """The task run in-process; with ``answer``, the run saved in ``tmp_path/run`` resumed."""
+    """The task run in-process as the CLI runs a task a human typed (``words_from="human"``:
+    its "you may pay" grants, so what holds the payment is the limit); with ``answer``, the
+    run saved in ``tmp_path/run`` resumed."""
     with ModelDouble(policy) as double, ExitStack() as stack:
         settings = Settings(base_url=double.base_url, model="double", max_steps=40,
                             retry_backoff_s=0.001, timeout_s=20, runs_dir=tmp_path,
@@ -43,7 +45,7 @@ def _run(vphone: Any, policy: Any, task: str, tmp_path: Path, answer: str | None
         agent = open_agent(stack, settings, RunDevice(driver, vphone.serial),
                            Hooks(learn=False, use_cache=False), task=task,
                            run_dir=tmp_path / "run", secrets=open_secrets(stack, task, settings),
-                           saved=saved)
+                           words_from="human", saved=saved)
         return agent.go_on(saved, answer) if saved is not None else agent.begin(task)
 
 

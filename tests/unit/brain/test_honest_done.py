@@ -14,7 +14,8 @@ from omg_agent.brain.resume import _state, state_data
 from omg_agent.brain.run_state import RunState
 from omg_agent.core.actions import Action
 from omg_agent.core.observation import UIElement
-from omg_agent.guards.ledger import Ledger, Passage, missing_passage, task_classes
+from omg_agent.guards.authorisation import parse_authorisations
+from omg_agent.guards.ledger import Ledger, Passage, missing_passage, stated_messages, task_classes
 
 from .fakes import FakeWorld, ScriptedModel, bundle, el, orchestrator, plan, tap
 
@@ -230,6 +231,16 @@ def test_a_send_the_task_dictates_must_send_that_message() -> None:
     right = Passage("send", "tap Send", "human", True, "bring the charger.")
     assert missing_passage(task, [other, right]) is None
     assert Passage.of(right.as_dict()) == right
+
+
+def test_a_text_dictated_to_a_number_or_a_relation_is_stated_but_grants_nothing() -> None:
+    for task, said in (("Text 13328033195: on my way", "on my way"),
+                       ("给13328033195发消息说我到了", "我到了"),
+                       ("Send Go to the store to my sister", "Go to the store")):
+        assert stated_messages(task) == [said], task
+        assert not [a for a in parse_authorisations(task) if a.grants], task
+    assert stated_messages("Send it to 13328033195") == []
+    assert stated_messages("Send the price of the cable to Bob") == []
 
 
 def test_a_baseline_taken_before_a_question_holds_after_the_resume() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 
 from gate_screens import SHOP, made_screen
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from omg_agent.core.observation import Observation
@@ -219,6 +219,7 @@ def test_any_rendering_reads_at_least_its_amount_or_is_unreadable(seed, family, 
        st.sampled_from([("¥1,079.00", "1079"), ("1 079,00 €", "1079"), ("¥1.2万", "12000"),
                         ("$1.2k", "1200"), ("1.2万元", "12000"), ("Total: ¥1,079.00", "1079")]),
        st.integers(1, 20))
+@example("\n", ("¥1.2万", "12000"), 4)  # "¥1.2\n万" read ¥1.2: the unit cut off by a newline
 def test_any_character_put_inside_an_amount_never_lowers_it(ch, case, at):
     """Whatever one character (not a digit) lands inside an amount: read the same, higher,
     or unreadable — never a part of it ("¥1$,079" is not ¥1, "¥1.2!万" not ¥1.2)."""
