@@ -68,15 +68,20 @@ class ExpertPolicy:
         self.turns = 0
         self._wrong_saved = False
         self._lock = threading.Lock()
+        self._seen: set[str] = set()  # texts of the screens sent before this request
 
     def reply(self, request: dict[str, Any]) -> str:
         with self._lock:
             name = contract_name(request)
-            if name == "TaskPlan":
-                return json.dumps(self._plan())
-            if name == "Replan":
-                return json.dumps(self._replan(request_text(request)))
-            return self._decide(request)
+            text = request_text(request)
+            try:
+                if name == "TaskPlan":
+                    return json.dumps(self._plan())
+                if name == "Replan":
+                    return json.dumps(self._replan(text))
+                return self._decide(request)
+            finally:
+                self._seen.update(_texts(text))
 
     # -- planner -------------------------------------------------------------------------
     def _plan(self, guide: str = "", saved: bool = False) -> dict[str, Any]:
@@ -97,7 +102,11 @@ class ExpertPolicy:
     def _replan(self, text: str) -> dict[str, Any]:
         if self._achieved():
             return {"status": "done", "response": self._summary(),
-                    "evidence": criteria_checks(self.task.criteria) or _shown(text)}
+                    # what the criteria quote and the value the run saved (what it brought
+                    # to the screen), else a text no earlier screen showed
+                    "evidence": (criteria_checks(self.task.criteria)
+                                 + _value_shown(text, self.task.data_output))
+                    or _shown(text, self._seen)}
         # what is left, from where the phone is now (as the replan prompt asks)
         where = re.search(r"Current screen:\s*app (\S+)", text)
         guide = f"continue from the current screen ({where.group(1)})" if where else ""
@@ -217,14 +226,27 @@ def _after_anchor(sent: list[dict[str, Any]], action: Any) -> bool:
     return last is not None and any(isinstance(t, AnchorTarget) for t in targets(last))
 
 
-def _shown(text: str) -> list[dict[str, Any]]:
+def _shown(text: str, seen: set[str]) -> list[dict[str, Any]]:
     """Evidence from the screen the planner is shown: the first text that is not typed into
-    a field (what a careful planner quotes when the criteria quote nothing)."""
+    a field and that no earlier screen showed (what the run changed: a careful planner
+    quotes that, not a title that was there before it acted), else the first text."""
+    texts = _texts(text)
+    new = [t for t in texts if t not in seen]
+    return [{"kind": "element", "text": t, "match": "contains"} for t in (new or texts)[:1]]
+
+
+def _value_shown(text: str, key: str | None) -> list[dict[str, Any]]:
+    """The value the run saved under ``key`` (``$key = "…"`` in the request), as evidence."""
+    m = re.search(rf'\${re.escape(key)} = "([^"]+)"', text) if key else None
+    return [{"kind": "element", "text": m.group(1), "match": "contains"}] if m else []
+
+
+def _texts(text: str) -> list[str]:
+    """The texts a request's current screen shows outside input fields, in order (the list
+    cuts long texts with …)."""
     screen = Screen(text.split("Current screen:", 1)[-1])
-    for e in screen.elements:
-        if e.text.rstrip("…") and e.role != "input":  # the list cuts long texts with …
-            return [{"kind": "element", "text": e.text.rstrip("…"), "match": "contains"}]
-    return []
+    return list(dict.fromkeys(e.text.rstrip("…") for e in screen.elements
+                              if e.text.rstrip("…") and e.role != "input"))
 
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
