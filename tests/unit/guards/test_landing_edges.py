@@ -1,0 +1,105 @@
+"""The edges of the choke point's one rule (:mod:`omg_agent.guards.landing`) that the
+property test of ``test_choke_property.py`` does not pin: a held touch within the slop, a
+swipe with an end nowhere, a key on a focused control (what it lands on, and what the human
+is told when it cannot be classified), and the slop of a planned action. Each test kills
+mutants that survived the mutation run of docs/mutation.md."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from gate_screens import made_screen
+
+from omg_agent.core.actions import Key, LongPress, Tap
+from omg_agent.core.geometry import Point
+from omg_agent.core.observation import Observation
+from omg_agent.drivers.ports import InputEffect, InputScene
+from omg_agent.guards.landing import decide, landings, plan_scene
+from omg_agent.guards.sensitive import Gate
+
+SLOP = 28
+PAY = (100, 1800, 980, 1950)
+ICON = (500, 1850, 580, 1900)  # drawn inside the Pay button, at its centre
+LABEL = (100, 1300, 980, 1440)  # a focusable text, not clickable
+BOX = (100, 1000, 980, 1140)
+
+
+def screen(focus: tuple[int, int, int, int] | None = None) -> Observation:
+    obs = made_screen("com.x", [
+        {"text": "Pay ¥1,079.00", "role": "button", "cls": "android.widget.Button",
+         "clickable": True, "bounds": PAY, "resource_id": "com.x:id/pay"},
+        {"desc": "", "role": "image", "cls": "android.widget.ImageView", "bounds": ICON},
+        {"text": "Pay ¥20.00 now", "bounds": LABEL, "resource_id": "com.x:id/quick"},
+        {"text": "", "hint": "Message", "role": "edit", "cls": "android.widget.EditText",
+         "editable": True, "clickable": True, "bounds": BOX, "resource_id": "com.x:id/box"}])
+    return dataclasses.replace(obs, elements=tuple(
+        dataclasses.replace(e, focused=tuple(e.bounds) == focus) for e in obs.elements))
+
+
+def scene(focus: tuple[int, int, int, int] | None = None) -> InputScene:
+    return InputScene(screen(focus), SLOP)
+
+
+def reason(effect: InputEffect, where: InputScene) -> str:
+    """What the human is told about an input the choke point cannot classify."""
+    _, decision = decide(Gate(), effect, where)
+    assert decision.needs_confirmation and decision.sensitivity is not None
+    assert decision.sensitivity.cls == "unclassified"
+    return decision.sensitivity.reason
+
+
+def test_a_touch_held_in_place_is_a_long_press_from_half_a_second() -> None:
+    at, drift = Point(300, 600), Point(310, 605)  # within the slop: a touch, not a drag
+    for held, verb in ((0, Tap), (499, Tap), (500, LongPress), (900, LongPress)):
+        found = landings(InputEffect("swipe", at, drift, held), scene())
+        assert isinstance(found, list) and len(found) == 2  # both ends are judged
+        assert all(type(f.action) is verb for f in found), held
+
+
+def test_a_swipe_with_one_end_nowhere_is_unclassified_and_says_so() -> None:
+    for start, end in ((Point(300, 600), None), (None, Point(300, 600))):
+        said = reason(InputEffect("swipe", start, end), scene())
+        assert said.endswith(": a swipe whose ends cannot be placed"), said
+
+
+def test_a_hotkey_is_unclassified_only_on_a_focused_control() -> None:
+    said = reason(InputEffect("key", code=None), scene(focus=PAY))
+    assert said.endswith(": a key combination on a focused control"), said
+    assert landings(InputEffect("key", code=None), scene()) == []
+    assert landings(InputEffect("key", code=None), scene(focus=BOX)) == []  # typing
+
+
+def test_enter_in_a_focused_field_is_judged_on_that_field() -> None:
+    found = landings(InputEffect("key", code=66), scene(focus=BOX))
+    assert isinstance(found, list) and len(found) == 1
+    assert isinstance(found[0].action, Key) and found[0].element is not None
+    assert found[0].element.resource_id == "com.x:id/box"
+
+
+def test_enter_on_a_focused_button_lands_on_the_button_not_what_is_drawn_on_it() -> None:
+    # the icon at the button's centre is smaller: a touch there would find it first, but
+    # the key goes to the focused button itself
+    found = landings(InputEffect("key", code=66), scene(focus=PAY))
+    assert isinstance(found, list) and len(found) == 1 and found[0].element is not None
+    assert found[0].element.resource_id == "com.x:id/pay"
+
+
+def test_enter_on_a_focused_text_that_is_not_clickable_is_judged_on_that_text() -> None:
+    # the key goes to the focused view itself: the gate is handed that view (and decides
+    # what a view that is not clickable does), not a touch on nothing as for a drag's end
+    found = landings(InputEffect("key", code=66), scene(focus=LABEL))
+    assert isinstance(found, list) and len(found) == 1 and found[0].element is not None
+    assert found[0].element.resource_id == "com.x:id/quick"
+
+
+def test_an_unknown_key_on_a_focused_control_names_the_control() -> None:
+    said = reason(InputEffect("key", code=131), scene(focus=PAY))  # F1
+    assert said.endswith(": key 131 on the focused control 'Pay ¥1,079.00'"), said
+
+
+def test_a_planned_action_gets_the_slop_of_the_screens_density() -> None:
+    # a phone is about 411 dp wide: 1,233 px is 3x (480 dpi), 411 px is 1x (160 dpi); the
+    # slop is Android's 8 dp, judged 1.25 times wider
+    for width, slop in ((1233, 30), (411, 10), (822, 20)):
+        obs = made_screen("com.x", [], (width, 2400))
+        assert plan_scene(obs).slop_px == slop, width
