@@ -103,3 +103,29 @@ def test_a_planned_action_gets_the_slop_of_the_screens_density() -> None:
     for width, slop in ((1233, 30), (411, 10), (822, 20)):
         obs = made_screen("com.x", [], (width, 2400))
         assert plan_scene(obs).slop_px == slop, width
+
+
+def test_starting_an_app_is_harmless_only_by_a_package_name() -> None:
+    assert landings(InputEffect("start", package="com.x.shop"), InputScene(None, SLOP)) == []
+    for bad in ("com.x; am broadcast -a PAY", ""):
+        said = reason(InputEffect("start", package=bad), scene())
+        assert said.endswith(f": starting {bad!r}, which is not a package name"), said
+
+
+def test_typing_lands_on_the_field_it_names_else_on_the_focused_one() -> None:
+    where = scene(focus=LABEL)
+    box = next(e for e in where.screen.elements if e.resource_id == "com.x:id/box")
+    named = landings(InputEffect("type", text="hi", field=box, clear=True, submit=True), where)
+    assert isinstance(named, list) and named[0].element == box
+    # what the gate reads as the message: the text alone (the box cleared first), sent
+    assert (named[0].action.text, named[0].action.clear, named[0].action.submit) == \
+        ("hi", True, True)
+    focused = landings(InputEffect("type", text="hi"), where)
+    assert isinstance(focused, list) and focused[0].element is not None
+    assert focused[0].element.resource_id == "com.x:id/quick"
+
+
+def test_a_tap_on_text_is_judged_on_that_text() -> None:
+    found = landings(InputEffect("tap", Point(300, 1350)), scene())
+    assert isinstance(found, list) and found[0].element is not None
+    assert found[0].element.resource_id == "com.x:id/quick"
