@@ -44,8 +44,11 @@ def reason(effect: InputEffect, where: InputScene) -> str:
     """What the human is told about an input the choke point cannot classify."""
     _, decision = decide(Gate(), effect, where)
     assert decision.needs_confirmation and decision.sensitivity is not None
-    assert decision.sensitivity.cls == "unclassified"
-    return decision.sensitivity.reason
+    sens = decision.sensitivity
+    assert sens.cls == "unclassified" and sens.package == "com.x"
+    said = sens.reason.split(": ", 1)[1]  # the human is asked to let this through
+    assert sens.describe == f"send an input it cannot classify ({said})", sens.describe
+    return sens.reason
 
 
 def test_a_touch_held_in_place_is_a_long_press_from_half_a_second() -> None:
@@ -129,3 +132,11 @@ def test_a_tap_on_text_is_judged_on_that_text() -> None:
     found = landings(InputEffect("tap", Point(300, 1350)), scene())
     assert isinstance(found, list) and found[0].element is not None
     assert found[0].element.resource_id == "com.x:id/quick"
+
+
+def test_a_harmless_input_is_allowed_and_one_with_no_screen_is_asked_about() -> None:
+    element, decision = decide(Gate(), InputEffect("start", package="com.x.shop"), scene())
+    assert element is None and decision.allowed
+    _, decision = decide(Gate(), InputEffect("tap", Point(10, 10)), InputScene(None, SLOP))
+    assert decision.needs_confirmation and decision.sensitivity is not None
+    assert decision.sensitivity.package == ""

@@ -9,7 +9,7 @@ import dataclasses
 
 from gate_screens import made_screen
 
-from omg_agent.core.actions import PointTarget
+from omg_agent.core.actions import PointTarget, Tap
 from omg_agent.core.geometry import Bounds, Point
 from omg_agent.core.observation import Observation, OcrBox
 from omg_agent.drivers.ports import InputEffect, InputScene
@@ -118,7 +118,7 @@ def test_the_element_the_executor_resolved_counts_when_it_covers_the_touch() -> 
 def test_a_drag_counts_only_where_it_ends_on_a_control() -> None:
     where = InputScene(screen(), SLOP)
     onto_text = one(InputEffect("swipe", Point(540, 1500), Point(540, 650)), where)
-    assert onto_text.element is None  # a scroll that ends on a paragraph
+    assert onto_text.element is None and isinstance(onto_text.action, Tap)  # a scroll
     onto_pay = one(InputEffect("swipe", Point(540, 1500), Point(540, 320)), where)
     assert onto_pay.element is not None and onto_pay.element.resource_id == "com.x:id/pay"
     # a tap within the slop on the paragraph is still judged on the paragraph
