@@ -5,6 +5,13 @@
 #
 #   scripts/mutation_gate.sh            # run (resumes an earlier run in the same work dir)
 #   scripts/mutation_gate.sh --report   # only print the table of the last run
+#   scripts/mutation_gate.sh 'omg_agent.guards.landing.*'   # only the mutants named (globs)
+#
+# MUT_PROFILE=gate3 mutates the Gate v3 rules instead (issue 34): the choke point
+# (landing.py, choke.py), the amounts (amounts.py, numerals.py, payable.py) and the done rule
+# (ledger.py, brain/honest.py), with the unit tests that import them. MUT_FILES and MUT_TESTS
+# (space-separated paths) override either list; MUT_PYTEST_ARGS adds pytest arguments (e.g.
+# --deselect of a test that fails on the tree as it is: mutmut needs a green clean run).
 #
 # It works on a copy of the checkout (MUT_WORK, default /tmp/omg-mutation), never on the
 # tree itself, and installs mutmut into its own venv (MUT_VENV, default /tmp/mutvenv) that
@@ -18,9 +25,27 @@ VENV=${MUT_VENV:-/tmp/mutvenv}
 PROJECT_VENV=${PROJECT_VENV:-$ROOT/.venv}
 CHILDREN=${MUT_CHILDREN:-2}
 MUTMUT_VERSION=3.8.1
-FILES=(omg_agent/guards/answers.py omg_agent/guards/sensitive.py
-       omg_agent/guards/authorisation.py omg_agent/guards/amounts.py
-       omg_agent/guards/numerals.py omg_agent/guards/payable.py)
+case "${MUT_PROFILE:-money}" in
+    money)
+        FILES=(omg_agent/guards/answers.py omg_agent/guards/sensitive.py
+               omg_agent/guards/authorisation.py omg_agent/guards/amounts.py
+               omg_agent/guards/numerals.py omg_agent/guards/payable.py)
+        TESTS=(tests/unit/guards) ;;
+    gate3)
+        FILES=(omg_agent/guards/landing.py omg_agent/guards/payable.py
+               omg_agent/guards/ledger.py omg_agent/brain/honest.py
+               omg_agent/guards/amounts.py omg_agent/guards/numerals.py
+               omg_agent/guards/choke.py)
+        TESTS=(tests/unit/guards tests/unit/drivers/test_choke_seat.py
+               tests/unit/brain/test_honest_done.py tests/unit/brain/test_spent_resume.py
+               tests/unit/brain/test_orchestrator_transitions.py) ;;
+    *)
+        echo "MUT_PROFILE: unknown profile '$MUT_PROFILE' (accepted: money, gate3)" >&2
+        exit 2 ;;
+esac
+if [[ -n "${MUT_FILES:-}" ]]; then read -r -a FILES <<<"$MUT_FILES"; fi
+if [[ -n "${MUT_TESTS:-}" ]]; then read -r -a TESTS <<<"$MUT_TESTS"; fi
+read -r -a EXTRA <<<"${MUT_PYTEST_ARGS:-}"
 
 report() {
     cd "$WORK"
@@ -87,12 +112,14 @@ mkdir -p "$WORK"
     printf 'only_mutate =\n'
     for f in "${FILES[@]}"; do printf '    %s\n' "$f"; done
     printf 'also_copy =\n    scripts\n'  # tests/unit/guards/test_gate_rate.py loads one
-    printf 'pytest_add_cli_args_test_selection =\n    tests/unit/guards\n'
+    printf 'pytest_add_cli_args_test_selection =\n'
+    for t in "${TESTS[@]}"; do printf '    %s\n' "$t"; done
     printf 'pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:xdist\n'
+    for a in "${EXTRA[@]}"; do printf '    %s\n' "$a"; done
 } >"$WORK/setup.cfg"
 
 cd "$WORK"
-start=$(date +%s)
-"$VENV/bin/mutmut" run --max-children "$CHILDREN" >"$WORK/run.log" 2>&1 || true
+start=$(date +%s); echo "== $(date -u +%FT%TZ) mutmut run $*" >>"$WORK/run.log"
+"$VENV/bin/mutmut" run --max-children "$CHILDREN" "$@" >>"$WORK/run.log" 2>&1 || true
 echo "mutmut run took $(( $(date +%s) - start )) s (log: $WORK/run.log)"
 report
