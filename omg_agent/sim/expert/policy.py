@@ -68,7 +68,8 @@ class ExpertPolicy:
         self.turns = 0
         self._wrong_saved = False
         self._lock = threading.Lock()
-        self._seen: set[str] = set()  # texts of the screens sent before this request
+        # each app's first screen the run showed, as texts: what it did not bring about
+        self._first: dict[str, set[str]] = {}
 
     def reply(self, request: dict[str, Any]) -> str:
         with self._lock:
@@ -81,7 +82,7 @@ class ExpertPolicy:
                     return json.dumps(self._replan(text))
                 return self._decide(request)
             finally:
-                self._seen.update(_texts(text))
+                self._first.setdefault(_app(text), set(_texts(text)))
 
     # -- planner -------------------------------------------------------------------------
     def _plan(self, guide: str = "", saved: bool = False) -> dict[str, Any]:
@@ -104,9 +105,9 @@ class ExpertPolicy:
             return {"status": "done", "response": self._summary(),
                     # what the criteria quote and the value the run saved (what it brought
                     # to the screen), else a text no earlier screen showed
-                    "evidence": (criteria_checks(self.task.criteria)
+                    "evidence": (criteria_checks(self.task.criteria) + self.task.evidence()
                                  + _value_shown(text, self.task.data_output))
-                    or _shown(text, self._seen)}
+                    or _shown(text, self._first.get(_app(text), set()))}
         # what is left, from where the phone is now (as the replan prompt asks)
         where = re.search(r"Current screen:\s*app (\S+)", text)
         guide = f"continue from the current screen ({where.group(1)})" if where else ""
@@ -228,8 +229,9 @@ def _after_anchor(sent: list[dict[str, Any]], action: Any) -> bool:
 
 def _shown(text: str, seen: set[str]) -> list[dict[str, Any]]:
     """Evidence from the screen the planner is shown: the first text that is not typed into
-    a field and that no earlier screen showed (what the run changed: a careful planner
-    quotes that, not a title that was there before it acted), else the first text."""
+    a field and that the app's first screen did not show (``seen``: what the run changed —
+    a careful planner quotes that, not a title that was there before it acted), else the
+    first text."""
     texts = _texts(text)
     new = [t for t in texts if t not in seen]
     return [{"kind": "element", "text": t, "match": "contains"} for t in (new or texts)[:1]]
@@ -239,6 +241,12 @@ def _value_shown(text: str, key: str | None) -> list[dict[str, Any]]:
     """The value the run saved under ``key`` (``$key = "…"`` in the request), as evidence."""
     m = re.search(rf'\${re.escape(key)} = "([^"]+)"', text) if key else None
     return [{"kind": "element", "text": m.group(1), "match": "contains"}] if m else []
+
+
+def _app(text: str) -> str:
+    """The package of a request's current screen ("" when it names none)."""
+    m = re.search(r"Current screen:\s*app (\S+)", text)
+    return m.group(1) if m else ""
 
 
 def _texts(text: str) -> list[str]:

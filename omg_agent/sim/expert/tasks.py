@@ -67,6 +67,11 @@ class Task:
     def setup(self, phone: Any) -> None:
         """Make the run reproducible (e.g. Shop's promo popup); the default does nothing."""
 
+    def evidence(self) -> list[dict[str, Any]]:
+        """Checks a careful planner quotes as evidence of this task's end state, naming what
+        the run changed (the default: none beyond the criteria's quotes)."""
+        return []
+
     def check(self, phone: Any) -> bool:
         raise NotImplementedError
 
@@ -201,6 +206,9 @@ class Switch(Task):
 
     def setup(self, phone: Any) -> None:
         setattr(phone.apps[SETTINGS], self.attr, not self.on)
+
+    def evidence(self) -> list[dict[str, Any]]:
+        return [{"kind": "element", "resource_id": f"{self.attr}_switch", "checked": self.on}]
 
     def check(self, phone: Any) -> bool:
         return getattr(phone.apps[SETTINGS], self.attr) == self.on
