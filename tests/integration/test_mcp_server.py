@@ -52,10 +52,6 @@ def test_a_client_lists_tools_observes_taps_by_text_runs_a_task_and_a_flow(
             look = await client.call_tool("observe", {})
             tapped = await client.call_tool("tap", {"text": "Settings"})
             foreground = vphone.phone.focus()[0]
-            # the run starts from the home screen: the expert double's planner quotes the
-            # Settings screen as its evidence, which proves nothing where it showed before
-            # the run acted (honest done, issue 34)
-            await client.call_tool("key", {"name": "home"})
             run = await client.call_tool("run_task", {"task": task.goal},
                                          progress_callback=noted)
             runs = await client.read_resource("omg://runs")
