@@ -113,13 +113,9 @@ class _Runs:
         state, verdict = got
         if "run_dir" not in state:  # the answer to another question (a run's permissions)
             return None
-        key = self.hub.grants.redeem(state.get("ticket"), state.get("key"))
-        if key is None:
-            raise ConfigError("that answer was used already, or never asked for: a yes is "
-                              "used once — call approve and the user is asked")
-        if verdict.said is None:
-            again = {**state, "ticket": self.hub.grants.issue(key)}
-            return consent.pending(f"{verdict.retry} {state['question']}", again)
+        pending = _retry_round(self.hub, state, verdict, "approve")
+        if pending is not None or verdict.said is None:
+            return pending
         return await self.said(ctx, device, state["run_dir"], verdict.said)
 
 
@@ -208,14 +204,23 @@ async def _words_answered(runs: _Runs, task: str, state: dict[str, Any],
     refused)."""
     if state.get("task") != task:  # a yes to one task is no yes to another
         return await start("client")
-    key = runs.hub.grants.redeem(state.get("ticket"), state.get("key"))
+    pending = _retry_round(runs.hub, state, verdict, "run_task again")
+    if pending is not None or verdict.said is None:
+        return pending
+    return await start("human" if verdict.said == "yes" else "client")
+
+
+def _retry_round(hub: Hub, state: dict[str, Any], verdict: consent.Verdict, call: str) -> Any:
+    """A retry round's answer, its ticket used once (a replayed answer is refused): the
+    question asked again under a new ticket when the verdict is unclear, else ``None``."""
+    key = hub.grants.redeem(state.get("ticket"), state.get("key"))
     if key is None:
         raise ConfigError("that answer was used already, or never asked for: a yes is "
-                          "used once — call run_task again and the user is asked")
+                          f"used once — call {call} and the user is asked")
     if verdict.said is None:
-        again = {**state, "ticket": runs.hub.grants.issue(key)}
+        again = {**state, "ticket": hub.grants.issue(key)}
         return consent.pending(f"{verdict.retry} {state['question']}", again)
-    return await start("human" if verdict.said == "yes" else "client")
+    return None
 
 
 def _held_tools(server: MCPServer, runs: _Runs) -> None:
