@@ -101,7 +101,8 @@ def task_classes(task: str) -> tuple[SensitiveClass, ...]:
     for clause in _CLAUSES.split(task):
         words = latin_words(clause)
         for i, word in enumerate(words):
-            cls = _VERB_CLASS.get(word)
+            # "remove from the cart" is no gated delete: no passage could back it
+            cls = None if word == "remove" else _VERB_CLASS.get(word)
             if cls in DONE_CLASSES and (i == 0 or words[i - 1] in _OPENERS):
                 found.append(cls)
     for cue, cls in _VERB_CLASS.items():
@@ -135,7 +136,8 @@ def missing_passage(task: str, passages: Sequence[Passage]) -> str | None:
             return (f"the task asks for a {_NOUNS[cls]}, but no {_NOUNS[cls]} in this run "
                     "was approved or authorised by the user and carried out")
         said = stated_messages(task) if cls == "send" else []
-        if said and not any(p.text is not None and same_message(p.text, m)
+        # a message box the gate could not read (no text) is no evidence either way
+        if said and not any(not p.text or same_message(p.text, m)
                             for p in went for m in said):
             return f"no message sent in this run was the one the task gives ({said[0]!r})"
     return None
