@@ -17,7 +17,8 @@ Three parts of one rule, over the run's :class:`~omg_agent.brain.run_state.RunSt
   an action landed on the element it names (:func:`backed`).
 - **The ending** (:func:`finish_done`): every ``done`` goes through here. The plan's end
   checks must hold a check that changed or is backed (:func:`unproven_end`; not for a step
-  that reads a value, :func:`changes`), and a task
+  that reads a value, :func:`changes`, nor for a task that only looks or asks,
+  :func:`observes_only`), and a task
   that asks to pay, send or delete needs that class in the gate's ledger, carried out ok
   (:func:`~omg_agent.guards.ledger.missing_passage`). Otherwise the run ends
   ``unverified`` (exit 9) with the reason — never ``done``.
@@ -26,6 +27,7 @@ Three parts of one rule, over the run's :class:`~omg_agent.brain.run_state.RunSt
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 
 from PIL import Image
@@ -42,6 +44,7 @@ from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
 from omg_agent.guards.ledger import Passage, missing_passage, task_classes
 from omg_agent.perception.anchor import match_anchor
+from omg_agent.perception.labels import latin_words
 
 MAX_SEEN = 40  # the earliest distinct screens kept (elements only)
 MAX_TOUCHED = 400  # elements acted on, newest kept
@@ -86,6 +89,45 @@ def remember(run: RunContext, checks: Iterable[StepCheck]) -> None:
             where = f"{key}@{o.package}"
             if where not in s.baseline and s.apps.get(o.package) == o.screen_hash:
                 s.baseline[where] = not check_failure(wanted, o, run.memory.get)
+
+
+MAX_SAVED = 12  # the kept screens a saved state carries: the first, then each app's first
+_FLAGS = ("checkable", "checked", "selected", "editable", "focused", "clickable")
+
+
+def saved_screens(s: RunState) -> list[dict[str, object]]:
+    """The kept screens a resumed process needs to judge checks it meets first (the run's
+    first screen and each app's first), elements only; a password field's text is never
+    written."""
+    firsts = set(s.apps.values())
+    keep = [o for i, o in enumerate(s.seen) if i == 0 or o.screen_hash in firsts]
+    return [{"package": o.package, "activity": o.activity, "hash": o.screen_hash,
+             "elements": [_element_data(e) for e in o.elements]} for o in keep[:MAX_SAVED]]
+
+
+def _element_data(e: UIElement) -> dict[str, object]:
+    data: dict[str, object] = {"cls": e.cls, "role": e.role, "bounds": list(e.bounds)}
+    for name in ("text", "desc", "resource_id", "hint"):
+        value = getattr(e, name)
+        if value and not (name == "text" and e.password):
+            data[name] = value
+    data.update({f: True for f in _FLAGS if getattr(e, f)})
+    return data
+
+
+def restore_screens(s: RunState, saved: Iterable[dict[str, object]]) -> None:
+    """Give a resumed run the kept screens :func:`saved_screens` wrote."""
+    s.seen = []
+    for screen in list(saved)[:MAX_SAVED]:
+        raw = screen.get("elements")
+        elements = tuple(UIElement(
+            i, str(d.get("cls", "")), str(d.get("role", "")), Bounds(*d["bounds"]),
+            text=str(d.get("text", "")), desc=str(d.get("desc", "")),
+            resource_id=str(d.get("resource_id", "")), hint=str(d.get("hint", "")),
+            **{f: True for f in _FLAGS if d.get(f)})
+            for i, d in enumerate(raw if isinstance(raw, list) else []))
+        s.seen.append(Observation(_DOT, elements, str(screen.get("package", "")),
+                                  str(screen.get("activity", "")), str(screen.get("hash", ""))))
 
 
 def _on_screen(check: StepCheck) -> bool:
@@ -141,6 +183,28 @@ def unproven_end(run: RunContext, checks: Sequence[StepCheck]) -> str | None:
     return f"its checks already held before the run acted ({said})"
 
 
+_ASKING = frozenset({
+    "look", "read", "tell", "check", "what", "what's", "whats", "which", "how", "who",
+    "when", "where", "is", "are", "does", "do", "did", "was", "were", "can", "count",
+    "show", "list", "see", "find", "describe"})
+_POLITE = frozenset({"please", "could", "would", "you", "me", "kindly"})
+_ZH_ASKING = re.compile(r"[吗嗎]|多少|什么|哪|几[个條条天]|是否|查看|看看|告诉我")
+_JOINED = re.compile(r"\b(?:and|then|also)\b|[,;，；、]|然后|并且|并|再", re.IGNORECASE)
+
+
+def observes_only(task: str) -> bool:
+    """Whether ``task`` asks only to look or to answer ("look at the screen", "what is the
+    price of …?", "电池还剩多少？") — one clause opened by a question word, naming no
+    pay, send or delete. Such a task changes nothing, so text that was on the screen
+    before the run acted is what its answer rests on, not a claim of a change; any task
+    that joins a second clause ("check … and turn on …") is judged as a change."""
+    if task_classes(task) or _JOINED.search(task):
+        return False
+    words = [w for w in latin_words(task) if w not in _POLITE]
+    asked = bool(words) and words[0] in _ASKING
+    return asked or task.rstrip().endswith(("?", "？")) or bool(_ZH_ASKING.search(task))
+
+
 def changes(step: TaskStep | None) -> bool:
     """Whether ``step``'s checks must show a change: a step that reads a value
     (``data_output``) changes nothing — its checks say where the value shows, and the value
@@ -159,7 +223,8 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
     s = run.state
     final = s.todo.steps[-1] if s.todo.steps else None
     missing = missing_passage(s.task, passages(run))
-    why = unproven_end(run, final.checks) if final is not None and changes(final) else None
+    why = unproven_end(run, final.checks) \
+        if final is not None and changes(final) and not observes_only(s.task) else None
     if why is not None and missing is None and task_classes(s.task):
         # a pay/send/delete task whose action the user allowed went through: that is the
         # effect the run made, whatever its end checks showed before (a resumed run's first
@@ -179,4 +244,5 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
 
 
 __all__ = ["UNPROVEN_HINT", "acted_on", "backed", "changes", "check_key", "finish_done", "look",
-           "passages", "proves", "remember", "unproven_end"]
+           "observes_only", "passages", "proves", "remember", "restore_screens",
+           "saved_screens", "unproven_end"]

@@ -168,7 +168,8 @@ def planner_ends(run: RunContext, reply: Replan, *, failed: bool, claim: str | N
         why = unproven(reply.evidence, lambda checks: run.verify(
             final.model_copy(update={"checks": list(checks)}), _confirm_screen(run)))
         # quoting the screen is not a check: what it quotes must be the run's doing
-        if why is None and not final.data_output:
+        # (a task that only looks or asks changes nothing: its answer rests on what is shown)
+        if why is None and not final.data_output and not honest.observes_only(s.task):
             why = honest.unproven_end(run, list(reply.evidence or ()))
         if why is not None:
             unproven_claim(run, why, words)

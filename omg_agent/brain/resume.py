@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from omg_agent.brain import honest
 from omg_agent.brain.budget import StepBudget, StopReport
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.planner import TodoList
@@ -127,7 +128,7 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
         "usage": list(state.usage), "device": device, "plan_file": plan_file,
         "spent": state.spent.as_data(),
         "baseline": dict(state.baseline), "touched": list(state.touched),
-        "apps": dict(state.apps),
+        "apps": dict(state.apps), "seen": honest.saved_screens(state),
         "passed": [p.as_dict() for p in state.passed],
     }
 
@@ -222,6 +223,7 @@ def _state(data: dict[str, Any]) -> RunState:
     state.baseline = dict(data.get("baseline") or {})  # honest done (brain/honest.py)
     state.touched = list(data.get("touched") or ())
     state.apps = dict(data.get("apps") or {})
+    honest.restore_screens(state, data.get("seen") or ())
     state.passed = [Passage.of(p) for p in data.get("passed") or ()]
     return state
 

@@ -271,7 +271,7 @@ class RunState:
     spent: SpendLedger = field(default_factory=SpendLedger)  # payments the gate let through
     # honest done (brain/baseline.py): each check's value when the run first saw what it
     # names, the elements its actions landed on, what the gate let go; ``seen``: the run's
-    # earliest screens (elements only; not saved — a resumed run has only the values)
+    # earliest screens (elements only; the first and each app's first are saved)
     baseline: dict[str, bool] = field(default_factory=dict)
     touched: list[dict[str, str]] = field(default_factory=list)
     apps: dict[str, str] = field(default_factory=dict)  # app -> its first kept screen's hash

@@ -101,6 +101,7 @@ class SavedStateFile(_Part):
     baseline: dict[str, bool] = {}  # each check's value when first seen (brain/honest.py)
     touched: list[dict[str, str]] = []  # the elements actions landed on
     apps: dict[str, str] = {}  # each app's first screen the run kept (its hash)
+    seen: list[dict[str, Any]] = []  # those screens' elements (brain/honest.saved_screens)
     passed: list[dict[str, Any]] = []  # what the gate let go (guards/ledger.py)
     words_grant: bool = False  # the task's words grant (a human's, or allowed by one)
 

@@ -5,9 +5,10 @@ short, a field shown truncated or a value typed in part still holds a *piece* of
 "…Aomg586…" of ``omg5865``. :class:`PieceMasker` finds every stretch of text made of
 :data:`PIECE`-character runs of one value and writes it as that value's placeholder.
 
-One exception keeps ordinary words readable: a piece of letters only that is at most half
-as long as its value ("user" of an API key ``sk-user-…``, "demo" of ``demo1234``) is a word,
-not a leak; a longer piece, or one with a digit or a sign in it, is masked.
+One exception keeps ordinary words readable: a piece with no digit that is at most half as
+long as its value ("user" or "omg-" of an API key ``sk-omg-user-…``, "demo" of
+``demo1234``) is a word, not a leak — output names the program ``omg-agent`` and paths
+``pytest-…``; a longer piece, or one with a digit in it, is masked.
 """
 
 from __future__ import annotations
@@ -57,4 +58,5 @@ class PieceMasker:
 
     @staticmethod
     def _word(piece: str, value: str) -> bool:
-        return piece != value and piece.isalpha() and 2 * len(piece) <= len(value)
+        return piece != value and not any(c.isdigit() for c in piece) \
+            and 2 * len(piece) <= len(value)

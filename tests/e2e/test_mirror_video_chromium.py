@@ -50,6 +50,15 @@ def _wait(condition: Callable[[], object], what: str, page) -> None:
     assert condition(), f"never happened: {what}"
 
 
+def _soon(condition: Callable[[], object], page) -> bool:
+    """Whether ``condition`` holds within about five seconds of the page's clock."""
+    for _ in range(100):
+        if condition():
+            return True
+        page.wait_for_timeout(50)
+    return bool(condition())
+
+
 def test_the_page_plays_h264_and_a_click_still_taps_the_right_element(vphone,
                                                                        chromium_page):
     page = chromium_page.page
@@ -103,9 +112,17 @@ def test_keys_typed_on_the_page_reach_the_notes_body_byte_exact(vphone, chromium
                         if e.resource_id == "com.omg.notes:id/body_input")
             width, height = other.observe().screenshot.size
         box = page.locator("#screen").bounding_box()
-        page.mouse.click(box["x"] + body.bounds.center[0] / width * box["width"],
-                         box["y"] + body.bounds.center[1] / height * box["height"])
-        _wait(lambda: notes.state()["draft"]["focus"] == "body", "body focused", page)
+
+        def click_body() -> None:
+            page.mouse.click(box["x"] + body.bounds.center[0] / width * box["width"],
+                             box["y"] + body.bounds.center[1] / height * box["height"])
+        # the page shows the editor before the click (a frame drawn after it opened)
+        _more_frames_after(page, lambda: None)
+        click_body()
+        focused = lambda: notes.state()["draft"]["focus"] == "body"  # noqa: E731
+        if not _soon(focused, page):  # a loaded machine: click again, as a person would
+            click_body()
+        _wait(focused, "body focused", page)
         expect(page.locator("#kbd")).to_contain_text("typing goes to the phone")
         page.keyboard.type("Milk 牛奶")
         page.keyboard.press("Enter")

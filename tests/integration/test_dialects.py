@@ -44,8 +44,6 @@ def test_turn_off_wifi_in_each_dialect(dialect: str) -> None:
         assert set(run.images) == {RESIZED}
 
 
-@pytest.mark.xfail(reason="honest done (issue 34) vs this double: see the closing note",
-                   strict=False)
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_shop_price_to_notes_in_each_dialect(dialect: str) -> None:
     run = run_in_dialect(ShopPriceToNotes(), dialect, detect=dialect != "qwen-mobile")

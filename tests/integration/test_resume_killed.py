@@ -22,8 +22,6 @@ from omg_agent.bench.durability import KillingPolicy, cli_env, kill_and_resume, 
 POINTS = 20
 
 
-@pytest.mark.xfail(reason="honest done (issue 34) vs this double: see the closing note",
-                   strict=False)
 @pytest.mark.slow
 @pytest.mark.timeout(1800)  # minutes of real runs; slower on a busy machine
 def test_runs_killed_at_20_points_resume_to_done(vphone, tmp_path: Path) -> None:

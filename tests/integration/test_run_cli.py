@@ -48,8 +48,6 @@ CONFIRMED = json.dumps({"status": "done", "response": "the screen was looked at"
                         "evidence": [{"kind": "element", "text": "Settings"}]})
 
 
-@pytest.mark.xfail(reason="honest done (issue 34) vs this double: see the closing note",
-                   strict=False)
 def test_a_run_on_the_vphone_prints_json_and_leaves_a_trace(vphone, in_tmp: Path) -> None:
     script = [json.dumps({"goal": "look", "steps": [
                   {"description": "Look at the screen", "success_criteria": "anything"}]}),
@@ -84,8 +82,6 @@ def _look_script() -> list[str]:
             CONFIRMED]
 
 
-@pytest.mark.xfail(reason="honest done (issue 34) vs this double: see the closing note",
-                   strict=False)
 def test_device_vphone_starts_one_in_process_and_shows_live_progress(in_tmp: Path) -> None:
     with ModelDouble(_look_script()) as double:
         env = {**BLANK, "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url,

@@ -105,7 +105,8 @@ class ExpertPolicy:
             return {"status": "done", "response": self._summary(),
                     # what the criteria quote and the value the run saved (what it brought
                     # to the screen), else a text no earlier screen showed
-                    "evidence": (criteria_checks(self.task.criteria) + self.task.evidence()
+                    "evidence": (criteria_checks(self.task.criteria)
+                                 + self.task.evidence(self.phone)
                                  + _value_shown(text, self.task.data_output))
                     or _shown(text, self._first.get(_app(text), set()))}
         # what is left, from where the phone is now (as the replan prompt asks)

@@ -67,7 +67,7 @@ class Task:
     def setup(self, phone: Any) -> None:
         """Make the run reproducible (e.g. Shop's promo popup); the default does nothing."""
 
-    def evidence(self) -> list[dict[str, Any]]:
+    def evidence(self, phone: Any) -> list[dict[str, Any]]:
         """Checks a careful planner quotes as evidence of this task's end state, naming what
         the run changed (the default: none beyond the criteria's quotes)."""
         return []
@@ -134,6 +134,13 @@ class ShopPriceToNotes(Task):
         price = self.price(phone)
         return any(price in n["body"] or price in n["title"]
                    for n in phone.apps[NOTES].notes)
+
+    def evidence(self, phone: Any) -> list[dict[str, Any]]:
+        """The note the run wrote, as the notes list names it (its title)."""
+        price = self.price(phone)
+        titles = [n["title"] or "(untitled)" for n in phone.apps[NOTES].notes
+                  if price in n["body"] or price in n["title"]]
+        return [{"kind": "element", "text": titles[-1], "match": "contains"}] if titles else []
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         saved = f'$price = "{self.price(phone)}"' in ctx.request_text
@@ -207,7 +214,7 @@ class Switch(Task):
     def setup(self, phone: Any) -> None:
         setattr(phone.apps[SETTINGS], self.attr, not self.on)
 
-    def evidence(self) -> list[dict[str, Any]]:
+    def evidence(self, phone: Any) -> list[dict[str, Any]]:
         return [{"kind": "element", "resource_id": f"{self.attr}_switch", "checked": self.on}]
 
     def check(self, phone: Any) -> bool:

@@ -259,7 +259,33 @@ def test_a_baseline_taken_before_a_question_holds_after_the_resume() -> None:
         assert orch.state is not None and orch.state.baseline  # taken before anything ran
         with MemoryBank(None, "unit") as memory:
             saved = _state(state_data(orch.state, memory, device="fake"))
-    assert saved.seen == [] and saved.baseline  # a new process: the values, no screens
+    # a new process: the values, and the first screens (elements only)
+    assert [o.screen_hash for o in saved.seen] == ["checkout"] and saved.baseline
     with orchestrator(shop(), model) as orch:
         result = orch.resume(saved, "yes")
+    assert result.status == "done", result.summary()
+
+
+def test_a_check_first_met_after_a_resume_is_judged_on_the_saved_first_screens() -> None:
+    """Killed before any check was known (SIGKILL at the second model call): the resumed
+    process meets the operator's end check first, and judges it on the first screens the
+    dead process saved — text absent there counts as changed (the kill-and-resume test
+    found such runs ending unverified)."""
+    model = script(("TaskPlan", plan({"description": "Go home"})),
+                   ("DecisionBundle", bundle({"type": "ask_user", "question": "Go now?"})),
+                   ("Replan", {"status": "replanned", "plan": plan({"description": "Go home"})}),
+                   ("DecisionBundle", bundle(tap("Home"))),
+                   ("DecisionBundle", {"thought": "home", "last_action_result": "success",
+                                       "goal_complete": True, "answer": "home",
+                                       "end_checks": [{"kind": "element", "text": "Notes"}]}),
+                   ("Replan", {"status": "done", "response": "home", "evidence": [
+                       {"kind": "element", "text": "Notes"}]}))
+    with orchestrator(shop(), model) as orch:
+        first = orch.run("Go to the home screen")
+        assert first.status == "ask_user", first.summary()
+        with MemoryBank(None, "unit") as memory:
+            data = state_data(orch.state, memory, device="fake")
+    assert [s["hash"] for s in data["seen"]] == ["checkout"]
+    with orchestrator(shop(), model) as orch:
+        result = orch.resume(_state(data), "yes")
     assert result.status == "done", result.summary()

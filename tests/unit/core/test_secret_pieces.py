@@ -47,6 +47,16 @@ def test_a_short_word_inside_an_api_key_stays_readable() -> None:
     assert vault.mask("k=sk-user-3f9a8b") == "k={{secret:api_key}}"
 
 
+def test_a_piece_with_signs_but_no_digit_is_a_word_too() -> None:
+    """A key ``sk-omg-test-…`` must not blank the program's name or a temp path out of the
+    stop report (CI found ``{{secret:api_key}}agent run --resume /tmp/py…``)."""
+    vault = SecretVault()
+    vault.hide("api_key", "sk-omg-test-5c1d9e7f3a2b4c6d")
+    hint = "omg-agent run --resume /tmp/pytest-of-root/run"
+    assert vault.mask(hint) == hint
+    assert vault.mask("key test-5c1d9e") == "key {{secret:api_key}}"
+
+
 def _field_screen(text: str) -> Observation:
     field = UIElement(id=1, cls="android.widget.EditText", role="input", editable=True,
                       bounds=Bounds(0, 100, 1000, 200), text=text)
