@@ -10,8 +10,26 @@
 The planner (L1), operator (L2) and orchestrator build on these.
 """
 
-from omg_agent.brain.call_record import CallRecord, UsageTotals
-from omg_agent.brain.llm import LLMClient
-from omg_agent.brain.memory import MemoryBank, MemoryItem
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omg_agent.brain.call_record import CallRecord, UsageTotals
+    from omg_agent.brain.llm import LLMClient
+    from omg_agent.brain.memory import MemoryBank, MemoryItem
+
+# imported on first use: ``omg-agent memory list`` needs the memory bank, not the model
+# client (the openai package alone takes seconds to import)
+_HOMES = {"CallRecord": "call_record", "UsageTotals": "call_record", "LLMClient": "llm",
+          "MemoryBank": "memory", "MemoryItem": "memory"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+
 
 __all__ = ["CallRecord", "LLMClient", "MemoryBank", "MemoryItem", "UsageTotals"]

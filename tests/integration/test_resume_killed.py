@@ -1,4 +1,4 @@
-"""``omg-agent run`` killed with SIGKILL mid-run at 20 seeded points (a model request, or a
+"""``omg-agent run`` killed with SIGKILL mid-run at 6 seeded points (a model request, or a
 number of trace lines), then ``omg-agent run --resume RUN_DIR``: every store stays readable
 and at least 95% of the killed runs finish the task — read from the phone, never from the
 agent's claim. The run is a real CLI process on a vphone behind the real adb server; the
@@ -19,12 +19,12 @@ import pytest
 
 from omg_agent.bench.durability import KillingPolicy, cli_env, kill_and_resume, omg
 
-POINTS = 20
+POINTS = 6  # the CI size (20 until the suite outgrew its 15 minutes)
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)  # minutes of real runs; slower on a busy machine
-def test_runs_killed_at_20_points_resume_to_done(vphone, tmp_path: Path) -> None:
+def test_runs_killed_at_6_points_resume_to_done(vphone, tmp_path: Path) -> None:
     trials = [kill_and_resume(vphone.phone, vphone.serial, seed, tmp_path, posts=5)
               for seed in range(POINTS)]
     killed = [t for t in trials if t.killed]

@@ -78,7 +78,7 @@ _words = st.sampled_from([*AFFIRMATIVES, *NEGATIONS, "pay", "the", "order", ",",
                           "。", "please", "must", "you", "可以", "是", "付款"])
 
 
-@settings(max_examples=10_000, deadline=None)
+@settings(max_examples=2_000, deadline=None)  # 10,000 until the suite outgrew 15 min
 @given(st.lists(_words, min_size=1, max_size=6), st.sampled_from(NEGATIONS),
        st.integers(min_value=0, max_value=6))
 def test_no_answer_containing_a_negation_is_a_yes(words, negation, at):
@@ -87,7 +87,7 @@ def test_no_answer_containing_a_negation_is_a_yes(words, negation, at):
     assert not is_yes(answer), answer
 
 
-@settings(max_examples=5_000, deadline=None)
+@settings(max_examples=1_500, deadline=None)
 @given(st.text(max_size=40))
 def test_free_text_with_a_negation_is_never_a_yes(text):
     folded = normalise(text)
