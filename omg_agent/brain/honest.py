@@ -124,10 +124,19 @@ def restore_screens(s: RunState, saved: Iterable[dict[str, object]]) -> None:
             i, str(d.get("cls", "")), str(d.get("role", "")), Bounds(*d["bounds"]),
             text=str(d.get("text", "")), desc=str(d.get("desc", "")),
             resource_id=str(d.get("resource_id", "")), hint=str(d.get("hint", "")),
-            **{f: True for f in _FLAGS if d.get(f)})
-            for i, d in enumerate(raw if isinstance(raw, list) else []))
+            checkable=bool(d.get("checkable")), checked=bool(d.get("checked")),
+            selected=bool(d.get("selected")), editable=bool(d.get("editable")),
+            focused=bool(d.get("focused")), clickable=bool(d.get("clickable")))
+            for i, d in enumerate(raw if isinstance(raw, list) else [])
+            if isinstance(d, dict) and _box(d.get("bounds")))
         s.seen.append(Observation(_DOT, elements, str(screen.get("package", "")),
                                   str(screen.get("activity", "")), str(screen.get("hash", ""))))
+
+
+def _box(value: object) -> bool:
+    """Whether a saved element's bounds are four integers (a hand-edited state may not)."""
+    return isinstance(value, list) and len(value) == 4 \
+        and all(isinstance(n, int) for n in value)
 
 
 def _on_screen(check: StepCheck) -> bool:
