@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from omg_agent.brain.honest import UNPROVEN_HINT
 from omg_agent.brain.ports import RunPorts
 from omg_agent.brain.run_state import RunResult
 from omg_agent.core.actions import VAR_PATTERN
@@ -42,6 +43,7 @@ from omg_agent.flows.fromtrace import flow_from_trace, saved_values
 from omg_agent.flows.model import Flow, FlowResult, LaunchApp, walk
 from omg_agent.flows.replay import FlowRunner
 from omg_agent.flows.store import Entry, FlowStore, slug
+from omg_agent.guards.ledger import missing_passage
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +188,10 @@ def run_cached(run: Callable[[str, Path | None], RunResult], ports: RunPorts, ta
     replay = FlowRunner(driver, recorder=recorder, gate=ports.gate).run(entry.flow)
     if replay.ok:
         cache.hit(entry)
-        return _replayed(recorder, entry, replay, time.perf_counter() - t0)
+        # honest done, as for a live run: a pay/send/delete task needs that action let
+        # through by the gate in this replay (the cache never carries the earlier yes)
+        missing = missing_passage(task, ports.gate.passed.entries if ports.gate else [])
+        return _replayed(recorder, entry, replay, time.perf_counter() - t0, missing)
     recorder.record_event("cache_checkpoint_failed", entry=entry.key, failed=replay.failed)
     if replay.refused and not replay.once:  # the user said no: the model is not sent to ask
         return _declined(recorder, entry, replay, time.perf_counter() - t0)
@@ -207,16 +212,23 @@ def run_cached(run: Callable[[str, Path | None], RunResult], ports: RunPorts, ta
     return result
 
 
-def _replayed(recorder: Any, entry: Entry, replay: FlowResult, wall: float) -> RunResult:
+def _replayed(recorder: Any, entry: Entry, replay: FlowResult, wall: float,
+              missing: str | None = None) -> RunResult:
+    """The replay's ending: ``done`` — or ``unverified`` when the task asks to pay, send or
+    delete and no such action went through the gate in it (``missing`` says why)."""
     answer = VAR_PATTERN.sub(lambda m: replay.variables.get(m.group(1) or m.group(2),
                                                              m.group(0)),
                              str(entry.meta.get("answer", "")))
     done = [f"replayed {replay.commands} steps of the flow cached from an earlier run"]
-    why = "every step and end check of the cached flow passed on the phone"
-    result = RunResult(status="done", answer=answer, steps_used=replay.commands,
+    status, why, hint = "done", "every step and end check of the cached flow passed on the " \
+        "phone", ""
+    if missing is not None:
+        status, why = "unverified", f"the cached flow's checks passed, but {missing}"
+        hint = UNPROVEN_HINT
+    result = RunResult(status=status, answer=answer, steps_used=replay.commands,
                        model_calls=0, tokens_in=0, tokens_out=0, wall_s=round(wall, 4),
-                       done=done, stopped_because=why, next_hint="")
-    recorder.finish("done", answer, {"model_calls": 0, "prompt_tokens": 0,
+                       done=done, stopped_because=why, next_hint=hint)
+    recorder.finish(status, answer, {"model_calls": 0, "prompt_tokens": 0,
                                      "completion_tokens": 0, "steps_used": replay.commands,
                                      "replay_cache": entry.key, "stop_report":
                                          result.summary()})

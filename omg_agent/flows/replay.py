@@ -31,21 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omg_agent.core.actions import (
-    VAR_PATTERN,
-    Action,
-    Back,
-    ElementTarget,
-    FromScreen,
-    Key,
-    Launch,
-    LongPress,
-    MemSave,
-    PointTarget,
-    Swipe,
-    Tap,
-    TypeText,
-)
+from omg_agent.core import actions as a
+from omg_agent.core.actions import VAR_PATTERN, Action
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.base import Driver, ExecResult
 from omg_agent.errors import ActionRejected, AnchorNotFound, FlowError, FlowFailed, OmgError
@@ -128,18 +115,18 @@ class FlowRunner:
             case m.LaunchApp():
                 if not (app := c.app or flow.app_id):
                     raise FlowFailed("launchApp: no app named and no appId in the header")
-                self._act(Launch(app=app), None, c)
+                self._act(a.Launch(app=app), None, c)
             case m.TapOn() | m.LongPressOn():
                 obs, target = self._wait_for(c, timeout)
                 long = isinstance(c, m.LongPressOn)
-                self._act(LongPress(target=target) if long else Tap(target=target), obs, c)
+                self._act(a.LongPress(target=target) if long else a.Tap(target=target), obs, c)
             case m.InputText():
                 obs, target = (self._observe(), None) if c.selector is None else \
                     self._wait_for(c, timeout)
-                self._act(TypeText(text=self._fill(c.text), target=target, clear=c.clear),
+                self._act(a.TypeText(text=self._fill(c.text), target=target, clear=c.clear),
                           obs, c)
             case m.EraseText():
-                self._act(TypeText(text="", clear=True), self._observe(), c)
+                self._act(a.TypeText(text="", clear=True), self._observe(), c)
             case m.AssertVisible():
                 self._until(Condition(visible=c.selector), timeout, c)
             case m.AssertNotVisible():
@@ -176,10 +163,10 @@ class FlowRunner:
         return self._seen
 
     def _wait_for(self, c: m.TapOn | m.LongPressOn | m.InputText | m.SaveValue, timeout: float
-                  ) -> tuple[Observation, PointTarget | ElementTarget | Any]:
+                  ) -> tuple[Observation, a.PointTarget | a.ElementTarget | Any]:
         if isinstance(c, m.TapOn | m.LongPressOn) and c.point is not None:
             x, y = c.point
-            return self._observe(), PointTarget(x=round(x * 10), y=round(y * 10))
+            return self._observe(), a.PointTarget(x=round(x * 10), y=round(y * 10))
         assert c.selector is not None
         selector = self._sel(c.selector)
         deadline = time.monotonic() + timeout
@@ -197,6 +184,7 @@ class FlowRunner:
                                  kind="anchor")
 
     def _act(self, action: Action, obs: Observation | None, c: Command) -> ExecResult:
+        since = len(self.gate.passed.entries) if self.gate is not None else 0
         if obs is not None and self.gate is not None:
             stop = self.gate.review([action], obs)
             if stop is not None:
@@ -217,10 +205,12 @@ class FlowRunner:
         try:
             result = self.driver.execute([action], obs)
         except OmgError as exc:
+            self._went(since, False)
             self._sent(once, exc)
             self._note(obs, f"device error: {exc}")
             raise FlowFailed(f"{c.label()}: {exc}", kind="device") from exc
         bad = next((o for o in result.outcomes if not o.ok), None)
+        self._went(since, bool(result.outcomes) and bad is None)
         self._sent(once, bad.error if bad is not None else None)
         self._result.actions += 1
         self._result.device_calls += result.device_calls
@@ -234,6 +224,11 @@ class FlowRunner:
             raise FlowFailed(f"step {c.line} {c.label()}: "
                              f"{bad.detail if bad else 'not run'}", kind="anchor")
         return result
+
+    def _went(self, since: int, ok: bool) -> None:
+        """Tell the gate whether the action it let go went through (honest done reads it)."""
+        if self.gate is not None:
+            self.gate.passed.settle(lambda at: ok, since)
 
     def _irreversible(self, action: Action, obs: Observation | None) -> Sensitivity | None:
         """``action``'s sensitivity if it cannot be undone, noted *before* it is sent: from
@@ -313,7 +308,7 @@ class FlowRunner:
             if time.monotonic() >= deadline:
                 break
             before = obs.screen_hash
-            self._act(Swipe(direction=finger, distance=500), obs, c)  # type: ignore[arg-type]
+            self._act(a.Swipe(direction=finger, distance=500), obs, c)  # type: ignore[arg-type]
             if before and self._observe().screen_hash == before:
                 break  # the list did not move: its end
         self._note(None, f"not found by scrolling: {c.label()}")
@@ -325,7 +320,7 @@ class FlowRunner:
             self.vars[c.key] = self._fill(c.value)
             return
         obs, target = self._wait_for(c, timeout)
-        action = MemSave(key=c.key, from_screen=FromScreen(target=target))
+        action = a.MemSave(key=c.key, from_screen=a.FromScreen(target=target))
         try:
             self.vars[c.key] = read_from_screen(action, obs)
         except OmgError as exc:
@@ -394,5 +389,5 @@ class FlowRunner:
 def _plain_action(c: m.Scroll | m.SwipeScreen | m.PressBack | m.PressKey) -> Action:
     """The one device action of a step that needs no element."""
     if isinstance(c, m.PressBack | m.PressKey):
-        return Back() if isinstance(c, m.PressBack) else Key(key=c.key)
-    return Swipe(direction=c.direction if isinstance(c, m.SwipeScreen) else "up")  # scroll
+        return a.Back() if isinstance(c, m.PressBack) else a.Key(key=c.key)
+    return a.Swipe(direction=c.direction if isinstance(c, m.SwipeScreen) else "up")  # scroll

@@ -159,7 +159,8 @@ def _bundle(actions: list[dict[str, Any]] | None, **flags: Any) -> str:
                        else None, **flags})
 
 
-def pay_run(runs: Path, *, locale: str | None = None) -> tuple[Any, int, int, Path]:
+def pay_run(runs: Path, *, locale: str | None = None, gate: bool = True
+            ) -> tuple[Any, int, int, Path]:
     """One ``run`` of "Pay for the order in Shop" with ``--allow payment`` through the cache
     hook, on a fresh phone whose cart holds one MacBook Air 13: (result, orders on the
     phone, requests the model double received, run folder)."""
@@ -170,7 +171,7 @@ def pay_run(runs: Path, *, locale: str | None = None) -> tuple[Any, int, int, Pa
             phone.set_locale(locale)
         double = stack.enter_context(ModelDouble(PayInShop()))
         settings = with_overrides(sim_settings(double.base_url, runs, 20),
-                                  {"allow": "payment"})
+                                  {"allow": "payment", "gate": gate})
         driver = AdbDriver(serial)
         stack.callback(driver.close)
         run_dir = new_run_dir(runs, "run")
@@ -191,6 +192,11 @@ def test_a_cached_payment_whose_check_fails_on_replay_pays_once_and_stops(tmp_pa
     assert checks and all(s is not None and s.id != "pay" for s in checks)  # not the button
     result, orders, requests, _ = pay_run(tmp_path)  # the proof holds: a replay, no model
     assert (result.status, orders, requests) == ("done", 1, 0)
+    # with the gate off, nothing let the payment through: the replay pays (as a live run
+    # with the gate off would), but it is not `done` — honest done holds for a replay too
+    result, orders, requests, _ = pay_run(tmp_path, gate=False)
+    assert (result.status, orders, requests) == ("unverified", 1, 0), result
+    assert "no payment in this run was approved" in result.stopped_because
     # the same task on a phone in Chinese: the taps find their ids, Pay goes through, but
     # the order page's title reads 下单成功 — the proof the flow expects is not there
     result, orders, requests, run_dir = pay_run(tmp_path, locale="zh-CN")
