@@ -233,3 +233,25 @@ def test_a_stored_macro_the_disk_cannot_read_is_disk_trouble_not_a_bad_macro(
     with pytest.raises(DiskTrouble) as caught:  # was: ConfigError "not a stored macro"
         store.stored()
     assert caught.value.cause.errno == errno.EIO
+
+
+# -- a store command outside a run -----------------------------------------------------------
+@needs_mount
+def test_a_store_command_the_read_only_disk_refuses_is_one_line_with_its_own_exit_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from omg_agent.cli import main
+    from omg_agent.cli.run import DISK_REFUSED_EXIT
+
+    obs = Phone().driver.observe()
+    with small_disk(tmp_path / "learned", 64) as folder:
+        entry = LearnedStore(folder).put(FEED, screen_signature(obs), "Like the post",
+                                         parse_flow(LIKE_FLOW))
+        _read_only(folder)
+        monkeypatch.setattr("sys.argv", ["omg-agent", "memory", "learned", "--dir",
+                                         str(folder), "--delete", entry.key])
+        with pytest.raises(SystemExit) as leaving:
+            main()  # was: a traceback (OSError: Read-only file system), exit 1
+    said = capsys.readouterr().err.strip().splitlines()
+    assert leaving.value.code == DISK_REFUSED_EXIT
+    assert len(said) == 1 and "Read-only file system" in said[0], said
