@@ -175,7 +175,7 @@ def run_cached(run: Callable[[str, Path | None], RunResult], ports: RunPorts, ta
     cache = ReplayCache(Path(runs_dir) / CACHE_DIR)
     driver = ports.driver
     secrets = ports.secrets
-    keep = recorder.refused  # the cache's disk trouble is the run's (durable.aside)
+    keep = getattr(recorder, "refused", None)  # its disk trouble is the run's (aside)
     shown = secrets.mask(task) if secrets is not None else task  # never a secret on disk
     entry = cache.lookup(shown, driver)
     if entry is None:

@@ -202,7 +202,7 @@ class Learner:
     def offer(self, ports: RunPorts, step: Any, obs: Observation) -> bool:
         """Before the model is asked about ``obs`` for ``step``: True when learned steps
         were run instead (the caller looks at the screen again), False to ask the model."""
-        keep = ports.recorder.refused if ports.recorder is not None else None
+        keep = getattr(ports.recorder, "refused", None)  # None: raised here
         self.resume(obs=obs)  # a takeover the agent resumes from by itself ends here
         if self.trouble is not None:  # the disk refused a takeover's steps: the run's trouble
             trouble, self.trouble = self.trouble, None

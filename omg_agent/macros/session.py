@@ -137,9 +137,10 @@ def run_requested(session: MacroSession | None, result: Any, actions: Sequence[A
     log.info("%s", report.summary())
     trouble, session.trouble = session.trouble, None
     if trouble is not None:  # the run's disk trouble: it stops at its next safe point
-        if recorder is None:
+        keep = getattr(recorder, "refused", None)
+        if keep is None:
             raise DiskTrouble(trouble)
-        recorder.refused(trouble)
+        keep(trouble)
     if recorder is not None:
         recorder.record_event("macro", name=report.macro, completed=report.completed,
                               reason=report.reason, sent=list(report.sent),
