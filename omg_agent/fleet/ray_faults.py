@@ -100,12 +100,15 @@ class _Watched:
         return self.inner.wait(handles)
 
 
+def _scratch(job: FleetJob, number: int) -> list[Path]:
+    """The attempt's trace in its worker's scratch folder on this host, if written."""
+    return list(Path(tempfile.gettempdir()).glob(
+        f"omg-fleet-*/{attempt_rel(job, number)}/trace.jsonl"))
+
+
 def _acted(job: FleetJob, number: int) -> bool:
-    """Whether the attempt's trace, in its worker's scratch folder on this host, records a
-    step (the attempt has acted on its phone)."""
-    scratch = Path(tempfile.gettempdir())
-    return any(b'"record":"step"' in trace.read_bytes() for trace in
-               scratch.glob(f"omg-fleet-*/{attempt_rel(job, number)}/trace.jsonl"))
+    """Whether the attempt has acted on its phone (its trace records a step)."""
+    return any(b'"record":"step"' in trace.read_bytes() for trace in _scratch(job, number))
 
 
 def _acting_slots(backend: _Watched) -> list[dict[str, Any]]:
@@ -152,7 +155,12 @@ def killed_ray_worker_trial(address: str, out: Path) -> FleetTrial:
             return bool(found)
 
         if await_true(one_acted, 240):
-            os.kill(int(found[0]["pid"]), signal.SIGKILL)
+            record = found[0]
+            traces = _scratch(*backend.on[str(record["fleet_device"])])
+            os.kill(int(record["pid"]), signal.SIGKILL)
+            for trace in traces:  # a killed worker leaves its scratch folder behind
+                shutil.rmtree(Path(tempfile.gettempdir()) / trace.relative_to(
+                    tempfile.gettempdir()).parts[0], ignore_errors=True)
 
     trial = _ray_fleet(RAY_FAULTS[0], address, out, kill)
     trial.expected_done = trial.tasks  # every task can be done on the other node
