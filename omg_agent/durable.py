@@ -30,6 +30,7 @@ import contextlib
 import errno
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -45,6 +46,33 @@ def disk_trouble(exc: BaseException, folder: Path | None = None) -> bool:
     if exc.errno in DISK_ERRNOS:
         return True
     return folder is not None and exc.errno == errno.ENOENT and not Path(folder).is_dir()
+
+
+def disk_cause(exc: BaseException) -> OSError | None:
+    """The disk's refusal behind ``exc``: the ``OSError`` itself, or the one an error that
+    carries it as ``cause`` stands for (:class:`~omg_agent.errors.DiskTrouble`); else None."""
+    cause = getattr(exc, "cause", exc)
+    return cause if isinstance(cause, OSError) and disk_trouble(cause) else None
+
+
+def aside(keep: Callable[[OSError], None] | None, write: Callable[..., object],
+          *args: object) -> bool:
+    """``write(*args)``, a store's write beside a run (the replay cache, learned steps,
+    macros, issue 38): True when it went through. A disk that refuses it is the run's disk
+    trouble, yet not a reason to lose the turn whose actions were carried out: with ``keep``
+    (the trace recorder's :meth:`~omg_agent.trace.recorder.TraceRecorder.refused`) the
+    refusal is kept and the run stops ``interrupted`` at its next safe point (a run whose
+    outcome is decided keeps it and says its files are not complete); False. Without
+    ``keep``, or for any other error, it raises."""
+    try:
+        write(*args)
+    except Exception as exc:
+        cause = disk_cause(exc)
+        if cause is None or keep is None:
+            raise
+        keep(cause)
+        return False
+    return True
 
 
 # SQLite's primary result codes for a disk that cannot take a write (sqlite3.SQLITE_FULL,
@@ -185,5 +213,5 @@ def _last_newline_end(f: BinaryIO, size: int, chunk: int = 65536) -> int:
     return 0
 
 
-__all__ = ["DISK_ERRNOS", "append_line", "disk_trouble", "fsync_dir", "fsync_file",
-           "repair_tail", "write_atomic"]
+__all__ = ["DISK_ERRNOS", "append_line", "aside", "disk_cause", "disk_trouble", "fsync_dir",
+           "fsync_file", "repair_tail", "write_atomic"]

@@ -62,7 +62,7 @@ def read_text(path: Path, what: str, limits: Limits = Limits(),
     except FileNotFoundError:
         raise error(f"{what} {path} does not exist") from None
     except OSError as exc:
-        raise error(f"{what} {path} cannot be read: {exc.strerror or exc}") from None
+        raise error(f"{what} {path} cannot be read: {exc.strerror or exc}") from exc
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
@@ -72,7 +72,7 @@ def read_text(path: Path, what: str, limits: Limits = Limits(),
                         "give a YAML file")
         data = _read_at_most(fd, limits.max_bytes + 1)
     except OSError as exc:
-        raise error(f"{what} {path} cannot be read: {exc.strerror or exc}") from None
+        raise error(f"{what} {path} cannot be read: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
     if len(data) > limits.max_bytes:

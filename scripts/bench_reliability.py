@@ -21,6 +21,12 @@ SIGKILLed local-pool worker, both vphones of two slots stopped mid-task, one pho
 under two names, a run started beside a fleet and a fleet started beside a run::
 
     .venv/bin/python scripts/bench_reliability.py --runs 0 --fleet 3
+
+``--fleet-ray N`` runs the killed worker and the stopped phones on a two-node Ray cluster
+that it starts on this host (``ray start``, one vphone slot a node; needs Ray installed;
+:mod:`omg_agent.fleet.ray_faults`)::
+
+    .venv/bin/python scripts/bench_reliability.py --runs 0 --fleet-ray 2
 Issue 38's stop and endpoint faults (:mod:`omg_agent.bench.stops`), ``--stops N`` trials of
 each: SIGTERM, SIGHUP and SIGINT sent after the run acted (then resumed), and HTTP 200
 replies with a cut, empty or non-JSON body (retried), or every reply cut (reported failed):
@@ -41,6 +47,7 @@ import random
 import sys
 import time
 from dataclasses import asdict
+from typing import Any
 
 from omg_agent.bench.reliability import OFFLINE_S, SoakConfig, SoakRun, soak, table
 
@@ -104,6 +111,9 @@ def main() -> int:
     add_contention_args(parser)
     parser.add_argument("--fleet", type=int, default=0, metavar="N",
                         help="N trials of each fleet fault (0: none)")
+    parser.add_argument("--fleet-ray", type=int, default=0, metavar="N",
+                        help="N trials of the killed worker and the stopped phones on a "
+                             "two-node Ray cluster started on this host (needs Ray)")
     parser.add_argument("--stops", type=int, default=0, metavar="N",
                         help="N trials of each signal and endpoint fault (issue 38; 0: none)")
     parser.add_argument("--disk-full", type=int, nargs="*", metavar="KIB",
@@ -130,6 +140,7 @@ def main() -> int:
 
     run_contention(args)
     run_fleet_faults(args)
+    run_fleet_ray(args)
     run_stops(args)
     if args.runs == 0:
         return 0
@@ -211,6 +222,29 @@ def run_fleet_faults(args: argparse.Namespace) -> None:
     print(fleet_table(trials))
     print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
           f"scripts/bench_reliability.py --runs 0 --fleet {args.fleet}\n")
+def _fleet_line(trial: object) -> None:
+    t: Any = trial
+    print(f"{t.fault:30} done {t.done} failed {t.failed} never started {t.never_started} "
+          f"died {t.died} lost {t.lost} misreported {t.misreported} side effects "
+          f"{t.side_effects} {'completed' if t.completed else 'NOT'} {t.wall_s:5.1f} s"
+          + (f"  ({t.error})" if t.error else ""), file=sys.stderr, flush=True)
+
+
+def run_fleet_ray(args: argparse.Namespace) -> None:
+    """Print the fleet-fault table on a two-node Ray cluster (``--fleet-ray N``)."""
+    if args.fleet_ray < 1:
+        return
+    from omg_agent.fleet.faults import fleet_table
+    from omg_agent.fleet.ray_faults import ray_fleet_trials
+
+    started = time.perf_counter()
+    trials = ray_fleet_trials(args.fleet_ray, None if args.quiet else _fleet_line)
+    print(fleet_table(trials))
+    print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s (cluster start "
+          f"included). Command: python scripts/bench_reliability.py --runs 0 --fleet-ray "
+          f"{args.fleet_ray}\n")
+
+
 # -- issue 38: signals and broken 200 replies ----------------------------------------------
 def run_stops(args: argparse.Namespace) -> None:
     """Print the signal and endpoint fault table (``--stops N``)."""

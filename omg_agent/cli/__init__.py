@@ -76,7 +76,21 @@ def main() -> None:
     commands alone; everything else (help included) on the whole app."""
     console.safe_streams()  # a character the terminal cannot show never fails a command
     first = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
-    (build_app(("device",)) if first in DEVICE_COMMANDS else __getattr__("app"))()
+    try:
+        (build_app(("device",)) if first in DEVICE_COMMANDS else __getattr__("app"))()
+    except Exception as exc:  # a store the disk refused, outside a run (issue 38): one line
+        from omg_agent.durable import disk_cause
+
+        cause = disk_cause(exc)
+        if cause is None:
+            raise
+        from omg_agent.cli.run import DISK_REFUSED_EXIT
+
+        where = f" {cause.filename}" if cause.filename else ""
+        console.err_console.print(f"error: the disk refused{where}: {cause.strerror}; free "
+                                  "some space (or make the folder writable), then try again",
+                                  markup=False, highlight=False, soft_wrap=True)
+        sys.exit(DISK_REFUSED_EXIT)
 
 
 __all__ = ["DEVICE_COMMANDS", "GROUPS", "app", "build_app", "main"]

@@ -16,8 +16,9 @@ port + 1) are one phone. Where the phone answers its adb server, its ``ro.serial
 second key (:func:`lease_keys`), so a phone seen under two serials (USB and Wi-Fi, or two
 adb names) is one phone too; a lease holds all its keys' locks. They live in one folder per
 user and machine that every environment of that user resolves the same way
-(:func:`default_lease_dir`: ``/tmp/omg-agent-<uid>/leases``, 0700, from the process's uid
-and no environment variable — cron, ``sudo -u``, service units and login shells agree);
+(:func:`default_lease_dir`: ``/tmp/omg-agent-<uid>/leases``, 0700, from the process's uid,
+never ``XDG_RUNTIME_DIR`` — cron, ``sudo -u``, service units and login shells agree — and for
+root started by ``sudo``, the uid of the user who ran it, ``SUDO_UID``);
 callers pass the folder explicitly. Only drivers take leases; what merely watches (the
 mirror's viewers, ``observe``) shares or needs none.
 
@@ -52,13 +53,23 @@ FIRST_POLL_S = 0.05
 MAX_POLL_S = 0.5
 
 
+def lease_user() -> int:
+    """The user whose lease folder this process uses: its own uid — or, for root started
+    by ``sudo`` (``SUDO_UID``; ``sudo -i``, ``sudo -E`` alike), the user who ran sudo: the
+    same person driving the same phones, whose runs must meet this one's leases."""
+    uid = os.getuid()
+    sudo = os.environ.get("SUDO_UID", "") if uid == 0 else ""
+    return int(sudo) if sudo.isdigit() and int(sudo) > 0 else uid
+
+
 def default_lease_dir(uid: int | None = None) -> Path:
-    """Where leases live: ``/tmp/omg-agent-<uid>/leases`` (checked 0700 and ours). Not
+    """Where leases live: ``/tmp/omg-agent-<uid>/leases`` (:func:`lease_user`; checked 0700
+    and that user's). Not
     ``$XDG_RUNTIME_DIR``, which a login shell sets and cron, ``sudo`` and service units do
     not (each side would lock in its own folder), and not the home folder, which may be
     shared between machines over NFS while device addresses (``127.0.0.1:5555``) are per
     machine."""
-    return Path("/tmp") / f"omg-agent-{os.getuid() if uid is None else uid}" / "leases"  # noqa: S108
+    return Path("/tmp") / f"omg-agent-{lease_user() if uid is None else uid}" / "leases"  # noqa: S108
 
 
 def device_key(serial: str, resolve: Callable[[str], str] | None = None) -> str:
@@ -156,13 +167,19 @@ def _private_dir(root: Path) -> Path:
     """``root`` created 0700 in a parent made 0700 if missing; refused if either is someone
     else's, the parent writable by others or ``root`` open to them — in a shared /tmp,
     another user must not be able to plant, swap or read our leases."""
+    owner = lease_user()  # root under sudo keeps its user's folder that user's
     for folder, loose in ((root.parent, 0o022), (root, 0o077)):
         try:
-            folder.mkdir(mode=0o700, exist_ok=True)
+            try:
+                folder.mkdir(mode=0o700)
+                if owner != os.getuid():
+                    os.chown(folder, owner, -1)
+            except FileExistsError:
+                pass
             info = os.lstat(folder)
         except OSError as exc:
             raise OmgError(f"cannot make the lease folder {folder}: {exc.strerror}") from None
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() \
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (os.getuid(), owner) \
                 or info.st_mode & loose:
             raise OmgError(f"the lease folder {folder} is not a private folder of this user "
                            "(its owner, mode 0700 expected): remove it and try again")
@@ -216,8 +233,7 @@ class DeviceLease:
         if self._fds:
             return self
         _private_dir(self.root)
-        fds = [os.open(lease_file(self.root, k), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
-                       | os.O_CLOEXEC, 0o600) for k in self.keys]
+        fds = [_lock_file(lease_file(self.root, k)) for k in self.keys]
         start, wait, told = self.clock(), FIRST_POLL_S, False
         try:
             while True:
@@ -284,6 +300,16 @@ class DeviceLease:
                               float(data.get("since") or 0.0))
             self.sleep(0.01)
         return Holder(self.serial, "", 0)
+
+
+def _lock_file(path: Path) -> int:
+    """The lock file at ``path``, opened (made 0600 if missing, its user's under sudo)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    owner = lease_user()
+    if owner != os.getuid():
+        with contextlib.suppress(OSError):  # the user's own runs must open it later
+            os.fchown(fd, owner, -1)
+    return fd
 
 
 def _lock_all(fds: Sequence[int]) -> int | None:

@@ -199,30 +199,43 @@ def _goal_job(index: int, key: str, goal: str, base_url: str, runs: Path) -> Fle
 
 
 def two_names_trial(out: Path) -> FleetTrial:
-    """One vphone given as ``127.0.0.1:P`` and ``0.0.0.0:P``; two like tasks of different
-    posts: the phone is used once, each post liked once."""
+    """One vphone given as ``127.0.0.1:P`` and ``0.0.0.0:P``; two tasks, each with its own
+    model double: like the first 3 posts, turn Wi-Fi off. The phone is used once (the
+    tasks take turns on it), each post liked once, each task done on the phone. (Two copies
+    of one task would make the second a run on a phone already done, which honest done
+    rightly refuses to call done: not a fault of the fleet.)"""
     from omg_agent.fleet.local_backend import LocalBackend
     from omg_agent.sim.expert.policy import ExpertPolicy
     from omg_agent.sim.expert.runner import vphone_on_adb
+    from omg_agent.sim.expert.tasks import Switch
     from omg_agent.sim.model_double import ModelDouble
 
     trial = FleetTrial("one phone, two names")
     with vphone_on_adb() as (phone, serial):
-        task = LikeSet(posts=[1, 2, 3])
-        task.setup(phone)
+        like, wifi = LikeSet(posts=[1, 2, 3]), Switch(attr="wifi", on=False)
+        like.setup(phone)
+        wifi.setup(phone)
         port = serial.rpartition(":")[2]
-        with ModelDouble(ExpertPolicy(task, phone)) as model:
-            jobs = [_goal_job(i, f"like-{i}", task.goal, model.base_url, out / "runs")
-                    for i in range(2)]
+        with ModelDouble(ExpertPolicy(like, phone)) as liking, \
+                ModelDouble(ExpertPolicy(wifi, phone)) as switching:
+            jobs = [_goal_job(0, "like", like.goal, liking.base_url, out / "runs"),
+                    _goal_job(1, "wifi", wifi.goal, switching.base_url, out / "runs")]
             names = [FleetDevice(serial), FleetDevice(f"0.0.0.0:{port}")]
             with LocalBackend(names, out) as backend:
                 run = run_fleet(jobs, backend, out)
         _count(trial, run, out)
         log = list(phone.state()["apps"]["com.omg.feed"]["like_log"])
-        trial.side_effects = _side_effects(log, task.posts)
-        trial.expected_done = trial.tasks if task.check(phone) else 0
-        trial.phantom = 0 if task.check(phone) else trial.done
-        trial.false_failures = trial.failed if task.check(phone) else 0
+        trial.side_effects = _side_effects(log, like.posts)
+        shown = [like.check(phone), wifi.check(phone)]  # the phone's word, task by task
+        trial.expected_done = sum(shown)
+        trial.phantom = sum(1 for r, ok in zip(run.records, shown, strict=True)
+                            if r["success"] and not ok)
+        trial.false_failures = sum(1 for r, ok in zip(run.records, shown, strict=True)
+                                   if not r["success"] and ok)
+        if not any("same phone" in note for note in run.notes):
+            trial.error = "the fleet did not say the two names are one phone"
+        if len(run.devices) != 1:
+            trial.error = f"{len(run.devices)} devices used for one phone"
     return trial
 
 

@@ -74,6 +74,7 @@ class RayBackend:
         self._attempt = self.ray.remote(num_cpus=0, max_retries=0)(_remote_attempt)
         self._census = self.ray.remote(num_cpus=0, max_retries=0)(_remote_census)
         self._devices = self._find_devices()
+        self._submitted: dict[Any, tuple[FleetJob, FleetDevice, int]] = {}
 
     def _find_devices(self) -> list[FleetDevice]:
         found = [d for node in self.ray.nodes() if node.get("Alive")
@@ -88,19 +89,33 @@ class RayBackend:
         return list(self._devices)
 
     def submit(self, job: FleetJob, device: FleetDevice, number: int) -> Any:
-        return self._attempt.options(resources={device.resource: 1}).remote(
-            job, device, number)
+        ref = self._attempt.options(resources={device.resource: 1}).remote(job, device, number)
+        self._submitted[ref] = (job, device, number)
+        return ref
 
     def wait(self, handles: Sequence[Any]) -> list[tuple[Any, Attempt | None]]:
         ready, _ = self.ray.wait(list(handles), num_returns=1)
         out: list[tuple[Any, Attempt | None]] = []
         for ref in ready:
+            submitted = self._submitted.pop(ref, None)
             try:
                 out.append((ref, self.ray.get(ref)))
             except self.ray.exceptions.RayError as exc:  # the worker or its node died
-                out.append((ref, None))
                 log.warning("an attempt's Ray task failed: %s", exc)
+                out.append((ref, None if submitted is None else self._died(*submitted)))
         return out
+
+    def _died(self, job: FleetJob, device: FleetDevice, number: int) -> Attempt:
+        """The attempt whose Ray worker died (issue 38): failed, its worker's fault — the
+        device stays in the pool while the node that owns it is alive (a dead node takes
+        its devices with it: lost). Its trace stayed on that node."""
+        alive = any(node.get("NodeID") == device.node and node.get("Alive")
+                    for node in self.ray.nodes())
+        why = (f"its Ray worker on node {device.node[:12]} died" if alive else
+               f"the Ray node {device.node[:12]} that owns {device.name} died")
+        run = {"task_id": job.key, "success": False, "status": "error", "error": why,
+               "trace_dir": None, "report": None}
+        return Attempt(number, device.name, device.node, not alive, run, died=True)
 
     def close(self) -> None:
         self.ray.shutdown()

@@ -37,7 +37,9 @@ from omg_agent.brain.honest import UNPROVEN_HINT
 from omg_agent.brain.ports import RunPorts
 from omg_agent.brain.run_state import RunResult
 from omg_agent.core.actions import VAR_PATTERN
+from omg_agent.core.results import Status
 from omg_agent.drivers.wrapper import shell_of
+from omg_agent.durable import aside
 from omg_agent.errors import OmgError
 from omg_agent.flows.fromtrace import flow_from_trace, saved_values
 from omg_agent.flows.model import Flow, FlowResult, LaunchApp, walk
@@ -176,18 +178,20 @@ def run_cached(run: Callable[[str, Path | None], RunResult], ports: RunPorts, ta
     cache = ReplayCache(Path(runs_dir) / CACHE_DIR)
     driver = ports.driver
     secrets = ports.secrets
+    keep = getattr(recorder, "refused", None)  # its disk trouble is the run's (aside)
     shown = secrets.mask(task) if secrets is not None else task  # never a secret on disk
     entry = cache.lookup(shown, driver)
     if entry is None:
         result: RunResult = run(task, plan)
         if result.status == "done":
-            cache.remember(shown, recorder.run_dir, driver, result.answer, recorder)
+            aside(keep, cache.remember, shown, recorder.run_dir, driver, result.answer,
+                  recorder)
         return result
     t0 = time.perf_counter()
     recorder.record_event("cache_hit", entry=entry.key, version=entry.version)
     replay = FlowRunner(driver, recorder=recorder, gate=ports.gate).run(entry.flow)
     if replay.ok:
-        cache.hit(entry)
+        aside(keep, cache.hit, entry)
         # honest done, as for a live run: a pay/send/delete task needs that action let
         # through by the gate in this replay (the cache never carries the earlier yes)
         missing = missing_passage(task, ports.gate.passed.entries if ports.gate else [])
@@ -196,20 +200,27 @@ def run_cached(run: Callable[[str, Path | None], RunResult], ports: RunPorts, ta
     if replay.refused and not replay.once:  # the user said no: the model is not sent to ask
         return _declined(recorder, entry, replay, time.perf_counter() - t0)
     if replay.once:  # it paid (sent, deleted): handing over could do it again
-        cache.retire(entry, f"replay failed after a step that cannot be undone: "
-                           f"{replay.failed}")
-        return _stopped_once(recorder, entry, replay, time.perf_counter() - t0)
+        retired = aside(keep, cache.retire, entry, f"replay failed after a step that cannot "
+                                                   f"be undone: {replay.failed}")
+        return _stopped_once(recorder, entry, replay, time.perf_counter() - t0, retired)
+    memory = ports.memory
     for key, value in replay.variables.items():  # the agent goes on with what was saved
-        ports.memory.save(key, value, source="screen")
+        aside(keep, lambda k, v: memory.save(k, v, source="screen"), key, value)
     result = run(task, None)
     if result.status == "done":  # repaired: the new run's flow replaces the failed one
-        repaired = cache.remember(shown, recorder.run_dir, driver, result.answer, recorder)
-        if repaired is not None:
-            cache.store.update(repaired.key, repairs=int(entry.meta.get("repairs", 0)) + 1)
+        aside(keep, _repaired, cache, entry, shown, recorder, driver, result)
     else:
-        cache.retire(entry, f"replay failed ({replay.failed}) and the agent ended "
-                            f"{result.status}")
+        aside(keep, cache.retire, entry, f"replay failed ({replay.failed}) and the agent "
+                                         f"ended {result.status}")
     return result
+
+
+def _repaired(cache: ReplayCache, entry: Entry, shown: str, recorder: Any, driver: Any,
+              result: RunResult) -> None:
+    """File the flow of the run that took over from a failed replay, as a repair."""
+    repaired = cache.remember(shown, recorder.run_dir, driver, result.answer, recorder)
+    if repaired is not None:
+        cache.store.update(repaired.key, repairs=int(entry.meta.get("repairs", 0)) + 1)
 
 
 def _replayed(recorder: Any, entry: Entry, replay: FlowResult, wall: float,
@@ -220,8 +231,8 @@ def _replayed(recorder: Any, entry: Entry, replay: FlowResult, wall: float,
                                                              m.group(0)),
                              str(entry.meta.get("answer", "")))
     done = [f"replayed {replay.commands} steps of the flow cached from an earlier run"]
-    status, why, hint = "done", "every step and end check of the cached flow passed on the " \
-        "phone", ""
+    status: Status = "done"
+    why, hint = "every step and end check of the cached flow passed on the phone", ""
     if missing is not None:
         status, why = "unverified", f"the cached flow's checks passed, but {missing}"
         hint = UNPROVEN_HINT
@@ -249,9 +260,11 @@ def _declined(recorder: Any, entry: Entry, replay: FlowResult, wall: float) -> R
     return result
 
 
-def _stopped_once(recorder: Any, entry: Entry, replay: FlowResult, wall: float) -> RunResult:
+def _stopped_once(recorder: Any, entry: Entry, replay: FlowResult, wall: float,
+                  retired: bool = True) -> RunResult:
     """The replay did something that cannot be undone, then a step or check failed: the
-    run ends here, failed, and the model is never asked to do it again."""
+    run ends here, failed, and the model is never asked to do it again. An entry the disk
+    would not let us retire is named: a later run of the task would replay it."""
     done = [f"replayed {replay.commands} steps of the flow cached from an earlier run; "
             f"it {replay.once}"]
     result = RunResult(status="failed", answer="", steps_used=replay.commands,
@@ -259,7 +272,9 @@ def _stopped_once(recorder: Any, entry: Entry, replay: FlowResult, wall: float) 
                        done=done, stopped_because=replay.failed,
                        next_hint="look at the phone (orders, sent messages, deleted items) "
                                  "before you run this task again: it is not retried, so "
-                                 "nothing is done twice")
+                                 "nothing is done twice" + ("" if retired else
+                                 "; the disk refused to retire its cached flow, so run it "
+                                 "again only with --no-cache"))
     recorder.record_event("cache_stopped_once", entry=entry.key, once=replay.once,
                           failed=replay.failed)
     recorder.finish("failed", "", {"model_calls": 0, "prompt_tokens": 0,

@@ -37,6 +37,14 @@ def write_atomic(path: Path, text: str) -> None:
     durable.write_atomic(path, text)
 
 
+def _disk_said(exc: BaseException) -> None:
+    """A file the disk could not read (EIO, …) is disk trouble, raised as the disk's
+    ``OSError`` (issue 38: one rule for every store); an unreadable one is a missing entry."""
+    cause = durable.disk_cause(exc.__cause__) if exc.__cause__ is not None else None
+    if cause is not None:
+        raise cause
+
+
 def slug(*parts: str) -> str:
     """A folder name for ``parts``: lower-case letters, digits and dashes (CJK kept)."""
     text = "--".join(p for p in parts if p)
@@ -84,6 +92,7 @@ class FlowStore:
         try:
             flow = load_flow(path)
         except FlowError as exc:
+            _disk_said(exc)
             log.warning("flow store: %s unreadable (%s); treated as missing", key, exc)
             return None
         return Entry(key, flow, meta, path)
@@ -117,6 +126,7 @@ class FlowStore:
         try:  # read within the same limits as any flow file
             data = json.loads(read_text(path, "flow cache entry", error=FlowError))
         except (FlowError, ValueError, RecursionError) as exc:
+            _disk_said(exc)
             log.warning("flow store: %s unreadable (%s)", path, exc)
             return None
         return data if isinstance(data, dict) else None

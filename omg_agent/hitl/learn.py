@@ -41,7 +41,8 @@ from omg_agent.core.actions import Action, Home, Key, LongPress, PointTarget, Ta
 from omg_agent.core.geometry import norm_to_pixel
 from omg_agent.core.keys import KEYCODES
 from omg_agent.core.observation import Observation
-from omg_agent.errors import OmgError
+from omg_agent.durable import aside
+from omg_agent.errors import DiskTrouble, OmgError
 from omg_agent.flows.cache import task_key
 from omg_agent.flows.model import AssertNotVisible, AssertVisible, Flow
 from omg_agent.flows.record import FlowRecorder, selector_for, short_id
@@ -129,6 +130,11 @@ class Learner:
         self.replays: list[dict[str, Any]] = []
         self._approval_waiting: Callable[[], bool] = lambda: False
         self._spoiled = ""  # a gesture since the last look that spoils the takeover
+        self.trouble: OSError | None = None  # the disk refused a takeover's steps
+
+    def _kept(self, exc: OSError) -> None:
+        log.warning("learning: the disk refused the takeover's steps (%s)", exc)
+        self.trouble = self.trouble or exc
 
     def watch_approvals(self, waiting: Callable[[], bool]) -> None:
         """``waiting()`` says whether an approval is open now (the mirror's page channel):
@@ -181,9 +187,12 @@ class Learner:
         if why:
             log.info("learning: takeover not learned: %s", why)
             return None
-        entry = self.store.put(episode.app, episode.signature, episode.intent,
-                               episode.flow(obs), source_run=self.source_run,
-                               learned=time.time())
+        filed: list[Entry] = []  # a disk that refuses it: kept for the run (see offer)
+        if not aside(self._kept, lambda: filed.append(self.store.put(
+                episode.app, episode.signature, episode.intent, episode.flow(obs),
+                source_run=self.source_run, learned=time.time()))):
+            return None
+        entry = filed[0]
         self.saved.append(entry)
         log.info("learning: %d steps learned for %s (%s)", len(entry.flow.commands),
                  episode.app, episode.intent)
@@ -193,7 +202,13 @@ class Learner:
     def offer(self, ports: RunPorts, step: Any, obs: Observation) -> bool:
         """Before the model is asked about ``obs`` for ``step``: True when learned steps
         were run instead (the caller looks at the screen again), False to ask the model."""
+        keep = getattr(ports.recorder, "refused", None)  # None: raised here
         self.resume(obs=obs)  # a takeover the agent resumes from by itself ends here
+        if self.trouble is not None:  # the disk refused a takeover's steps: the run's trouble
+            trouble, self.trouble = self.trouble, None
+            if keep is None:
+                raise DiskTrouble(trouble)
+            keep(trouble)
         self.intent = str(getattr(step, "description", "") or "")
         entry = self.store.find(obs, self.intent) if self.intent else None
         if entry is None or entry.key in self._tried:
@@ -202,12 +217,14 @@ class Learner:
         runner = FlowRunner(ports.driver, gate=ports.gate)
         result = runner.run(entry.flow)
         meta = entry.meta
+        # the steps ran: a disk that refuses the count stops the run after this turn
         if result.ok:
-            self.store.store.update(entry.key, hits=int(meta.get("hits", 0)) + 1,
-                                    last_hit=time.time())
+            aside(keep, lambda: self.store.store.update(
+                entry.key, hits=int(meta.get("hits", 0)) + 1, last_hit=time.time()))
         else:
-            self.store.store.update(entry.key, failures=int(meta.get("failures", 0)) + 1,
-                                    last_failure=result.failed)
+            aside(keep, lambda: self.store.store.update(
+                entry.key, failures=int(meta.get("failures", 0)) + 1,
+                last_failure=result.failed))
         record = {"entry": entry.key, "ok": result.ok, "steps": result.commands,
                   "actions": result.actions, "failed": result.failed}
         self.replays.append(record)

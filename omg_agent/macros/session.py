@@ -25,6 +25,8 @@ from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
 from omg_agent.drivers.base import ActionOutcome, Driver, ExecResult
 from omg_agent.drivers.wrapper import shell_of
+from omg_agent.durable import aside
+from omg_agent.errors import DiskTrouble
 from omg_agent.macros.detect import Act, Detection, acts_of_turn, detect
 from omg_agent.macros.items import container_of
 from omg_agent.macros.model import Macro, Stop
@@ -49,6 +51,7 @@ class MacroSession:
         self.acts: list[Act] = []
         self.offered: dict[str, Macro] = {}
         self.reports: list[MacroReport] = []
+        self.trouble: OSError | None = None  # the disk refused to keep a macro that ran
 
     def watch(self, obs: Observation, executed: ExecResult | None) -> None:
         """Add a turn's executed actions."""
@@ -101,9 +104,13 @@ class MacroSession:
                             obs)
         self.reports.append(report)
         self.acts.clear()  # what the macro did is not a pattern to offer again
-        if self.store is not None and report.sent:
-            self.store.save(macro)
+        if self.store is not None and report.sent:  # it acted: a refusal waits (run_requested)
+            aside(self._kept, self.store.save, macro)
         return report
+
+    def _kept(self, exc: OSError) -> None:
+        log.warning("macros: the disk refused to keep %s (%s)", exc.filename or "a macro", exc)
+        self.trouble = self.trouble or exc
 
 
     def run_requested(self, result: Any, actions: Sequence[Action], obs: Observation,
@@ -128,6 +135,12 @@ def run_requested(session: MacroSession | None, result: Any, actions: Sequence[A
         return result
     report = session.run(request, obs, gate)
     log.info("%s", report.summary())
+    trouble, session.trouble = session.trouble, None
+    if trouble is not None:  # the run's disk trouble: it stops at its next safe point
+        keep = getattr(recorder, "refused", None)
+        if keep is None:
+            raise DiskTrouble(trouble)
+        keep(trouble)
     if recorder is not None:
         recorder.record_event("macro", name=report.macro, completed=report.completed,
                               reason=report.reason, sent=list(report.sent),

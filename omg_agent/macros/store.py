@@ -22,8 +22,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from omg_agent.core.observation import Observation
-from omg_agent.durable import write_atomic
-from omg_agent.errors import ConfigError
+from omg_agent.durable import disk_trouble, write_atomic
+from omg_agent.errors import ConfigError, DiskTrouble
 from omg_agent.macros.items import container_of
 from omg_agent.macros.model import Macro
 
@@ -133,6 +133,8 @@ class MacroStore:
             macro = Macro.model_validate(body["macro"])
             return StoredMacro(macro, int(body["store_version"]), path)
         except (OSError, ValueError, KeyError, TypeError, ValidationError) as exc:
+            if isinstance(exc, OSError) and disk_trouble(exc):
+                raise DiskTrouble(exc) from None  # the disk's fault, not the macro's
             raise ConfigError(f"{path}: not a stored macro ({exc})") from None
 
 

@@ -148,8 +148,10 @@ class TraceRecorder:
         if self.trouble is not None:
             raise DiskTrouble(self.trouble)
 
-    def _refused(self, exc: OSError) -> None:
-        """Keep a disk error (the first one) instead of raising it; anything else raises."""
+    def refused(self, exc: OSError) -> None:
+        """Keep a disk error (the first one) instead of raising it; anything else raises.
+        Stores beside the run (the replay cache, learned steps, macros) hand theirs here too
+        (:func:`omg_agent.durable.aside`): one rule for the run's disk."""
         if not disk_trouble(exc, self.run_dir):
             raise exc
         if self.trouble is None:
@@ -241,7 +243,7 @@ class TraceRecorder:
                          json.dumps(result, ensure_ascii=False, indent=2) + "\n")
             write_atomic(self.run_dir / ANSWER_FILE, result["answer"] + "\n")
         except OSError as exc:  # the caller still has the result: it reaches stdout
-            self._refused(exc)
+            self.refused(exc)
             self.saved = False
         self._write({"record": "finish", **result})
         if not self.sync_each:
@@ -265,7 +267,7 @@ class TraceRecorder:
         try:
             append_line(self.trace_path, line, sync=self.sync_each)
         except OSError as exc:
-            self._refused(exc)
+            self.refused(exc)
         return clean
 
     def sync(self) -> None:
@@ -273,7 +275,7 @@ class TraceRecorder:
         try:
             fsync_file(self.trace_path)
         except OSError as exc:
-            self._refused(exc)
+            self.refused(exc)
 
     def _save_observation(self, step: int, obs: Observation) -> dict[str, Any]:
         summary: dict[str, Any] = {
@@ -297,7 +299,7 @@ class TraceRecorder:
             save_jpeg(draw_marks(image, obs.elements, max_side=MAX_SIDE),
                        self.run_dir / SCREENS_DIR / f"{name}-som.jpg")
         except OSError as exc:
-            self._refused(exc)
+            self.refused(exc)
             with contextlib.suppress(OSError):  # a screenshot without its twin is no use
                 (self.run_dir / SCREENS_DIR / f"{name}.jpg").unlink(missing_ok=True)
             return {}

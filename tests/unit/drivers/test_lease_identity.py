@@ -5,6 +5,7 @@ loopback names, this host's own name, and two serials whose phone answers one
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -114,3 +115,45 @@ def test_the_lease_folder_does_not_follow_the_environment(tmp_path: Path) -> Non
             proc.send_signal(signal.SIGKILL)
             proc.wait()
     assert default_lease_dir() == Path("/tmp") / f"omg-agent-{os.getuid()}" / "leases"
+
+
+@pytest.mark.skipif(os.getuid() != 0 or shutil.which("setpriv") is None,
+                    reason="running a process as another user needs root and setpriv")
+def test_root_under_sudo_locks_in_the_folder_of_the_user_who_ran_sudo(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sudo omg-agent run`` beside the same user's ``omg-agent run`` (started with or
+    without XDG_RUNTIME_DIR): one folder, so the second is refused — and a folder root made
+    first stays the user's, whose own runs can still take its leases."""
+    user = 40000 + uuid.uuid4().int % 20000  # a user with no lease folder yet
+    serial = f"SUDOTEST{uuid.uuid4().hex[:12].upper()}"
+    monkeypatch.setenv("SUDO_UID", str(user))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    folder = default_lease_dir()
+    assert folder == Path("/tmp") / f"omg-agent-{user}" / "leases"
+    code = textwrap.dedent(f"""
+        from omg_agent.drivers.lease import DeviceLease, default_lease_dir
+        print(default_lease_dir(), flush=True)
+        DeviceLease({serial!r}, default_lease_dir(), what="user's run").acquire(
+            wait_s=60, on_wait=lambda h: print("waits for", h.what, flush=True))
+        print("held", flush=True)
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "SUDO_UID"}
+    env |= {"PYTHONPATH": str(Path(__file__).resolve().parents[3]),
+            "XDG_RUNTIME_DIR": f"/run/user/{user}", "HOME": "/"}
+    lease = DeviceLease(serial, folder, what="sudo omg-agent run").acquire()  # root made it
+    try:
+        assert folder.stat().st_uid == folder.parent.stat().st_uid == user
+        as_user = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
+        with subprocess.Popen([*as_user, sys.executable, "-c", code], env=env, cwd="/",
+                              stdout=subprocess.PIPE, text=True) as proc:
+            assert proc.stdout is not None
+            said = [proc.stdout.readline().strip(), proc.stdout.readline().strip()]
+            lease.release()  # the user's run, waiting, takes it from here
+            if not said[0]:
+                pytest.skip("Python cannot start as another user here")
+            assert said == [str(folder), "waits for sudo omg-agent run"]
+            assert proc.stdout.read().strip() == "held"
+        assert proc.returncode == 0
+    finally:
+        lease.release()
+        shutil.rmtree(folder.parent, ignore_errors=True)
