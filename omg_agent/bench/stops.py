@@ -90,7 +90,7 @@ def stop_trial(kind: str, seed: int, phone: Any, serial: str, workdir: Path) -> 
         with ModelDouble(inner) as double:
             cuts = set() if kind == "all-cut" else set(rng.sample(range(1, 8), rng.randint(1, 3)))
             trial.at = "every reply" if kind == "all-cut" else f"replies {sorted(cuts)}"
-            with _Proxy(double.base_url, cuts, kind) as url:
+            with CuttingProxy(double.base_url, cuts, kind) as url:
                 env = {**cli_env(url), "OMG_MAX_RETRIES": "3", "OMG_RETRY_BACKOFF_S": "0.05",
                        "OMG_RETRY_BACKOFF_MAX_S": "0.2"}
                 out = omg("run", task.goal, "--device", serial, "--driver", "adb", "--json",
@@ -163,20 +163,21 @@ def _default_signals() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
-class _Proxy:
+class CuttingProxy:
     """127.0.0.1 in front of the double: the ``cuts``-th requests (every one for
-    ``all-cut``) get HTTP 200 with a broken body of ``kind``; the others are passed on."""
+    ``all-cut``) get HTTP 200 with a broken body of ``kind`` (``mixed``: empty and cut in
+    turn); the others are passed on."""
 
     def __init__(self, upstream: str, cuts: set[int], kind: str) -> None:
         seen = [0]
-        body = _CUT.get(kind, _CUT["cut"])
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
                 data = self.rfile.read(int(self.headers.get("content-length") or 0))
                 seen[0] += 1
                 if kind == "all-cut" or seen[0] in cuts:
-                    data = body
+                    data = _CUT["empty" if kind == "mixed" and seen[0] % 2 else
+                                kind if kind in _CUT else "cut"]
                 else:
                     ask = urllib.request.Request(upstream + self.path.removeprefix("/v1"),
                                                  data=data, method="POST",

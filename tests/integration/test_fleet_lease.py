@@ -15,8 +15,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +24,9 @@ from omg_agent.bench.suite.social_tasks import LikeSet
 from omg_agent.bench.suite_run import SuitePlan, load_tasks
 from omg_agent.config import Settings
 from omg_agent.drivers.lease import phone_lease
-from omg_agent.fleet.attempt import Attempt, FleetJob, attempt_rel
+from omg_agent.fleet.attempt import FleetJob
 from omg_agent.fleet.devices import FleetDevice
+from omg_agent.fleet.faults import Watched, acted, await_true
 from omg_agent.fleet.jobs import suite_jobs
 from omg_agent.fleet.local_backend import LocalBackend
 from omg_agent.fleet.scheduler import run_fleet
@@ -108,37 +107,12 @@ def test_one_phone_named_twice_is_used_once(vphone, tmp_path: Path) -> None:
     assert like_log(vphone.phone) == [3] and wifi.check(vphone.phone)
 
 
-class Watched:
-    """The real local pool, with the test told which worker runs which attempt."""
-
-    def __init__(self, inner: LocalBackend) -> None:
-        self.inner, self.name = inner, inner.name
-        self.workers: list[Any] = []
-
-    def devices(self) -> list[FleetDevice]:
-        return self.inner.devices()
-
-    def submit(self, job: FleetJob, device: FleetDevice, number: int) -> Any:
-        worker = self.inner.submit(job, device, number)
-        self.workers.append(worker)
-        return worker
-
-    def wait(self, handles: Sequence[Any]) -> list[tuple[Any, Attempt | None]]:
-        return self.inner.wait(handles)
-
-
 def _kill_once_it_acted(backend: Watched, out: Path, killed: list[int]) -> None:
     """SIGKILL the first attempt's worker once its trace shows a step."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if backend.workers:
-            worker = backend.workers[0]
-            trace = out / attempt_rel(worker.job, worker.number) / "trace.jsonl"
-            if trace.is_file() and b'"record":"step"' in trace.read_bytes():
-                os.kill(worker.pid, signal.SIGKILL)
-                killed.append(worker.pid)
-                return
-        time.sleep(0.05)
+    if await_true(lambda: bool(backend.workers)
+                  and acted(out, backend.workers[0].job, backend.workers[0].number), 120):
+        os.kill(backend.workers[0].pid, signal.SIGKILL)
+        killed.append(backend.workers[0].pid)
 
 
 def test_a_killed_worker_fails_only_its_attempt(tmp_path: Path) -> None:

@@ -22,10 +22,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-import urllib.request
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +29,7 @@ import pytest
 
 from omg_agent.bench.diskfull import can_mount, likes_counted, small_disk
 from omg_agent.bench.durability import KillingPolicy, cli_env, omg
+from omg_agent.bench.stops import CuttingProxy
 
 FEED = "com.omg.feed"
 CAN_MOUNT = can_mount()
@@ -100,45 +97,6 @@ def test_sigterm_and_sighup_end_a_run_interrupted_reported_and_resumable(
     assert "task again" not in third.stderr and _likes(vphone.phone) == before
 
 
-class _Cutting(BaseHTTPRequestHandler):
-    """A proxy in front of the double: the requests it is told to cut get a 200 whose JSON
-    body stops half-way (or is empty); the others are passed on."""
-
-    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-        body = self.rfile.read(int(self.headers.get("content-length") or 0))
-        state = self.server.cuts  # type: ignore[attr-defined]
-        state["seen"] += 1
-        if state["seen"] in state["at"] or state["all"]:
-            data = b"" if state["seen"] % 2 else b'{"id": "c1", "object": "chat.comp'
-        else:
-            forward = urllib.request.Request(state["upstream"] + self.path.removeprefix("/v1"),
-                                             data=body, method="POST",
-                                             headers={"Content-Type": "application/json"})
-            with urllib.request.urlopen(forward, timeout=60) as answer:
-                data = answer.read()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib name
-        pass
-
-
-def _proxy(upstream: str, at: set[int], cut_all: bool = False) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Cutting)
-    server.cuts = {"seen": 0, "at": at, "all": cut_all, "upstream": upstream}  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
 def _fast_retries(env: dict[str, str]) -> dict[str, str]:
     return {**env, "OMG_MAX_RETRIES": "2", "OMG_RETRY_BACKOFF_S": "0.05",
             "OMG_RETRY_BACKOFF_MAX_S": "0.1"}
@@ -154,15 +112,11 @@ def test_cut_and_empty_200_replies_are_retried_and_the_run_finishes(
     vphone.phone.go_home()
     task = LikeSet(posts=[1])
     task.setup(vphone.phone)
-    with ModelDouble(ExpertPolicy(task, vphone.phone, NoiseProfile(bundling="single"))) as d:
-        proxy = _proxy(d.base_url, at={2, 3})
-        url = next(proxy)
-        try:
-            out = omg("run", task.goal, "--device", vphone.serial, "--driver", "adb", "--json",
-                      "--no-cache", "--runs-dir", str(tmp_path / "runs"),
-                      env=_fast_retries(cli_env(url)), cwd=tmp_path)
-        finally:
-            proxy.close()
+    policy = ExpertPolicy(task, vphone.phone, NoiseProfile(bundling="single"))
+    with ModelDouble(policy) as d, CuttingProxy(d.base_url, {2, 3}, "mixed") as url:
+        out = omg("run", task.goal, "--device", vphone.serial, "--driver", "adb", "--json",
+                  "--no-cache", "--runs-dir", str(tmp_path / "runs"),
+                  env=_fast_retries(cli_env(url)), cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-800:]
     assert json.loads(out.stdout)["status"] == "done" and task.check(vphone.phone)
     assert len(_likes(vphone.phone)) == 1  # no retry repeated an action
@@ -170,14 +124,10 @@ def test_cut_and_empty_200_replies_are_retried_and_the_run_finishes(
 
 def test_a_model_whose_replies_are_all_cut_fails_in_one_line_with_json(
         vphone, tmp_path: Path) -> None:
-    proxy = _proxy("http://127.0.0.1:9", at=set(), cut_all=True)
-    url = next(proxy)
-    try:
+    with CuttingProxy("http://127.0.0.1:9", set(), "all-cut") as url:
         out = omg("run", "open Settings", "--device", vphone.serial, "--driver", "adb",
                   "--json", "--no-cache", "--runs-dir", str(tmp_path / "runs"),
                   env=_fast_retries(cli_env(url)), cwd=tmp_path)
-    finally:
-        proxy.close()
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-800:]
     said = json.loads(out.stdout)  # JSON on stdout, as for any other ending
     assert said["status"] == "failed" and "body" in said["stopped_because"]
