@@ -20,18 +20,21 @@ Three parts of one rule, over the run's :class:`~omg_agent.brain.run_state.RunSt
   that reads a value, :func:`changes`, nor for a task that only looks or asks,
   :func:`observes_only`), and a task
   that asks to pay, send or delete needs that class in the gate's ledger, carried out ok
-  (:func:`~omg_agent.guards.ledger.missing_passage`). Otherwise the run ends
-  ``unverified`` (exit 9) with the reason — never ``done``.
+  (:func:`~omg_agent.guards.ledger.missing_passage`); after a toggle, the end checks must
+  still hold a moment later (:mod:`.end_holds`: a switch can flip back). Otherwise the run
+  ends ``unverified`` (exit 9) with the reason — never ``done``.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable, Sequence
 
 from PIL import Image
 
+from omg_agent.brain import end_holds
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState
@@ -137,7 +140,11 @@ def _on_screen(check: StepCheck) -> bool:
 
 
 def acted_on(s: RunState, outcomes: Iterable[ActionOutcome]) -> None:
-    """The elements actions landed on and went through: the run's effects."""
+    """The elements actions landed on and went through: the run's effects (and when it
+    last toggled a switch: :mod:`.end_holds`)."""
+    outcomes = list(outcomes)
+    if end_holds.toggled(outcomes):
+        s.toggled_at = time.monotonic()
     for o in outcomes:
         e = o.element
         if o.ok and e is not None and not e.password:
@@ -230,7 +237,7 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
         # effect the run made, whatever its end checks showed before (a resumed run's first
         # screen may be the one after the approved Pay)
         why = None
-    why = why or missing
+    why = why or missing or end_holds.end_flipped(run, final)
     answer = run.memory.substitute(answer)
     if why is None:
         s.finish("DONE", answer, report or StopReport(
