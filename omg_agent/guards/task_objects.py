@@ -117,11 +117,15 @@ def sign_in_apps(text: str) -> list[str]:
     return out
 
 
-_LIST_VERB = re.compile(r"\b(?:add|put|buy|order|purchase|select|pick|choose|like|star|"
-                        r"bookmark|download|install|archive|pin)\s+", re.IGNORECASE)
-_LIST_END = re.compile(r"\s+(?:to|into|in|on|from|for|at|with|then)\s|\s*[;.!?\n]|\s*$",
-                       re.IGNORECASE)
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.IGNORECASE)
+# a list verb opens a clause ("Add …", "…, then buy …", "and order …"): "the order in Shop"
+# and "my pin is …" are nouns
+_LIST_VERB = re.compile(r"(?:^|[,;:.!?，。；：]\s*|\b(?:and|then|please|also|now|first)\s+)"
+                        r"(?:add|put|buy|order|purchase|select|pick|choose|like|star|"
+                        r"bookmark|download|install|archive)\s+", re.IGNORECASE)
+_LIST_END = re.compile(r"(?:^|\s+)(?:to|into|in|on|from|for|at|with|then)\s|\s*[;.!?\n]|"
+                       r"\s*$", re.IGNORECASE)
+# a comma parts items only before a space: "¥1,079" is one number
+_LIST_SPLIT = re.compile(r"\s*,\s+(?:and\s+)?|\s+and\s+", re.IGNORECASE)
 _LIST_ZH = re.compile(r"把(?P<list>.+?)(?:都)?(?:加入|加到|放进|放入|添加到|添加进)")
 _LIST_SPLIT_ZH = re.compile(r"和|、|跟|以及")
 _DETERMINER = re.compile(r"^(?:the|a|an|my|one|two|three|both|some|\d+)\s+", re.IGNORECASE)

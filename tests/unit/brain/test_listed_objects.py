@@ -22,6 +22,8 @@ def test_the_things_a_task_lists_for_one_verb() -> None:
     assert listed_objects(TASK) == ["MX Master 3S", "AirPods Pro"]
     assert listed_objects("Buy a Kindle, AirPods Pro and a USB-C cable in Shop") == [
         "Kindle", "AirPods Pro", "USB-C cable"]
+    assert listed_objects("Open Shop, then add Kindle and AirPods Pro to the cart") == [
+        "Kindle", "AirPods Pro"]
     assert listed_objects("在商城把「罗技 MX Master 3S」和「AirPods Pro」加入购物车") == [
         "罗技 MX Master 3S", "AirPods Pro"]
     for task in ("Add AirPods Pro to the cart in Shop",  # one thing: no list
@@ -29,7 +31,10 @@ def test_the_things_a_task_lists_for_one_verb() -> None:
                  "In Settings, turn off Wi-Fi and turn on Bluetooth",
                  "Buy one Kindle Paperwhite in Shop and pay for it",
                  "Pick the red and the blue one",  # not names: shown in other words
-                 "Add milk and eggs to the list in Notes"):
+                 "Add milk and eggs to the list in Notes",
+                 "Pay for the order in Shop, spending no more than ¥50",  # a noun
+                 "PIN 2468-1357, {{secret:x=K7-tulip}}",
+                 "Order #1001 · ¥1,079.00"):
         assert listed_objects(task) == [], task
 
 
