@@ -33,6 +33,7 @@ import json
 import re
 import time
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from PIL import Image
 
@@ -160,10 +161,14 @@ def restore_screens(s: RunState, saved: Iterable[dict[str, object]]) -> None:
             i, str(d.get("cls", "")), str(d.get("role", "")), Bounds(*d["bounds"]),
             text=str(d.get("text", "")), desc=str(d.get("desc", "")),
             resource_id=str(d.get("resource_id", "")), hint=str(d.get("hint", "")),
-            **{f: True for f in _FLAGS if d.get(f)})
-            for i, d in enumerate(raw if isinstance(raw, list) else []))
+            **_flags(d)) for i, d in enumerate(raw if isinstance(raw, list) else []))
         s.seen.append(Observation(_DOT, elements, str(screen.get("package", "")),
                                   str(screen.get("activity", "")), str(screen.get("hash", ""))))
+
+
+def _flags(data: dict[str, Any]) -> dict[str, Any]:
+    """A saved element's flags, as :class:`UIElement` keywords."""
+    return {f: True for f in _FLAGS if data.get(f)}
 
 
 def _on_screen(check: StepCheck) -> bool:
