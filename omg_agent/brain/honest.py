@@ -20,18 +20,23 @@ Three parts of one rule, over the run's :class:`~omg_agent.brain.run_state.RunSt
   that reads a value, :func:`changes`, nor for a task that only looks or asks,
   :func:`observes_only`), and a task
   that asks to pay, send or delete needs that class in the gate's ledger, carried out ok
-  (:func:`~omg_agent.guards.ledger.missing_passage`). Otherwise the run ends
-  ``unverified`` (exit 9) with the reason — never ``done``.
+  (:func:`~omg_agent.guards.ledger.missing_passage`); a task that lists several things
+  ("Add A and B to the cart") needs each on a screen after the run acted (:func:`unshown`);
+  after a toggle, the end checks must
+  still hold a moment later (:mod:`.end_holds`: a switch can flip back). Otherwise the run
+  ends ``unverified`` (exit 9) with the reason — never ``done``.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable, Sequence
 
 from PIL import Image
 
+from omg_agent.brain import end_holds
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState
@@ -43,6 +48,7 @@ from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
 from omg_agent.guards.ledger import Passage, missing_passage, task_classes
+from omg_agent.guards.task_objects import listed_objects
 from omg_agent.perception.anchor import match_anchor
 from omg_agent.perception.labels import latin_words
 
@@ -69,6 +75,36 @@ def look(run: RunContext, obs: Observation) -> None:
                                   obs.screen_hash, geometry=obs.screen))
         s.apps.setdefault(obs.package, obs.screen_hash)
     remember(run, [c for step in s.todo.steps for c in step.checks])
+    if s.touched or any(r.acted for r in s.records):
+        note_shown(s, obs)
+
+
+def note_shown(s: RunState, obs: Observation) -> None:
+    """The objects the task lists (:func:`~omg_agent.guards.task_objects.listed_objects`)
+    that ``obs`` — a screen after the run acted — shows."""
+    texts = [_flat(t) for e in obs.elements for t in (e.text, e.desc) if t]
+    for thing in listed_objects(s.task):
+        if thing not in s.shown and any(_flat(thing) in t for t in texts):
+            s.shown.append(thing)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def unshown(s: RunState) -> str | None:
+    """Why a task that lists several things ("Add A and B to the cart") is not done: one
+    of them was never on a screen after the run acted, nor on an element it acted on — a
+    run that never showed it did not act on it (``None``: each was shown)."""
+    if s.last_obs is not None and (s.touched or any(r.acted for r in s.records)):
+        note_shown(s, s.last_obs)
+    touched = [_flat(t) for e in s.touched for t in (e.get("text", ""), e.get("desc", "")) if t]
+    missing = [o for o in listed_objects(s.task)
+               if o not in s.shown and not any(_flat(o) in t for t in touched)]
+    if not missing:
+        return None
+    return (f"the task names {', '.join(repr(o) for o in missing)}, which no screen after the "
+            "run acted showed")
 
 
 def remember(run: RunContext, checks: Iterable[StepCheck]) -> None:
@@ -146,7 +182,11 @@ def _on_screen(check: StepCheck) -> bool:
 
 
 def acted_on(s: RunState, outcomes: Iterable[ActionOutcome]) -> None:
-    """The elements actions landed on and went through: the run's effects."""
+    """The elements actions landed on and went through: the run's effects (and when it
+    last toggled a switch: :mod:`.end_holds`)."""
+    outcomes = list(outcomes)
+    if end_holds.toggled(outcomes):
+        s.toggled_at = time.monotonic()
     for o in outcomes:
         e = o.element
         if o.ok and e is not None and not e.password:
@@ -239,7 +279,7 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
         # effect the run made, whatever its end checks showed before (a resumed run's first
         # screen may be the one after the approved Pay)
         why = None
-    why = why or missing
+    why = why or missing or unshown(s) or end_holds.end_flipped(run, final)
     answer = run.memory.substitute(answer)
     if why is None:
         s.finish("DONE", answer, report or StopReport(
@@ -253,5 +293,5 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
 
 
 __all__ = ["UNPROVEN_HINT", "acted_on", "backed", "changes", "check_key", "finish_done", "look",
-           "observes_only", "passages", "proves", "remember", "restore_screens",
-           "saved_screens", "unproven_end"]
+           "note_shown", "observes_only", "passages", "proves", "remember", "restore_screens",
+           "saved_screens", "unproven_end", "unshown"]

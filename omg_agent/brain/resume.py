@@ -128,7 +128,7 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
         "usage": list(state.usage), "device": device, "plan_file": plan_file,
         "spent": state.spent.as_data(),
         "baseline": dict(state.baseline), "touched": list(state.touched),
-        "apps": dict(state.apps), "seen": honest.saved_screens(state),
+        "shown": list(state.shown), "apps": dict(state.apps), "seen": honest.saved_screens(state),
         "passed": [p.as_dict() for p in state.passed],
     }
 
@@ -222,6 +222,7 @@ def _state(data: dict[str, Any]) -> RunState:
         raise ConfigError(f"{STATE_FILE} is not a valid saved run: {exc}") from None
     state.baseline = dict(data.get("baseline") or {})  # honest done (brain/honest.py)
     state.touched = list(data.get("touched") or ())
+    state.shown = [str(o) for o in data.get("shown") or ()]
     state.apps = dict(data.get("apps") or {})
     honest.restore_screens(state, data.get("seen") or ())
     state.passed = [Passage.of(p) for p in data.get("passed") or ()]

@@ -277,6 +277,8 @@ class RunState:
     apps: dict[str, str] = field(default_factory=dict)  # app -> its first kept screen's hash
     passed: list[Passage] = field(default_factory=list)
     seen: list[Observation] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)  # objects the task lists, once shown
+    toggled_at: float | None = None  # when the run last toggled a switch (monotonic; not saved)
 
     @property
     def planning(self) -> str | None:

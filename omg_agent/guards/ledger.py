@@ -136,9 +136,11 @@ def missing_passage(task: str, passages: Sequence[Passage]) -> str | None:
             return (f"the task asks for a {_NOUNS[cls]}, but no {_NOUNS[cls]} in this run "
                     "was approved or authorised by the user and carried out")
         said = stated_messages(task) if cls == "send" else []
-        # a message box the gate could not read (no text) is no evidence either way
-        if said and not any(not p.text or same_message(p.text, m)
-                            for p in went for m in said):
+        # a message box the gate could not read (no text) is no evidence either way — but
+        # where a passage did read one, one read text must be the task's (an empty reading
+        # next to the hostile double's own text backed any dictated message)
+        read = [p.text for p in went if p.text]
+        if said and read and not any(same_message(t, m) for t in read for m in said):
             return f"no message sent in this run was the one the task gives ({said[0]!r})"
     return None
 

@@ -5,6 +5,9 @@ given secret, and the permissions it negates (English and Chinese).
   "删除备忘录old", "删除标题为old的备忘录", "把备忘录old删掉": the titles, never "all notes".
 * :func:`sign_in_apps` — "Sign in to Login as demo with password {{secret:Pass}}", "Log into
   the Bank app with PIN …", "登录Login，密码{{secret:pw}}": the apps (a password must be named).
+* :func:`listed_objects` — "Add MX Master 3S and AirPods Pro to the cart", "Buy a cable, a
+  charger and a case", "把「A」和「B」加入购物车": the things a task lists for one verb to
+  act on (two or more names; a second clause, "open Shop and add …", is no list).
 * :func:`negations` — "don't pay", "never buy", "you may not delete", "without paying", "ask
   me before sending", "不要付款", "别删除", "付款前问我": ``(class, target)`` pairs; words that
   state a limit ("don't pay more than ¥100") or exclude the rest ("don't delete anything
@@ -114,6 +117,52 @@ def sign_in_apps(text: str) -> list[str]:
     return out
 
 
+# a list verb opens a clause ("Add …", "…, then buy …", "and order …"): "the order in Shop"
+# and "my pin is …" are nouns
+_LIST_VERB = re.compile(r"(?:^|[,;:.!?，。；：]\s*|\b(?:and|then|please|also|now|first)\s+)"
+                        r"(?:add|put|buy|order|purchase|select|pick|choose|like|star|"
+                        r"bookmark|download|install|archive)\s+", re.IGNORECASE)
+_LIST_END = re.compile(r"(?:^|\s+)(?:to|into|in|on|from|for|at|with|then)\s|\s*[;.!?\n]|"
+                       r"\s*$", re.IGNORECASE)
+# a comma parts items only before a space: "¥1,079" is one number
+_LIST_SPLIT = re.compile(r"\s*,\s+(?:and\s+)?|\s+and\s+", re.IGNORECASE)
+_LIST_ZH = re.compile(r"把(?P<list>.+?)(?:都)?(?:加入|加到|放进|放入|添加到|添加进)")
+_LIST_SPLIT_ZH = re.compile(r"和|、|跟|以及")
+_DETERMINER = re.compile(r"^(?:the|a|an|my|one|two|three|both|some|\d+)\s+", re.IGNORECASE)
+_NAME = re.compile(r"[A-Z0-9\u4e00-\u9fff]")
+_CLAUSE_VERBS = frozenset({
+    "open", "go", "tap", "click", "press", "turn", "switch", "send", "pay", "delete", "remove",
+    "check", "find", "search", "save", "add", "put", "buy", "order", "set", "type", "write",
+    "reply", "share", "call", "close", "launch", "start", "make", "take", "tell", "ask",
+    "show", "read", "look", "then", "like", "select", "pick", "return", "come", "leave"})
+
+
+def listed_objects(text: str) -> list[str]:
+    """The things ``text`` lists for one verb to act on, as written (quotes, articles and
+    counts dropped): two or more names, or none — a list item that opens with a verb is a
+    second clause, not an object, and an item with no capital, digit or Chinese character
+    ("the red one") may be shown in other words: then the task lists nothing."""
+    found: list[str] = []
+    for m in _LIST_VERB.finditer(text):
+        rest = text[m.end():]
+        end = _LIST_END.search(rest)
+        found += _items(_LIST_SPLIT.split(rest[:end.start() if end else len(rest)]))
+    for m in _LIST_ZH.finditer(text):
+        found += _items(_LIST_SPLIT_ZH.split(m["list"]))
+    return list(dict.fromkeys(found))
+
+
+def _items(parts: list[str]) -> list[str]:
+    items = [_DETERMINER.sub("", p.strip()).strip().strip(QUOTES).strip() for p in parts]
+    if len(items) < 2 or not all(items):
+        return []
+    if any(i.split()[0].casefold() in _CLAUSE_VERBS for i in items if i.split()):
+        return []
+    # only names ("AirPods Pro", "MX Master 3S", "保温杯"): "the red and the blue one" may
+    # be shown in other words than the task's
+    return items if all(_NAME.search(i) for i in items) else []
+
+
 def negations(text: str) -> list[tuple[SensitiveClass, str | None]]:
     """``(class, target)`` for each permission the task negates (target ``None``: all)."""
     out: list[tuple[SensitiveClass, str | None]] = []
@@ -130,4 +179,4 @@ def negations(text: str) -> list[tuple[SensitiveClass, str | None]]:
     return out
 
 
-__all__ = ["deleted_names", "negations", "sign_in_apps"]
+__all__ = ["deleted_names", "listed_objects", "negations", "sign_in_apps"]

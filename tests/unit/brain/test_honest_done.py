@@ -231,6 +231,12 @@ def test_a_send_the_task_dictates_must_send_that_message() -> None:
     right = Passage("send", "tap Send", "human", True, "bring the charger.")
     assert missing_passage(task, [other, right]) is None
     assert Passage.of(right.as_dict()) == right
+    # the choke point's reading of the same tap on an earlier screen: an empty box, or none
+    for unread in ("", None):
+        blank = Passage("send", "tap Send", "human", True, unread)
+        assert "Bring the charger" in (missing_passage(task, [other, blank]) or "")
+        assert missing_passage(task, [blank]) is None  # nothing read: no evidence either way
+        assert missing_passage(task, [right, blank]) is None
 
 
 def test_a_text_dictated_to_a_number_or_a_relation_is_stated_but_grants_nothing() -> None:
