@@ -22,6 +22,7 @@ Shared by ``scripts/bench_reliability.py`` and ``tests/integration/test_disk_tro
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import tempfile
@@ -90,6 +91,21 @@ def small_disk(folder: Path, size_kb: int) -> Iterator[Path]:
         yield folder
     finally:
         subprocess.run(["umount", "-l", str(folder)], check=False, capture_output=True)
+
+
+def fill(folder: Path, leave: int = 0) -> None:
+    """Take every free byte of ``folder``'s disk but ``leave`` (a file ``ballast``)."""
+    ballast = folder / "ballast"
+    fd = os.open(ballast, os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    if leave:
+        os.truncate(ballast, max(0, ballast.stat().st_size - leave))
 
 
 def grow(folder: Path, size_kb: int) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from omg_agent.bench.diskfull import can_mount, likes_counted, small_disk
+from omg_agent.bench.diskfull import can_mount, fill, likes_counted, small_disk
 from omg_agent.bench.durability import KillingPolicy, cli_env, omg
 from omg_agent.bench.stops import CuttingProxy
 
@@ -177,14 +177,7 @@ def test_a_memory_store_the_disk_refuses_is_a_one_line_refusal_not_a_device_erro
     store = tmp_path / "store"
     with small_disk(store, 64):
         if fault == "ENOSPC":
-            fd = os.open(store / "filler", os.O_WRONLY | os.O_CREAT)
-            try:  # the disk is full before the run
-                while os.write(fd, b"\0" * 4096):
-                    pass
-            except OSError:
-                pass
-            finally:
-                os.close(fd)
+            fill(store)  # the disk is full before the run
         else:
             subprocess.run(["mount", "-o", "remount,ro", str(store)], check=True)
         env = {**cli_env("http://127.0.0.1:9/v1"), "OMG_MODEL": "m",

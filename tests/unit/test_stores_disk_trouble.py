@@ -15,7 +15,6 @@ regular file whose first read the kernel answers with EIO."""
 from __future__ import annotations
 
 import errno
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from omg_agent.bench.diskfull import can_mount, small_disk
+from omg_agent.bench.diskfull import can_mount, fill, small_disk
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.ports import RunPorts
 from omg_agent.core.actions import RunMacro
@@ -84,18 +83,6 @@ class Phone:
         return screen
 
 
-def _fill(folder: Path) -> None:
-    """Take every free byte of ``folder``'s disk."""
-    fd = os.open(folder / "ballast", os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(fd, b"\0" * 4096):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _read_only(folder: Path) -> None:
     subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
 
@@ -135,7 +122,7 @@ def test_a_replay_that_acted_stays_done_when_the_cache_disk_is_full(
     phone = Phone()
     with small_disk(tmp_path / "runs", 64) as runs:
         _cached(runs, TASK, LIKE_FLOW)
-        _fill(runs)  # the hit count cannot be written once the replay has liked the post
+        fill(runs)  # the hit count cannot be written once the replay has liked the post
         result = run_cached(_agent, _ports(phone, recorder), TASK, runs_dir=runs)
     assert (result.status, phone.likes) == ("done", 1)  # was: OSError, the like untold
     assert recorder.trouble is not None and recorder.trouble.errno == errno.ENOSPC
@@ -180,7 +167,7 @@ def test_learned_steps_that_ran_stop_the_run_at_its_next_safe_point_on_a_full_di
     with small_disk(tmp_path / "learned", 64) as folder:
         store = LearnedStore(folder)
         store.put(FEED, screen_signature(obs), step.description, parse_flow(LIKE_FLOW))
-        _fill(folder)
+        fill(folder)
         offered = Learner(store).offer(_ports(phone, recorder), step, obs)
     assert offered and phone.likes == 1  # was: OSError out of the turn that liked
     with pytest.raises(DiskTrouble, match="No space left"):

@@ -7,35 +7,23 @@ A real SQLite file on a real small tmpfs (root only: skipped where mounting is r
 from __future__ import annotations
 
 import errno
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from omg_agent.bench.diskfull import can_mount, small_disk
+from omg_agent.bench.diskfull import can_mount, fill, small_disk
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.errors import DiskTrouble, MemoryBankError
 
 pytestmark = pytest.mark.skipif(not can_mount(), reason="mounting a tmpfs is not permitted")
 
 
-def _fill(folder: Path) -> None:
-    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(fd, b"\0" * 4096):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def test_a_store_whose_disk_fills_mid_run_raises_disk_trouble(tmp_path: Path) -> None:
     with small_disk(tmp_path / "disk", 256) as disk:
         bank = MemoryBank(disk / "memory.sqlite", "run-1")
         bank.save("price", "12")
-        _fill(disk)
+        fill(disk)
         with pytest.raises(DiskTrouble) as caught:
             for n in range(200):  # the WAL grows until the disk says no
                 bank.save(f"k{n}", "x" * 2000)

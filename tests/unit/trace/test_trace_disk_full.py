@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from omg_agent.bench.diskfull import can_mount, small_disk
+from omg_agent.bench.diskfull import can_mount, fill, small_disk
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.durable import append_line
@@ -38,20 +38,6 @@ def _noisy_obs(seed: int) -> Observation:
                      bounds=Bounds(10, 100, 200, 160), text="Like")
     return Observation(screenshot=image, elements=(like,), package="com.omg.feed",
                        activity=".Main", screen_hash=f"h{seed}")
-
-
-def _fill(folder: Path, leave: int = 0) -> None:
-    """Take every free byte of ``folder``'s disk but ``leave``."""
-    fd = os.open(folder / "ballast", os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(fd, b"\0" * 4096):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-    ballast = folder / "ballast"
-    os.truncate(ballast, max(0, ballast.stat().st_size - leave))
 
 
 def test_a_full_disk_never_raises_from_the_recorder_and_keeps_each_turns_actions(
@@ -81,7 +67,7 @@ def test_a_full_disk_never_raises_from_the_recorder_and_keeps_each_turns_actions
 def test_a_line_the_disk_takes_only_part_of_is_cut_back_off(disk: Path) -> None:
     log = disk / "trace.jsonl"
     append_line(log, json.dumps({"n": 1}))
-    _fill(disk, leave=8192)  # room for the start of the next line, not all of it
+    fill(disk, leave=8192)  # room for the start of the next line, not all of it
     with pytest.raises(OSError):
         append_line(log, json.dumps({"n": 2, "pad": "x" * 64 * 1024}))
     assert log.read_text() == '{"n": 1}\n'
