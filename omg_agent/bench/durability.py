@@ -281,3 +281,13 @@ def resume_table(trials: list[ResumeTrial]) -> str:
 
 __all__ = ["KillingPolicy", "ResumeTrial", "StoreKill", "cli_env", "kill_and_resume",
            "kill_store_writers", "omg", "read_stores", "resume_table", "store_table"]
+
+
+def as_at_a_terminal() -> None:
+    """``preexec_fn`` of a child the harness stops with a signal, as a user's terminal and a
+    supervisor would: SIGINT, SIGTERM and SIGHUP at their default disposition. A job started
+    in the background of a script (``nohup … &``, as CI may run the suite) inherits SIGINT
+    ignored, and Python then never raises KeyboardInterrupt — Ctrl-C would not reach it."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)

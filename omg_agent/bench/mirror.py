@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from omg_agent.bench.durability import as_at_a_terminal
 from omg_agent.bench.observe import LatencyPhone, Stat
 from omg_agent.core.geometry import pixel_to_norm
 from omg_agent.drivers.adb import AdbDriver
@@ -67,7 +68,7 @@ def mirror_process(serial: str, workdir: Path) -> Iterator[tuple[subprocess.Pope
                              str(workdir / "audit.jsonl")],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             stdin=subprocess.DEVNULL, text=True, cwd=workdir,
-                            env={**os.environ, **ALLOCATOR})
+                            env={**os.environ, **ALLOCATOR}, preexec_fn=as_at_a_terminal)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent.bench.diskfull import last_json, like_log, likes_counted
-from omg_agent.bench.durability import KillingPolicy, cli_env, omg
+from omg_agent.bench.durability import KillingPolicy, as_at_a_terminal, cli_env, omg
 
 FEED = "com.omg.feed"
 SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
@@ -124,7 +124,7 @@ def _signal(trial: StopTrial, at: int, inner: Any, goal: str, phone: Any,
             [sys.executable, "-m", "omg_agent.cli", "run", goal, "--device", serial,
              "--driver", "adb", "--json", "--no-cache", "--runs-dir", str(runs)], env=env,
             cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
+            stderr=subprocess.PIPE, text=True, preexec_fn=as_at_a_terminal)
         policy.proc = proc
         out, err = proc.communicate(timeout=300)
         _first(trial, proc.returncode, out, err, like_log(phone))
@@ -156,11 +156,6 @@ def _first(trial: StopTrial, code: int, out: str, err: str, liked: list[int]) ->
         trial.counted_first = trial.liked_first  # the task, read from the phone
     if "Traceback" in err:
         trial.misreported.append("a traceback")
-
-
-def _default_signals() -> None:
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
 
 
 class CuttingProxy:

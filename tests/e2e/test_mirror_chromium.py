@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from omg_agent.bench.durability import as_at_a_terminal
 from omg_agent.drivers.adb import AdbDriver
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -57,7 +58,7 @@ def mirror_cli(vphone, tmp_path) -> Iterator[MirrorProcess]:
     proc = subprocess.Popen([sys.executable, "-m", "omg_agent.cli", "mirror", "--device",
                              vphone.serial, "--driver", "adb", "--audit", str(audit)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=tmp_path)
+                            env=env, cwd=tmp_path, preexec_fn=as_at_a_terminal)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         assert "open http://127.0.0.1:" in line, line + (proc.stderr.read()

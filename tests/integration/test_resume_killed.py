@@ -17,7 +17,13 @@ from typing import Any
 
 import pytest
 
-from omg_agent.bench.durability import KillingPolicy, cli_env, kill_and_resume, omg
+from omg_agent.bench.durability import (
+    KillingPolicy,
+    as_at_a_terminal,
+    cli_env,
+    kill_and_resume,
+    omg,
+)
 
 POINTS = 6  # the CI size (20 until the suite outgrew its 15 minutes)
 
@@ -64,13 +70,6 @@ def test_an_answer_to_an_interrupted_run_is_refused_plainly(tmp_path: Path) -> N
     assert os.path.exists(run_dir / "state.json")
 
 
-def _ctrl_c_as_at_a_terminal() -> None:
-    """A job started in the background of a script (``nohup … &``, as CI may run the suite)
-    inherits SIGINT ignored, and Python then never raises KeyboardInterrupt: the run under
-    test gets the default disposition a user's terminal gives it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_ctrl_c_ends_interrupted_with_the_resume_command_and_resume_finishes(
         vphone, tmp_path: Path) -> None:
     from omg_agent.bench.suite.social_tasks import LikeSet
@@ -87,7 +86,7 @@ def test_ctrl_c_ends_interrupted_with_the_resume_command_and_resume_finishes(
             [sys.executable, "-m", "omg_agent.cli", "run", task.goal, "--device",
              vphone.serial, "--driver", "adb", "--json", "--runs-dir", str(tmp_path / "runs")],
             env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_at_a_terminal)
+            stderr=subprocess.PIPE, text=True, preexec_fn=as_at_a_terminal)
         policy.proc = proc
         out, err = proc.communicate(timeout=240)
         assert proc.returncode == 130, (err, out[-600:])  # what the run said, if not stopped
@@ -135,7 +134,7 @@ def test_ctrl_c_during_a_retry_backoff_ends_interrupted_without_the_retry(
             [sys.executable, "-m", "omg_agent.cli", "run", task.goal, "--device",
              vphone.serial, "--driver", "adb", "--json", "--runs-dir", str(tmp_path / "runs")],
             env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_at_a_terminal)
+            stderr=subprocess.PIPE, text=True, preexec_fn=as_at_a_terminal)
         assert proc.stderr is not None
         said = next((line for line in iter(proc.stderr.readline, "") if "retry 1/" in line),
                     "")

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from omg_agent.bench.diskfull import can_mount, fill, likes_counted, small_disk
-from omg_agent.bench.durability import KillingPolicy, cli_env, omg
+from omg_agent.bench.durability import KillingPolicy, as_at_a_terminal, cli_env, omg
 from omg_agent.bench.stops import CuttingProxy
 
 FEED = "com.omg.feed"
@@ -37,13 +37,6 @@ CAN_MOUNT = can_mount()
 
 def _likes(phone: Any) -> list[int]:
     return list(phone.apps[FEED].like_log)
-
-
-def _default_signals() -> None:
-    """The run gets the default dispositions a supervisor's child has (a test runner started
-    in the background may pass SIGINT/SIGHUP ignored)."""
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
@@ -66,7 +59,7 @@ def test_sigterm_and_sighup_end_a_run_interrupted_reported_and_resumable(
              vphone.serial, "--driver", "adb", "--json", "--no-cache", "--runs-dir",
              str(tmp_path / "runs")], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            preexec_fn=_default_signals)
+            preexec_fn=as_at_a_terminal)
         policy.proc = proc
         out, err = proc.communicate(timeout=120)
         liked = _likes(vphone.phone)
