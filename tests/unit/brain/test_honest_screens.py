@@ -1,0 +1,88 @@
+"""The screens honest done keeps for a resumed process (issue 34, mutation testing): what
+:func:`saved_screens` writes and :func:`restore_screens` reads back is every field a check
+reads, for the run's first screen and each app's first — never a password's text."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from PIL import Image
+
+from omg_agent.brain import honest
+from omg_agent.brain.budget import StepBudget
+from omg_agent.brain.run_state import RunState
+from omg_agent.core.geometry import Bounds
+from omg_agent.core.observation import Observation, UIElement
+
+SETTINGS, SHOP = "com.android.settings", "com.omg.shop"
+FLAGS = {"checkable": True, "checked": True, "selected": True, "editable": True,
+         "focused": True, "clickable": True}
+FULL = UIElement(1, "android.widget.Switch", "switch", Bounds(10, 20, 300, 80), text="Wi-Fi",
+                 desc="wifi toggle", resource_id=f"{SETTINGS}:id/wifi", hint="on or off",
+                 **FLAGS)
+BARE = UIElement(2, "android.widget.TextView", "text", Bounds(0, 0, 5, 5))
+SECRET = UIElement(3, "android.widget.EditText", "input", Bounds(0, 100, 500, 200),
+                   text="hunter2", hint="Password", password=True, editable=True)
+
+
+def screen(screen_hash: str, package: str, *elements: UIElement) -> Observation:
+    return Observation(Image.new("RGB", (1, 1)), elements, package, f"{package}.Main",
+                       screen_hash)
+
+
+def state(*seen: Observation) -> RunState:
+    s = RunState("Turn on Wi-Fi", StepBudget(5))
+    s.seen = list(seen)
+    return s
+
+
+def written(s: RunState) -> list[dict[str, object]]:
+    """What the state file holds (through JSON, as a resumed process reads it)."""
+    return json.loads(json.dumps(honest.saved_screens(s)))
+
+
+def test_the_first_screen_and_each_apps_first_come_back_with_every_field_a_check_reads():
+    s = state(screen("a", SETTINGS, FULL, BARE, SECRET), screen("b", SETTINGS, BARE),
+              screen("c", SHOP, FULL))
+    s.apps = {SETTINGS: "a", SHOP: "c"}
+    data = written(s)
+    assert [d["hash"] for d in data] == ["a", "c"]
+    assert "hunter2" not in json.dumps(data)
+    back = state(screen("stale", SHOP, BARE))
+    honest.restore_screens(back, data)
+    assert [(o.package, o.activity, o.screen_hash) for o in back.seen] == [
+        (SETTINGS, f"{SETTINGS}.Main", "a"), (SHOP, f"{SHOP}.Main", "c")]
+    full, bare, secret = (replace(e, id=0) for e in back.seen[0].elements)
+    assert full == replace(FULL, id=0)
+    assert bare == replace(BARE, id=0)
+    assert (secret.text, secret.hint, secret.editable, secret.bounds) == (
+        "", "Password", True, SECRET.bounds)
+    assert [replace(e, id=0) for e in back.seen[1].elements] == [replace(FULL, id=0)]
+
+
+def test_the_run_s_first_screen_is_kept_even_when_its_app_s_first_is_another():
+    s = state(screen("a", SETTINGS, BARE), screen("b", SHOP, FULL))
+    s.apps = {SHOP: "b"}  # the first screen's app was first seen elsewhere
+    assert [d["hash"] for d in written(s)] == ["a", "b"]
+
+
+def test_at_most_twelve_screens_are_written_and_read():
+    many = [screen(f"h{i}", f"com.app{i}", BARE) for i in range(honest.MAX_SAVED + 2)]
+    s = state(*many)
+    s.apps = {o.package: o.screen_hash for o in many}
+    data = written(s)
+    assert [d["hash"] for d in data] == [f"h{i}" for i in range(honest.MAX_SAVED)]
+    back = state()
+    honest.restore_screens(back, [*data, *data])
+    assert [o.screen_hash for o in back.seen] == [f"h{i}" for i in range(honest.MAX_SAVED)]
+
+
+def test_a_saved_screen_with_fields_missing_reads_as_empty_not_as_made_up_values():
+    back = state()
+    honest.restore_screens(back, [{"elements": [{"bounds": [0, 0, 10, 10]}]},
+                                  {"hash": "x", "elements": "not a list"}])
+    (first, second) = back.seen
+    assert (first.package, first.activity, first.screen_hash) == ("", "", "")
+    assert first.elements == (UIElement(0, "", "", Bounds(0, 0, 10, 10)),)
+    assert second.screen_hash == "x" and second.elements == ()
