@@ -11,9 +11,14 @@ from PIL import Image
 
 from omg_agent.brain import honest
 from omg_agent.brain.budget import StepBudget
+from omg_agent.brain.memory import MemoryBank
+from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState
+from omg_agent.config import Settings
+from omg_agent.core.checks import AppCheck, ElementCheck
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
+from omg_agent.guards.ledger import Passage
 
 SETTINGS, SHOP = "com.android.settings", "com.omg.shop"
 FLAGS = {"checkable": True, "checked": True, "selected": True, "editable": True,
@@ -86,3 +91,34 @@ def test_a_saved_screen_with_fields_missing_reads_as_empty_not_as_made_up_values
     assert (first.package, first.activity, first.screen_hash) == ("", "", "")
     assert first.elements == (UIElement(0, "", "", Bounds(0, 0, 10, 10)),)
     assert second.screen_hash == "x" and second.elements == ()
+
+
+# -- the run's effects and the gate's record, read where honest done reads them ------------
+def context(task: str) -> RunContext:
+    """A run with the gate switched off (no keeper) and nothing else it needs."""
+    return RunContext(RunState(task, StepBudget(5)), None, MemoryBank(None, "run"),  # type: ignore[arg-type]
+                      Settings(), None, None, None, 3)  # type: ignore[arg-type]
+
+
+def test_an_action_that_landed_on_an_element_known_by_its_description_backs_its_check():
+    cart = ElementCheck(desc="Shopping cart")
+    assert honest.backed(cart, [{"text": "", "desc": "Shopping cart", "resource_id": ""}])
+    assert honest.backed(cart, [{"desc": "Shopping cart"}])  # the other keys missing
+    assert not honest.backed(cart, [{"text": "Home", "desc": "Home", "resource_id": ""}])
+    # no action lands on an app or a memory value: such a check is never backed
+    assert not honest.backed(AppCheck(app=SHOP), [{"text": SHOP, "desc": "",
+                                                       "resource_id": SHOP}])
+
+
+def test_with_the_gate_switched_off_the_record_is_the_run_state_s():
+    run = context("Pay for the order in Shop")
+    run.state.passed = [Passage("payment", "tap Pay", "human", True)]
+    assert honest.passages(run) == run.state.passed
+    honest.finish_done(run, "Paid")
+    assert run.state.phase == "DONE"
+
+
+def test_a_run_without_a_plan_step_ends_done_on_what_the_gate_saw():
+    run = context("Open the settings")
+    honest.finish_done(run, "Opened")
+    assert (run.state.phase, run.state.answer) == ("DONE", "Opened")
