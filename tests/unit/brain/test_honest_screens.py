@@ -12,10 +12,12 @@ from PIL import Image
 from omg_agent.brain import honest
 from omg_agent.brain.budget import StepBudget
 from omg_agent.brain.memory import MemoryBank
+from omg_agent.brain.planner import TodoList
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState
 from omg_agent.config import Settings
 from omg_agent.core.checks import AppCheck, ElementCheck
+from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.ledger import Passage
@@ -122,3 +124,20 @@ def test_a_run_without_a_plan_step_ends_done_on_what_the_gate_saw():
     run = context("Open the settings")
     honest.finish_done(run, "Opened")
     assert (run.state.phase, run.state.answer) == ("DONE", "Opened")
+    assert run.state.report is not None
+    assert run.state.report.stopped_because == "the task is complete"
+
+
+def test_an_end_check_that_held_on_the_first_screen_leaves_a_plain_task_unverified():
+    run = context("Turn on Wi-Fi")
+    step = TaskStep(description="Wi-Fi on", success_criteria="Wi-Fi shows",
+                    checks=[ElementCheck(text="Wi-Fi")])
+    run.state.todo = TodoList("Turn on Wi-Fi", [(step, True)])
+    first = screen("a", SETTINGS, replace(BARE, text="Wi-Fi"))
+    honest.look(run, first)
+    run.state.last_obs = first
+    honest.finish_done(run, "Wi-Fi is on")
+    assert run.state.phase == "UNVERIFIED"
+    assert run.state.report is not None
+    assert "already held before the run acted" in run.state.report.stopped_because
+    assert run.state.todo.entries == [(step, False)]
