@@ -1,0 +1,37 @@
+"""How the amount parser reads the characters around an amount (issue 34, mutation testing):
+a combining mark on a letter is part of the word, one anywhere else hides something, and
+full-width forms fold after words too (docs/mutation.md)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from omg_agent.guards.amounts import Money, priced
+
+
+def cny(value: str) -> Money:
+    return Money(Decimal(value), "CNY")
+
+
+def test_full_width_digits_after_a_word_are_read():
+    assert priced("Total ￥１，０７９.００") == [cny("1079.00")]
+
+
+def test_an_accent_written_as_a_combining_mark_does_not_end_the_text():
+    assert priced("Cafe\u0301 latte ¥25") == [cny("25")]  # "Café", decomposed
+
+
+@pytest.mark.parametrize("hidden", [
+    "\u0301",  # a combining mark (Mn) on no letter
+    "\u20dd",  # an enclosing mark (Me)
+    "\ue000",  # a private-use character (Co)
+    "\u0378",  # an unassigned code point (Cn)
+    "\ud800",  # a lone surrogate (Cs)
+    "\x07",  # a control character (Cc) that is no line break or tab
+    "\u3164",  # a blank filler "letter"
+])
+def test_an_invisible_character_between_the_sign_and_the_digits_hides_the_amount(hidden):
+    [found] = priced(f"¥{hidden}1,079.00")
+    assert not found.readable and found.currency == "CNY"
