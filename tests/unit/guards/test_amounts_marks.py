@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from omg_agent.guards.amounts import Money, priced
+from omg_agent.guards.amounts import Money, amounts_in, priced
 
 
 def cny(value: str) -> Money:
@@ -35,3 +35,14 @@ def test_an_accent_written_as_a_combining_mark_does_not_end_the_text():
 def test_an_invisible_character_between_the_sign_and_the_digits_hides_the_amount(hidden):
     [found] = priced(f"¥{hidden}1,079.00")
     assert not found.readable and found.currency == "CNY"
+
+
+def test_a_sign_no_table_lists_is_the_currency_itself():
+    assert priced("₺1,079") == [Money(Decimal("1079"), "₺")]
+    [found] = amounts_in("₺100元")  # two currencies that disagree: the one before is said
+    assert not found.readable and found.currency == "₺"
+
+
+def test_a_character_that_folds_into_several_is_kept_as_written():
+    # "¼" folds to "1⁄4": read so, it would put two numbers (and shift every position)
+    assert amounts_in("¼ off: ¥5") == [cny("5")]
