@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from omg_agent.guards.amounts import Money, amounts_in, priced
+from omg_agent.guards.amounts import Limit, Money, amounts_in, parse_limit, priced
 
 
 def cny(value: str) -> Money:
@@ -46,3 +46,19 @@ def test_a_sign_no_table_lists_is_the_currency_itself():
 def test_a_character_that_folds_into_several_is_kept_as_written():
     # "¼" folds to "1⁄4": read so, it would put two numbers (and shift every position)
     assert amounts_in("¼ off: ¥5") == [cny("5")]
+
+
+def test_two_currencies_that_disagree_keep_the_one_before_whatever_its_case():
+    [found] = amounts_in("RMB100美元")
+    assert not found.readable and found.currency == "CNY"
+
+
+def test_a_number_with_separators_then_units_then_more_digits_is_unreadable():
+    # separators only in a number before one run of units (¥1.2万, ¥1,200万)
+    [found] = priced("¥1.5万2")
+    assert not found.readable
+
+
+def test_a_limit_with_units_takes_the_lower_reading_of_its_digits_a_screen_the_higher():
+    assert parse_limit("at most ¥1 000万") == Limit(cny("10000"))
+    assert priced("¥1 000万") == [cny("10000000")]
