@@ -62,3 +62,13 @@ def test_a_number_with_separators_then_units_then_more_digits_is_unreadable():
 def test_a_limit_with_units_takes_the_lower_reading_of_its_digits_a_screen_the_higher():
     assert parse_limit("at most ¥1 000万") == Limit(cny("10000"))
     assert priced("¥1 000万") == [cny("10000000")]
+
+
+def test_chinese_numerals_under_two_currencies_are_unreadable_and_say_the_first():
+    [found] = amounts_in("$一百元")
+    assert (found.readable, found.currency) == (False, "USD")
+    assert str(found) == 'an amount that cannot be read ("$一百元")'
+
+
+def test_a_sign_after_an_amount_with_its_own_sign_belongs_to_the_next():
+    assert amounts_in("¥5 €10") == [cny("5"), Money(Decimal("10"), "EUR")]
