@@ -72,3 +72,9 @@ def test_chinese_numerals_under_two_currencies_are_unreadable_and_say_the_first(
 
 def test_a_sign_after_an_amount_with_its_own_sign_belongs_to_the_next():
     assert amounts_in("¥5 €10") == [cny("5"), Money(Decimal("10"), "EUR")]
+
+
+@pytest.mark.parametrize("text", ["1,¥579.00", "Pay 1,¥579.00"])
+def test_an_amount_glued_to_digits_before_it_is_unreadable(text):
+    # never ¥579: the digits before belong to it ("¥1,579.00" with the sign misplaced)
+    assert [m.readable for m in amounts_in(text)] == [False, False]
