@@ -78,3 +78,9 @@ def test_a_sign_after_an_amount_with_its_own_sign_belongs_to_the_next():
 def test_an_amount_glued_to_digits_before_it_is_unreadable(text):
     # never ¥579: the digits before belong to it ("¥1,579.00" with the sign misplaced)
     assert [m.readable for m in amounts_in(text)] == [False, False]
+
+
+@pytest.mark.parametrize("text", ["10 79,00 €", "Pay 5 79,00 €"])
+def test_digits_a_plain_space_before_an_amount_with_a_currency_after_make_it_unreadable(text):
+    # "1079,00 €" broken by a space in the wrong place: never €79.00
+    assert [m.readable for m in amounts_in(text)] == [False, False]
