@@ -84,3 +84,10 @@ def test_an_amount_glued_to_digits_before_it_is_unreadable(text):
 def test_digits_a_plain_space_before_an_amount_with_a_currency_after_make_it_unreadable(text):
     # "1079,00 €" broken by a space in the wrong place: never €79.00
     assert [m.readable for m in amounts_in(text)] == [False, False]
+
+
+def test_an_invisible_character_right_after_an_amount_makes_it_unreadable_and_is_shown():
+    [found] = amounts_in("¥100\u200b/month")
+    assert not found.readable and found.currency == "CNY"
+    [cut] = amounts_in("¥1.2\u2060万 ok")  # the question shows what was cut off
+    assert str(cut) == 'an amount that cannot be read ("¥1.2\\u2060万")'
