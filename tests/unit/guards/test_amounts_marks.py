@@ -8,7 +8,16 @@ from decimal import Decimal
 
 import pytest
 
-from omg_agent.guards.amounts import Limit, Money, amounts_in, parse_limit, priced
+from omg_agent.guards.amounts import (
+    UNREADABLE,
+    Limit,
+    Money,
+    amounts_in,
+    parse_limit,
+    parse_money,
+    priced,
+    split_limit,
+)
 
 
 def cny(value: str) -> Money:
@@ -91,3 +100,14 @@ def test_an_invisible_character_right_after_an_amount_makes_it_unreadable_and_is
     assert not found.readable and found.currency == "CNY"
     [cut] = amounts_in("¥1.2\u2060万 ok")  # the question shows what was cut off
     assert str(cut) == 'an amount that cannot be read ("¥1.2\\u2060万")'
+
+
+def test_an_amount_the_user_writes_takes_the_lower_reading():
+    assert parse_money("¥100 200") == cny("100")
+    assert split_limit("you may pay ¥100 200 in Shop") == (Limit(cny("100")),
+                                                          "you may pay  in Shop")
+
+
+def test_a_bare_amount_limit_that_cannot_be_read_admits_nothing():
+    limit, rest = split_limit("you may pay ¥1\u200b000 in Shop")
+    assert limit is UNREADABLE and rest == "you may pay  in Shop"
