@@ -81,6 +81,7 @@ def test_chinese_numerals_under_two_currencies_are_unreadable_and_say_the_first(
 
 def test_a_sign_after_an_amount_with_its_own_sign_belongs_to_the_next():
     assert amounts_in("¥5 €10") == [cny("5"), Money(Decimal("10"), "EUR")]
+    assert amounts_in("¥5 € 10") == [cny("5"), Money(Decimal("10"), "EUR")]
 
 
 @pytest.mark.parametrize("text", ["1,¥579.00", "Pay 1,¥579.00"])
