@@ -7,7 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from omg_agent.guards.numerals import number
+from omg_agent.guards.amounts import Money, priced
+from omg_agent.guards.numerals import number, zh_number
 
 
 @pytest.mark.parametrize(("raw", "value"), [
@@ -27,3 +28,17 @@ def test_numbers_that_read(raw, value):
 ])
 def test_what_is_no_number(raw):
     assert number(raw) is None
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("一亿三万", 100_030_000), ("三千亿", 300_000_000_000), ("一万亿", 10**12),
+    ("万", 10_000), ("亿", 100_000_000),
+])
+def test_chinese_numerals_count_as_chinese_counts_them(text, value):
+    assert zh_number(text) == value
+
+
+def test_units_after_digits_keep_the_value_as_written():
+    assert priced("¥3百5") == [Money(Decimal("350"), "CNY")]  # the last digit counts tens
+    assert [str(m) for m in priced("¥1.2万")] == ["¥12,000"]  # a whole number stays whole
+    assert priced("¥1.2345百") == [Money(Decimal("123.45"), "CNY")]  # never rounded down
