@@ -141,3 +141,9 @@ def test_an_end_check_that_held_on_the_first_screen_leaves_a_plain_task_unverifi
     assert run.state.report is not None
     assert "already held before the run acted" in run.state.report.stopped_because
     assert run.state.todo.entries == [(step, False)]
+
+
+def test_each_check_keeps_its_own_baseline():
+    wifi, cart = ElementCheck(text="Wi-Fi"), ElementCheck(desc="Shopping cart")
+    assert honest.check_key(wifi) == honest.check_key(ElementCheck(text="Wi-Fi"))
+    assert honest.check_key(wifi) != honest.check_key(cart)
