@@ -147,3 +147,10 @@ def test_each_check_keeps_its_own_baseline():
     wifi, cart = ElementCheck(text="Wi-Fi"), ElementCheck(desc="Shopping cart")
     assert honest.check_key(wifi) == honest.check_key(ElementCheck(text="Wi-Fi"))
     assert honest.check_key(wifi) != honest.check_key(cart)
+
+
+def test_a_screen_seen_first_after_the_run_acted_is_no_first_screen():
+    run = context("Turn on Wi-Fi")
+    run.state.touched = [{"text": "Wi-Fi", "desc": "", "resource_id": ""}]  # it acted
+    honest.look(run, screen("after", SETTINGS, replace(BARE, text="Wi-Fi")))
+    assert run.state.seen == [] and run.state.apps == {}
