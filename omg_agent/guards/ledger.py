@@ -87,8 +87,9 @@ class Ledger:
         list the gate appends to (the run state keeps that very list)."""
         if saved is self.entries:
             return self.entries
-        self.entries[:0] = list(saved)
-        self.open = [(entry + len(self.entries), at) for entry, at in self.open]
+        earlier = list(saved)
+        self.entries[:0] = earlier
+        self.open = [(entry + len(earlier), at) for entry, at in self.open]
         return self.entries
 
 
