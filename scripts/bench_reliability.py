@@ -211,17 +211,14 @@ def run_fleet_faults(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     for _ in range(args.fleet):
         for fault in FLEET_FAULTS:
-            trial = fleet_trial(fault)
-            trials.append(trial)
+            trials.append(fleet_trial(fault))
             if not args.quiet:
-                print(f"{fault:22} done {trial.done} failed {trial.failed} never started "
-                      f"{trial.never_started} misreported {trial.misreported} side effects "
-                      f"{trial.side_effects} {'completed' if trial.completed else 'NOT'} "
-                      f"{trial.wall_s:5.1f} s" + (f"  ({trial.error})" if trial.error else ""),
-                      file=sys.stderr, flush=True)
+                _fleet_line(trials[-1])
     print(fleet_table(trials))
     print(f"\n{len(trials)} trials in {time.perf_counter() - started:.0f} s. Command: python "
           f"scripts/bench_reliability.py --runs 0 --fleet {args.fleet}\n")
+
+
 def _fleet_line(trial: object) -> None:
     t: Any = trial
     print(f"{t.fault:30} done {t.done} failed {t.failed} never started {t.never_started} "
