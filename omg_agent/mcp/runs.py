@@ -182,7 +182,9 @@ async def _words_asked(ctx: Context, runs: _Runs, task: str,
     except ValueError:
         allowed = []  # the gate names the bad --allow when the run starts
     asks = run_asks(task, allowed)
-    if not asks or not consent.can_ask(ctx):
+    # with --approve-on mirror the run puts its words to the page (its confirm channel),
+    # never to the client's elicitation: a client answers that itself
+    if not asks or runs.hub.mirror is not None or not consent.can_ask(ctx):
         return await start("client")
     text = asks_question(asks)
     key = f"words:{task}"
