@@ -137,3 +137,53 @@ def test_a_python_callers_words_are_asked_before_the_run(vphone, tmp_path):
                   use_cache=False)
     assert shop.orders == []
     assert human.requests[0].cls == ASK_CLASS
+
+
+# -- the mirror page: a yes only from the signed-in tab, for an open question ----------------
+def test_mirror_refuses_a_yes_without_cookie_key_or_origin_and_for_a_stale_question(
+        vphone, tmp_path):
+    from tests.unit.mirror_doubles import Client as Tab
+
+    shop = at_checkout(vphone.phone)
+    hub = mcp_hub(vphone, tmp_path, approve_on="mirror")
+    hub.open_mirror()
+    human, stranger = Tab(hub.mirror), Tab(hub.mirror)
+    assert human.sign_in().status == 200
+    forged: list[int] = []
+    asked: list[str] = []
+
+    def page() -> None:
+        channel = hub.mirror.channel
+        version = channel.changes.version
+        while not channel.pending():
+            version = channel.changes.wait(version, 10)
+        [request] = channel.pending()
+        asked.append(request["text"])
+        yes = {"id": request["id"], "answer": True}
+        forged.append(human.post("/api/answer", yes, cookie=False).status)
+        forged.append(human.post("/api/answer", yes, key="nope").status)
+        forged.append(human.post("/api/answer", yes,
+                                 headers={"Origin": "http://evil.example"}).status)
+        forged.append(stranger.post("/api/answer", yes).status)  # never signed in
+        assert channel.pending(), "a forged answer settled the question"
+        assert human.post("/api/answer", {**yes, "answer": False}).status == 200
+        forged.append(human.post("/api/answer", yes).status)  # stale: answered already
+
+    async def session() -> tuple[Any, Any]:
+        async with mcp_client(hub, elicitation_callback=_yes_man) as client:
+            thread = threading.Thread(target=page, daemon=True)
+            thread.start()
+            first = await client.call_tool("tap", {"resource_id": "pay"})
+            thread.join(10)
+            again = await client.call_tool("tap", {"resource_id": "pay"})
+            return first, again
+
+    try:
+        first, again = anyio.run(session)
+    finally:
+        hub.close()
+    assert all(status != 200 for status in forged) and len(forged) == 5, forged
+    assert first.structured_content["status"] == "declined", first
+    assert again.structured_content["status"] == "declined", again
+    assert len(asked) == 1 and vphone.serial in asked[0]  # a retry after a no: not asked
+    assert shop.orders == []
