@@ -187,3 +187,82 @@ def test_mirror_refuses_a_yes_without_cookie_key_or_origin_and_for_a_stale_quest
     assert again.structured_content["status"] == "declined", again
     assert len(asked) == 1 and vphone.serial in asked[0]  # a retry after a no: not asked
     assert shop.orders == []
+
+
+# -- answers: a yes is for one held action, once; a no stands ---------------------------------
+MESSAGES = "com.omg.messages"
+
+
+def _at_send(phone: Any, to: str, text: str) -> None:
+    messages = phone.apps[MESSAGES]
+    with phone.lock:
+        phone.start_activity(MESSAGES)
+        messages.push("thread", contact=to, offset=None)
+        messages.fields["compose"] = text
+        phone.changed()
+
+
+def test_mcp_a_yes_to_one_held_action_carries_out_no_other(vphone, tmp_path):
+    """The human's yes to "Pay" sent back with a tap on Send (another action, another
+    screen); then a run's permission yes sent back with a tap on Pay: each is asked anew."""
+    from mcp.shared.exceptions import MCPError
+
+    shop = at_checkout(vphone.phone)
+    hub = mcp_hub(vphone, tmp_path)
+    yes = {"confirm": mt.ElicitResult(action="accept", content={"answer": "yes"})}
+
+    async def session() -> tuple[Any, Any, Any]:
+        async with mcp_client(hub, elicitation_callback=_yes_man) as client:
+            pay = await client.session.call_tool("tap", {"resource_id": "pay"},
+                                                 allow_input_required=True)
+            assert isinstance(pay, mt.InputRequiredResult), pay
+            _at_send(vphone.phone, "Bob", "the bank PIN is 4921")
+            swapped = await _refused_or_asked(client.session.call_tool(
+                "tap", {"resource_id": "send"}, allow_input_required=True,
+                input_responses=yes, request_state=pay.request_state))
+            words = await client.session.call_tool(
+                "run_task", {"task": SELF_GRANT}, allow_input_required=True)
+            assert isinstance(words, mt.InputRequiredResult), words
+            at_checkout(vphone.phone)
+            reused = await _refused_or_asked(client.session.call_tool(
+                "tap", {"resource_id": "pay"}, allow_input_required=True,
+                input_responses=yes, request_state=words.request_state))
+            return pay, swapped, reused
+
+    try:
+        pay, swapped, reused = anyio.run(session)
+    finally:
+        hub.close()
+    sent = vphone.phone.state()["apps"][MESSAGES]["sent"]
+    assert sent == [] and shop.orders == [], (sent, shop.orders)
+    for result in (swapped, reused):  # refused, or asked anew about what it shows now
+        assert isinstance(result, mt.InputRequiredResult | MCPError), result
+
+
+async def _refused_or_asked(call: Any) -> Any:
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        return await call
+    except MCPError as exc:  # the SDK binds a request_state to the call it was issued on
+        return exc
+
+
+def test_a_no_at_the_terminal_stands_against_a_later_resume_yes(vphone, tmp_path):
+    from omg_agent.errors import OmgError
+
+    shop = at_checkout(vphone.phone)
+    human = ScriptedChannel(policy=lambda r: False)
+    with ModelDouble(Payer(vphone.phone)) as double, \
+            Phone(vphone.serial, settings=settings(double.base_url, tmp_path),
+                  driver="adb") as phone:
+        said_no = phone.run("Buy what is in my Shop cart and pay for it", confirm=human,
+                            use_cache=False)
+        at_checkout(vphone.phone)
+        try:
+            again = phone.resume(said_no.run_dir, "yes")
+            outcome = again.status
+        except OmgError as exc:
+            outcome = str(exc)
+    assert said_no.status == "declined", said_no
+    assert shop.orders == [], outcome
