@@ -266,3 +266,32 @@ def test_a_no_at_the_terminal_stands_against_a_later_resume_yes(vphone, tmp_path
             outcome = str(exc)
     assert said_no.status == "declined", said_no
     assert shop.orders == [], outcome
+
+
+# -- what the client's model reads: no recipe that would approve -------------------------------
+RECIPES = ("--answer", "--allow", "--resume", "--yes", "allow=")
+
+
+def test_mcp_a_held_runs_report_and_listing_hold_no_self_approval_recipe(vphone, tmp_path):
+    shop = at_checkout(vphone.phone)
+    with ModelDouble(Payer(vphone.phone)) as double:
+        hub = mcp_hub(vphone, tmp_path, double.base_url)
+
+        async def session() -> list[str]:
+            async with mcp_client(hub) as client:  # no elicitation: the run stays held
+                held = await client.call_tool("run_task", {"task": SELF_GRANT})
+                name = held.structured_content["run_dir"]
+                report = await client.read_resource(f"omg://runs/{name}/report")
+                listing = await client.read_resource("omg://runs")
+                declined = await client.call_tool("decline", {"run_dir": name})
+                again = await client.read_resource(f"omg://runs/{name}/report")
+                return [str(held.structured_content), report.contents[0].text,
+                        listing.contents[0].text, str(declined.structured_content),
+                        again.contents[0].text]
+        try:
+            texts = anyio.run(session)
+        finally:
+            hub.close()
+    assert shop.orders == []
+    for text in texts:
+        assert not [r for r in RECIPES if r in text], [text[max(0, text.find(r) - 200):text.find(r) + 100] for r in RECIPES if r in text]
