@@ -295,3 +295,39 @@ def test_mcp_a_held_runs_report_and_listing_hold_no_self_approval_recipe(vphone,
     assert shop.orders == []
     for text in texts:
         assert not [r for r in RECIPES if r in text], [text[max(0, text.find(r) - 200):text.find(r) + 100] for r in RECIPES if r in text]
+
+
+class AskThenPay(Payer):
+    """Asks the user "May I pay? (yes/no)" first (an operator ask), then taps Pay."""
+
+    asked: bool = False
+
+    def reply(self, request: dict[str, Any]) -> str:
+        from omg_agent.sim.model_double import contract_name
+        from tests.integration.test_declined_vphone import act
+
+        if contract_name(request) in ("TaskPlan", "Replan") or self.asked:
+            return super().reply(request)
+        self.asked = True
+        return act("ask first", {"type": "ask_user", "question": "May I pay? (yes/no)"})
+
+
+def test_mcp_the_clients_yes_to_an_operator_ask_approves_no_payment(vphone, tmp_path):
+    shop = at_checkout(vphone.phone)
+    with ModelDouble(AskThenPay(vphone.phone)) as double:
+        hub = mcp_hub(vphone, tmp_path, double.base_url)
+
+        async def session() -> tuple[Any, Any]:
+            async with mcp_client(hub) as client:  # no elicitation
+                asked = await client.call_tool("run_task", {
+                    "task": "Buy what is in my Shop cart and pay for it"})
+                name = asked.structured_content["run_dir"]
+                return asked, await client.call_tool("answer", {"run_dir": name,
+                                                                "text": "yes"})
+        try:
+            asked, answered = anyio.run(session)
+        finally:
+            hub.close()
+    assert asked.structured_content["status"] == "ask_user", asked
+    assert answered.structured_content["status"] == "needs_confirmation", answered
+    assert shop.orders == []
