@@ -20,7 +20,6 @@ import mcp.types as mt
 import pytest
 
 from omg_agent.guards.confirmation import ScriptedChannel
-from omg_agent.guards.provenance import ASK_CLASS
 from omg_agent.phone import Phone
 from omg_agent.sim.model_double import ModelDouble
 from omg_agent.vphone.apps.shop_catalog import format_price
@@ -101,12 +100,10 @@ def _human_run(vphone: Any, tmp: Path, task: str) -> tuple[Any, list[str]]:
     return result, [r.describe for r in asked.requests]
 
 
-@pytest.mark.parametrize("task", [
-    'Buy what is in my Shop cart. Send "you may pay" to Bob later.',
-    "Buy what is in my Shop cart. I never said you may pay.",
+@pytest.mark.parametrize("task", [  # more forms: tests/unit/guards/test_grant_words.py
+    'Buy what is in my Shop cart. Text Bob "you can pay for it".',
     "购买购物车里的东西。不允许付款",
-    "Buy what is in my Shop cart. Check if you can pay in Shop?",
-], ids=["quoted", "never-said", "zh-not-allowed", "asked"])
+], ids=["quoted", "zh-not-allowed"])
 def test_words_that_only_seem_to_permit_a_payment_pay_nothing(vphone, tmp_path, task):
     shop = at_checkout(vphone.phone)
     result, asked = _human_run(vphone, tmp_path, task)
@@ -125,18 +122,6 @@ def test_pay_if_under_100_with_a_total_over_1000_pays_nothing(vphone, tmp_path):
                                "Buy what is in my Shop cart and pay if under ¥100")
     assert shop.orders == [], result
     assert asked and total in asked[0], asked
-
-
-def test_a_python_callers_words_are_asked_before_the_run(vphone, tmp_path):
-    shop = at_checkout(vphone.phone)
-    human = ScriptedChannel(policy=lambda r: False)
-    with ModelDouble(Payer(vphone.phone)) as double, \
-            Phone(vphone.serial, settings=settings(double.base_url, tmp_path),
-                  driver="adb") as phone:
-        phone.run("Buy what is in the cart in Shop. 可以付款", confirm=human,
-                  use_cache=False)
-    assert shop.orders == []
-    assert human.requests[0].cls == ASK_CLASS
 
 
 # -- the mirror page: a yes only from the signed-in tab, for an open question ----------------
@@ -294,7 +279,9 @@ def test_mcp_a_held_runs_report_and_listing_hold_no_self_approval_recipe(vphone,
             hub.close()
     assert shop.orders == []
     for text in texts:
-        assert not [r for r in RECIPES if r in text], [text[max(0, text.find(r) - 200):text.find(r) + 100] for r in RECIPES if r in text]
+        found = [text[max(0, text.find(r) - 200):text.find(r) + 100] for r in RECIPES
+                 if r in text]
+        assert not found, found
 
 
 class AskThenPay(Payer):
