@@ -208,6 +208,9 @@ def test_mcp_a_yes_to_one_held_action_carries_out_no_other(vphone, tmp_path):
             words = await client.session.call_tool(
                 "run_task", {"task": SELF_GRANT}, allow_input_required=True)
             assert isinstance(words, mt.InputRequiredResult), words
+            asked = words.input_requests["confirm"].params  # type: ignore[union-attr]
+            assert vphone.serial in asked.message, asked.message  # names the phone
+            assert asked.requested_schema["properties"]["answer"]["enum"] == ["yes", "no"]
             at_checkout(vphone.phone)
             reused = await _refused_or_asked(client.session.call_tool(
                 "tap", {"resource_id": "pay"}, allow_input_required=True,
