@@ -11,7 +11,8 @@ same words grant nothing
 * negated or doubted before they are said ("Nobody said you may pay", "I never said you
   can pay", "You don't have my permission to pay", "不允许付款", "没有授权你付款");
 * asked ("Tell me whether you may pay", "Check if you can pay", "You may pay? No.",
-  "可以付款吗？", "是否可以付款").
+  "可以付款吗？", "是否可以付款"), or a condition on being able ("If you can pay in Shop,
+  tell me", "如果你可以付款就告诉我").
 
 :func:`spoken` blanks the first kind (same length, so offsets hold); :func:`voiced` tells
 whether a permission found at a place of the spoken text is the user's own. Both are used
@@ -29,9 +30,10 @@ _QUOTED = re.compile(r"\"[^\"\n]+\"|“[^”\n]+”|(?<!\w)'[^'\n]+'(?!\w)|‘[^
 _DOUBT_EN = re.compile(
     r"\b(?:not|never|no|nobody|none|neither|nor|whether|assume|pretend|claims?|"
     r"says|saying|reads|reading|written|wrote|titled|named|called)\b|\bno\s+one\b|"
-    r"n['’]t\b|\b(?:check|see|find\s+out|tell\s+me|ask(?:\s+me)?|know|wonder)\s+if\b",
+    r"n['’]t\b|\b(?:check|see|find\s+out|tell\s+me|ask(?:\s+me)?|know|wonder)\s+if\b|"
+    r"\b(?:if|unless)\s*$",  # "if you can pay in Shop, tell me": able, not allowed
     re.IGNORECASE)
-_DOUBT_ZH_NEXT = re.compile(r"(?:不|没有?|未|别|非|是否|能否|可否|谁说)(?:你|我)?$")
+_DOUBT_ZH_NEXT = re.compile(r"(?:不|没有?|未|别|非|是否|能否|可否|谁说|如果|要是|假如)(?:你|我)?$")
 _REPORTED_ZH = re.compile(r"说|写着|写道|标题|内容|显示|提示|通知|[:：]")
 _ASKED_ZH = re.compile(r"吗|？|\?")
 

@@ -45,6 +45,8 @@ def granted(task: str) -> list[str]:
     "没有授权你付款",
     "备忘录里写着可以付款",
     "给妈妈发消息说可以付款",
+    "If you can pay in Shop, tell me",
+    "如果你可以付款就告诉我",
 ])
 def test_words_that_only_seem_to_permit_grant_nothing_but_the_send(task):
     assert [g for g in granted(task) if not g.startswith("send to")] == []
