@@ -22,7 +22,8 @@ crashed, Ctrl-C, SIGTERM, SIGHUP, device lost) with ``--resume RUN_DIR`` (same p
 step count and trace; the plan re-synced with the screen). Ctrl-C ends a run with status
 ``interrupted`` and prints the resume command; SIGTERM and SIGHUP end it the same way
 (:mod:`.ctrlc`). ``--resume`` of a run that has ended prints its result again and exits
-with its code: nothing is done again. ``--dry-run`` runs everything but sends nothing to the device.
+with its code: nothing is done again. ``--dry-run`` runs everything but sends nothing to the device, and ends with its own status
+``dry_run`` (exit 0): the actions it would have sent, in order.
 
 Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that is neither
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
@@ -96,6 +97,7 @@ RUN_HELP = "\n\n".join((
     'Example: omg-agent run "Sign in to Login as demo with password {{secret:pw}}" '
     "--secret pw=…",
     'Example: omg-agent run "Turn off Wi-Fi" --planning flat',
+    'Example: omg-agent run "Turn off Wi-Fi" --model sim --dry-run',
     "Example: omg-agent run --resume runs/20261123-0412-buy --answer yes",
     "Example: omg-agent run --resume runs/20261123-0412-like-the-first-10-posts",
     'Example: omg-agent run "type the code from Messages into the app" --device '
@@ -198,6 +200,10 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
     job.use_macros = not (no_macros or dry_run)  # a macro talks to the shell: never dry
     job.mirror, job.wait_device = mirror, wait_device
     result, run_dir = _carried_out(job, task, plan, sim, resume, answer)
+    if dry_run:  # its own ending: what would have been sent, never a loop or a resume
+        with printing_cannot_fail():
+            _print_dry(result, job.planned, run_dir, as_json)
+        raise typer.Exit(0)
     code = DISK_EXIT if result.status == "interrupted" and job.disk is not None \
         else EXIT_CODES.get(result.status, 1)  # decided before anything is printed
     with printing_cannot_fail():
@@ -337,6 +343,41 @@ def _ended_again(ended: RunAlreadyEnded, as_json: bool) -> typing.NoReturn:
             err_console.print(Text(f"{ended}: this is its result (trace {ended.run_dir})"),
                               soft_wrap=True)
     raise typer.Exit(code)
+
+
+def first_pass(planned: list[str]) -> list[str]:
+    """The actions a dry run planned, up to the first one planned again: the screen never
+    changes in a dry run, so what follows is the agent retrying (waits between them are the
+    loop guard's, not the plan's)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in planned:
+        if line in seen:
+            break
+        if '"type": "wait"' not in line:
+            seen.add(line)
+        out.append(line)
+    while out and '"type": "wait"' in out[-1]:
+        out.pop()
+    return out
+
+
+def _print_dry(result: RunResult, planned: list[str], run_dir: Path, as_json: bool) -> None:
+    """A dry run's result: status ``dry_run``, the actions it would have sent in order."""
+    planned = first_pass(planned)
+    if as_json:
+        print_json({"status": "dry_run", "planned": planned, "question": result.question,
+                    "model_calls": result.model_calls, "steps_used": result.steps_used,
+                    "run_dir": str(run_dir)})
+        return
+    console.print(Text.assemble(("dry run", "cyan"), f": {len(planned)} planned action(s), "
+                                "nothing was sent to the device"))
+    for number, line in enumerate(planned, 1):
+        console.print(Text(f"  {number}. {shortened(line, 2_000)}"), soft_wrap=True)
+    if result.question:  # a sensitive action the gate held, or the model's question
+        console.print(Text(f"then it would ask: {shortened(result.question, 2_000)}"),
+                      soft_wrap=True)
+    console.print(Text(f"{result.model_calls} model call(s) · trace {run_dir}"), soft_wrap=True)
 
 
 def _print_result(result: RunResult, run_dir: Path, as_json: bool,
