@@ -22,8 +22,9 @@ crashed, Ctrl-C, SIGTERM, SIGHUP, device lost) with ``--resume RUN_DIR`` (same p
 step count and trace; the plan re-synced with the screen). Ctrl-C ends a run with status
 ``interrupted`` and prints the resume command; SIGTERM and SIGHUP end it the same way
 (:mod:`.ctrlc`). ``--resume`` of a run that has ended prints its result again and exits
-with its code: nothing is done again. ``--dry-run`` runs everything but sends nothing to the device, and ends with its own status
-``dry_run`` (exit 0): the actions it would have sent, in order.
+with its code: nothing is done again. ``--dry-run`` runs everything but sends nothing to
+the device, and ends with its own status ``dry_run`` (exit 0): the actions it would have
+sent, in order.
 
 Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that is neither
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
@@ -253,7 +254,9 @@ def _simulated(task: str | None, resume: Path | None, device: str | None) -> Any
              "--model sim runs an in-process vphone that is gone after the run: it "
              "cannot be resumed")
     if device not in (None, "vphone"):
-        fail("--model sim drives an in-process vphone only: drop --device")
+        fail("--model sim drives a vphone it starts itself: drop --device, or start "
+             "`omg-agent sim serve` and run with OMG_BASE_URL=<its URL> OMG_MODEL=sim "
+             "--device <its serial>")
     return sim
 
 

@@ -28,6 +28,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from omg_agent.core.geometry import NORM_MAX
 from omg_agent.core.hotkeys import combo_keycode, parse_combo
@@ -280,6 +281,9 @@ class Launch(_Model):
     type: Literal["launch"] = Field("launch", description="Open an app.")
     app: str = Field(**SAID, min_length=1,
                      description="App name (e.g. 'Settings', '设置') or package.")
+    # a flow's launchApp (Maestro's default): stop the app first, so it opens on its first
+    # screen; not offered to the model (left out of the schema it is sent)
+    restart: SkipJsonSchema[bool | None] = None
 
 
 class Back(_Model):

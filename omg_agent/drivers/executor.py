@@ -357,7 +357,7 @@ class BundleExecutor:
             case Key() | Back() | Home():
                 port.key(cmds.keycode_of(action))
             case Launch():
-                port.start(plan.package)
+                port.start(plan.package, restart=bool(action.restart))
 
     def _flush(self, queued: list[Planned], outcomes: list[ActionOutcome],
                port: ActionPort) -> None:

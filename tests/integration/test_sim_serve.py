@@ -18,8 +18,8 @@ from look_script import BLANK
 from typer.testing import CliRunner
 
 from omg_agent.cli import app
-from omg_agent.sim.serve import serve_sim
 from omg_agent.sim.replies import SETTINGS
+from omg_agent.sim.serve import serve_sim
 
 ROOT = Path(__file__).resolve().parents[2]
 
