@@ -168,6 +168,8 @@ def run_(
     try:
         settings = Settings.load(overrides={"allow": ",".join(allow) or None})
         macros = _store(store)
+        if not any(s.macro.name == name for s in macros.stored()):
+            macros.get(name)  # its error lists the stored names, before a device is picked
         with driving(device, f"omg-agent macro run {name}") as serial:
             handle = open_driver(serial, "adb")
             try:

@@ -93,7 +93,10 @@ class JudgedPort:
 
     def start(self, package: str, *, restart: bool = False) -> None:
         self._judge(InputEffect("start", package=package))
-        self.inner.start(package, restart=restart)
+        if restart:
+            self.inner.start(package, restart=True)
+        else:
+            self.inner.start(package)
 
     def batch(self) -> list[int]:
         return self.inner.batch()
