@@ -73,9 +73,12 @@ MAX_STEPS = 10_000  # commands in one file, nested bodies counted one by one
 MAX_TIMES = 10_000  # repeat times / retry maxRetries
 
 
-def load_flow(path: Path) -> Flow:
-    """The flow in ``path`` (raises :class:`FlowError` naming what is wrong)."""
-    path = Path(path)
+def load_flow(path: Path | str) -> Flow:
+    """The flow in ``path`` — a file, or ``builtin:NAME`` for a shipped one (raises
+    :class:`FlowError` naming what is wrong)."""
+    from omg_agent.flows.builtin import flow_path
+
+    path = flow_path(str(path))
     return parse_flow(read_text(path, "flow file", error=FlowError), source=str(path))
 
 
