@@ -59,6 +59,7 @@ from omg_agent.cli.console import (
     printing_cannot_fail,
     shortened,
 )
+from omg_agent.cli.dryrun import print_dry
 from omg_agent.cli.lease import WaitDeviceCommand, wait_device_option
 from omg_agent.cli.runjob import RunJob
 from omg_agent.core.secrets import parse_secret_options
@@ -203,7 +204,7 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
     result, run_dir = _carried_out(job, task, plan, sim, resume, answer)
     if dry_run:  # its own ending: what would have been sent, never a loop or a resume
         with printing_cannot_fail():
-            _print_dry(result, job.planned, run_dir, as_json)
+            print_dry(result, job.planned, run_dir, as_json)
         raise typer.Exit(0)
     code = DISK_EXIT if result.status == "interrupted" and job.disk is not None \
         else EXIT_CODES.get(result.status, 1)  # decided before anything is printed
@@ -346,41 +347,6 @@ def _ended_again(ended: RunAlreadyEnded, as_json: bool) -> typing.NoReturn:
             err_console.print(Text(f"{ended}: this is its result (trace {ended.run_dir})"),
                               soft_wrap=True)
     raise typer.Exit(code)
-
-
-def first_pass(planned: list[str]) -> list[str]:
-    """The actions a dry run planned, up to the first one planned again: the screen never
-    changes in a dry run, so what follows is the agent retrying (waits between them are the
-    loop guard's, not the plan's)."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for line in planned:
-        if line in seen:
-            break
-        if '"type": "wait"' not in line:
-            seen.add(line)
-        out.append(line)
-    while out and '"type": "wait"' in out[-1]:
-        out.pop()
-    return out
-
-
-def _print_dry(result: RunResult, planned: list[str], run_dir: Path, as_json: bool) -> None:
-    """A dry run's result: status ``dry_run``, the actions it would have sent in order."""
-    planned = first_pass(planned)
-    if as_json:
-        print_json({"status": "dry_run", "planned": planned, "question": result.question,
-                    "model_calls": result.model_calls, "steps_used": result.steps_used,
-                    "run_dir": str(run_dir)})
-        return
-    console.print(Text.assemble(("dry run", "cyan"), f": {len(planned)} planned action(s), "
-                                "nothing was sent to the device"))
-    for number, line in enumerate(planned, 1):
-        console.print(Text(f"  {number}. {shortened(line, 2_000)}"), soft_wrap=True)
-    if result.question:  # a sensitive action the gate held, or the model's question
-        console.print(Text(f"then it would ask: {shortened(result.question, 2_000)}"),
-                      soft_wrap=True)
-    console.print(Text(f"{result.model_calls} model call(s) · trace {run_dir}"), soft_wrap=True)
 
 
 def _print_result(result: RunResult, run_dir: Path, as_json: bool,

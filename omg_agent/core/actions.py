@@ -281,9 +281,7 @@ class Launch(_Model):
     type: Literal["launch"] = Field("launch", description="Open an app.")
     app: str = Field(**SAID, min_length=1,
                      description="App name (e.g. 'Settings', '设置') or package.")
-    # a flow's launchApp (Maestro's default): stop the app first, so it opens on its first
-    # screen; not offered to the model (left out of the schema it is sent)
-    restart: SkipJsonSchema[bool | None] = None
+    restart: SkipJsonSchema[bool | None] = None  # a flow's launchApp: stopped first (hidden)
 
 
 class Back(_Model):
@@ -386,8 +384,7 @@ def is_boundary(action: Action, element: UIElement | None = None) -> bool:
     match action:
         case Tap():
             return not stays_on_screen(element)
-        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home() | RunMacro() \
-                | Scan():
+        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home() | RunMacro() | Scan():
             return True
         case Key():
             return action.combo is not None or action.keycode in BOUNDARY_KEYCODES

@@ -57,9 +57,9 @@ def dump_flow(flow: Flow, *, maestro: bool = False) -> str:
 def _maestro(c: Command) -> tuple[Command, ...]:
     if not isinstance(c, InputText) or c.selector is None:
         return (c,)
-    base = {"optional": c.optional}
-    return (TapOn(selector=c.selector, **base), *((EraseText(**base),) if c.clear else ()),
-            InputText(text=c.text, **base))
+    opt = c.optional
+    return (TapOn(selector=c.selector, optional=opt),
+            *((EraseText(optional=opt),) if c.clear else ()), InputText(text=c.text, optional=opt))
 
 
 def _dump_selector(s: Selector) -> str | dict[str, Any]:
