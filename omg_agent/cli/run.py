@@ -185,7 +185,11 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
     _check_usage(task, resume, answer, planning)
     sim = None
     if model == "sim":
-        sim, model, device = _simulated(task, resume, device), None, "vphone"
+        sim = _simulated(task, resume, device)
+        if isinstance(sim, str):  # the endpoint of the `sim serve` driving that device
+            base_url, sim = sim, None
+        else:
+            model, device = None, "vphone"
     settings = _settings(sim is not None, {
         "max_steps": max_steps, "device": device, "model": model, "runs_dir": runs_dir,
         "base_url": base_url, "api_key": api_key, **_secrets(secret),
@@ -209,7 +213,8 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
     code = DISK_EXIT if result.status == "interrupted" and job.disk is not None \
         else EXIT_CODES.get(result.status, 1)  # decided before anything is printed
     with printing_cannot_fail():
-        _print_result(result, run_dir, as_json, simulated=sim is not None, disk=job.disk)
+        _print_result(result, run_dir, as_json, simulated=sim is not None or model == "sim",
+                      disk=job.disk)
     raise typer.Exit(code)
 
 
@@ -246,7 +251,8 @@ def _check_usage(task: str | None, resume: Path | None, answer: str | None,
 
 
 def _simulated(task: str | None, resume: Path | None, device: str | None) -> Any:
-    """The known vphone task ``--model sim`` runs against the expert double."""
+    """The known vphone task ``--model sim`` runs against the expert double on a vphone it
+    starts, or, with ``--device``, the endpoint of the ``sim serve`` driving that device."""
     from omg_agent.sim.expert.sim import sim_task, unknown_goal_message
 
     sim = sim_task(task or "")
@@ -255,9 +261,13 @@ def _simulated(task: str | None, resume: Path | None, device: str | None) -> Any
              "--model sim runs an in-process vphone that is gone after the run: it "
              "cannot be resumed")
     if device not in (None, "vphone"):
-        fail("--model sim drives a vphone it starts itself: drop --device, or start "
-             "`omg-agent sim serve` and run with OMG_BASE_URL=<its URL> OMG_MODEL=sim "
-             "--device <its serial>")
+        from omg_agent.sim.serve import served_for
+
+        url = served_for(str(device))
+        if url is None:
+            fail(f"--model sim on {device}: no `omg-agent sim serve` drives it; start one "
+                 "(it prints its vphone's serial) or drop --device")
+        return url
     return sim
 
 

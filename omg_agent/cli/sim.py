@@ -48,6 +48,8 @@ def serve(
             console.print(f"try: OMG_BASE_URL={served.base_url} OMG_MODEL={MODEL_NAME} "
                           f"omg-agent run \"Turn off Wi-Fi\" --device {served.serial}",
                           soft_wrap=True, highlight=False)
+            console.print(f"  or: omg-agent run --model sim \"Turn off Wi-Fi\" --device "
+                          f"{served.serial}", soft_wrap=True, highlight=False)
             _until_stopped(stop)
     except OSError as exc:
         fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}; choose another --port")

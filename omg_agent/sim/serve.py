@@ -11,6 +11,9 @@ which task it plays is read from each request's ``Task:`` line (the sentences
     OMG_BASE_URL=http://127.0.0.1:8765/v1 OMG_MODEL=sim omg-agent run "Turn off Wi-Fi" \\
         --device <the serial it printed>
 
+or, the same, ``omg-agent run --model sim "Turn off Wi-Fi" --device <that serial>``: a
+record of each running ``sim serve`` (:func:`served_for`) names the phone it drives.
+
 A request of no agent contract (a ping such as ``doctor --model``'s) gets ``{"ok": true}``;
 a task the expert does not know gets HTTP 400 naming the tasks it knows.
 """
@@ -19,10 +22,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from omg_agent.sim.expert.goals import known_goals, task_for_goal
@@ -97,7 +102,34 @@ def serve_sim(host: str = "127.0.0.1", port: int = 0, seed: int = 0,
             vphone_on_adb(seed) as (phone, serial):
         expert.phone = phone
         log.info("sim serve: %s for %s", double.base_url, serial)
-        yield ServedSim(double.base_url, serial, phone, double)
+        record = _records() / f"{double.port}.json"  # `run --model sim --device SERIAL`
+        record.write_text(json.dumps({"serial": serial, "base_url": double.base_url,
+                                      "pid": os.getpid()}))
+        try:
+            yield ServedSim(double.base_url, serial, phone, double)
+        finally:
+            record.unlink(missing_ok=True)
 
 
-__all__ = ["MODEL_NAME", "GoalExpert", "ServedSim", "serve_sim"]
+def _records() -> Path:
+    from omg_agent.vphone.daemon import run_dir
+
+    folder = run_dir().parent / "sim"  # beside the vphones' records, not among them
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def served_for(serial: str) -> str | None:
+    """The endpoint of the running ``sim serve`` that drives ``serial``, if one does."""
+    for path in _records().glob("*.json"):
+        try:
+            record = json.loads(path.read_text())
+            os.kill(int(record["pid"]), 0)  # still running
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if record.get("serial") == serial:
+            return str(record["base_url"])
+    return None
+
+
+__all__ = ["MODEL_NAME", "GoalExpert", "ServedSim", "serve_sim", "served_for"]

@@ -1,6 +1,7 @@
-"""``omg-agent sim serve``: the simulated model as an OpenAI-compatible endpoint — a run, a
-resumed run, ``doctor --model`` and ``--dry-run`` tried the way a user with a real model would,
-through the real CLI and the real openai client; outcomes read from the phone."""
+"""``omg-agent sim serve``: the simulated model as an OpenAI-compatible endpoint — a run,
+``--model sim`` on its phone, ``doctor --model`` and ``--dry-run`` tried the way a user with a
+real model would, through the real CLI and the real openai client; outcomes read from the
+phone."""
 
 from __future__ import annotations
 
@@ -53,6 +54,24 @@ def test_a_task_runs_against_sim_serve_through_omg_base_url(in_tmp: Path) -> Non
     assert data["status"] == "done" and data["simulated"] is False  # a "real" endpoint
     assert wifi is False  # read from the phone, not the agent's word
     assert served_calls >= data["model_calls"] > 0  # the agent's requests went there
+
+
+def test_model_sim_on_the_vphone_a_sim_serve_drives(in_tmp: Path) -> None:
+    with serve_sim() as served:
+        result = CliRunner().invoke(app, [
+            "run", "Turn on Bluetooth", "--model", "sim", "--device", served.serial,
+            "--driver", "adb", "--json", "--runs-dir", str(in_tmp / "runs")], env=BLANK)
+        bluetooth = served.phone.apps[SETTINGS].bluetooth
+        asked = len(served.double.requests)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    assert data["status"] == "done" and data["simulated"] is True
+    assert bluetooth is True and asked > 0  # the phone that sim serve drives, through it
+    alone = CliRunner().invoke(app, ["run", "Turn on Bluetooth", "--model", "sim",
+                                     "--device", served.serial], env=BLANK)
+    assert alone.exit_code == 1  # it has stopped: one line saying what to start
+    assert "no `omg-agent sim serve` drives it" in alone.output
+    assert len(alone.output.strip().splitlines()) == 1
 
 
 def test_the_openai_sdk_sees_an_openai_endpoint(in_tmp: Path) -> None:
