@@ -145,7 +145,8 @@ _RESUME = typer.Option(None, "--resume", help="A run folder to go on with: an in
 _ANSWER = typer.Option(None, "--answer", help="With --resume: the answer to its question, "
                        "or yes / no to its held action.")
 _DRY_RUN = typer.Option(False, "--dry-run", help="Run the whole agent but send nothing to "
-                        "the device; print what would have happened.")
+                        "the device; ends with status dry_run (exit 0) and the actions it "
+                        "would have sent.")
 _DIALECT = typer.Option(None, "--dialect", help="The operator model's format: auto, json, "
                         "autoglm, uitars, qwen-mobile (default auto: from the model's name, "
                         "else json).")
