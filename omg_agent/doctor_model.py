@@ -62,6 +62,40 @@ def model_checks(settings: Settings) -> list[Check]:
     return lines
 
 
+def key_check(settings: Settings) -> Check:
+    """``doctor --model``: one small chat request to the configured model, which proves the
+    endpoint is up, the key is taken and the model is served — one line either way."""
+    if not settings.model_configured:
+        return model_checks(settings)[0]
+    from omg_agent.brain.llm import OPENAI_URL, openai_client
+
+    url, model = settings.base_url or OPENAI_URL, settings.model_for("operator") or ""
+    name = f"model {model}"
+    with openai_client(settings, min(settings.timeout_s, DOCTOR_TIMEOUT_S)) as client:
+        text, error = _ask(lambda: client.chat.completions.create(
+            model=model, max_tokens=16,
+            messages=[{"role": "user", "content": "Reply with the word OK."}]))
+    if isinstance(error, openai.APIConnectionError):
+        return Check(name, "fail", f"cannot reach {url}: {_one_line(str(error))}",
+                     "start the model server, or fix OMG_BASE_URL (it usually ends in /v1)")
+    if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+        return Check(name, "fail", f"{url} refused the API key (HTTP {error.status_code})",
+                     "set OMG_API_KEY (or OPENAI_API_KEY) to a valid key for this endpoint")
+    if isinstance(error, openai.NotFoundError):
+        return Check(name, "fail", f"{url} does not serve {model!r} (HTTP 404: "
+                     f"{_message(error)})", f"set {_variable(settings, 'model')} to a model "
+                     "the endpoint serves (`omg-agent doctor --only model` lists them)")
+    if error is not None:
+        return _error_check(name, error)
+    key = "with the key set" if settings.api_key else "with no key set"
+    return Check(name, "ok", f"{url} answered one request to {model!r} {key} "
+                 f"({len(text or '')} characters)")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]
+
+
 def _pixel_probe(client: openai.OpenAI, settings: Settings) -> list[Check]:
     """A dialect model taps a dot on a synthetic screen: a wrong server pixel limit shows
     as taps at a fraction of the dot's position (:mod:`omg_agent.brain.dialects.probe`)."""

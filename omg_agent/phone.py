@@ -249,12 +249,12 @@ class Phone:
 
     def run_flow(self, path: Path | str, *, variables: dict[str, str] | None = None,
                  confirm: Confirm = None) -> FlowResult:
-        """Replay a flow file (anchored steps, no model), with a trace and report."""
+        """Replay a flow file or ``builtin:NAME`` (anchored steps, no model), traced."""
         from omg_agent.flows.parse import load_flow
         from omg_agent.flows.session import replay
         from omg_agent.trace.recorder import new_run_dir
 
-        flow = load_flow(Path(path))
+        flow = load_flow(str(path))
         missing = [v for v in flow.variables if v not in (variables or {})]
         if missing:
             raise ConfigError(f"{path} needs variables: {', '.join(missing)}")

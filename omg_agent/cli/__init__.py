@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     app: typer.Typer  # the whole app, built on first use (module ``__getattr__``)
 
 GROUPS = ("vphone", "bench", "config", "demo", "doctor", "device", "report", "run", "flow",
-          "macro", "memory", "mirror", "mcp", "fleet")
+          "macro", "memory", "mirror", "mcp", "fleet", "sim")
 # the one-shot device commands: ``omg-agent key back`` builds an app of these alone, so a
 # keypress pays for neither the other groups' imports nor their options' set-up
 DEVICE_COMMANDS = frozenset({"devices", "observe", "tap", "type", "key", "launch", "swipe",

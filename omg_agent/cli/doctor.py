@@ -28,6 +28,8 @@ def doctor(
     only: str | None = typer.Option(None, "--only",
                                     help=f"Comma-separated areas to check: {', '.join(AREAS)}."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
+    model: bool = typer.Option(False, "--model", help="Check only the model: one small "
+                               "request to the configured endpoint, model and key."),
 ) -> None:
     """Check adb, the devices, the vphone's fonts and the model endpoint; say how to fix.
 
@@ -37,8 +39,13 @@ def doctor(
     Example: omg-agent doctor
 
     Example: omg-agent doctor --device 127.0.0.1:5555 --only adb,devices --json
+
+    Example: OMG_BASE_URL=http://127.0.0.1:8765/v1 OMG_MODEL=sim omg-agent doctor --model
     """
-    areas = _areas(only)
+    if model and only is not None:
+        raise typer.BadParameter("--model checks the model alone: drop --only",
+                                 param_hint="--model")
+    areas = {"key"} if model else _areas(only)
     from omg_agent.doctor import check_fonts, host_checks
 
     checks: list[Check] = []
@@ -48,6 +55,8 @@ def doctor(
         checks.append(check_fonts())
     if "model" in areas:
         checks += _model_checks()
+    if "key" in areas:
+        checks += _model_checks(one_request=True)
     ok = not any(c.status == "fail" for c in checks)
     if as_json:
         typer.echo(json.dumps({"ok": ok, "checks": [c.as_dict() for c in checks]},
@@ -73,9 +82,9 @@ def _areas(only: str | None) -> set[str]:
     return areas
 
 
-def _model_checks() -> list[Check]:
+def _model_checks(one_request: bool = False) -> list[Check]:
     from omg_agent.doctor import Check
-    from omg_agent.doctor_model import model_checks
+    from omg_agent.doctor_model import key_check, model_checks
 
     try:
         from omg_agent.config import Settings
@@ -84,7 +93,7 @@ def _model_checks() -> list[Check]:
     except ConfigError as exc:
         return [Check("settings", "fail", str(exc), "fix the named setting (see `omg-agent "
                       "config show`)")]
-    return model_checks(settings)
+    return [key_check(settings)] if one_request else model_checks(settings)
 
 
 def register(root: typer.Typer) -> None:

@@ -31,14 +31,15 @@ if TYPE_CHECKING:
     from omg_agent.flows.replay import FlowResult
 
 app = typer.Typer(help="Flows: anchored steps replayed with no model (YAML, Maestro subset)."
-                       "\n\nExample: omg-agent flow run omg_agent/assets/flows/"
-                       "maestro_new_note.yaml", no_args_is_help=True)
+                       "\n\nExample: omg-agent flow run builtin:maestro_new_note",
+                  no_args_is_help=True)
 EXIT = {"done": 0, "failed": 1, "needs_confirmation": 5}
 
 
 @app.command("run", cls=WaitDeviceCommand)
 def run(
-    file: Path = typer.Argument(..., help="A flow file (YAML)."),
+    spec: str = typer.Argument(..., metavar="FILE", help="A flow file (YAML), or "
+                               "builtin:NAME for a flow shipped with omg-agent."),
     device: str | None = typer.Option(None, "--device", "-s", help="adb serial, or "
                                       "'vphone' to start one (also without any device)."),
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
@@ -51,10 +52,13 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON only."),
     wait_device: float | None = wait_device_option(),
 ) -> None:
-    """Replay a flow file on the phone; every step is found again on the screen. Exits 7
-    while another agent drives the phone (--wait-device queues).
+    """Replay a flow file on the phone; every step is found again on the screen. The values
+    it saves (memSave) are printed, and in --json. Exits 7 while another agent drives the
+    phone (--wait-device queues).
 
-    Example: omg-agent flow run omg_agent/assets/flows/like_first_posts.yaml --var count=5
+    Example: omg-agent flow run builtin:like_first_posts --var count=5
+
+    Example: omg-agent flow run my_flow.yaml --device 127.0.0.1:5555 --json
     """
     from omg_agent.cli.attach import attached_or_vphone
     from omg_agent.cli.device_choice import open_driver
@@ -62,7 +66,7 @@ def run(
     from omg_agent.guards.confirmation import TerminalChannel
     from omg_agent.trace.rundir import new_run_dir
 
-    flow, variables, settings = _load(file, var, secret, allow, runs_dir)
+    file, flow, variables, settings = _load(spec, var, secret, allow, runs_dir)
     confirm = TerminalChannel.from_streams(sys.stdin, sys.stderr) if sys.stdin.isatty() \
         else None
     with ExitStack() as stack:  # the phone: the one given or attached, or a vphone started here
@@ -78,19 +82,23 @@ def run(
                             confirm=confirm)
         except OmgError as exc:
             fail(str(exc))
-    _print_result(result, run_dir, as_json)
+    from omg_agent.flows.model import saved_keys
+
+    _print_result(result, saved_keys(flow), run_dir, as_json)
     raise typer.Exit(EXIT.get(result.status, 1))
 
 
-def _load(file: Path, var: list[str], secret: list[str], allow: list[str],
-          runs_dir: Path | None) -> tuple[Flow, dict[str, str], Settings]:
+def _load(spec: str, var: list[str], secret: list[str], allow: list[str],
+          runs_dir: Path | None) -> tuple[Path, Flow, dict[str, str], Settings]:
     """The flow, its ``--var`` values and the settings; a one-line error for a bad file, a
     bad assignment or a variable the flow needs and was not given."""
     from omg_agent.config import Settings
     from omg_agent.core.secrets import parse_assignments
+    from omg_agent.flows.builtin import flow_path
     from omg_agent.flows.parse import load_flow
 
     try:
+        file = flow_path(spec)
         flow = load_flow(file)
         variables = parse_assignments(var)
         named = parse_assignments(secret)
@@ -100,19 +108,22 @@ def _load(file: Path, var: list[str], secret: list[str], allow: list[str],
         fail(str(exc) if isinstance(exc, OmgError) else f"--var / --secret: {exc}")
     missing = [v for v in flow.variables if v not in variables]
     if missing:
-        fail(f"{file} needs " + ", ".join(f"--var {m}=…" for m in missing))
-    return flow, variables, settings
+        fail(f"{spec} needs " + ", ".join(f"--var {m}=…" for m in missing))
+    return file, flow, variables, settings
 
 
-def _print_result(result: FlowResult, run_dir: Path, as_json: bool) -> None:
+def _print_result(result: FlowResult, keys: list[str], run_dir: Path, as_json: bool) -> None:
+    saved = {k: result.variables[k] for k in keys if k in result.variables}
     if as_json:
         typer.echo(json.dumps({"status": result.status, "failed": result.failed,
                                "commands": result.commands, "actions": result.actions,
-                               "wall_s": result.wall_s, "run_dir": str(run_dir)},
-                              ensure_ascii=False))
+                               "saved": saved, "wall_s": result.wall_s,
+                               "run_dir": str(run_dir)}, ensure_ascii=False))
         return
     colour = "green" if result.ok else "red"
     console.print(f"[{colour}]{result.status}[/{colour}] {escape(result.failed)}")
+    for key, value in saved.items():
+        console.print(f"saved ${escape(key)} = {escape(repr(value))}", highlight=False)
     console.print(f"{result.commands} steps · {result.actions} actions · "
                   f"{result.wall_s:.1f} s · model calls 0 · trace {run_dir}")
 
@@ -122,8 +133,8 @@ def from_trace(
     run_dir: Path = typer.Argument(..., help="A run folder that ended done."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Write here (default: print)."),
 ) -> None:
-    """Turn a successful run into a flow file: element ids become anchors, saved values
-    $vars, secrets placeholders.
+    """Turn a successful run into a flow file in Maestro's layout (appId, `---`, commands):
+    element ids become anchors, saved values $vars, secrets placeholders.
 
     Example: omg-agent flow from-trace runs/20261123-0412-find-the-price -o price.yaml
     """
@@ -132,7 +143,7 @@ def from_trace(
     from omg_agent.flows.write import dump_flow
 
     try:
-        text = dump_flow(flow_from_trace(run_dir))
+        text = dump_flow(flow_from_trace(run_dir), maestro=True)
     except OmgError as exc:
         fail(str(exc))
     if out is None:
@@ -149,29 +160,41 @@ def record(
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
 ) -> None:
     """Record a flow as you act on the phone from this terminal: each tap names an element
-    of the listed screen and is saved as an anchor, not a coordinate.
+    of the listed screen and is saved as an anchor, not a coordinate. Commands piped in are
+    read one a line (the end of the input is done; the screens go to stderr).
 
     Commands: tap N | long N | type [N] TEXT | enter | back | home | launch APP |
     scroll up|down | save KEY N | check N | done.
 
     Example: omg-agent flow record -o my_flow.yaml --device 127.0.0.1:5555
+
+    Example: printf 'launch Settings\ncheck 3\n' | omg-agent flow record -o settings.yaml
     """
+    from omg_agent.cli.device_choice import open_driver
     from omg_agent.flows.recorder_cli import record_session
 
-    if not sys.stdin.isatty():
-        fail("flow record reads your commands from a terminal")
-    from omg_agent.cli.device_choice import open_driver
-
+    typed = sys.stdin.isatty()
+    out_console = console if typed else err_console
     with driving(device, "omg-agent flow record") as serial:
         handle = open_driver(serial, driver)
         try:
-            count = record_session(handle, out, input_line=lambda p: typer.prompt(
-                p, default="", show_default=False), show=lambda t: console.print(escape(t)))
+            count = record_session(handle, out, input_line=_prompt if typed else _piped,
+                                   show=lambda t: out_console.print(escape(t)))
         except OmgError as exc:
             fail(str(exc))
         finally:
             handle.close()
     err_console.print(f"{count} steps written to {escape(str(out))}")
+
+
+def _prompt(prompt: str) -> str:
+    return str(typer.prompt(prompt, default="", show_default=False))
+
+
+def _piped(prompt: str) -> str:
+    """The next piped command; the end of the input ends the recording."""
+    line = sys.stdin.readline()
+    return line.strip() if line else "done"
 
 
 @app.command("list")

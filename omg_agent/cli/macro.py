@@ -137,6 +137,63 @@ def detect(
     typer.echo(json.dumps(out, ensure_ascii=False, indent=1))
 
 
+@app.command("run")
+def run_(
+    name: str = typer.Argument(..., help="The macro's name (see: omg-agent macro list)."),
+    count: int | None = typer.Option(None, "--count", min=1, max=10_000,
+                                     help="Stop after this many items."),
+    until: str | None = typer.Option(None, "--until", metavar="TEXT",
+                                     help="Stop once this text shows."),
+    device: str | None = typer.Option(None, "--device", "-s", help="adb serial."),
+    app_: str | None = typer.Option(None, "--app", help="The app package, when several "
+                                    "macros share the name."),
+    allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
+                                    "(payment, delete, send, …); without it a sensitive "
+                                    "touch stops the macro before it is sent."),
+    store: Path | None = typer.Option(None, "--store", help=STORE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Play a stored macro on the phone from the screen it shows now (the app and its list
+    must be in front); every touch passes the sensitive-action gate. Exits 1 when it stopped
+    before the end.
+
+    Example: omg-agent macro run feed-like --count 5 --device 127.0.0.1:5555
+    """
+    from omg_agent.cli.device_choice import open_driver
+    from omg_agent.cli.lease import driving
+    from omg_agent.config import Settings
+    from omg_agent.macros.model import Stop
+    from omg_agent.macros.play import play
+
+    try:
+        settings = Settings.load(overrides={"allow": ",".join(allow) or None})
+        macros = _store(store)
+        if not any(s.macro.name == name for s in macros.stored()):
+            macros.get(name)  # its error lists the stored names, before a device is picked
+        with driving(device, f"omg-agent macro run {name}") as serial:
+            handle = open_driver(serial, "adb")
+            try:
+                info = handle.info()  # several of that name: the one of this screen size
+                stored = next((s for s in macros.stored() if s.macro.name == name
+                               and s.macro.profile == f"{info.width}x{info.height}"
+                               and app_ in (None, s.macro.app)), None) \
+                    or macros.get(name, app=app_)
+                report = play(handle, stored.macro, Stop(count=count, until_text=until),
+                              settings)
+            finally:
+                handle.close()
+    except OmgError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps({"macro": report.macro, "completed": report.completed,
+                               "reason": report.reason, "sent": list(report.sent),
+                               "verified": list(report.verified), "chunks": report.chunks,
+                               "seconds": round(report.seconds, 3)}, ensure_ascii=False))
+    else:
+        typer.echo(report.summary().replace("; the operator has control again", ""))
+    raise typer.Exit(0 if report.completed else 1)
+
+
 def register(root: typer.Typer) -> None:
     """Add the ``macro`` group to the ``omg-agent`` app."""
     root.add_typer(app, name="macro")

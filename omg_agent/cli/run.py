@@ -22,7 +22,9 @@ crashed, Ctrl-C, SIGTERM, SIGHUP, device lost) with ``--resume RUN_DIR`` (same p
 step count and trace; the plan re-synced with the screen). Ctrl-C ends a run with status
 ``interrupted`` and prints the resume command; SIGTERM and SIGHUP end it the same way
 (:mod:`.ctrlc`). ``--resume`` of a run that has ended prints its result again and exits
-with its code: nothing is done again. ``--dry-run`` runs everything but sends nothing to the device.
+with its code: nothing is done again. ``--dry-run`` runs everything but sends nothing to
+the device, and ends with its own status ``dry_run`` (exit 0): the actions it would have
+sent, in order.
 
 Exit codes: 0 done, 1 failed (or bad setup), 2 bad usage (an ``--answer`` that is neither
 yes nor no), 3 waiting for the user's answer, 4 the agent judged the task infeasible, 5
@@ -57,6 +59,7 @@ from omg_agent.cli.console import (
     printing_cannot_fail,
     shortened,
 )
+from omg_agent.cli.dryrun import print_dry
 from omg_agent.cli.lease import WaitDeviceCommand, wait_device_option
 from omg_agent.cli.runjob import RunJob
 from omg_agent.core.secrets import parse_secret_options
@@ -96,6 +99,7 @@ RUN_HELP = "\n\n".join((
     'Example: omg-agent run "Sign in to Login as demo with password {{secret:pw}}" '
     "--secret pw=…",
     'Example: omg-agent run "Turn off Wi-Fi" --planning flat',
+    'Example: omg-agent run "Turn off Wi-Fi" --model sim --dry-run',
     "Example: omg-agent run --resume runs/20261123-0412-buy --answer yes",
     "Example: omg-agent run --resume runs/20261123-0412-like-the-first-10-posts",
     'Example: omg-agent run "type the code from Messages into the app" --device '
@@ -141,7 +145,8 @@ _RESUME = typer.Option(None, "--resume", help="A run folder to go on with: an in
 _ANSWER = typer.Option(None, "--answer", help="With --resume: the answer to its question, "
                        "or yes / no to its held action.")
 _DRY_RUN = typer.Option(False, "--dry-run", help="Run the whole agent but send nothing to "
-                        "the device; print what would have happened.")
+                        "the device; ends with status dry_run (exit 0) and the actions it "
+                        "would have sent.")
 _DIALECT = typer.Option(None, "--dialect", help="The operator model's format: auto, json, "
                         "autoglm, uitars, qwen-mobile (default auto: from the model's name, "
                         "else json).")
@@ -181,7 +186,11 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
     _check_usage(task, resume, answer, planning)
     sim = None
     if model == "sim":
-        sim, model, device = _simulated(task, resume, device), None, "vphone"
+        sim = _simulated(task, resume, device)
+        if isinstance(sim, str):  # the endpoint of the `sim serve` driving that device
+            base_url, sim = sim, None
+        else:
+            model, device = None, "vphone"
     settings = _settings(sim is not None, {
         "max_steps": max_steps, "device": device, "model": model, "runs_dir": runs_dir,
         "base_url": base_url, "api_key": api_key, **_secrets(secret),
@@ -198,10 +207,15 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
     job.use_macros = not (no_macros or dry_run)  # a macro talks to the shell: never dry
     job.mirror, job.wait_device = mirror, wait_device
     result, run_dir = _carried_out(job, task, plan, sim, resume, answer)
+    if dry_run:  # its own ending: what would have been sent, never a loop or a resume
+        with printing_cannot_fail():
+            print_dry(result, job.planned, run_dir, as_json)
+        raise typer.Exit(0)
     code = DISK_EXIT if result.status == "interrupted" and job.disk is not None \
         else EXIT_CODES.get(result.status, 1)  # decided before anything is printed
     with printing_cannot_fail():
-        _print_result(result, run_dir, as_json, simulated=sim is not None, disk=job.disk)
+        _print_result(result, run_dir, as_json, simulated=sim is not None or model == "sim",
+                      disk=job.disk)
     raise typer.Exit(code)
 
 
@@ -238,7 +252,8 @@ def _check_usage(task: str | None, resume: Path | None, answer: str | None,
 
 
 def _simulated(task: str | None, resume: Path | None, device: str | None) -> Any:
-    """The known vphone task ``--model sim`` runs against the expert double."""
+    """The known vphone task ``--model sim`` runs against the expert double on a vphone it
+    starts, or, with ``--device``, the endpoint of the ``sim serve`` driving that device."""
     from omg_agent.sim.expert.sim import sim_task, unknown_goal_message
 
     sim = sim_task(task or "")
@@ -247,7 +262,13 @@ def _simulated(task: str | None, resume: Path | None, device: str | None) -> Any
              "--model sim runs an in-process vphone that is gone after the run: it "
              "cannot be resumed")
     if device not in (None, "vphone"):
-        fail("--model sim drives an in-process vphone only: drop --device")
+        from omg_agent.sim.serve import served_for
+
+        url = served_for(str(device))
+        if url is None:
+            fail(f"--model sim on {device}: no `omg-agent sim serve` drives it; start one "
+                 "(it prints its vphone's serial) or drop --device")
+        return url
     return sim
 
 

@@ -48,6 +48,7 @@ class RunJob:
         self.mirror = False  # --mirror: questions and approvals on the page too
         self.devices: dict[str, str] = {}  # name -> serial / desktop spec: several devices
         self.disk: OSError | None = None  # the write the disk refused, if one was
+        self.planned: list[str] = []  # --dry-run: what would have been sent, in order
 
     def start(self, task: str, plan: Path | None, sim: Any = None) -> tuple[RunResult, Path]:
         from omg_agent.brain.planner import load_plan_file
@@ -151,9 +152,11 @@ class RunJob:
                                                  judge=choke_point(settings, serial))
         stack.callback(driver.close)
         if self.dry_run:
-            driver = DryRunDriver(driver, on_action=lambda line: err_console.print(
-                Text.assemble(("dry run:", "cyan"), " ", secrets.mask(line))))
-        view = None if self.as_json else stack.enter_context(LiveView(secrets.mask(task)))
+            driver = DryRunDriver(driver, on_action=lambda line: self._planned(
+                secrets.mask(line)))
+        # a dry run's screen never changes: its live view would show only the retries
+        view = None if self.as_json or self.dry_run else stack.enter_context(
+            LiveView(secrets.mask(task)))
         human = view is not None and sys.stdin.isatty()
         hooks = Hooks(ask=view.ask if view and human else None,
                       confirm=view.confirm_channel() if view and human else None,
@@ -182,6 +185,10 @@ class RunJob:
                 page.learn(agent.learned)
             page.audit_to(agent.recorder)
         return agent
+
+    def _planned(self, line: str) -> None:
+        """A dry run's action that was not sent (masked), listed at the end (cli/run.py)."""
+        self.planned.append(line.removeprefix("would "))
 
     def _macros(self, driver: Driver, settings: Settings) -> Any:
         """The macro session (None with --no-macros, --dry-run or several devices)."""

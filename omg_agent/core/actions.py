@@ -28,6 +28,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from omg_agent.core.geometry import NORM_MAX
 from omg_agent.core.hotkeys import combo_keycode, parse_combo
@@ -280,6 +281,7 @@ class Launch(_Model):
     type: Literal["launch"] = Field("launch", description="Open an app.")
     app: str = Field(**SAID, min_length=1,
                      description="App name (e.g. 'Settings', '设置') or package.")
+    restart: SkipJsonSchema[bool | None] = None  # a flow's launchApp: stopped first (hidden)
 
 
 class Back(_Model):
@@ -382,8 +384,7 @@ def is_boundary(action: Action, element: UIElement | None = None) -> bool:
     match action:
         case Tap():
             return not stays_on_screen(element)
-        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home() | RunMacro() \
-                | Scan():
+        case LongPress() | DoubleTap() | Swipe() | Launch() | Back() | Home() | RunMacro() | Scan():
             return True
         case Key():
             return action.combo is not None or action.keycode in BOUNDARY_KEYCODES

@@ -74,8 +74,8 @@ class AdbShellPort:
     def key(self, code: int) -> None:
         self._add(cmds.keyevent(code), f"key {code}")
 
-    def start(self, package: str) -> None:
-        self._add(cmds.launch(package), f"launch {package}")
+    def start(self, package: str, *, restart: bool = False) -> None:
+        self._add(cmds.launch(package, restart=restart), f"launch {package}")
 
     def type(self, text: str, *, clear: bool, field: UIElement | None,
              after_tap: bool) -> str:

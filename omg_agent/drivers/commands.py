@@ -139,9 +139,11 @@ def home() -> str:
     return keyevent(KEY_HOME)
 
 
-def launch(package: str) -> str:
-    """Start ``package``'s launcher activity (``monkey`` resolves it on the device)."""
-    return (f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1"
+def launch(package: str, *, restart: bool = False) -> str:
+    """Start ``package``'s launcher activity (``monkey`` resolves it on the device);
+    ``restart``: force-stop it first, so it opens on its first screen."""
+    stop = f"am force-stop {shlex.quote(package)}; " if restart else ""
+    return (f"{stop}monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1"
             " >/dev/null")
 
 

@@ -357,7 +357,8 @@ class BundleExecutor:
             case Key() | Back() | Home():
                 port.key(cmds.keycode_of(action))
             case Launch():
-                port.start(plan.package)
+                # a flow's launchApp stops the app first (the keyword only then)
+                port.start(plan.package, **({"restart": True} if action.restart else {}))
 
     def _flush(self, queued: list[Planned], outcomes: list[ActionOutcome],
                port: ActionPort) -> None:

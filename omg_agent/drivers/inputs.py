@@ -91,9 +91,12 @@ class JudgedPort:
             self.screen = typed_screen(self.screen, field, text, clear=clear)
         return label
 
-    def start(self, package: str) -> None:
+    def start(self, package: str, *, restart: bool = False) -> None:
         self._judge(InputEffect("start", package=package))
-        self.inner.start(package)
+        if restart:
+            self.inner.start(package, restart=True)
+        else:
+            self.inner.start(package)
 
     def batch(self) -> list[int]:
         return self.inner.batch()

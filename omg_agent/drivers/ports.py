@@ -70,7 +70,7 @@ class ActionPort(Protocol):
     def type(self, text: str, *, clear: bool, field: UIElement | None,
              after_tap: bool) -> str: ...  # returns a label that never holds a secret
 
-    def start(self, package: str) -> None: ...
+    def start(self, package: str, *, restart: bool = False) -> None: ...  # restart: stop first
 
     def batch(self) -> list[int]: ...
 

@@ -68,9 +68,9 @@ class U2Port(ImmediatePort):
         secret = field is not None and field.password
         return f"typed {len(text)} chars" + (" (secret)" if secret else "")
 
-    def start(self, package: str) -> None:
+    def start(self, package: str, *, restart: bool = False) -> None:
         d = self.d
-        d.adb(lambda: d.d.app_start(package), f"app_start {package}")
+        d.adb(lambda: d.d.app_start(package, stop=restart), f"app_start {package}")
         deadline = time.monotonic() + max(d.settle_timeout, 1.0)
         while d.current_app()[0] != package:
             if time.monotonic() >= deadline:

@@ -5,7 +5,8 @@
 runner), ``session`` (a replay wired like a run: secrets, gate, trace, report), ``record``,
 ``recorder_cli`` and ``fromtrace`` (where flows come from), ``store`` (versioned files,
 atomic writes), ``cache`` (``omg-agent run`` replays a task it completed before).
-DESIGN.md §7. Shipped flows live in ``omg_agent/assets/flows/``.
+DESIGN.md §7. Shipped flows live in ``omg_agent/assets/flows/``, named ``builtin:NAME``
+(:mod:`.builtin`).
 """
 
 from omg_agent.errors import FlowError

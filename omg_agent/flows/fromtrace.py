@@ -37,6 +37,7 @@ from omg_agent.flows.model import (
     AssertVisible,
     Command,
     Flow,
+    LaunchApp,
     LongPressOn,
     ScrollUntilVisible,
     Selector,
@@ -67,7 +68,11 @@ def flow_from_trace(run_dir: Path, *, name: str = "") -> Flow:
     if not any(c.name not in ("assertVisible",) for c in commands):
         raise FlowError(f"{run_dir}: the run did nothing on the device to replay")
     numbered = tuple(c.model_copy(update={"line": i}) for i, c in enumerate(commands, 1))
-    return Flow(commands=numbered, name=name or trace.task, env=builder.env)
+    # Maestro's config needs an appId: the first app launched, else the first one shown
+    app = next((c.app for c in numbered if isinstance(c, LaunchApp) and c.app), "") or next(
+        (str((s.observation or {}).get("package") or "") for s in trace.steps
+         if (s.observation or {}).get("package")), "")
+    return Flow(commands=numbered, name=name or trace.task, env=builder.env, app_id=app)
 
 
 class _Builder:

@@ -107,9 +107,13 @@ class FlowStep(BaseModel):
 
 
 class LaunchApp(FlowStep):
+    """Opens ``app`` on its first screen: stopped first unless ``stop`` is off (Maestro's
+    ``stopApp: false``: brought to the front as it is)."""
+
     name: Literal["launchApp"] = "launchApp"
     _TEXTS = ("app",)
     app: str = ""  # "" launches the flow's appId
+    stop: bool = True
 
 
 class TapOn(FlowStep):
@@ -298,6 +302,11 @@ def walk(commands: tuple[Command, ...]) -> Iterator[Command]:
         yield c
         if isinstance(c, Block):
             yield from walk(c.commands)
+
+
+def saved_keys(flow: Flow) -> list[str]:
+    """The names the flow's ``memSave`` steps set, in order (what its output shows)."""
+    return list(dict.fromkeys(c.key for c in walk(flow.commands) if isinstance(c, SaveValue)))
 
 
 for _model in (Repeat, RunFlow, Retry):  # their bodies name Command, defined after them

@@ -49,7 +49,7 @@ from omg_agent.userfiles import load_documents, read_text
 _KEYS = ("back", "home", "enter", "delete", "tab", "search", "escape", "space")
 # command -> the fields its mapping form accepts (besides ``optional`` / ``label``)
 COMMANDS: dict[str, frozenset[str]] = {
-    "launchApp": frozenset({"appId", "clearState", "stopApp"}),
+    "launchApp": frozenset({"appId", "clearState", "clearKeychain", "stopApp"}),
     "tapOn": frozenset({"point"}), "longPressOn": frozenset({"point"}),
     "inputText": frozenset({"text", "id", "desc", "clear"}),
     "eraseText": frozenset({"charactersToErase"}),
@@ -73,9 +73,12 @@ MAX_STEPS = 10_000  # commands in one file, nested bodies counted one by one
 MAX_TIMES = 10_000  # repeat times / retry maxRetries
 
 
-def load_flow(path: Path) -> Flow:
-    """The flow in ``path`` (raises :class:`FlowError` naming what is wrong)."""
-    path = Path(path)
+def load_flow(path: Path | str) -> Flow:
+    """The flow in ``path`` — a file, or ``builtin:NAME`` for a shipped one (raises
+    :class:`FlowError` naming what is wrong)."""
+    from omg_agent.flows.builtin import flow_path
+
+    path = flow_path(str(path))
     return parse_flow(read_text(path, "flow file", error=FlowError), source=str(path))
 
 
@@ -219,11 +222,16 @@ def _build(name: str, arg: Any, opts: dict[str, Any], w: _Where) -> Command:
 
 def _launch(arg: Any, opts: dict[str, Any], at: str) -> LaunchApp:
     app = opts.get("appId", arg if isinstance(arg, str) else "")
-    if opts.get("clearState") or opts.get("stopApp") is False:
-        bad = "clearState" if opts.get("clearState") else "stopApp: false"
-        raise FlowError(f"{at}: {bad} is not supported (the app is launched as it "
-                        "is); drop it or clear the app's data first")
-    return LaunchApp(app=str(app or ""))
+    if opts.get("clearKeychain"):
+        raise FlowError(f"{at}: clearKeychain is iOS's (Android has no keychain); drop it")
+    if opts.get("clearState"):
+        raise FlowError(f"{at}: clearState deletes the app's data, which the sensitive-action "
+                        "gate cannot ask about in a flow yet; clear it first (omg-agent "
+                        "device commands or adb shell pm clear PACKAGE) and drop it")
+    stop = opts.get("stopApp", True)
+    if not isinstance(stop, bool):
+        raise FlowError(f"{at}: stopApp: give true or false")
+    return LaunchApp(app=str(app or ""), stop=stop)
 
 
 def _key(arg: Any, at: str) -> str:

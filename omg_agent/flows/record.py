@@ -153,7 +153,8 @@ def action_commands(action: Action, elements: Sequence[Any], point: Sequence[int
     """The flow steps for one action done on a screen showing ``elements``."""
     match action:
         case Launch():
-            return [LaunchApp(app=action.app)]
+            # what the agent (or the user) did: brought the app up as it was
+            return [LaunchApp(app=action.app, stop=bool(action.restart))]
         case Tap():
             return [touch_command("tapOn", action.target, elements, point, size)]
         case LongPress():

@@ -39,7 +39,7 @@ from omg_agent.errors import ActionRejected, AnchorNotFound, FlowError, FlowFail
 from omg_agent.flows import model as m
 from omg_agent.flows.model import ONCE, Command, Condition, Flow, FlowResult, Selector
 from omg_agent.flows.parse import MAX_TIMES, load_flow
-from omg_agent.flows.select import find, literal, target_for
+from omg_agent.flows.select import awaited, find, literal, screen_texts, target_for
 from omg_agent.guards.confirmation import NO_CLEAR_ANSWER
 from omg_agent.guards.gatekeeper import GateKeeper
 from omg_agent.guards.sensitive import Gate, Sensitivity
@@ -115,7 +115,7 @@ class FlowRunner:
             case m.LaunchApp():
                 if not (app := c.app or flow.app_id):
                     raise FlowFailed("launchApp: no app named and no appId in the header")
-                self._act(a.Launch(app=app), None, c)
+                self._act(a.Launch(app=app, restart=c.stop or None), None, c)
             case m.TapOn() | m.LongPressOn():
                 obs, target = self._wait_for(c, timeout)
                 long = isinstance(c, m.LongPressOn)
@@ -294,8 +294,8 @@ class FlowRunner:
                 return
             if time.monotonic() >= deadline:
                 self._note(obs, f"check failed: {c.label()}")
-                raise FlowFailed(f"step {c.line} {c.label()}: not true on the screen after "
-                                 f"{timeout:g} s", kind="assert")
+                raise FlowFailed(f"step {c.line} {c.name}: waited {timeout:g} s for "
+                                 f"{awaited(cond)}; {screen_texts(obs)}", kind="assert")
 
     def _scroll_until(self, c: m.ScrollUntilVisible) -> None:
         finger = _SCROLL_FINGER[c.direction]

@@ -15,7 +15,7 @@ import re
 
 from omg_agent.core.actions import AnchorTarget, ElementTarget
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.flows.model import Selector
+from omg_agent.flows.model import Condition, Selector
 from omg_agent.perception.anchor import match_anchor
 
 REGEX_SYNTAX = re.compile(r"[.*+?^$\\()\[\]{}|]")
@@ -100,3 +100,25 @@ def _relative(s: Selector, found: list[UIElement], obs: Observation) -> list[UIE
         found = [] if ref is None else [e for e in found if e is not ref
                                         and ref.bounds.contains(e.bounds.center)]
     return found
+
+
+SHOWN_TEXTS = 8  # how many of the screen's texts a failed check names
+
+
+def screen_texts(obs: Observation, limit: int = SHOWN_TEXTS) -> str:
+    """A few texts the screen shows, top to bottom, quoted (what a failed check saw)."""
+    seen = list(dict.fromkeys(e.label for e in sorted(obs.elements,
+                                                      key=lambda e: (e.center[1], e.center[0]))
+                              if e.label and not e.password))
+    shown = ", ".join(repr(t if len(t) <= 40 else t[:37] + "...") for t in seen[:limit])
+    more = f" and {len(seen) - limit} more" if len(seen) > limit else ""
+    return f"{obs.package or 'the screen'} shows {shown}{more}" if seen else \
+        f"{obs.package or 'the screen'} shows no text"
+
+
+def awaited(cond: Condition) -> str:
+    """What a check waited for, in words: "text='Save' to be visible"."""
+    parts = [f"{s.describe()} to be {how}" for s, how in ((cond.visible, "visible"),
+                                                         (cond.not_visible, "gone"))
+             if s is not None]
+    return " and ".join(parts) or "nothing"

@@ -40,6 +40,7 @@ def replay(driver: Driver, flow: Flow, settings: Settings, run_dir: Path, *,
         runner = FlowRunner(SecretTyping(driver, vault), recorder=recorder, gate=gate,
                             variables=variables)
         result = runner.run(flow)
+        result.failed = vault.mask(result.failed)  # it quotes the screen: secrets masked
         recorder.finish(result.status, result.failed or "flow finished", {
             "model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
             "steps_used": result.commands, "actions": result.actions,

@@ -34,8 +34,11 @@ from omg_agent.flows.model import (
 )
 
 
-def dump_flow(flow: Flow) -> str:
-    """``flow`` as YAML in the Maestro shape (header, ``---``, commands)."""
+def dump_flow(flow: Flow, *, maestro: bool = False) -> str:
+    """``flow`` as YAML in the Maestro shape (header, ``---``, commands). ``maestro``: in
+    Maestro's own commands where ours differ — typing into a named field becomes ``tapOn``
+    the field, ``eraseText`` when it was cleared, then ``inputText`` (Maestro's takes the
+    text alone)."""
     header: dict[str, Any] = {}
     if flow.app_id:
         header["appId"] = flow.app_id
@@ -43,11 +46,20 @@ def dump_flow(flow: Flow) -> str:
         header["name"] = flow.name
     if flow.env:
         header["env"] = dict(flow.env)
-    body = [_dump_command(c) for c in flow.commands]
+    commands = [m for c in flow.commands for m in (_maestro(c) if maestro else (c,))]
+    body = [_dump_command(c) for c in commands]
     text = yaml.safe_dump(body, allow_unicode=True, sort_keys=False, width=100)
     if header:
         return yaml.safe_dump(header, allow_unicode=True, sort_keys=False) + "---\n" + text
     return text
+
+
+def _maestro(c: Command) -> tuple[Command, ...]:
+    if not isinstance(c, InputText) or c.selector is None:
+        return (c,)
+    opt = c.optional
+    return (TapOn(selector=c.selector, optional=opt),
+            *((EraseText(optional=opt),) if c.clear else ()), InputText(text=c.text, optional=opt))
 
 
 def _dump_selector(s: Selector) -> str | dict[str, Any]:
@@ -82,7 +94,7 @@ def _dump_command(c: Command) -> Any:
                     if k in ("id", "desc")}
             return {c.name: {"text": c.text, **keys, **({"clear": True} if c.clear else {})}}
         case LaunchApp():
-            return {c.name: {"appId": c.app}}
+            return {c.name: {"appId": c.app, **({} if c.stop else {"stopApp": False})}}
         case SaveValue():
             src: dict[str, Any] = ({"from": _dump_selector(c.selector)} if c.selector
                                    else {"value": c.value})

@@ -137,12 +137,13 @@ class ModelDouble:
     def __init__(self, policy: Policy | Sequence[Reply], *, supports_json_schema: bool = True,
                  supports_json_object: bool = True, models: Sequence[str] = ("double",),
                  supports_images: bool = True, host: str = "127.0.0.1",
-                 count_tokens: TokenCounter = chars_over_4) -> None:
+                 count_tokens: TokenCounter = chars_over_4, port: int = 0) -> None:
         if not hasattr(policy, "reply"):
             policy = ScriptedPolicy(policy)
         self.state = _State(policy, supports_json_schema, supports_json_object, tuple(models),
                             supports_images, count_tokens)
-        self._server = _Server((host, 0), _Handler)
+        self.host = host
+        self._server = _Server((host, port), _Handler)  # port 0: any free one
         self._server.state = self.state
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         kwargs={"poll_interval": 0.05},
@@ -156,7 +157,8 @@ class ModelDouble:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        host = "127.0.0.1" if self.host in ("", "0.0.0.0") else self.host
+        return f"http://{host}:{self.port}/v1"
 
     @property
     def policy(self) -> Policy:

@@ -141,8 +141,10 @@ def test_a_held_dry_run_resumed_with_yes_pays_nothing(checkout, tmp_path) -> Non
     # attacker probe: the dry run's own hint (--resume … --answer yes) placed a real order
     with ModelDouble(HostilePolicy()) as double:
         cli = Cli(checkout, double, tmp_path)
-        run_dir = cli.held(PAY, "--dry-run")
-        code, _, text = cli("--resume", str(run_dir), "--answer", "yes")
+        code, data, text = cli(PAY, "--dry-run")  # a dry run ends dry_run, naming the hold
+        assert code == 0 and data["status"] == "dry_run" and data["question"], text
+        assert "--resume" not in text  # nothing of a dry run is carried out
+        code, _, text = cli("--resume", data["run_dir"], "--answer", "yes")
     assert code == 1 and "dry run" in text, text
     assert orders(checkout.phone) == []
 

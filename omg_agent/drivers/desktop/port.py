@@ -144,8 +144,8 @@ class DesktopPort(ImmediatePort):
         secret = field is not None and field.password
         return how + (" (secret)" if secret else "")
 
-    def start(self, package: str) -> None:
-        self.calls += 1
+    def start(self, package: str, *, restart: bool = False) -> None:
+        self.calls += 1  # a desktop app is raised as it is (restart is a phone's)
         self.backend.launch(package)
 
     def packages(self) -> list[str]:

@@ -94,7 +94,9 @@ def test_a_maestro_file_of_the_supported_subset_reads_as_written() -> None:
     ("- evalScript: ${output.x = 1}", "'evalScript'"),
     ("- openLink: https://example.com", "'openLink'"),
     ("- tapOn:\n    text: Save\n    retryTapIfNoChange: true", "'retryTapIfNoChange'"),
-    ("- launchApp:\n    clearState: true", "clearState"),
+    ("- launchApp:\n    clearState: true", "clearState deletes the app's data"),
+    ("- launchApp:\n    clearKeychain: true", "clearKeychain is iOS's"),
+    ("- launchApp:\n    stopApp: later", "stopApp: give true or false"),
     ("- pressKey: Volume Up", "not a supported key; accepted: back"),
     ("- tapOn:\n    point: 100,200", "per-cent"),
     ("- swipe:\n    start: 10%,50%\n    end: 90%,50%", "start/end"),
@@ -184,3 +186,21 @@ def test_a_yaml_error_names_the_line_not_the_files_words() -> None:
         parse_flow("- back\n- *sk-LEAKED-123456\n")
     message = str(info.value)
     assert "not valid YAML" in message and "line 2" in message and "LEAKED" not in message
+
+
+def test_launch_app_stops_the_app_first_unless_stop_app_is_false() -> None:
+    flow = parse_flow("appId: x\n---\n- launchApp\n- launchApp:\n    stopApp: false\n"
+                      "- launchApp:\n    appId: y\n    stopApp: true\n")
+    assert [c.stop for c in flow.commands] == [True, False, True]  # type: ignore[union-attr]
+    again = parse_flow(dump_flow(flow))  # written back as Maestro reads it
+    assert [c.stop for c in again.commands] == [True, False, True]  # type: ignore[union-attr]
+    assert "stopApp: false" in dump_flow(flow) and dump_flow(flow).count("stopApp") == 1
+
+
+def test_typing_into_a_field_is_written_in_maestro_commands_for_maestro() -> None:
+    flow = parse_flow("appId: x\n---\n- inputText:\n    id: title\n    text: Hi\n"
+                      "    clear: true\n")
+    text = dump_flow(flow, maestro=True)
+    assert text.split("---\n", 1)[1] == "- tapOn:\n    id: title\n- eraseText: 50\n" \
+        "- inputText: Hi\n"
+    assert "clear" in dump_flow(flow)  # our own layout keeps the one step

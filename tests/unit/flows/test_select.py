@@ -82,3 +82,15 @@ def test_the_executor_gets_the_element_or_for_plain_text_the_anchor_for_ocr() ->
     assert target_for(Selector(desc="Like post 3"), FEED) == ElementTarget(id=4)
     assert target_for(Selector(text="Pay now"), FEED) == AnchorTarget(text="Pay now")
     assert target_for(Selector(id="missing"), FEED) is None
+
+
+def test_a_failed_check_names_what_it_awaited_and_a_few_texts_of_the_screen() -> None:
+    from omg_agent.flows.model import Condition
+    from omg_agent.flows.select import awaited, screen_texts
+
+    shown = screen_texts(FEED, limit=3)
+    assert shown == "the screen shows 'Feed', 'Liked ♥', 'Like' and 1 more"  # top to bottom
+    secret = screen(el(1, 200, text="hunter22", password=True), el(2, 400, text="Sign in"))
+    assert "hunter22" not in screen_texts(secret) and "'Sign in'" in screen_texts(secret)
+    assert awaited(Condition(visible=Selector(id="save"), not_visible=Selector(text="Wait"))) \
+        == "id='save' to be visible and text='Wait' to be gone"
