@@ -90,3 +90,30 @@ def test_a_payment_request_in_other_words_is_not_done_with_nothing_paid(vphone, 
     assert orders(vphone.phone) == []
     assert result.status == "unverified", result.summary
     assert "no payment" in result.summary
+
+
+# -- files that configure us: a replay cache the folder ships (or a stale one) -------------
+def test_a_cached_flow_whose_end_checks_held_before_it_acted_is_not_replayed_as_done(
+        vphone, env, tmp_path) -> None:
+    """./runs is the default runs folder: a folder can ship ``runs/flow-cache`` with a flow
+    that does nothing and checks what the launcher already shows; it ended ``done`` with the
+    answer the file gave, no model called and nothing changed."""
+    from omg_agent.flows.cache import CACHE_DIR, ReplayCache, task_key
+    from omg_agent.flows.parse import load_flow
+    from omg_agent.sim.model_double import ScriptedPolicy
+
+    task = "Turn on airplane mode"
+    vphone.phone.go_home()
+    vphone.phone.changed()
+    shipped = tmp_path / "shipped.yaml"
+    shipped.write_text("appId: com.android.settings\n---\n- assertVisible: Settings\n")
+    cache = ReplayCache(env / "runs" / CACHE_DIR)
+    cache.store.put(cache.key(task), load_flow(shipped), task_key=task_key(task), apps={},
+                    answer="Airplane mode is on", source_run="shipped")
+    give_up = json.dumps({"thought": "t", "last_action_result": "success",
+                          "execute_now": None, "goal_infeasible": True,
+                          "answer": "cannot"})
+    policy = ScriptedPolicy([give_up] * 3)
+    result = run(vphone, policy, env, task, planning="unified")
+    assert result.status != "done" and result.answer != "Airplane mode is on", result.summary
+    assert policy.used >= 1  # the agent ran live: the shipped flow was not believed
