@@ -47,13 +47,14 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run(vphone: Any, policy: Any, env: Path, task: str, **settings: Any) -> Any:
+def run(vphone: Any, policy: Any, env: Path, task: str, *, cache: bool = False,
+        **settings: Any) -> Any:
     with ModelDouble(policy) as double:
         config = Settings(base_url=double.base_url, model="double", runs_dir=env / "runs",
                           max_steps=8, retry_backoff_s=0.001, retry_backoff_max_s=0.01,
                           timeout_s=20, **settings)
         with Phone(vphone.serial, settings=config, driver="adb", hold_lease=False) as phone:
-            return phone.run(task, use_cache=False)
+            return phone.run(task, use_cache=cache)
 
 
 # -- honest done: a request the verb rule did not parse ------------------------------------
@@ -114,6 +115,6 @@ def test_a_cached_flow_whose_end_checks_held_before_it_acted_is_not_replayed_as_
                           "execute_now": None, "goal_infeasible": True,
                           "answer": "cannot"})
     policy = ScriptedPolicy([give_up] * 3)
-    result = run(vphone, policy, env, task, planning="unified")
+    result = run(vphone, policy, env, task, cache=True, planning="unified")
     assert result.status != "done" and result.answer != "Airplane mode is on", result.summary
     assert policy.used >= 1  # the agent ran live: the shipped flow was not believed
