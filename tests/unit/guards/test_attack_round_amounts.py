@@ -12,7 +12,6 @@ import pytest
 from omg_agent.guards.amounts import amounts_in, priced
 
 
-
 @pytest.mark.parametrize(("written", "paid"), [
     ("Pay ¥1,0 79", 1079), ("Pay ¥1,079.00 × 2", 2158), ("Pay 2 × ¥1,079", 2158),
     ("Pay ¥1,079 x2", 2158), ("Pay 2x ¥1,079", 2158), ("Pay $1,079 * 3", 3237),
