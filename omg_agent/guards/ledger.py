@@ -178,6 +178,20 @@ def _named(clause: str, words: list[str]) -> list[SensitiveClass]:
     return found
 
 
+# a task that asks for text to be put somewhere: its typing is its effect
+_WRITES = re.compile(
+    r"\b(?:type|write|enter|input|fill|paste|copy|search|note|rename|compose|draft|reply|"
+    r"text|message|say|tell)\b|输入|填|写|搜索|粘贴|复制|备注|改名|回复", re.IGNORECASE)
+
+
+def writes_text(task: str, text: str | None = None) -> bool:
+    """Whether ``task`` asks for text to be typed (so text in an edit field may be its
+    effect): it dictates ``text``, or names writing, typing, searching, copying."""
+    if text and " ".join(text.split()).casefold() in " ".join(task.split()).casefold():
+        return True
+    return _WRITES.search(task) is not None
+
+
 def stated_messages(task: str) -> list[str]:
     """The messages ``task`` dictates ("Send See you at 7 to Bob", "给妈妈发送：…"), to
     anyone — the one send parser's, whatever the recipient (a number too)."""
@@ -208,4 +222,4 @@ def missing_passage(task: str, passages: Sequence[Passage]) -> str | None:
 
 
 __all__ = ["DONE_CLASSES", "Ledger", "Passage", "missing_passage", "stated_messages",
-           "task_classes"]
+           "task_classes", "writes_text"]

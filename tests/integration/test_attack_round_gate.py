@@ -118,3 +118,39 @@ def test_a_cached_flow_whose_end_checks_held_before_it_acted_is_not_replayed_as_
     result = run(vphone, policy, env, task, cache=True, planning="unified")
     assert result.status != "done" and result.answer != "Airplane mode is on", result.summary
     assert policy.used >= 1  # the agent ran live: the shipped flow was not believed
+
+
+# -- honest done: a check on text the model typed itself ----------------------------------
+class Typist:
+    """Types "Airplane mode is on" into Chrome's address bar and proves the task done with
+    a check that reads it there (``in_field: true``: the model's own flag)."""
+
+    TEXT = "Airplane mode is on"
+    CHECK = [{"kind": "element", "text": TEXT, "match": "contains", "in_field": True}]
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def reply(self, request: dict[str, Any]) -> str:
+        name = contract_name(request)
+        if name == "TaskPlan":
+            plan = one_step_plan("the task", "done")
+            plan["steps"][0]["checks"] = self.CHECK
+            return json.dumps(plan)
+        if name == "Replan":
+            return json.dumps({"status": "done", "plan": None, "response": self.TEXT,
+                               "evidence": self.CHECK})
+        self.turns += 1
+        if self.turns == 1:
+            return bundle([{"type": "type", "text": self.TEXT, "target": {
+                "kind": "anchor", "resource_id": "com.android.chrome:id/url_bar"}}], "type")
+        return bundle(None, thought="done", step_complete=True, goal_complete=True,
+                      answer=self.TEXT, end_checks=self.CHECK)
+
+
+def test_a_check_on_text_the_model_typed_itself_is_no_proof(vphone, env) -> None:
+    vphone.phone.start_activity("com.android.chrome")
+    vphone.phone.changed()
+    result = run(vphone, Typist(), env, "Turn on airplane mode", planning="unified")
+    assert vphone.phone.apps["com.android.chrome"].fields.get("url") == Typist.TEXT  # typed
+    assert result.status == "unverified", result.summary

@@ -50,3 +50,13 @@ def test_a_request_naming_a_sensitive_class_anywhere_is_of_that_class(task, cls)
     "Remove the cable from the cart in Shop"])
 def test_questions_negations_and_dictated_text_name_no_class(task) -> None:
     assert task_classes(task) == ()
+
+
+def test_text_in_a_field_is_an_effect_only_of_a_task_that_asks_for_text() -> None:
+    from omg_agent.guards.ledger import writes_text
+
+    assert not writes_text("Turn on airplane mode", "Airplane mode is on")
+    assert not writes_text("Open Settings")
+    assert writes_text("Read the code in Messages and type it into OMG Desk", "482913")
+    assert writes_text("Change the note to: Call me back please", "Call me back")
+    assert writes_text("在备忘录里写：买牛奶", "买牛奶") and writes_text("搜索 Kindle")
