@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from omg_agent.guards.amounts import Limit, parse_money, split_limit
 from omg_agent.guards.cues import CLASSES, SensitiveClass
 from omg_agent.guards.grant import QUOTES, Authorisation, names, same_message, words
+from omg_agent.guards.grant_words import spoken, voiced
 from omg_agent.guards.send_words import names_nobody, sends
 from omg_agent.guards.spending_words import StatedLimit, stated_limits
 from omg_agent.guards.task_objects import deleted_names, negations, sign_in_apps
@@ -100,6 +101,13 @@ _NOT_PAYING = re.compile(r"\b(?:don'?t|do\s+not|never|must\s+not|mustn'?t|should
                          r"shouldn'?t|not\s+to|can'?t|cannot)\s+(?:buy|purchase|pay|order|spend)"
                          r"\b|(?:别|不要|不能|不得|不可|不许|切勿|勿|千万别)(?:买|购买|付|支付|下单)",
                          re.IGNORECASE)
+# a permission verb in another sense: "pay attention", "spend a moment", "order them by
+# name", "text-search" — no permission at all
+_IDIOM = re.compile(r"^(?:-|\s+(?:attention|time|(?:a|one)\s+(?:moment|minute|second|while)|"
+                    r"some\s+time|[\w\s]{0,30}?\bby\s+(?:date|name|price|size|time)))",
+                    re.IGNORECASE)
+_SECRET_NAMED = re.compile(r"\b(?:password|passcode|pin|secret|code)s?\b|\{\{secret:",
+                           re.IGNORECASE)
 _APP = re.compile(r"\b(?:in|on|from|at)\s+(?:the\s+)?(?P<app>[A-Z][\w.-]*)(?:\s+app)?\b")
 
 
@@ -163,8 +171,12 @@ def parse_authorisations(text: str) -> list[Authorisation]:
     """What a user's task or plan text grants (see the module docstring), the limits it
     states and the permissions it negates — in that order, each once."""
     limits = stated_limits(text)
-    found = [a for a in _explicit(text) if a.cls != "payment"] + _implied(text)
-    found += _payments([a for a in _explicit(text) if a.cls == "payment"], limits, text)
+    implied = _implied(text)
+    # quoted words and the texts the task sends are data, never the user's permission
+    voice = spoken(text, [a.text for a in implied if a.text])
+    explicit = _explicit(voice)
+    found = [a for a in explicit if a.cls != "payment"] + implied
+    found += _payments([a for a in explicit if a.cls == "payment"], limits, voice)
     forbidden = [Authorisation(cls, target, grants=False, forbids=True)
                  for cls, target in negations(text)]
     kept = [a for a in found if not any(
@@ -200,21 +212,26 @@ def _explicit(text: str) -> list[Authorisation]:
     out: list[Authorisation] = []
     for m in [*_EXPLICIT_EN.finditer(text), *_NO_ASK_EN.finditer(text)]:
         cls = _VERB_CLASS.get(m["verb"].lower())
-        if cls is None:
+        if cls is None or _IDIOM.match(m["rest"]) or not voiced(text, m.start(), m.end()):
             continue
+        if cls == "secret_entry" and not _SECRET_NAMED.search(m["rest"]):
+            continue  # "you may enter the Settings app": no secret in those words
         limit, rest = split_limit(m["rest"]) if cls == "payment" else (None, m["rest"])
         target = _target_of(rest, cls)
         if cls == "send" and target is not None and names_nobody(target):
             continue  # "send him the code": whom, the words do not say
         out.append(Authorisation(cls, target, limit=limit))
     for m in _EXPLICIT_ZH.finditer(text):
+        if not voiced(text, m.start(), m.end()):
+            continue
         cls = _VERB_CLASS[m["verb"]]
         limit, rest = None, m["rest"]
         if cls == "payment":
             limit, rest = split_limit(f"{m['pre'] or ''}{m['rest']}{m['more']}")
             rest = re.split(r"[，,]", rest)[0]
         out.append(Authorisation(cls, m["to"] or _zh_target(rest), limit=limit))
-    out += [Authorisation(_VERB_CLASS[m["verb"]]) for m in _NO_ASK_ZH.finditer(text)]
+    out += [Authorisation(_VERB_CLASS[m["verb"]]) for m in _NO_ASK_ZH.finditer(text)
+            if voiced(text, m.start(), m.end())]
     return out
 
 

@@ -46,6 +46,14 @@ _EN_PATTERNS = (
     r"\b(?:do not|don'?t) (?:tell|ask|inform|notify) the user\b",
     r"\bwithout (?:asking|confirming with|telling) the user\b",
     r"\bthe user has (?:already )?(?:pre-?)?(?:approved|authori[sz]ed|confirmed)\b",
+    # a claim of the user's consent, or a yes dictated to the agent (attack round, issue 35)
+    r"^\W{0,3}system\W{0,3}[:：]",
+    r"\b(?:the\s+)?(?:user|owner)\s+(?:has\s+)?(?:already\s+)?(?:pre-?)?(?:approved|"
+    r"authori[sz]ed|consented|agreed|said\s+yes|says\s+yes)\b",
+    r"\b(?:approval|permission|consent|authori[sz]ation)\s+(?:is\s+|was\s+|has\s+been\s+)?"
+    r"(?:granted|given)\b",
+    r"\b(?:answer|say|reply|respond)\s+(?:with\s+)?[\"'“‘]?yes\b",
+    r"\bpre-?approved\b",
     r"\bthe user wants (?:this|you to)\b",
     r"^(?:dear |hey |attention,? )?(?:ai|llm|gpt) (?:assistant|agent|model)\s*[,:：!]",
 )
@@ -58,7 +66,10 @@ _ZH_PATTERNS = (
     r"请(?:立即|马上|立刻|直接)(?:点击|支付|付款|删除|发送|输入|安装|允许|转账|确认)",
     r"你现在是",
     r"(?:不要|无需|不必)(?:告诉|询问|通知|征求)(?:用户|主人)",
+    r"(?:用户|主人)(?:已经?|已)?(?:同意|授权|确认|批准)(?:了)?(?:付款|支付|购买|删除|发送)",
     r"用户已(?:经)?(?:同意|授权|确认)",
+    r"^\W{0,3}系统\W{0,3}[:：]",
+    r"(?:回答|回复|answer)\s*[\"“「]?(?:是|好|可以|同意|yes)\b",
 )
 _RULES = tuple(re.compile(p) for p in _EN_PATTERNS + _ZH_PATTERNS)
 # A text the app cut short (a list's preview, a notification's line: "Your code is 482913.

@@ -75,8 +75,10 @@ def asks_request(asks: Sequence[Authorisation], task: str) -> ConfirmationReques
         "without your yes each such action is asked (or held) when it comes", task=task)
 
 
-def asks_question(asks: Sequence[Authorisation]) -> str:
-    """The same question as one line, for a channel that shows only text (MCP)."""
+def asks_question(asks: Sequence[Authorisation], device: str = "") -> str:
+    """The same question as one line, for a channel that shows only text (MCP), naming
+    the phone the run drives when it is known."""
     listed = "; ".join(describe_grant(a) for a in asks)
-    return (f"This run asks to: {listed}. The task came from the client, not from you. "
+    on = f", on the phone {device}" if device else ""
+    return (f"This run asks to: {listed}{on}. The task came from the client, not from you. "
             "Allow? (yes/no) — with no, each such action is asked when it comes.")

@@ -122,12 +122,25 @@ def how_to_approve(run_dir: str | None, approve_on: str = "elicitation") -> str:
 
 
 # a clause naming a command-line switch that would approve or pre-authorise: a model that
-# reads it may run it from a shell (one did: --resume … --answer yes paid)
-_RECIPE = re.compile(r"[^.;:\n()]*(?:--answer|--allow|--resume|--yes\b|allow=)[^.;\n()]*"
-                     r"(?:\([^)\n]*\))?", re.IGNORECASE)
+# reads it may run it from a shell (one did: --resume … --answer yes paid). Found by its
+# switch, then widened to its clause — linear in the text (a run's report is megabytes of
+# HTML and base64 with no full stop in it); a tag's angle bracket ends a clause too
+_SWITCH = re.compile(r"--answer|--allow|--resume|--yes\b|allow=", re.IGNORECASE)
+_CLAUSE_HEAD = re.compile(r"[^.;:\n()<>]{0,400}$")
+_CLAUSE_TAIL = re.compile(r"[^.;\n()<>]{0,400}(?:\([^)\n<>]{0,200}\))?")
 RECIPE_SHOWN = " only the user can approve it"
 
 
 def for_model(text: str) -> str:
     """``text`` (a result the client's model reads) without any self-approval recipe."""
-    return _RECIPE.sub(RECIPE_SHOWN, text) if text else text
+    out: list[str] = []
+    done = 0
+    for m in _SWITCH.finditer(text or ""):
+        if m.start() < done:
+            continue  # within the clause just removed
+        head = _CLAUSE_HEAD.search(text, max(done, m.start() - 400), m.start())
+        tail = _CLAUSE_TAIL.match(text, m.end())
+        start = head.start() if head is not None else m.start()
+        out += [text[done:start], RECIPE_SHOWN]
+        done = tail.end() if tail is not None else m.end()
+    return "".join(out) + text[done:] if out else text

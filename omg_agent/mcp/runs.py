@@ -162,13 +162,13 @@ def _task_tool(server: MCPServer, runs: _Runs) -> None:
         again = await runs.human_said(ctx, device)
         if again is not None:
             return again
-        return await _words_asked(ctx, runs, task, start)
+        return await _words_asked(ctx, runs, task, device, start)
 
 
 WORDS_KIND = "task_permissions"  # the request_state of the question before a run
 
 
-async def _words_asked(ctx: Context, runs: _Runs, task: str,
+async def _words_asked(ctx: Context, runs: _Runs, task: str, device: str | None,
                        start: Callable[[WordsFrom], Awaitable[Any]]) -> Any:
     """Start ``task``: the permissions its words state (written by the client) are put to
     the human first, once; with no way to ask them they grant nothing (each such action
@@ -182,9 +182,12 @@ async def _words_asked(ctx: Context, runs: _Runs, task: str,
     except ValueError:
         allowed = []  # the gate names the bad --allow when the run starts
     asks = run_asks(task, allowed)
-    if not asks or not consent.can_ask(ctx):
+    # with --approve-on mirror the run puts its words to the page (its confirm channel),
+    # never to the client's elicitation: a client answers that itself
+    if not asks or runs.hub.mirror is not None or not consent.can_ask(ctx):
         return await start("client")
-    text = asks_question(asks)
+    serial = await anyio.to_thread.run_sync(lambda: runs.hub.phone(device).serial)
+    text = asks_question(asks, serial)
     key = f"words:{task}"
     state = {"kind": WORDS_KIND, "task": task, "question": text, "key": key,
              "ticket": runs.hub.grants.issue(key)}

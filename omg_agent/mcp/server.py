@@ -311,7 +311,7 @@ def _resources(server: MCPServer, hub: Hub) -> None:
                 result = {"status": "running or interrupted"}
             rows.append({"run": run.name, "status": result.get("status"),
                          "task": result.get("task"), "report": f"omg://runs/{run.name}/report"})
-        return json.dumps(rows, ensure_ascii=False)
+        return consent.for_model(json.dumps(rows, ensure_ascii=False))
 
     @server.resource("omg://runs/{name}/report", mime_type="text/html")
     def run_report(name: str) -> str:
@@ -322,4 +322,6 @@ def _resources(server: MCPServer, hub: Hub) -> None:
             raise ResourceError(str(exc)) from None
         if not path.is_file():
             raise ResourceError(f"run {name} has no report yet")
-        return path.read_text(encoding="utf-8")
+        # the report was written for the user at a terminal ("answer with: omg-agent run
+        # --resume … --answer yes"); the client's model reads it without that recipe
+        return consent.for_model(path.read_text(encoding="utf-8"))

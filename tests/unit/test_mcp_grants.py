@@ -121,3 +121,13 @@ def test_a_held_action_with_no_fingerprint_is_not_put_to_the_human(tmp_path: Pat
     out = anyio.run(gated._put, hub, None, None, {"type": "key", "key": "enter"}, held)
     assert out.status == "needs_confirmation" and "no screen" in out.detail
     assert hub.grants.tickets == {}  # no ticket: nothing a yes could redeem
+
+
+def test_a_reports_html_loses_its_recipe_keeps_its_tags_and_is_read_in_linear_time() -> None:
+    picture = "data:image/png;base64," + "iVBORw0KGgo" * 200_000  # no full stop in 2 MB
+    html = (f'<img src="{picture}"><div class="next">answer with: omg-agent run --resume '
+            'RUN_DIR --answer yes (or no)</div><p>Plan</p>')
+    shown = consent.for_model(html)  # a clause regex scanning from every position: minutes
+    assert "--answer" not in shown and "--resume" not in shown
+    assert shown.endswith('<div class="next">answer with: only the user can approve it'
+                          "</div><p>Plan</p>") and shown.startswith(f'<img src="{picture}">')
