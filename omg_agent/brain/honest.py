@@ -47,7 +47,7 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
-from omg_agent.guards.ledger import Passage, missing_passage, task_classes
+from omg_agent.guards.ledger import Passage, missing_passage, task_classes, writes_text
 from omg_agent.guards.task_objects import listed_objects
 from omg_agent.perception.anchor import match_anchor
 from omg_agent.perception.labels import latin_words
@@ -213,6 +213,11 @@ def proves(s: RunState, check: StepCheck) -> bool:
     an element on the screen, "first saw" is the first screen of the app it shows in now,
     when the run saw that app before — any text of a list the run merely opened was there
     before it acted — else the run's first screen."""
+    if getattr(check, "in_field", False) and not writes_text(s.task, getattr(check, "text",
+                                                                              None)):
+        # text in an edit field is what was typed there: the model's own words ("Airplane
+        # mode is on" typed into a URL bar) unless the task asks for text to be written
+        return False
     key = check_key(check)
     value = s.baseline.get(key)
     now = s.last_obs

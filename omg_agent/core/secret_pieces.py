@@ -6,9 +6,11 @@ short, a field shown truncated or a value typed in part still holds a *piece* of
 :data:`PIECE`-character runs of one value and writes it as that value's placeholder.
 
 One exception keeps ordinary words readable: a piece with no digit that is at most half as
-long as its value ("user" or "omg-" of an API key ``sk-omg-user-…``, "demo" of
-``demo1234``) is a word, not a leak — output names the program ``omg-agent`` and paths
-``pytest-…``; a longer piece, or one with a digit in it, is masked.
+long as its value *and is one whole word of it* ("user" or "omg-" of an API key
+``sk-omg-user-…``) is a word, not a leak — output names the program ``omg-agent`` and paths
+``pytest-…``; a longer piece, one with a digit in it, or one cut from inside a word of the
+value ("correctho" of ``correcthorsebattery``: a truncated preview of a passphrase) is
+masked.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import re
 from collections.abc import Callable, Mapping
 
 PIECE = 4  # the shortest piece of a secret that is masked
+_WORD = re.compile(r"[^\W_]+")  # a run of letters and digits
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 class PieceMasker:
@@ -59,4 +63,5 @@ class PieceMasker:
     @staticmethod
     def _word(piece: str, value: str) -> bool:
         return piece != value and not any(c.isdigit() for c in piece) \
-            and 2 * len(piece) <= len(value)
+            and 2 * len(piece) <= len(value) \
+            and _EDGES.sub("", piece) in _WORD.findall(value)

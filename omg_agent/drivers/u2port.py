@@ -3,9 +3,10 @@
 There is no shell line to batch into: every call of :class:`U2Port` goes to the u2 server at
 once (through ``U2Driver.call``, ~2 ms each), and :meth:`U2Port.batch` only answers which
 actions ran. Typing goes through the clipboard — ``setClipboard`` then ``pasteClipboard``
-into the focused field: any unicode, no IME switch; typed text is never logged, only its
-length. ``start`` asks the u2 client to start the app and waits until it is in the
-foreground (``app_start`` returns before the activity is up).
+into the focused field, then the clipboard emptied: any unicode, no IME switch; typed text
+is never logged, only its length, nor left in the clipboard. ``start`` asks the u2 client
+to start the app and waits until it is in the foreground (``app_start`` returns before the
+activity is up).
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ class U2Port(ImmediatePort):
                                      "type with the adb driver (--driver adb) instead",
                                      serial=d.serial, command="setClipboard")
             d.call("pasteClipboard")
+            # the typed text (a secret too) is not left for other apps to read, nor for a
+            # PASTE key to put into another field (docs/attack-round.md)
+            d.call("setClipboard", None, "")
         secret = field is not None and field.password
         return f"typed {len(text)} chars" + (" (secret)" if secret else "")
 

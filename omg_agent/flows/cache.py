@@ -42,8 +42,9 @@ from omg_agent.drivers.wrapper import shell_of
 from omg_agent.durable import aside
 from omg_agent.errors import OmgError
 from omg_agent.flows.fromtrace import flow_from_trace, saved_values
-from omg_agent.flows.model import Flow, FlowResult, LaunchApp, walk
+from omg_agent.flows.model import AssertVisible, Flow, FlowResult, LaunchApp, Selector, walk
 from omg_agent.flows.replay import FlowRunner
+from omg_agent.flows.select import find
 from omg_agent.flows.store import Entry, FlowStore, slug
 from omg_agent.guards.ledger import missing_passage
 
@@ -133,6 +134,20 @@ def end_checks(flow: Flow) -> int:
     return count
 
 
+def held_already(flow: Flow, obs: Any) -> bool:
+    """Whether every end check of ``flow`` already holds on ``obs`` (before it replays): a
+    replay could then show nothing it did. A check naming a saved ``$value`` is not read."""
+    checks = flow.commands[len(flow.commands) - end_checks(flow):]
+    return bool(checks) and all(
+        isinstance(c, AssertVisible) and not _names_value(c.selector)
+        and find(c.selector, obs) is not None for c in checks)
+
+
+def _names_value(s: Selector | None) -> bool:
+    return s is not None and (any(VAR_PATTERN.search(t or "") for t in (s.text, s.id, s.desc))
+                              or any(_names_value(r) for r in (s.below, s.above, s.child_of)))
+
+
 def packages(flow: Flow) -> list[str]:
     apps = [flow.app_id] if flow.app_id else []
     apps += [c.app for c in walk(flow.commands) if isinstance(c, LaunchApp) and c.app]
@@ -181,6 +196,12 @@ def run_cached(run: Callable[[str, Path | None], RunResult], ports: RunPorts, ta
     keep = getattr(recorder, "refused", None)  # its disk trouble is the run's (aside)
     shown = secrets.mask(task) if secrets is not None else task  # never a secret on disk
     entry = cache.lookup(shown, driver)
+    if entry is not None and held_already(entry.flow, driver.observe()):
+        # honest done, as for a live run: end checks that hold before the replay acts prove
+        # nothing (a stale entry, or one a folder shipped in ./runs) — the agent runs live
+        recorder.record_event("cache_not_used", entry=entry.key,
+                              reason="its end checks held before it acted")
+        entry = None
     if entry is None:
         result: RunResult = run(task, plan)
         if result.status == "done":

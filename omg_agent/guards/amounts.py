@@ -109,6 +109,11 @@ _GLUED_AFTER = re.compile(rf"{_GLUE}[0-9]| ?{_SEPS} ?[0-9]{{3}}(?![0-9])| [0-9]+
 _CUT_UNIT = re.compile(rf"(?: ?{_SEPS} ?[0-9]+)?[^\s0-9]{{0,2}}\s?(?:[{UNITS}]|"
                        r"(?:thousand|million|billion|mn|bn|k|m|b)(?![a-z0-9]))", re.IGNORECASE)
 _GLUED_BEFORE = re.compile(rf"[0-9](?:{_GLUE}| ?{_SEPS} ?|{_SEPS}?{_BRACKET}{_SEPS}?)$")
+# a price with a space inside its digits ("¥1,0 79") or a count it is multiplied by
+# ("¥1,079 × 2", "2 × ¥1,079": what is paid is the product, never the unit price)
+_TIMES = r"\s?[×xX*✕✖]\s?"
+_PRICE_AFTER = re.compile(rf"(?<=[0-9]) [0-9]|{_TIMES}[0-9]")
+_PRICE_BEFORE = re.compile(rf"[0-9]{_TIMES}$")
 
 
 @dataclass(frozen=True)
@@ -271,7 +276,10 @@ def amount_spans(text: str, *, lowest: bool = False) -> list[Found]:
     plain, out, pos = _plain(text), [], 0
     while (m := _AMOUNT_RE.search(plain, pos)) is not None:
         money = _money(m, text, lowest)
-        if money.readable and (_HIDDEN_NEXT.match(plain, m.end()) or _glued(plain, m)):
+        priced_glued = money.currency is not None and bool(
+            _PRICE_AFTER.match(plain, m.end()) or _PRICE_BEFORE.search(plain, 0, m.start()))
+        if money.readable and (_HIDDEN_NEXT.match(plain, m.end()) or _glued(plain, m)
+                               or priced_glued):
             money = unreadable(text[m.start():m.end() + 2], money.currency)  # "¥1.2⁠万"
         out.append(Found(money, m.start(), m.end()))
         pos = m.start("post") if _is_sign(m["post"]) else m.end()

@@ -15,7 +15,7 @@ segment review applies before a segment runs). What each input is judged as:
 * ENTER, DPAD_CENTER, SPACE, NUMPAD_ENTER (and their numeric codes): a tap on the focused
   control (in a text field, ENTER is the field's submit: a send in a message box); CALL
   dials; known navigation and typing keys are harmless; any other key on a focused control
-  cannot be classified;
+  or in a focused field (KEYCODE_PASTE fills it with the clipboard) cannot be classified;
 * text: typing into the field it goes to (its ENTER after it: the submit);
 * starting an app: harmless for a package name, unclassifiable otherwise.
 

@@ -118,9 +118,11 @@ def _key(code: int | None, screen: Observation, scene: InputScene) -> list[Landi
             return [Landing(Key(key=KEY_ENTER), focused)] if code in SUBMITTING else []
         center = focused.bounds.center
         return [_touch(Tap, Point(center.x, center.y), focused, scene, control=False)]
-    if code in HARMLESS or not control:
+    if code in HARMLESS or focused is None or not focused.enabled:
         return []
-    return f"key {code} on the focused control {focused.label if focused else ''!r}"
+    if focused.editable:  # KEYCODE_PASTE puts the clipboard (a secret typed earlier) there
+        return f"key {code} in the focused field {focused.label!r}, which it may fill or submit"
+    return f"key {code} on the focused control {focused.label!r}"
 
 
 def element_at(screen: Observation, point: Point | None) -> UIElement | None:

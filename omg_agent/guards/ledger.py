@@ -27,8 +27,42 @@ DONE_CLASSES: tuple[SensitiveClass, ...] = ("payment", "send", "delete")
 # not "read the last message", "check my order", "don't pay"
 _OPENERS = frozenset({"and", "then", "to", "please", "also", "now", "first", "finally"})
 _CLAUSES = re.compile(r"[,.;:!?\n，。；：！？、]+")
-_DICTATED = re.compile(r"[\"“「『].*?[\"”」』]|(?::\s|：).*", re.DOTALL)
+_QUOTED = re.compile(r"[\"“「『].*?[\"”」』]", re.DOTALL)
+_COLON = re.compile(r":\s|：")
+# text after a colon is dictated (a message's or a note's words) only when what comes before
+# it says so — "Change the note to: Call me back", "给妈妈发送：你好" — never "Shop: pay for it"
+_DICTATES = re.compile(
+    r"\b(?:write|note|notes|memo|text|message|send|reply|say|saying|tell|type|enter|post|"
+    r"change|set|rename|title|body|caption|comment|add|compose|draft|remind|reminder)\b|"
+    r"[发写说记改]|回复|备注|内容", re.IGNORECASE)
 _ZH_NEGATION = ("不", "别", "勿", "禁止", "无需", "不用", "不要")
+# Words that name a class wherever they stand in a request — "Can you pay for the order?",
+# "Make the payment", "Complete the purchase", "请帮我把购物车结算了" (default deny: the
+# verb-opens-a-clause rule alone let a request it did not parse end done with nothing paid).
+# Only a clause that asks for information ("How much would I pay?") or says not to ("don't
+# pay", "不要删") names none; "remove" stays out (removing from a cart is no gated delete).
+_NAMING: dict[str, SensitiveClass] = {
+    **dict.fromkeys(("pay", "paying", "payment", "purchase", "purchasing", "buy", "buying"),
+                    "payment"),
+    **dict.fromkeys(("delete", "deleting", "deletion", "erase", "erasing", "trash", "wipe",
+                     "discard"), "delete"),
+    **dict.fromkeys(("send", "sending"), "send"),
+}
+_ZH_NAMING: dict[str, SensitiveClass] = {
+    **dict.fromkeys(("结算", "结账", "买单", "付钱", "付款", "支付", "购买", "买下", "下单"),
+                    "payment"),
+    **dict.fromkeys(("删", "清空"), "delete"),
+    **dict.fromkeys(("发送", "发给"), "send"),
+}
+_NOT = frozenset({"don't", "dont", "do't", "not", "never", "no", "without", "avoid", "stop",
+                  "can't", "cannot", "won't", "shouldn't", "mustn't", "nor"})
+# a clause opened by one of these asks for information, not for an effect
+_INFO = frozenset({"what", "what's", "whats", "how", "which", "who", "whom", "whose", "when",
+                   "where", "why", "whether", "is", "are", "was", "were", "did", "does", "has",
+                   "have", "had", "look", "show", "list", "describe", "count", "read"})
+_ORDER = re.compile(r"\b(?:place|submit|complete|confirm|finish)\s+(?:the\s+|my\s+|an?\s+|"
+                    r"this\s+|your\s+)?(?:order|purchase)\b|\bcheck\s+out\b", re.IGNORECASE)
+_ZH_INFO = re.compile(r"多少|什么|哪|几[个條条天次笔]|是否|有没有")
 _NOUNS = {"payment": "payment", "send": "send", "delete": "delete"}
 
 
@@ -97,7 +131,7 @@ def task_classes(task: str) -> tuple[SensitiveClass, ...]:
     """The sensitive classes (of :data:`DONE_CLASSES`) the user's ``task`` asks for, by its
     verbs — the authorisation parser's verb list, read where a verb opens a clause. Text the
     task dictates (quoted, or after a colon: a note's body "Call me back") is no verb."""
-    whole, task = task, _DICTATED.sub(" ", task)
+    whole, task = task, _undictated(task)
     found: list[SensitiveClass] = []
     for clause in _CLAUSES.split(task):
         words = latin_words(clause)
@@ -106,6 +140,7 @@ def task_classes(task: str) -> tuple[SensitiveClass, ...]:
             cls = None if word == "remove" else _VERB_CLASS.get(word)
             if cls in DONE_CLASSES and (i == 0 or words[i - 1] in _OPENERS):
                 found.append(cls)
+        found += _named(clause, words)
     for cue, cls in _VERB_CLASS.items():
         if len(cue) < 2 or cls not in DONE_CLASSES or not re.search(r"[\u4e00-\u9fff]", cue):
             continue
@@ -115,6 +150,46 @@ def task_classes(task: str) -> tuple[SensitiveClass, ...]:
     if stated_messages(whole):  # "给妈妈发消息说我到了": a send the task states in full
         found.append("send")
     return tuple(c for c in DONE_CLASSES if c in found)
+
+
+def _undictated(task: str) -> str:
+    """``task`` without the text it dictates: quoted parts, and what follows a colon where
+    the words before it say something is written or sent (:data:`_DICTATES`)."""
+    task = _QUOTED.sub(" ", task)
+    colon = _COLON.search(task)
+    while colon is not None and not _DICTATES.search(task[:colon.start()]):
+        colon = _COLON.search(task, colon.end())
+    return task if colon is None else task[:colon.start()]
+
+
+def _named(clause: str, words: list[str]) -> list[SensitiveClass]:
+    """The classes ``clause`` names by a word of :data:`_NAMING` / :data:`_ZH_NAMING` —
+    none when it asks for information or the word is said not to be done."""
+    if (words and words[0] in _INFO) or _ZH_INFO.search(clause):
+        return []
+    found: list[SensitiveClass] = [
+        cls for i, word in enumerate(words) if (cls := _NAMING.get(word)) is not None
+        and not _NOT.intersection(words[:i])]
+    if _ORDER.search(clause) and not _NOT.intersection(words):
+        found.append("payment")
+    for cue, cls in _ZH_NAMING.items():
+        found += [cls for m in re.finditer(cue, clause)
+                  if not clause[max(0, m.start() - 2):m.start()].endswith(_ZH_NEGATION)]
+    return found
+
+
+# a task that asks for text to be put somewhere: its typing is its effect
+_WRITES = re.compile(
+    r"\b(?:type|write|enter|input|fill|paste|copy|search|note|rename|compose|draft|reply|"
+    r"text|message|say|tell)\b|输入|填|写|搜索|粘贴|复制|备注|改名|回复", re.IGNORECASE)
+
+
+def writes_text(task: str, text: str | None = None) -> bool:
+    """Whether ``task`` asks for text to be typed (so text in an edit field may be its
+    effect): it dictates ``text``, or names writing, typing, searching, copying."""
+    if text and " ".join(text.split()).casefold() in " ".join(task.split()).casefold():
+        return True
+    return _WRITES.search(task) is not None
 
 
 def stated_messages(task: str) -> list[str]:
@@ -147,4 +222,4 @@ def missing_passage(task: str, passages: Sequence[Passage]) -> str | None:
 
 
 __all__ = ["DONE_CLASSES", "Ledger", "Passage", "missing_passage", "stated_messages",
-           "task_classes"]
+           "task_classes", "writes_text"]

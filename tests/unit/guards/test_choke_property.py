@@ -111,14 +111,14 @@ def test_a_key_asks_when_it_activates_the_focused_control(focused, code) -> None
     kind, where = focused
     obs = focus(screen(kind), where)
     on = obs.focused
-    control = on is not None and not on.editable
     if code == KEY_CALL:
         expected = True  # dials
     elif code in ACTIVATING_KEYCODES:
         expected = (on is not None and tuple(on.bounds) == CONTROL) or (
             on is not None and on.editable and code in (66, 160))  # ENTER sends the box
     else:
-        expected = control and code not in HARMLESS_KEYCODES  # cannot be classified
+        # cannot be classified: on a control, or in a field (KEYCODE_PASTE fills it)
+        expected = on is not None and on.enabled and code not in HARMLESS_KEYCODES
     assert asked(obs, InputEffect("key", code=code)) == expected
 
 
