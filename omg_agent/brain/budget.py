@@ -1,19 +1,20 @@
 """The step budget of one run (DESIGN.md §3): what counts, when it is checked, what it says.
 
-Counted (issue 27: one step per model turn, in every planning mode): every decision
-attempt of the operator (each model *reply*, parse failures included —
+Counted (issue 27: one step per model turn, in every planning mode): every decision of
+the operator (each valid model *reply* —
 :attr:`~omg_agent.brain.call_record.CallRecord.counts_as_step`) — the action bundle it carries is
-part of that turn, not a second step — and every replan attempt; and each ``move`` the
+part of that turn, not a second step — and every replan; and each ``move`` the
 machinery makes on its own, with no model call: a loop-ladder rung (wait, offset re-tap,
 back) and a rollback's back press, so rules that act without a model cannot run forever.
-Not counted: the one plan at task start, transport failures that got no reply, the
+Not counted: the one plan at task start, transport failures that got no reply, a reply
+refused by validation (issue 40: retried, at most ``parse_attempts`` times a call), the
 action the user said yes to (carried out after the turn that asked for it), and the time
 spent waiting for the user. The operator is told the steps left each turn.
 
 The orchestrator calls :meth:`StepBudget.check` at the top of every turn and
 :meth:`StepBudget.charge` before anything counted happens; a model call is given at most
-:attr:`StepBudget.remaining` reply attempts, so the limit is never passed by even one
-counted operation. On exhaustion :class:`~omg_agent.errors.BudgetExhausted` carries the
+``parse_attempts`` reply attempts and charges only the valid one, so the limit is never
+passed by even one counted operation. On exhaustion :class:`~omg_agent.errors.BudgetExhausted` carries the
 three-part message: what was done, why it stopped, what to do next (:func:`exhaustion_report`).
 What was done comes from the run's recorded turns as well as its ticked plan steps
 (:func:`done_so_far`), so a run stopped half-way through one long step (195 of 200 posts
@@ -136,9 +137,10 @@ class StepBudget:
         log.debug("step %d/%d: %s", self.used, self.limit, kind)
 
     def attempts(self, wanted: int) -> int:
-        """How many reply attempts a model call may make now (at least one is checked)."""
+        """How many reply attempts a model call may make now: ``wanted`` once a step is
+        left (only the valid reply is charged)."""
         self.check()
-        return min(wanted, self.remaining)
+        return wanted
 
     def counter(self, kind: StepKind):
         """An ``on_attempt`` callback for :meth:`LLMClient.structured` counting replies."""
