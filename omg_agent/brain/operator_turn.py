@@ -28,6 +28,7 @@ from omg_agent.brain.dialects.solo import unverified
 from omg_agent.brain.effects import effect_note
 from omg_agent.brain.modes import ONE_ACTION, adopt_end_checks, own_todo, unforeseen
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
+from omg_agent.brain.quoted import quoted_on_screen
 from omg_agent.brain.recovery import climb, fail_step, maybe_fail_step
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState, TurnRecord
@@ -268,10 +269,7 @@ def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
         return
     if goal:
         s.outcome += f"; the operator reports the whole task done: {answer}"
-    mode = run.settings.confirm_done
-    confirm = mode == "always" or (mode == "unverified" and not s.todo.steps[-1].checks
-                                   and not read_off_screen(run, s.todo.steps[-1]))
-    if s.predefined or not confirm:
+    if s.predefined or not unproven(run, answer, obs):
         s.todo.tick_all()
         done(run, answer or summary(run))
         return
@@ -279,6 +277,19 @@ def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
         unverified(run, answer)
         return
     s.claim, s.phase = answer, "REPLAN"  # the planner confirms, with the screenshot
+
+
+def unproven(run: RunContext, answer: str, obs: Observation) -> bool:
+    """Whether a claimed done needs the planner's confirmation (``confirm_done``): always;
+    never; unverified = unless the screen proves it — the end checks held, the answer's
+    data was read off the screen or the answer quotes the screen's own text (issue 40) — and
+    never in the flat loop, which has no planner unless ``always`` asks for one."""
+    mode, final = run.settings.confirm_done, run.state.todo.steps[-1]
+    if mode != "unverified":
+        return mode == "always"
+    return run.settings.planning != ONE_ACTION and not final.checks \
+        and not read_off_screen(run, final) \
+        and not quoted_on_screen(run.memory.substitute(answer), obs)
 
 
 def read_off_screen(run: RunContext, step: TaskStep) -> bool:

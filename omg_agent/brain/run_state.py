@@ -189,8 +189,10 @@ class TurnRecord:
     intent: str = ""
     acted: bool = False
 
-    def line(self) -> str:
-        return f"(step {self.step}) {self.summary}"
+    def line(self, numbered: bool = True) -> str:
+        """The history line; ``numbered``: led by its plan step (a run with one step, the
+        whole task, says none — issue 40: every flat turn read "(step 1)")."""
+        return f"(step {self.step}) {self.summary}" if numbered else self.summary
 
 
 @dataclass(frozen=True)
@@ -296,7 +298,8 @@ class RunState:
         return self.records[-1].summary if self.records else ""
 
     def history(self) -> tuple[str, ...]:
-        return tuple(r.line() for r in self.records)
+        numbered = len(self.todo.steps) > 1
+        return tuple(r.line(numbered) for r in self.records)
 
     def done_so_far(self, trace: Sequence[Mapping[str, Any]] = ()) -> tuple[str, ...]:
         """What the run carried out, for a stop report (see :func:`done_so_far`)."""

@@ -110,3 +110,149 @@ def test_a_validation_retry_costs_no_step_and_names_the_right_field(mode: str) -
     retried, feedback = run(True)
     assert none == [] and retried == clean
     assert len(feedback) == 1 and "mem_save needs `key` (not `name`)" in feedback[0]
+
+
+# -- item 2: values and facts survive the history -----------------------------------------
+def test_a_memory_value_is_shown_whole_and_a_very_long_one_says_how_much_more() -> None:
+    from omg_agent.brain.memory import SHOWN_CHARS, MemoryBank
+
+    posts = "Posts by Emma to like: 1, 4, 6, 13, 2, 17, 21, 25, 30, 33, 38, 40 (12 posts)"
+    with MemoryBank(None, "unit") as bank:
+        bank.save("emma_posts", posts, source="model")
+        bank.save("long", "x" * (SHOWN_CHARS + 25), source="model")
+        listing = bank.prompt_listing()
+    assert f'"{posts}"' in listing  # the relay round's value was clipped at ~80 characters
+    assert "… 25 more characters ($long inserts it whole)" in listing
+
+
+def test_compaction_says_what_it_summarised_and_where_results_are_kept() -> None:
+    from omg_agent.brain.kept import compacted
+
+    history = [f"(step 1) like post {n} [tap] → ok" for n in range(1, 10)]
+    shown = compacted(history, 6)
+    assert shown[1:] == history[3:]
+    assert shown[0] == ("(3 earlier turns summarised: like post 1; like post 2; like post 3; "
+                        "their scan results and saved values are under Kept and Memory)")
+    assert compacted(history[:4], 6) == history[:4]
+
+
+def test_a_scan_is_kept_by_name_and_its_history_line_points_to_it() -> None:
+    from omg_agent.brain.kept import SCANS_KEPT, KeptResults, pointer
+
+    kept = KeptResults()
+    for turn in range(1, SCANS_KEPT + 2):
+        results = [{"type": "scan", "ok": True, "detail": f"scan read {turn} items\n#1 a [x]"}]
+        kept.keep(results, turn)
+    assert pointer(results[0]) == (f"scan read {SCANS_KEPT + 1} items (whole under Kept as "
+                                   f"scan{SCANS_KEPT + 1})")
+    section = kept.section()
+    assert "scan1 replaced by newer scans" in section
+    assert f"[scan{SCANS_KEPT + 1}, turn {SCANS_KEPT + 1}] scan read" in section
+    assert "#1 a [x]" in section
+
+
+# -- item 4: confirm only what is unproven ------------------------------------------------
+def _signed_in() -> FakeWorld:
+    def move(screen: str, action: Any, element: Any) -> str:
+        return "home" if element is not None and element.text == "Sign in" else screen
+
+    return FakeWorld({"login": ("com.omg.login", [el(1, "Sign in")]),
+                      "home": ("com.omg.login", [el(1, "You are signed in.", role="text",
+                                                    clickable=False),
+                                                 el(2, "hello", editable=True)])},
+                     move, "login")
+
+
+def _claims(answer: str) -> ScriptedModel:
+    replies = iter([bundle(tap("Sign in")), bundle(goal_complete=True, answer=answer)])
+
+    def policy(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "TaskPlan":
+            return {"goal": "sign in", "steps": [{"description": "sign in",
+                                                  "success_criteria": "signed in"}]}
+        if contract == "Replan":
+            return {"status": "done", "response": answer,
+                    "evidence": [{"kind": "element", "text": "You are signed in."}]}
+        return next(replies)
+
+    return ScriptedModel(policy)
+
+
+@pytest.mark.parametrize(("mode", "answer", "confirms"), [
+    ("unified", "You are signed in.", 0),  # the answer quotes the verified screen
+    ("unified", 'The app says "you are signed in"', 0),
+    ("adaptive", "You are signed in.", 0),
+    ("unified", "hello", 1),  # only in an edit field: what the model typed is no evidence
+    ("unified", "Signed in as Alice", 1),  # not on the screen: the planner looks
+    ("flat", "Signed in as Alice", 0),  # the flat loop asks no planner unless told to
+])
+def test_a_planner_confirms_a_done_only_when_the_screen_does_not_prove_it(
+        mode: str, answer: str, confirms: int) -> None:
+    model = _claims(answer)
+    with orchestrator(_signed_in(), model, planning=mode) as orch:
+        result = orch.run("sign in")
+    assert result.status == "done"
+    assert result.confirm_calls == confirms == model.contracts().count("Replan")
+    assert result.planner_calls == confirms + (mode == "adaptive")
+
+
+def test_the_flat_loop_asks_the_planner_when_told_to_always_confirm() -> None:
+    model = _claims("Signed in as Alice")
+    with orchestrator(_signed_in(), model, planning="flat", confirm_done="always") as orch:
+        result = orch.run("sign in")
+    assert result.confirm_calls == 1 and model.contracts().count("Replan") == 1
+
+
+# -- item 5: say true things ----------------------------------------------------------------
+def test_a_held_secret_says_the_values_length_not_the_placeholders() -> None:
+    from PIL import Image
+
+    from omg_agent.brain.agent import gatekeeper
+    from omg_agent.config import Settings
+    from omg_agent.core.actions import TypeText
+    from omg_agent.core.observation import Observation
+    from omg_agent.core.secrets import SecretVault
+
+    vault = SecretVault()
+    vault.add_from_task("sign in with {{secret:PASS=hunter2}}")
+    keeper = gatekeeper(Settings(base_url="http://m.test/v1", model="m"), "sign in", None,
+                        secrets=vault)
+    assert keeper is not None
+    field = el(1, "", editable=True, password=True, package="com.omg.login")
+    obs = Observation(Image.new("RGB", (1000, 2000)), (field,), package="com.omg.login")
+    decision = keeper.gate.check(TypeText(text="{{secret:PASS}}"), field, obs)
+    assert decision.sensitivity is not None
+    assert "type a secret (7 characters, hidden)" in decision.sensitivity.describe
+
+
+def test_a_placeholder_keeps_the_users_spelling() -> None:
+    from omg_agent.core.secrets import SecretVault
+
+    vault = SecretVault()
+    vault.add_from_task("sign in as {{secret:USER=alice77}} with {{secret:Pass=hunter22}}")
+    shown = vault.mask("field shows alice77, typed hunter22, task {{secret:USER=alice77}}")
+    assert shown == "field shows {{secret:USER}}, typed {{secret:Pass}}, task {{secret:USER}}"
+    assert vault.reveal("{{secret:user}} {{secret:USER}}") == "alice77 alice77"  # one secret
+
+
+@pytest.mark.parametrize(("mode", "numbered"), [("flat", False), ("adaptive", True)])
+def test_history_lines_name_a_plan_step_only_when_there_are_several(
+        mode: str, numbered: bool) -> None:
+    replies = iter([bundle(tap("Nothing")), bundle(tap("Nothing")),
+                    bundle(goal_complete=True, answer="Saved")])
+    texts: list[str] = []
+
+    def policy(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "TaskPlan":
+            return {"goal": "g", "steps": [{"description": "look", "success_criteria": "x"},
+                                           {"description": "save", "success_criteria": "y"}]}
+        if contract == "Replan":
+            return {"status": "done", "response": "ok"}
+        texts.append(text)
+        return next(replies, bundle(goal_complete=True, answer="Saved"))
+
+    with orchestrator(_world(), ScriptedModel(policy), planning=mode) as orch:
+        orch.run("save the price")
+    history = texts[-1].split("Previous turns (oldest first):", 1)[1]
+    assert ("- (step 1) " in history) is numbered
+    assert "(step" not in history or numbered
