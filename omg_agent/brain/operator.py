@@ -47,6 +47,7 @@ from omg_agent.brain.segment_review import (
     said,
 )
 from omg_agent.core.actions import (
+    Action,
     AskUser,
     Done,
     MemSave,
@@ -102,6 +103,7 @@ class TurnResult:
     answer: str | None = None
     failure: Failure | None = None  # this turn's actions failed (typed, with the message)
     held: GateStop | None = None  # the sensitive action the gate held, when it held one
+    held_rest: list[Action] = field(default_factory=list)  # the bundle after it
     decide_s: float = 0.0  # how long the model took
 
     @property

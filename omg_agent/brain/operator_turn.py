@@ -172,7 +172,8 @@ def routed(run: RunContext, index: int, booked: Booked, turn: TurnResult) -> Non
             s.dialogue = s.dialogue.ask(turn.question or "", secret=turn.asks_secret)
             s.phase = "ASK_USER"
         case "needs_confirmation" if turn.held is not None:
-            dialogue.hold(run, held.capture(turn.held, index + 1), turn.question)
+            dialogue.hold(run, held.capture(turn.held, index + 1, turn.held_rest),
+                          turn.question)
         case "declined":
             if not dialogue.declined(run, turn.answer or "the user declined"):
                 unbacked_decline(run, index, step)
@@ -269,26 +270,26 @@ def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
         return
     if goal:
         s.outcome += f"; the operator reports the whole task done: {answer}"
-    if s.predefined or not unproven(run, answer, obs):
+    mode = run.settings.confirm_done
+    open_claim = mode == "always" or mode == "unverified" and unproven(run, answer, obs)
+    if run.judgeless and open_claim and not s.predefined:
+        unverified(run, answer)  # nobody can look: say so (brain/dialects/solo.py), never done
+        return
+    # the flat loop asks no planner unless told to always (issue 40: the peers' loop)
+    if s.predefined or not open_claim or mode != "always" and run.settings.planning == \
+            ONE_ACTION:
         s.todo.tick_all()
         done(run, answer or summary(run))
-        return
-    if run.judgeless:  # nobody can look: say so (brain/dialects/solo.py), never done
-        unverified(run, answer)
         return
     s.claim, s.phase = answer, "REPLAN"  # the planner confirms, with the screenshot
 
 
 def unproven(run: RunContext, answer: str, obs: Observation) -> bool:
-    """Whether a claimed done needs the planner's confirmation (``confirm_done``): always;
-    never; unverified = unless the screen proves it — the end checks held, the answer's
-    data was read off the screen or the answer quotes the screen's own text (issue 40) — and
-    never in the flat loop, which has no planner unless ``always`` asks for one."""
-    mode, final = run.settings.confirm_done, run.state.todo.steps[-1]
-    if mode != "unverified":
-        return mode == "always"
-    return run.settings.planning != ONE_ACTION and not final.checks \
-        and not read_off_screen(run, final) \
+    """Whether the screen leaves a claimed done unproven (``confirm_done = unverified``
+    then asks the planner): no end checks held, the answer's data was not read off the
+    screen, and the answer does not quote the screen's own text (issue 40)."""
+    final = run.state.todo.steps[-1]
+    return not final.checks and not read_off_screen(run, final) \
         and not quoted_on_screen(run.memory.substitute(answer), obs)
 
 

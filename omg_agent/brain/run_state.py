@@ -212,13 +212,17 @@ class HeldAction:
     package: str = ""
     step: int = 0
     fingerprint: str = ""  # what the yes is bound to (:mod:`omg_agent.guards.approvals`)
+    rest: tuple[dict[str, Any], ...] = ()  # the bundle after it, anchored (issue 40)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> HeldAction:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        if isinstance(fields.get("rest"), list):
+            fields["rest"] = tuple(a for a in fields["rest"] if isinstance(a, dict))
+        return cls(**fields)
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,11 @@ class SegmentReview:
         result.results += [{"type": "gate", "ok": True, "detail": (  # what the user allowed
             f"the user confirmed: {request.describe}")}
             for request, answer in self.gatekeeper.asked[asked:] if answer is True]
-        return None if self.held is None else device[self.held.index][0].index
+        if self.held is None:
+            return None
+        at = device[self.held.index][0].index
+        result.held_rest = list(self.actions[self.start + at + 1:])  # a yes carries on
+        return at
 
     def settle(self, outcomes: Sequence[ActionOutcome]) -> None:
         """Tell the gate's ledger which sensitive actions it let go ran ok (honest done)."""

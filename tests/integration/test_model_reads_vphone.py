@@ -72,3 +72,52 @@ def test_a_40_post_scan_is_still_in_the_prompt_after_eight_turns(vphone, tmp_pat
     assert len(liker.items_seen) >= 9 and min(liker.items_seen) >= 40, liker.items_seen
     last = request_text(double.requests[-1].body)
     assert "earlier turns summarised: " in last and "[scan1, turn 1] scan read 40" in last
+
+
+LOGIN = "com.omg.login"
+
+
+class SignIn:
+    """Opens Login, then in one bundle types the user, the password and taps Sign in; says
+    done once the welcome screen shows. Counts its turns."""
+
+    def __init__(self) -> None:
+        self.turns: list[str] = []
+
+    def reply(self, request: dict[str, Any]) -> str:
+        assert contract_name(request) == "DecisionBundle"
+        text = request_text(request)
+        if f"Foreground app: {LOGIN}" not in text:
+            self.turns.append("launch")
+            return bundle([{"type": "launch", "app": LOGIN}])
+        if "sign_in" not in text:
+            self.turns.append("done")
+            return bundle(goal_complete=True, answer="signed in")
+        self.turns.append("sign in")
+        return bundle([
+            {"type": "type", "text": "demo",
+             "target": {"kind": "anchor", "resource_id": f"{LOGIN}:id/username"}},
+            {"type": "type", "text": "{{secret:PASS}}",
+             "target": {"kind": "anchor", "resource_id": f"{LOGIN}:id/password"}},
+            {"type": "tap", "target": {"kind": "anchor", "resource_id": f"{LOGIN}:id/sign_in"}}])
+
+
+def test_a_yes_to_the_held_password_runs_the_rest_of_its_bundle(vphone, tmp_path):
+    from omg_agent.config import Settings
+    from omg_agent.phone import Phone
+
+    app = vphone.phone.apps[LOGIN]
+    task = "Sign in to Login as demo with password {{secret:PASS}}"
+    model = SignIn()
+    with ModelDouble(model) as double, Phone(vphone.serial, driver="adb", settings=Settings(
+            base_url=double.base_url, model="double", max_steps=12, retry_backoff_s=0.001,
+            retry_backoff_max_s=0.01, timeout_s=20, runs_dir=tmp_path / "runs",
+            planning="unified", confirm_done="never",
+            secrets={"PASS": app.valid_password})) as phone:
+        held = phone.run(task, use_cache=False)
+        assert held.status == "needs_confirmation", held
+        assert "secret" in (held.question or "") and not app.logged_in
+        done = phone.resume(held.run_dir, "yes")
+    assert app.logged_in and done.status == "done", done
+    # the Sign in tap the model planned ran after the yes: no turn to plan it again
+    assert model.turns == ["launch", "sign in", "done"]

@@ -5,6 +5,7 @@ FakeDriver screens, the real openai client on httpx.MockTransport."""
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from typing import Any
@@ -71,7 +72,7 @@ def test_a_refused_action_is_told_the_field_it_should_have_written(
         action: dict[str, Any], says: str) -> None:
     reply = bundle(action)
     with pytest.raises(InvalidReply) as info:
-        parse_reply(__import__("json").dumps(reply), DecisionBundle)
+        parse_reply(json.dumps(reply), DecisionBundle)
     assert says in str(info.value)
     assert "Extra inputs are not permitted" not in str(info.value)
 
@@ -256,3 +257,27 @@ def test_history_lines_name_a_plan_step_only_when_there_are_several(
     history = texts[-1].split("Previous turns (oldest first):", 1)[1]
     assert ("- (step 1) " in history) is numbered
     assert "(step" not in history or numbered
+
+
+# -- item 3: a yes resumes the bundle -------------------------------------------------------
+def test_the_rest_of_a_held_bundle_is_kept_by_anchors_and_ends_at_what_cannot_be_found() -> None:
+    from PIL import Image
+
+    from omg_agent.brain.held import anchored
+    from omg_agent.brain.run_state import HeldAction
+    from omg_agent.core.actions import parse_action
+    from omg_agent.core.observation import Observation
+
+    screen = Observation(Image.new("RGB", (1000, 2000)),
+                         (el(3, "Sign in", res="app:id/sign_in"), el(4, "")),
+                         package="app")
+    rest = [parse_action(a) for a in (
+        {"type": "tap", "target": {"kind": "element", "id": 3}},
+        {"type": "wait", "seconds": 1},
+        {"type": "tap", "target": {"kind": "element", "id": 4}},  # nothing to find it by
+        {"type": "back"})]
+    kept = anchored(rest, screen)
+    sign_in = {"kind": "anchor", "resource_id": "app:id/sign_in", "text": "Sign in"}
+    assert kept == ({"type": "tap", "target": sign_in}, {"type": "wait", "seconds": 1.0})
+    held = HeldAction("type a secret", "secret_entry", {"type": "type"}, rest=kept)
+    assert HeldAction.of(json.loads(json.dumps(held.as_dict()))) == held  # in state.json
