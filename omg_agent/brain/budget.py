@@ -7,7 +7,8 @@ part of that turn, not a second step — and every replan; and each ``move`` the
 machinery makes on its own, with no model call: a loop-ladder rung (wait, offset re-tap,
 back) and a rollback's back press, so rules that act without a model cannot run forever.
 Not counted: the one plan at task start, transport failures that got no reply, a reply
-refused by validation (issue 40: retried, at most ``parse_attempts`` times a call), the
+refused by validation but the last of a call (issue 40: retried, at most
+``parse_attempts`` times a call — only a call that got no valid reply costs a step), the
 action the user said yes to (carried out after the turn that asked for it), and the time
 spent waiting for the user. The operator is told the steps left each turn.
 
@@ -142,11 +143,14 @@ class StepBudget:
         self.check()
         return wanted
 
-    def counter(self, kind: StepKind):
-        """An ``on_attempt`` callback for :meth:`LLMClient.structured` counting replies."""
+    def counter(self, kind: StepKind, attempts: int | None = None):
+        """An ``on_attempt`` callback for :meth:`LLMClient.structured` counting replies: a
+        valid one, or the last of ``attempts`` refused ones (a call that got no valid reply
+        costs one step, so a model that never writes one still runs out of budget)."""
 
         def on_attempt(record: CallRecord) -> None:
-            if record.counts_as_step:
+            if record.counts_as_step or (record.kind == "reply" and attempts is not None
+                                         and record.attempt >= attempts):
                 self.charge(kind)
 
         return on_attempt

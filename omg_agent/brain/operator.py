@@ -209,9 +209,10 @@ class Operator:
                         self.llm.observation_message(self._prompt(ctx, obs, flags, budget),
                                                      shown, marks=self.marks,
                                                      screenshot=bool(vision))]
+            tries = budget.attempts(self.llm.settings.parse_attempts)
             bundle, record = self.llm.structured(
-                messages, DecisionBundle, on_attempt=budget.counter("decision"),
-                attempts=budget.attempts(self.llm.settings.parse_attempts))
+                messages, DecisionBundle, on_attempt=budget.counter("decision", tries),
+                attempts=tries)
         decided = time.perf_counter()
         result = self._act(bundle, obs, ctx, budget)
         if self.macros is not None:

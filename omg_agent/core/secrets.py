@@ -125,7 +125,8 @@ class SecretVault:
             return self._names[value]
         written = _NAME_OK.sub("_", name).strip("_")
         name = self._free_name(name)
-        self._spelling.setdefault(name, written if secret_key(written) == name else name)
+        self._spelling.setdefault(name, written if written and secret_key(written) == name
+                                  else name)
         if app:
             self._bindings[name] = Binding(app)
         self._values[name] = value
