@@ -14,9 +14,10 @@ spent waiting for the user. The operator is told the steps left each turn.
 
 The orchestrator calls :meth:`StepBudget.check` at the top of every turn and
 :meth:`StepBudget.charge` before anything counted happens; a model call is given at most
-``parse_attempts`` reply attempts and charges only the valid one, so the limit is never
-passed by even one counted operation. On exhaustion :class:`~omg_agent.errors.BudgetExhausted` carries the
-three-part message: what was done, why it stopped, what to do next (:func:`exhaustion_report`).
+``parse_attempts`` reply attempts and charges the valid one (or the last refused one), so
+the limit is never passed by even one counted operation. On exhaustion
+:class:`~omg_agent.errors.BudgetExhausted` carries the three-part message: what was done,
+why it stopped, what to do next (:func:`exhaustion_report`).
 What was done comes from the run's recorded turns as well as its ticked plan steps
 (:func:`done_so_far`), so a run stopped half-way through one long step (195 of 200 posts
 liked) says so, whatever stopped it (budget, deadline, Ctrl-C, a full disk, an error).

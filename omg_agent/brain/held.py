@@ -206,5 +206,5 @@ def carry_out(run: RunContext, held: HeldAction) -> None:
         s.note += " " + carry_on(run, held)
 
 
-__all__ = ["amount_seen", "anchored", "capture", "carry_on", "carry_out", "find_again", "on_element", "record_no",
-           "said_no_to"]
+__all__ = ["amount_seen", "anchored", "capture", "carry_on", "carry_out", "find_again",
+           "on_element", "record_no", "said_no_to"]

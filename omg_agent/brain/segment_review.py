@@ -209,7 +209,8 @@ def hold(result: TurnResult, held: GateStop) -> None:
     said = "the user gave no clear yes" if held.said == NO_CLEAR_ANSWER else "the user said no"
     result.results.append({"type": "gate", "ok": False, "detail": (
         f"held for the user's confirmation: {held.request.describe} — "
-        + (said if held.answer is False else "the run stops here and asks the user; a yes runs it"))})
+        + (said if held.answer is False
+           else "the run stops here and asks the user; a yes runs it"))})
     if held.answer is False:
         result.failure = Failure(FailureKind.DECLINED, f"{said} to: {held.request.describe}")
     else:

@@ -59,7 +59,7 @@ def describe_validation(exc: ValidationError) -> str:
     `key` (not `name`)``); a field an action does not have names the fields it has."""
     errors = exc.errors(include_url=False)
     lines, used = _renamed(errors), set()
-    for parent, line in lines:
+    for parent, _ in lines:
         used.update(i for i, e in enumerate(errors) if tuple(e["loc"][:-1]) == parent
                     and e["type"] in ("missing", "extra_forbidden"))
     out = [line for _, line in lines]

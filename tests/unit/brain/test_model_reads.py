@@ -15,8 +15,14 @@ from pydantic import BaseModel
 
 from omg_agent.brain import prompts
 from omg_agent.brain.structured import InvalidReply, parse_reply
-from omg_agent.core.actions import Action, AnchorTarget, ElementTarget, FromScreen, \
-    PointTarget, Region
+from omg_agent.core.actions import (
+    Action,
+    AnchorTarget,
+    ElementTarget,
+    FromScreen,
+    PointTarget,
+    Region,
+)
 from omg_agent.core.contracts import DecisionBundle
 
 from .fakes import FakeWorld, ScriptedModel, bundle, el, orchestrator, tap
