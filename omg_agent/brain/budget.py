@@ -231,7 +231,7 @@ def actions_done(turns: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
             if not isinstance(index, int) or not result.get("ok") or \
                     not 0 <= index < len(actions):
                 continue
-            said = _carried_out(actions[index], labels)
+            said = _carried_out(actions[index], labels, str(result.get("landed") or ""))
             if said:
                 counts[said] += 1
     ranked = counts.most_common()
@@ -241,9 +241,10 @@ def actions_done(turns: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
     return tuple(items)
 
 
-def _carried_out(action: Any, labels: Mapping[Any, str]) -> str:
+def _carried_out(action: Any, labels: Mapping[Any, str], landed: str = "") -> str:
     """One carried-out action in words (``tapped 'Like'``), or "" for one that does nothing
-    on the device (wait, done, ask_user)."""
+    on the device (wait, done, ask_user); ``landed``: the element's own name, when the
+    model named it by a text merged into it (a chat row: the contact, not its last line)."""
     if not isinstance(action, Mapping):
         return ""
     kind = str(action.get("type") or "")
@@ -265,8 +266,8 @@ def _carried_out(action: Any, labels: Mapping[Any, str]) -> str:
     if kind == "macro":
         return f"{verb} {action.get('name') or ''}".rstrip()
     target = action.get("target")
-    label = ""
-    if isinstance(target, Mapping):
+    label = landed
+    if isinstance(target, Mapping) and not label:
         label = str(target.get("text") or target.get("desc") or labels.get(target.get("id"))
                     or target.get("resource_id") or "")
     return f"{verb} '{label}'" if label else f"{verb} a point"

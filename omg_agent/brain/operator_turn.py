@@ -94,9 +94,9 @@ def note_effect(s: RunState, obs: Observation) -> None:
     the first screen seen after it (once: later looks may follow the system's moves)."""
     if s.effect_of is None:
         return
-    at, before = s.effect_of
+    at, before, touched = s.effect_of
     s.effect_of = None
-    if at < len(s.records) and (note := effect_note(before, obs)):
+    if at < len(s.records) and (note := effect_note(before, obs, touched)):
         s.records[at] = replace(s.records[at],
                                             summary=f"{s.records[at].summary} → {note}")
 
@@ -146,7 +146,9 @@ def book(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> Booke
     intent = turn.bundle.execute_now.intent if turn.bundle.execute_now else ""
     s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash, problem,
                                 intent=intent, acted=turn.acted))
-    s.effect_of = (len(s.records) - 1, turn.observation) if turn.acted else None
+    touched = tuple(o.element for o in turn.executed.outcomes if o.ok and o.element is not None) \
+        if turn.executed is not None else ()
+    s.effect_of = (len(s.records) - 1, turn.observation, touched) if turn.acted else None
     run.loops.acted(turn.executed, turn.observation)
     if turn.executed is not None:
         honest.acted_on(s, turn.executed.outcomes)

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from omg_agent.brain.budget import StepBudget, StopReport, done_so_far
 from omg_agent.brain.planner import TodoList
 from omg_agent.core.contracts import TaskStep
-from omg_agent.core.observation import Observation
+from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem, Status
 from omg_agent.core.todo import TodoItem, render_todo
 from omg_agent.guards.ledger import Passage
@@ -251,8 +251,9 @@ class RunState:
     records: list[TurnRecord] = field(default_factory=list)
     last_obs: Observation | None = None
     # the record of the last turn that acted and the screen it acted on: the next look
-    # notes what the actions changed on that record (brain/effects)
-    effect_of: tuple[int, Observation] | None = None
+    # notes what the actions changed on that record (brain/effects), with the elements its
+    # touches landed on (a tap anchored off screen lands on what the turn's screen lacked)
+    effect_of: tuple[int, Observation, tuple[UIElement, ...]] | None = None
     retried: set[int] = field(default_factory=set)
     jumps: dict[int, int] = field(default_factory=dict)
     checkpoint: str = ""  # screen hash of the last verified step

@@ -287,3 +287,50 @@ def test_the_rest_of_a_held_bundle_is_kept_by_anchors_and_ends_at_what_cannot_be
     assert kept == ({"type": "tap", "target": sign_in}, {"type": "wait", "seconds": 1.0})
     held = HeldAction("type a secret", "secret_entry", {"type": "type"}, rest=kept)
     assert HeldAction.of(json.loads(json.dumps(held.as_dict()))) == held  # in state.json
+
+
+def test_a_tap_on_an_element_the_turns_screen_lacked_reports_its_effect_the_same_way() -> None:
+    # a tap anchored on an item a scan read scrolls to it first: the screen the turn decided
+    # on never showed it, so its "now selected" used to be missing
+    from PIL import Image
+
+    from omg_agent.brain.effects import effect_note
+    from omg_agent.core.observation import Observation
+
+    def like(post: int, liked: bool) -> Any:
+        import dataclasses
+
+        return dataclasses.replace(el(post, "Liked" if liked else "Like", res="like",
+                                      desc=f"Like post {post}"), selected=liked)
+
+    def screen(name: str, *elements: Any) -> Observation:
+        return Observation(Image.new("RGB", (1000, 2000)), elements, package="com.omg.feed",
+                           screen_hash=name)
+
+    before = screen("top", like(1, False), like(2, False))
+    after = screen("down", like(8, True), like(9, False))
+    assert effect_note(before, after) == ""
+    assert effect_note(before, after, [like(8, False)]) == "'Like post 8' now selected"
+    listed = screen("top2", like(1, True), like(2, False))  # the same tap on a listed element
+    assert effect_note(before, listed) == "'Like post 1' now selected"
+
+
+def test_the_done_list_names_the_conversation_not_the_message_it_was_tapped_by() -> None:
+    import dataclasses
+
+    from omg_agent.brain.budget import actions_done
+    from omg_agent.brain.segment_review import said
+    from omg_agent.core.actions import parse_action
+    from omg_agent.drivers.base import ActionOutcome
+    from omg_agent.trace.lines import turn_of
+
+    row = dataclasses.replace(el(3, "张伟", role="item"), extra_texts=("到家了吗？",))
+    by_message = parse_action({"type": "tap", "target": {"kind": "anchor",
+                                                         "text": "到家了吗？"}})
+    by_name = parse_action({"type": "tap", "target": {"kind": "anchor", "text": "张伟"}})
+    first = said(ActionOutcome(0, by_message, True, element=row))
+    assert first["landed"] == "张伟" and "landed" not in said(
+        ActionOutcome(0, by_name, True, element=row))
+    record = {"actions": [by_message.model_dump(mode="json", exclude_none=True)],
+              "results": [first]}
+    assert actions_done([turn_of(record)]) == ("tapped '张伟'",)
