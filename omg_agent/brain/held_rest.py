@@ -14,7 +14,7 @@ run — asked again on the model's next turn).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from omg_agent.brain import honest
 from omg_agent.brain.run_context import RunContext
@@ -37,7 +37,8 @@ class RestReview:
     held: GateStop | None = None
     stop: str = ""
     extent: int = 0
-    since: list[int] = field(default_factory=list)
+    # the gate's ledger before the last review, and the planned index of each action judged
+    passed_from: tuple[int, list[int]] | None = None
 
     @property
     def unseen(self) -> bool:
@@ -47,7 +48,7 @@ class RestReview:
         self.extent = len(planned)
         if self.keeper is None or screen is None or not planned:
             return None
-        self.since.append(len(self.keeper.passed.entries))
+        self.passed_from = (len(self.keeper.passed.entries), [p.index for p in planned])
         self.held = self.keeper.review([p.action for p in planned], screen,
                                        elements=[p.element for p in planned])
         return None if self.held is None else planned[self.held.index].index
@@ -70,13 +71,24 @@ def carry_on(run: RunContext, held: HeldAction) -> str:
         executed = run.driver.execute(actions[start:], None, review=review)
         done = list(executed.outcomes)
         outcomes += [replace(o, index=o.index + start) for o in done]
-        if run.gatekeeper is not None and review.since:
-            run.gatekeeper.passed.settle(lambda at, d=done: all(o.ok for o in d),
-                                         review.since[-1])
+        _settle(run.gatekeeper, review, {o.index for o in done if o.ok})
         if review.stop or review.held is not None or not executed.ok or not done:
             break
         start += max(o.index for o in done) + 1
     return _record(run, held, actions, outcomes, review)
+
+
+def _settle(keeper: GateKeeper | None, review: RestReview, ok: set[int]) -> None:
+    """Tell the gate's ledger which actions it let go ran ok (honest done)."""
+    if keeper is None or review.passed_from is None:
+        return
+    since, planned = review.passed_from
+    review.passed_from = None
+
+    def went_through(at: int) -> bool:
+        return planned[at] in ok
+
+    keeper.passed.settle(went_through, since)
 
 
 def _record(run: RunContext, held: HeldAction, actions: list[Action],

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from omg_agent.brain import dialogue, held, honest
 from omg_agent.brain.budget import StopReport
+from omg_agent.brain.dialects import dialect_for
 from omg_agent.brain.dialects.solo import unverified
 from omg_agent.brain.effects import effect_note
 from omg_agent.brain.modes import ONE_ACTION, adopt_end_checks, own_todo, unforeseen
@@ -277,9 +278,10 @@ def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
     if run.judgeless and open_claim and not s.predefined:
         unverified(run, answer)  # nobody can look: say so (brain/dialects/solo.py), never done
         return
-    # the flat loop asks no planner unless told to always (issue 40: the peers' loop)
-    if s.predefined or not open_claim or mode != "always" and run.settings.planning == \
-            ONE_ACTION:
+    # the flat loop of a JSON model asks no planner unless told to always (issue 40: the
+    # peers' loop); a phone model's flat loop keeps the general model it was given to look
+    peers = run.settings.planning == ONE_ACTION and dialect_for(run.settings) is None
+    if s.predefined or not open_claim or mode != "always" and peers:
         s.todo.tick_all()
         done(run, answer or summary(run))
         return

@@ -58,7 +58,7 @@ def describe_validation(exc: ValidationError) -> str:
     field beside one the model wrote instead is one line naming both (``mem_save needs
     `key` (not `name`)``); a field an action does not have names the fields it has."""
     errors = exc.errors(include_url=False)
-    lines, used = _renamed(errors), set()
+    lines, used = _renamed(errors), set[int]()
     for parent, _ in lines:
         used.update(i for i, e in enumerate(errors) if tuple(e["loc"][:-1]) == parent
                     and e["type"] in ("missing", "extra_forbidden"))
