@@ -18,6 +18,7 @@ from typing import Any
 
 SCANS_KEPT = 2  # the newest scans shown whole; an older one is named as replaced
 INTENT_CHARS = 60  # of each earlier turn's intent, in the compaction line
+INTENTS_NAMED = 8  # the latest distinct intents the compaction line names; older are counted
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,10 @@ def compacted(history: Sequence[str], shown: int) -> list[str]:
     earlier = history[:len(history) - len(recent)]
     if not earlier:
         return recent
-    did = "; ".join(dict.fromkeys(_intent(h) for h in earlier))
+    intents = list(dict.fromkeys(_intent(h) for h in earlier))
+    did = "; ".join(intents[-INTENTS_NAMED:])
+    if len(intents) > INTENTS_NAMED:
+        did = f"{len(intents) - INTENTS_NAMED} more, then {did}"
     n = len(earlier)
     return [f"({n} earlier turn{'s' * (n > 1)} summarised: {did}; their scan results and "
             "saved values are under Kept and Memory)", *recent]

@@ -334,3 +334,12 @@ def test_the_done_list_names_the_conversation_not_the_message_it_was_tapped_by()
     record = {"actions": [by_message.model_dump(mode="json", exclude_none=True)],
               "results": [first]}
     assert actions_done([turn_of(record)]) == ("tapped '张伟'",)
+
+
+def test_a_long_runs_compaction_line_names_the_latest_intents_and_counts_the_rest() -> None:
+    from omg_agent.brain.kept import INTENTS_NAMED, compacted
+
+    history = [f"like post {n} [tap] → ok" for n in range(1, 101)]
+    line = compacted(history, 6)[0]
+    assert line.startswith(f"(94 earlier turns summarised: {94 - INTENTS_NAMED} more, then ")
+    assert "like post 94;" in line and "like post 86;" not in line
