@@ -115,8 +115,10 @@ class Settings(BaseModel):
     confirm_done: Literal["always", "unverified", "never"] = Field(
         "unverified", description="When the planner confirms the operator's 'goal complete' "
                                   "against the last screen (one more model call): always; "
-                                  "unverified = only when the plan's last step has no "
-                                  "checks the system can verify on the screen; never.")
+                                  "unverified = only when the screen does not prove it "
+                                  "(no end checks, nothing read off the screen, an answer "
+                                  "that does not quote it), and never in a JSON model's "
+                                  "flat loop; never.")
     planning: Literal["flat", "unified", "replan-each", "adaptive"] = Field(
         "unified", description="How the work is planned: unified = the operator keeps its "
                                "own checklist and the end state's checks and bundles; the "

@@ -208,5 +208,6 @@ def gatekeeper(settings: Settings, task: str, confirm: ConfirmationChannel | Non
         return GateKeeper(Gate([*words, *allowed]), confirm, task, observe=observe)
     vault = secrets
     shown = None if confirm is None else MaskingChannel(confirm, vault.mask)
-    return GateKeeper(Gate([*words, *allowed], secret_in=lambda t: vault.mask(t) != t),
-                      shown, task, observe=observe)
+    return GateKeeper(Gate([*words, *allowed], secret_in=lambda t: vault.mask(t) != t,
+                           text_length=lambda t: len(vault.reveal(t))), shown, task,
+                      observe=observe)

@@ -1,20 +1,23 @@
 """The step budget of one run (DESIGN.md §3): what counts, when it is checked, what it says.
 
-Counted (issue 27: one step per model turn, in every planning mode): every decision
-attempt of the operator (each model *reply*, parse failures included —
+Counted (issue 27: one step per model turn, in every planning mode): every decision of
+the operator (each valid model *reply* —
 :attr:`~omg_agent.brain.call_record.CallRecord.counts_as_step`) — the action bundle it carries is
-part of that turn, not a second step — and every replan attempt; and each ``move`` the
+part of that turn, not a second step — and every replan; and each ``move`` the
 machinery makes on its own, with no model call: a loop-ladder rung (wait, offset re-tap,
 back) and a rollback's back press, so rules that act without a model cannot run forever.
-Not counted: the one plan at task start, transport failures that got no reply, the
+Not counted: the one plan at task start, transport failures that got no reply, a reply
+refused by validation but the last of a call (issue 40: retried, at most
+``parse_attempts`` times a call — only a call that got no valid reply costs a step), the
 action the user said yes to (carried out after the turn that asked for it), and the time
 spent waiting for the user. The operator is told the steps left each turn.
 
 The orchestrator calls :meth:`StepBudget.check` at the top of every turn and
 :meth:`StepBudget.charge` before anything counted happens; a model call is given at most
-:attr:`StepBudget.remaining` reply attempts, so the limit is never passed by even one
-counted operation. On exhaustion :class:`~omg_agent.errors.BudgetExhausted` carries the
-three-part message: what was done, why it stopped, what to do next (:func:`exhaustion_report`).
+``parse_attempts`` reply attempts and charges the valid one (or the last refused one), so
+the limit is never passed by even one counted operation. On exhaustion
+:class:`~omg_agent.errors.BudgetExhausted` carries the three-part message: what was done,
+why it stopped, what to do next (:func:`exhaustion_report`).
 What was done comes from the run's recorded turns as well as its ticked plan steps
 (:func:`done_so_far`), so a run stopped half-way through one long step (195 of 200 posts
 liked) says so, whatever stopped it (budget, deadline, Ctrl-C, a full disk, an error).
@@ -136,15 +139,19 @@ class StepBudget:
         log.debug("step %d/%d: %s", self.used, self.limit, kind)
 
     def attempts(self, wanted: int) -> int:
-        """How many reply attempts a model call may make now (at least one is checked)."""
+        """How many reply attempts a model call may make now: ``wanted`` once a step is
+        left (only the valid reply is charged)."""
         self.check()
-        return min(wanted, self.remaining)
+        return wanted
 
-    def counter(self, kind: StepKind):
-        """An ``on_attempt`` callback for :meth:`LLMClient.structured` counting replies."""
+    def counter(self, kind: StepKind, attempts: int | None = None):
+        """An ``on_attempt`` callback for :meth:`LLMClient.structured` counting replies: a
+        valid one, or the last of ``attempts`` refused ones (a call that got no valid reply
+        costs one step, so a model that never writes one still runs out of budget)."""
 
         def on_attempt(record: CallRecord) -> None:
-            if record.counts_as_step:
+            if record.counts_as_step or (record.kind == "reply" and attempts is not None
+                                         and record.attempt >= attempts):
                 self.charge(kind)
 
         return on_attempt
@@ -224,7 +231,7 @@ def actions_done(turns: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
             if not isinstance(index, int) or not result.get("ok") or \
                     not 0 <= index < len(actions):
                 continue
-            said = _carried_out(actions[index], labels)
+            said = _carried_out(actions[index], labels, str(result.get("landed") or ""))
             if said:
                 counts[said] += 1
     ranked = counts.most_common()
@@ -234,9 +241,10 @@ def actions_done(turns: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
     return tuple(items)
 
 
-def _carried_out(action: Any, labels: Mapping[Any, str]) -> str:
+def _carried_out(action: Any, labels: Mapping[Any, str], landed: str = "") -> str:
     """One carried-out action in words (``tapped 'Like'``), or "" for one that does nothing
-    on the device (wait, done, ask_user)."""
+    on the device (wait, done, ask_user); ``landed``: the element's own name, when the
+    model named it by a text merged into it (a chat row: the contact, not its last line)."""
     if not isinstance(action, Mapping):
         return ""
     kind = str(action.get("type") or "")
@@ -258,8 +266,8 @@ def _carried_out(action: Any, labels: Mapping[Any, str]) -> str:
     if kind == "macro":
         return f"{verb} {action.get('name') or ''}".rstrip()
     target = action.get("target")
-    label = ""
-    if isinstance(target, Mapping):
+    label = landed
+    if isinstance(target, Mapping) and not label:
         label = str(target.get("text") or target.get("desc") or labels.get(target.get("id"))
                     or target.get("resource_id") or "")
     return f"{verb} '{label}'" if label else f"{verb} a point"

@@ -2,7 +2,7 @@
 running sums over a client's replies (:class:`UsageTotals`), and the reply read off an SDK
 completion (:func:`read_reply`).
 
-Records are what the budget counts (a *reply* is a decision attempt:
+Records are what the budget counts (a valid *reply* is a decision:
 :attr:`CallRecord.counts_as_step`), what the trace and the benches sum, and what
 :class:`~omg_agent.brain.llm.LLMClient` hands its ``on_attempt`` callbacks.
 """
@@ -22,7 +22,8 @@ class CallRecord:
 
     ``kind`` is ``"reply"`` when the model answered (``ok`` says whether the answer was
     valid) and ``"transport"`` when the request itself failed (``http_status`` or a
-    connection error); only replies are decision attempts that count as steps.
+    connection error); only valid replies count as steps (issue 40: a reply refused by
+    validation is retried at no step's cost, its feedback naming the field to write).
     """
 
     role: str
@@ -41,7 +42,7 @@ class CallRecord:
 
     @property
     def counts_as_step(self) -> bool:
-        return self.kind == "reply"
+        return self.kind == "reply" and self.ok
 
     @property
     def total_tokens(self) -> int:

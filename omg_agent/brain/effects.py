@@ -18,11 +18,15 @@ from omg_agent.perception.element_diff import changed_elements
 MAX_NOTES = 3  # more flips than this in one turn read as a new page, not a toggle
 
 
-def effect_note(before: Observation, after: Observation) -> str:
-    """What changed from ``before`` to ``after`` (``""``: nothing worth naming)."""
+def effect_note(before: Observation, after: Observation,
+                touched: Sequence[UIElement] = ()) -> str:
+    """What changed from ``before`` to ``after`` (``""``: nothing worth naming);
+    ``touched``: the elements the actions landed on, as they were then — a tap anchored on
+    an item a scan read lands on what ``before`` did not show, and is reported the same
+    way as a tap on a listed element (issue 40)."""
     if after.package and before.package and after.package != before.package:
         return f"opened {after.package}"
-    flips = _flips(before.elements, after.elements)
+    flips = _flips(before.elements, after.elements, touched)
     if flips and len(flips) <= MAX_NOTES:
         return "; ".join(flips)
     # the hash misses one-character changes (a like count): the element list must agree too
@@ -44,9 +48,13 @@ def _new_page(before: Observation, after: Observation) -> bool:
             and len(now & was) * 2 < len(now) and new != old and old not in now)
 
 
-def _flips(before: Sequence[UIElement], after: Sequence[UIElement]) -> list[str]:
+def _flips(before: Sequence[UIElement], after: Sequence[UIElement],
+           touched: Sequence[UIElement] = ()) -> list[str]:
     """Switches and selectable elements whose state changed, named as a person would."""
     was = {k: e for e in before if any(k := _key(e, before))}
+    for e in touched:  # what the screen decided on did not show (reached by scrolling)
+        if any(k := _key(e, [e])):
+            was.setdefault(k, e)
     out = []
     for e in after:
         old = was.get(_key(e, after))

@@ -22,10 +22,12 @@ gate itself: it looks again after the answer and asks again when the screen chan
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from omg_agent.brain import honest
+from omg_agent.brain.held_rest import carry_on
 from omg_agent.brain.resume import STATE_FILE
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import HeldAction, TurnRecord
@@ -41,8 +43,9 @@ _ANCHOR_KEYS = ("resource_id", "text", "desc")
 SAID_NO = "said_no"  # state.json: what the human refused (fingerprints and descriptions)
 
 
-def capture(stop: GateStop, step: int) -> HeldAction:
-    """What the gate held (``stop``), kept for a later yes."""
+def capture(stop: GateStop, step: int, rest: Sequence[Action] = ()) -> HeldAction:
+    """What the gate held (``stop``), kept for a later yes, with the ``rest`` of its bundle
+    (what the model planned after it) re-aimed by anchors (:func:`anchored`)."""
     element, screen = stop.element, stop.screen
     anchor = {k: v for k in _ANCHOR_KEYS if element is not None
               and not (k == "text" and element.password) and (v := getattr(element, k))}
@@ -51,7 +54,33 @@ def capture(stop: GateStop, step: int) -> HeldAction:
         dump_action(stop.action) if stop.action is not None else {},
         element.label if element is not None and not element.password else "", anchor,
         amount_seen(screen) if screen is not None else "",
-        screen.package if screen is not None else "", step, stop.request.fingerprint)
+        screen.package if screen is not None else "", step, stop.request.fingerprint,
+        anchored(rest, screen))
+
+
+def anchored(rest: Sequence[Action], screen: Observation | None) -> tuple[dict[str, Any], ...]:
+    """The actions of ``rest`` as they can run on a later screen: an element id becomes the
+    element's anchor on ``screen`` (resource id, text, desc; a password field's text
+    never); they end before the first that cannot be found again that way (a point, a
+    swipe's ends, an unlabelled element)."""
+    out = []
+    for action in rest:
+        data = dump_action(action)
+        if any(k in data for k in ("from", "to", "start")):
+            break
+        target = data.get("target")
+        if isinstance(target, dict) and target.get("kind") == "point":
+            break
+        if isinstance(target, dict) and target.get("kind") == "element":
+            element = next((e for e in screen.elements if e.id == target.get("id")), None) \
+                if screen is not None else None
+            anchor = {k: v for k in _ANCHOR_KEYS if element is not None
+                      and not (k == "text" and element.password) and (v := getattr(element, k))}
+            if not anchor:
+                break
+            data["target"] = {"kind": "anchor", **anchor}
+        out.append(data)
+    return tuple(out)
 
 
 def record_no(run_dir: Path) -> HeldAction | None:
@@ -173,7 +202,9 @@ def carry_out(run: RunContext, held: HeldAction) -> None:
     s.note = (f"The user confirmed: {held.describe}. It was carried out "
               + ("(look at the screen for its result)." if ok else
                  f"but did not go through: {detail or 'no detail'}."))
+    if ok and held.rest:
+        s.note += " " + carry_on(run, held)
 
 
-__all__ = ["amount_seen", "capture", "carry_out", "find_again", "on_element", "record_no",
-           "said_no_to"]
+__all__ = ["amount_seen", "anchored", "capture", "carry_on", "carry_out", "find_again",
+           "on_element", "record_no", "said_no_to"]

@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS memory (
 """
 _COLUMNS = "key, value, scope, source, app, step, origin_run, saved_at"
 BUSY_TIMEOUT_S = 10.0
+SHOWN_CHARS = 1200  # of a memory value in a prompt; longer ones say how many more
 
 
 @dataclass(frozen=True)
@@ -222,11 +223,15 @@ class MemoryBank:
         names = [m.group(1) or m.group(2) for m in _REF.finditer(text) if m.group(0) != "$$"]
         return list(dict.fromkeys(n for n in names if n not in values))
 
-    def prompt_listing(self, *, max_value: int = 80) -> str:
-        """One compact line per value, for prompts; ``(empty)`` when there is none."""
+    def prompt_listing(self, *, max_value: int = SHOWN_CHARS) -> str:
+        """One line per value, for prompts; ``(empty)`` when there is none. A value is shown
+        whole up to ``max_value`` characters; a longer one says how many more it has and
+        that ``$key`` inserts it whole (issue 40: never a silent cut)."""
         lines = []
         for item in self.items():
-            value = item.value if len(item.value) <= max_value else item.value[:max_value - 1]
+            value, more = item.value[:max_value], len(item.value) - max_value
+            if more > 0:
+                value += f"… {more} more characters (${item.key} inserts it whole)"
             where = ", ".join(p for p in (item.source, item.app,
                                           f"step {item.step}" if item.step is not None else "")
                               if p)

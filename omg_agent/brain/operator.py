@@ -31,6 +31,7 @@ from typing import Any, Literal
 from omg_agent.brain import prompts
 from omg_agent.brain.budget import StepBudget
 from omg_agent.brain.dialects import DialectTurn, dialect_for
+from omg_agent.brain.kept import KeptResults, compacted, pointer
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.looking import screenshot_reason, unclear_effect
 from omg_agent.brain.memory import MemoryBank
@@ -46,6 +47,7 @@ from omg_agent.brain.segment_review import (
     said,
 )
 from omg_agent.core.actions import (
+    Action,
     AskUser,
     Done,
     MemSave,
@@ -101,6 +103,7 @@ class TurnResult:
     answer: str | None = None
     failure: Failure | None = None  # this turn's actions failed (typed, with the message)
     held: GateStop | None = None  # the sensitive action the gate held, when it held one
+    held_rest: list[Action] = field(default_factory=list)  # the bundle after it
     decide_s: float = 0.0  # how long the model took
 
     @property
@@ -132,7 +135,7 @@ class TurnResult:
     def summary(self) -> str:
         """One history line: intent, actions, what the executor said."""
         intent = self.bundle.execute_now.intent if self.bundle.execute_now else self.kind
-        said = "; ".join(r.get("detail", "") for r in self.results if r.get("detail"))
+        said = "; ".join(pointer(r) for r in self.results if r.get("detail"))
         status = "failed: " + self.error if self.error else (
             "ok" if self.executed is None or self.executed.ok else "failed")
         acts = ", ".join(a.get("type", "?") for a in self.actions) or "none"
@@ -176,6 +179,7 @@ class Operator:
         self.dialect = dialect_for(llm.settings)  # None: our JSON DecisionBundle
         self.turns = 0
         self.last: TurnResult | None = None  # the previous turn (did it work? look?)
+        self.kept = KeptResults()  # scans, shown whole however old (issue 40)
 
     def turn(self, ctx: TurnContext, budget: StepBudget, *,
              observation: Observation | None = None, observe_s: float = 0.0) -> TurnResult:
@@ -205,15 +209,17 @@ class Operator:
                         self.llm.observation_message(self._prompt(ctx, obs, flags, budget),
                                                      shown, marks=self.marks,
                                                      screenshot=bool(vision))]
+            tries = budget.attempts(self.llm.settings.parse_attempts)
             bundle, record = self.llm.structured(
-                messages, DecisionBundle, on_attempt=budget.counter("decision"),
-                attempts=budget.attempts(self.llm.settings.parse_attempts))
+                messages, DecisionBundle, on_attempt=budget.counter("decision", tries),
+                attempts=tries)
         decided = time.perf_counter()
         result = self._act(bundle, obs, ctx, budget)
         if self.macros is not None:
             self.macros.watch(obs, result.executed)
         result.decide_s = decided - observed
         self.turns += 1
+        self.kept.keep(result.results, self.turns)
         self.last = result
         timings = {"observe_s": observed - started, "decide_s": decided - observed,
                    "act_s": time.perf_counter() - decided}
@@ -245,11 +251,10 @@ class Operator:
             lines.append(f"Save under memory key: {step.data_output}")
         lines += [f"Memory:\n{self.memory.prompt_listing()}",
                   f"Foreground app: {obs.package or '?'} {obs.activity}".rstrip()]
-        history = ctx.history[-HISTORY:]
-        earlier = len(ctx.history) - len(history)
+        if kept := self.kept.section():
+            lines.append(kept)
+        history = compacted(ctx.history, HISTORY)
         lines.append("Previous turns (oldest first):\n"
-                     + (f"- ({earlier} earlier turn{'s' * (earlier > 1)} not shown)\n"
-                        if earlier else "")
                      + ("\n".join(f"- {h}" for h in history) if history else "- none"))
         if ctx.note:
             lines.append(f"Note: {ctx.note}")

@@ -24,10 +24,12 @@ from dataclasses import dataclass, replace
 
 from omg_agent.brain import dialogue, held, honest
 from omg_agent.brain.budget import StopReport
+from omg_agent.brain.dialects import dialect_for
 from omg_agent.brain.dialects.solo import unverified
 from omg_agent.brain.effects import effect_note
 from omg_agent.brain.modes import ONE_ACTION, adopt_end_checks, own_todo, unforeseen
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
+from omg_agent.brain.quoted import quoted_on_screen
 from omg_agent.brain.recovery import climb, fail_step, maybe_fail_step
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState, TurnRecord
@@ -93,9 +95,9 @@ def note_effect(s: RunState, obs: Observation) -> None:
     the first screen seen after it (once: later looks may follow the system's moves)."""
     if s.effect_of is None:
         return
-    at, before = s.effect_of
+    at, before, touched = s.effect_of
     s.effect_of = None
-    if at < len(s.records) and (note := effect_note(before, obs)):
+    if at < len(s.records) and (note := effect_note(before, obs, touched)):
         s.records[at] = replace(s.records[at],
                                             summary=f"{s.records[at].summary} → {note}")
 
@@ -145,7 +147,9 @@ def book(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> Booke
     intent = turn.bundle.execute_now.intent if turn.bundle.execute_now else ""
     s.records.append(TurnRecord(index + 1, summary, turn.observation.screen_hash, problem,
                                 intent=intent, acted=turn.acted))
-    s.effect_of = (len(s.records) - 1, turn.observation) if turn.acted else None
+    touched = tuple(o.element for o in turn.executed.outcomes if o.ok and o.element is not None) \
+        if turn.executed is not None else ()
+    s.effect_of = (len(s.records) - 1, turn.observation, touched) if turn.acted else None
     run.loops.acted(turn.executed, turn.observation)
     if turn.executed is not None:
         honest.acted_on(s, turn.executed.outcomes)
@@ -171,7 +175,8 @@ def routed(run: RunContext, index: int, booked: Booked, turn: TurnResult) -> Non
             s.dialogue = s.dialogue.ask(turn.question or "", secret=turn.asks_secret)
             s.phase = "ASK_USER"
         case "needs_confirmation" if turn.held is not None:
-            dialogue.hold(run, held.capture(turn.held, index + 1), turn.question)
+            dialogue.hold(run, held.capture(turn.held, index + 1, turn.held_rest),
+                          turn.question)
         case "declined":
             if not dialogue.declined(run, turn.answer or "the user declined"):
                 unbacked_decline(run, index, step)
@@ -269,16 +274,27 @@ def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
     if goal:
         s.outcome += f"; the operator reports the whole task done: {answer}"
     mode = run.settings.confirm_done
-    confirm = mode == "always" or (mode == "unverified" and not s.todo.steps[-1].checks
-                                   and not read_off_screen(run, s.todo.steps[-1]))
-    if s.predefined or not confirm:
+    open_claim = mode == "always" or mode == "unverified" and unproven(run, answer, obs)
+    if run.judgeless and open_claim and not s.predefined:
+        unverified(run, answer)  # nobody can look: say so (brain/dialects/solo.py), never done
+        return
+    # the flat loop of a JSON model asks no planner unless told to always (issue 40: the
+    # peers' loop); a phone model's flat loop keeps the general model it was given to look
+    peers = run.settings.planning == ONE_ACTION and dialect_for(run.settings) is None
+    if s.predefined or not open_claim or mode != "always" and peers:
         s.todo.tick_all()
         done(run, answer or summary(run))
         return
-    if run.judgeless:  # nobody can look: say so (brain/dialects/solo.py), never done
-        unverified(run, answer)
-        return
     s.claim, s.phase = answer, "REPLAN"  # the planner confirms, with the screenshot
+
+
+def unproven(run: RunContext, answer: str, obs: Observation) -> bool:
+    """Whether the screen leaves a claimed done unproven (``confirm_done = unverified``
+    then asks the planner): no end checks held, the answer's data was not read off the
+    screen, and the answer does not quote the screen's own text (issue 40)."""
+    final = run.state.todo.steps[-1]
+    return not final.checks and not read_off_screen(run, final) \
+        and not quoted_on_screen(run.memory.substitute(answer), obs)
 
 
 def read_off_screen(run: RunContext, step: TaskStep) -> bool:

@@ -86,8 +86,8 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
         user_answer=fresh[1] if fresh else None, question=fresh[0] if fresh else None,
         screen=screen_summary(s.last_obs, mask=_mask(planner)) if s.last_obs else "",
         screenshot=s.last_obs, confirming=confirming, operator_view=operator_view(run),
-        on_attempt=s.budget.counter("replan"),
-        attempts=s.budget.attempts(run.settings.parse_attempts)))
+        on_attempt=s.budget.counter("replan", tries := s.budget.attempts(
+            run.settings.parse_attempts)), attempts=tries))
     if confirming:  # counted per task (bench calls, the result): the cost of prose ends
         s.confirm_calls += planner.llm.totals.replies - before
     run.event("replan", status=reply.status, response=reply.response,

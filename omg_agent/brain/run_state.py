@@ -27,7 +27,7 @@ from typing import Any, Literal
 from omg_agent.brain.budget import StepBudget, StopReport, done_so_far
 from omg_agent.brain.planner import TodoList
 from omg_agent.core.contracts import TaskStep
-from omg_agent.core.observation import Observation
+from omg_agent.core.observation import Observation, UIElement
 from omg_agent.core.results import RECOVERY, Failure, FailureKind, PostMortem, Status
 from omg_agent.core.todo import TodoItem, render_todo
 from omg_agent.guards.ledger import Passage
@@ -189,8 +189,10 @@ class TurnRecord:
     intent: str = ""
     acted: bool = False
 
-    def line(self) -> str:
-        return f"(step {self.step}) {self.summary}"
+    def line(self, numbered: bool = True) -> str:
+        """The history line; ``numbered``: led by its plan step (a run with one step, the
+        whole task, says none — issue 40: every flat turn read "(step 1)")."""
+        return f"(step {self.step}) {self.summary}" if numbered else self.summary
 
 
 @dataclass(frozen=True)
@@ -210,13 +212,17 @@ class HeldAction:
     package: str = ""
     step: int = 0
     fingerprint: str = ""  # what the yes is bound to (:mod:`omg_agent.guards.approvals`)
+    rest: tuple[dict[str, Any], ...] = ()  # the bundle after it, anchored (issue 40)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> HeldAction:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        if isinstance(fields.get("rest"), list):
+            fields["rest"] = tuple(a for a in fields["rest"] if isinstance(a, dict))
+        return cls(**fields)
 
 
 @dataclass(frozen=True)
@@ -245,8 +251,9 @@ class RunState:
     records: list[TurnRecord] = field(default_factory=list)
     last_obs: Observation | None = None
     # the record of the last turn that acted and the screen it acted on: the next look
-    # notes what the actions changed on that record (brain/effects)
-    effect_of: tuple[int, Observation] | None = None
+    # notes what the actions changed on that record (brain/effects), with the elements its
+    # touches landed on (a tap anchored off screen lands on what the turn's screen lacked)
+    effect_of: tuple[int, Observation, tuple[UIElement, ...]] | None = None
     retried: set[int] = field(default_factory=set)
     jumps: dict[int, int] = field(default_factory=dict)
     checkpoint: str = ""  # screen hash of the last verified step
@@ -296,7 +303,8 @@ class RunState:
         return self.records[-1].summary if self.records else ""
 
     def history(self) -> tuple[str, ...]:
-        return tuple(r.line() for r in self.records)
+        numbered = len(self.todo.steps) > 1
+        return tuple(r.line(numbered) for r in self.records)
 
     def done_so_far(self, trace: Sequence[Mapping[str, Any]] = ()) -> tuple[str, ...]:
         """What the run carried out, for a stop report (see :func:`done_so_far`)."""

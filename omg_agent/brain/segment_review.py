@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.core.actions import (
     Action,
+    AnchorTarget,
     AskUser,
     Done,
     Launch,
@@ -122,7 +123,11 @@ class SegmentReview:
         result.results += [{"type": "gate", "ok": True, "detail": (  # what the user allowed
             f"the user confirmed: {request.describe}")}
             for request, answer in self.gatekeeper.asked[asked:] if answer is True]
-        return None if self.held is None else device[self.held.index][0].index
+        if self.held is None:
+            return None
+        at = device[self.held.index][0].index
+        result.held_rest = list(self.actions[self.start + at + 1:])  # a yes carries on
+        return at
 
     def settle(self, outcomes: Sequence[ActionOutcome]) -> None:
         """Tell the gate's ledger which sensitive actions it let go ran ok (honest done)."""
@@ -187,8 +192,20 @@ def substitute(memory: MemoryBank, action: Action) -> Action:
 def said(o: ActionOutcome) -> dict[str, Any]:
     """A device outcome as the model reads it in the turn's results."""
     warning = listing_warning(o.detail) if isinstance(o.action, Scan) else ""
+    landed = landed_on(o)
     return {"index": o.index, "type": o.action.type, "ok": o.ok, "detail": o.detail + warning,
-            "point": o.point, "source": o.source}
+            "point": o.point, "source": o.source, **({"landed": landed} if landed else {})}
+
+
+def landed_on(o: ActionOutcome) -> str:
+    """The element a touch landed on, by its own name, when the model named it by a text
+    merged into it: a chat row tapped by its last message is the contact's conversation
+    (issue 40: the done list said "tapped '到家了吗？'", not 张伟); else ``""``."""
+    e, target = o.element, getattr(o.action, "target", None)
+    if e is None or e.password or not e.extra_texts or not isinstance(target, AnchorTarget):
+        return ""
+    named = {t for t in (target.text, target.desc) if t}
+    return e.label if named and not named & {e.text, e.desc} else ""
 
 
 def hold(result: TurnResult, held: GateStop) -> None:
@@ -205,7 +222,8 @@ def hold(result: TurnResult, held: GateStop) -> None:
     said = "the user gave no clear yes" if held.said == NO_CLEAR_ANSWER else "the user said no"
     result.results.append({"type": "gate", "ok": False, "detail": (
         f"held for the user's confirmation: {held.request.describe} — "
-        + (said if held.answer is False else "no one to ask yet"))})
+        + (said if held.answer is False
+           else "the run stops here and asks the user; a yes runs it"))})
     if held.answer is False:
         result.failure = Failure(FailureKind.DECLINED, f"{said} to: {held.request.describe}")
     else:

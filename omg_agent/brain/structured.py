@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from omg_agent.core.actions import Action
 from omg_agent.core.schema_slim import slim_json_schema
 from omg_agent.core.wire_schema import drop_nulls
 
@@ -53,14 +54,68 @@ def extract_json(text: str) -> Any:
 
 
 def describe_validation(exc: ValidationError) -> str:
-    """The validation errors as ``- path: message`` lines a model can act on."""
-    lines = []
-    for error in exc.errors(include_url=False)[:MAX_ERRORS]:
+    """The validation errors as ``- path: message`` lines a model can act on. A missing
+    field beside one the model wrote instead is one line naming both (``mem_save needs
+    `key` (not `name`)``); a field an action does not have names the fields it has."""
+    errors = exc.errors(include_url=False)
+    lines, used = _renamed(errors), set[int]()
+    for parent, _ in lines:
+        used.update(i for i, e in enumerate(errors) if tuple(e["loc"][:-1]) == parent
+                    and e["type"] in ("missing", "extra_forbidden"))
+    out = [line for _, line in lines]
+    for i, error in enumerate(errors):
+        if i in used:
+            continue
         path = ".".join(str(p) for p in error["loc"]) or "(top level)"
-        lines.append(f"- {path}: {error['msg']}")
-    if exc.error_count() > MAX_ERRORS:
-        lines.append(f"- … and {exc.error_count() - MAX_ERRORS} more")
-    return "\n".join(lines)
+        out.append(f"- {path}: {_message(error)}")
+    if len(out) > MAX_ERRORS:
+        out = [*out[:MAX_ERRORS], f"- … and {len(out) - MAX_ERRORS} more"]
+    return "\n".join(out)
+
+
+def _renamed(errors: list[Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """``(parent loc, line)`` for each object missing a field it got under another name."""
+    missing: dict[tuple[Any, ...], list[str]] = {}
+    extra: dict[tuple[Any, ...], list[str]] = {}
+    for error in errors:
+        loc = tuple(error["loc"])
+        if loc and error["type"] in ("missing", "extra_forbidden"):
+            bucket = missing if error["type"] == "missing" else extra
+            bucket.setdefault(loc[:-1], []).append(str(loc[-1]))
+    out = []
+    for parent, wanted in missing.items():
+        if parent not in extra:
+            continue
+        tagged = bool(parent) and str(parent[-1]) in _ACTION_FIELDS  # an action's tag
+        who = str(parent[-1]) if tagged else "it"
+        path = ".".join(str(p) for p in (parent[:-1] if tagged else parent))
+        out.append((parent, f"- {path or '(top level)'}: {who} needs "
+                            f"{_ticked(wanted)} (not {_ticked(extra[parent])})"))
+    return out
+
+
+def _message(error: Any) -> str:
+    """Pydantic's message, with the fields an action has when it got one it has not."""
+    loc = error["loc"]
+    if error["type"] == "extra_forbidden" and len(loc) >= 2 and str(loc[-2]) in _ACTION_FIELDS:
+        fields = _ACTION_FIELDS[str(loc[-2])]
+        has = f"its fields: {_ticked(fields)}" if fields else "it has no other field"
+        return f"{loc[-2]} has no `{loc[-1]}` ({has})"
+    return str(error["msg"])
+
+
+def _ticked(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def _action_fields() -> dict[str, list[str]]:
+    """Each action type's fields as the model writes them (aliases), ``type`` aside."""
+    union = get_args(get_args(Action)[0])
+    return {get_args(m.model_fields["type"].annotation)[0]:
+            [f.alias or n for n, f in m.model_fields.items() if n != "type"] for m in union}
+
+
+_ACTION_FIELDS = _action_fields()
 
 
 def parse_reply(text: str, model_cls: type[M], *, finish_reason: str | None = None) -> M:

@@ -12,8 +12,9 @@ On top of :func:`omg_agent.core.contracts.compact_schema` this drops:
 
 - length, range, pattern and item-count limits (``minLength`` … ``maxItems``): the operator
   prompt states the ones that matter (0–1000 coordinates, 1 to 5 actions);
-- ``additionalProperties: false``: guided decoding (xgrammar's default) and OpenAI's
-  non-strict mode do not need it; the strict flavour writes it back on every object;
+- ``additionalProperties: false`` but on the actions (a decoder then cannot write
+  ``mem_save.name``): guided decoding (xgrammar's default) and OpenAI's non-strict mode do
+  not need it elsewhere; the strict flavour writes it back on every object;
 - the ``type`` beside a ``const`` or an ``enum`` (the values say it); the strict flavour
   writes it back;
 - for :class:`~omg_agent.core.contracts.DecisionBundle`, every description the operator
@@ -23,13 +24,13 @@ On top of :func:`omg_agent.core.contracts.compact_schema` this drops:
 
 writes each ``$defs`` entry used only once in place of its ``$ref``, and sends ``oneOf`` as
 ``anyOf`` (the members' tags make them exclusive anyway; OpenAI's strict mode and some
-guided-decoding engines know only ``anyOf``). The plain DecisionBundle schema sends its
-action union (15 members, 643 tokens) as one object: a ``type`` enum and every action's
-fields (329 tokens) — the prompt says which fields go with which action, and pydantic
-refuses a field the action does not have, naming it. OpenAI's ``strict: true`` flavour keeps
-the union (a merged object there would make the model write every field of every action as
-``null``): it is :func:`~omg_agent.core.contracts.strict_schema` of the slim schema, with a
-``type`` beside every ``enum`` (strict mode wants a type on every leaf). Pure data, no I/O.
+guided-decoding engines know only ``anyOf``). The action union stays a union, one object per
+``type`` with only its own fields (issue 40: a schema that merged every action's fields into
+one object let models write ``mem_save.name`` or ``scan.target`` and pay a retry; the union
+costs ~300 tokens more and the prompt names the same fields per action). OpenAI's
+``strict: true`` flavour is :func:`~omg_agent.core.contracts.strict_schema` of the slim
+schema, with a ``type`` beside every ``enum`` (strict mode wants a type on every leaf). Pure
+data, no I/O.
 """
 
 from __future__ import annotations
@@ -61,9 +62,8 @@ LOOSE: dict[str, dict[str, Any]] = {
 }
 
 
-def slim_schema(model_cls: type[BaseModel], *, merge_actions: bool = False) -> dict[str, Any]:
-    """The slim schema of ``model_cls`` (a new dict); ``merge_actions``: a union of
-    ``type``-tagged objects (the actions) as one object (what the plain flavour sends)."""
+def slim_schema(model_cls: type[BaseModel]) -> dict[str, Any]:
+    """The slim schema of ``model_cls`` (a new dict)."""
     schema = copy.deepcopy(json_schema(model_cls))
     described = model_cls not in PROMPT_DESCRIBED
     defs = schema.pop("$defs", {})
@@ -81,10 +81,9 @@ def slim_schema(model_cls: type[BaseModel], *, merge_actions: bool = False) -> d
     uses: dict[str, int] = {}
     _count_refs([schema, defs], uses)
     kept = {n: d for n, d in defs.items() if uses.get(n, 0) > 1}
-    out = _slim_node(_inline(schema, defs, kept), merge_actions)
+    out = _slim_node(_inline(schema, defs, kept))
     if kept:
-        out["$defs"] = {n: _slim_node(_inline(d, defs, kept), merge_actions)
-                        for n, d in kept.items()}
+        out["$defs"] = {n: _slim_node(_inline(d, defs, kept)) for n, d in kept.items()}
     return out
 
 
@@ -92,7 +91,7 @@ def slim_json_schema(model_cls: type[BaseModel], *, strict: bool = False) -> dic
     """The schema sent for ``model_cls``: slim, and rewritten for ``strict: true`` if asked."""
     if strict:
         return _typed_enums(strict_schema(slim_schema(model_cls)))
-    return slim_schema(model_cls, merge_actions=model_cls in PROMPT_DESCRIBED)
+    return slim_schema(model_cls)
 
 
 def response_format(model_cls: type[BaseModel], *, strict: bool = False) -> dict[str, Any]:
@@ -132,44 +131,22 @@ def _inline(node: Any, defs: dict[str, Any], kept: dict[str, Any]) -> Any:
             for k, v in node.items()}
 
 
-def _slim_node(node: Any, merge: bool = False) -> Any:
+def _slim_node(node: Any) -> Any:
     if isinstance(node, list):
-        return [_slim_node(n, merge) for n in node]
+        return [_slim_node(n) for n in node]
     if not isinstance(node, dict):
         return node
-    out = {k: v for k, v in node.items() if k not in VALIDATION_ONLY}
+    tagged = "const" in node.get("properties", {}).get("type", {})  # an action
+    out = {k: v for k, v in node.items() if k not in VALIDATION_ONLY or tagged
+           and k == "additionalProperties"}  # an action's fields are closed, as its prompt
     if "const" in out or "enum" in out:
         out.pop("type", None)
     if "oneOf" in out:
         out["anyOf"] = out.pop("oneOf")
-    out = {k: (v if k in ("enum", "const", "required", "description")
-               else {n: _slim_node(s, merge) for n, s in v.items()}
-               if k in ("properties", "$defs") else _slim_node(v, merge))
-           for k, v in out.items()}
-    return _merged(out) if merge else out
-
-
-def _merged(node: dict[str, Any]) -> dict[str, Any]:
-    """A union of objects tagged by ``type`` as one object with a ``type`` enum and every
-    member's fields (a field two members type differently accepts either); else ``node``."""
-    members = node.get("anyOf")
-    if not (isinstance(members, list) and len(members) > 2 and all(
-            isinstance(m, dict) and "const" in m.get("properties", {}).get("type", {})
-            for m in members)):
-        return node
-    fields: dict[str, Any] = {}
-    for member in members:
-        for name, sub in member["properties"].items():
-            if name == "type":
-                continue
-            seen = fields.setdefault(name, sub)
-            if sub != seen:
-                options = seen["anyOf"] if set(seen) == {"anyOf"} else [seen]
-                fields[name] = {"anyOf": options + [sub] if sub not in options else options}
-    tags = [m["properties"]["type"]["const"] for m in members]
-    rest = {k: v for k, v in node.items() if k != "anyOf"}
-    return {"properties": {"type": {"enum": tags}, **fields}, "required": ["type"],
-            "type": "object", **rest}
+    return {k: (v if k in ("enum", "const", "required", "description")
+                else {n: _slim_node(s) for n, s in v.items()}
+                if k in ("properties", "$defs") else _slim_node(v))
+            for k, v in out.items()}
 
 
 _JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"))

@@ -108,6 +108,7 @@ class SecretVault:
         self._pattern: re.Pattern[str] | None = None
         self._pieces = PieceMasker({})
         self._hidden: set[str] = set()  # names masked but never typed (the API key)
+        self._spelling: dict[str, str] = {}  # name -> as the user wrote it (USER stays USER)
         self._bindings: dict[str, Binding] = {}
         self.task: str | None = None  # the run's task: where unbound secrets may go
         for name, value in (secrets or {}).items():
@@ -122,7 +123,10 @@ class SecretVault:
             return name
         if value in self._names:
             return self._names[value]
+        written = _NAME_OK.sub("_", name).strip("_")
         name = self._free_name(name)
+        self._spelling.setdefault(name, written if written and secret_key(written) == name
+                                  else name)
         if app:
             self._bindings[name] = Binding(app)
         self._values[name] = value
@@ -196,16 +200,21 @@ class SecretVault:
         and every piece of a value four or more characters long too (see
         :mod:`omg_agent.core.secret_pieces`). Mask before shortening."""
         if "{{secret:" in text:
-            text = _DEFINITION.sub(lambda m: placeholder(secret_key(m.group(1))), text)
+            text = _DEFINITION.sub(lambda m: self._shown(secret_key(m.group(1))), text)
         if self._pattern is None:
             return text
         text = self._pattern.sub(self._placeholder_of, text)
-        return self._pieces.mask(text, _PLACEHOLDER, placeholder)
+        return self._pieces.mask(text, _PLACEHOLDER, self._shown)
+
+    def _shown(self, name: str) -> str:
+        """The placeholder of ``name`` in the user's spelling (issue 40: {{secret:USER}}
+        is shown as written, not lower-cased; every spelling names the same secret)."""
+        return placeholder(self._spelling.get(name, name))
 
     def _placeholder_of(self, match: re.Match[str]) -> str:
         found = match.group(0)
         name = self._names.get(found)
-        return found if name is None else placeholder(name)
+        return found if name is None else self._shown(name)
 
     def reveal(self, text: str, *, escape: bool = False) -> str:
         """``text`` with the placeholders of held secrets replaced by their values (for

@@ -133,6 +133,8 @@ class Gate:
     # is asked whatever authorises the recipient (--allow send:Alice is no leave to send
     # Alice the password)
     secret_in: Callable[[str], bool] | None = None
+    # a typed text's length as it reaches the phone: a {{secret:NAME}} counts as its value's
+    text_length: Callable[[str], int] = len
     ledger: SpendLedger = field(default_factory=SpendLedger)
     renamed: bool = False  # the run typed into an item's name field: a title names no delete
     # the item rows each app's screens showed this run: a title names a delete only as saved
@@ -145,7 +147,7 @@ class Gate:
         (``ocr_text``: see :func:`classify`)."""
         from omg_agent.guards.objects import names_an_item
 
-        found = classify(action, element, obs, ocr_text=ocr_text)
+        found = classify(action, element, obs, ocr_text=ocr_text, length=self.text_length)
         self.renamed = self.renamed or names_an_item(action, element, obs)
         rows = self.listed.setdefault(obs.package, set())
         rows.update(e.text for e in obs.elements if e.role == "item" and e.text)
@@ -203,7 +205,8 @@ class Gate:
 
 # -- classification --------------------------------------------------------------------------
 def classify(action: object, element: UIElement | None, obs: Observation, *,
-             ocr_text: str | None = None) -> Sensitivity | None:
+             ocr_text: str | None = None,
+             length: Callable[[str], int] = len) -> Sensitivity | None:
     """The sensitivity of ``action`` on ``element`` (what the target resolved to on ``obs``;
     for typing: the target field, else the focused one), or ``None`` when it is harmless.
 
@@ -218,7 +221,7 @@ def classify(action: object, element: UIElement | None, obs: Observation, *,
             field_ = element if element is not None and element.editable else obs.focused
             if field_ is None:
                 return None
-            return _typing(action, field_, obs)
+            return _typing(action, field_, obs, length)
         case Key():
             if action.keycode == KEY_CALL:
                 return _make("send", "the CALL key dials", "press the CALL key", None, obs)
@@ -267,7 +270,8 @@ def _labelled(verb: str, e: UIElement, obs: Observation,
     return None
 
 
-def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | None:
+def _typing(action: TypeText, f: UIElement, obs: Observation,
+            length: Callable[[str], int] = len) -> Sensitivity | None:
     short_id = _rid(f)
     cue = "password" if f.password else is_secret_field(short_id, f.desc, f.hint, f.text)
     where = f"{_field_name(f)} ({f.role}, {f.package or obs.package})"
@@ -276,7 +280,7 @@ def _typing(action: TypeText, f: UIElement, obs: Observation) -> Sensitivity | N
         return _make("secret_entry", "a secret goes only into a password field, and "
                      f"{_field_name(f)} is not one", f"type a secret into {where}", f, obs)
     if cue is not None:
-        chars = len(action.text)
+        chars = length(action.text)  # the value's, not a placeholder's (issue 40)
         return _make("secret_entry", f"the field is a {cue} field",
                      f"type a secret ({chars} characters, hidden) into {where}", f, obs)
     if action.submit:

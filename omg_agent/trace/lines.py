@@ -62,7 +62,8 @@ def turn_of(record: Mapping[str, Any]) -> dict[str, Any]:
     elements = [{"id": e.get("id"), "text": e.get("text"), "desc": e.get("desc")}
                 for e in obs.get("elements") or []
                 if isinstance(e, Mapping) and e.get("id") in named]
-    results = [{k: r.get(k) for k in ("index", "ok")} if isinstance(r, Mapping) else r
+    results = [{k: r.get(k) for k in ("index", "ok", "landed") if k in r}
+               if isinstance(r, Mapping) else r
                for r in record.get("results") or []]
     return {"step": record.get("step"), "actions": actions, "results": results,
             "elements": elements}

@@ -52,6 +52,7 @@ from omg_agent.vphone.phone import VirtualPhone
 REPLIES_WANTED = 400  # 1,000 until the suite outgrew its 15 minutes
 EXAMPLES = 40  # runs; each asks for ~13 replies (1,091 bad ones in 85 runs)
 MAX_STEPS = 16
+PARSE_ATTEMPTS = 4
 TASK = Switch(attr="wifi", on=False)
 GOOD_PLAN = {"goal": TASK.goal, "steps": [{
     "description": "Turn off Wi-Fi in Settings", "success_criteria": TASK.criteria,
@@ -298,9 +299,9 @@ def run_once(phone: Phone, endpoint: Endpoint, run_dir: Path, *, traced: bool) -
     """One run of the task against ``endpoint``; ``traced`` runs write a real trace (the
     garbage goes through the recorder too; every run doing so would double the time)."""
     config = Settings(base_url="http://fuzz.test/v1", model="fuzz", max_steps=MAX_STEPS,
-                      parse_attempts=4, max_retries=2, loop_guard=False, retry_backoff_s=0.001,
-                      retry_backoff_max_s=0.001, timeout_s=10, runs_dir=run_dir.parent,
-                      run_timeout_s=120, image_max_side=256,
+                      parse_attempts=PARSE_ATTEMPTS, max_retries=2, loop_guard=False,
+                      retry_backoff_s=0.001, retry_backoff_max_s=0.001, timeout_s=10,
+                      runs_dir=run_dir.parent, run_timeout_s=120, image_max_side=256,
                       planning="adaptive")  # plans and replans are fuzzed too
     vault = SecretVault()
     http = httpx.Client(transport=httpx.MockTransport(endpoint))
@@ -341,7 +342,9 @@ def test_bad_model_replies_never_crash_never_fake_success_never_pass_the_budget(
         assert result.status != "done" or done_on_phone, (
             f"marked done while Wi-Fi is still on: {result.summary()}")
         assert result.steps_used <= MAX_STEPS
-        assert endpoint.counted <= MAX_STEPS  # no counted reply past the budget
+        # each call costs a step, whether a valid reply ended it or its last refused one
+        # (issue 40: the refused replies before it are free): no call past the budget
+        assert endpoint.counted <= MAX_STEPS * PARSE_ATTEMPTS
         if result.status != "done":
             assert result.stopped_because.strip(), "a stopped run must say why"
 

@@ -15,15 +15,16 @@ def _record(kind: str = "reply", ok: bool = True) -> CallRecord:
     return CallRecord("operator", "m", kind, 1, ok)  # type: ignore[arg-type]
 
 
-def test_replies_count_even_when_invalid_and_transport_failures_do_not() -> None:
+def test_valid_replies_count_and_invalid_ones_and_transport_failures_do_not() -> None:
+    # issue 40: a reply refused by validation is retried at no step's cost
     budget = StepBudget(10)
     count = budget.counter("decision")
     count(_record(ok=False))
     count(_record(ok=False))
     count(_record("transport", ok=False))
     count(_record(ok=True))
-    assert budget.used == 3
-    assert budget.counts == {"decision": 3}
+    assert budget.used == 1
+    assert budget.counts == {"decision": 1}
 
 
 def test_charging_past_the_limit_raises_and_leaves_the_count_at_the_limit() -> None:
@@ -45,12 +46,12 @@ def test_check_raises_only_when_spent() -> None:
         budget.check()
 
 
-def test_attempts_are_capped_by_what_is_left() -> None:
+def test_attempts_are_all_given_while_a_step_is_left() -> None:
     budget = StepBudget(5)
     assert budget.attempts(3) == 3
     for _ in range(4):
         budget.charge("decision")
-    assert budget.attempts(3) == 1
+    assert budget.attempts(3) == 3  # only the valid reply is charged
     budget.charge("decision")
     with pytest.raises(BudgetExhausted):
         budget.attempts(3)

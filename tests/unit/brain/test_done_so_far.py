@@ -66,6 +66,9 @@ def test_the_budget_stop_report_lists_the_likes_the_trace_recorded(tmp_path: Pat
     with TraceRecorder(tmp_path / "run", task="like") as recorder, \
             orchestrator(world, model, max_steps=8, recorder=recorder) as orch:
         result = orch.run("Like the first 200 posts")
-    assert result.status == "failed" and "step budget" in result.stopped_because
+    # the planner never answers validly: its last call's refused replies cost one step
+    # (issue 40), and the run stops on them or on the budget — the likes are listed either way
+    assert result.status == "failed" and ("step budget" in result.stopped_because
+                                          or "no valid reply" in result.stopped_because)
     assert liked and result.done == [f"tapped 'Like' ×{len(liked)}"], result.done
     assert "nothing yet" not in result.summary()

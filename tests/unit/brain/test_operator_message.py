@@ -110,7 +110,7 @@ def test_a_result_line_says_what_was_tapped_and_only_the_trace_says_how_it_was_f
     steps = Steps()
     texts = run("unified", bundle(tap("Display")), bundle(goal_complete=True, answer="open"),
                 recorder=steps)
-    line = next(x for x in texts[1].splitlines() if x.startswith("- (step 1)"))
+    line = next(x for x in texts[1].splitlines() if x.startswith("- ") and "Display" in x)
     assert "on [2] button 'Display'" in line
     for jargon in ("(tree)", "(element)", "(ocr)", "(grid)", "(point)"):
         assert jargon not in line

@@ -46,7 +46,10 @@ def test_flat_has_no_planner_and_runs_one_action_per_call() -> None:
     assert "dropped the other 1" in request_text(model.requests[1])
 
 
-def test_a_flat_claim_without_checks_is_confirmed_from_the_screen_unless_told_not_to() -> None:
+@pytest.mark.parametrize("confirm", ["unverified", "always"])
+def test_a_flat_claim_without_checks_asks_the_planner_only_when_told_to_always(
+        confirm: str) -> None:
+    # issue 40: the flat loop is the peers' loop — no planner call unless asked for
     phone = Phone()
     steps = iter([bundle(tap("Settings")), bundle(SWITCH)])
 
@@ -56,13 +59,17 @@ def test_a_flat_claim_without_checks_is_confirmed_from_the_screen_unless_told_no
     model = ScriptedModel(replies(("DecisionBundle", operator),
                                   ("Replan", {"status": "done", "response": "Wi-Fi is off",
                                               "evidence": WIFI_OFF})))
-    with orchestrator(phone.world(), model, planning="flat") as orch:
+    with orchestrator(phone.world(), model, planning="flat", confirm_done=confirm) as orch:
         result = orch.run("Turn off Wi-Fi")
+    if confirm == "unverified":
+        assert result.status == "done" and result.answer == "off"
+        assert model.contracts() == ["DecisionBundle"] * 3 and result.planner_calls == 0
+        return
     assert result.status == "done" and result.answer == "Wi-Fi is off"
     assert model.contracts() == ["DecisionBundle"] * 3 + ["Replan"]
     assert result.planner_calls == 1
-    confirm = model.requests[-1]["messages"][-1]["content"]
-    assert any(p.get("type") == "image_url" for p in confirm)  # judged from the screenshot
+    confirm_request = model.requests[-1]["messages"][-1]["content"]
+    assert any(p.get("type") == "image_url" for p in confirm_request)  # from the screenshot
 
 
 @pytest.mark.parametrize("evidence", [
@@ -83,7 +90,8 @@ def test_a_confirmation_the_screen_does_not_back_never_ends_done(evidence) -> No
                                   ("Replan", {"status": "done", "response": "Wi-Fi is off",
                                               "evidence": evidence})))
     recorder = Recorder()
-    with orchestrator(phone.world(), model, planning="flat", recorder=recorder) as orch:
+    with orchestrator(phone.world(), model, planning="flat", recorder=recorder,
+                      confirm_done="always") as orch:
         result = orch.run("Turn off Wi-Fi")
     assert result.status == "failed" and phone.wifi
     assert "the screen never showed it" in result.stopped_because
@@ -349,5 +357,5 @@ def test_the_operator_is_told_when_older_turns_are_left_out() -> None:
         orch.run("Check for updates")
     texts = [request_text(r) for r in model.requests]
     assert len(texts) == 9 and "earlier turn" not in texts[6]  # six before it: all shown
-    assert "(1 earlier turn not shown)" in texts[7]
-    assert "(2 earlier turns not shown)" in texts[8]
+    assert "(1 earlier turn summarised: " in texts[7]
+    assert "(2 earlier turns summarised: " in texts[8]

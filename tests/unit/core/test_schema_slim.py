@@ -102,7 +102,26 @@ def test_the_plain_schema_is_half_the_compact_one_and_carries_no_validation_keyw
     compact = json.dumps(response_format(DecisionBundle), separators=(",", ":"))
     slim = json.dumps(slim_format(DecisionBundle), separators=(",", ":"))
     assert len(slim) <= 0.55 * len(compact)
-    assert [k for k in VALIDATION_ONLY if f'"{k}"' in slim] == []
+    closed = '"additionalProperties":false'  # kept on the actions only (issue 40)
+    assert slim.count(closed) == 15
+    assert [k for k in VALIDATION_ONLY if f'"{k}"' in slim.replace(closed, "")] == []
+
+
+@pytest.mark.parametrize("action", [
+    {"type": "mem_save", "name": "price", "value": "9"},
+    {"type": "scan", "target": {"kind": "element", "id": 3}},
+    {"type": "tap", "element": 3},
+])
+def test_the_plain_schema_is_a_union_of_actions_each_with_only_its_own_fields(
+        action: dict[str, Any]) -> None:
+    # issue 40: one merged object let models write mem_save.name or scan.target
+    schema = slim_json_schema(DecisionBundle)
+    union = schema["properties"]["execute_now"]["properties"]["actions"]["items"]["anyOf"]
+    assert len(union) == 15
+    reply = {"thought": "t", "last_action_result": "none",
+             "execute_now": {"intent": "i", "actions": [action]}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(reply, schema)
 
 
 @pytest.mark.parametrize("bad", [
