@@ -195,16 +195,17 @@ class SecretVault:
         return None if key in self._hidden else self._values.get(key)
 
     # -- masking and revealing -----------------------------------------------------------
-    def mask(self, text: str) -> str:
+    def mask(self, text: str, *, pieces: bool = True) -> str:
         """``text`` with every held value (and every inline definition) as a placeholder,
         and every piece of a value four or more characters long too (see
-        :mod:`omg_agent.core.secret_pieces`). Mask before shortening."""
+        :mod:`omg_agent.core.secret_pieces`; ``pieces`` False: whole values only). Mask
+        before shortening."""
         if "{{secret:" in text:
             text = _DEFINITION.sub(lambda m: self._shown(secret_key(m.group(1))), text)
         if self._pattern is None:
             return text
         text = self._pattern.sub(self._placeholder_of, text)
-        return self._pieces.mask(text, _PLACEHOLDER, self._shown)
+        return self._pieces.mask(text, _PLACEHOLDER, self._shown) if pieces else text
 
     def _shown(self, name: str) -> str:
         """The placeholder of ``name`` in the user's spelling (issue 40: {{secret:USER}}
@@ -251,13 +252,17 @@ class SecretVault:
         return _reveal_in(obj, self.reveal)
 
     def scrub(self, obj: Any) -> Any:
-        """A copy of ``obj`` with every string masked: through dicts (keys too), lists,
-        tuples and dataclass instances (rebuilt with ``dataclasses.replace``)."""
+        """A copy of ``obj`` with every string masked: through dicts, lists, tuples and
+        dataclass instances (rebuilt with ``dataclasses.replace``). A dict's keys are masked
+        by whole values only: a key is a name, never a preview cut short, and a piece of a
+        secret inside a record's field name ("word" of ``pa55word`` in ``password``) would
+        rename the field for every reader."""
         match obj:
             case str():
                 return self.mask(obj)
             case dict():
-                return {self.scrub(k): self.scrub(v) for k, v in obj.items()}
+                return {self.mask(k, pieces=False) if isinstance(k, str) else k: self.scrub(v)
+                        for k, v in obj.items()}
             case list():
                 return [self.scrub(v) for v in obj]
             case tuple():

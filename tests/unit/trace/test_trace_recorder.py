@@ -191,3 +191,17 @@ def test_runs_of_one_task_in_one_second_each_get_their_own_folder(tmp_path):
         [stem] + [f"{stem}-{k}" for k in (2, 3, 4)])
     for run_dir in made:  # each folder takes a trace
         TraceRecorder(run_dir, task="Like the posts").finish("done", "", {})
+
+
+def test_a_piece_of_a_secret_inside_a_field_name_leaves_the_record_readable(tmp_path):
+    """'word' of ``pa55word-A`` is masked in texts, never in the trace's field names: an
+    element's ``password`` flag stays ``password`` for every reader (the resume, the report)."""
+    run = tmp_path / "run"
+    vault = SecretVault()
+    vault.add("password", "pa55word-A")
+    with TraceRecorder(run, task="log in", secrets=vault) as rec:
+        rec.record_step(1, observation=_obs(2), model_reply="a preview: AAAA…pa55wo")
+    steps = [json.loads(line) for line in (run / "trace.jsonl").read_text().splitlines()]
+    step = next(s for s in steps if s.get("record") == "step")
+    assert any("password" in e for e in step["observation"]["elements"])
+    assert "pa55wo" not in json.dumps(step, ensure_ascii=False)
