@@ -6,16 +6,14 @@ whole run; these pin each part where a run would pass whatever it returned."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PIL import Image
 
 from omg_agent.brain import honest
-from omg_agent.brain.budget import StepBudget
+from omg_agent.brain.budget import StepBudget, StopReport
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.planner import TodoList
 from omg_agent.brain.run_context import RunContext
-from omg_agent.brain.run_state import RunState
+from omg_agent.brain.run_state import RunState, TurnRecord
 from omg_agent.config import Settings
 from omg_agent.core.actions import AnchorTarget, Tap
 from omg_agent.core.checks import ElementCheck, StepCheck
@@ -23,6 +21,9 @@ from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
+from omg_agent.guards.ledger import Passage
+
+from .fakes import Recorder
 
 SHOP, NOTES = "com.omg.shop", "com.omg.notes"
 LISTS = "Add MX Master 3S and AirPods Pro to the cart in Shop"
@@ -128,7 +129,8 @@ def test_the_effects_are_the_elements_actions_went_through_on_never_a_password()
     honest.acted_on(s, (ActionOutcome(i, tap, True, element=el(f"row {i}"))
                         for i in range(honest.MAX_TOUCHED)))  # a generator, read once
     assert len(s.touched) == honest.MAX_TOUCHED
-    assert s.touched[0]["text"] == "row 0" and s.touched[-1]["text"] == f"row {honest.MAX_TOUCHED - 1}"
+    last = f"row {honest.MAX_TOUCHED - 1}"
+    assert (s.touched[0]["text"], s.touched[-1]["text"]) == ("row 0", last)
     honest.acted_on(s, [ActionOutcome(0, tap, True, element=el("Wi-Fi", checkable=True))])
     assert s.toggled_at is not None and s.touched[-1]["text"] == "Wi-Fi"
 
@@ -154,8 +156,6 @@ def test_the_first_screens_are_kept_once_each_from_the_one_before_any_action_on(
 
 
 def test_a_run_that_acted_before_its_first_look_keeps_no_first_screen() -> None:
-    from omg_agent.brain.run_state import TurnRecord
-
     with MemoryBank(None, "unit") as memory:
         run = context("Open Notes", memory)
         run.state.records = [TurnRecord(1, "looked", acted=False),
@@ -289,3 +289,115 @@ def test_an_end_that_shows_nothing_the_run_did_says_which_checks_held() -> None:
             "its checks already held before the run acted (no checks)")
         run.state.touched = [touched("Clock")]
         assert honest.unproven_end(run, [notes, clock]) is None  # one of them is backed
+
+
+# -- the ending -----------------------------------------------------------------------------
+def ending(task: str, memory: MemoryBank, *steps: TaskStep, first: Observation,
+           last: Observation) -> RunContext:
+    """A run whose plan ``steps`` are all ticked, that first saw ``first`` and now shows
+    ``last``, with an in-memory trace."""
+    run = context(task, memory)
+    run.recorder = Recorder()
+    run.state.todo = TodoList(task, [(step, True) for step in steps])
+    honest.look(run, first)
+    run.state.last_obs = last
+    return run
+
+
+def step(description: str, *checks: StepCheck, data_output: str | None = None) -> TaskStep:
+    return TaskStep(description=description, success_criteria=description,
+                    checks=list(checks), data_output=data_output)
+
+
+CHECKOUT = screen("checkout", SHOP, el("Checkout"), el("Pay ¥1,079.00", res="pay"))
+PAID = screen("paid", SHOP, el("Payment successful"))
+
+
+def test_a_pay_task_without_a_payment_that_went_through_is_unverified_and_says_why() -> None:
+    plan = (step("Open the cart", ElementCheck(text="Checkout")),
+            step("Pay", ElementCheck(text="Payment successful")))
+    with MemoryBank(None, "unit") as memory:
+        memory.save("order", "#1001")
+        run = ending("Pay for the order in Shop", memory, *plan, first=CHECKOUT, last=PAID)
+        run.state.passed = [Passage("payment", "tap Pay", "human", ok=False)]  # it failed
+        honest.finish_done(run, "Paid order $order", StopReport(("x",), "y", "z"))
+    s = run.state
+    why = ("the task asks for a payment, but no payment in this run was approved or "
+           "authorised by the user and carried out")
+    assert (s.phase, s.answer) == ("UNVERIFIED", "Paid order #1001")
+    assert s.report == StopReport(("Open the cart",), f"the task was reported done, but {why}",
+                                  honest.UNPROVEN_HINT)
+    assert s.todo.entries == [(plan[0], True), (plan[1], False)]  # only the last unticked
+    assert run.recorder.events == [("done_unproven", {"reason": why,
+                                                      "answer": "Paid order #1001"})]
+
+
+def test_a_pay_task_whose_approved_payment_went_through_is_done_whatever_its_end_showed() -> None:
+    # a resumed run's first screen can be the one after the approved Pay
+    with MemoryBank(None, "unit") as memory:
+        memory.save("order", "#1001")
+        run = ending("Pay for the order in Shop", memory,
+                     step("Pay", ElementCheck(text="Payment successful")), first=PAID, last=PAID)
+        run.state.passed = [Passage("payment", "tap Pay", "human", ok=True)]
+        honest.finish_done(run, "Paid order $order")
+    s = run.state
+    assert (s.phase, s.answer) == ("DONE", "Paid order #1001")
+    assert s.report is not None and s.report.done == ("Pay",)
+    assert s.report.stopped_because == "the task is complete"
+    assert run.recorder.events == []
+
+
+def test_a_pay_task_without_a_payment_and_an_end_that_held_says_its_checks_held() -> None:
+    with MemoryBank(None, "unit") as memory:
+        run = ending("Pay for the order in Shop", memory,
+                     step("Pay", ElementCheck(text="Checkout")), first=CHECKOUT, last=CHECKOUT)
+        honest.finish_done(run, "Paid")
+    assert run.state.phase == "UNVERIFIED"
+    assert run.state.report is not None
+    assert "already held before the run acted" in run.state.report.stopped_because
+
+
+def test_a_listed_thing_never_shown_leaves_even_an_approved_purchase_unverified() -> None:
+    with MemoryBank(None, "unit") as memory:
+        run = ending("Buy MX Master 3S and AirPods Pro in Shop", memory,
+                     step("Pay", ElementCheck(text="Payment successful")),
+                     first=CHECKOUT, last=PAID)
+        run.state.touched = [touched("MX Master 3S")]
+        run.state.passed = [Passage("payment", "tap Pay", "authorisation", ok=True)]
+        honest.finish_done(run, "Bought")
+    assert run.state.phase == "UNVERIFIED"
+    assert run.state.report is not None
+    assert "'AirPods Pro'" in run.state.report.stopped_because
+
+
+def test_the_last_step_s_checks_are_the_ones_that_must_show_a_change() -> None:
+    plan = (step("Stay in Shop", ElementCheck(text="Checkout")),  # held at the start
+            step("Go home", ElementCheck(text="Notes")))  # did not
+    home = screen("home", "launcher", el("Notes"))
+    with MemoryBank(None, "unit") as memory:
+        run = ending("Go to the home screen", memory, *plan, first=CHECKOUT, last=home)
+        mine = StopReport(("Stay in Shop", "Go home"), "home at last", "nothing")
+        honest.finish_done(run, "Home", mine)
+        assert (run.state.phase, run.state.report) == ("DONE", mine)
+        run = ending("Go to the home screen", memory, *reversed(plan), first=CHECKOUT,
+                     last=home)
+        honest.finish_done(run, "Home")
+        assert run.state.phase == "UNVERIFIED"
+
+
+def test_an_end_that_held_at_the_start_is_done_for_a_question_or_a_value_read() -> None:
+    price = ElementCheck(text="Pay ¥1,079.00")
+    with MemoryBank(None, "unit") as memory:
+        run = ending("What is the price of the order in Shop?", memory,
+                     step("Read the price", price), first=CHECKOUT, last=CHECKOUT)
+        honest.finish_done(run, "¥1,079.00")
+        assert run.state.phase == "DONE"
+        run = ending("Open the checkout and save the price", memory,
+                     step("Read the price", price, data_output="price"),
+                     first=CHECKOUT, last=CHECKOUT)
+        honest.finish_done(run, "¥1,079.00")
+        assert run.state.phase == "DONE"
+        run = ending("Open the checkout and save the price", memory,
+                     step("Read the price", price), first=CHECKOUT, last=CHECKOUT)
+        honest.finish_done(run, "¥1,079.00")
+        assert run.state.phase == "UNVERIFIED"
