@@ -50,6 +50,8 @@ def main(src: str) -> None:
 
     todo = [k for k, v in meta["exit_code_by_key"].items()
             if v in (None, 4) and (not only or any(o in k for o in only))]
+    if not todo:
+        return  # (an empty test list would make pytest collect every test)
     out = os.fdopen(os.dup(1), "w", buffering=1)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)

@@ -25,7 +25,7 @@ from .fakes import FakeDriver, FakeWorld, el
 
 SETTINGS = "com.android.settings"
 ON = TaskStep(description="Bluetooth on", success_criteria="Bluetooth shows on",
-              checks=[ElementCheck(text="Bluetooth", checked=True)])
+              checks=[ElementCheck(text="Bluetooth"), ElementCheck(text="Bluetooth", checked=True)])
 
 
 def settings(on: bool) -> FakeDriver:
@@ -50,7 +50,9 @@ def test_a_done_within_the_hold_waits_out_only_the_rest_then_judges_a_fresh_scre
         claimed = run.state.last_obs
         driver.world.current = "off"  # the switch flipped back while the run waited
         why = end_holds.end_flipped(run, ON)
-    assert why is not None and "did not stay" in why and "Bluetooth" in why
+    said = "; ".join(c.describe() for c in ON.checks)  # every check the run ended on
+    assert why is not None and why.startswith("its end state did not stay: 1.5 s after")
+    assert f"({said}: " in why
     assert 0 < driver.clock.now <= end_holds.HOLD_S - 0.6  # the rest of the hold, no more
     assert driver.observations == 1
     # the fresh screen is the run's last one now (the report and any later step read it)
