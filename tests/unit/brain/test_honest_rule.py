@@ -401,3 +401,20 @@ def test_an_end_that_held_at_the_start_is_done_for_a_question_or_a_value_read() 
                      step("Read the price", price), first=CHECKOUT, last=CHECKOUT)
         honest.finish_done(run, "¥1,079.00")
         assert run.state.phase == "UNVERIFIED"
+
+
+def test_a_kept_first_screen_keeps_its_frame_so_the_element_shown_is_the_one_judged() -> None:
+    from omg_agent.core.geometry import ScreenGeometry
+
+    on = ElementCheck(text="Wi-Fi", checked=True)
+    shown = UIElement(1, "android.widget.Switch", "switch", Bounds(0, 500, 1000, 590),
+                      text="Wi-Fi", checkable=True)  # off, on the screen
+    below = UIElement(2, "android.widget.Switch", "switch", Bounds(0, 2100, 500, 2150),
+                      text="Wi-Fi", checkable=True, checked=True)  # on, scrolled off it
+    first = Observation(Image.new("RGB", (1, 1)), (shown, below), "settings", "Main", "net",
+                        geometry=ScreenGeometry(1000, 2000))
+    with MemoryBank(None, "unit") as memory:
+        run = context("Turn on Wi-Fi", memory, on)
+        honest.look(run, first)
+    assert run.state.seen[0].screen == first.screen
+    assert run.state.baseline == {honest.check_key(on): False}
