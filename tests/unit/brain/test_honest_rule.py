@@ -16,9 +16,9 @@ from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState, TurnRecord
 from omg_agent.config import Settings
 from omg_agent.core.actions import AnchorTarget, Tap
-from omg_agent.core.checks import ElementCheck, StepCheck
+from omg_agent.core.checks import ElementCheck, MemoryCheck, StepCheck
 from omg_agent.core.contracts import TaskStep
-from omg_agent.core.geometry import Bounds
+from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
 from omg_agent.guards.ledger import Passage
@@ -235,9 +235,24 @@ def test_an_on_screen_check_also_gets_its_value_on_each_apps_first_screen() -> N
                   screen("list2", NOTES, el("Bread"))]  # not the app's first
         s.apps = {"launcher": "home", NOTES: "list"}
         s.baseline[f"{honest.check_key(milk)}@launcher"] = True  # known: kept as it is
-        honest.remember(run, [milk])
+        on = ElementCheck(text="Milk", checked=True)  # a state first: the next still counts
+        honest.remember(run, [on, milk])
     key = honest.check_key(milk)
-    assert s.baseline == {key: False, f"{key}@launcher": True, f"{key}@{NOTES}": True}
+    assert s.baseline == {honest.check_key(on): False, key: False, f"{key}@launcher": True,
+                          f"{key}@{NOTES}": True}
+
+
+def test_a_value_an_earlier_process_took_is_kept_and_memory_is_read_when_first_met() -> None:
+    notes, price, total = ElementCheck(text="Notes"), MemoryCheck(key="price"), \
+        MemoryCheck(key="total")
+    with MemoryBank(None, "unit") as memory:
+        memory.save("price", "¥5")
+        run = context("Save the price", memory)
+        run.state.seen = [screen("home", "launcher", el("Notes"))]
+        run.state.baseline = {honest.check_key(notes): False}  # saved before a resume
+        honest.remember(run, [notes, price, total])
+    assert run.state.baseline == {honest.check_key(notes): False, honest.check_key(price): True,
+                                  honest.check_key(total): False}
 
 
 # -- evidence -------------------------------------------------------------------------------
@@ -405,8 +420,6 @@ def test_an_end_that_held_at_the_start_is_done_for_a_question_or_a_value_read() 
 
 
 def test_a_kept_first_screen_keeps_its_frame_so_the_element_shown_is_the_one_judged() -> None:
-    from omg_agent.core.geometry import ScreenGeometry
-
     on = ElementCheck(text="Wi-Fi", checked=True)
     shown = UIElement(1, "android.widget.Switch", "switch", Bounds(0, 500, 1000, 590),
                       text="Wi-Fi", checkable=True)  # off, on the screen
