@@ -432,3 +432,26 @@ def test_a_kept_first_screen_keeps_its_frame_so_the_element_shown_is_the_one_jud
         honest.look(run, first)
     assert run.state.seen[0].screen == first.screen
     assert run.state.baseline == {honest.check_key(on): False}
+
+
+def test_a_resumed_process_judges_its_saved_first_screens_in_their_frame() -> None:
+    on = ElementCheck(text="Wi-Fi", checked=True)
+    shown = UIElement(1, "android.widget.Switch", "switch", Bounds(0, 500, 1000, 590),
+                      text="Wi-Fi", checkable=True)  # off, on the screen
+    below = UIElement(2, "android.widget.Switch", "switch", Bounds(0, 2100, 500, 2150),
+                      text="Wi-Fi", checkable=True, checked=True)  # on, scrolled off it
+    frame = ScreenGeometry(1000, 2000, status_bar=60, nav_bar=120, margin=10)
+    first = Observation(Image.new("RGB", (1, 1)), (shown, below), "settings", "Main", "net",
+                        geometry=frame)
+    saved = RunState("Turn on Wi-Fi", StepBudget(5))
+    saved.seen, saved.apps = [first], {"settings": "net"}
+    with MemoryBank(None, "unit") as memory:
+        run = context("Turn on Wi-Fi", memory)
+        honest.restore_screens(run.state, honest.saved_screens(saved))
+        assert run.state.seen[0].screen == frame
+        honest.remember(run, [on])  # a check the resumed process meets first
+    assert run.state.baseline == {honest.check_key(on): False}
+    for bad in ([1000, 2000, 60, 120], [1000, "2000", 60, 120, 10], [0, 0, 0, 0, 0], "x"):
+        back = RunState("Turn on Wi-Fi", StepBudget(5))
+        honest.restore_screens(back, [{"hash": "net", "frame": bad, "elements": []}])
+        assert back.seen[0].geometry is None, bad  # the picture's own frame, as before
