@@ -14,6 +14,7 @@ from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.planner import TodoList
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState, TurnRecord
+from omg_agent.brain.verdicts import DONE_HINT
 from omg_agent.config import Settings
 from omg_agent.core.actions import AnchorTarget, Tap
 from omg_agent.core.checks import ElementCheck, MemoryCheck, StepCheck
@@ -358,8 +359,7 @@ def test_a_pay_task_whose_approved_payment_went_through_is_done_whatever_its_end
         honest.finish_done(run, "Paid order $order")
     s = run.state
     assert (s.phase, s.answer) == ("DONE", "Paid order #1001")
-    assert s.report is not None and s.report.done == ("Pay",)
-    assert s.report.stopped_because == "the task is complete"
+    assert s.report == StopReport(("Pay",), "the task is complete", DONE_HINT)
     assert run.recorder.events == []
 
 
