@@ -451,7 +451,12 @@ def test_a_resumed_process_judges_its_saved_first_screens_in_their_frame() -> No
         assert run.state.seen[0].screen == frame
         honest.remember(run, [on])  # a check the resumed process meets first
     assert run.state.baseline == {honest.check_key(on): False}
+    wifi = ElementCheck(text="Wi-Fi")
     for bad in ([1000, 2000, 60, 120], [1000, "2000", 60, 120, 10], [0, 0, 0, 0, 0], "x"):
-        back = RunState("Turn on Wi-Fi", StepBudget(5))
-        honest.restore_screens(back, [{"hash": "net", "frame": bad, "elements": []}])
-        assert back.seen[0].geometry is None, bad  # the picture's own frame, as before
+        with MemoryBank(None, "unit") as memory:
+            back = context("Turn on Wi-Fi", memory)
+            honest.restore_screens(back.state, [{"hash": "net", "frame": bad, "elements": [
+                {"text": "Wi-Fi", "bounds": [0, 500, 1000, 590]}]}])
+            assert back.state.seen[0].geometry is None, bad  # the picture's frame, as before
+            honest.remember(back, [wifi])  # and checks are still judged on it
+        assert back.state.baseline == {honest.check_key(wifi): True}, bad
