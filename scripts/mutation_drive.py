@@ -14,7 +14,10 @@ Why: in one process, a second pytest session gives the parametrised tests of
 (its second session) fails with pytest's usage error (exit 4, "not found") for every file
 those tests reach (amounts.py, numerals.py). Here that file is run whole instead of by id.
 ``CORE`` (space-separated test files) keeps only the tests of those files — quicker, and
-then a survivor is one those files do not kill (the table says so).
+then a survivor is one those files do not kill (the table says so). ``ALSO`` (space-separated
+test files) runs those files first for every mutant: tests written after the statistics run,
+which mutmut's statistics do not know. ``ONLY`` (space-separated name fragments) runs only
+the unchecked mutants whose names contain one (a function at a time).
 """
 
 import json
@@ -37,13 +40,18 @@ def main(src: str) -> None:
     with open("mutmut-stats.json", encoding="utf-8") as f:
         stats = json.load(f)["tests_by_mangled_function_name"]
     core = os.environ.get("CORE", "").split()
+    also = os.environ.get("ALSO", "").split()
+    only = os.environ.get("ONLY", "").split()
 
     def tests_of(name: str) -> list[str]:
         ids = {CORPUS if t.startswith(CORPUS + "::") else t
                for t in stats.get(name.rsplit("__mutmut_", 1)[0], [])}
-        return sorted(t for t in ids if not core or t.split("::")[0] in core)
+        return also + sorted(t for t in ids if not core or t.split("::")[0] in core)
 
-    todo = [k for k, v in meta["exit_code_by_key"].items() if v in (None, 4)]
+    todo = [k for k, v in meta["exit_code_by_key"].items()
+            if v in (None, 4) and (not only or any(o in k for o in only))]
+    if not todo:
+        return  # (an empty test list would make pytest collect every test)
     out = os.fdopen(os.dup(1), "w", buffering=1)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)

@@ -9,7 +9,8 @@
 #
 # MUT_PROFILE=gate3 mutates the Gate v3 rules instead (issue 34): the choke point
 # (landing.py, choke.py), the amounts (amounts.py, numerals.py, payable.py) and the done rule
-# (ledger.py, brain/honest.py), with the unit tests that import them. MUT_FILES and MUT_TESTS
+# (ledger.py, task_objects.py, brain/honest.py, brain/end_holds.py), with the unit tests that
+# import them. MUT_FILES and MUT_TESTS
 # (space-separated paths) override either list; MUT_PYTEST_ARGS adds pytest arguments (e.g.
 # --deselect of a test that fails on the tree as it is: mutmut needs a green clean run).
 #
@@ -34,10 +35,14 @@ case "${MUT_PROFILE:-money}" in
     gate3)
         FILES=(omg_agent/guards/landing.py omg_agent/guards/payable.py
                omg_agent/guards/ledger.py omg_agent/brain/honest.py
+               omg_agent/brain/end_holds.py omg_agent/guards/task_objects.py
                omg_agent/guards/amounts.py omg_agent/guards/numerals.py
                omg_agent/guards/choke.py)
         TESTS=(tests/unit/guards tests/unit/drivers/test_choke_seat.py
-               tests/unit/brain/test_honest_done.py tests/unit/brain/test_spent_resume.py
+               tests/unit/brain/test_honest_done.py tests/unit/brain/test_honest_rule.py
+               tests/unit/brain/test_honest_screens.py tests/unit/brain/test_end_holds.py
+               tests/unit/brain/test_end_holds_rule.py tests/unit/brain/test_listed_objects.py
+               tests/unit/brain/test_spent_resume.py
                tests/unit/brain/test_orchestrator_transitions.py) ;;
     *)
         echo "MUT_PROFILE: unknown profile '$MUT_PROFILE' (accepted: money, gate3)" >&2

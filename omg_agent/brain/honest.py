@@ -44,7 +44,7 @@ from omg_agent.brain.verdicts import DONE_HINT
 from omg_agent.brain.verify import check_failure, determines, filled
 from omg_agent.core.checks import ElementCheck, StepCheck
 from omg_agent.core.contracts import TaskStep
-from omg_agent.core.geometry import Bounds
+from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers.base import ActionOutcome
 from omg_agent.guards.ledger import Passage, missing_passage, task_classes, writes_text
@@ -133,11 +133,13 @@ _FLAGS = ("checkable", "checked", "selected", "editable", "focused", "clickable"
 
 def saved_screens(s: RunState) -> list[dict[str, object]]:
     """The kept screens a resumed process needs to judge checks it meets first (the run's
-    first screen and each app's first), elements only; a password field's text is never
-    written."""
+    first screen and each app's first), elements and frame only (the frame says which
+    elements were on the screen); a password field's text is never written."""
     firsts = set(s.apps.values())
     keep = [o for i, o in enumerate(s.seen) if i == 0 or o.screen_hash in firsts]
     return [{"package": o.package, "activity": o.activity, "hash": o.screen_hash,
+             "frame": [o.screen.width, o.screen.height, o.screen.status_bar,
+                       o.screen.nav_bar, o.screen.margin],
              "elements": [_element_data(e) for e in o.elements]} for o in keep[:MAX_SAVED]]
 
 
@@ -166,13 +168,26 @@ def restore_screens(s: RunState, saved: Iterable[dict[str, object]]) -> None:
             for i, d in enumerate(raw if isinstance(raw, list) else [])
             if isinstance(d, dict) and _box(d.get("bounds")))
         s.seen.append(Observation(_DOT, elements, str(screen.get("package", "")),
-                                  str(screen.get("activity", "")), str(screen.get("hash", ""))))
+                                  str(screen.get("activity", "")), str(screen.get("hash", "")),
+                                  geometry=_frame(screen.get("frame"))))
 
 
 def _box(value: object) -> bool:
     """Whether a saved element's bounds are four integers (a hand-edited state may not)."""
     return isinstance(value, list) and len(value) == 4 \
         and all(isinstance(n, int) for n in value)
+
+
+def _frame(value: object) -> ScreenGeometry | None:
+    """A saved screen's frame (size, bars, margin: which elements were on the screen), or
+    ``None`` when a state saved without one (or edited by hand) has none that makes sense."""
+    if not (isinstance(value, list) and len(value) == 5
+            and all(isinstance(n, int) for n in value)):
+        return None
+    try:
+        return ScreenGeometry(*value)
+    except ValueError:
+        return None
 
 
 def _on_screen(check: StepCheck) -> bool:

@@ -153,7 +153,9 @@ def listed_objects(text: str) -> list[str]:
 
 
 def _items(parts: list[str]) -> list[str]:
-    items = [_DETERMINER.sub("", p.strip()).strip().strip(QUOTES).strip() for p in parts]
+    # a clause's comma stays on the last item ("Buy A and B, then pay"): not part of its name
+    items = [_DETERMINER.sub("", p.strip().rstrip(",，").rstrip()).strip().strip(QUOTES).strip()
+             for p in parts]
     if len(items) < 2 or not all(items):
         return []
     if any(i.split()[0].casefold() in _CLAUSE_VERBS for i in items if i.split()):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from omg_agent.guards.ledger import Ledger, Passage, task_classes
+from omg_agent.guards.ledger import Ledger, Passage, missing_passage, stated_messages, task_classes
 
 PAID = Passage("payment", "tap Pay", "human", True)
 DELETED = Passage("delete", "tap Delete", "authorisation", False)
@@ -36,3 +36,31 @@ def test_a_saved_passage_with_missing_or_wrong_fields_reads_as_empty():
 
 def test_removing_from_a_cart_is_no_delete_the_gate_could_back():
     assert task_classes("Remove the cable from the cart in Shop") == ()
+
+
+def test_a_chinese_task_s_class_comes_from_its_two_character_verbs_not_after_a_no():
+    assert task_classes("去购物车付款") == ("payment",)
+    assert task_classes("删除备忘录old") == ("delete",)
+    assert task_classes("把照片分享给妈妈") == ("send",)
+    assert task_classes("别删除备忘录，只看看") == ()
+    assert task_classes("打开商城看看买什么") == ()  # one character (买, 发, 付) is no verb
+
+
+def test_a_send_the_task_states_is_a_send_whatever_its_verb():
+    assert task_classes("给妈妈发消息说我到了") == ("send",)  # 发 alone is no verb
+    assert task_classes("Tell Bob: see you at 7") == ("send",)
+    # the message first, quoted: the verb after it still opens the clause
+    assert task_classes('"On my way" send it to Bob') == ("send",)
+
+
+def test_a_message_stated_for_several_people_is_one_message():
+    assert stated_messages("Send Happy birthday to Bob and Ann") == ["Happy birthday"]
+
+
+def test_a_missing_passage_says_which_class_no_approved_action_carried_out():
+    for task, noun in (("Pay for the order", "payment"), ("Delete the note Milk", "delete"),
+                       ("Send hi to Bob", "send")):
+        assert missing_passage(task, [DELETED]) == (
+            f"the task asks for a {noun}, but no {noun} in this run was approved or "
+            "authorised by the user and carried out"), task
+    assert missing_passage("Open the cart", []) is None
