@@ -125,8 +125,13 @@ class AdbDriver(ObservingDriver):
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:
         if self._info is None:
+            # the same call asks whether the phone can say it is still (not the first
+            # settle: a probe there would delay its first look)
+            lines = self.io.run(f"{INFO_CMD}; {STILL_CMD}").decode(
+                "utf-8", "replace").splitlines()
+            self._no_still = not lines or _STILL.match(lines[-1]) is None
             screen = adbparse.parse_screen_info(
-                self.io.run(INFO_CMD).decode("utf-8", "replace"))
+                "\n".join(lines if self._no_still else lines[:-1]))
             status, nav = self._bars
             self.profile = driver_profile(screen.width, screen.height, screen.density,
                                           brand=screen.brand, model=screen.model,
@@ -134,7 +139,6 @@ class AdbDriver(ObservingDriver):
             self._info = DeviceInfo.of_profile(self.serial, self.profile, driver=self.name,
                                                sdk=screen.sdk, brand=screen.brand,
                                                model=screen.model)
-            self._can_say_still()  # asked now, not in the first settle: it would delay it
         return self._info
 
     # -- observing -----------------------------------------------------------------------
@@ -258,7 +262,7 @@ class AdbDriver(ObservingDriver):
             return None
 
     def _can_say_still(self) -> bool:
-        """Whether the phone answers ``vphone-idle`` (asked once)."""
+        """Whether the phone answers ``vphone-idle`` (asked once: with :meth:`info`)."""
         if self._no_still is None:
             with contextlib.suppress(settle.Unavailable):
                 self._still()

@@ -106,3 +106,21 @@ def test_a_phone_with_motion_has_no_vphone_idle_like_a_real_phone() -> None:
         assert (status, out) == (127, "") and "not found" in err
     finally:
         phone.close()
+
+
+def test_vphone_idle_says_busy_while_a_spinner_turns_and_idle_when_it_stands_still() -> None:
+    now = [1000.0]
+    phone = VirtualPhone(clock=lambda: now[0])
+    try:
+        shop = phone.apps["com.omg.shop"]
+        shop.promo_mode, shop.search_delay = "never", 2.0
+        phone.start_activity("com.omg.shop")
+        shop._browse_all()
+        assert run(phone.shell, "vphone-idle")[1].split()[0] == "busy"  # turning
+        phone.settings["global"]["animator_duration_scale"] = "0"
+        assert run(phone.shell, "vphone-idle")[1].split()[0] == "idle"  # a still spinner
+        phone.settings["global"]["animator_duration_scale"] = "1"
+        now[0] += 3  # the results are in
+        assert run(phone.shell, "vphone-idle")[1].split()[0] == "idle"
+    finally:
+        phone.close()

@@ -6,8 +6,9 @@ screenshots through ``adb exec-out screencap -p`` pays what it would on a real p
 ``uiautomator dump`` also waits until the UI is idle (``phone.motion.idle_in``).
 ``vphone-idle`` is the virtual phone's own (a phone made with ``reports_idle``; elsewhere it
 is not found, as on a real phone): ``idle`` or ``busy`` — a transition running, an app still
-launching — and the md5 of the raw frame now, the digest ``screencap | md5sum`` gives, so a
-driver knows the screen is final without watching it for a quiet window.
+launching, a spinner turning (``App.moving``) — and the md5 of the raw frame now (the digest
+``screencap | md5sum`` gives), so a driver knows the screen is final without watching it for
+a quiet window.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def vphone_idle(ctx: Ctx, args: list[str]) -> int:
         ctx.errln(f"{SH}: {ctx.name}: inaccessible or not found")
         return 127
     with phone.lock:  # the answer and the frame from the same moment
-        state = "idle" if phone.motion.idle_in() <= 0 else "busy"
+        state = "idle" if phone.motion.idle_in() <= 0 and not phone.app.moving() else "busy"
         digest = hashlib.md5(phone.screencap_raw()).hexdigest()
     ctx.outln(f"{state} {digest}")
     return 0
