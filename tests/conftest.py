@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 LONG = ("slow", "faults")
-MARKED_LONG_S = 30.0  # a long-marked test not in the list: placed as if it took this long
+MARKED_LONG_S = 12.0  # a long-marked test not in the list: placed as if it took this long
 DURATIONS = Path(__file__).with_name("durations.txt")
 
 
