@@ -6,10 +6,17 @@ start on them and the short tests fill in around them, instead of one worker fin
 suite alone with a long test left at the end. Which tests are long is recorded in
 ``tests/durations.txt`` (seconds, a test-name prefix); a ``slow`` or ``faults`` test it does
 not list still goes to the front. The rest keep their collected order.
+
+Bytecode: where Python is told not to write it (``PYTHONDONTWRITEBYTECODE``, as on CI), every
+one of the hundreds of ``omg-agent`` processes the suite starts would compile the package's
+modules from source again (~0.4 s of CPU each); the package's bytecode is written once, at
+the start (under ``__pycache__``, which git ignores), and those processes read it.
 """
 
 from __future__ import annotations
 
+import compileall
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +24,13 @@ import pytest
 LONG = ("slow", "faults")
 MARKED_LONG_S = 12.0  # a long-marked test not in the list: placed as if it took this long
 DURATIONS = Path(__file__).with_name("durations.txt")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if sys.flags.dont_write_bytecode and not hasattr(config, "workerinput"):  # once, not per
+        import omg_agent  # xdist worker: the workers start after this
+
+        compileall.compile_dir(Path(omg_agent.__file__).parent, quiet=2)
 
 
 def recorded_durations(path: Path = DURATIONS) -> list[tuple[str, float]]:
