@@ -34,6 +34,7 @@ unauthorized, a restarted adb server, a TCP device to re-connect.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
@@ -75,6 +76,8 @@ DUMP_CMD = "uiautomator dump /dev/tty"
 DUMP_FILE = "/data/local/tmp/omg_window_dump.xml"
 FRAME_HEADER_BYTES = adbparse.LEGACY_HEADER.size  # the shortest frame header
 DIGEST_CMD = "screencap 2>/dev/null | md5sum"  # a frame's digest: 33 bytes, not 10 MB
+STILL_CMD = "vphone-idle 2>/dev/null"  # "idle|busy <digest>": a phone that says it is still
+_STILL = re.compile(r"\s*(idle|busy) ([0-9a-f]{32})\b")
 _MD5 = re.compile(r"\s*([0-9a-f]{32})\b")
 _EMPTY_MD5 = hashlib.md5(b"").hexdigest()
 
@@ -110,6 +113,7 @@ class AdbDriver(ObservingDriver):
         self._dump_io = AdbIO(self.client, self.serial, timeout=timeout, grace=self.io.grace)
         self.ahead = DumpAhead(self._pool, self._hierarchy_now, serial=self.serial)
         self._no_digest = False  # `screencap | md5sum` did not work here: settle on frames
+        self._no_still: bool | None = None  # the phone cannot say it is still (None: not asked)
         self._ime: tuple[set[str], set[str], str] | None = None
         self._png_only = False
         self._dump_to_file = False
@@ -121,8 +125,13 @@ class AdbDriver(ObservingDriver):
     # -- identity ------------------------------------------------------------------------
     def info(self) -> DeviceInfo:
         if self._info is None:
+            # the same call asks whether the phone can say it is still (not the first
+            # settle: a probe there would delay its first look)
+            lines = self.io.run(f"{INFO_CMD}; {STILL_CMD}").decode(
+                "utf-8", "replace").splitlines()
+            self._no_still = not lines or _STILL.match(lines[-1]) is None
             screen = adbparse.parse_screen_info(
-                self.io.run(INFO_CMD).decode("utf-8", "replace"))
+                "\n".join(lines if self._no_still else lines[:-1]))
             status, nav = self._bars
             self.profile = driver_profile(screen.width, screen.height, screen.density,
                                           brand=screen.brand, model=screen.model,
@@ -235,18 +244,51 @@ class AdbDriver(ObservingDriver):
                   if last is not None and previous and last.screen_hash == previous else "")
         if not self.ahead.pending:
             self.ahead.start()
-        signals = [] if self._no_digest else [
-            settle.exact_signal("digest", self._digest, before or "")]
-        signals.append(settle.frame_signal(lambda: self.screenshot()[0], self.hasher, last,
-                                           previous))
-        result = settle.settle(
-            signals, timeout=timeout, window=self.settle_window,
-            change_grace=self.change_grace if change_grace is None else change_grace,
-            serial=self.serial)
+        result = self._settle_still(timeout)
+        if result is None:
+            result = self._settle_watched(timeout, before or "", previous, change_grace)
         self.ahead.settled(result, before or "")
         if result.ok:
             self.ahead.read_focus(self._refresh_focus)
         return result.ok
+
+    def _settle_still(self, timeout: float) -> settle.Settled | None:
+        """Settled on the phone's own word that it is still (None: it cannot say)."""
+        if not self._can_say_still():
+            return None
+        try:
+            return settle.settle_reported(self._still, timeout=timeout, serial=self.serial)
+        except settle.Unavailable:
+            return None
+
+    def _can_say_still(self) -> bool:
+        """Whether the phone answers ``vphone-idle`` (asked once: with :meth:`info`)."""
+        if self._no_still is None:
+            with contextlib.suppress(settle.Unavailable):
+                self._still()
+        return not self._no_still
+
+    def _still(self) -> tuple[bool, str]:
+        """(the phone says its UI is still, the digest of its frame now), in one look."""
+        out = self.io.run(STILL_CMD).decode("utf-8", "replace")
+        m = _STILL.match(out)
+        self._no_still = m is None
+        if m is None:
+            raise settle.Unavailable(f"`{STILL_CMD}` answered {out[:60]!r}")
+        return m.group(1) == "idle", m.group(2)
+
+    def _settle_watched(self, timeout: float, before: str, previous: str,
+                        change_grace: float | None) -> settle.Settled:
+        """Settled by watching the frames (:func:`.settle.settle`)."""
+        last = self.last_observation
+        signals = [] if self._no_digest else [
+            settle.exact_signal("digest", self._digest, before)]
+        signals.append(settle.frame_signal(lambda: self.screenshot()[0], self.hasher, last,
+                                           previous))
+        return settle.settle(
+            signals, timeout=timeout, window=self.settle_window,
+            change_grace=self.change_grace if change_grace is None else change_grace,
+            serial=self.serial)
 
     def _digest(self) -> str:
         """md5 of one raw frame, computed on the phone."""

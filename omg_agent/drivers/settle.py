@@ -20,6 +20,11 @@ on the old screen. The result says *when* the final screen was first seen
 (:attr:`Settled.changed_by`): a hierarchy dump that ended later than that, by a margin, shows
 the final screen (:mod:`.nextlook`). The executor decides *when* to settle
 (:mod:`omg_agent.drivers.executor`).
+
+A device that can say itself when its UI is still — no transition running, no app busy
+launching, every input applied — need not be watched for a window: :func:`settle_reported`
+asks it (the virtual phone answers ``vphone-idle``; a phone that cannot is
+:class:`Unavailable` there and is watched as above).
 """
 
 from __future__ import annotations
@@ -122,6 +127,25 @@ def settle(signals: Sequence[Signal], *, timeout: float, window: float,
             log.debug("%s: %s kept changing; settling on %s", serial, signal.name,
                       signals[index + 1].name)
             index, stable, signal_since = index + 1, "", now
+        time.sleep(POLL_S)
+
+
+def settle_reported(ask: Callable[[], tuple[bool, str]], *, timeout: float,
+                    name: str = "digest", serial: str = "") -> Settled:
+    """Settle on the device's own word: ``ask()`` gives (still, the token of the screen
+    now) in signal ``name``'s terms, or raises :class:`Unavailable`; asked again while the
+    device says it is busy, ``Settled(ok=False)`` once ``timeout`` passes."""
+    start = time.monotonic()
+    looks = 0
+    while True:
+        still, token = ask()
+        returned = time.monotonic()
+        looks += 1
+        if still:
+            return Settled(True, name, token, returned, looks)
+        if returned - start >= timeout:
+            log.info("%s: the device still busy after %.1f s", serial, timeout)
+            return Settled(False, name, token, returned, looks)
         time.sleep(POLL_S)
 
 

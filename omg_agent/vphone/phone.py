@@ -55,9 +55,12 @@ ADB_IME = "com.android.adbkeyboard/.AdbIME"
 class VirtualPhone(InputEvents, AdbdBackendMixin):
     def __init__(self, profile: str | DeviceProfile = "default", *, seed: int = 0,
                  latency: bool = False, motion: bool | None = None,
+                 reports_idle: bool | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         """``motion`` (default: same as ``latency``): gestures last their duration and
-        screens animate (see motion.py); off keeps unit tests fast."""
+        screens animate (see motion.py); off keeps unit tests fast. ``reports_idle``
+        (default: without motion) answers ``vphone-idle``, so a driver need not watch the
+        frames for a quiet window (a phone with motion is watched, as a real one is)."""
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
         self.seed = seed
         self.latency_enabled = latency
@@ -95,6 +98,7 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         self.power = Power(self)
         self.display = Display(self.profile, clock)
         self.motion = Motion(self, latency if motion is None else motion)
+        self.reports_idle = not self.motion.enabled if reports_idle is None else reports_idle
         self.motion.observe()
         self.procs.start(self.launcher.package, self.launcher.activity())
         self._version = 0

@@ -4,7 +4,9 @@ Installed with the package (entry point ``pytest11``), so any test suite that ha
 omg-agent installed can write ``def test_x(vphone): vphone.device.shell("wm size")``.
 Options come from the ``vphone`` marker: ``@pytest.mark.vphone(seed=3, profile="compact",
 latency=True, motion=True)`` (``motion`` defaults to ``latency``: gestures last their
-duration and screens animate). Each test gets a fresh phone on a free port, disconnected afterwards.
+duration and screens animate; ``reports_idle`` defaults to no motion: the phone answers
+``vphone-idle``, so drivers settle on its word). Each test gets a fresh phone on a free
+port, disconnected afterwards.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ class RunningVPhone:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "vphone(seed=0, profile='default', latency=False, motion=None): vphone fixture options")
+        "vphone(seed=0, profile='default', latency=False, motion=None, reports_idle=None): "
+        "vphone fixture options")
 
 
 @pytest.fixture
@@ -48,7 +51,8 @@ def vphone(request: pytest.FixtureRequest) -> Iterator[RunningVPhone]:
     except AdbNotFound as exc:
         pytest.skip(str(exc))
     phone = VirtualPhone(opts.get("profile", "default"), seed=opts.get("seed", 0),
-                         latency=opts.get("latency", False), motion=opts.get("motion"))
+                         latency=opts.get("latency", False), motion=opts.get("motion"),
+                         reports_idle=opts.get("reports_idle"))
     server = phone.serve()
     serial = adbhost.connect("127.0.0.1", server.port)
     try:

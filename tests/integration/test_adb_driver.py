@@ -172,7 +172,8 @@ def test_batched_inputs_are_one_device_call(vphone, driver, shell_log):
     # tab moved focus on to the editor's next control (as on Android): nothing typed in
     assert draft(vphone)["body"] == "ab d;e"
     # delete and tab ride in one `input keyevent 67 61`: a run of keys costs one process
-    looks = {"screencap", "md5sum", "uiautomator", "dumpsys", "grep", "settings"}  # settling,
+    looks = {"screencap", "md5sum", "vphone-idle", "uiautomator", "dumpsys", "grep",
+             "settings"}  # settling,
     # the next observation's dump and focus (drivers.nextlook), not the bundle's inputs
     assert [argv[0] for argv in shell_log if argv[0] not in looks] == \
         ["input", "echo", "input", "echo", "input", "echo", "input"]

@@ -1,6 +1,8 @@
-"""kill -9 at 200 seeded points across memory, trace and state writes: after every kill each
-store opens and holds the last committed value (the writer reports a value only after all
-three stores took it; the value in flight may or may not have landed — nothing else may).
+"""kill -9 at 100 seeded points across memory, trace and state writes (the issue's 200 are
+``scripts/bench_durability.py --store-kills 200``; CI runs half since the suite outgrew its 15
+minutes): after every kill each store opens and holds the last committed value (the writer
+reports a value only after all three stores took it; the value in flight may or may not have
+landed — nothing else may).
 
 The writers are forked processes using the real store classes; see
 :mod:`omg_agent.bench.durability`."""
@@ -13,11 +15,11 @@ import pytest
 
 from omg_agent.bench.durability import kill_store_writers
 
-KILLS = 200
+KILLS = 100  # the CI size; scripts/bench_durability.py runs 200
 
 
 @pytest.mark.slow
-def test_every_store_survives_200_kills_holding_the_last_committed_value(
+def test_every_store_survives_100_kills_holding_the_last_committed_value(
         tmp_path: Path) -> None:
     kills = kill_store_writers(tmp_path / "stores", KILLS, seed=12)
     assert len(kills) == KILLS

@@ -83,8 +83,11 @@ def clean_env(tmp: Path, venv: Path, *, path: str) -> dict[str, str]:
     fonts = tmp / "no-fonts"
     (fonts / "cache").mkdir(parents=True, exist_ok=True)
     (tmp / "fonts.conf").write_text(EMPTY_FONTCONFIG.format(folder=fonts), encoding="utf-8")
+    # PYTHONDONTWRITEBYTECODE goes too: the venv is a throwaway that pip filled without
+    # bytecode (--no-compile), so each command would compile every module it imports from
+    # source again; the first one writes the bytecode and the rest read it, as for a user
     env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "VIRTUAL_ENV", *MODEL_ENV)}
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE", *MODEL_ENV)}
     return {**env, "PATH": path, "VIRTUAL_ENV": str(venv), "COLUMNS": "200",
             "XDG_RUNTIME_DIR": str(tmp / "run"), "FONTCONFIG_FILE": str(tmp / "fonts.conf"),
             "OMG_FONT_DIRS": str(fonts)}

@@ -72,6 +72,10 @@ class App:
         """Extra cache key for screens that change with time alone (spinners, timers)."""
         return ()
 
+    def moving(self) -> bool:
+        """Whether the screen moves by itself now (a turning spinner): not still."""
+        return False
+
     @property
     def focus(self) -> str | None:
         """The key of the edit field that has input focus, or None."""

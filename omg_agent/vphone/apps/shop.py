@@ -112,6 +112,9 @@ class ShopApp(App):
             return (False, self._spinner_phase(), self.popup_visible)
         return (True, 0, self.popup_visible)
 
+    def moving(self) -> bool:
+        return self.screen.name == "results" and not self._loaded() and self.animated()
+
     def back(self) -> bool:
         self._settle()
         if self.popup_visible:

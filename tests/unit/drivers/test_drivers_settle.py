@@ -166,3 +166,23 @@ def test_the_app_is_taken_from_a_read_that_started_after_the_last_change(pool) -
     ahead.settled(Settled(True, "digest", "x", changed_by=time.monotonic()))
     gate.set()  # the dump ends after the change: taken; the app is read again
     assert ahead.take(lambda signal: "x") == "<hierarchy/>" and not ahead.focus_ok
+
+
+def test_a_device_that_says_it_is_still_settles_on_its_first_still_answer() -> None:
+    answers = [(False, "a"), (False, "b"), (True, "c")]
+    result = settle.settle_reported(lambda: answers.pop(0), timeout=2.0)
+    assert result.ok and result.token == "c" and result.looks == 3
+    assert result.signal == "digest"  # its tokens are frame digests: the dump ahead's terms
+
+
+def test_a_device_busy_for_longer_than_the_timeout_is_not_settled() -> None:
+    result = settle.settle_reported(lambda: (False, "a"), timeout=0.05)
+    assert not result.ok and result.looks >= 2
+
+
+def test_a_device_that_cannot_say_raises_unavailable() -> None:
+    def ask() -> tuple[bool, str]:
+        raise Unavailable("not found")
+
+    with pytest.raises(Unavailable):
+        settle.settle_reported(ask, timeout=1.0)

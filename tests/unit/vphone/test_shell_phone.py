@@ -77,3 +77,50 @@ def test_screencap_and_dump_come_from_the_phone(phone: VirtualPhone) -> None:
     assert run(shell, "screencap -p /sdcard/s.png && uiautomator dump")[0] == 0
     assert phone.fs.read("/sdcard/s.png").startswith(b"\x89PNG")
     assert phone.fs.read("/sdcard/window_dump.xml").startswith(b"<?xml")
+
+
+def test_vphone_idle_says_idle_with_the_digest_of_the_frame_screencap_gives(phone) -> None:
+    import hashlib
+
+    status, out, _ = run(phone.shell, "vphone-idle")
+    assert status == 0
+    assert out.split() == ["idle", hashlib.md5(phone.screencap_raw()).hexdigest()]
+
+
+def test_vphone_idle_says_busy_while_a_screen_slides_in() -> None:
+    now = [1000.0]
+    phone = VirtualPhone(motion=True, reports_idle=True, clock=lambda: now[0])
+    try:
+        phone.start_activity("com.android.settings")  # a launch: transition + busy
+        assert run(phone.shell, "vphone-idle")[1].split()[0] == "busy"
+        now[0] += 10
+        assert run(phone.shell, "vphone-idle")[1].split()[0] == "idle"
+    finally:
+        phone.close()
+
+
+def test_a_phone_with_motion_has_no_vphone_idle_like_a_real_phone() -> None:
+    phone = VirtualPhone(motion=True)
+    try:
+        status, out, err = run(phone.shell, "vphone-idle")
+        assert (status, out) == (127, "") and "not found" in err
+    finally:
+        phone.close()
+
+
+def test_vphone_idle_says_busy_while_a_spinner_turns_and_idle_when_it_stands_still() -> None:
+    now = [1000.0]
+    phone = VirtualPhone(clock=lambda: now[0])
+    try:
+        shop = phone.apps["com.omg.shop"]
+        shop.promo_mode, shop.search_delay = "never", 2.0
+        phone.start_activity("com.omg.shop")
+        shop._browse_all()
+        assert run(phone.shell, "vphone-idle")[1].split()[0] == "busy"  # turning
+        phone.settings["global"]["animator_duration_scale"] = "0"
+        assert run(phone.shell, "vphone-idle")[1].split()[0] == "idle"  # a still spinner
+        phone.settings["global"]["animator_duration_scale"] = "1"
+        now[0] += 3  # the results are in
+        assert run(phone.shell, "vphone-idle")[1].split()[0] == "idle"
+    finally:
+        phone.close()

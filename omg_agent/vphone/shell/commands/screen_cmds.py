@@ -1,17 +1,23 @@
-"""Screen commands: ``screencap``, ``uiautomator dump`` and ``wm size|density``.
+"""Screen commands: ``screencap``, ``uiautomator dump``, ``wm size|density``, ``vphone-idle``.
 
 Pixels and XML come from the phone (``screencap_png``/``screencap_raw``/``dump_xml``); the
 simulated device cost of each is waited out first (``command_latency``), so a harness that
 screenshots through ``adb exec-out screencap -p`` pays what it would on a real phone;
 ``uiautomator dump`` also waits until the UI is idle (``phone.motion.idle_in``).
+``vphone-idle`` is the virtual phone's own (a phone made with ``reports_idle``; elsewhere it
+is not found, as on a real phone): ``idle`` or ``busy`` — a transition running, an app still
+launching, a spinner turning (``App.moving``) — and the md5 of the raw frame now (the digest
+``screencap | md5sum`` gives), so a driver knows the screen is final without watching it for
+a quiet window.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from omg_agent.vphone.memfs import FsError
-from omg_agent.vphone.shell.context import CommandTable, Ctx
+from omg_agent.vphone.shell.context import SH, CommandTable, Ctx
 
 DEFAULT_DUMP = "/sdcard/window_dump.xml"
 SCREENCAP_USAGE = """usage: screencap [-hp] [-d display-id] [FILENAME]
@@ -93,6 +99,18 @@ def uiautomator(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+def vphone_idle(ctx: Ctx, args: list[str]) -> int:
+    phone = ctx.phone
+    if not phone.reports_idle:
+        ctx.errln(f"{SH}: {ctx.name}: inaccessible or not found")
+        return 127
+    with phone.lock:  # the answer and the frame from the same moment
+        state = "idle" if phone.motion.idle_in() <= 0 and not phone.app.moving() else "busy"
+        digest = hashlib.md5(phone.screencap_raw()).hexdigest()
+    ctx.outln(f"{state} {digest}")
+    return 0
+
+
 def _wm_size(ctx: Ctx, args: list[str]) -> int:
     profile = ctx.phone.profile
     display = ctx.state.display
@@ -141,4 +159,5 @@ def wm(ctx: Ctx, args: list[str]) -> int:
         return sub(ctx, rest[1:])
 
 
-COMMANDS: CommandTable = {"screencap": screencap, "uiautomator": uiautomator, "wm": wm}
+COMMANDS: CommandTable = {"screencap": screencap, "uiautomator": uiautomator, "wm": wm,
+                          "vphone-idle": vphone_idle}
