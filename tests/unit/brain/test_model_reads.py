@@ -343,3 +343,33 @@ def test_a_long_runs_compaction_line_names_the_latest_intents_and_counts_the_res
     line = compacted(history, 6)[0]
     assert line.startswith(f"(94 earlier turns summarised: {94 - INTENTS_NAMED} more, then ")
     assert "like post 94;" in line and "like post 86;" not in line
+
+
+def _refused_beside_absence() -> list[str]:
+    """The fields the end-check validator refuses on an absent element, found by trying each."""
+    from pydantic import ValidationError
+
+    from omg_agent.core.checks import ElementCheck
+    tries = {"shows": "x", "checked": True, "selected": True, "in_field": True}
+    refused = []
+    for field, value in tries.items():
+        try:
+            ElementCheck.model_validate({"text": "A", "present": False, field: value})
+        except ValidationError:
+            refused.append(field)
+    return refused
+
+
+@pytest.mark.parametrize("text", [prompts.operator_system("unified"),
+                                  prompts.render("planner")], ids=["operator", "planner"])
+def test_the_prompt_states_what_an_absent_element_check_may_not_carry(text: str) -> None:
+    # a relay-model round sent {"present": false, "shows": ...} and was refused by a rule the
+    # prompt never stated: the sentence about absence names every field it refuses
+    refused = _refused_beside_absence()
+    assert refused == ["shows", "checked", "selected"]
+    said = re.search(r'`"?present"?: false`[^.;]*[;(][^.]*', text)
+    assert said is not None
+    assert [f for f in refused if f"`{f}`" not in said.group(0)] == []
+    from omg_agent.core.checks import ElementCheck
+    described = ElementCheck.model_fields["present"].description or ""
+    assert [f for f in refused if f not in described] == []
