@@ -31,7 +31,11 @@ UNION = typing.get_args(typing.get_args(Action)[0])
 
 
 def _fields(model: type[BaseModel], skip: tuple[str, ...] = ("type", "kind")) -> list[str]:
-    return [f.alias or n for n, f in model.model_fields.items() if n not in skip]
+    """The fields the model can write: its schema's (a hidden one — a flow's ``restart`` —
+    is never shown to it)."""
+    shown = model.model_json_schema(by_alias=True).get("properties", {})
+    return [f.alias or n for n, f in model.model_fields.items()
+            if n not in skip and (f.alias or n) in shown]
 
 
 def _named_with(text: str, name: str) -> str:
@@ -201,6 +205,47 @@ def test_a_planner_confirms_a_done_only_when_the_screen_does_not_prove_it(
     assert result.status == "done"
     assert result.confirm_calls == confirms == model.contracts().count("Replan")
     assert result.planner_calls == confirms + (mode == "adaptive")
+
+
+def _product_page() -> FakeWorld:
+    def move(screen: str, action: Any, element: Any) -> str:
+        return "product" if element is not None and element.text == "AirPods Pro" else screen
+
+    return FakeWorld({"list": ("com.omg.shop", [el(1, "AirPods Pro")]),
+                      "product": ("com.omg.shop", [
+                          el(1, "AirPods Pro", role="text", clickable=False),
+                          el(2, "¥1,869.00", role="text", clickable=False),
+                          el(3, "1", editable=True)])}, move, "list")
+
+
+def _answers(answer: str) -> ScriptedModel:
+    replies = iter([bundle(tap("AirPods Pro")), bundle(goal_complete=True, answer=answer)])
+
+    def policy(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "Replan":
+            return {"status": "done", "response": answer,
+                    "evidence": [{"kind": "element", "text": "¥1,869.00"}]}
+        return next(replies)
+
+    return ScriptedModel(policy)
+
+
+@pytest.mark.parametrize(("task", "answer", "confirms"), [
+    # the relay round: each value of the answer is the product page's own text
+    ("What is the price of AirPods Pro in Shop?", "AirPods Pro costs ¥1,869.00 in Shop.", 0),
+    ("What is the price of AirPods Pro in Shop?", 'It costs 1869 ("AirPods Pro")', 0),
+    ("What is the price of AirPods Pro in Shop?", "AirPods Pro costs ¥1,699.00.", 1),
+    ("What is the price of AirPods Pro in Shop?", "AirPods Pro costs $1,869.00.", 1),
+    ("What is the price of AirPods Pro in Shop?", "It is cheap.", 1),  # no value stated
+    ("What is the price of AirPods Pro in Shop?", "You ordered 1 of them.", 1),  # a field's
+    ("Buy AirPods Pro in Shop", "AirPods Pro costs ¥1,869.00 in Shop.", 1),  # not a question
+])
+def test_a_question_answered_with_values_the_screen_shows_needs_no_confirmation(
+        task: str, answer: str, confirms: int) -> None:
+    model = _answers(answer)
+    with orchestrator(_product_page(), model, planning="unified") as orch:
+        result = orch.run(task)
+    assert result.confirm_calls == confirms == model.contracts().count("Replan")
 
 
 def test_the_flat_loop_asks_the_planner_when_told_to_always_confirm() -> None:
