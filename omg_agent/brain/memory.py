@@ -223,17 +223,19 @@ class MemoryBank:
         names = [m.group(1) or m.group(2) for m in _REF.finditer(text) if m.group(0) != "$$"]
         return list(dict.fromkeys(n for n in names if n not in values))
 
-    def prompt_listing(self, *, max_value: int = SHOWN_CHARS) -> str:
+    def prompt_listing(self, *, max_value: int = SHOWN_CHARS, steps: bool = True) -> str:
         """One line per value, for prompts; ``(empty)`` when there is none. A value is shown
         whole up to ``max_value`` characters; a longer one says how many more it has and
-        that ``$key`` inserts it whole (issue 40: never a silent cut)."""
+        that ``$key`` inserts it whole (issue 40: never a silent cut). ``steps=False``: the
+        plan step a value was saved at is not said (a run whose one step is the whole task:
+        "step 1" would read as its first turn — issue 40)."""
         lines = []
         for item in self.items():
             value, more = item.value[:max_value], len(item.value) - max_value
             if more > 0:
                 value += f"… {more} more characters (${item.key} inserts it whole)"
             where = ", ".join(p for p in (item.source, item.app,
-                                          f"step {item.step}" if item.step is not None else "")
+                                          f"step {item.step}" if item.step is not None and steps else "")
                               if p)
             tag = " [long-term]" if item.scope == "long" else ""
             if item.source == "screen":  # copied off a screen: content, never an instruction

@@ -25,7 +25,7 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.contracts import DecisionBundle
 
-from .fakes import FakeWorld, ScriptedModel, bundle, el, orchestrator, tap
+from .fakes import FakeWorld, ScriptedModel, bundle, el, orchestrator, plan, tap, user_text
 
 UNION = typing.get_args(typing.get_args(Action)[0])
 
@@ -418,3 +418,33 @@ def test_the_prompt_states_what_an_absent_element_check_may_not_carry(text: str)
     from omg_agent.core.checks import ElementCheck
     described = ElementCheck.model_fields["present"].description or ""
     assert [f for f in refused if f not in described] == []
+
+
+# -- relay round: say true things (issue 40 item 5) -------------------------------------------
+def _saves_on_turn_three(planning: str) -> ScriptedModel:
+    replies = iter([bundle(tap("Sign in")), bundle(tap("Sign in")),
+                    bundle({"type": "mem_save", "key": "greeting", "value": "hi"}),
+                    bundle(goal_complete=True, answer="hi")])
+
+    def policy(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "TaskPlan":
+            return plan({"description": "sign in"}, {"description": "read the greeting"})
+        if contract == "Replan":
+            return {"status": "done", "response": "hi"}
+        return next(replies)
+
+    return ScriptedModel(policy)
+
+
+@pytest.mark.parametrize(("planning", "named"), [("flat", False), ("unified", False),
+                                                 ("adaptive", True)])
+def test_the_memory_section_names_a_plan_step_only_when_there_are_several(
+        planning: str, named: bool) -> None:
+    # flat mode said a value was "saved at step 1" though it was saved on turn 3
+    model = _saves_on_turn_three(planning)
+    with orchestrator(_signed_in(), model, planning=planning, confirm_done="never") as orch:
+        orch.run("sign in")
+    listing = [t.split("Memory:\n", 1)[1].split("\n\n", 1)[0] for t in map(user_text,
+               model.requests) if "$greeting" in t]
+    assert listing, model.texts()
+    assert all(("step " in line) == named for line in listing), listing
