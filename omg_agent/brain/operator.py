@@ -34,7 +34,7 @@ from omg_agent.brain.dialects import DialectTurn, dialect_for
 from omg_agent.brain.kept import KeptResults, compacted, pointer
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.looking import screenshot_reason, unclear_effect
-from omg_agent.brain.memory import MemoryBank
+from omg_agent.brain.memory import EMPTY_LISTING, MemoryBank
 from omg_agent.brain.modes import ONE_ACTION, SOLE_STEP_CRITERIA
 from omg_agent.brain.segment_review import (
     SegmentReview,
@@ -260,7 +260,8 @@ class Operator:
                   f"Foreground app: {obs.package or '?'} {obs.activity}".rstrip()]
         if kept := self.kept.section():
             lines.append(kept)
-        history = compacted(ctx.history, HISTORY)
+        history = compacted(ctx.history, HISTORY, kept=bool(kept),
+                            saved=listing != EMPTY_LISTING)
         lines.append("Previous turns (oldest first):\n"
                      + ("\n".join(f"- {h}" for h in history) if history else "- none"))
         if ctx.note:

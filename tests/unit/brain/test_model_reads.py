@@ -143,8 +143,36 @@ def test_compaction_says_what_it_summarised_and_where_results_are_kept() -> None
     shown = compacted(history, 6)
     assert shown[1:] == history[3:]
     assert shown[0] == ("(3 earlier turns summarised: like post 1; like post 2; like post 3; "
-                        "their scan results and saved values are under Kept and Memory)")
+                        "their scan results are under Kept and saved values are under Memory)")
     assert compacted(history[:4], 6) == history[:4]
+
+
+@pytest.mark.parametrize(("kept", "saved", "tail"), [
+    (False, True, "; their saved values are under Memory)"),  # no Kept section shown
+    (True, False, "; their scan results are under Kept)"),
+    (False, False, ")"),
+])
+def test_compaction_names_only_the_sections_the_prompt_shows(
+        kept: bool, saved: bool, tail: str) -> None:
+    from omg_agent.brain.kept import compacted
+
+    history = [f"like post {n} [tap] → ok" for n in range(1, 9)]
+    assert compacted(history, 6, kept=kept, saved=saved)[0] == (
+        "(2 earlier turns summarised: like post 1; like post 2" + tail)
+
+
+def test_a_long_run_without_a_scan_never_points_to_a_kept_section() -> None:
+    # the relay round's compaction line said "under Kept and Memory" with no Kept section
+    taps = iter([bundle(tap(f"Page {n}")) for n in range(1, 9)]
+                + [bundle(goal_complete=True, answer="ok")])
+    model = ScriptedModel(lambda contract, text, body: next(taps))
+    pages = {str(n): ("com.omg.feed", [el(1, f"Page {n}")]) for n in range(1, 10)}
+    world = FakeWorld(pages, lambda screen, action, element: str(int(screen) + 1), "1")
+    with orchestrator(world, model, planning="flat", confirm_done="never") as orch:
+        orch.run("sign in")
+    texts = [user_text(b) for b in model.requests]
+    assert any("earlier turn" in t for t in texts)
+    assert not any("Kept" in t for t in texts)
 
 
 def test_a_scan_is_kept_by_name_and_its_history_line_points_to_it() -> None:
