@@ -4,8 +4,10 @@ Relay round 27: "tap … on [4] item '蓝牙' → ok" did not tell the model whe
 Bluetooth off, so it spent a turn looking. :func:`effect_note` compares the screen the turn
 decided on with the next screen the run observes anyway (no extra device call) and says what
 the model would otherwise have to work out: ``screen unchanged``, ``switch 'Bluetooth' now
-off``, ``'Like post 4' now selected``, ``opened com.omg.notes`` / ``opened 'Bluetooth'``.
-Nothing is said when nothing it can name changed.
+off``, ``'Like post 4' now selected``, ``message 'Added to cart' shown`` (a toast or
+snackbar the app put up: relay round 40's add-to-cart taps read no outcome beside it),
+``opened com.omg.notes`` / ``opened 'Bluetooth'``. Nothing is said when nothing it can name
+changed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from omg_agent.core.observation import Observation, UIElement
 from omg_agent.perception.element_diff import changed_elements
 
 MAX_NOTES = 3  # more flips than this in one turn read as a new page, not a toggle
+MESSAGE_IDS = ("toast", "snackbar")  # a resource id naming an app's passing message
 
 
 def effect_note(before: Observation, after: Observation,
@@ -27,8 +30,9 @@ def effect_note(before: Observation, after: Observation,
     if after.package and before.package and after.package != before.package:
         return f"opened {after.package}"
     flips = _flips(before.elements, after.elements, touched)
-    if flips and len(flips) <= MAX_NOTES:
-        return "; ".join(flips)
+    notes = (flips if len(flips) <= MAX_NOTES else []) + _messages(before, after)
+    if notes:
+        return "; ".join(notes)
     # the hash misses one-character changes (a like count): the element list must agree too
     if (before.screen_hash and before.screen_hash == after.screen_hash
             and not changed_elements(before.elements, after.elements)):
@@ -36,6 +40,16 @@ def effect_note(before: Observation, after: Observation,
     if _new_page(before, after) and (title := _title(after)):
         return f"opened {title!r}"
     return ""
+
+
+def _messages(before: Observation, after: Observation) -> list[str]:
+    """The passing messages (a toast, a snackbar: a plain text whose resource id says so)
+    ``after`` shows that ``before`` did not: what an action's outcome was ("Added to
+    cart")."""
+    was = {e.text for e in before.elements if e.text}
+    return [f"message {e.text!r} shown" for e in after.elements
+            if e.text and e.text not in was and not e.interactive
+            and any(m in e.resource_id.rsplit("/", 1)[-1].lower() for m in MESSAGE_IDS)]
 
 
 def _new_page(before: Observation, after: Observation) -> bool:

@@ -65,10 +65,11 @@ def pointer(result: dict[str, Any]) -> str:
     return f"{detail.splitlines()[0]} (whole under Kept as {name})" if name else detail
 
 
-def compacted(history: Sequence[str], shown: int) -> list[str]:
+def compacted(history: Sequence[str], shown: int, *, kept: bool = True,
+              saved: bool = True) -> list[str]:
     """The history lines the prompt shows: the last ``shown``, after one line saying what
-    the earlier turns did (their intents) — their scans and saved values stay in Kept and
-    Memory."""
+    the earlier turns did (their intents) and where their results stay — naming only the
+    sections the prompt shows: Kept (``kept``) and Memory (``saved``: a value is saved)."""
     recent = list(history[-shown:]) if shown else []
     earlier = history[:len(history) - len(recent)]
     if not earlier:
@@ -78,8 +79,10 @@ def compacted(history: Sequence[str], shown: int) -> list[str]:
     if len(intents) > INTENTS_NAMED:
         did = f"{len(intents) - INTENTS_NAMED} more, then {did}"
     n = len(earlier)
-    return [f"({n} earlier turn{'s' * (n > 1)} summarised: {did}; their scan results and "
-            "saved values are under Kept and Memory)", *recent]
+    where = [w for w, shows in (("scan results are under Kept", kept),
+                                ("saved values are under Memory", saved)) if shows]
+    tail = f"; their {' and '.join(where)}" if where else ""
+    return [f"({n} earlier turn{'s' * (n > 1)} summarised: {did}{tail})", *recent]
 
 
 def _intent(line: str) -> str:

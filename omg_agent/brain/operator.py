@@ -34,7 +34,7 @@ from omg_agent.brain.dialects import DialectTurn, dialect_for
 from omg_agent.brain.kept import KeptResults, compacted, pointer
 from omg_agent.brain.llm import LLMClient
 from omg_agent.brain.looking import screenshot_reason, unclear_effect
-from omg_agent.brain.memory import MemoryBank
+from omg_agent.brain.memory import EMPTY_LISTING, MemoryBank
 from omg_agent.brain.modes import ONE_ACTION, SOLE_STEP_CRITERIA
 from omg_agent.brain.segment_review import (
     SegmentReview,
@@ -142,12 +142,17 @@ class TurnResult:
         return f"{intent} [{acts}] → {status}" + (f" ({said})" if said else "")
 
 
+def _sole(ctx: TurnContext) -> bool:
+    """The current step is the whole task (a plannerless run): no step is worth naming."""
+    return ctx.step.description.strip() == ctx.task.strip()
+
+
 def _step_lines(ctx: TurnContext) -> list[str]:
     """The plan and the current step, each said once: a step that is the whole task (a
     plannerless run) is not repeated under Plan and Current step, and a section with nothing
     in it (no guide, the sole step's generic criterion) is left out."""
     step = ctx.step
-    sole = step.description.strip() == ctx.task.strip()
+    sole = _sole(ctx)
     todo = ctx.todo.strip()
     lines = []
     if todo and not (sole and "\n" not in todo and ctx.task.strip() in todo):
@@ -199,7 +204,8 @@ class Operator:
         vision: str | None = None  # a dialect model sees only pixels: always the screenshot
         if self.dialect is not None:  # the model's own format (brain/dialects)
             bundle, record = self.dialect.decide(self.llm, DialectTurn(
-                ctx.task, shown, ctx.history, ctx.note, self.memory.prompt_listing(),
+                ctx.task, shown, ctx.history, ctx.note,
+                self.memory.prompt_listing(steps=not _sole(ctx)),
                 tuple(f.text for f in flags)), budget)
         else:
             vision = self._vision(obs) or ""
@@ -249,11 +255,13 @@ class Operator:
             lines.append("Checks: " + "; ".join(c.describe() for c in step.checks))
         if step.data_output:
             lines.append(f"Save under memory key: {step.data_output}")
-        lines += [f"Memory:\n{self.memory.prompt_listing()}",
+        listing = self.memory.prompt_listing(steps=not _sole(ctx))
+        lines += [f"Memory:\n{listing}",
                   f"Foreground app: {obs.package or '?'} {obs.activity}".rstrip()]
         if kept := self.kept.section():
             lines.append(kept)
-        history = compacted(ctx.history, HISTORY)
+        history = compacted(ctx.history, HISTORY, kept=bool(kept),
+                            saved=listing != EMPTY_LISTING)
         lines.append("Previous turns (oldest first):\n"
                      + ("\n".join(f"- {h}" for h in history) if history else "- none"))
         if ctx.note:

@@ -29,7 +29,7 @@ from omg_agent.brain.dialects.solo import unverified
 from omg_agent.brain.effects import effect_note
 from omg_agent.brain.modes import ONE_ACTION, adopt_end_checks, own_todo, unforeseen
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
-from omg_agent.brain.quoted import quoted_on_screen
+from omg_agent.brain.quoted import quoted_on_screen, values_on_screen
 from omg_agent.brain.recovery import climb, fail_step, maybe_fail_step
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState, TurnRecord
@@ -291,10 +291,13 @@ def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
 def unproven(run: RunContext, answer: str, obs: Observation) -> bool:
     """Whether the screen leaves a claimed done unproven (``confirm_done = unverified``
     then asks the planner): no end checks held, the answer's data was not read off the
-    screen, and the answer does not quote the screen's own text (issue 40)."""
+    screen, and the answer does not quote the screen's own text — nor, for a task that only
+    looks or asks, state only values the screen's own text shows (issue 40)."""
     final = run.state.todo.steps[-1]
+    words = run.memory.substitute(answer)
     return not final.checks and not read_off_screen(run, final) \
-        and not quoted_on_screen(run.memory.substitute(answer), obs)
+        and not quoted_on_screen(words, obs) \
+        and not (honest.observes_only(run.state.task) and values_on_screen(words, obs))
 
 
 def read_off_screen(run: RunContext, step: TaskStep) -> bool:

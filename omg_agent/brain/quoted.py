@@ -5,7 +5,10 @@ from; when the answer is that screen's text — "You are signed in.", "¥9.90", 
 the note asked about — the call adds nothing (relay rounds: 4 of 13 default runs, 6 of 6
 flat ones). :func:`quoted_on_screen` says so: the answer (or each part of it the model put
 in quotes) appears in an element's own text — never in an edit field's, which shows what
-the model typed. Pure functions.
+the model typed. For a task that only looks or asks, :func:`values_on_screen` is enough: each
+value the answer states — an amount or number (read by :mod:`omg_agent.guards.amounts`), a
+part in quotes — is in the screen's own text ("AirPods Pro costs ¥1,869.00 in Shop." on the
+product page showing "¥1,869.00"). Pure functions.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import re
 
 from omg_agent.core.observation import Observation
+from omg_agent.guards.amounts import Money, amounts_in
 
 _QUOTED = re.compile(r"[\"“「『'‘]([^\"”」』'’]{2,})[\"”」』'’]")
 _EDGES = " \t\n.,;:!?。，；：！？\"'“”‘’「」『』()（）"
@@ -47,4 +51,23 @@ def quoted_on_screen(answer: str, obs: Observation) -> bool:
                                for p in parts)
 
 
-__all__ = ["quoted_on_screen", "screen_texts"]
+def values_on_screen(answer: str, obs: Observation) -> bool:
+    """Whether ``answer`` states at least one value and each is on ``obs`` in an element's
+    own text: every amount or number it writes (same value; same currency when it names
+    one) and every part it puts in quotes."""
+    texts = screen_texts(obs)
+    shown = [m for t in texts for m in amounts_in(t) if m.readable]
+    said = amounts_in(answer)
+    parts = [_norm(p) for p in _QUOTED.findall(answer)]
+    if not said and not parts:
+        return False
+    return all(m.readable and any(_same(m, s) for s in shown) for m in said) \
+        and all(len(p) >= MIN_CHARS and any(p in t for t in texts) for p in parts)
+
+
+def _same(said: Money, shown: Money) -> bool:
+    return said.value == shown.value and (said.currency is None
+                                          or said.currency == shown.currency)
+
+
+__all__ = ["quoted_on_screen", "screen_texts", "values_on_screen"]

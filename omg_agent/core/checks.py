@@ -29,7 +29,9 @@ class _Check(BaseModel):
 
 class ElementCheck(AnchorFields):
     kind: Literal["element"] = Field("element", description="An element on the screen.")
-    present: bool = Field(True, description="false: no such element may be on the screen.")
+    present: bool = Field(True, description=(
+        "false: no such element may be on the screen (then no shows, checked or selected: "
+        "an absent element shows nothing)."))
     shows: str | None = Field(
         None, min_length=1,
         description="Text the found element must contain (e.g. a price, 'On').")

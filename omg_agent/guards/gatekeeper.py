@@ -111,6 +111,7 @@ class GateKeeper:
         self.cleared.clear()
         self.landing.clear()
         self.batches.saw(obs)
+        typing: list[tuple[Action, UIElement | None]] = []  # the segment's typing so far
         for index, action in enumerate(actions):
             resolved = elements[index] if index < len(elements) else None
             element, decision = self._decide(action, obs, anchorer, resolved)
@@ -118,6 +119,7 @@ class GateKeeper:
             # the screen as the next action of the segment will find it: what this one types
             # is in its field (a recipient typed before Send counts as the recipient)
             obs = _typed_into(obs, action, element)
+            typing.append((action, element))
             if not decision.needs_confirmation or decision.sensitivity is None:
                 self._let(decision.sensitivity, "authorisation", index)
                 continue
@@ -139,17 +141,21 @@ class GateKeeper:
             if request.describe in self.refused:  # a no stands: the model may not ask twice
                 self.refused[request.describe] += 1
                 return GateStop(index, request, False, action, element, seen)
-            stop = self._ask(index, action, request, element, seen, decision.sensitivity)
+            stop = self._ask(index, action, request, element, seen, decision.sensitivity,
+                             typing[:-1])
             if stop is not None:
                 return stop
         return None
 
     def _ask(self, index: int, action: Action, request: ConfirmationRequest,
-             element: UIElement | None, seen: Observation,
-             found: Sensitivity) -> GateStop | None:
+             element: UIElement | None, seen: Observation, found: Sensitivity,
+             typing: Sequence[tuple[Action, UIElement | None]] = ()) -> GateStop | None:
         """Ask the human about ``request``; after a yes look again: the same action on the
         same place goes on (``None``), a changed one is asked again with what the screen
-        shows now, and one that is gone or moved is not done (a stop with ``gone``)."""
+        shows now, and one that is gone or moved is not done (a stop with ``gone``).
+        ``typing`` is what the segment types before the action: the screen looked at again
+        is judged as that typing leaves it, as the question was (a Send after its message
+        was typed is not a new question about an empty box)."""
         for _ in range(ASK_AGAIN):
             answer = self.channel.confirm(request) if self.channel is not None else None
             self.asked.append((request, answer))
@@ -160,7 +166,7 @@ class GateKeeper:
             if self.observe is None:  # no screen to look at again (a test's fixed screen)
                 self._yes(request, found, index)
                 return None
-            now = self.observe()
+            now = _retyped(self.observe(), typing)
             again = self._again(action, element, now)
             if isinstance(again, str):
                 return GateStop(index, request, None, action, element, now, gone=again)
@@ -292,6 +298,17 @@ def _typed_into(obs: Observation, action: Action, element: UIElement | None) -> 
     if not isinstance(action, TypeText) or element is None:
         return obs
     return typed_screen(obs, element, action.text, clear=action.clear)
+
+
+def _retyped(now: Observation, typing: Sequence[tuple[Action, UIElement | None]]
+             ) -> Observation:
+    """``now`` as the segment's ``typing`` will leave it: each field found again there
+    holds what is typed into it (a field not found again stays as it is)."""
+    for action, element in typing:
+        found = refind(element, now) if element is not None else None
+        if found is not None:
+            now = _typed_into(now, action, found)
+    return now
 
 
 def _pixel_text(action: Action, obs: Observation, element: UIElement | None) -> str | None:

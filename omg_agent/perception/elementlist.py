@@ -14,7 +14,8 @@ characters, then ``(+N more)`` says how many are not shown — never a silent cu
 content-desc (when it differs from the text), resource-id without the package prefix,
 centre in the 0–1000 normalized space the model answers in, state flags. Texts are JSON
 strings with whitespace collapsed, cut to :data:`MAX_TEXT` characters (extras 30, desc 40)
-with ``…``; a password field shows ``"•••"``, never its value, and with a ``mask`` (the run's
+with ``…``; a password field shows one ``•`` per character it holds (:func:`password_dots`:
+its length is true, its value never shown), and with a ``mask`` (the run's
 secrets, :meth:`~omg_agent.core.secrets.SecretVault.mask`) every text is masked *before* it
 is cut, so a cut never leaves a piece of a secret. Elements of a window over
 the app (the keyboard, a system panel, another app's popup) follow a group line
@@ -39,7 +40,7 @@ MAX_EXTRA = 30
 MAX_DESC = 40
 MAX_EXTRAS = 6
 EXTRAS_BUDGET = 120  # characters of extra texts on one line before "(+N more)"
-PASSWORD_MASK = "•••"
+PASSWORD_DOT = "•"
 EMPTY = "(no elements)"
 FLAGS = ("clickable", "long_clickable", "scrollable", "editable", "checkable", "checked",
          "focused", "selected", "password")
@@ -74,6 +75,13 @@ def shown(text: str, limit: int = MAX_TEXT) -> str:
     return text[: limit - 1] + "…" if len(text) > limit else text
 
 
+def password_dots(text: str) -> str:
+    """A filled password field as the list shows it: one dot per character, so its length
+    reads true beside the result line's count of what was typed ("•••" once stood for a
+    7-character password), never a character of the value."""
+    return PASSWORD_DOT * len(text)
+
+
 def _quote(text: str, limit: int) -> str:
     return json.dumps(shown(text, limit), ensure_ascii=False)
 
@@ -83,7 +91,7 @@ def render_line(element: UIElement, screen: ScreenGeometry) -> str:
     e = element
     parts = [f"[{e.id}]", e.role or e.cls.rsplit(".", 1)[-1] or "view"]
     if e.text:
-        parts.append(f"\"{PASSWORD_MASK}\"" if e.password else _quote(e.text, MAX_TEXT))
+        parts.append(_quote(password_dots(e.text) if e.password else e.text, MAX_TEXT))
     if e.hint and e.hint != e.text:
         parts.append("hint=" + _quote(e.hint, MAX_DESC))
     extras = shown_extras(e.extra_texts)
@@ -132,7 +140,9 @@ def render(elements: Iterable[UIElement], screen: ScreenGeometry | tuple[int, in
     group = ("", "")
     for e in elements:
         if mask is not None:
-            e = replace(e, text=mask(e.text), desc=mask(e.desc), hint=mask(e.hint),
+            # a password's text is never shown, only counted: a placeholder's length is not
+            e = replace(e, text=e.text if e.password else mask(e.text), desc=mask(e.desc),
+                        hint=mask(e.hint),
                         extra_texts=tuple(map(mask, e.extra_texts)))
         here = (e.window, e.package if e.window else "")
         if e.window and here != group:

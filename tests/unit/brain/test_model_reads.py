@@ -25,13 +25,17 @@ from omg_agent.core.actions import (
 )
 from omg_agent.core.contracts import DecisionBundle
 
-from .fakes import FakeWorld, ScriptedModel, bundle, el, orchestrator, tap
+from .fakes import FakeWorld, ScriptedModel, bundle, el, orchestrator, plan, tap, user_text
 
 UNION = typing.get_args(typing.get_args(Action)[0])
 
 
 def _fields(model: type[BaseModel], skip: tuple[str, ...] = ("type", "kind")) -> list[str]:
-    return [f.alias or n for n, f in model.model_fields.items() if n not in skip]
+    """The fields the model can write: its schema's (a hidden one — a flow's ``restart`` —
+    is never shown to it)."""
+    shown = model.model_json_schema(by_alias=True).get("properties", {})
+    return [f.alias or n for n, f in model.model_fields.items()
+            if n not in skip and (f.alias or n) in shown]
 
 
 def _named_with(text: str, name: str) -> str:
@@ -139,8 +143,36 @@ def test_compaction_says_what_it_summarised_and_where_results_are_kept() -> None
     shown = compacted(history, 6)
     assert shown[1:] == history[3:]
     assert shown[0] == ("(3 earlier turns summarised: like post 1; like post 2; like post 3; "
-                        "their scan results and saved values are under Kept and Memory)")
+                        "their scan results are under Kept and saved values are under Memory)")
     assert compacted(history[:4], 6) == history[:4]
+
+
+@pytest.mark.parametrize(("kept", "saved", "tail"), [
+    (False, True, "; their saved values are under Memory)"),  # no Kept section shown
+    (True, False, "; their scan results are under Kept)"),
+    (False, False, ")"),
+])
+def test_compaction_names_only_the_sections_the_prompt_shows(
+        kept: bool, saved: bool, tail: str) -> None:
+    from omg_agent.brain.kept import compacted
+
+    history = [f"like post {n} [tap] → ok" for n in range(1, 9)]
+    assert compacted(history, 6, kept=kept, saved=saved)[0] == (
+        "(2 earlier turns summarised: like post 1; like post 2" + tail)
+
+
+def test_a_long_run_without_a_scan_never_points_to_a_kept_section() -> None:
+    # the relay round's compaction line said "under Kept and Memory" with no Kept section
+    taps = iter([bundle(tap(f"Page {n}")) for n in range(1, 9)]
+                + [bundle(goal_complete=True, answer="ok")])
+    model = ScriptedModel(lambda contract, text, body: next(taps))
+    pages = {str(n): ("com.omg.feed", [el(1, f"Page {n}")]) for n in range(1, 10)}
+    world = FakeWorld(pages, lambda screen, action, element: str(int(screen) + 1), "1")
+    with orchestrator(world, model, planning="flat", confirm_done="never") as orch:
+        orch.run("sign in")
+    texts = [user_text(b) for b in model.requests]
+    assert any("earlier turn" in t for t in texts)
+    assert not any("Kept" in t for t in texts)
 
 
 def test_a_scan_is_kept_by_name_and_its_history_line_points_to_it() -> None:
@@ -201,6 +233,47 @@ def test_a_planner_confirms_a_done_only_when_the_screen_does_not_prove_it(
     assert result.status == "done"
     assert result.confirm_calls == confirms == model.contracts().count("Replan")
     assert result.planner_calls == confirms + (mode == "adaptive")
+
+
+def _product_page() -> FakeWorld:
+    def move(screen: str, action: Any, element: Any) -> str:
+        return "product" if element is not None and element.text == "AirPods Pro" else screen
+
+    return FakeWorld({"list": ("com.omg.shop", [el(1, "AirPods Pro")]),
+                      "product": ("com.omg.shop", [
+                          el(1, "AirPods Pro", role="text", clickable=False),
+                          el(2, "¥1,869.00", role="text", clickable=False),
+                          el(3, "1", editable=True)])}, move, "list")
+
+
+def _answers(answer: str) -> ScriptedModel:
+    replies = iter([bundle(tap("AirPods Pro")), bundle(goal_complete=True, answer=answer)])
+
+    def policy(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "Replan":
+            return {"status": "done", "response": answer,
+                    "evidence": [{"kind": "element", "text": "¥1,869.00"}]}
+        return next(replies)
+
+    return ScriptedModel(policy)
+
+
+@pytest.mark.parametrize(("task", "answer", "confirms"), [
+    # the relay round: each value of the answer is the product page's own text
+    ("What is the price of AirPods Pro in Shop?", "AirPods Pro costs ¥1,869.00 in Shop.", 0),
+    ("What is the price of AirPods Pro in Shop?", 'It costs 1869 ("AirPods Pro")', 0),
+    ("What is the price of AirPods Pro in Shop?", "AirPods Pro costs ¥1,699.00.", 1),
+    ("What is the price of AirPods Pro in Shop?", "AirPods Pro costs $1,869.00.", 1),
+    ("What is the price of AirPods Pro in Shop?", "It is cheap.", 1),  # no value stated
+    ("What is the price of AirPods Pro in Shop?", "You ordered 1 of them.", 1),  # a field's
+    ("Buy AirPods Pro in Shop", "AirPods Pro costs ¥1,869.00 in Shop.", 1),  # not a question
+])
+def test_a_question_answered_with_values_the_screen_shows_needs_no_confirmation(
+        task: str, answer: str, confirms: int) -> None:
+    model = _answers(answer)
+    with orchestrator(_product_page(), model, planning="unified") as orch:
+        result = orch.run(task)
+    assert result.confirm_calls == confirms == model.contracts().count("Replan")
 
 
 def test_the_flat_loop_asks_the_planner_when_told_to_always_confirm() -> None:
@@ -343,3 +416,63 @@ def test_a_long_runs_compaction_line_names_the_latest_intents_and_counts_the_res
     line = compacted(history, 6)[0]
     assert line.startswith(f"(94 earlier turns summarised: {94 - INTENTS_NAMED} more, then ")
     assert "like post 94;" in line and "like post 86;" not in line
+
+
+def _refused_beside_absence() -> list[str]:
+    """The fields the end-check validator refuses on an absent element, found by trying each."""
+    from pydantic import ValidationError
+
+    from omg_agent.core.checks import ElementCheck
+    tries = {"shows": "x", "checked": True, "selected": True, "in_field": True}
+    refused = []
+    for field, value in tries.items():
+        try:
+            ElementCheck.model_validate({"text": "A", "present": False, field: value})
+        except ValidationError:
+            refused.append(field)
+    return refused
+
+
+@pytest.mark.parametrize("text", [prompts.operator_system("unified"),
+                                  prompts.render("planner")], ids=["operator", "planner"])
+def test_the_prompt_states_what_an_absent_element_check_may_not_carry(text: str) -> None:
+    # a relay-model round sent {"present": false, "shows": ...} and was refused by a rule the
+    # prompt never stated: the sentence about absence names every field it refuses
+    refused = _refused_beside_absence()
+    assert refused == ["shows", "checked", "selected"]
+    said = re.search(r'`"?present"?: false`[^.;]*[;(][^.]*', text)
+    assert said is not None
+    assert [f for f in refused if f"`{f}`" not in said.group(0)] == []
+    from omg_agent.core.checks import ElementCheck
+    described = ElementCheck.model_fields["present"].description or ""
+    assert [f for f in refused if f not in described] == []
+
+
+# -- relay round: say true things (issue 40 item 5) -------------------------------------------
+def _saves_on_turn_three(planning: str) -> ScriptedModel:
+    replies = iter([bundle(tap("Sign in")), bundle(tap("Sign in")),
+                    bundle({"type": "mem_save", "key": "greeting", "value": "hi"}),
+                    bundle(goal_complete=True, answer="hi")])
+
+    def policy(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "TaskPlan":
+            return plan({"description": "sign in"}, {"description": "read the greeting"})
+        if contract == "Replan":
+            return {"status": "done", "response": "hi"}
+        return next(replies)
+
+    return ScriptedModel(policy)
+
+
+@pytest.mark.parametrize(("planning", "named"), [("flat", False), ("unified", False),
+                                                 ("adaptive", True)])
+def test_the_memory_section_names_a_plan_step_only_when_there_are_several(
+        planning: str, named: bool) -> None:
+    # flat mode said a value was "saved at step 1" though it was saved on turn 3
+    model = _saves_on_turn_three(planning)
+    with orchestrator(_signed_in(), model, planning=planning, confirm_done="never") as orch:
+        orch.run("sign in")
+    listing = [t.split("Memory:\n", 1)[1].split("\n\n", 1)[0] for t in map(user_text,
+               model.requests) if "$greeting" in t]
+    assert listing, model.texts()
+    assert all(("step " in line) == named for line in listing), listing

@@ -157,6 +157,20 @@ def test_the_effect_note_names_what_the_actions_changed(before, after, note) -> 
     assert effect_note(before, after) == note
 
 
+def test_a_toast_an_action_put_up_is_its_outcome() -> None:
+    # relay round (issue 40): add-to-cart taps read "→ ok" and nothing while "Added to cart"
+    # showed; a text already on the screen, or one with no message id, is no outcome
+    add = el(1, "Add to cart", package="com.omg.shop")
+    toast = UIElement(2, "android.widget.TextView", "text", Bounds(0, 600, 1000, 650),
+                      text="Added to cart", resource_id="com.omg.shop:id/toast")
+    before, after = screen("p", add, package="com.omg.shop"), screen(
+        "p2", add, toast, package="com.omg.shop")
+    assert effect_note(before, after) == "message 'Added to cart' shown"
+    assert effect_note(after, after) == "screen unchanged"
+    plain = dataclasses.replace(toast, resource_id="com.omg.shop:id/subtitle")
+    assert effect_note(before, screen("p2", add, plain, package="com.omg.shop")) == ""
+
+
 def test_a_changed_count_under_an_equal_hash_is_not_called_unchanged() -> None:
     count = UIElement(4, "android.widget.TextView", "text", Bounds(400, 300, 900, 390),
                       text="59 likes")

@@ -13,7 +13,7 @@ from omg_agent.perception.elementlist import (
     MAX_DESC,
     MAX_EXTRA,
     MAX_TEXT,
-    PASSWORD_MASK,
+    PASSWORD_DOT,
     parse,
     parse_line,
     render,
@@ -37,10 +37,19 @@ def test_a_line_shows_id_role_texts_desc_res_centre_and_flags() -> None:
         '[7] button "Add to cart" +"¥99" desc="cart" res=add_btn @500,854 {clickable,focused}'
 
 
+def test_a_filled_password_field_shows_its_true_length_and_never_its_value() -> None:
+    # the relay round listed a 7-character password as "•••" beside "typed 7 characters"
+    field = element(text="pa55wd!", password=True, editable=True)
+    for mask in (None, lambda t: t.replace("pa55wd!", "{{secret:PASS}}")):
+        line = render([field], SCREEN, mask=mask)
+        assert '"•••••••"' in line and "pa55" not in line and "secret" not in line
+    assert '"' not in render([element(text="", password=True, editable=True)], SCREEN)
+
+
 def test_passwords_are_masked_and_long_texts_cut() -> None:
     secret = render([element(text="hunter2", password=True, editable=True, enabled=False)],
                     SCREEN)
-    assert "hunter2" not in secret and f'"{PASSWORD_MASK}"' in secret
+    assert "hunter2" not in secret and '"•••••••"' in secret
     assert secret.endswith("{editable,password,disabled}")
     (back,) = parse(render([element(text="word " * 40)], SCREEN))
     assert back.text == shown("word " * 40) and back.text.endswith("…")
@@ -84,7 +93,7 @@ def test_render_then_parse_gives_back_what_the_model_was_shown(items) -> None:
     assert len(parsed) == len(items)
     for e, back in zip(items, parsed, strict=True):
         assert (back.id, back.role) == (e.id, e.role)
-        text = PASSWORD_MASK if e.password else shown(e.text)
+        text = shown(PASSWORD_DOT * len(e.text) if e.password else e.text)
         assert back.text == (text if e.text else "")
         extras = shown_extras(e.extra_texts)
         assert back.extras == tuple(shown(t, MAX_EXTRA) for t in extras)

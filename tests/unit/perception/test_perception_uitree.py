@@ -205,7 +205,7 @@ def test_password_values_are_never_rendered():
     field = next(e for e in elements if e.password)
     assert field.role == "input" and field.editable and field.focused
     text = render(elements, (1080, 2400))
-    assert '"•••"' in text and "s3cret" not in text
+    assert '"•••••••••••"' in text and "s3cret" not in text  # one dot per character typed
 
 
 # -- synthetic dumps for the rules real screens may not show ----------------------------
