@@ -186,10 +186,20 @@ _WRITES = re.compile(
 
 def writes_text(task: str, text: str | None = None) -> bool:
     """Whether ``task`` asks for text to be typed (so text in an edit field may be its
-    effect): it dictates ``text``, or names writing, typing, searching, copying."""
-    if text and " ".join(text.split()).casefold() in " ".join(task.split()).casefold():
+    effect): it dictates ``text`` (quoted, after a colon that says so, or a message it
+    sends — not any words of it: "airplane mode" in "Turn on airplane mode" is no text to
+    type), or names writing, typing, searching, copying."""
+    if text and " ".join(text.split()).casefold() in " ".join(_dictated(task).split()).casefold():
         return True
     return _WRITES.search(task) is not None
+
+
+def _dictated(task: str) -> str:
+    """The text ``task`` dictates, joined: what :func:`_undictated` leaves out, and the
+    messages it sends."""
+    rest = _QUOTED.sub(" ", task)
+    parts = [*_QUOTED.findall(task), rest[len(_undictated(task)):], *stated_messages(task)]
+    return "\n".join(parts)
 
 
 def stated_messages(task: str) -> list[str]:

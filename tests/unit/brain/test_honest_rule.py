@@ -302,6 +302,9 @@ def test_text_the_model_typed_in_a_field_proves_only_a_task_that_asks_for_writte
     s.baseline[honest.check_key(typed)] = False
     s.touched = [touched("Airplane mode is on")]
     assert not honest.proves(s, typed)
+    words = ElementCheck(text="airplane  mode", in_field=True)  # the task's words, typed
+    s.baseline[honest.check_key(words)] = False
+    assert not honest.proves(s, words)
     plain = ElementCheck(text="Airplane mode is on")  # not in a field: the usual rule
     s.baseline[honest.check_key(plain)] = False
     assert honest.proves(s, plain)

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from omg_agent.guards.ledger import Ledger, Passage, missing_passage, stated_messages, task_classes
+from omg_agent.guards.ledger import (
+    Ledger,
+    Passage,
+    missing_passage,
+    stated_messages,
+    task_classes,
+    writes_text,
+)
 
 PAID = Passage("payment", "tap Pay", "human", True)
 DELETED = Passage("delete", "tap Delete", "authorisation", False)
@@ -64,3 +71,21 @@ def test_a_missing_passage_says_which_class_no_approved_action_carried_out():
             f"the task asks for a {noun}, but no {noun} in this run was approved or "
             "authorised by the user and carried out"), task
     assert missing_passage("Open the cart", []) is None
+
+
+def test_text_a_task_dictates_is_its_quoted_text_its_colon_s_text_or_a_message_it_sends():
+    # a task without a writing word asks for text to be typed only where it dictates it
+    assert writes_text('Set the title to "Trip  plan"', "trip plan")
+    assert writes_text("Set the title to: Trip plan", "Trip plan")
+    assert writes_text("Send call me back to Bob", "Call me back")
+    assert not writes_text("Set the title to: Trip plan", "the title")  # before the colon
+    # words of the task that are no text to type: the model typing "airplane mode" into a
+    # URL bar is no proof airplane mode is on
+    assert not writes_text("Turn on airplane mode", "airplane mode")
+    assert not writes_text("Shop: open the cart", "open the cart")  # no dictating colon
+    assert not writes_text("Turn on airplane mode")
+    # a writing word: any text may be the effect
+    for task in ("Type hello", "Write a note", "Search Kindle", "Copy the code",
+                 "Reply to Ann", "在备忘录里写东西", "搜索 Kindle", "填表"):
+        assert writes_text(task), task
+    assert not writes_text("Turn on Wi-Fi", "")
