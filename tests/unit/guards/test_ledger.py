@@ -45,6 +45,33 @@ def test_removing_from_a_cart_is_no_delete_the_gate_could_back():
     assert task_classes("Remove the cable from the cart in Shop") == ()
 
 
+def test_a_verb_that_opens_a_clause_gives_its_class_where_no_naming_word_does():
+    # "checkout", "order", "share", "call", "reply", "text", "uninstall" name no class
+    # wherever they stand: only the clause-verb pass reads them (without it, done stopped
+    # requiring a payment for "Checkout the cart")
+    for task, cls in (("Checkout the cart", "payment"), ("Order a cable", "payment"),
+                      ("Share the photo with Bob", "send"), ("Call Bob", "send"),
+                      ("Text Bob", "send"), ("Reply to Ann", "send"),
+                      ("Uninstall Foo", "delete")):
+        assert task_classes(task) == (cls,), task
+    # after a word that opens a clause, or after a clause break
+    for task in ("Open Shop and order a cable", "Open Shop, then order a cable",
+                 "Open Shop to order a cable", "Please order a cable",
+                 "Open Shop; now order a cable", "Open Shop. First order a cable",
+                 "Open Shop and finally order a cable", "Go home, also order a cable"):
+        assert task_classes(task) == ("payment",), task
+    assert task_classes("Open Photos and share it with Bob, then checkout the cart") == (
+        "payment", "send")
+
+
+def test_a_verb_inside_a_clause_or_of_another_class_gives_none():
+    for task in ("Read the last message", "Check my order status", "Open the call log",
+                 "Open Shop and look at the order", "Show the shared album",
+                 "Install Foo",  # install: a gated class, but done asks for none
+                 "Open Settings and allow it"):
+        assert task_classes(task) == (), task
+
+
 def test_a_chinese_task_s_class_comes_from_its_two_character_verbs_not_after_a_no():
     assert task_classes("去购物车付款") == ("payment",)
     assert task_classes("删除备忘录old") == ("delete",)
