@@ -50,7 +50,7 @@ def verb_class(verb: str, rest: str = "") -> SensitiveClass | None:
     in its clause — "remove" is no delete where it takes something out of a cart."""
     if removes_from_a_cart(verb, rest):
         return None
-    return VERB_CLASS.get(verb.casefold() if verb.isascii() else verb)
+    return VERB_CLASS.get(verb.casefold())  # (the Chinese verbs fold to themselves)
 
 
 __all__ = ["REMOVE_WORDS", "VERB_CLASS", "removes_from_a_cart", "verb_class"]

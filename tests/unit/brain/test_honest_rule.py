@@ -17,7 +17,7 @@ from omg_agent.brain.run_state import RunState, TurnRecord
 from omg_agent.brain.verdicts import DONE_HINT
 from omg_agent.config import Settings
 from omg_agent.core.actions import AnchorTarget, Tap
-from omg_agent.core.checks import ElementCheck, MemoryCheck, StepCheck
+from omg_agent.core.checks import AppCheck, ElementCheck, MemoryCheck, StepCheck
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
@@ -332,6 +332,15 @@ def test_a_field_check_proves_a_task_that_dictates_its_text_without_a_writing_wo
     nothing = ElementCheck(desc="Message", in_field=True)  # no text of its own
     s.baseline[honest.check_key(nothing)] = False
     assert not honest.proves(s, nothing)
+
+
+def test_a_check_of_no_edit_field_keeps_the_usual_rule_in_any_task() -> None:
+    # an app or memory check has no in_field: it is never taken for typed text
+    s = RunState("Turn on airplane mode", StepBudget(5))
+    for check in (AppCheck(app=SHOP), MemoryCheck(key="mode")):
+        assert not honest.proves(s, check)  # never seen, never acted on
+        s.baseline[honest.check_key(check)] = False
+        assert honest.proves(s, check)  # false at first: the run's work
 
 
 def test_an_end_that_shows_nothing_the_run_did_says_which_checks_held() -> None:

@@ -111,6 +111,8 @@ def test_text_a_task_dictates_is_its_quoted_text_its_colon_s_text_or_a_message_i
     assert not writes_text("Turn on airplane mode", "airplane mode")
     assert not writes_text("Shop: open the cart", "open the cart")  # no dictating colon
     assert not writes_text("Turn on airplane mode")
+    # a quote before: the words after it are still not dictated
+    assert not writes_text('Open "Notes" and turn on airplane mode', "mode")
     # a writing word: any text may be the effect
     for task in ("Type hello", "Write a note", "Search Kindle", "Copy the code",
                  "Reply to Ann", "在备忘录里写东西", "搜索 Kindle", "填表"):

@@ -32,7 +32,8 @@ def test_removing_a_note_is_a_delete_for_the_done_rule_as_for_the_grant(task: st
     "Remove USB-C 数据线 from the cart in Shop", "Remove the cable from the cart in Shop",
     "Open Shop and remove the item Cable from the cart",
     "Remove the cable from my shopping cart", "Remove AirPods Pro out of the basket",
-    "You may remove items from the cart"])
+    "You may remove items from the cart",
+    "Remove from the cart the cable I added"])  # the cart right after the verb
 def test_removing_from_a_cart_is_no_delete_for_either_reader(task: str) -> None:
     assert granted_deletes(task) == [], task
     assert deleted_names(task) == [], task
