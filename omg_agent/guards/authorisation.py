@@ -38,20 +38,9 @@ from omg_agent.guards.grant_words import spoken, voiced
 from omg_agent.guards.send_words import names_nobody, sends
 from omg_agent.guards.spending_words import StatedLimit, stated_limits
 from omg_agent.guards.task_objects import deleted_names, negations, sign_in_apps
+from omg_agent.guards.task_verbs import VERB_CLASS as _VERB_CLASS
+from omg_agent.guards.task_verbs import verb_class
 
-_VERB_CLASS: dict[str, SensitiveClass] = {
-    "pay": "payment", "buy": "payment", "purchase": "payment", "order": "payment",
-    "checkout": "payment", "支付": "payment", "付款": "payment", "购买": "payment",
-    "付": "payment", "spend": "payment", "买": "payment", "下单": "payment",
-    "delete": "delete", "remove": "delete", "clear": "delete", "erase": "delete",
-    "uninstall": "delete", "reset": "delete", "删除": "delete", "清空": "delete",
-    "send": "send", "text": "send", "message": "send", "post": "send", "share": "send",
-    "call": "send", "reply": "send", "发送": "send", "发": "send", "分享": "send",
-    "发布": "send", "拨打": "send", "回复": "send",
-    "install": "install", "安装": "install",
-    "grant": "permission", "allow": "permission", "授权": "permission",
-    "enter": "secret_entry", "type": "secret_entry",
-}
 _CLASS_ALIASES: dict[str, SensitiveClass] = {
     **{c: c for c in CLASSES}, "pay": "payment", "payments": "payment", "buy": "payment",
     "deletes": "delete", "sends": "send", "message": "send", "messages": "send",
@@ -211,7 +200,7 @@ def _payments(explicit: list[Authorisation], limits: list[StatedLimit],
 def _explicit(text: str) -> list[Authorisation]:
     out: list[Authorisation] = []
     for m in [*_EXPLICIT_EN.finditer(text), *_NO_ASK_EN.finditer(text)]:
-        cls = _VERB_CLASS.get(m["verb"].lower())
+        cls = verb_class(m["verb"], m["rest"])  # "remove … from the cart": none
         if cls is None or _IDIOM.match(m["rest"]) or not voiced(text, m.start(), m.end()):
             continue
         if cls == "secret_entry" and not _SECRET_NAMED.search(m["rest"]):

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from omg_agent.guards.authorisation import _VERB_CLASS
 from omg_agent.guards.cues import SensitiveClass
 from omg_agent.guards.grant import same_message
 from omg_agent.guards.send_words import sends
+from omg_agent.guards.task_verbs import REMOVE_WORDS, VERB_CLASS, removes_from_a_cart, verb_class
 from omg_agent.perception.labels import latin_words
 
 DONE_CLASSES: tuple[SensitiveClass, ...] = ("payment", "send", "delete")
@@ -40,12 +40,13 @@ _ZH_NEGATION = ("不", "别", "勿", "禁止", "无需", "不用", "不要")
 # "Make the payment", "Complete the purchase", "请帮我把购物车结算了" (default deny: the
 # verb-opens-a-clause rule alone let a request it did not parse end done with nothing paid).
 # Only a clause that asks for information ("How much would I pay?") or says not to ("don't
-# pay", "不要删") names none; "remove" stays out (removing from a cart is no gated delete).
+# pay", "不要删") names none; "remove" names a delete unless it takes something out of a
+# cart (:mod:`.task_verbs`: the authorisation reader's rule too).
 _NAMING: dict[str, SensitiveClass] = {
     **dict.fromkeys(("pay", "paying", "payment", "purchase", "purchasing", "buy", "buying"),
                     "payment"),
     **dict.fromkeys(("delete", "deleting", "deletion", "erase", "erasing", "trash", "wipe",
-                     "discard"), "delete"),
+                     "discard", *REMOVE_WORDS), "delete"),
     **dict.fromkeys(("send", "sending"), "send"),
 }
 _ZH_NAMING: dict[str, SensitiveClass] = {
@@ -136,12 +137,12 @@ def task_classes(task: str) -> tuple[SensitiveClass, ...]:
     for clause in _CLAUSES.split(task):
         words = latin_words(clause)
         for i, word in enumerate(words):
-            # "remove from the cart" is no gated delete: no passage could back it
-            cls = None if word == "remove" else _VERB_CLASS.get(word)
+            # "remove … from the cart" is no gated delete: no passage could back it
+            cls = verb_class(word, " ".join(words[i + 1:]))
             if cls in DONE_CLASSES and (i == 0 or words[i - 1] in _OPENERS):
                 found.append(cls)
         found += _named(clause, words)
-    for cue, cls in _VERB_CLASS.items():
+    for cue, cls in VERB_CLASS.items():
         if len(cue) < 2 or cls not in DONE_CLASSES or not re.search(r"[\u4e00-\u9fff]", cue):
             continue
         for m in re.finditer(cue, task):
@@ -169,7 +170,8 @@ def _named(clause: str, words: list[str]) -> list[SensitiveClass]:
         return []
     found: list[SensitiveClass] = [
         cls for i, word in enumerate(words) if (cls := _NAMING.get(word)) is not None
-        and not _NOT.intersection(words[:i])]
+        and not _NOT.intersection(words[:i])
+        and not removes_from_a_cart(word, " ".join(words[i + 1:]))]
     if _ORDER.search(clause) and not _NOT.intersection(words):
         found.append("payment")
     for cue, cls in _ZH_NAMING.items():
@@ -186,10 +188,20 @@ _WRITES = re.compile(
 
 def writes_text(task: str, text: str | None = None) -> bool:
     """Whether ``task`` asks for text to be typed (so text in an edit field may be its
-    effect): it dictates ``text``, or names writing, typing, searching, copying."""
-    if text and " ".join(text.split()).casefold() in " ".join(task.split()).casefold():
+    effect): it dictates ``text`` (quoted, after a colon that says so, or a message it
+    sends — not any words of it: "airplane mode" in "Turn on airplane mode" is no text to
+    type), or names writing, typing, searching, copying."""
+    if text and " ".join(text.split()).casefold() in " ".join(_dictated(task).split()).casefold():
         return True
     return _WRITES.search(task) is not None
+
+
+def _dictated(task: str) -> str:
+    """The text ``task`` dictates, joined: what :func:`_undictated` leaves out, and the
+    messages it sends."""
+    rest = _QUOTED.sub(" ", task)
+    parts = [*_QUOTED.findall(task), rest[len(_undictated(task)):], *stated_messages(task)]
+    return "\n".join(parts)
 
 
 def stated_messages(task: str) -> list[str]:

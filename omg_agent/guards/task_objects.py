@@ -23,6 +23,7 @@ import re
 from omg_agent.guards.cues import SensitiveClass
 from omg_agent.guards.grant import QUOTES
 from omg_agent.guards.spending_words import stated_limits
+from omg_agent.guards.task_verbs import removes_from_a_cart
 
 _KINDS_EN = (r"(?:note|file|photo|picture|image|contact|message|conversation|chat|event|alarm|"
              r"reminder|draft|post|entry|item|email|song|task|bookmark|album|document|folder)")
@@ -46,6 +47,8 @@ _NOT_A_TITLE = re.compile(r"^(?:all|every|each|any|the|that|which|it|them|first|
                           r"third|oldest|newest|latest|other|others|in|from|on|with|for|"
                           r"about|for|所有|全部|一切|这|那|它|其他|其它|别的|每|第)",
                           re.IGNORECASE)
+
+_CLAUSE_END = re.compile(r"[,;.!?\n，。；！？]")
 
 _PASSWORD = re.compile(r"\b(?:password|passcode|pin)\b|\{\{secret:|密码|口令", re.IGNORECASE)
 _SIGN_IN_EN = re.compile(
@@ -93,7 +96,9 @@ _NEG_TARGET_EN = re.compile(r"\bto\s+(?P<who>[A-Z][\w-]*|[\u4e00-\u9fff]{1,6})\b
 
 def deleted_names(text: str) -> list[str]:
     """The titles of the objects a task tells the agent to delete by name."""
-    found = [m["name"] for m in _DELETE_EN.finditer(text)]
+    # "Remove the item Cable from the cart": the cart's Remove, no delete (:mod:`.task_verbs`)
+    found = [m["name"] for m in _DELETE_EN.finditer(text)
+             if not removes_from_a_cart(m[0].split()[0], _CLAUSE_END.split(text[m.end():])[0])]
     found += [m["name"] for rx in _DELETE_ZH for m in rx.finditer(text)]
     out: list[str] = []
     for raw in found:

@@ -17,7 +17,7 @@ from omg_agent.brain.run_state import RunState, TurnRecord
 from omg_agent.brain.verdicts import DONE_HINT
 from omg_agent.config import Settings
 from omg_agent.core.actions import AnchorTarget, Tap
-from omg_agent.core.checks import ElementCheck, MemoryCheck, StepCheck
+from omg_agent.core.checks import AppCheck, ElementCheck, MemoryCheck, StepCheck
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, UIElement
@@ -292,6 +292,55 @@ def test_a_text_on_an_app_s_later_screen_is_judged_against_that_app_s_first_scre
     s.baseline = {honest.check_key(on): False, f"{honest.check_key(on)}@{NOTES}": True}
     s.last_obs = screen("note", NOTES, el("Milk", checkable=True, checked=True))
     assert honest.proves(s, on)
+
+
+def test_text_the_model_typed_in_a_field_proves_only_a_task_that_asks_for_written_text() -> None:
+    # "Airplane mode is on" typed into a URL bar: a field check that was false at first and
+    # that the run acted on — the model's own words, no proof the switch was turned on
+    typed = ElementCheck(text="Airplane mode is on", in_field=True)
+    s = RunState("Turn on airplane mode", StepBudget(5))
+    s.baseline[honest.check_key(typed)] = False
+    s.touched = [touched("Airplane mode is on")]
+    assert not honest.proves(s, typed)
+    words = ElementCheck(text="airplane  mode", in_field=True)  # the task's words, typed
+    s.baseline[honest.check_key(words)] = False
+    assert not honest.proves(s, words)
+    plain = ElementCheck(text="Airplane mode is on")  # not in a field: the usual rule
+    s.baseline[honest.check_key(plain)] = False
+    assert honest.proves(s, plain)
+    # a task that writes text: the same kind of check is its effect
+    for task in ("Create a note titled Groceries", "Type hello in the search box",
+                 "搜索耳机", "Send Happy birthday to Bob in Messages"):
+        title = ElementCheck(text="Groceries" if "Groceries" in task else "Happy birthday",
+                             in_field=True)
+        s = RunState(task, StepBudget(5))
+        s.baseline[honest.check_key(title)] = False
+        assert honest.proves(s, title), task
+        s.baseline[honest.check_key(title)] = True  # held before the run acted: still none
+        assert not honest.proves(s, title), task
+
+
+def test_a_field_check_proves_a_task_that_dictates_its_text_without_a_writing_word() -> None:
+    # no writing word (type, write, note…) in the task: the check's own text, said in the
+    # task, is what makes it the task's effect — any other text is not
+    said = ElementCheck(text="Call  me back", in_field=True)
+    other = ElementCheck(text="Airplane mode is on", in_field=True)
+    s = RunState("Send call me back to Bob", StepBudget(5))
+    s.baseline = {honest.check_key(said): False, honest.check_key(other): False}
+    assert honest.proves(s, said)
+    assert not honest.proves(s, other)
+    nothing = ElementCheck(desc="Message", in_field=True)  # no text of its own
+    s.baseline[honest.check_key(nothing)] = False
+    assert not honest.proves(s, nothing)
+
+
+def test_a_check_of_no_edit_field_keeps_the_usual_rule_in_any_task() -> None:
+    # an app or memory check has no in_field: it is never taken for typed text
+    s = RunState("Turn on airplane mode", StepBudget(5))
+    for check in (AppCheck(app=SHOP), MemoryCheck(key="mode")):
+        assert not honest.proves(s, check)  # never seen, never acted on
+        s.baseline[honest.check_key(check)] = False
+        assert honest.proves(s, check)  # false at first: the run's work
 
 
 def test_an_end_that_shows_nothing_the_run_did_says_which_checks_held() -> None:
