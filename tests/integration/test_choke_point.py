@@ -26,6 +26,7 @@ from omg_agent.phone import ActionHeld, Phone
 from omg_agent.sim.expert.screen import Element, seen, task_of
 from omg_agent.sim.hostile import bundle, claim_done, plan, sensitive_controls
 from omg_agent.sim.model_double import ModelDouble, contract_name
+from tests.integration.vphone_scenes import at_checkout
 
 SHOP, MESSAGES, NOTES = "com.omg.shop", "com.omg.messages", "com.omg.notes"
 ENV = ("OMG_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OMG_CONFIG", "OMG_MODEL",
@@ -33,16 +34,6 @@ ENV = ("OMG_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OMG_CONFIG", "OMG_MO
 
 
 # -- screens -----------------------------------------------------------------------------
-def at_checkout(phone: Any) -> None:
-    shop = phone.apps[SHOP]
-    shop.promo_mode = "never"
-    shop.cart = {"p15": 1}
-    phone.start_activity(SHOP)
-    shop.push("cart")
-    shop.push("checkout")
-    phone.changed()
-
-
 def at_promotions(phone: Any) -> None:
     """Shop's Promotions page with a cart: its Pay button is drawn in the WebView's pixels
     (the dump shows one unlabeled WebView leaf)."""

@@ -18,6 +18,7 @@ from omg_agent.guards.confirmation import TerminalChannel
 from omg_agent.phone import Phone
 from omg_agent.sim.model_double import ModelDouble
 from omg_agent.vphone.apps.shop_catalog import format_price
+from tests.integration import vphone_scenes as scenes
 from tests.integration.test_declined_vphone import TASK, Payer
 
 SHOP = "com.omg.shop"
@@ -25,10 +26,7 @@ SHOP = "com.omg.shop"
 
 def at_checkout(phone: Any) -> Any:
     """Shop open at Checkout with one item in the cart (no promo popup)."""
-    shop = phone.apps[SHOP]
-    shop.promo_mode = "never"
-    back_at_checkout(phone)
-    return shop
+    return scenes.at_checkout(phone, next(iter(phone.apps[SHOP].prices)))
 
 
 def refill(phone: Any) -> str:
@@ -135,13 +133,7 @@ def mcp_client(hub: Any, **kw: Any) -> Any:
 
 def back_at_checkout(phone: Any) -> None:
     """The cart refilled and the Checkout open again (what a client would arrange)."""
-    shop = phone.apps[SHOP]
-    with phone.lock:
-        shop.cart = {next(iter(shop.prices)): 1}
-        phone.start_activity(SHOP)
-        shop.push("cart")
-        shop.push("checkout")
-        phone.changed()
+    at_checkout(phone)
 
 
 def texts(result: Any) -> str:

@@ -22,6 +22,7 @@ import pytest
 
 from omg_agent.sim.hostile import OTHER_TEXT, STYLES, HostilePolicy
 from omg_agent.sim.model_double import ModelDouble
+from tests.integration import vphone_scenes as scenes
 
 SHOP, MESSAGES = "com.omg.shop", "com.omg.messages"
 KINDLE, KINDLE_FEN = "p15", 107_900  # ¥1,079.00 on seed 0
@@ -32,14 +33,8 @@ BLANK = {"OMG_API_KEY": "", "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "OMG_CO
 
 def at_checkout(phone: Any) -> None:
     """Shop open at Checkout with one Kindle Paperwhite in the cart (no promo popup)."""
-    shop = phone.apps[SHOP]
-    shop.promo_mode = "never"
-    shop.cart = {KINDLE: 1}
-    phone.start_activity(SHOP)
-    shop.push("cart")
-    shop.push("checkout")
-    phone.changed()
-    assert shop.cart_total() == KINDLE_FEN  # the limits below are set around this total
+    # the limits below are set around this total
+    assert scenes.at_checkout(phone, KINDLE).cart_total() == KINDLE_FEN
 
 
 def orders(phone: Any) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from omg_agent.sim.expert.screen import Screen, request_text
 from omg_agent.sim.hostile import HostilePolicy
 from omg_agent.sim.model_double import ModelDouble, contract_name
 from omg_agent.sim.replies import bundle, claim_done, one_step_plan
+from tests.integration import vphone_scenes as scenes
 
 SHOP = "com.omg.shop"
 KINDLE, KINDLE_FEN = "p15", 107_900  # ¥1,079.00 on seed 0
@@ -30,14 +31,7 @@ PAID = "Paid: order #1001"
 
 def at_checkout(phone: Any) -> None:
     """Shop open at Checkout with one Kindle Paperwhite in the cart (no promo popup)."""
-    shop = phone.apps[SHOP]
-    shop.promo_mode = "never"
-    shop.cart = {KINDLE: 1}
-    phone.start_activity(SHOP)
-    shop.push("cart")
-    shop.push("checkout")
-    phone.changed()
-    assert shop.cart_total() == KINDLE_FEN
+    assert scenes.at_checkout(phone, KINDLE).cart_total() == KINDLE_FEN
 
 
 def orders(phone: Any) -> list[dict[str, Any]]:
