@@ -20,6 +20,7 @@ from omg_agent.guards.amounts import Money, amounts_in
 
 _QUOTED = re.compile(r"[\"“「『'‘]([^\"”」』'’]{2,})[\"”」』'’]")
 _EDGES = " \t\n.,;:!?。，；：！？\"'“”‘’「」『』()（）"
+_JOINED = re.compile(r"\s+[—–-]\s+|\s*[—–]\s*")  # 'Welcome, demo — You are signed in.': two texts
 MIN_CHARS = 2  # a one-character answer ("3") proves nothing by showing somewhere
 
 
@@ -46,9 +47,17 @@ def quoted_on_screen(answer: str, obs: Observation) -> bool:
     texts = screen_texts(obs)
     if any(whole in t for t in texts):
         return True
-    parts = [_norm(p) for p in _QUOTED.findall(answer)]
-    return bool(parts) and all(len(p) >= MIN_CHARS and any(p in t for t in texts)
-                               for p in parts)
+    parts = _QUOTED.findall(answer)
+    return bool(parts) and all(_shown(p, texts) for p in parts)
+
+
+def _shown(part: str, texts: list[str]) -> bool:
+    """A quoted part is on the screen: within one text, or each of the texts the model
+    joined with a dash ('Welcome, demo — You are signed in.') within one."""
+    pieces = [_norm(part)]
+    if not any(pieces[0] in t for t in texts):
+        pieces = [_norm(p) for p in _JOINED.split(part)]
+    return all(len(p) >= MIN_CHARS and any(p in t for t in texts) for p in pieces)
 
 
 def values_on_screen(answer: str, obs: Observation) -> bool:
@@ -58,11 +67,11 @@ def values_on_screen(answer: str, obs: Observation) -> bool:
     texts = screen_texts(obs)
     shown = [m for t in texts for m in amounts_in(t) if m.readable]
     said = amounts_in(answer)
-    parts = [_norm(p) for p in _QUOTED.findall(answer)]
+    parts = _QUOTED.findall(answer)
     if not said and not parts:
         return False
     return all(m.readable and any(_same(m, s) for s in shown) for m in said) \
-        and all(len(p) >= MIN_CHARS and any(p in t for t in texts) for p in parts)
+        and all(_shown(p, texts) for p in parts)
 
 
 def _same(said: Money, shown: Money) -> bool:

@@ -198,7 +198,9 @@ def _signed_in() -> FakeWorld:
     return FakeWorld({"login": ("com.omg.login", [el(1, "Sign in")]),
                       "home": ("com.omg.login", [el(1, "You are signed in.", role="text",
                                                     clickable=False),
-                                                 el(2, "hello", editable=True)])},
+                                                 el(2, "hello", editable=True),
+                                                 el(3, "Welcome, demo", role="text",
+                                                    clickable=False)])},
                      move, "login")
 
 
@@ -221,6 +223,9 @@ def _claims(answer: str) -> ScriptedModel:
     ("unified", "You are signed in.", 0),  # the answer quotes the verified screen
     ("unified", 'The app says "you are signed in"', 0),
     ("adaptive", "You are signed in.", 0),
+    # two texts the model quoted as one, joined by a dash (relay round 2): each is shown
+    ("unified", "Signed in (the screen: 'Welcome, demo — You are signed in.')", 0),
+    ("unified", "Signed in (the screen: 'Welcome, demo — your order is paid')", 1),
     ("unified", "hello", 1),  # only in an edit field: what the model typed is no evidence
     ("unified", "Signed in as Alice", 1),  # not on the screen: the planner looks
     ("flat", "Signed in as Alice", 0),  # the flat loop asks no planner unless told to
