@@ -64,7 +64,8 @@ RECOVERY: dict[FailureKind, str] = {
     FailureKind.TIMEOUT: "split the step into smaller steps or give it more time",
     FailureKind.BUDGET: "run again with a larger --max-steps",
     FailureKind.NOT_VERIFIED: "check what the screen really shows; redo the part the "
-                              "checks did not find, or fix the checks",
+                              "checks did not find, or go where it shows (checks are "
+                              "judged on one screen)",
     FailureKind.NO_DECISION: "simplify the step so the model can answer it",
     FailureKind.DEVICE_ERROR: "check the device connection, then retry the step",
     FailureKind.MISSING_VALUE: "save the value with mem_save before using it",
