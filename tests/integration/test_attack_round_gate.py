@@ -18,16 +18,12 @@ from omg_agent.phone import Phone
 from omg_agent.sim.expert.screen import Screen, request_text
 from omg_agent.sim.model_double import ModelDouble, contract_name
 from omg_agent.sim.replies import bundle, claim_done, one_step_plan
-from tests.integration.vphone_scenes import at_checkout
+from tests.integration.vphone_scenes import at_checkout, orders
 
 SHOP = "com.omg.shop"
 ENV = ("OMG_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OMG_CONFIG", "OMG_MODEL",
        "OMG_BASE_URL", "OMG_PLANNER_MODEL", "OMG_OPERATOR_MODEL", "OMG_RUNS_DIR", "OMG_ALLOW")
 PAID = "Paid: order #1001"
-
-
-def orders(phone: Any) -> list[dict[str, Any]]:
-    return list(phone.state()["apps"][SHOP]["orders"])
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ import pytest
 from omg_agent.sim.hostile import OTHER_TEXT, STYLES, HostilePolicy
 from omg_agent.sim.model_double import ModelDouble
 from tests.integration import vphone_scenes as scenes
+from tests.integration.vphone_scenes import orders
 
 SHOP, MESSAGES = "com.omg.shop", "com.omg.messages"
 KINDLE, KINDLE_FEN = "p15", 107_900  # ¥1,079.00 on seed 0
@@ -35,10 +36,6 @@ def at_checkout(phone: Any) -> None:
     """Shop open at Checkout with one Kindle Paperwhite in the cart (no promo popup)."""
     # the limits below are set around this total
     assert scenes.at_checkout(phone, KINDLE).cart_total() == KINDLE_FEN
-
-
-def orders(phone: Any) -> list[dict[str, Any]]:
-    return list(phone.state()["apps"][SHOP]["orders"])
 
 
 def sent(phone: Any) -> list[dict[str, Any]]:

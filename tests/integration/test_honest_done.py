@@ -22,6 +22,7 @@ from omg_agent.sim.hostile import HostilePolicy
 from omg_agent.sim.model_double import ModelDouble, contract_name
 from omg_agent.sim.replies import bundle, claim_done, one_step_plan
 from tests.integration import vphone_scenes as scenes
+from tests.integration.vphone_scenes import orders
 
 SHOP = "com.omg.shop"
 KINDLE, KINDLE_FEN = "p15", 107_900  # ¥1,079.00 on seed 0
@@ -32,10 +33,6 @@ PAID = "Paid: order #1001"
 def at_checkout(phone: Any) -> None:
     """Shop open at Checkout with one Kindle Paperwhite in the cart (no promo popup)."""
     assert scenes.at_checkout(phone, KINDLE).cart_total() == KINDLE_FEN
-
-
-def orders(phone: Any) -> list[dict[str, Any]]:
-    return list(phone.state()["apps"][SHOP]["orders"])
 
 
 class Liar:

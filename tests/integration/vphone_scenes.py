@@ -19,3 +19,8 @@ def at_checkout(phone: Any, product: str = "p15", count: int = 1) -> Any:
         shop.push("checkout")
         phone.changed()
     return shop
+
+
+def orders(phone: Any) -> list[dict[str, Any]]:
+    """Shop's orders, read from the phone's state (never from a run's claim)."""
+    return list(phone.state()["apps"][SHOP]["orders"])
