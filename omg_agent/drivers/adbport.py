@@ -21,7 +21,7 @@ from omg_agent.drivers.adbio import AdbIO, failure_text
 from omg_agent.drivers.ports import PortFailed
 from omg_agent.drivers.secret_places import is_secret_input
 from omg_agent.drivers.textinput import needs_ime, plan_typing
-from omg_agent.errors import ActionRejected
+from omg_agent.errors import ActionRejected, DeviceOffline
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +129,13 @@ class AdbShellPort:
 
     def packages(self) -> list[str]:
         if self._packages is None:
-            out = self.io.run("pm list packages").decode("utf-8", "replace")
-            self._packages = cmds.parse_package_list(out)
+            self._packages = self.io.read(cmds.PACKAGES_CMD, self._whole_list,
+                                          label="pm list packages")
         return self._packages
+
+    def _whole_list(self, out: bytes) -> list[str]:
+        names = cmds.whole_package_list(out.decode("utf-8", "replace"))
+        if names is None:  # a drop cut the answer short: io.read asks again
+            raise DeviceOffline("package list cut short", serial=self.io.serial,
+                                command="pm list packages")
+        return names

@@ -181,10 +181,22 @@ def resolve_package(app: str, *, packages: Iterable[str] = (),
     return hits[0] if len(hits) == 1 else None
 
 
+# ``exec:`` has no exit status: a stream a device drop cut short reads like a short list, and
+# the list is read once per run, so the end line proves the whole list arrived.
+PACKAGES_END = "omg:packages-end"
+PACKAGES_CMD = f"pm list packages; echo {PACKAGES_END}"
+
+
 def parse_package_list(output: str) -> list[str]:
     """Package names from ``pm list packages`` output (``package:com.x`` per line)."""
     return [line.split(":", 1)[1].strip() for line in output.splitlines()
             if line.startswith("package:") and line.split(":", 1)[1].strip()]
+
+
+def whole_package_list(output: str) -> list[str] | None:
+    """The names of :data:`PACKAGES_CMD`'s output; None when its end line is missing (the
+    answer was cut short: read it again)."""
+    return parse_package_list(output) if output.rstrip().endswith(PACKAGES_END) else None
 
 
 # -- batching ---------------------------------------------------------------------------

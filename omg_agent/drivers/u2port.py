@@ -18,7 +18,7 @@ from omg_agent.core.geometry import Point
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.ports import ImmediatePort
-from omg_agent.errors import ActionRejected
+from omg_agent.errors import ActionRejected, DeviceOffline
 
 if TYPE_CHECKING:
     from omg_agent.drivers.u2 import U2Driver
@@ -85,6 +85,10 @@ class U2Port(ImmediatePort):
     def packages(self) -> list[str]:
         if self._packages is None:
             d = self.d
-            out = d.adb(lambda: d.device.shell("pm list packages"), "pm list packages")
-            self._packages = cmds.parse_package_list(out)
+            out = d.adb(lambda: d.device.shell(cmds.PACKAGES_CMD), "pm list packages")
+            names = cmds.whole_package_list(out)
+            if names is None:  # cut short by a drop: never cache a short list
+                raise DeviceOffline("package list cut short", serial=d.serial,
+                                    command="pm list packages")
+            self._packages = names
         return self._packages
