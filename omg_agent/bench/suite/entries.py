@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from omg_agent.bench.suite import pools
 from omg_agent.bench.suite.account_tasks import AskPassword, SignIn
@@ -17,6 +15,7 @@ from omg_agent.bench.suite.cross_tasks import (
     MessageToNotes,
     PriceToNotes,
 )
+from omg_agent.bench.suite.entry import TAGS, Entry
 from omg_agent.bench.suite.impossible_tasks import (
     CommentOnPost,
     DeleteMissingNote,
@@ -45,16 +44,6 @@ from omg_agent.vphone.apps.messages import CONTACTS
 
 log = logging.getLogger(__name__)
 
-TAGS = ("single-app", "cross-app", "needs-memory", "repetitive", "has-hazard",
-        "needs-ask-user", "sensitive", "impossible", "zh")
-Draw = Callable[[random.Random], Task]
-
-
-@dataclass(frozen=True)
-class Entry:
-    id: str
-    tags: tuple[str, ...]
-    draw: Draw
 
 
 def _two_switches(r: random.Random) -> Task:
@@ -96,7 +85,7 @@ def _like_author(r: random.Random) -> Task:
 
 
 E = Entry
-ENTRIES: tuple[Entry, ...] = (
+CORE: tuple[Entry, ...] = (
     # -- Settings
     E("settings.wifi", ("single-app",),
       lambda r: SwitchTask(attr="wifi", on=r.random() < 0.5)),
@@ -181,3 +170,9 @@ ENTRIES: tuple[Entry, ...] = (
       lambda r: MissingSetting(setting=r.choice(pools.MISSING_SETTINGS_ZH), display=False,
                                zh=True)),
 )
+
+# Each family of templates keeps its own table (``<family>_entries.ENTRIES``); the suite is
+# their concatenation, in this order, so adding a family changes no other task's draw.
+ENTRIES: tuple[Entry, ...] = CORE
+
+__all__ = ["ENTRIES", "TAGS", "Entry"]
