@@ -267,6 +267,7 @@ class RunState:
     held: HeldAction | None = None  # the sensitive action waiting for the user's yes
     refusal: Refusal | None = None  # the user's last no, when they said one
     own_todo: str = ""  # a plannerless operator's own checklist (markdown)
+    refused_checks: list[str] = field(default_factory=list)  # its end checks a claim failed
     planned: bool = False  # a unified run's planner took over after a failed step
     planner_calls: int = 0
     wait_turns: int = 0

@@ -201,8 +201,9 @@ class DecisionBundle(_Contract):
         None, max_length=6, **_SAID,
         description="Only when you keep your own checklist, once you know what the end screen "
                     "shows: checks of the task's end state (elements, app or memory keys), "
-                    "as under 'Checks'. The system ticks the task when they pass; they cannot "
-                    "be changed later. Null otherwise.")
+                    "as under 'Checks'. The system ticks the task when they pass; later only "
+                    "the ones a refused claim found failing can be replaced, in the next "
+                    "reply. Null otherwise.")
     look: bool = Field(
         False, **_SAID,
         description="Show me the screenshot next turn: the element list misses something I "
