@@ -227,6 +227,8 @@ def operator_plan(run: RunContext, index: int, step: TaskStep, turn: TurnResult)
     if turn.bundle.todo:
         s.own_todo = own_todo(turn.bundle.todo)
     refused_keys, s.refused_checks = s.refused_checks, []
+    if refused_keys and s.note.startswith(own_checks.CORRECT_NOTE[:20]):
+        s.note = ""  # said for this reply only
     adopted = own_checks.adopt(step, turn.bundle, refused_keys)
     if adopted is None:
         return step

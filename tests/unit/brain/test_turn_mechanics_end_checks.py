@@ -10,7 +10,7 @@ from typing import Any
 
 from omg_agent.brain import prompts
 
-from .fakes import FakeWorld, Recorder, ScriptedModel, bundle, el, orchestrator, tap
+from .fakes import FakeWorld, Recorder, ScriptedModel, bundle, el, orchestrator, tap, user_text
 from .test_orchestrator_transitions import replies
 
 CHROME = "com.android.chrome"
@@ -70,9 +70,7 @@ def test_a_refused_end_check_is_corrected_in_the_next_reply_and_the_task_ends_do
     assert len(first) == 2 and len(corrected) == 2
     assert corrected[0] == first[0] and "Example Domain" in corrected[1]
     assert "example.com" not in corrected[1]
-    refusal = model.requests[2]["messages"][-1]["content"]
-    text = refusal if isinstance(refusal, str) else " ".join(
-        p.get("text", "") for p in refusal if isinstance(p, dict))
+    text = user_text(model.requests[2])
     assert "did not pass" in text and "in_field" in text  # the operator is told which, why
 
 
@@ -85,6 +83,9 @@ def test_end_checks_sent_later_than_the_next_reply_change_nothing() -> None:
         bundle(**CLAIM), bundle(**CLAIM), bundle(**CLAIM), bundle(**CLAIM))
     assert result.status != "done"
     assert len(adopted(recorder)) == 1
+    # the note offering the correction is said for the reply right after only
+    assert "did not pass" in user_text(model.requests[2])
+    assert "did not pass" not in user_text(model.requests[3])
 
 
 def test_checks_that_were_never_refused_cannot_be_swapped() -> None:
