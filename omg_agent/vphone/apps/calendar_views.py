@@ -21,6 +21,7 @@ from omg_agent.vphone.ui.view import View
 if TYPE_CHECKING:
     from omg_agent.vphone.apps.calendar import CalendarApp
 
+TAB = "com.google.android.material.tabs.TabLayout$TabView"
 REPEATS = ("none", "daily", "weekly", "monthly")
 REPEAT_LABELS = {"none": ("Does not repeat", "不重复"), "daily": ("Every day", "每天"),
                  "weekly": ("Every week", "每周"), "monthly": ("Every month", "每月")}
@@ -36,8 +37,7 @@ def tabs(kit: Kit, top: int, items: list[tuple[str, str, bool]], on_pick) -> Vie
                    resource_id=f"{kit.package}:id/tabs", style={"bg": SURFACE})
     w = kit.width // len(items)
     for i, (key, label, selected) in enumerate(items):
-        bar.add(kit.view("com.google.android.material.tabs.TabLayout$TabView", (i * w, top, (i + 1) * w,
-                                                          top + kit.dp(48)),
+        bar.add(kit.view(TAB, (i * w, top, (i + 1) * w, top + kit.dp(48)),
                          text=label, desc=label, kind="text", clickable=True, focusable=True,
                          selected=selected, on_click=partial(on_pick, key),
                          resource_id=f"{kit.package}:id/tab_{key}",

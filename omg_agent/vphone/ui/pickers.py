@@ -191,14 +191,14 @@ def date_dialog(kit: Kit, month: date, picked: date, today: date, zh: bool,
     nav = kit.dp(48)
     panel.add(
         kit.view("android.widget.ImageButton", (left + pad, y, left + pad + nav, y + nav),
-                 desc="上个月" if zh else "Previous month", kind="glyph", clickable=True,
+                 desc="上一月" if zh else "Previous month", kind="glyph", clickable=True,
                  focusable=True, on_click=lambda: on_month(-1), resource_id="android:id/prev",
                  style={"glyph": "‹", "fg": PRIMARY}),
         kit.text((left + pad + nav, y, right - pad - nav, y + nav), month_title(month, zh),
                  size=17, bold=True, align="center",
                  resource_id="android:id/month_view"),
         kit.view("android.widget.ImageButton", (right - pad - nav, y, right - pad, y + nav),
-                 desc="下个月" if zh else "Next month", kind="glyph", clickable=True,
+                 desc="下一月" if zh else "Next month", kind="glyph", clickable=True,
                  focusable=True, on_click=lambda: on_month(1), resource_id="android:id/next",
                  style={"glyph": "›", "fg": PRIMARY}))
     grid = month_grid(kit, (left + pad, y + nav + kit.dp(4), right - pad,
