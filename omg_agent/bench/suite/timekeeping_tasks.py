@@ -156,7 +156,7 @@ class DeleteEvent(CalendarTask):
         e = (self.events or [])[self.index]
         when = full_date(date.fromisoformat(e["date"]), False)
         self.goal = f"Delete the event {e['title']} on {when} from my calendar"
-        self.criteria = f'the day {when} no longer lists "{e["title"]}"'
+        self.criteria = 'the calendar says "Event deleted"'
         self.question = f"Delete the event {e['title']} on {when}? It cannot be undone."
 
     def check(self, phone: Any) -> bool:
@@ -285,6 +285,11 @@ class AlarmOff(ClockTask):
         a = (self.alarms or [])[self.index]
         self.goal = f"Turn off my {a['time']} {a['label']} alarm in Clock"
         self.criteria = f'the switch of the {a["time"]} alarm is off'
+
+    def evidence(self, phone: Any) -> list[dict[str, Any]]:
+        a = (self.alarms or [])[self.index]
+        return [{"kind": "element", "resource_id": "alarm_switch",
+                 "desc": f"{a['time']} {a['label']}".strip(), "checked": False}]
 
     def check(self, phone: Any) -> bool:
         want = [dict(a, on=a["on"] and i != self.index)

@@ -85,6 +85,7 @@ class CalendarApp(App):
         self.dialog_pick = today
         self.form: dict = {}
         self.error = ""
+        self.toast = ""
 
     def set_today(self, day: date) -> None:
         """The phone's date (a task's setup sets it); the month view turns to it."""
@@ -112,6 +113,7 @@ class CalendarApp(App):
         return sorted(found, key=lambda p: p[1]["start"])
 
     def pick_day(self, day: date) -> None:
+        self.toast = ""
         self.selected = day
         self.month = day.replace(day=1)
 
@@ -125,7 +127,7 @@ class CalendarApp(App):
     # -- the form --------------------------------------------------------------------
     def open_editor(self, index: int | None = None) -> None:
         self.push("edit", index=index)
-        self.error = ""
+        self.error, self.toast = "", ""
         if index is None:
             self.form = {"date": self.selected, "start": "09:00", "end": "10:00",
                          "repeat": "none"}
@@ -198,6 +200,7 @@ class CalendarApp(App):
         if index is not None:
             del self.events[index]
             self.deleted += 1
+            self.toast = self.t("Event deleted", "日程已删除")
         self.stack.pop()
         self.fields, self.focus, self.form = {}, None, {}
 
@@ -218,7 +221,7 @@ class CalendarApp(App):
                      "repeat": self.form["repeat"]}
         return {"today": self.today.isoformat(), "events": [dict(e) for e in self.events],
                 "screen": self.screen.name, "tab": self.tab, "dialog": self.dialog,
-                "selected": self.selected.isoformat(), "draft": draft,
+                "selected": self.selected.isoformat(), "draft": draft, "toast": self.toast,
                 "deleted": self.deleted}
 
 
