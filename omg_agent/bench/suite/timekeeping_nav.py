@@ -91,15 +91,15 @@ def fill_event(phone: Any, screen: Screen, want: dict) -> Moves:
     app = phone.apps[CALENDAR]
     if app.dialog == "delete":
         return [a_tap(res="button2")]
-    if app.dialog is not None:
-        return dialog_route(phone, app.dialog, want, app.dialog_month)
     moves: Moves = []
+    if app.dialog is not None:  # finish the open dialog first, then go on
+        moves = dialog_route(phone, app.dialog, want, app.dialog_month)
     box = screen.find(res="title_input")
-    if box is not None and app.field("title") != want["title"]:
+    if app.dialog is None and box is not None and app.field("title") != want["title"]:
         moves.append(type_into(box, want["title"]))
     shown = app.form["date"].replace(day=1)
     for key in ("date", "start", "end", "repeat"):
-        if app.form[key] != want[key]:
+        if key != app.dialog and app.form[key] != want[key]:
             moves += [a_tap(res=f"{key}_field"), *dialog_route(phone, key, want, shown)]
     return [*moves, a_tap(res="save")]
 

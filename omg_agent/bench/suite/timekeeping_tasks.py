@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from omg_agent.bench.suite.cross_tasks import note_holds, read_then
+from omg_agent.bench.suite.cross_tasks import note_holds
 from omg_agent.bench.suite.nav import (
     a_tap,
     a_type,
@@ -38,7 +38,7 @@ from omg_agent.bench.suite.timekeeping_nav import (
     open_event,
     set_alarm,
 )
-from omg_agent.sim.expert.screen import Screen, report_infeasible, tap, wait
+from omg_agent.sim.expert.screen import Screen, launch, report_infeasible, tap, wait
 from omg_agent.sim.expert.tasks import NOTES, MoveContext, Moves, Task
 from omg_agent.vphone.apps.clock_views import DAYS
 from omg_agent.vphone.ui.pickers import full_date
@@ -194,24 +194,29 @@ class EventTimeToNotes(CalendarTask):
     def __post_init__(self) -> None:
         e = (self.events or [])[self.index]
         self.day = date.fromisoformat(e["date"])
+        self.start = e["start"]
         self.goal = (f"Find what time {e['title']} starts on {full_date(self.day, False)} in "
                      f"Calendar and save that time in a note titled {self.title}")
         self.data_output = "time"
-        self.criteria = listed(self.title, f"{e['start']} – {e['end']}")
-        self.shown = f"{e['start']} – {e['end']}"
+        self.criteria = listed(self.title, self.start)
 
     def check(self, phone: Any) -> bool:
-        return note_holds(phone, self.title, (self.events or [])[self.index]["start"])
+        return note_holds(phone, self.title, self.start)
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
-        if saved(ctx, "time", self.shown):
-            return write_note(phone, screen, self.title, "$time", self.shown)
+        if saved(ctx, "time", self.start):
+            return write_note(phone, screen, self.title, "$time", self.start)
         moves = open_day(phone, screen, self.day)
         if moves:
             return with_wrong(ctx, "time", moves)
-        line = screen.find(res="summary", text=self.shown)
-        route = note_route(self.title, "$time")
-        return read_then(line.id, "time", NOTES, route) if line else [wait()]
+        # the row reads "Title" + "14:30 – 16:00" as one element: the start is said, as a
+        # model reads it off the row
+        e = (self.events or [])[self.index]
+        row = screen.find(res="event_item", text=e["title"])
+        if row is None:
+            return [wait()]
+        return [{"type": "mem_save", "key": "time", "value": self.start}, launch(NOTES),
+                *note_route(self.title, "$time")]
 
 
 # -- Clock -----------------------------------------------------------------------------
@@ -363,7 +368,7 @@ class StopwatchLaps(ClockTask):
 
     def __post_init__(self) -> None:
         self.goal = (f"In Clock's stopwatch, start it, record {self.laps} laps, then stop it")
-        self.criteria = f'the stopwatch is stopped and lists "Lap {self.laps}"'
+        self.criteria = f'the stopwatch lists "Lap {self.laps}" and offers "Reset" (stopped)'
 
     def check(self, phone: Any) -> bool:
         sw = phone.apps[CLOCK].state()["stopwatch"]
