@@ -30,7 +30,6 @@ from omg_agent.bench.suite.settings_tasks import ZH_LOCALE
 from omg_agent.bench.suite.timekeeping_nav import (
     CALENDAR,
     CLOCK,
-    calendar_month,
     clock_tab,
     fill_event,
     form_want,
@@ -103,8 +102,10 @@ class NewEvent(CalendarTask):
             if app.screen.params.get("index") is not None:
                 return [wait()] if app.dialog else [a_tap(res="save")]
             return fill_event(phone, screen, form_want(self.want))
+        # select the day in the month view first: the form opens on it, no date dialog
         new = [a_tap(res="fab_new")]
-        return calendar_month(phone, screen, new) or new
+        day = date.fromisoformat(self.want["date"])
+        return open_day(phone, screen, day, new) or new
 
 
 @dataclass
