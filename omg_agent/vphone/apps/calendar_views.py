@@ -3,7 +3,7 @@ event form with its date, time and repeat dialogs (see calendar.py for the app).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -135,21 +135,24 @@ def _build_week(app: CalendarApp, kit: Kit, root: View, top: int) -> None:
     title = f"{full_date(monday, zh)} – {full_date(monday + timedelta(days=6), zh)}"
     root.add(*_nav(app, kit, top, title, step, ("week", "周")))
     top += kit.dp(52)
-    rows: list[tuple[str, object]] = []
+    days: list[date | None] = []  # a day's header row, or None for an event row
+    found: list[tuple[int, dict]] = []
     for d in range(7):
         day = monday + timedelta(days=d)
-        rows.append(("day", day))
-        rows.extend(("event", pair) for pair in app.day_events(day))
-    heights = [kit.dp(36) if kind == "day" else kit.dp(64) for kind, _ in rows]
+        days.append(day)
+        found.append((-1, {}))
+        for pair in app.day_events(day):
+            days.append(None)
+            found.append(pair)
+    heights = [kit.dp(36) if d is not None else kit.dp(64) for d in days]
 
     def build(i: int, bounds) -> View:
-        kind, what = rows[i]
-        if kind == "day":
+        day = days[i]
+        if day is not None:
             return kit.text((bounds[0] + kit.dp(16), bounds[1], bounds[2], bounds[3]),
-                            full_date(what, zh), size=14, bold=True, color=MUTED,  # type: ignore[arg-type]
+                            full_date(day, zh), size=14, bold=True, color=MUTED,
                             resource_id=f"{app.package}:id/agenda_day")
-        index, event = what  # type: ignore[misc]
-        return event_row(app, kit, bounds, index, event)
+        return event_row(app, kit, bounds, *found[i])
 
     offset = int(app.fields.get("#agenda", "0"))
 

@@ -24,7 +24,7 @@ class ClockApp(App):
     package = "com.omg.clock"
     label = "Clock"
     label_zh = "时钟"
-    glyph = "◷"
+    glyph = "🕒"
     color = (60, 64, 90)
     activities = {"main": ".DeskClock", "alarm": ".AlarmEditActivity"}
 
@@ -65,7 +65,7 @@ class ClockApp(App):
         self.alarms[index]["on"] = not self.alarms[index]["on"]
 
     def open_alarm(self, index: int | None = None) -> None:
-        alarm = self.alarms[index] if index is not None else {
+        alarm: dict = self.alarms[index] if index is not None else {
             "time": "08:00", "label": "", "days": []}
         self.push("alarm", index=index)
         h, m = alarm["time"].split(":")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
 from omg_agent.vphone.apps.calendar_views import tabs
 from omg_agent.vphone.ui.kit import MUTED, PRIMARY, Kit
 from omg_agent.vphone.ui.pickers import time_columns
-from omg_agent.vphone.ui.view import View
+from omg_agent.vphone.ui.view import Handler, View
 
 if TYPE_CHECKING:
     from omg_agent.vphone.apps.clock import ClockApp
@@ -73,12 +74,13 @@ def _alarms(app: ClockApp, kit: Kit, root: View, top: int) -> None:
                         resource_id=f"{app.package}:id/fab_add"))
 
 
-def _buttons(kit: Kit, y: int, items: list[tuple[str, str, object]], package: str) -> View:
+def _buttons(kit: Kit, y: int, items: Sequence[tuple[str, str, Handler]],
+             package: str) -> View:
     row = kit.view("android.widget.LinearLayout", (0, y, kit.width, y + kit.dp(52)))
     w = (kit.width - kit.dp(16) * (len(items) + 1)) // len(items)
     for i, (rid, label, handler) in enumerate(items):
         x = kit.dp(16) + i * (w + kit.dp(16))
-        row.add(kit.button((x, y, x + w, y + kit.dp(52)), label, handler,  # type: ignore[arg-type]
+        row.add(kit.button((x, y, x + w, y + kit.dp(52)), label, handler,
                            resource_id=f"{package}:id/{rid}",
                            color=PRIMARY if rid in ("timer_start", "sw_start", "resume")
                            else (90, 96, 110)))
