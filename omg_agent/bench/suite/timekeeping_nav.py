@@ -68,21 +68,35 @@ def open_event(phone: Any, screen: Screen, title: str, day: date) -> Moves:
     if phone.focus()[0] == CALENDAR and app.screen.name == "edit":
         index = app.screen.params.get("index")
         same = index is not None and app.events[index]["title"] == title
-        return [] if same and app.dialog is None else [back()]
+        return [] if same else [back()]
     row = [a_tap(res="event_item", text=title)]
     return open_day(phone, screen, day, row) or row
 
 
-def dialog_route(phone: Any, key: str, want: dict, shown: date) -> Moves:
-    """Anchored moves inside the ``key`` dialog that set it to ``want[key]`` and close it."""
+def dialog_route(phone: Any, key: str, want: dict, shown: date, now: Any) -> Moves:
+    """Anchored moves inside the ``key`` dialog that set it to ``want[key]`` and close it;
+    ``shown`` is the month the date dialog shows, ``now`` the value the dialog holds."""
     if key == "date":
-        return [*month_steps(phone, shown, want["date"]),
-                a_tap(desc=full_date(want["date"], zh(phone))), a_tap(res=OK)]
+        pick = [] if now == want["date"] else [
+            *month_steps(phone, shown, want["date"]),
+            a_tap(desc=full_date(want["date"], zh(phone)))]
+        return [*pick, a_tap(res=OK)]
     if key in ("start", "end"):
-        hour, minute = want[key].split(":")
-        return [a_type("hour_input", hour), a_type("minute_input", minute), a_tap(res=OK)]
+        moves = [a_type(f"{part}_input", value) for part, value, held in zip(
+            ("hour", "minute"), want[key].split(":"), now.split(":"), strict=True)
+            if value != held]
+        return [*moves, a_tap(res=OK)]
     label = REPEAT_LABELS[want["repeat"]][1 if zh(phone) else 0]
     return [a_tap(text=label)]
+
+
+def _held(app: Any) -> Any:
+    """What the open dialog of the event form holds now."""
+    if app.dialog == "date":
+        return app.dialog_pick
+    if app.dialog in ("start", "end"):
+        return f"{read(app.fields, 'hour', 0, 23):02d}:{read(app.fields, 'minute', 0, 59):02d}"
+    return None
 
 
 def fill_event(phone: Any, screen: Screen, want: dict) -> Moves:
@@ -93,14 +107,15 @@ def fill_event(phone: Any, screen: Screen, want: dict) -> Moves:
         return [a_tap(res="button2")]
     moves: Moves = []
     if app.dialog is not None:  # finish the open dialog first, then go on
-        moves = dialog_route(phone, app.dialog, want, app.dialog_month)
+        moves = dialog_route(phone, app.dialog, want, app.dialog_month, _held(app))
     box = screen.find(res="title_input")
     if app.dialog is None and box is not None and app.field("title") != want["title"]:
         moves.append(type_into(box, want["title"]))
     shown = app.form["date"].replace(day=1)
     for key in ("date", "start", "end", "repeat"):
         if key != app.dialog and app.form[key] != want[key]:
-            moves += [a_tap(res=f"{key}_field"), *dialog_route(phone, key, want, shown)]
+            moves += [a_tap(res=f"{key}_field"),
+                      *dialog_route(phone, key, want, shown, app.form[key])]
     return [*moves, a_tap(res="save")]
 
 

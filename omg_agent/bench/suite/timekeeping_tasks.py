@@ -40,7 +40,7 @@ from omg_agent.bench.suite.timekeeping_nav import (
 from omg_agent.sim.expert.screen import Screen, launch, report_infeasible, tap, wait
 from omg_agent.sim.expert.tasks import NOTES, MoveContext, Moves, Task
 from omg_agent.vphone.apps.clock_views import DAYS
-from omg_agent.vphone.ui.pickers import full_date
+from omg_agent.vphone.ui.pickers import full_date, read
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ class DeleteEvent(CalendarTask):
     def __post_init__(self) -> None:
         e = (self.events or [])[self.index]
         when = full_date(date.fromisoformat(e["date"]), False)
-        self.goal = f"Delete the event {e['title']} on {when} from my calendar"
+        self.goal = f"Delete the event titled {e['title']} in Calendar; it is on {when}"
         self.criteria = 'the calendar says "Event deleted"'
         self.question = f"Delete the event {e['title']} on {when}? It cannot be undone."
 
@@ -351,14 +351,16 @@ class StartTimer(ClockTask):
         if self.check(phone):
             return []
         app = phone.apps[CLOCK]
-        fill = [a_type("th_input", "00"), a_type("tm_input", f"{self.minutes:02d}"),
-                a_type("ts_input", "00"), a_tap(res="timer_start")]
+        want = {"th": 0, "tm": self.minutes, "ts": 0}
+        start = a_tap(res="timer_start")
+        fill = [*(a_type(f"{k}_input", f"{v:02d}") for k, v in want.items()), start]
         moves = clock_tab(phone, screen, "timer", fill)
         if moves:
             return moves
         if app.timer_duration:
             return [a_tap(res="timer_reset"), *fill]
-        return fill
+        return [*(a_type(f"{k}_input", f"{v:02d}") for k, v in want.items()
+                  if read(app.fields, k, 0, 59, 0) != v), start]
 
 
 @dataclass
@@ -373,16 +375,21 @@ class StopwatchLaps(ClockTask):
 
     def check(self, phone: Any) -> bool:
         sw = phone.apps[CLOCK].state()["stopwatch"]
-        return not sw["running"] and len(sw["laps"]) == self.laps and sw["elapsed_s"] > 0
+        return not sw["running"] and len(sw["laps"]) == self.laps
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
         app = phone.apps[CLOCK]
-        run = [a_tap(res="sw_start"), *[a_tap(res="lap")] * self.laps, a_tap(res="sw_stop")]
+        stop = a_tap(res="sw_stop")
+        laps = [a_tap(res="lap")] * max(0, self.laps - len(app.laps))
+        run = [a_tap(res="sw_start"), *laps, stop]  # Start, or Resume after a stop
         moves = clock_tab(phone, screen, "stopwatch", run)
         if moves:
             return moves
         if app.sw_start is not None:
-            return [a_tap(res="sw_stop")]
-        return [a_tap(res="sw_reset"), *run] if app.elapsed() > 0 else run
+            return [*laps, stop]
+        if len(app.laps) > self.laps:  # too many: start over (Reset clears the laps)
+            return [a_tap(res="sw_reset"), a_tap(res="sw_start"),
+                    *[a_tap(res="lap")] * self.laps, stop]
+        return run
