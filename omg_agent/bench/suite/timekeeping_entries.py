@@ -29,6 +29,7 @@ TITLES = ("Dinner with Sam", "Parent meeting", "Gym session", "Flight to Berlin"
           "Car service", "Doctor appointment", "Movie night", "Coffee with Lee")
 TITLES_ZH = ("牙医预约", "家长会", "团队聚餐", "看电影", "健身课")
 LABELS = ("Pills", "Call Mom", "Laundry", "Run", "Meeting")
+LABELS_ZH = ("吃药", "给妈妈打电话", "洗衣服", "跑步", "开会")
 NOTE_TITLES = ("Reminder", "Schedule", "Times")
 
 
@@ -98,6 +99,8 @@ ENTRIES: tuple[Entry, ...] = (
     E("calendar.time_to_notes", ("cross-app", "needs-memory"), _to_notes),
     E("clock.set_alarm", ("single-app", "picker"),
       lambda r: SetAlarm(time=_time(r), label=r.choice(LABELS))),
+    E("clock.set_alarm.zh", ("single-app", "picker", "zh"),
+      lambda r: SetAlarm(time=_time(r), label=r.choice(LABELS_ZH), zh=True)),
     E("clock.weekday_alarm", ("single-app", "picker"),
       lambda r: SetAlarm(time=_time(r), days=list(DAYS[:5]))),
     E("clock.alarm_off", ("single-app",), _alarm_off),

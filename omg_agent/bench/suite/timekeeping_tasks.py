@@ -241,12 +241,20 @@ class SetAlarm(ClockTask):
     time: str = "07:00"
     label: str = ""
     days: list[str] = field(default_factory=list)
+    zh: bool = False
 
     def __post_init__(self) -> None:
         when = " on weekdays only (Monday to Friday)" if self.days == list(DAYS[:5]) else ""
         named = f" labelled {self.label}" if self.label else ""
         self.goal = f"Set an alarm for {self.time}{named}{when} in Clock"
+        if self.zh:
+            self.goal = f"在时钟里设一个{self.time}的闹钟，标签为「{self.label}」"
         self.criteria = f'the alarm list shows "{self.time}"'
+
+    def setup(self, phone: Any) -> None:
+        if self.zh:
+            phone.set_locale(ZH_LOCALE)
+        super().setup(phone)
 
     def wanted(self) -> dict:
         return {"time": self.time, "label": self.label, "days": list(self.days), "on": True}
