@@ -7,18 +7,20 @@ import random
 from datetime import date, timedelta
 
 from omg_agent.bench.suite.entry import Entry
-from omg_agent.bench.suite.timekeeping_nav import event
-from omg_agent.bench.suite.timekeeping_tasks import (
+from omg_agent.bench.suite.timekeeping_clock import (
     AlarmFromDialog,
     AlarmOff,
-    DeleteEvent,
-    EventTimeToNotes,
     ImpossibleAlarm,
-    MoveEvent,
-    NewEvent,
     SetAlarm,
     StartTimer,
     StopwatchLaps,
+)
+from omg_agent.bench.suite.timekeeping_nav import event
+from omg_agent.bench.suite.timekeeping_tasks import (
+    DeleteEvent,
+    EventTimeToNotes,
+    MoveEvent,
+    NewEvent,
 )
 from omg_agent.sim.expert.tasks import Task
 from omg_agent.vphone.apps.calendar import BASE, hhmm
