@@ -81,6 +81,7 @@ class AlarmFromDialog(SetAlarm):
         phone.start_activity(CALENDAR)
         cal.open_editor(0)
         cal.open_dialog("delete")
+        phone.changed()
 
     def check(self, phone: Any) -> bool:
         return super().check(phone) and calendar_events(phone) == self.events

@@ -59,6 +59,7 @@ class CalendarTask(Task):
         if self.events is not None:
             app.events = [dict(e) for e in self.events]
         self.before = [dict(e) for e in app.events]
+        phone.changed()
 
 
 @dataclass
