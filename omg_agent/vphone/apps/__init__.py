@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.browser import BrowserApp
+from omg_agent.vphone.apps.calendar import CalendarApp
+from omg_agent.vphone.apps.clock import ClockApp
 from omg_agent.vphone.apps.feed import FeedApp
 from omg_agent.vphone.apps.login import LoginApp
 from omg_agent.vphone.apps.messages import MessagesApp
@@ -12,7 +14,7 @@ from omg_agent.vphone.apps.settings import SettingsApp
 from omg_agent.vphone.apps.shop import ShopApp
 
 APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp, FeedApp,
-                                 LoginApp, BrowserApp]
+                                 LoginApp, BrowserApp, CalendarApp, ClockApp]
 
 
 def default_apps(env: AppEnv) -> list[App]:
