@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.browser import BrowserApp
+from omg_agent.vphone.apps.contacts import ContactsApp
 from omg_agent.vphone.apps.feed import FeedApp
+from omg_agent.vphone.apps.files import FilesApp
 from omg_agent.vphone.apps.login import LoginApp
+from omg_agent.vphone.apps.markor import MarkorApp
 from omg_agent.vphone.apps.messages import MessagesApp
 from omg_agent.vphone.apps.notes import NotesApp
 from omg_agent.vphone.apps.settings import SettingsApp
 from omg_agent.vphone.apps.shop import ShopApp
 
 APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp, FeedApp,
-                                 LoginApp, BrowserApp]
+                                 LoginApp, BrowserApp,
+                                 # issue 36, family C
+                                 ContactsApp, FilesApp, MarkorApp]
 
 
 def default_apps(env: AppEnv) -> list[App]:
