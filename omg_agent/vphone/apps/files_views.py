@@ -86,8 +86,8 @@ def _lead(c: Compose, bounds: tuple[int, int, int, int], name: str, is_dir: bool
 def _selection_bar(app: FilesApp, c: Compose) -> View:
     kit = c.kit
     w, top = kit.width, kit.profile.status_bar_height
-    icons = [("Move to", "移动到", "⇥", partial(app.act, "move")),
-             ("Copy to", "复制到", "⧉", partial(app.act, "copy")),
+    icons = [("Move to", "移动到", "⇒", partial(app.act, "move")),
+             ("Copy to", "复制到", "▣", partial(app.act, "copy")),
              ("Delete", "删除", "🗑", partial(app.act, "delete")),
              ("More options", "更多选项", "︙", partial(setattr, app, "menu", "overflow"))]
     actions = [c.icon((w - kit.dp(8) - kit.dp(48) * (len(icons) - i), top,

@@ -138,15 +138,16 @@ class Compose:
     def menu(self, anchor: Bounds, items: Sequence[tuple[str, Handler]], *,
              on_dismiss: Handler) -> View:
         """A ``DropdownMenu`` below (or above, near the bottom) ``anchor``: a popup window
-        of clickable items; a touch outside dismisses it."""
+        of clickable items; a touch outside dismisses it (a window flag on a phone, not a
+        clickable view: the dump has no node for it)."""
         k = self.kit
         p = k.profile
         w, h = k.dp(200), k.dp(MENU_ITEM_DP) * len(items) + k.dp(16)
         right = min(anchor[2], p.width - k.dp(8))
         top = anchor[3] if anchor[3] + h < p.height - p.nav_bar_height else anchor[1] - h
         scrim = View(cls="android.widget.FrameLayout", bounds=(0, 0, p.width, p.height),
-                     package=k.package, kind="scrim", modal=True, clickable=True,
-                     on_click=on_dismiss, style={"bg": (0, 0, 0, 0)})
+                     package=k.package, kind="scrim", modal=True,
+                     on_touch=lambda x, y: on_dismiss(), style={"bg": (0, 0, 0, 0)})
         box = self.node((right - w, top, right, top + h),
                         style={"bg": (255, 255, 255), "radius": k.dp(8)})
         y = top + k.dp(8)
@@ -166,7 +167,7 @@ class Compose:
         p = k.profile
         scrim = View(cls="android.widget.FrameLayout", bounds=(0, 0, p.width, p.height),
                      package=k.package, kind="scrim", modal=True,
-                     clickable=on_outside is not None, on_click=on_outside,
+                     on_touch=(lambda x, y: on_outside()) if on_outside else None,
                      style={"bg": (0, 0, 0, 110)})
         left, top, right, bottom = self.dialog_box()
         box = self.node((left, top, right, bottom),
