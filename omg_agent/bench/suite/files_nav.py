@@ -43,8 +43,8 @@ def long_press(e: Element) -> dict[str, Any]:
 
 def row(screen: Screen, name: str) -> Element | None:
     """A list row named ``name``: its own text, or the first clause of a merged label."""
-    return next((e for e in screen.elements
-                 if e.text == name or e.text.startswith(f"{name}, ")), None)
+    return next((e for e in screen.elements if "editable" not in e.flags
+                 and (e.text == name or e.text.startswith(f"{name}, "))), None)
 
 
 def more_of(screen: Screen, name: str) -> Element | None:
@@ -61,7 +61,7 @@ def contact_page(phone: Any, screen: Screen, name: str, then: Moves | None = Non
     """Moves to ``name``'s contact page (empty when there), then the anchored ``then``."""
     app: ContactsApp = phone.apps[CONTACTS]
     hint = app.t("Search contacts", "搜索联系人")
-    route = [a_type_text(hint, name), a_tap(text=name), *(then or [])]
+    route = [a_tap(text=name), *(then or [])]  # a name below the fold: searched next turn
     moves = front(phone, screen, CONTACTS, route)
     if moves:
         return moves
@@ -77,7 +77,8 @@ def contact_page(phone: Any, screen: Screen, name: str, then: Moves | None = Non
     if found is not None:
         return [tap(found), *(then or [])]
     box = next((e for e in screen.elements if e.hint == hint), None)
-    return [type_into(box, name), a_tap(text=name), *(then or [])] if box else [wait()]
+    # typing filters the list in place (no new screen): the row is tapped on the next look
+    return [type_into(box, name)] if box and app.field("search") != name else [wait()]
 
 
 # -- Files -------------------------------------------------------------------------------

@@ -72,6 +72,11 @@ class FilesApp(App):
         self.toast = ""
         self.offset = 0
 
+    def frame_key(self) -> tuple:
+        """The folder shown: files pushed or removed over adb show without a tap."""
+        path = self.screen.params.get("path", self.cwd)
+        return tuple(self.entries(path))
+
     # -- the file system ------------------------------------------------------------------
     @property
     def cwd(self) -> str:
@@ -205,6 +210,9 @@ class FilesApp(App):
         self.fields.pop("rename", None)
         self.end_selection()
         self.toast = self.t("Renamed", "已重命名")
+
+    def cancel_dialog(self) -> None:
+        self.dialog, self.focus, self.targets, self.toast = "", None, [], ""
 
     def picker_into(self, path: str) -> None:
         self.screen.params["path"] = path

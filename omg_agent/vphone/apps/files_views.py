@@ -44,7 +44,7 @@ def build(app: FilesApp, kit: Kit) -> View:
         _picker(app, c, root)
     else:
         _browser(app, c, root)
-    if app.toast:
+    if app.toast and not app.dialog:
         root.add(c.text(kit.row(kit.content[3] - kit.dp(48), 32), app.toast, color=MUTED,
                         align="center"))
     if app.dialog == "rename":
@@ -54,7 +54,7 @@ def build(app: FilesApp, kit: Kit) -> View:
         what = (posixpath.basename(app.targets[0]) if n == 1
                 else app.t(f"{n} items", f"{n} 项"))
         root.add(c.dialog(app.t(f"Delete {what}?", f"删除{what}？"), [],
-                          [(app.t("Cancel", "取消"), partial(setattr, app, "dialog", "")),
+                          [(app.t("Cancel", "取消"), app.cancel_dialog),
                            (app.t("Delete", "删除"), app.confirm_delete)],
                           message=app.t("This can't be undone.", "此操作无法撤消。")))
     return root
@@ -176,8 +176,12 @@ def _rename_dialog(app: FilesApp, c: Compose) -> View:
     box = c.field((left + kit.dp(24), y, right - kit.dp(24), y + kit.dp(56)), "rename",
                   app.field("rename"), app.t("File name", "文件名"),
                   focused=app.focus == "rename")
-    return c.dialog(app.t("Rename", "重命名"), [box],
-                    [(app.t("Cancel", "取消"), partial(app.back)),
+    body = [box]
+    if app.toast:  # why OK did nothing, under the field
+        body.append(c.text((left + kit.dp(24), y + kit.dp(60), right - kit.dp(24),
+                            y + kit.dp(84)), app.toast, size=14, color=(200, 60, 60)))
+    return c.dialog(app.t("Rename", "重命名"), body,
+                    [(app.t("Cancel", "取消"), app.cancel_dialog),
                      (app.t("OK", "确定"), app.confirm_rename)])
 
 

@@ -47,6 +47,10 @@ class MarkorApp(App):
     def multiline(self, key: str) -> bool:
         return key == "body"
 
+    def frame_key(self) -> tuple:
+        """The folder's files: a note pushed over adb shows without a tap."""
+        return tuple(self.names()) if self.screen.name == "main" else ()
+
     # -- files ----------------------------------------------------------------------------
     def names(self) -> list[str]:
         try:
