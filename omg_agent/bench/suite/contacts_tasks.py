@@ -268,7 +268,7 @@ class PhoneToMarkor(Task):
         self.goal = (f"Copy {self.name}'s mobile number from Contacts into a new Markor "
                      f"note named {self.doc}")
         self.data_output = "number"
-        self.criteria = f'the Markor note "{self.doc}" shows "{self.number}"'
+        self.criteria = f'the Markor editor of "{self.doc}" says "Saved"'
 
     def check(self, phone: Any) -> bool:
         return self.number in markor_files(phone).get(self.doc, "")

@@ -87,7 +87,7 @@ def files_folder(phone: Any, screen: Screen, folder: str, then: Moves | None = N
     """Moves to the Files list of /sdcard/``folder`` with no menu, dialog or (unless
     ``keep_selection``) selection open; then the anchored ``then``."""
     app: FilesApp = phone.apps[FILES]
-    moves = front(phone, screen, FILES)
+    moves = front(phone, screen, FILES, [a_tap(text=folder), *(then or [])])
     if moves:
         return moves
     if app.dialog or app.menu:

@@ -63,7 +63,7 @@ class MoveFiles(Task):
     def __post_init__(self) -> None:
         a, b = self.names
         self.goal = f"In Files, move {a} and {b} from {self.src} to the {self.dest} folder"
-        self.criteria = f'the {self.dest} folder lists "{a}" and "{b}"'
+        self.criteria = f'Files says "2 items moved"'
 
     def check(self, phone: Any) -> bool:
         return tree(phone) == tree_after([f"{self.src}/{n}" for n in self.names],
@@ -160,7 +160,7 @@ class DeleteByType(Task):
         self.doomed = sorted(posixpath.basename(rel) for rel, *_ in files.SEED
                              if rel.startswith(f"{self.folder}/") and rel.endswith(self.ext))
         self.goal = f"Delete all the {self.ext} files in the {self.folder} folder in Files"
-        self.criteria = f'the {self.folder} folder no longer lists "{self.doomed[0]}"'
+        self.criteria = f'Files says "{len(self.doomed)} items deleted"'
         self.question = (f"Delete {', '.join(self.doomed)} from {self.folder}? "
                          "It cannot be undone.")
 
@@ -202,7 +202,7 @@ class MoveToMissingFolder(Task):
 
     def __post_init__(self) -> None:
         self.goal = f"In Files, move {self.name} from Download into the {self.dest} folder"
-        self.criteria = f'the {self.dest} folder lists "{self.name}"'
+        self.criteria = f'the "{self.dest}" folder lists "{self.name}"'
 
     def check(self, phone: Any) -> bool:
         return tree(phone) == list(BASE_TREE)
@@ -243,7 +243,7 @@ class MarkorCreate(Task):
 
     def __post_init__(self) -> None:
         self.goal = f"In Markor, create a note file {self.name} with the text: {self.body}"
-        self.criteria = f'Markor lists "{self.name}" with "{self.body[:40]}"'
+        self.criteria = f'the editor of "{self.name}" says "Saved"'
 
     def check(self, phone: Any) -> bool:
         return docs(phone) == docs_after([], {self.name: self.body})
@@ -261,7 +261,7 @@ class MarkorAppend(Task):
 
     def __post_init__(self) -> None:
         self.goal = f"In Markor, add the line \"{self.line}\" at the end of {self.name}"
-        self.criteria = f'the Markor note "{self.name}" shows "{self.line}"'
+        self.criteria = f'the editor of "{self.name}" says "Saved"'
         self.text = markor.SEED[self.name].rstrip("\n") + "\n" + self.line
 
     def check(self, phone: Any) -> bool:

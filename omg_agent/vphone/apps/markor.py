@@ -47,6 +47,10 @@ class MarkorApp(App):
     def multiline(self, key: str) -> bool:
         return key == "body"
 
+    def set_field(self, key: str, value: str) -> None:
+        super().set_field(key, value)
+        self.toast = ""  # "Saved" no longer holds
+
     def frame_key(self) -> tuple:
         """The folder's files: a note pushed over adb shows without a tap."""
         return tuple(self.names()) if self.screen.name == "main" else ()
