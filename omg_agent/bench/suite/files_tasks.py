@@ -63,7 +63,7 @@ class MoveFiles(Task):
     def __post_init__(self) -> None:
         a, b = self.names
         self.goal = f"In Files, move {a} and {b} from {self.src} to the {self.dest} folder"
-        self.criteria = f'Files says "2 items moved"'
+        self.criteria = 'Files says "2 items moved"'
 
     def check(self, phone: Any) -> bool:
         return tree(phone) == tree_after([f"{self.src}/{n}" for n in self.names],

@@ -15,8 +15,8 @@ from omg_agent.core.geometry import Bounds
 from omg_agent.errors import UITreeError
 from omg_agent.perception.element_diff import changed_elements
 from omg_agent.perception.elementlist import render
-from omg_agent.perception.uitree import estimate_tokens, parse_elements
 from omg_agent.perception.textmatch import clean_label
+from omg_agent.perception.uitree import estimate_tokens, parse_elements
 from omg_agent.vphone.phone import VirtualPhone
 from omg_agent.vphone.ui.view import View, visible_children
 from omg_agent.vphone.ui.xmldump import window_root
