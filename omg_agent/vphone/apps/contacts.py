@@ -11,6 +11,8 @@ The views are in :mod:`.contacts_views`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from omg_agent.vphone.apps.base import App
 from omg_agent.vphone.apps.contacts_views import build, full_name
 from omg_agent.vphone.ui.kit import Kit
@@ -37,8 +39,9 @@ SEED: tuple[dict, ...] = (
 )
 
 
-def new_contact(**kw) -> dict:
-    c = {"first": "", "last": "", "phones": [], "email": "", "notes": "", "favorite": False}
+def new_contact(**kw: Any) -> dict[str, Any]:
+    c: dict[str, Any] = {"first": "", "last": "", "phones": [], "email": "", "notes": "",
+                         "favorite": False}
     c.update(kw)
     c["phones"] = list(c["phones"])
     return c

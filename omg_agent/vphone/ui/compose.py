@@ -20,7 +20,7 @@ touch outside), :meth:`Compose.dialog` an ``AlertDialog`` (buttons without
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from omg_agent.vphone.ui.kit import DIVIDER, MUTED, ON_SURFACE, PRIMARY, SURFACE, Kit
@@ -29,6 +29,13 @@ from omg_agent.vphone.ui.view import Bounds, Handler, View
 VIEW = "android.view.View"
 TEXT = "android.widget.TextView"
 MENU_ITEM_DP = 48
+
+
+def _outside(handler: Handler) -> Callable[[int, int], None]:
+    """A touch anywhere outside a popup calls ``handler`` (the point does not matter)."""
+    def touched(x: int, y: int) -> None:
+        handler()
+    return touched
 
 
 @dataclass
@@ -147,7 +154,7 @@ class Compose:
         top = anchor[3] if anchor[3] + h < p.height - p.nav_bar_height else anchor[1] - h
         scrim = View(cls="android.widget.FrameLayout", bounds=(0, 0, p.width, p.height),
                      package=k.package, kind="scrim", modal=True,
-                     on_touch=lambda x, y: on_dismiss(), style={"bg": (0, 0, 0, 0)})
+                     on_touch=_outside(on_dismiss), style={"bg": (0, 0, 0, 0)})
         box = self.node((right - w, top, right, top + h),
                         style={"bg": (255, 255, 255), "radius": k.dp(8)})
         y = top + k.dp(8)
@@ -167,7 +174,7 @@ class Compose:
         p = k.profile
         scrim = View(cls="android.widget.FrameLayout", bounds=(0, 0, p.width, p.height),
                      package=k.package, kind="scrim", modal=True,
-                     on_touch=(lambda x, y: on_outside()) if on_outside else None,
+                     on_touch=_outside(on_outside) if on_outside else None,
                      style={"bg": (0, 0, 0, 110)})
         left, top, right, bottom = self.dialog_box()
         box = self.node((left, top, right, bottom),
