@@ -1,7 +1,7 @@
-"""Files (com.omg.files) and Markor (com.omg.markor), in-process: both show and change the
-phone's own file system (what ``adb shell ls`` lists), long-press multi-select, the
-per-row context menu, the folder picker, the rename and delete dialogs, markdown notes as
-files, Chinese labels."""
+"""Files (com.omg.files), in-process: it shows and changes the phone's own file system
+(what ``adb shell ls`` lists), long-press multi-select, the per-row context menu, the
+folder picker, the rename and delete dialogs, Chinese labels. Markor, on the same files:
+``test_apps_markor.py``."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ try:
 except ImportError:
     from shell_fake_phone import run  # type: ignore[no-redef]
 
-FILES, MARKOR = "com.omg.files", "com.omg.markor"
+FILES = "com.omg.files"
 
 
 @pytest.fixture
@@ -51,8 +51,8 @@ def more(phone: VirtualPhone, name: str) -> None:
     phone.tap(*button.center)
 
 
-def state(phone: VirtualPhone, pkg: str = FILES) -> dict:
-    return phone.state()["apps"][pkg]
+def state(phone: VirtualPhone) -> dict:
+    return phone.state()["apps"][FILES]
 
 
 def download(phone: VirtualPhone) -> None:
@@ -146,42 +146,8 @@ def test_copy_keeps_the_original_and_a_text_file_opens(phone) -> None:
     assert any("Guest Wi-Fi" in t for t in labels(phone))
 
 
-def test_markor_notes_are_files(phone) -> None:
-    phone.start_activity(MARKOR)
-    assert {"ideas.md", "todo.md"} <= set(labels(phone))
-    phone.tap_view(desc="Create a new file")
-    phone.input_text("plans")
-    phone.tap_view(text="OK")
-    assert state(phone, MARKOR)["screen"] == "editor" and state(phone, MARKOR)["document"] == (
-        "plans.md")
-    phone.input_text("# Plans")
-    phone.key(4)  # hide the keyboard
-    phone.key(4)  # leave: Markor saves
-    assert phone.fs.read("/sdcard/Documents/Markor/plans.md") == b"# Plans"
-    assert "plans.md" in ls(phone, "/sdcard/Documents/Markor")
-
-
-def test_markor_renames_and_deletes_from_the_editor_menu(phone) -> None:
-    phone.start_activity(MARKOR)
-    phone.tap(*view(phone, "ideas.md").center)
-    phone.tap_view(desc="More options")
-    phone.tap_view(text="Rename")
-    phone.apps[MARKOR].set_field("name", "someday.md")
-    phone.tap_view(text="OK")
-    assert ls(phone, "/sdcard/Documents/Markor") == ["someday.md", "todo.md"]
-    phone.tap_view(desc="More options")
-    phone.tap_view(text="Delete")
-    assert "Delete file?" in labels(phone)
-    phone.tap_view(resource_id="android:id/button1")
-    assert ls(phone, "/sdcard/Documents/Markor") == ["todo.md"]
-    assert state(phone, MARKOR)["files"] == {"todo.md": phone.fs.read(
-        "/sdcard/Documents/Markor/todo.md").decode()}
-
-
 def test_chinese_labels(phone) -> None:
     phone.set_locale("zh-CN")
     download(phone)
     more(phone, "budget.xlsx")
     assert {"打开", "重命名", "移动到…", "删除"} <= set(labels(phone))
-    phone.start_activity(MARKOR)
-    assert "新建文件" in {e.desc for e in parse_elements(phone.dump_xml())}
