@@ -59,6 +59,7 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
+from omg_agent.guards.follow_through import Following, confirms, still_following
 from omg_agent.guards.grant import named_deletes
 from omg_agent.guards.payable import payment_amounts
 from omg_agent.guards.spend_ledger import SpendLedger
@@ -140,6 +141,7 @@ class Gate:
     # the item rows each app's screens showed this run: a title names a delete only as saved
     # and listed (a resumed run already in an editor a stopped one retitled is asked)
     listed: dict[str, set[str]] = field(default_factory=dict)
+    following: Following = None  # a delete just let through (:mod:`.follow_through`)
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
@@ -151,8 +153,12 @@ class Gate:
         self.renamed = self.renamed or names_an_item(action, element, obs)
         rows = self.listed.setdefault(obs.package, set())
         rows.update(e.text for e in obs.elements if e.role == "item" and e.text)
+        self.following = still_following(self.following, obs)
         if found is None:
             return ALLOW
+        if confirms(self.following, found, element):
+            why = f"{found.reason}; it confirms the delete let through just before"
+            return Decision("allow", dataclasses.replace(found, reason=why))
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
@@ -193,9 +199,11 @@ class Gate:
 
     def paid(self, found: Sensitivity | None) -> None:
         """An action the gate let through (allowed or approved) is about to run: a payment
-        joins the run's total."""
+        joins the run's total; a delete may be confirmed by the dialog it opens."""
         if found is not None and found.cls == "payment":
             self.ledger.record(found.amounts)
+        if found is not None and found.cls == "delete":
+            self.following = (found.package, found.objects)
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more), secret_in=self.secret_in,
