@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from omg_agent.vphone.apps.base import App, AppEnv
 from omg_agent.vphone.apps.browser import BrowserApp
+from omg_agent.vphone.apps.expenses import ExpensesApp
 from omg_agent.vphone.apps.feed import FeedApp
 from omg_agent.vphone.apps.login import LoginApp
 from omg_agent.vphone.apps.messages import MessagesApp
 from omg_agent.vphone.apps.notes import NotesApp
 from omg_agent.vphone.apps.settings import SettingsApp
 from omg_agent.vphone.apps.shop import ShopApp
+from omg_agent.vphone.apps.todo import TodoApp
 
 APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp, FeedApp,
-                                 LoginApp, BrowserApp]
+                                 LoginApp, BrowserApp,
+                                 ExpensesApp, TodoApp]
 
 
 def default_apps(env: AppEnv) -> list[App]:
