@@ -155,7 +155,7 @@ class ExpensesApp(App):
         self.undo.dismiss()
         self.push("edit", id=expense_id)
         found = self._by_id(expense_id)
-        self.entry = _entry_of(found["amount"]) if found else ""
+        self.entry = entry_of(found["amount"]) if found else ""
         self.draft_category = found["category"] if found else (self.filter or "Food")
         self.fields = {"note": found["note"] if found else ""}
 
@@ -219,7 +219,7 @@ class ExpensesApp(App):
                 "menu": self.menu}
 
 
-def _entry_of(cents: int) -> str:
+def entry_of(cents: int) -> str:
     """The keypad entry that shows ``cents`` (1250 → "12.5", 1200 → "12")."""
     whole, frac = divmod(cents, 100)
     return f"{whole}" if not frac else f"{whole}.{frac:02d}".rstrip("0")
