@@ -69,26 +69,35 @@ def to_list(phone: Any, screen: Screen) -> Moves:
 
 
 def fill_form(phone: Any, screen: Screen, cents: int, category: str, note: str) -> Moves:
-    """In the open Add / Edit form: key the amount, choose the category, write the note,
+    """In the open Add / Edit form: write the note, choose the category, key the amount,
     Save — what is already right is left alone."""
     app = ledger(phone)
     name = app.cat(category)
+    moves: Moves = []
     if app.menu == "category":
         option = screen.find(text=name)
-        return [tap(option)] if option else [back()]
-    moves: Moves = key_taps(app.entry, entry_of(cents))
-    if app.draft_category != category:
-        moves += [a_tap(res="category_spinner"), a_tap(text=name)]
-    box = screen.find(res="note_input")
-    if app.field("note") != note:
-        moves.append(type_into(box, note) if box and not moves else a_type("note_input", note))
-    return [*moves, a_tap(res="save")]
+        if option is None:
+            return [back()]
+        moves.append(tap(option))
+    else:
+        box = screen.find(res="note_input")
+        if app.field("note") != note:
+            moves.append(type_into(box, note) if box else a_type("note_input", note))
+        if app.draft_category != category:
+            moves += [a_tap(res="category_spinner"), a_tap(text=name)]
+    return [*moves, *key_taps(app.entry, entry_of(cents)), a_tap(res="save")]
+
+
+def form_route(app: Any, cents: int, category: str, note: str) -> Moves:
+    """From the list: the Add form filled in and saved, all anchored."""
+    return [a_tap(res="fab_add"), a_type("note_input", note), a_tap(res="category_spinner"),
+            a_tap(text=app.cat(category)), *key_taps("", entry_of(cents)), a_tap(res="save")]
 
 
 def add_expense(phone: Any, screen: Screen, cents: int, category: str, note: str) -> Moves:
     """Moves that add the expense from wherever the phone is."""
     app = ledger(phone)
-    route = [a_tap(res="fab_add"), *key_taps("", entry_of(cents))]
+    route = form_route(app, cents, category, note)
     moves = front(phone, screen, EXPENSES, route)
     if moves:
         return moves
@@ -158,11 +167,14 @@ class DeleteExpense(Task):
 
     def __post_init__(self) -> None:
         self.goal = f"Delete the expense {self.note} in Expenses"
-        self.criteria = f'the expense list says "Deleted {self.note}"'
+        self.criteria = f'the expense list no longer shows "{self.note}"'
         self.before: list[tuple[int, str, str]] = []
 
     def setup(self, phone: Any) -> None:
         self.before = rows(phone)
+        app = ledger(phone)
+        left = app.total() - next(e["amount"] for e in app.expenses if e["note"] == self.note)
+        self.criteria = f'the expense list shows "This month: {money(left)}"'
 
     def check(self, phone: Any) -> bool:
         return rows(phone) == [r for r in self.before if r[2] != self.note]
@@ -191,6 +203,9 @@ class UndoDelete(Task):
 
     def setup(self, phone: Any) -> None:
         self.before = rows(phone)
+        # the total with it back: text the list shows only once it is restored (its name
+        # shows in the snackbar before)
+        self.criteria = f'the expense list shows "This month: {money(ledger(phone).total())}"'
         phone.start_activity(EXPENSES)
         app = ledger(phone)
         app.delete(next(e["id"] for e in app.expenses if e["note"] == self.note))
@@ -348,7 +363,7 @@ class CartToExpense(Task):
         if moves:
             return with_wrong(ctx, "total", moves)
         total = screen.find(res="total", text=self.shown(phone))
-        route = [a_tap(res="fab_add"), *key_taps("", entry_of(self.cents))]
+        route = form_route(ledger(phone), self.cents, "Shopping", self.note)
         return read_then(total.id, "total", EXPENSES, route) if total else [wait()]
 
 

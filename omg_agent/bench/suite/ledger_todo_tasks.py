@@ -85,7 +85,7 @@ class AddTodo(Task):
         name = app.priority_name(self.priority)
         chip = a_tap(res=f"due_{self.due or 'none'}")
         route = [a_tap(res="fab_add"), a_type("title_input", self.title), chip,
-                 a_tap(res="priority_spinner"), a_tap(text=name)]
+                 a_tap(res="priority_spinner"), a_tap(text=name), a_tap(res="save")]
         moves = front(phone, screen, TODO, route)
         if moves:
             return moves
@@ -95,7 +95,7 @@ class AddTodo(Task):
             return moves or ([tap(fab), *route[1:]] if fab else [wait()])
         if app.menu:
             option = screen.find(text=name)
-            return [tap(option)] if option else [back()]
+            return [tap(option), a_tap(res="save")] if option else [back()]
         moves = []
         box = screen.find(res="title_input")
         if app.field("title") != self.title:
@@ -103,7 +103,7 @@ class AddTodo(Task):
         if app.draft_due != self.due:
             moves.append(chip)
         if app.draft_priority != self.priority:
-            moves += route[3:]
+            moves += route[3:5]
         return [*moves, a_tap(res="save")]
 
 
@@ -210,6 +210,8 @@ class ReopenHidden(Task):
         self.before = rows(phone)
         if not any(t == self.title and done for t, done, _, _ in self.before):
             raise ValueError(f"{self.title!r} is not a completed task")
+        n = sum(done for _, done, _, _ in self.before) - 1
+        self.criteria = f'the To-do list shows "Completed ({n})"'
 
     def check(self, phone: Any) -> bool:
         return rows(phone) == [(t, done and t != self.title, d, p)
