@@ -170,6 +170,9 @@ class DeleteExpense(Task):
         self.criteria = f'the expense list no longer shows "{self.note}"'
         self.before: list[tuple[int, str, str]] = []
 
+    def answer_user(self, question: str) -> str | None:
+        return "Yes."  # the goal names the expense: asked anyway, the user agrees
+
     def setup(self, phone: Any) -> None:
         self.before = rows(phone)
         app = ledger(phone)
@@ -200,6 +203,7 @@ class UndoDelete(Task):
         self.goal = f"I deleted the expense {self.note} in Expenses by mistake. Bring it back."
         self.criteria = f'the expense list shows "{self.note}"'
         self.before: list[tuple[int, str, str]] = []
+        self.record: dict[str, Any] = {}
 
     def setup(self, phone: Any) -> None:
         self.before = rows(phone)
@@ -208,11 +212,14 @@ class UndoDelete(Task):
         self.criteria = f'the expense list shows "This month: {money(ledger(phone).total())}"'
         phone.start_activity(EXPENSES)
         app = ledger(phone)
-        app.delete(next(e["id"] for e in app.expenses if e["note"] == self.note))
+        self.record = dict(next(e for e in app.expenses if e["note"] == self.note))
+        app.delete(self.record["id"])
         phone.changed()
 
     def check(self, phone: Any) -> bool:
-        return sorted(rows(phone)) == sorted(self.before)
+        """The very record is back (its date too: one typed again is dated today)."""
+        return sorted(rows(phone)) == sorted(self.before) and \
+            self.record in ledger(phone).expenses
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
