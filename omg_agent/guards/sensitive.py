@@ -257,11 +257,9 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
 
 def _swiped(row: UIElement | None, obs: Observation) -> Sensitivity | None:
     """Swiping a list row sideways removes it in many apps: a delete of that row."""
-    if row is None or not row.enabled or not (row.text or row.desc):
-        return None
-    return _make("delete", "a sideways swipe across a list row removes it in many apps",
-                 f"swipe away {_quote(row)} (item, {row.package or obs.package})", row, obs,
-                 row=True)
+    return None if row is None or not row.enabled or not (row.text or row.desc) else _make(
+        "delete", "a sideways swipe across a list row removes it in many apps",
+        f"swipe away {_quote(row)} (item, {row.package or obs.package})", row, obs, row=True)
 
 
 def _rid(e: UIElement) -> str:

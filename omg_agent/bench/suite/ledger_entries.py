@@ -10,13 +10,12 @@ import random
 
 from omg_agent.bench.suite import pools
 from omg_agent.bench.suite.entry import Entry
+from omg_agent.bench.suite.ledger_cross_tasks import CartToExpense, TotalToNotes
 from omg_agent.bench.suite.ledger_tasks import (
     AddExpense,
-    CartToExpense,
     ChangeCategory,
     DeleteExpense,
     MissingCategory,
-    TotalToNotes,
     UndoDelete,
 )
 from omg_agent.bench.suite.ledger_todo_tasks import (
