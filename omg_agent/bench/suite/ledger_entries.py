@@ -43,8 +43,9 @@ DONE_TODOS = tuple(t for t, done, _, _ in TODO_SEED if done)
 
 
 def _cents(r: random.Random) -> int:
-    """An amount as people key it: whole yuan, or with one or two decimals."""
-    whole = r.randrange(3, 400)
+    """An amount as people key it: whole yuan mostly, sometimes with decimals (few keys:
+    each is a tap on the keypad)."""
+    whole = r.randrange(5, 100)
     return whole * 100 + r.choice([0, 0, 50, r.randrange(1, 100)])
 
 
