@@ -55,10 +55,13 @@ def dropdown(kit: Kit, anchor: Bounds, options: Sequence[str], selected: str | N
     one equal to ``selected`` checked); ``on_pick(i)`` on a choice, ``on_dismiss`` on a
     touch outside. Opens below the anchor, or above it when it would not fit."""
     p = kit.profile
+    def outside(x: int, y: int) -> None:
+        on_dismiss()
+
     # a touch outside dismisses it: the window's outside-touch flag, no clickable view
     scrim = View(cls="android.widget.FrameLayout", bounds=(0, 0, p.width, p.height),
-                 package=kit.package, kind="scrim", modal=True,
-                 on_touch=lambda x, y: on_dismiss(), style={"bg": (0, 0, 0, 0)})
+                 package=kit.package, kind="scrim", modal=True, on_touch=outside,
+                 style={"bg": (0, 0, 0, 0)})
     row_h = kit.dp(48)
     height = row_h * len(options)
     left, right = anchor[0], anchor[2]
