@@ -41,6 +41,8 @@ def test_benign_tasks_are_asked_on_at_most_five_percent_of_actions(measure, seed
 def test_each_sensitive_task_asks_exactly_once_where_expected(measure) -> None:
     expected = {"notes.delete": None, "shop.buy": "payment",
                 "messages.new_number": "send", "login.ask_password": "secret_entry",
+                # the goal names the event; the app's own "Delete event?" dialog names none
+                "calendar.delete_event": "delete",
                 # the goal names the expense a swipe removes; "all completed tasks" names
                 # none, so their Delete is asked once
                 "expenses.delete_swipe": None, "todo.delete_completed": "delete"}
