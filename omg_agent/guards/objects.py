@@ -92,8 +92,9 @@ def _named_object(e: UIElement | None, obs: Observation) -> list[str]:
                 and r.bounds.contains(e.center)]
         if rows:
             return [min(rows, key=lambda r: r.bounds.area).text]
-    return [r.text for r in obs.elements if r.role == "item" and r.text
-            and (r.checked or r.selected)]
+    # rows picked in multi-select are checkable (a checkbox role) and selected
+    return [r.text for r in obs.elements if r.text and (r.selected and r.checkable or (
+        r.role == "item" and (r.checked or r.selected)))]
 
 
 def noun_of(package: str) -> str:

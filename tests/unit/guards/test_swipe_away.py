@@ -120,3 +120,18 @@ def test_choosing_a_dropdown_row_is_a_boundary_a_checkbox_in_place_is_not(phone)
     box = element(observe(phone), desc="Renew passport")
     assert box.checkable and not is_boundary(Tap(target={"kind": "element", "id": box.id}),
                                              box)
+
+
+def test_multi_selects_delete_names_the_picked_rows(phone) -> None:
+    from omg_agent.core.actions import Tap
+    from omg_agent.guards.sensitive import classify
+
+    phone.start_activity("com.omg.todo")
+    phone.long_press(*phone.find_view(text="Water the plants").center)
+    phone.tap(*phone.find_view(text="Renew passport").center)
+    obs = observe(phone)
+    delete = element(obs, text="Delete")
+    found = classify(Tap(target={"kind": "element", "id": delete.id}), delete, obs)
+    assert found is not None and found.cls == "delete"
+    assert found.objects == ("Water the plants", "Renew passport"), found.about
+    assert '"Water the plants", "Renew passport"' in found.about
