@@ -45,6 +45,7 @@ from omg_agent.core.actions import (
     Key,
     LongPress,
     PointTarget,
+    Swipe,
     Tap,
     TypeText,
 )
@@ -230,6 +231,8 @@ def classify(action: object, element: UIElement | None, obs: Observation, *,
             if field_ is None:
                 return None
             return _typing(action, field_, obs, length)
+        case Swipe():  # a sideways swipe across a row (guards.landing): swipe-to-delete
+            return _swiped(element, obs)
         case Key():
             if action.keycode == KEY_CALL:
                 return _make("send", "the CALL key dials", "press the CALL key", None, obs)
@@ -258,6 +261,13 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
     return _make(hit[0], f"the text read there says {hit[1]!r}",
                  f'{verb} "{ocr_text}" (read on screen; {where}{obs.package})', e, obs,
                  ocr_text=ocr_text)
+
+
+def _swiped(row: UIElement | None, obs: Observation) -> Sensitivity | None:
+    """Swiping a list row sideways removes it in many apps: a delete of that row."""
+    return None if row is None or not row.enabled or not (row.text or row.desc) else _make(
+        "delete", "a sideways swipe across a list row removes it in many apps",
+        f"swipe away {_quote(row)} (item, {row.package or obs.package})", row, obs, row=True)
 
 
 def _rid(e: UIElement) -> str:
@@ -322,7 +332,7 @@ def _is_send(e: UIElement) -> bool:
 
 def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
           obs: Observation, *, ocr_text: str | None = None,
-          text: str | None = None) -> Sensitivity:
+          text: str | None = None, row: bool = False) -> Sensitivity:
     package = (e.package if e is not None and e.package else "") or obs.package
     # a target names a package by a whole word of it: "Shop" is com.omg.shop's
     owners = tuple(dict.fromkeys(pkg for pkg in (obs.package, package) if pkg))
@@ -336,7 +346,7 @@ def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
                         owners, amounts, text)
     from omg_agent.guards.objects import about
 
-    return about(found, e, obs)
+    return about(found, e, obs, row=row)
 
 
 # -- what a send sends (what a payment costs: omg_agent.guards.payable) -------------------

@@ -13,7 +13,7 @@ from omg_agent.sim.expert.tasks import Task
 # used by at least one task.
 TAGS = ("single-app", "cross-app", "needs-memory", "repetitive", "has-hazard",
         "needs-ask-user", "sensitive", "impossible", "zh", "picker", "timed", "non-home",
-        "compose")
+        "compose", "popup", "multi-goal")
 Draw = Callable[[random.Random], Task]
 
 
