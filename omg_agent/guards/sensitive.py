@@ -39,18 +39,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from omg_agent.core.actions import (
-    AnchorTarget,
     DoubleTap,
-    ElementTarget,
     Key,
     LongPress,
-    PointTarget,
     Swipe,
     Tap,
     TypeText,
 )
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.errors import AnchorNotFound
 from omg_agent.guards.amounts import Money
 from omg_agent.guards.authorisation import Authorisation
 from omg_agent.guards.cues import (
@@ -64,7 +60,7 @@ from omg_agent.guards.follow_through import Following, confirms, still_following
 from omg_agent.guards.grant import named_deletes
 from omg_agent.guards.payable import payment_amounts
 from omg_agent.guards.spend_ledger import SpendLedger
-from omg_agent.perception.anchor import Anchorer, tap_receiver
+from omg_agent.perception.anchor import tap_receiver
 
 KEY_ENTER, KEY_CALL = 66, 5
 TITLE_BAND = 0.15  # the top share of the screen where an app bar shows whom a screen is about
@@ -386,23 +382,3 @@ def _field_name(f: UIElement) -> str:
     if f.password:
         return f'the password field "{_rid(f) or f.desc}"'
     return _quote(f)
-
-
-def text_at(obs: Observation, point: tuple[int, int]) -> str | None:
-    """The OCR text of ``obs`` under a pixel point (the smallest box), if OCR ran."""
-    boxes = [b for b in obs.ocr or () if b.bounds.contains(point)]
-    return min(boxes, key=lambda b: b.bounds.area).text if boxes else None
-
-
-# -- target → element ---------------------------------------------------------------------------
-def target_element(action: object, obs: Observation, anchorer: Anchorer) -> UIElement | None:
-    """The element ``action`` would land on, resolved as the executor resolves it (for
-    callers that did not keep the executor's ``Resolved.element``); typing without a
-    target lands on the focused field."""
-    target = getattr(action, "target", None)
-    if not isinstance(target, PointTarget | ElementTarget | AnchorTarget):
-        return obs.focused if isinstance(action, TypeText) else None
-    try:
-        return anchorer.resolve(target, obs).element
-    except AnchorNotFound:
-        return None
