@@ -162,7 +162,10 @@ def element_at(screen: Observation, point: Point | None) -> UIElement | None:
 
 
 def _unlabeled(e: UIElement | None) -> bool:
-    return e is None or not (e.text or e.desc)
+    """Nothing in the tree names ``e``: its pixels are read. An edit field is named by its
+    hint too ("Title", "Search") — a touch on it focuses it, and its words are the app's own
+    as much as a button's text (every form field's tap read ~0.5 s of OCR for nothing)."""
+    return e is None or not (e.text or e.desc or (e.editable and e.hint))
 
 
 def _pixel_label(e: UIElement | None, point: Point | None, scene: InputScene) -> str | None:

@@ -124,3 +124,21 @@ def test_a_drag_counts_only_where_it_ends_on_a_control() -> None:
     # a tap within the slop on the paragraph is still judged on the paragraph
     found = landings(InputEffect("swipe", Point(540, 650), Point(545, 652)), where)
     assert isinstance(found, list) and all(f.element is not None for f in found)
+
+
+def test_an_edit_field_named_by_its_hint_is_not_read_and_a_bare_one_is() -> None:
+    asked: list[Bounds] = []
+
+    def read(where: Bounds) -> tuple[OcrBox, ...]:
+        asked.append(where)
+        return (box("Title", 540, 1500),)
+
+    def field(hint: str) -> Observation:
+        return dataclasses.replace(made_screen("com.x", [
+            {"text": "", "hint": hint, "role": "field", "cls": "android.widget.EditText",
+             "clickable": True, "editable": True, "bounds": (100, 1450, 980, 1550)}]),
+            ocr=None)
+
+    tap = InputEffect("tap", Point(540, 1500))
+    assert one(tap, InputScene(field("Title"), SLOP, read)).ocr_text is None and asked == []
+    assert one(tap, InputScene(field(""), SLOP, read)).ocr_text == "Title" and len(asked) == 1
