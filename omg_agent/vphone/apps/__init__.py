@@ -8,11 +8,14 @@ from omg_agent.vphone.apps.feed import FeedApp
 from omg_agent.vphone.apps.login import LoginApp
 from omg_agent.vphone.apps.messages import MessagesApp
 from omg_agent.vphone.apps.notes import NotesApp
+from omg_agent.vphone.apps.recorder import RecorderApp
 from omg_agent.vphone.apps.settings import SettingsApp
 from omg_agent.vphone.apps.shop import ShopApp
 
 APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp, FeedApp,
-                                 LoginApp, BrowserApp]
+                                 LoginApp, BrowserApp,
+                                 # issue 36, family D (appended: earlier icons keep their place)
+                                 RecorderApp]
 
 
 def default_apps(env: AppEnv) -> list[App]:
