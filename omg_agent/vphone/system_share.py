@@ -107,7 +107,7 @@ class ShareSheet:
                               resource_id=RID + "chooser_target")
             target.add(kit.view("android.widget.ImageView", (left + kit.dp(20), y + kit.dp(4),
                                                             left + kit.dp(68), y + kit.dp(52)),
-                                kind="glyph", resource_id=RID + "icon",
+                                kind="icon", resource_id=RID + "icon",
                                 style={"glyph": app.glyph, "fg": (255, 255, 255),
                                        "bg": app.color, "radius": kit.dp(24)}))
             target.add(kit.text((left, y + kit.dp(58), left + tw, y + kit.dp(82)), app.title(),

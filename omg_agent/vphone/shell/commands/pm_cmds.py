@@ -257,7 +257,7 @@ STATUSBAR = "cmd:statusbar"  # only reachable as ``cmd statusbar`` (no such bina
 
 def statusbar(ctx: Ctx, args: list[str]) -> int:
     """``cmd statusbar expand-notifications | expand-settings | collapse``."""
-    sub = args[1] if len(args) > 1 else ""
+    sub = args[0] if args else ""
     shade = ctx.phone.surfaces.shade
     with ctx.phone.lock:
         if sub in ("expand-notifications", "expand-settings"):
