@@ -25,6 +25,13 @@ RID = f"{SYSTEMUI}:id/"
 SETTINGS = "com.android.settings"
 PULL_DP = 80  # how far a swipe must travel to pull or push the shade
 TILES = (("wifi", "Wi-Fi", "WLAN"), ("bluetooth", "Bluetooth", "蓝牙"))
+SSID = "OMG-Home"  # the network a Wi-Fi tile names while connected, as Android's does
+
+
+def _tile_state(attr: str, on: bool, zh: bool) -> str:
+    if on:
+        return SSID if attr == "wifi" else ("开启" if zh else "On")
+    return "关闭" if zh else "Off"
 
 
 @dataclass
@@ -149,8 +156,7 @@ class Shade:
                                top + kit.dp(34)), cn if zh else en, size=15, bold=True,
                               color=fg, resource_id=RID + "tile_label"))
             tile.add(kit.text((left + kit.dp(16), top + kit.dp(34), left + tw - kit.dp(8),
-                               top + kit.dp(58)), ("开启" if on else "关闭") if zh else
-                              ("On" if on else "Off"), size=13, color=fg,
+                               top + kit.dp(58)), _tile_state(attr, on, zh), size=13, color=fg,
                               resource_id=RID + "app_label"))
             panel.add(tile)
         self._notifications(kit, panel, top + kit.dp(80), zh)
@@ -170,14 +176,16 @@ class Shade:
             b = (m, y, p.width - m, y + h)
             self._rows.append((b, note.id))
             app = self.phone.apps.get(note.package)
+            label = app.title() if app else note.package
             row = kit.view("android.widget.FrameLayout", b, clickable=True, focusable=True,
+                           desc=f"{label} notification: {note.title}",
                            on_click=partial(self._open_note, note.id),
                            resource_id=RID + "expandableNotificationRow",
                            style={"bg": (255, 255, 255), "radius": kit.dp(16),
                                   "divider": DIVIDER})
             pad = kit.dp(16)
             row.add(kit.text((m + pad, y + kit.dp(6), p.width - m - pad, y + kit.dp(28)),
-                             app.title() if app else note.package, size=13, color=MUTED,
+                             label, size=13, color=MUTED,
                              resource_id=RID + "app_name_text"))
             row.add(kit.text((m + pad, y + kit.dp(28), p.width - m - pad, y + kit.dp(54)),
                              note.title, size=16, bold=True, resource_id="android:id/title"))

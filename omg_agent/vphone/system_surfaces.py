@@ -100,8 +100,7 @@ def keyboard(kit: Kit) -> View:
     top = bottom - kit.dp(KEYBOARD_DP)
     ime = View(cls="android.inputmethodservice.SoftInputWindow", bounds=(0, top, p.width,
                                                                         bottom),
-               package=IME_PACKAGE, opaque_to_tree=True, clickable=True,
-               on_click=lambda: None,  # keys are pixels: a tap on them reaches no app view
+               package=IME_PACKAGE, opaque_to_tree=True,
                resource_id=f"{IME_PACKAGE}:id/keyboard_view", style={"bg": (222, 225, 232)})
     kh, m = kit.dp(50), kit.dp(4)
     for r, keys in enumerate(KEY_ROWS):

@@ -129,7 +129,7 @@ class WebForm:
         web.add(self._input(kit, row("name"), "name", ""))
         web.add(self._input(kit, row("email"), "email", "you@example.com"))
         web.add(_div(kit, row("plan_label"), "Plan", size=14, color=MUTED))
-        select = _div(kit, row("plan"), (self.plan or "Choose a plan") + "  ▼",
+        select = _div(kit, row("plan"), (self.plan or "Choose a plan") + " ▼",
                       on_click=self._toggle_select, box=True)
         web.add(select)
         if self.error:

@@ -1,8 +1,8 @@
 """Recorder / 录音机 (``com.omg.recorder``): voice memos timed by the phone's clock.
 
 The first Record asks for the microphone (the system's permission dialog, see
-:mod:`omg_agent.vphone.system_permissions`); refused, the app shows its rationale instead of
-recording. Recording shows the elapsed time, read from the injected clock (``AppEnv.clock``)
+:mod:`omg_agent.vphone.system_permissions`); granted, the next Record records; refused, the
+app shows its rationale instead. Recording shows the elapsed time, read from the injected clock (``AppEnv.clock``)
 and never from a timer of its own, so Pause / Resume / Stop are exact. Stop saves
 "Recording N" with its duration; each saved recording has a "More options" menu with Rename
 (a dialog with a name field) and Delete (asks first). ``state()`` lists the recordings with
@@ -78,9 +78,9 @@ class RecorderApp(App):
         system.request_permission(self.package, MIC, self._answered)
 
     def _answered(self, granted: bool) -> None:
+        # Granted, the next Record starts a take (the user taps it again, knowing the
+        # microphone is on), so a take's length never includes the time spent in the dialog.
         self.denied = not granted
-        if granted:
-            self._start()
 
     def _start(self) -> None:
         self.denied = False

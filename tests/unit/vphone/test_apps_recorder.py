@@ -52,6 +52,8 @@ def test_record_pause_stop_times_the_take_with_the_injected_clock(phone, clock) 
     phone.start_activity(REC)
     tap(phone, "record_button")
     phone.tap_view(text="While using the app")
+    assert not rec(phone)["recording"]  # the dialog's time is no part of a take
+    tap(phone, "record_button")
     clock.now += 3.0
     assert phone.find_view(resource_id=f"{REC}:id/timer").text == "00:03"
     tap(phone, "pause_button")
@@ -169,9 +171,9 @@ def test_the_custom_select_and_submit_record_the_form(phone) -> None:
     assert phone.find_view(text="Please fill in your name, a valid email and a plan.")
     fill(phone, "Ann Lee", "ann@example.org")
     phone.key(4)
-    phone.tap_view(text="Choose a plan  ▼")
+    phone.tap_view(text="Choose a plan ▼")
     phone.tap_view(text="Pro")
-    assert phone.find_view(text="Pro  ▼") is not None
+    assert phone.find_view(text="Pro ▼") is not None
     phone.tap_view(text="Submit")
     assert phone.state()["apps"][CHROME]["forms"] == [
         {"name": "Ann Lee", "email": "ann@example.org", "promo": "", "plan": "Pro"}]
