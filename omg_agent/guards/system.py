@@ -69,8 +69,9 @@ SYSTEMUI = SYSTEM_UI
 PERMISSION_PACKAGES = SYSTEM_DIALOG_PACKAGES - {"android"}  # the controller, the installer
 ANR = re.compile(r"(isn.t responding|is not responding|没有响应|无响应)", re.I)
 CRASH = re.compile(r"(keeps stopping|has stopped|已停止运行|屡次停止运行)", re.I)
-PERMISSION_ASK = re.compile(r"^allow .+ to |允许.+(访问|使用)", re.I)
-ALLOW = ("While using the app", "Allow", "Only this time", "仅在使用中允许", "允许")
+PERMISSION_ASK = re.compile(r"^allow .+ to |允许.+(访问|使用)|^要允许.+吗", re.I)
+ALLOW = ("While using the app", "Allow", "Only this time", "仅在使用中允许",
+         "仅在使用该应用时允许", "允许")
 DENY = ("Don't allow", "Deny", "Don’t allow", "拒绝", "不允许")
 WAIT, CLOSE = ("Wait", "等待"), ("Close app", "Close", "OK", "关闭应用", "确定")
 PIN_IDS = ("pinentry", "passwordentry", "pin_entry", "password_entry")

@@ -137,7 +137,7 @@ class Permissions:
             buttons = [("permission_allow_button", "允许" if zh else "Allow", "granted")]
         else:
             buttons = [("permission_allow_foreground_only_button",
-                        "使用该应用时允许" if zh else "While using the app", "foreground"),
+                        "仅在使用该应用时允许" if zh else "While using the app", "foreground"),
                        ("permission_allow_one_time_button",
                         "仅限这一次" if zh else "Only this time", "once")]
         buttons.append(("permission_deny_button", "不允许" if zh else "Don't allow", "denied"))

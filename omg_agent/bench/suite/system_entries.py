@@ -20,8 +20,8 @@ from omg_agent.bench.suite.system_tasks import (
 from omg_agent.bench.suite.system_web import SharePageToNotes, WebSignup
 from omg_agent.vphone.apps.browser_forms import PLANS
 
-MEMO_NAMES = ("Standup", "Shopping list", "Idea", "Lecture notes", "Call Mom", "Interview")
-MEMO_NAMES_ZH = ("会议纪要", "购物清单", "灵感", "课堂笔记", "给妈妈回电")
+MEMO_NAMES = ("Standup", "Shopping list", "Idea", "Lecture notes", "Birdsong", "Interview")
+MEMO_NAMES_ZH = ("会议纪要", "购物清单", "灵感", "课堂笔记", "鸟叫声")
 RECORDING_SETS = (["Recording 3", "Recording 2", "Recording 1"],
                   ["Team sync", "Voice note", "Recording 1"],
                   ["Lecture", "Podcast idea", "Reminder"])

@@ -68,6 +68,10 @@ class RecordMemo(Task):
         if self.zh:
             phone.set_locale(ZH_LOCALE)
 
+    def answer_user(self, question: str) -> str | None:
+        """The user lets Recorder use the microphone (the agent asks when the dialog is up)."""
+        return "Yes." if ("record audio" in question or "录制音频" in question) else None
+
     def check(self, phone: Any) -> bool:
         return any(r["name"] == self.name and abs(r["seconds"] - self.seconds) <= TOLERANCE_S
                    for r in recordings(phone))
@@ -103,6 +107,9 @@ class DenyMicrophone(Task):
                      "microphone")
         self.criteria = "the microphone request was refused and nothing was recorded"
         self.impossible = True
+
+    def answer_user(self, question: str) -> str | None:
+        return "No."
 
     def check(self, phone: Any) -> bool:
         answers = phone.surfaces.permissions.answers
@@ -194,6 +201,9 @@ class DeleteRecording(Task):
         phone.apps[RECORDER].recordings = [{"name": n, "seconds": 6.0 + i}
                                            for i, n in enumerate(self.names)]
 
+    def answer_user(self, question: str) -> str | None:
+        return "Yes."
+
     def check(self, phone: Any) -> bool:
         return [r["name"] for r in recordings(phone)] == [
             n for i, n in enumerate(self.names) if i != self.index]
@@ -211,7 +221,9 @@ class DeleteRecording(Task):
             button = screen.find(text="Delete")
             return confirm(ctx, f"Delete the recording {name}?", tap(button)) if button \
                 else [wait()]
-        return [back()] if app.dialog or app.menu is not None else route
+        if app.menu is not None:
+            return [a_tap(text="Delete")]
+        return [back()] if app.dialog else route
 
 
 # -- the notification shade --------------------------------------------------------------
@@ -226,7 +238,7 @@ class QuickBluetooth(Task):
         self.goal = ("下拉通知栏，用快捷设置打开蓝牙" if self.zh
                      else "Pull down the notification shade and turn on Bluetooth from its "
                           "quick settings")
-        self.criteria = f'the Bluetooth tile shows "{"开启" if self.zh else "On"}"'
+        self.criteria = "the Bluetooth tile in the quick settings is on"
 
     def setup(self, phone: Any) -> None:
         if self.zh:
