@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from omg_agent.bench.suite import TAGS, select, suite_tasks
+from omg_agent.bench.suite.entries import CORE
 from omg_agent.sim.expert.tasks import (
     FEED,
     LOGIN,
@@ -30,7 +31,8 @@ from omg_agent.vphone.phone import VirtualPhone
 
 SEED = 0  # the suite's parameter seed
 PHONE_SEED = 3  # the phone's seed in these tests
-IDS = [t.id for t in suite_tasks(SEED)]
+# the core table's tasks; each family of issue 36 has its own test_suite_checks_<family>.py
+IDS = [t.id for t in suite_tasks(SEED) if t.id in {e.id for e in CORE}]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
