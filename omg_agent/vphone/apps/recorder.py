@@ -2,8 +2,9 @@
 
 The first Record asks for the microphone (the system's permission dialog, see
 :mod:`omg_agent.vphone.system_permissions`); granted, the next Record records; refused, the
-app shows its rationale instead. Recording shows the elapsed time, read from the injected clock (``AppEnv.clock``)
-and never from a timer of its own, so Pause / Resume / Stop are exact. Stop saves
+app shows its rationale instead. Recording shows the elapsed time, read from the injected
+clock (``AppEnv.clock``) and never from a timer of its own, so Pause / Resume / Stop are
+exact. Stop saves
 "Recording N" with its duration; each saved recording has a "More options" menu with Rename
 (a dialog with a name field) and Delete (asks first). ``state()`` lists the recordings with
 their durations in seconds.

@@ -59,7 +59,8 @@ def test_a_permission_request_shows_the_controller_dialog_as_its_own_window(phon
 def test_the_dialog_speaks_chinese_on_a_chinese_phone(phone) -> None:
     phone.set_locale("zh-CN")
     ask_mic(phone)
-    assert {"要允许“录音机”录制音频吗？", "仅在使用该应用时允许", "仅限这一次", "不允许"} <= texts(phone)
+    assert {"要允许“录音机”录制音频吗？", "仅在使用该应用时允许", "仅限这一次",
+            "不允许"} <= texts(phone)
 
 
 def test_two_denials_stop_the_dialog_and_back_is_not_a_denial(phone) -> None:

@@ -14,9 +14,9 @@ import logging
 from collections.abc import Callable
 
 from omg_agent.vphone.shell.commands.ids import object_hash
-from omg_agent.vphone.system_permissions import permission_name
 from omg_agent.vphone.shell.commands.resolve import query_activities, resolve_activity
 from omg_agent.vphone.shell.context import CommandTable, Ctx
+from omg_agent.vphone.system_permissions import permission_name
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +116,8 @@ def _pm_permission(grant: bool) -> Callable[[Ctx, list[str]], int]:
 
 PM_COMMANDS = {"list": _pm_list, "path": _pm_path, "clear": _pm_clear,
                "install": _pm_install, "uninstall": _pm_uninstall,
-               "grant": _pm_permission(True), "revoke": _pm_permission(False), "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok,
+               "grant": _pm_permission(True), "revoke": _pm_permission(False),
+               "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok,
                "resolve-activity": resolve_activity, "query-activities": query_activities}
 
 
