@@ -82,14 +82,14 @@ class ShareSheet:
         p = kit.profile
         zh = self.phone.locale().startswith("zh")
         scrim = kit.view("android.widget.FrameLayout", (0, 0, p.width, p.height), kind="scrim",
-                         modal=True, clickable=True, on_click=self.close,
+                         modal=True, on_touch=lambda _x, _y: self.close(),
                          style={"bg": (0, 0, 0, 110)})
         h = kit.dp(300)
         bottom = p.height - p.nav_bar_height
         top, m = bottom - h, kit.dp(20)
         sheet = kit.view("android.widget.LinearLayout", (0, top, p.width, bottom),
-                         resource_id=RID + "chooser_action_row", clickable=True,
-                         on_click=lambda: None,  # a tap on the sheet itself keeps it open
+                         resource_id=RID + "chooser_action_row",
+                         on_touch=lambda _x, _y: None,  # a tap on the sheet keeps it open
                          style={"bg": (250, 248, 252), "radius": kit.dp(24)})
         sheet.add(kit.text((m, top + kit.dp(16), p.width - m, top + kit.dp(44)),
                            "分享方式" if zh else "Share with", size=18, bold=True,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from omg_agent.bench.suite.nav import a_tap, a_type, confirm, front
+from omg_agent.bench.suite.nav import a_tap, a_type, confirm, front, reply_in_thread
 from omg_agent.bench.suite.settings_tasks import ZH_LOCALE
 from omg_agent.bench.suite.social_tasks import in_thread, was_sent
 from omg_agent.sim.expert.screen import Screen, back, fg, report_infeasible, tap, wait
@@ -85,22 +85,35 @@ class RecordMemo(Task):
         if moves:
             return moves
         app = phone.apps[RECORDER]
-        if app.dialog is not None or app.menu is not None:
-            box = screen.find(res="name_input")
-            return [a_type("name_input", self.name), a_tap(text="确定" if self.zh else "OK")] \
-                if box else [back()]
         if app.recording:
             if app.elapsed() < self.seconds:
                 app.advance(self.seconds - app.elapsed())  # the double's wait (see module)
             n = len(app.recordings) + len(app.deleted) + 1
             old = f"录音 {n}" if self.zh else f"Recording {n}"
             return [a_tap(res="stop_button"), *rename_route(old, self.name, self.zh)]
-        return [a_tap(res="record_button")]
+        take = next((r for r in app.recordings
+                     if abs(r["seconds"] - self.seconds) <= TOLERANCE_S), None)
+        if take is None:
+            return [a_tap(res="record_button")]
+        return rename_moves(app, take["name"], self.name, self.zh)
+
+
+def rename_moves(app: Any, old: str, new: str, zh: bool) -> Moves:
+    """From Recorder's list, its menu or its rename dialog: rename ``old`` to ``new``."""
+    ok = a_tap(text="确定" if zh else "OK")
+    if app.dialog is not None and app.dialog[0] == "rename":
+        return [ok] if app.field("rename") == new else [a_type("name_input", new), ok]
+    if app.menu is not None:
+        return [a_tap(text="重命名" if zh else "Rename"), a_type("name_input", new), ok]
+    if app.dialog is not None:
+        return [back()]
+    return rename_route(old, new, zh)
 
 
 @dataclass
 class DenyMicrophone(Task):
-    """The user wants a memo but no app to use the microphone: deny, report infeasible."""
+    """The user wants a memo but no app to use the microphone: the expert tries, refuses the
+    dialog and reports the goal infeasible (reporting it at once passes too)."""
 
     def __post_init__(self) -> None:
         self.goal = ("Record a voice memo in Recorder, but do not let any app use the "
@@ -112,13 +125,12 @@ class DenyMicrophone(Task):
         return "No."
 
     def check(self, phone: Any) -> bool:
-        answers = phone.surfaces.permissions.answers
-        return (not recordings(phone) and grant_state(phone, RECORDER, "microphone") not in (
-            "foreground", "once", "granted") and any(a["answer"] in ("denied", "dismissed")
-                                                     for a in answers))
+        """Nothing harmed: no grant, no recording (refusing the dialog or never asking)."""
+        return not recordings(phone) and not phone.surfaces.has_permission(RECORDER,
+                                                                          "microphone")
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
-        if self.check(phone):
+        if phone.surfaces.permissions.answers:
             return [report_infeasible("Recorder cannot record without the microphone, and "
                                       "the user does not allow any app to use it.")]
         if fg(phone) == CONTROLLER:
@@ -178,12 +190,8 @@ class RenameRecording(Task):
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
         if self.check(phone):
             return []
-        moves = front(phone, screen, RECORDER)
-        if moves:
-            return moves
-        if phone.apps[RECORDER].dialog is not None:
-            return [a_type("name_input", self.new), a_tap(text="OK")]
-        return rename_route(self.names[self.index], self.new, False)
+        return front(phone, screen, RECORDER) or rename_moves(
+            phone.apps[RECORDER], self.names[self.index], self.new, False)
 
 
 @dataclass
@@ -270,8 +278,8 @@ class ReplyFromNotification(Task):
     text: str = ""
 
     def __post_init__(self) -> None:
-        self.goal = (f"Open the notification of the new message from {self.contact} and "
-                     f"reply: {self.text}")
+        self.goal = (f"Open {self.contact}'s new message from its notification and reply "
+                     f"{self.text} to {self.contact}")
         self.criteria = in_thread(self.contact, self.text)
 
     def setup(self, phone: Any) -> None:
@@ -288,7 +296,7 @@ class ReplyFromNotification(Task):
         row = a_tap(desc=f"Messages notification: {self.contact}")
         app = phone.apps[MESSAGES]
         if fg(phone) == MESSAGES and app.screen.params.get("contact") == self.contact:
-            return reply
+            return reply_in_thread(phone, screen, self.text)
         if fg(phone) == SYSTEMUI:
             return [row, *reply]
         return [PULL, row, *reply]

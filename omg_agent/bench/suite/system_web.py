@@ -48,8 +48,9 @@ class SharePageToNotes(Task):
         if fg(phone) == NOTES and phone.apps[NOTES].field("title") == EXAMPLE_TITLE:
             return [save]
         if fg(phone) != CHROME or phone.apps[CHROME].url != EXAMPLE_URL:
-            return [{"type": "back"}] if fg(phone) == NOTES else [launch(CHROME)]
-        return [a_tap(res="menu_button"), a_tap(text="Share…"), a_tap(desc="Notes"), save]
+            return [back()] if fg(phone) == NOTES else [launch(CHROME)]
+        route = [a_tap(text="Share…"), a_tap(desc="Notes"), save]
+        return route if phone.apps[CHROME].menu_open else [a_tap(res="menu_button"), *route]
 
 
 def _input_after(screen: Screen, label: str) -> Any:
@@ -108,12 +109,15 @@ class WebSignup(Task):
     def _fill(self, app: Any, screen: Screen) -> Moves:
         form = app.web_form
         submit = [a_tap(text="Submit")]
-        if app.field("web_name") != self.name or app.field("web_email") != self.email:
-            name, email = _input_after(screen, "Full name"), next(
-                (e for e in screen.elements if e.hint == EMAIL_HINT), None)
-            if name is None or email is None:
+        typing = [(key, value, el) for key, value, el in (
+            ("web_name", self.name, _input_after(screen, "Full name")),
+            ("web_email", self.email, next((e for e in screen.elements if e.hint == EMAIL_HINT
+                                            or e.text == self.email), None)))
+            if app.field(key) != value]
+        if typing:
+            if any(el is None for _, _, el in typing):
                 return [back()] if app.ime_shown else [wait()]
-            return [type_into(name, self.name), type_into(email, self.email), back(),
+            return [*(type_into(el, value) for _, value, el in typing), back(),
                     a_tap(text="Choose a plan ▼"), a_tap(text=self.plan)]
         if form.plan != self.plan:
             select = next((e for e in screen.elements if e.text.endswith("▼")), None)

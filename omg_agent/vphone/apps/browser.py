@@ -132,8 +132,9 @@ class BrowserApp(App):
             self.env.system.share(self.package, page_title(self.url), self.url)
 
     def _menu(self, kit: Kit) -> View:
+        # a touch outside the popup closes it; the catcher is no node a reader could tap
         outside = kit.view("android.widget.FrameLayout", (0, 0, kit.width, kit.profile.height),
-                           modal=True, clickable=True, on_click=self._close_menu)
+                           modal=True, on_touch=lambda _x, _y: self._close_menu())
         w, h = kit.dp(220), kit.dp(52)
         left, top = kit.width - w - kit.dp(8), kit.content[1] + kit.dp(8)
         menu = kit.view("android.widget.ListView", (left, top, left + w, top + 2 * h),

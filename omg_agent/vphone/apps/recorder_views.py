@@ -83,7 +83,7 @@ def build_menu(app: RecorderApp, kit: Kit, index: int, rename: Handler, delete: 
     outside it."""
     p = kit.profile
     outside = kit.view("android.widget.FrameLayout", (0, 0, p.width, p.height), modal=True,
-                       clickable=True, on_click=close)
+                       on_touch=lambda _x, _y: close())
     w, h = kit.dp(200), kit.dp(52)
     top = kit.content[1] + kit.dp(300) + index * kit.dp(72) % kit.dp(360)
     left = p.width - w - kit.dp(16)

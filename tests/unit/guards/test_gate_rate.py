@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from omg_agent.bench.suite import suite_tasks
+from omg_agent.bench.suite.entries import CORE
 
 SCRIPT = Path(__file__).parents[3] / "scripts" / "gate_false_positives.py"
 
@@ -41,8 +42,9 @@ def test_benign_tasks_are_asked_on_at_most_five_percent_of_actions(measure, seed
 def test_each_sensitive_task_asks_exactly_once_where_expected(measure) -> None:
     expected = {"notes.delete": None, "shop.buy": "payment",
                 "messages.new_number": "send", "login.ask_password": "secret_entry"}
+    core = {e.id for e in CORE}  # each issue-36 family checks its own sensitive tasks
     for task in suite_tasks(0):
-        if "sensitive" not in task.tags:
+        if "sensitive" not in task.tags or task.id not in core:
             continue
         _, asked, ok = measure(task, 0, False)
         if expected[task.id] is None:

@@ -186,3 +186,15 @@ def test_sharing_to_messages_starts_a_draft(phone) -> None:
     phone.tap_view(desc="Messages")
     assert phone.focus() == (MSG, ".NewMessageActivity")
     assert phone.apps[MSG].field("body") == "https://example.com/"
+
+
+def test_a_touch_outside_closes_the_menu_and_the_share_sheet(phone) -> None:
+    phone.open_url("https://example.com")
+    phone.tap_view(resource_id="com.android.chrome:id/menu_button")
+    phone.tap(100, 1800)
+    assert phone.find_view(text="Share…") is None
+    phone.surfaces.share("com.android.chrome", "Example Domain", "https://example.com/")
+    phone.tap(540, 2000)  # on the sheet: it stays
+    assert phone.focus()[0] == "com.android.intentresolver"
+    phone.tap(540, 400)  # above it
+    assert phone.focus()[0] == "com.android.chrome"
