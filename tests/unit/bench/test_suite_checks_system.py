@@ -1,6 +1,6 @@
 """The system family's templates (issue 36, D): each check fails on the phone left as the
-setup made it (impossible tasks: "nothing harmed" holds there) and on a near-miss end state set on app state, and passes on the
-right end state set directly. The expert's runs are in
+setup made it (impossible tasks: "nothing harmed" holds there) and on a near-miss end state
+set on app state, and passes on the right end state set directly. The expert's runs are in
 ``tests/integration/test_suite_expert_runs.py`` (``-k system``)."""
 
 from __future__ import annotations
