@@ -33,6 +33,7 @@ PERMISSIONS: dict[str, tuple[str, str, str]] = {
     "notifications": ("android.permission.POST_NOTIFICATIONS", "send you notifications",
                       "向您发送通知"),
 }
+ICONS = {"microphone": "🎤", "camera": "📷", "location": "📍", "notifications": "🔔"}
 BY_NAME = {full: short for short, (full, _, _) in PERMISSIONS.items()}
 ASK_LIMIT = 2  # denials after which Android stops showing the dialog
 
@@ -141,9 +142,10 @@ class Permissions:
                        ("permission_allow_one_time_button",
                         "仅限这一次" if zh else "Only this time", "once")]
         buttons.append(("permission_deny_button", "不允许" if zh else "Don't allow", "denied"))
-        return self._dialog(kit, message, buttons)
+        return self._dialog(kit, message, buttons, ICONS[req.permission])
 
-    def _dialog(self, kit: Kit, message: str, buttons: list[tuple[str, str, str]]) -> View:
+    def _dialog(self, kit: Kit, message: str, buttons: list[tuple[str, str, str]],
+                icon: str) -> View:
         p = kit.profile
         scrim = kit.view("android.widget.FrameLayout", (0, 0, p.width, p.height), kind="scrim",
                          modal=True, style={"bg": (0, 0, 0, 110)})
@@ -159,7 +161,7 @@ class Permissions:
                                                      top + kit.dp(20), (p.width + kit.dp(32))
                                                      // 2, top + kit.dp(52)),
                          kind="glyph", resource_id=rid + "permission_icon",
-                         style={"glyph": "🎤", "fg": PRIMARY}))
+                         style={"glyph": icon, "fg": PRIMARY}))
         box.add(kit.view("android.widget.TextView", (left + m, top + kit.dp(60), right - m,
                                                     top + kit.dp(130)), kind="text",
                          text=message, resource_id=rid + "permission_message",
