@@ -130,7 +130,10 @@ def situation_of(obs: Observation) -> Situation | None:
             return "anr"
         if any(CRASH.search(t) for t in texts):
             return "crash_dialog"
-    if obs.package in PERMISSION_PACKAGES or (
+    # the controller's own settings page (radio buttons: the user's choice to make there)
+    # is no prompt
+    settings_page = any(e.checkable for e in obs.elements if e.package in PERMISSION_PACKAGES)
+    if (obs.package in PERMISSION_PACKAGES and not settings_page) or (
             any(PERMISSION_ASK.search(t) for t in texts) and _button(obs, DENY) is not None):
         return "permission"
     shade = obs.package == SYSTEMUI or (  # a dark focus ("") over System UI's own views

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 CONTROLLER = "com.android.permissioncontroller"
 GRANT_ACTIVITY = ".permission.ui.GrantPermissionsActivity"
+MANAGE_ACTIVITY = ".permission.ui.AppPermissionActivity"
 # short name -> (Android permission, what the dialog says it allows: en, zh)
 PERMISSIONS: dict[str, tuple[str, str, str]] = {
     "microphone": ("android.permission.RECORD_AUDIO", "record audio", "录制音频"),
@@ -57,6 +58,7 @@ class Permissions:
         self.denials: dict[tuple[str, str], int] = {}
         self.pending: Request | None = None
         self.answers: list[dict[str, str]] = []  # what the user chose, in order
+        self.page: tuple[str, str] | None = None  # (package, permission) of the settings page
 
     # -- the record ----------------------------------------------------------------------
     def granted(self, package: str, permission: str) -> bool:
@@ -97,8 +99,32 @@ class Permissions:
     def showing(self) -> bool:
         return self.pending is not None and self.pending.package == self.phone.foreground
 
+    def page_showing(self) -> bool:
+        return self.page is not None and self.page[0] == self.phone.foreground
+
     def package(self) -> str | None:
-        return CONTROLLER if self.showing() else None
+        return CONTROLLER if self.showing() or self.page_showing() else None
+
+    def activity(self) -> str:
+        return GRANT_ACTIVITY if self.showing() else MANAGE_ACTIVITY
+
+    # -- the app's permission page (what an app's "Open settings" leads to) ----------------
+    def open_page(self, package: str, permission: str) -> None:
+        self.page = (package, permission)
+        self.phone.changed()
+
+    def _choose(self, mode: str) -> None:
+        if self.page is None:
+            return
+        package, permission = self.page
+        if mode == "ask":  # "Ask every time": no grant, the dialog shows again
+            self.grants.get(package, {}).pop(permission, None)
+            self.denials.pop((package, permission), None)
+            self.phone.changed()
+        else:
+            self.set_mode(package, permission, mode)
+        self.answers.append({"package": package, "permission": permission,
+                             "answer": f"settings:{mode}"})
 
     def _answer(self, mode: str) -> None:
         req = self.pending
@@ -120,13 +146,19 @@ class Permissions:
         self.phone.changed()
 
     def back(self) -> bool:
-        if not self.showing():
-            return False
-        self._answer("dismissed")
-        return True
+        if self.showing():
+            self._answer("dismissed")
+            return True
+        if self.page_showing():
+            self.page = None
+            self.phone.changed()
+            return True
+        return False
 
     def build(self, kit: Kit) -> View | None:
         req = self.pending
+        if self.page_showing():
+            return build_page(self, kit)
         if req is None or not self.showing():
             return None
         app = self.phone.apps[req.package]
@@ -184,6 +216,44 @@ class Permissions:
             pending = {"package": self.pending.package, "permission": self.pending.permission}
         return {"grants": {p: dict(g) for p, g in self.grants.items() if g},
                 "pending": pending, "answers": [dict(a) for a in self.answers]}
+
+
+def build_page(perms: Permissions, kit: Kit) -> View:
+    """The app's permission page: the permission's three choices as radio buttons."""
+    assert perms.page is not None
+    package, permission = perms.page
+    zh = perms.phone.locale().startswith("zh")
+    p = kit.profile
+    page = kit.view("android.widget.FrameLayout", (0, 0, p.width, p.height), modal=True,
+                    style={"bg": (250, 250, 252)})
+    names = {"microphone": ("Microphone", "麦克风"), "camera": ("Camera", "相机"),
+             "location": ("Location", "位置信息"), "notifications": ("Notifications", "通知")}
+    en, cn = names[permission]
+    page.add(kit.app_bar(f"{cn}权限" if zh else f"{en} permission", on_back=perms.back))
+    app = perms.phone.apps[package].title()
+    top = kit.content[1] + kit.dp(64)
+    page.add(kit.text(kit.row(top, 32), app, size=18, bold=True,
+                      resource_id=f"{CONTROLLER}:id/entity_header_title"))
+    mode = perms.grants.get(package, {}).get(permission)
+    choices = (("foreground", "仅在使用该应用时允许", "Allow only while using the app",
+                mode in ("foreground", "granted")),
+               ("ask", "每次都询问", "Ask every time", mode in (None, "once")),
+               ("denied", "不允许", "Don't allow", mode == "denied"))
+    y = top + kit.dp(48)
+    for key, label_zh, label_en, on in choices:
+        left, top_, right, bottom = kit.row(y, 56)
+        radio = kit.view("android.widget.RadioButton", (left, top_, right, bottom),
+                         checkable=True, checked=on, clickable=True, focusable=True,
+                         on_click=lambda key=key: perms._choose(key),
+                         resource_id=f"{CONTROLLER}:id/{key}_radio_button")
+        radio.add(kit.view("android.view.View", (left, top_, left + kit.dp(40), bottom),
+                           kind="glyph", style={"glyph": "◉" if on else "○",
+                                                "fg": PRIMARY if on else ON_SURFACE}))
+        radio.add(kit.text((left + kit.dp(48), top_, right, bottom), label_zh if zh else label_en,
+                           size=17))
+        page.add(radio)
+        y += kit.dp(64)
+    return page
 
 
 def dump_lines(perms: Permissions, package: str) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from omg_agent.vphone.system_permissions import CONTROLLER, GRANT_ACTIVITY, Permissions
+from omg_agent.vphone.system_permissions import CONTROLLER, Permissions
 from omg_agent.vphone.system_shade import SYSTEMUI, Shade
 from omg_agent.vphone.system_share import CHOOSER_ACTIVITY, RESOLVER, ShareSheet
 from omg_agent.vphone.ui.kit import Kit
@@ -50,6 +50,9 @@ class SystemSurfaces:
     def share(self, source: str, subject: str, text: str) -> None:
         self.share_sheet.share(source, subject, text)
 
+    def open_permission_settings(self, package: str, permission: str) -> None:
+        self.permissions.open_page(package, permission)
+
     # -- what the phone asks -------------------------------------------------------------
     def package(self) -> str | None:
         return (self.shade.package() or self.share_sheet.package()
@@ -57,7 +60,7 @@ class SystemSurfaces:
 
     def activity(self) -> str:
         return {SYSTEMUI: ".NotificationShade", RESOLVER: CHOOSER_ACTIVITY,
-                CONTROLLER: GRANT_ACTIVITY}.get(self.package() or "", "")
+                CONTROLLER: self.permissions.activity()}.get(self.package() or "", "")
 
     def build(self, kit_for: Callable[[str], Kit]) -> View | None:
         for surface, pkg in ((self.shade, SYSTEMUI), (self.share_sheet, RESOLVER),
@@ -86,6 +89,8 @@ class SystemSurfaces:
         self.permissions.forget_once(package)
         if self.permissions.pending and self.permissions.pending.package == package:
             self.permissions.pending = None
+        if self.permissions.page and self.permissions.page[0] == package:
+            self.permissions.page = None
 
     def state(self) -> dict:
         return {"permissions": self.permissions.state(), "shade": self.shade.state(),

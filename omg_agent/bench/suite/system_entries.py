@@ -72,7 +72,7 @@ ENTRIES: tuple[Entry, ...] = (
       lambda r: _memo(r, zh=True)),
     E("system.recorder.deny_mic", ("single-app", "permission", "popup", "impossible"),
       lambda r: DenyMicrophone()),
-    E("system.recorder.mic_blocked", ("single-app", "permission", "impossible", "non-home"),
+    E("system.recorder.mic_blocked", ("single-app", "permission", "timed", "non-home"),
       lambda r: BlockedMicrophone(seconds=r.randint(3, 6))),
     E("system.recorder.rename", ("single-app", "non-home"), _rename),
     E("system.recorder.delete", ("single-app", "sensitive", "popup"), _delete),

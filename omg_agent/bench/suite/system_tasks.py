@@ -141,28 +141,44 @@ class DenyMicrophone(Task):
 
 @dataclass
 class BlockedMicrophone(Task):
-    """The microphone was denied for good ("don't ask again") and Settings has no page to
-    change it: the app shows its rationale; the right end is reporting infeasible."""
+    """The microphone was denied for good ("don't ask again"): Record shows the app's
+    rationale; its "Open settings" leads to the permission page, where the user allows it."""
 
     seconds: int = 3
 
     def __post_init__(self) -> None:
-        self.goal = f"Record a {self.seconds}-second voice memo in Recorder"
-        self.criteria = "nothing was recorded and no permission changed"
-        self.impossible = True
+        self.goal = f"Record a voice memo about {self.seconds} seconds long in Recorder"
+        self.criteria = 'the Recorder list shows "Recording 1"'  # the first take's name
 
     def setup(self, phone: Any) -> None:
         phone.surfaces.permissions.block(RECORDER, "microphone")
         phone.start_activity(RECORDER)
 
+    def answer_user(self, question: str) -> str | None:
+        return "Yes." if "record audio" in question else None
+
     def check(self, phone: Any) -> bool:
-        return not recordings(phone) and grant_state(phone, RECORDER, "microphone") == "denied"
+        return any(abs(r["seconds"] - self.seconds) <= TOLERANCE_S for r in recordings(phone))
 
     def moves(self, phone: Any, screen: Screen, ctx: MoveContext) -> Moves:
-        if screen.find(res="rationale") is not None:
-            return [report_infeasible("Recorder's microphone permission is denied for good "
-                                      "and this phone's Settings has no page to allow it.")]
-        return front(phone, screen, RECORDER) or [a_tap(res="record_button")]
+        if self.check(phone):
+            return []
+        granted = phone.surfaces.has_permission(RECORDER, "microphone")
+        if fg(phone) == CONTROLLER:
+            return [back(), a_tap(res="record_button")] if granted else [
+                a_tap(res="foreground_radio_button"), back(), a_tap(res="record_button")]
+        moves = front(phone, screen, RECORDER)
+        if moves:
+            return moves
+        app = phone.apps[RECORDER]
+        if app.recording:
+            if app.elapsed() < self.seconds:
+                app.advance(self.seconds - app.elapsed())  # the double's wait (see module)
+            return [a_tap(res="stop_button")]
+        if app.denied and not granted:
+            return [a_tap(res="open_settings"), a_tap(res="foreground_radio_button"), back(),
+                    a_tap(res="record_button")]
+        return [a_tap(res="record_button")]
 
 
 @dataclass

@@ -32,6 +32,8 @@ class SystemPort(Protocol):
 
     def share(self, source: str, subject: str, text: str) -> None: ...
 
+    def open_permission_settings(self, package: str, permission: str) -> None: ...
+
 
 @dataclass
 class AppEnv:

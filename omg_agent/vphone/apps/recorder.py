@@ -83,6 +83,11 @@ class RecorderApp(App):
         # microphone is on), so a take's length never includes the time spent in the dialog.
         self.denied = not granted
 
+    def open_settings(self) -> None:
+        """The rationale's "Open settings": the system's page for the microphone."""
+        if self.env.system is not None:
+            self.env.system.open_permission_settings(self.package, MIC)
+
     def _start(self) -> None:
         self.denied = False
         self._clear_take()

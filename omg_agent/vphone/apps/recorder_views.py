@@ -50,7 +50,10 @@ def build_main(app: RecorderApp, kit: Kit, root: View, *, record: Handler, pause
             "Recorder needs the microphone to record. Allow it in the app's permissions.",
             "录音机需要麦克风权限才能录音，请在应用权限中允许。"), size=14, color=RED,
             resource_id=rid + "rationale"))
-        y += kit.dp(56)
+        root.add(kit.button((cx - w, y + kit.dp(52), cx + w, y + kit.dp(100)),
+                            app.t("Open settings", "打开设置"), app.open_settings,
+                            color=(90, 92, 100), resource_id=rid + "open_settings"))
+        y += kit.dp(112)
     _recordings(app, kit, root, y, more)
 
 

@@ -198,3 +198,24 @@ def test_a_touch_outside_closes_the_menu_and_the_share_sheet(phone) -> None:
     assert phone.focus()[0] == "com.android.intentresolver"
     phone.tap(540, 400)  # above it
     assert phone.focus()[0] == "com.android.chrome"
+
+
+def test_a_blocked_permission_is_allowed_again_on_its_page(phone) -> None:
+    phone.surfaces.permissions.block(REC, "microphone")
+    ask_mic(phone)
+    assert phone.focus()[0] == REC  # no dialog: denied for good, the rationale shows
+    phone.tap_view(resource_id=f"{REC}:id/open_settings")
+    assert phone.focus() == (CONTROLLER, ".permission.ui.AppPermissionActivity")
+    radios = [n.get("checked") for n in nodes(phone)
+              if n.get("class") == "android.widget.RadioButton"]
+    assert radios == ["false", "false", "true"]  # while using / ask every time / don't allow
+    phone.tap_view(resource_id=f"{CONTROLLER}:id/foreground_radio_button")
+    phone.key(4)
+    assert phone.focus()[0] == REC and phone.surfaces.has_permission(REC, "microphone")
+    assert phone.state()["system"]["permissions"]["answers"][-1]["answer"] == \
+        "settings:foreground"
+    phone.tap_view(resource_id=f"{REC}:id/open_settings")  # the rationale is still up
+    phone.tap_view(resource_id=f"{CONTROLLER}:id/ask_radio_button")
+    phone.key(4)
+    phone.tap_view(resource_id=f"{REC}:id/record_button")
+    assert phone.focus()[0] == CONTROLLER  # "Ask every time": the dialog is back
