@@ -11,6 +11,7 @@ from typing import Any
 from omg_agent.bench.suite.nav import a_tap, notes_list
 from omg_agent.bench.suite.notes_tasks import listed
 from omg_agent.bench.suite.settings_tasks import ZH_LOCALE
+from omg_agent.perception.elementlist import ParsedElement
 from omg_agent.sim.expert.screen import Screen, back, fg, launch, tap, type_into, wait
 from omg_agent.sim.expert.tasks import NOTES, MoveContext, Moves, Task
 from omg_agent.vphone.apps.browser import BrowserApp
@@ -53,7 +54,7 @@ class SharePageToNotes(Task):
         return route if phone.apps[CHROME].menu_open else [a_tap(res="menu_button"), *route]
 
 
-def _input_after(screen: Screen, label: str) -> Any:
+def _input_after(screen: Screen, label: str) -> ParsedElement | None:
     """The first input listed after the text ``label`` (a label that is not the input's)."""
     seen = False
     for e in screen.elements:
@@ -115,9 +116,10 @@ class WebSignup(Task):
                                             or e.text == self.email), None)))
             if app.field(key) != value]
         if typing:
-            if any(el is None for _, _, el in typing):
+            found = [(value, el) for _, value, el in typing if el is not None]
+            if len(found) < len(typing):
                 return [back()] if app.ime_shown else [wait()]
-            return [*(type_into(el, value) for _, value, el in typing), back(),
+            return [*(type_into(el, value) for value, el in found), back(),
                     a_tap(text="Choose a plan ▼"), a_tap(text=self.plan)]
         if form.plan != self.plan:
             select = next((e for e in screen.elements if e.text.endswith("▼")), None)
