@@ -12,7 +12,17 @@ from omg_agent.bench.suite.nav import a_tap, notes_list
 from omg_agent.bench.suite.notes_tasks import listed
 from omg_agent.bench.suite.settings_tasks import ZH_LOCALE
 from omg_agent.perception.elementlist import ParsedElement
-from omg_agent.sim.expert.screen import Screen, back, fg, launch, tap, type_into, wait
+from omg_agent.sim.expert.screen import (
+    Screen,
+    anchor,
+    back,
+    fg,
+    launch,
+    tap,
+    type_at,
+    type_into,
+    wait,
+)
 from omg_agent.sim.expert.tasks import NOTES, MoveContext, Moves, Task
 from omg_agent.vphone.apps.browser import BrowserApp
 from omg_agent.vphone.apps.browser_forms import FORM_URL, is_form
@@ -102,7 +112,7 @@ class WebSignup(Task):
         app = phone.apps[CHROME]
         bar = screen.find(res="url_bar")
         if fg(phone) != CHROME:
-            return [launch(CHROME)]
+            return [launch(CHROME), type_at(anchor(res="url_bar"), FORM_URL, submit=True)]
         if not is_form(app.url) or app.web_form.done:
             return [type_into(bar, FORM_URL, submit=True)] if bar else [wait()]
         return self._fill(app, screen)
@@ -119,8 +129,10 @@ class WebSignup(Task):
             found = [(value, el) for _, value, el in typing if el is not None]
             if len(found) < len(typing):
                 return [back()] if app.ime_shown else [wait()]
-            return [*(type_into(el, value) for value, el in found), back(),
-                    a_tap(text="Choose a plan ▼"), a_tap(text=self.plan)]
+            # a tap on the select (above the keyboard) blurs the input: the keyboard goes
+            rest = [] if self.promo else submit  # the promo field waits for its own turn
+            return [*(type_into(el, value) for value, el in found),
+                    a_tap(text="Choose a plan ▼"), a_tap(text=self.plan), *rest]
         if form.plan != self.plan:
             select = next((e for e in screen.elements if e.text.endswith("▼")), None)
             if form.select_open:
