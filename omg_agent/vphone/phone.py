@@ -90,7 +90,7 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         self.surfaces = SystemSurfaces(self)
         env = AppEnv(rng=self.rng, clock=clock, launch=self.start_activity,
                      go_home=self.go_home, locale=self.locale, settings=self.settings,
-                     system=self.surfaces)
+                     fs=self.fs, system=self.surfaces)
         self.apps: dict[str, App] = {a.package: a for a in default_apps(env)}
         self.launcher = Launcher(env, list(self.apps.values()))
         self.apps[self.launcher.package] = self.launcher

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from omg_agent.vphone.hazards import active
+from omg_agent.vphone.memfs import MemFS
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View
 
@@ -45,6 +46,7 @@ class AppEnv:
     go_home: Callable[[], None]
     locale: Callable[[], str]
     settings: dict[str, dict[str, str]] = field(default_factory=dict)
+    fs: MemFS = field(default_factory=MemFS)  # the phone's files (/sdcard, as adb sees them)
     system: SystemPort | None = None  # permission dialogs, notifications, the share sheet
 
 

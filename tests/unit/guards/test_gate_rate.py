@@ -41,10 +41,12 @@ def test_benign_tasks_are_asked_on_at_most_five_percent_of_actions(measure, seed
 
 def test_each_sensitive_task_asks_exactly_once_where_expected(measure) -> None:
     expected = {"notes.delete": None, "shop.buy": "payment",
-                "messages.new_number": "send", "login.ask_password": "secret_entry"}
-    core = {e.id for e in CORE}  # each issue-36 family checks its own sensitive tasks
+                "messages.new_number": "send", "login.ask_password": "secret_entry",
+                # the goal names the event; the app's own "Delete event?" dialog names none
+                "calendar.delete_event": "delete"}
+    core = {e.id for e in CORE}  # other issue-36 families check their own sensitive tasks
     for task in suite_tasks(0):
-        if "sensitive" not in task.tags or task.id not in core:
+        if "sensitive" not in task.tags or (task.id not in core and task.id not in expected):
             continue
         _, asked, ok = measure(task, 0, False)
         if expected[task.id] is None:
