@@ -219,3 +219,14 @@ def test_a_blocked_permission_is_allowed_again_on_its_page(phone) -> None:
     phone.key(4)
     phone.tap_view(resource_id=f"{REC}:id/record_button")
     assert phone.focus()[0] == CONTROLLER  # "Ask every time": the dialog is back
+
+
+def test_sharing_to_markor_creates_a_document_with_the_text(phone) -> None:
+    phone.open_url("https://example.com")
+    phone.surfaces.share("com.android.chrome", "Example Domain", "https://example.com/")
+    phone.tap_view(desc="Markor")
+    assert phone.focus()[0] == "com.omg.markor"
+    markor = phone.apps["com.omg.markor"]
+    assert markor.field("name") == "Example Domain"
+    markor.create()
+    assert markor.read("Example Domain.md") == "https://example.com/"
