@@ -13,9 +13,9 @@ from omg_agent.sim.expert.tasks import Task
 # used by at least one task.
 TAGS = ("single-app", "cross-app", "needs-memory", "repetitive", "has-hazard",
         "needs-ask-user", "sensitive", "impossible", "zh", "picker", "timed", "non-home",
-        "compose",
+        "compose", "popup", "multi-goal",
         # issue 36, family D (system surfaces)
-        "permission", "popup", "webview", "multi-goal")
+        "permission", "webview")
 Draw = Callable[[random.Random], Task]
 
 

@@ -161,7 +161,10 @@ def new_markor_doc(phone: Any, screen: Screen, name: str, body: str,
     if app.dialog == "new":
         box = screen.find(res="new_file_dialog__name")
         ok = screen.find(text=app.t("OK", "确定"))
-        return [type_into(box, name), tap(ok), *fill] if box and ok else [wait()]
+        if not (box and ok):
+            return [wait()]
+        # a turn that acts once (a one-action model) finds the name typed: confirm it
+        return [*([] if box.text == name else [type_into(box, name)]), tap(ok), *fill]
     moves = markor_list(phone, screen)
     if moves:
         return moves

@@ -305,7 +305,9 @@ class MarkorRename(Task):
         if app.screen.name == "editor" and app.doc == self.old:
             if app.dialog == "rename":
                 box, ok = screen.find(res="new_file_dialog__name"), screen.find(text="OK")
-                return [type_into(box, self.new), tap(ok)] if box and ok else [wait()]
+                if not (box and ok):
+                    return [wait()]
+                return [*([] if box.text == self.new else [type_into(box, self.new)]), tap(ok)]
             if app.menu:
                 item = screen.find(text="Rename")
                 return [tap(item), *fill] if item else [back()]

@@ -7,6 +7,7 @@ from omg_agent.vphone.apps.browser import BrowserApp
 from omg_agent.vphone.apps.calendar import CalendarApp
 from omg_agent.vphone.apps.clock import ClockApp
 from omg_agent.vphone.apps.contacts import ContactsApp
+from omg_agent.vphone.apps.expenses import ExpensesApp
 from omg_agent.vphone.apps.feed import FeedApp
 from omg_agent.vphone.apps.files import FilesApp
 from omg_agent.vphone.apps.login import LoginApp
@@ -16,12 +17,13 @@ from omg_agent.vphone.apps.notes import NotesApp
 from omg_agent.vphone.apps.recorder import RecorderApp
 from omg_agent.vphone.apps.settings import SettingsApp
 from omg_agent.vphone.apps.shop import ShopApp
+from omg_agent.vphone.apps.todo import TodoApp
 
 APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp, FeedApp,
                                  LoginApp, BrowserApp,
                                  # issue 36: appended, so today's home-screen icons stay put
                                  CalendarApp, ClockApp, ContactsApp, FilesApp, MarkorApp,
-                                 RecorderApp]
+                                 ExpensesApp, TodoApp, RecorderApp]
 
 
 def default_apps(env: AppEnv) -> list[App]:
