@@ -156,8 +156,8 @@ def test_the_templates_are_tagged_and_the_permission_tasks_have_a_user() -> None
 def test_the_gate_asks_the_system_templates_only_where_they_delete_send_or_share() -> None:
     """The expert's moves one at a time on an in-process phone, judged by the gate (the
     measuring script of ``tests/unit/guards/test_gate_rate.py``): every template ends; the
-    gate asks only before Recorder's two Deletes (the menu item and the confirm dialog: it
-    cannot know the first only opens the second) and Chrome's Share… (judged a send)."""
+    gate asks only at Recorder's Delete (once: the confirm dialog that follows is that
+    delete) and Chrome's Share… (judged a send)."""
     import importlib.util
     from pathlib import Path
 
@@ -169,6 +169,6 @@ def test_the_gate_asks_the_system_templates_only_where_they_delete_send_or_share
     for task_id in IDS:
         _, asked, ok = module.run(task_named(task_id), SEED, False)
         assert ok, task_id
-        kinds = {"system.recorder.delete": ["delete", "delete"],
+        kinds = {"system.recorder.delete": ["delete"],
                  "system.share.page_to_notes": ["send"]}.get(task_id, [])
         assert [a.split(":")[0] for a in asked] == kinds, (task_id, asked)
