@@ -69,8 +69,9 @@ SYSTEMUI = SYSTEM_UI
 PERMISSION_PACKAGES = SYSTEM_DIALOG_PACKAGES - {"android"}  # the controller, the installer
 ANR = re.compile(r"(isn.t responding|is not responding|没有响应|无响应)", re.I)
 CRASH = re.compile(r"(keeps stopping|has stopped|已停止运行|屡次停止运行)", re.I)
-PERMISSION_ASK = re.compile(r"^allow .+ to |允许.+(访问|使用)", re.I)
-ALLOW = ("While using the app", "Allow", "Only this time", "仅在使用中允许", "允许")
+PERMISSION_ASK = re.compile(r"^allow .+ to |允许.+(访问|使用)|^要允许.+吗", re.I)
+ALLOW = ("While using the app", "Allow", "Only this time", "仅在使用中允许",
+         "仅在使用该应用时允许", "允许")
 DENY = ("Don't allow", "Deny", "Don’t allow", "拒绝", "不允许")
 WAIT, CLOSE = ("Wait", "等待"), ("Close app", "Close", "OK", "关闭应用", "确定")
 PIN_IDS = ("pinentry", "passwordentry", "pin_entry", "password_entry")
@@ -129,7 +130,10 @@ def situation_of(obs: Observation) -> Situation | None:
             return "anr"
         if any(CRASH.search(t) for t in texts):
             return "crash_dialog"
-    if obs.package in PERMISSION_PACKAGES or (
+    # the controller's own settings page (radio buttons: the user's choice to make there)
+    # is no prompt
+    settings_page = any(e.checkable for e in obs.elements if e.package in PERMISSION_PACKAGES)
+    if (obs.package in PERMISSION_PACKAGES and not settings_page) or (
             any(PERMISSION_ASK.search(t) for t in texts) and _button(obs, DENY) is not None):
         return "permission"
     shade = obs.package == SYSTEMUI or (  # a dark focus ("") over System UI's own views

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from omg_agent.vphone.motion import Motion
     from omg_agent.vphone.power import Power
     from omg_agent.vphone.system import SystemOverlay
+    from omg_agent.vphone.system_surfaces import SystemSurfaces
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ class InputEvents:
     motion: Motion
     power: Power
     overlay: SystemOverlay
+    surfaces: SystemSurfaces
     keyfocus: KeyFocus
 
     # what the phone provides (see VirtualPhone)
@@ -109,6 +111,8 @@ class InputEvents:
             return
         with self.lock:
             self.procs.touched(self.foreground, self.app.activity(), "pointer")
+            if self.overlay.package() is None and self.surfaces.swipe(x1, y1, x2, y2):
+                return  # the notification shade took it (see system_shade.py)
             hit = hit_test(self._frame().root, x1, y1, lambda v: v.scrollable)
             scroll = None if hit is None or is_blocked(hit) else hit.on_scroll
         steps = self.motion.steps(duration_ms) if hold else 1
@@ -149,9 +153,10 @@ class InputEvents:
                 self.changed()
             elif keycode in (KEY_HOME, KEY_APP_SWITCH):
                 self.overlay.dismiss()
+                self.surfaces.home()
                 self.go_home()
             elif keycode in (KEY_BACK, KEY_ESCAPE):  # ESC falls back to BACK (Generic.kcm)
-                if not self.overlay.back() and not app.back():
+                if not self.overlay.back() and not self.surfaces.back() and not app.back():
                     self.go_home()
             elif keycode == KEY_DEL and app.focus is not None:
                 app.set_field(app.focus, "" if selected else app.field(app.focus)[:-1])
@@ -232,7 +237,7 @@ class InputEvents:
         BACK (or ESC) has hidden it since."""
         with self.lock:
             return self.app.ime_shown and not self.power.blocking \
-                and self.overlay.package() is None
+                and self.overlay.package() is None and self.surfaces.package() is None
 
     def focused_view(self) -> View | None:
         with self.lock:

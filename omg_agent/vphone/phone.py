@@ -38,6 +38,7 @@ from omg_agent.vphone.notices import Notices
 from omg_agent.vphone.power import Power
 from omg_agent.vphone.profile import DeviceProfile, get_profile
 from omg_agent.vphone.system import SystemOverlay
+from omg_agent.vphone.system_surfaces import SystemSurfaces
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View
 
@@ -86,9 +87,10 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         self.rng = random.Random(seed)
         self.log = LogBuffer(clock)
         self.procs = Processes(self.log, seed)
+        self.surfaces = SystemSurfaces(self)
         env = AppEnv(rng=self.rng, clock=clock, launch=self.start_activity,
                      go_home=self.go_home, locale=self.locale, settings=self.settings,
-                     fs=self.fs)
+                     fs=self.fs, system=self.surfaces)
         self.apps: dict[str, App] = {a.package: a for a in default_apps(env)}
         self.launcher = Launcher(env, list(self.apps.values()))
         self.apps[self.launcher.package] = self.launcher
@@ -158,6 +160,9 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         banner = self.notices.build(Kit(self.profile, "com.android.systemui"))
         if banner is not None:
             root.add(banner)
+        surface = self.surfaces.build(lambda pkg: Kit(self.profile, pkg))
+        if surface is not None:
+            root.add(surface)
         dialog = self.overlay.build(Kit(self.profile, "android"))
         if dialog is not None:
             root.add(dialog)
@@ -216,6 +221,8 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         with self.lock:
             if (shade := self.power.package()) is not None:
                 return shade, ".NotificationShade"
+            if self.overlay.package() is None and (surface := self.surfaces.package()):
+                return surface, self.surfaces.activity()
             pkg = self.overlay.package() or self.foreground
             app = self.apps.get(pkg, self.app)
             return pkg, app.activity() if pkg == app.package else ".AppNotRespondingDialog"
@@ -250,6 +257,7 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
             if app is None:
                 return
             app.reset_ui()
+            self.surfaces.app_stopped(package)
             self.procs.force_stopped(package)
             if self.foreground == package:
                 self.go_home()
@@ -288,6 +296,7 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
             return {"foreground": pkg, "activity": activity, "ime": self.ime_current,
                     "locale": self.locale(), "overlay": self.overlay.title(),
                     "notification": self.notices.state(), "screen": self.power.state(),
+                    "system": self.surfaces.state(),
                     "apps": {p: st for p, a in self.apps.items() if (st := a.state())}}
 
     # -- faults and timing ---------------------------------------------------------------

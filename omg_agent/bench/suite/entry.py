@@ -13,7 +13,9 @@ from omg_agent.sim.expert.tasks import Task
 # used by at least one task.
 TAGS = ("single-app", "cross-app", "needs-memory", "repetitive", "has-hazard",
         "needs-ask-user", "sensitive", "impossible", "zh", "picker", "timed", "non-home",
-        "compose", "popup", "multi-goal")
+        "compose", "popup", "multi-goal",
+        # issue 36, family D (system surfaces)
+        "permission", "webview")
 Draw = Callable[[random.Random], Task]
 
 

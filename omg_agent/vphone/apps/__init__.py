@@ -14,6 +14,7 @@ from omg_agent.vphone.apps.login import LoginApp
 from omg_agent.vphone.apps.markor import MarkorApp
 from omg_agent.vphone.apps.messages import MessagesApp
 from omg_agent.vphone.apps.notes import NotesApp
+from omg_agent.vphone.apps.recorder import RecorderApp
 from omg_agent.vphone.apps.settings import SettingsApp
 from omg_agent.vphone.apps.shop import ShopApp
 from omg_agent.vphone.apps.todo import TodoApp
@@ -22,7 +23,7 @@ APP_CLASSES: list[type[App]] = [SettingsApp, NotesApp, ShopApp, MessagesApp, Fee
                                  LoginApp, BrowserApp,
                                  # issue 36: appended, so today's home-screen icons stay put
                                  CalendarApp, ClockApp, ContactsApp, FilesApp, MarkorApp,
-                                 ExpensesApp, TodoApp]
+                                 ExpensesApp, TodoApp, RecorderApp]
 
 
 def default_apps(env: AppEnv) -> list[App]:

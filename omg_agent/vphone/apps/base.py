@@ -12,11 +12,28 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from omg_agent.vphone.hazards import active
 from omg_agent.vphone.memfs import MemFS
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View
+
+
+class SystemPort(Protocol):
+    """The system services an app reaches (see :mod:`omg_agent.vphone.system_surfaces`)."""
+
+    def request_permission(self, package: str, permission: str,
+                           on_result: Callable[[bool], None]) -> None: ...
+
+    def has_permission(self, package: str, permission: str) -> bool: ...
+
+    def post_notification(self, package: str, title: str, text: str,
+                          extra: dict | None = None) -> int: ...
+
+    def share(self, source: str, subject: str, text: str) -> None: ...
+
+    def open_permission_settings(self, package: str, permission: str) -> None: ...
 
 
 @dataclass
@@ -30,6 +47,7 @@ class AppEnv:
     locale: Callable[[], str]
     settings: dict[str, dict[str, str]] = field(default_factory=dict)
     fs: MemFS = field(default_factory=MemFS)  # the phone's files (/sdcard, as adb sees them)
+    system: SystemPort | None = None  # permission dialogs, notifications, the share sheet
 
 
 @dataclass

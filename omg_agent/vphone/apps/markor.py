@@ -43,6 +43,7 @@ class MarkorApp(App):
         self.dialog = ""  # "", "new", "rename", "delete"
         self.menu = False
         self.toast = ""
+        self.shared = ""  # text shared into Markor: the next new document holds it
 
     def multiline(self, key: str) -> bool:
         return key == "body"
@@ -109,10 +110,18 @@ class MarkorApp(App):
         if not name or "/" in name or self.env.fs.exists(f"{FOLDER}/{name}"):
             self.toast = self.t("Choose another name", "请换一个名称")
             return
-        self.env.fs.write(f"{FOLDER}/{name}", b"")
-        self.dialog = ""
+        self.env.fs.write(f"{FOLDER}/{name}", self.shared.encode())
+        self.dialog, self.shared = "", ""
         self.open(name)
         self.focus = "body"
+
+    def receive_share(self, subject: str, text: str) -> None:
+        """Text shared to Markor (the share sheet): the new-document dialog, named after
+        the subject; the document it creates holds the text."""
+        self.stack = [self.stack[0]]
+        self.ask("new")
+        self.fields["name"] = subject
+        self.shared = text
 
     def rename(self) -> None:
         new = self.field("name").strip()

@@ -91,6 +91,19 @@ class MessagesApp(App):
         self.push("thread", contact=contact, offset=None)
         self.fields.pop("compose", None)
 
+    def receive_share(self, subject: str, text: str) -> None:
+        """Text shared to Messages (the share sheet): a new message draft with the text."""
+        self.stack = [self.stack[0]]
+        self._new()
+        self.fields["body"] = text
+
+    def open_notification(self, extra: dict) -> None:
+        """A message notification was tapped: its conversation opens."""
+        contact = extra.get("contact")
+        if contact in self.threads:
+            self.stack = [self.stack[0]]
+            self._open(contact)
+
     def _new(self) -> None:
         self.push("new")
         self.fields.pop("to", None)

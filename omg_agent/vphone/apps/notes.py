@@ -59,6 +59,13 @@ class NotesApp(App):
         self.stack.pop()
         self.fields, self.focus = {}, None
 
+    def receive_share(self, subject: str, text: str) -> None:
+        """Text shared to Notes (the share sheet): a new note, prefilled, not yet saved."""
+        self.stack = [self.stack[0]]
+        self._open_editor()
+        self.fields = {"title": subject, "body": text}
+        self.focus = None
+
     def delete_all(self) -> None:
         """Delete every note (the injected notification's action does this)."""
         self.deleted += len(self.notes)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from omg_agent.vphone.shell.commands.ids import app_pid, object_hash, task_id, uid_of
 from omg_agent.vphone.shell.context import CommandTable, Ctx
+from omg_agent.vphone.system_permissions import dump_lines
 
 if TYPE_CHECKING:
     from omg_agent.vphone.profile import DeviceProfile
@@ -200,6 +201,10 @@ def _package(ctx: Ctx, args: list[str]) -> None:
         "    firstInstallTime=2024-01-01 00:00:00\n"
         "    lastUpdateTime=2024-01-01 00:00:00\n"
     )
+    surfaces = getattr(ctx.phone, "surfaces", None)
+    if surfaces is not None:
+        for line in dump_lines(surfaces.permissions, package):
+            ctx.outln(line)
 
 
 SERVICES: dict[str, Callable[[Ctx, list[str]], None]] = {

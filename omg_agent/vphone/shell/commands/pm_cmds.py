@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 
 from omg_agent.vphone.shell.commands.ids import object_hash
 from omg_agent.vphone.shell.commands.resolve import query_activities, resolve_activity
 from omg_agent.vphone.shell.context import CommandTable, Ctx
+from omg_agent.vphone.system_permissions import permission_name
 
 logger = logging.getLogger(__name__)
 
@@ -87,12 +89,35 @@ def _pm_uninstall(ctx: Ctx, args: list[str]) -> int:
 
 
 def _pm_ok(ctx: Ctx, args: list[str]) -> int:
-    return 0  # grant, revoke, enable, disable...: accepted
+    return 0  # enable, disable...: accepted
+
+
+def _pm_permission(grant: bool) -> Callable[[Ctx, list[str]], int]:
+    """``pm grant|revoke PKG PERMISSION``: the runtime permission record (system_permissions)."""
+    def run(ctx: Ctx, args: list[str]) -> int:
+        words = [a for a in args if not a.startswith("-")]
+        surfaces = getattr(ctx.phone, "surfaces", None)
+        if len(words) < 2 or surfaces is None:
+            ctx.errln("Error: usage: pm grant|revoke PACKAGE PERMISSION")
+            return 255
+        package, perm = words[0], permission_name(words[1])
+        if package not in ctx.phone.packages():
+            ctx.errln(f"Exception occurred while executing '{'grant' if grant else 'revoke'}':")
+            ctx.errln(f"java.lang.IllegalArgumentException: Unknown package: {package}")
+            return 255
+        if perm is None:
+            ctx.errln(f"java.lang.IllegalArgumentException: Unknown permission: {words[1]}")
+            return 255
+        with ctx.phone.lock:
+            surfaces.permissions.set_mode(package, perm, "granted" if grant else "denied")
+        return 0
+    return run
 
 
 PM_COMMANDS = {"list": _pm_list, "path": _pm_path, "clear": _pm_clear,
-               "install": _pm_install, "uninstall": _pm_uninstall, "grant": _pm_ok,
-               "revoke": _pm_ok, "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok,
+               "install": _pm_install, "uninstall": _pm_uninstall,
+               "grant": _pm_permission(True), "revoke": _pm_permission(False),
+               "enable": _pm_ok, "disable": _pm_ok, "disable-user": _pm_ok,
                "resolve-activity": resolve_activity, "query-activities": query_activities}
 
 
@@ -227,9 +252,29 @@ def u2_server(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+# -- cmd statusbar --------------------------------------------------------------------------
+STATUSBAR = "cmd:statusbar"  # only reachable as ``cmd statusbar`` (no such binary on a phone)
+
+
+def statusbar(ctx: Ctx, args: list[str]) -> int:
+    """``cmd statusbar expand-notifications | expand-settings | collapse``."""
+    sub = args[0] if args else ""
+    shade = ctx.phone.surfaces.shade
+    with ctx.phone.lock:
+        if sub in ("expand-notifications", "expand-settings"):
+            shade.expand()
+        elif sub == "collapse":
+            shade.collapse()
+        else:
+            ctx.errln("usage: cmd statusbar expand-notifications|expand-settings|collapse")
+            return 1
+    return 0
+
+
 # -- dispatch wrappers -----------------------------------------------------------------------
 CMD_SERVICES = {"activity": "am", "package": "pm", "input": "input", "settings": "settings",
-                "window": "wm", "input_method": "ime", "content": "content"}
+                "window": "wm", "input_method": "ime", "content": "content",
+                "statusbar": STATUSBAR}
 
 
 # Services a phone has that take no shell commands: Android 14's clipboard has no
@@ -260,4 +305,4 @@ def toybox(ctx: Ctx, args: list[str]) -> int:
 
 
 COMMANDS: CommandTable = {"pm": pm, "ime": ime, "content": content, "cmd": cmd,
-                          "toybox": toybox}
+                          "toybox": toybox, STATUSBAR: statusbar}
