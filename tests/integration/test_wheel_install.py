@@ -1,13 +1,17 @@
-"""A wheel built from this checkout installs into a clean venv and works on a host without the
-system's fonts (issue 28, item 6: any host, from a wheel).
+"""A wheel built from this checkout installs by name's way — pipx, from the wheel alone — with
+only its core, works there, and then takes an extra (issue 28, item 6: any host, from a
+wheel; issue 37, item 1: a lean core with extras).
 
 ``python -m build`` makes the sdist and, from it, the wheel (so the sdist's contents are
-checked too); ``python -m venv`` + ``pip install <wheel>`` give a venv that holds no project
-checkout: the package comes only from the wheel, its third-party dependencies from the package
-index (pip's cache makes a second run cheap). The commands then run from a folder outside the
-checkout, with fontconfig pointed at an empty folder and ``OMG_FONT_DIRS`` hiding the OS's font
-folders, so only fonts shipped by dependencies are left; OCR reads the Chinese drawn on the
-vphone's screen, which tofu boxes would not give.
+checked too). ``pipx install <wheel>`` gives a venv that holds no project checkout: the
+package comes only from the wheel, its third-party dependencies from the package index. The
+commands then run from a folder outside the checkout, with fontconfig pointed at an empty
+folder and ``OMG_FONT_DIRS`` hiding the OS's font folders, so only fonts shipped by
+dependencies are left. With the core alone, ``--help``, ``doctor`` (the bundled adb, the
+packaged fonts, "OCR not installed" with its one line) and ``demo`` work, and a feature of a
+missing extra (``omg-agent mcp``) stops with the one line that says how to install it. Then
+``[ocr]`` goes into the same venv and ``observe --ocr`` reads the Chinese the vphone draws
+on its feed, which tofu boxes would not give.
 """
 
 from __future__ import annotations
@@ -20,27 +24,28 @@ import socket
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
-from omg_agent.perception.ocr import OcrEngine
 from omg_agent.vphone.apps.feed import AUTHORS, TOPICS
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "README.md", "omg_agent")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "omg_agent")
 MODEL_ENV = ("OMG_MODEL", "OMG_BASE_URL", "OMG_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL",
              "OMG_CONFIG", "OMG_PLANNER_MODEL", "OMG_OPERATOR_MODEL")
 EMPTY_FONTCONFIG = """<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
 <fontconfig><dir>{folder}</dir><cachedir>{folder}/cache</cachedir></fontconfig>
 """
+NEEDS_MCP = "error: omg-agent mcp needs omg-agent[mcp]: pip install 'omg-agent[mcp]'"
+NEEDS_OCR = "OCR needs omg-agent[ocr]: pip install 'omg-agent[ocr]'"
 
 pytestmark = [pytest.mark.timeout(1200), pytest.mark.skipif(
-    importlib.util.find_spec("build") is None,
-    reason="the wheel cannot be built here: the `build` package (in the test extra) is not "
-           "installed; `pip install -e '.[test]'`")]
+    importlib.util.find_spec("build") is None or importlib.util.find_spec("pipx") is None,
+    reason="the wheel cannot be built and installed here: `build` and `pipx` (in the test "
+           "extra) are not installed; `pip install -e '.[test]'`")]
 
 
 def run(args: list[str], *, cwd: Path, env: dict[str, str] | None = None,
@@ -79,6 +84,30 @@ def shipped_data_files() -> set[str]:
             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts}
 
 
+@dataclass(frozen=True)
+class Installed:
+    """The pipx install of the wheel: its venv, the folder of its ``omg-agent`` script."""
+
+    venv: Path
+    bin_dir: Path
+    pipx_env: dict[str, str]
+
+    @property
+    def omg(self) -> str:
+        return str(self.bin_dir / "omg-agent")
+
+
+def pipx_install(tmp: Path, wheel: Path) -> Installed:
+    """``pipx install <wheel>`` (the core alone) into a pipx home under ``tmp``."""
+    home, bin_dir = tmp / "pipx", tmp / "bin"
+    pipx_env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+                "PIPX_HOME": str(home), "PIPX_BIN_DIR": str(bin_dir),
+                "PIPX_MAN_DIR": str(tmp / "man")}
+    run([sys.executable, "-m", "pipx", "install", "--python", sys.executable,
+         "--pip-args=--no-compile --quiet", str(wheel)], cwd=tmp, env=pipx_env, timeout=900)
+    return Installed(home / "venvs" / "omg-agent", bin_dir, pipx_env)
+
+
 def clean_env(tmp: Path, venv: Path, *, path: str) -> dict[str, str]:
     fonts = tmp / "no-fonts"
     (fonts / "cache").mkdir(parents=True, exist_ok=True)
@@ -93,13 +122,7 @@ def clean_env(tmp: Path, venv: Path, *, path: str) -> dict[str, str]:
             "OMG_FONT_DIRS": str(fonts)}
 
 
-def screen_text(png: bytes, tmp: Path) -> list[str]:
-    shot = tmp / "feed.png"
-    shot.write_bytes(png)
-    return [box.text for box in OcrEngine().read(Image.open(shot).convert("RGB"))]
-
-
-def test_the_wheel_installs_in_a_clean_venv_and_its_vphone_draws_chinese_without_host_fonts(
+def test_the_wheel_installs_its_core_with_pipx_then_ocr_reads_chinese_without_host_fonts(
         tmp_path: Path) -> None:
     adb = shutil.which("adb")
     if adb is None:
@@ -107,37 +130,39 @@ def test_the_wheel_installs_in_a_clean_venv_and_its_vphone_draws_chinese_without
     wheel = build_wheel(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     assert shipped_data_files() - names == set()  # profiles, prompts, flows, page templates
-
-    venv = tmp_path / "venv"
     try:
-        check_clean_venv(tmp_path, wheel, venv, adb)
-    finally:  # ~800 MB: pytest keeps its last three temp folders
-        shutil.rmtree(venv, ignore_errors=True)
+        installed = pipx_install(tmp_path, wheel)
+        outside = tmp_path / "elsewhere"
+        outside.mkdir()
+        check_core(tmp_path, installed, outside)
+        # the extra into the same venv, as `pipx runpip` (or a venv's pip) gives it
+        run([sys.executable, "-m", "pipx", "runpip", "omg-agent", "install", "--no-compile",
+             "--quiet", f"{wheel}[ocr]"], cwd=tmp_path, env=installed.pipx_env, timeout=900)
+        check_ocr(tmp_path, installed, outside, adb)
+    finally:  # pytest keeps its last three temp folders
+        shutil.rmtree(tmp_path / "pipx", ignore_errors=True)
 
 
-def check_clean_venv(tmp_path: Path, wheel: Path, venv: Path, adb: str) -> None:
-    run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
-    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
-    run([str(bin_dir / "python"), "-m", "pip", "install", "--no-compile", "-q", str(wheel)],
-        cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
-        timeout=900)
-    outside = tmp_path / "elsewhere"
-    outside.mkdir()
-    env = clean_env(tmp_path, venv, path=os.pathsep.join([str(bin_dir), os.environ["PATH"]]))
-    omg = str(bin_dir / "omg-agent")
-    where = run([str(bin_dir / "python"), "-c", "import omg_agent; print(omg_agent.__file__)"],
-                cwd=outside, env=env).stdout.strip()
-    assert Path(where).is_relative_to(venv) and not Path(where).is_relative_to(ROOT)
+def check_core(tmp_path: Path, installed: Installed, outside: Path) -> None:
+    """The core alone: the package from the venv, --help, doctor, a missing extra, demo."""
+    venv, omg = installed.venv, installed.omg
+    env = clean_env(tmp_path, venv, path=os.pathsep.join([str(installed.bin_dir),
+                                                          os.environ["PATH"]]))
+    where = run([str(venv / "bin" / "python"), "-c",
+                 "import omg_agent; print(omg_agent.__file__)"], cwd=outside, env=env)
+    assert Path(where.stdout.strip()).is_relative_to(venv)
+    assert not Path(where.stdout.strip()).is_relative_to(ROOT)
+    assert "demo" in run([omg, "--help"], cwd=outside, env=env).stdout
 
     # doctor, with no adb on PATH: the adb bundled with adbutils, and the packaged fonts
     adb_port = str(free_port())
-    bare = {**clean_env(tmp_path, venv, path=str(bin_dir)), "ANDROID_ADB_SERVER_PORT": adb_port}
+    bare = {**clean_env(tmp_path, venv, path=str(installed.bin_dir)),
+            "ANDROID_ADB_SERVER_PORT": adb_port}
     try:
-        doctor = json.loads(run([omg, "doctor", "--only", "adb,fonts", "--json"], cwd=outside,
-                                env=bare).stdout)
+        doctor = json.loads(run([omg, "doctor", "--only", "adb,fonts,extras", "--json"],
+                                cwd=outside, env=bare).stdout)
     finally:
-        bundled = venv.glob("lib/python*/site-packages/adbutils/binaries/adb")
-        for path in bundled:
+        for path in venv.glob("lib/python*/site-packages/adbutils/binaries/adb"):
             subprocess.run([str(path), "-P", adb_port, "kill-server"], capture_output=True,
                            timeout=30, stdin=subprocess.DEVNULL, check=False)
     checks = {c["name"]: c for c in doctor["checks"]}
@@ -145,22 +170,37 @@ def check_clean_venv(tmp_path: Path, wheel: Path, venv: Path, adb: str) -> None:
     assert checks["vphone fonts"]["status"] == "ok", checks["vphone fonts"]
     assert "noto_cjk_sans_otc" in checks["vphone fonts"]["detail"]
     assert "NotoEmoji" in checks["vphone fonts"]["detail"]
+    assert checks["OCR"]["status"] == "warn" and checks["OCR"]["fix"] == NEEDS_OCR
+    assert "labelled grid" in checks["OCR"]["detail"]
 
+    # a feature whose extra is missing: one line, how to install it, no traceback
+    mcp = subprocess.run([omg, "mcp"], cwd=outside, env=env, capture_output=True, text=True,
+                         timeout=120, stdin=subprocess.DEVNULL)
+    assert (mcp.returncode, mcp.stderr.strip()) == (1, NEEDS_MCP), mcp.stderr
+
+    # the whole agent on the vphone, perception without OCR: the tree, then the grid
+    demo = json.loads(run([omg, "demo", "--json", "--out", "out"], cwd=outside, env=env).stdout)
+    assert demo["status"] == "done" and demo["ok"] is True, demo
+    assert Path(demo["report"]).is_file() and Path(demo["report"]).is_relative_to(outside)
+
+
+def check_ocr(tmp_path: Path, installed: Installed, outside: Path, adb: str) -> None:
+    """With [ocr]: ``observe --ocr`` reads the Chinese the vphone draws with packaged fonts."""
+    omg = installed.omg
+    env = clean_env(tmp_path, installed.venv, path=os.pathsep.join([str(installed.bin_dir),
+                                                                    os.environ["PATH"]]))
     port = free_port()
     serial = json.loads(run([omg, "vphone", "start", "--port", str(port), "--connect", "--json"],
                             cwd=outside, env=env).stdout)["serial"]
     try:
         run([adb, "-s", serial, "shell", "am", "start", "-n", "com.omg.feed/.FeedActivity"],
             cwd=outside, env=env)
-        png = subprocess.run([adb, "-s", serial, "exec-out", "screencap", "-p"],
-                             capture_output=True, timeout=60, check=True).stdout
+        seen = json.loads(run([omg, "observe", "--device", serial, "--ocr", "--json"],
+                              cwd=outside, env=env).stdout)
     finally:
         run([omg, "vphone", "stop", "--port", str(port)], cwd=outside, env=env)
         subprocess.run([adb, "disconnect", serial], capture_output=True, timeout=30, check=False)
-    read = " ".join(screen_text(png, tmp_path))
+    assert seen["package"] == "com.omg.feed", seen["package"]
+    read = " ".join(box["text"] for box in seen["ocr"])
     chinese = [w for w in (*AUTHORS, *TOPICS) if any("\u4e00" <= ch <= "\u9fff" for ch in w)]
     assert any(w in read for w in chinese), f"no Chinese read on the feed: {read!r}"
-
-    demo = json.loads(run([omg, "demo", "--json", "--out", "out"], cwd=outside, env=env).stdout)
-    assert demo["status"] == "done" and demo["ok"] is True, demo
-    assert Path(demo["report"]).is_file() and Path(demo["report"]).is_relative_to(outside)
