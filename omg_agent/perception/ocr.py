@@ -103,13 +103,13 @@ class OcrEngine:
 
     def _rapid(self):
         if self._engine is None:
-            RapidOCR = load("rapidocr_onnxruntime", "ocr", "OCR").RapidOCR  # noqa: N806
+            rapidocr = load("rapidocr_onnxruntime", "ocr", "OCR")
             options = {}
             if self.threads:
                 options["intra_op_num_threads"] = self.threads
-            self._engine = RapidOCR(use_cls=False, max_side_len=_NO_RESIZE_SIDE,
-                                    det_limit_type="max", det_limit_side_len=_NO_RESIZE_SIDE,
-                                    text_score=self.min_confidence, **options)
+            self._engine = rapidocr.RapidOCR(
+                use_cls=False, max_side_len=_NO_RESIZE_SIDE, det_limit_type="max",
+                det_limit_side_len=_NO_RESIZE_SIDE, text_score=self.min_confidence, **options)
             log.debug("rapidocr engine created")
         return self._engine
 

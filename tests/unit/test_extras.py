@@ -86,7 +86,8 @@ def test_load_imports_or_names_the_extra(monkeypatch: pytest.MonkeyPatch,
 def test_an_import_of_an_extras_module_is_worded_as_its_extra() -> None:
     assert str(missing(ModuleNotFoundError("x", name="mcp.server"))) == (
         "this command needs omg-agent[mcp]: pip install 'omg-agent[mcp]'")
-    assert missing(ModuleNotFoundError("x", name="av")).extra == "video"  # type: ignore[union-attr]
+    video = missing(ModuleNotFoundError("x", name="av"))
+    assert video is not None and video.extra == "video"
     assert missing(ModuleNotFoundError("x", name="yaml")) is None  # a core library: a bug
     assert missing(ValueError("x")) is None
     exc = ExtraMissing("OCR", "ocr")
