@@ -1,6 +1,6 @@
-"""A wheel built from this checkout installs by name's way — pipx, from the wheel alone — with
-only its core, works there, and then takes an extra (issue 28, item 6: any host, from a
-wheel; issue 37, item 1: a lean core with extras).
+"""A wheel built from this checkout installs as a user installs a tool — pipx, from the wheel
+alone — with only its core, works there, and then takes extras (issue 28, item 6: any host,
+from a wheel; issue 37, item 1: a lean core with extras).
 
 ``python -m build`` makes the sdist and, from it, the wheel (so the sdist's contents are
 checked too). ``pipx install <wheel>`` gives a venv that holds no project checkout: the
@@ -10,8 +10,11 @@ folder and ``OMG_FONT_DIRS`` hiding the OS's font folders, so only fonts shipped
 dependencies are left. With the core alone, ``--help``, ``doctor`` (the bundled adb, the
 packaged fonts, "OCR not installed" with its one line) and ``demo`` work, and a feature of a
 missing extra (``omg-agent mcp``) stops with the one line that says how to install it. Then
-``[ocr]`` goes into the same venv and ``observe --ocr`` reads the Chinese the vphone draws
-on its feed, which tofu boxes would not give.
+``[ocr,video,mcp]`` go into the same venv and each one's feature works: ``observe --ocr``
+reads the Chinese the vphone draws on its feed (which tofu boxes would not give), the
+vphone's ``screenrecord`` streams H.264, and ``omg-agent mcp`` answers an MCP client's
+``initialize``. (``ray``, 207 MB, and ``desktop``, an X display, have their own tests on the
+dev venv's ``[all]``.)
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ EMPTY_FONTCONFIG = """<?xml version="1.0"?>
 """
 NEEDS_MCP = "error: omg-agent mcp needs omg-agent[mcp]: pip install 'omg-agent[mcp]'"
 NEEDS_OCR = "OCR needs omg-agent[ocr]: pip install 'omg-agent[ocr]'"
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "wheel-test", "version": "1"}}}
 
 pytestmark = [pytest.mark.timeout(1200), pytest.mark.skipif(
     importlib.util.find_spec("build") is None or importlib.util.find_spec("pipx") is None,
@@ -122,7 +128,7 @@ def clean_env(tmp: Path, venv: Path, *, path: str) -> dict[str, str]:
             "OMG_FONT_DIRS": str(fonts)}
 
 
-def test_the_wheel_installs_its_core_with_pipx_then_ocr_reads_chinese_without_host_fonts(
+def test_the_wheel_installs_its_core_with_pipx_then_its_extras_work_without_host_fonts(
         tmp_path: Path) -> None:
     adb = shutil.which("adb")
     if adb is None:
@@ -135,10 +141,11 @@ def test_the_wheel_installs_its_core_with_pipx_then_ocr_reads_chinese_without_ho
         outside = tmp_path / "elsewhere"
         outside.mkdir()
         check_core(tmp_path, installed, outside)
-        # the extra into the same venv, as `pipx runpip` (or a venv's pip) gives it
+        # extras into the same venv, as `pipx runpip` (or a venv's pip) adds them
         run([sys.executable, "-m", "pipx", "runpip", "omg-agent", "install", "--no-compile",
-             "--quiet", f"{wheel}[ocr]"], cwd=tmp_path, env=installed.pipx_env, timeout=900)
-        check_ocr(tmp_path, installed, outside, adb)
+             "--quiet", f"{wheel}[ocr,video,mcp]"], cwd=tmp_path, env=installed.pipx_env,
+            timeout=900)
+        check_extras(tmp_path, installed, outside, adb)
     finally:  # pytest keeps its last three temp folders
         shutil.rmtree(tmp_path / "pipx", ignore_errors=True)
 
@@ -184,11 +191,16 @@ def check_core(tmp_path: Path, installed: Installed, outside: Path) -> None:
     assert Path(demo["report"]).is_file() and Path(demo["report"]).is_relative_to(outside)
 
 
-def check_ocr(tmp_path: Path, installed: Installed, outside: Path, adb: str) -> None:
-    """With [ocr]: ``observe --ocr`` reads the Chinese the vphone draws with packaged fonts."""
+def check_extras(tmp_path: Path, installed: Installed, outside: Path, adb: str) -> None:
+    """[ocr]: ``observe --ocr`` reads the Chinese the vphone draws with packaged fonts;
+    [video]: the vphone's ``screenrecord`` streams H.264; [mcp]: ``omg-agent mcp`` serves."""
     omg = installed.omg
     env = clean_env(tmp_path, installed.venv, path=os.pathsep.join([str(installed.bin_dir),
                                                                     os.environ["PATH"]]))
+    hello = subprocess.run([omg, "mcp"], cwd=outside, env=env, capture_output=True, text=True,
+                           timeout=120, input=json.dumps(INITIALIZE) + "\n")
+    assert json.loads(hello.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == (
+        "omg-agent"), hello.stderr
     port = free_port()
     serial = json.loads(run([omg, "vphone", "start", "--port", str(port), "--connect", "--json"],
                             cwd=outside, env=env).stdout)["serial"]
@@ -197,9 +209,13 @@ def check_ocr(tmp_path: Path, installed: Installed, outside: Path, adb: str) -> 
             cwd=outside, env=env)
         seen = json.loads(run([omg, "observe", "--device", serial, "--ocr", "--json"],
                               cwd=outside, env=env).stdout)
+        video = subprocess.run([adb, "-s", serial, "exec-out", "screenrecord", "--time-limit",
+                                "1", "--size", "540x1200", "--output-format=h264", "-"],
+                               capture_output=True, timeout=60, check=False)
     finally:
         run([omg, "vphone", "stop", "--port", str(port)], cwd=outside, env=env)
         subprocess.run([adb, "disconnect", serial], capture_output=True, timeout=30, check=False)
+    assert video.stdout.startswith(b"\x00\x00\x00\x01"), video.stderr  # an H.264 start code
     assert seen["package"] == "com.omg.feed", seen["package"]
     read = " ".join(box["text"] for box in seen["ocr"])
     chinese = [w for w in (*AUTHORS, *TOPICS) if any("\u4e00" <= ch <= "\u9fff" for ch in w)]
