@@ -1,10 +1,11 @@
-"""A wheel built from this checkout installs as a user installs a tool — pipx, from the wheel
-alone — with only its core, works there, and then takes extras (issue 28, item 6: any host,
-from a wheel; issue 37, item 1: a lean core with extras).
+"""A wheel built from this checkout installs as a user installs a tool — ``uv tool install``,
+from the wheel alone — with only its core, works there, and then takes extras (issue 28,
+item 6: any host, from a wheel; issue 37, item 1: a lean core with extras).
 
 ``python -m build`` makes the sdist and, from it, the wheel (so the sdist's contents are
-checked too). ``pipx install <wheel>`` gives a venv that holds no project checkout: the
-package comes only from the wheel, its third-party dependencies from the package index. The
+checked too). ``uv tool install <wheel>`` gives a venv that holds no project checkout: the
+package comes only from the wheel, its third-party dependencies from the package index (uv's
+cache makes a second run cheap; pipx does the same in ~30 s more, pip in a venv too). The
 commands then run from a folder outside the checkout, with fontconfig pointed at an empty
 folder and ``OMG_FONT_DIRS`` hiding the OS's font folders, so only fonts shipped by
 dependencies are left. With the core alone, ``--help``, ``doctor`` (the bundled adb, the
@@ -49,8 +50,8 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "clientInfo": {"name": "wheel-test", "version": "1"}}}
 
 pytestmark = [pytest.mark.timeout(1200), pytest.mark.skipif(
-    importlib.util.find_spec("build") is None or importlib.util.find_spec("pipx") is None,
-    reason="the wheel cannot be built and installed here: `build` and `pipx` (in the test "
+    importlib.util.find_spec("build") is None or importlib.util.find_spec("uv") is None,
+    reason="the wheel cannot be built and installed here: `build` and `uv` (in the test "
            "extra) are not installed; `pip install -e '.[test]'`")]
 
 
@@ -92,26 +93,26 @@ def shipped_data_files() -> set[str]:
 
 @dataclass(frozen=True)
 class Installed:
-    """The pipx install of the wheel: its venv, the folder of its ``omg-agent`` script."""
+    """The tool install of the wheel: its venv, the folder of its ``omg-agent`` script."""
 
     venv: Path
     bin_dir: Path
-    pipx_env: dict[str, str]
+    uv_env: dict[str, str]
 
     @property
     def omg(self) -> str:
         return str(self.bin_dir / "omg-agent")
 
 
-def pipx_install(tmp: Path, wheel: Path) -> Installed:
-    """``pipx install <wheel>`` (the core alone) into a pipx home under ``tmp``."""
-    home, bin_dir = tmp / "pipx", tmp / "bin"
-    pipx_env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
-                "PIPX_HOME": str(home), "PIPX_BIN_DIR": str(bin_dir),
-                "PIPX_MAN_DIR": str(tmp / "man")}
-    run([sys.executable, "-m", "pipx", "install", "--python", sys.executable,
-         "--pip-args=--no-compile --quiet", str(wheel)], cwd=tmp, env=pipx_env, timeout=900)
-    return Installed(home / "venvs" / "omg-agent", bin_dir, pipx_env)
+def tool_install(tmp: Path, wheel: Path) -> Installed:
+    """``uv tool install <wheel>`` (the core alone), its tools and scripts under ``tmp``."""
+    tools, bin_dir = tmp / "tools", tmp / "bin"
+    uv_env = {**{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
+              "UV_TOOL_DIR": str(tools), "UV_TOOL_BIN_DIR": str(bin_dir),
+              "UV_PYTHON_DOWNLOADS": "never"}
+    run([sys.executable, "-m", "uv", "tool", "install", "--quiet", "--python", sys.executable,
+         str(wheel)], cwd=tmp, env=uv_env, timeout=900)
+    return Installed(tools / "omg-agent", bin_dir, uv_env)
 
 
 def clean_env(tmp: Path, venv: Path, *, path: str) -> dict[str, str]:
@@ -128,7 +129,7 @@ def clean_env(tmp: Path, venv: Path, *, path: str) -> dict[str, str]:
             "OMG_FONT_DIRS": str(fonts)}
 
 
-def test_the_wheel_installs_its_core_with_pipx_then_its_extras_work_without_host_fonts(
+def test_the_wheel_installs_its_core_as_a_tool_then_its_extras_work_without_host_fonts(
         tmp_path: Path) -> None:
     adb = shutil.which("adb")
     if adb is None:
@@ -137,17 +138,17 @@ def test_the_wheel_installs_its_core_with_pipx_then_its_extras_work_without_host
     names = set(zipfile.ZipFile(wheel).namelist())
     assert shipped_data_files() - names == set()  # profiles, prompts, flows, page templates
     try:
-        installed = pipx_install(tmp_path, wheel)
+        installed = tool_install(tmp_path, wheel)
         outside = tmp_path / "elsewhere"
         outside.mkdir()
         check_core(tmp_path, installed, outside)
-        # extras into the same venv, as `pipx runpip` (or a venv's pip) adds them
-        run([sys.executable, "-m", "pipx", "runpip", "omg-agent", "install", "--no-compile",
-             "--quiet", f"{wheel}[ocr,video,mcp]"], cwd=tmp_path, env=installed.pipx_env,
-            timeout=900)
+        # extras into the same venv, as its pip would add them
+        run([sys.executable, "-m", "uv", "pip", "install", "--quiet", "--python",
+             str(installed.venv / "bin" / "python"), f"{wheel}[ocr,video,mcp]"], cwd=tmp_path,
+            env=installed.uv_env, timeout=900)
         check_extras(tmp_path, installed, outside, adb)
     finally:  # pytest keeps its last three temp folders
-        shutil.rmtree(tmp_path / "pipx", ignore_errors=True)
+        shutil.rmtree(tmp_path / "tools", ignore_errors=True)
 
 
 def check_core(tmp_path: Path, installed: Installed, outside: Path) -> None:
