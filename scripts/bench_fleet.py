@@ -27,7 +27,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from statistics import median
 
-from omg_agent.bench.suite_run import SuitePlan, load_tasks
+from omg_agent.bench.suite import load_tasks
+from omg_agent.bench.suite_run import SuitePlan
 from omg_agent.fleet.devices import FleetDevice
 from omg_agent.fleet.jobs import suite_on_fleet
 from omg_agent.fleet.local_backend import LocalBackend

@@ -104,6 +104,7 @@ def run(task: Task, seed: int, verbose: bool) -> tuple[int, list[str], bool]:
         decision = gate.check(action, element, obs)
         if decision.needs_confirmation:
             prompts.append(str(decision.sensitivity))
+        gate.paid(decision.sensitivity)  # let through, by the task's words or the user's yes
         if verbose:
             print(f"   {action.type:<10} {decision.verdict:<8} "
                   f"{decision.sensitivity or ''}")

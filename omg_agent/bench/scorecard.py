@@ -79,8 +79,14 @@ def aggregate(runs: list[dict[str, Any]]) -> dict[str, Any]:
     agg["per_step_s"] = {p: round(time_s[p] / turns, 4) if turns else 0.0 for p in TIME_PARTS}
     agg["errors"] = sum(1 for r in runs if r.get("error"))
     tags = sorted({t for r in runs for t in r["tags"]})
-    agg["by_tag"] = {t: _rate([r for r in runs if t in r["tags"]]) for t in tags}
+    agg["by_tag"] = {t: _by_tag([r for r in runs if t in r["tags"]]) for t in tags}
     return agg
+
+
+def _by_tag(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A category's success rate, with what its tasks cost: mean calls and input tokens."""
+    return {**_rate(runs), "mean_model_calls": _mean([r["model_calls"] for r in runs]),
+            "mean_tokens_in": _mean([r["tokens_in"] for r in runs])}
 
 
 def build_scorecard(meta: dict[str, Any], variants: list[dict[str, Any]],
@@ -125,9 +131,18 @@ def table_rows(card: dict[str, Any]) -> list[tuple[str, list[str]]]:
     if any(a["errors"] for a in aggs):
         rows.append(row("runs that crashed", lambda a: str(a["errors"])))
     for tag in card["tags"]:
-        rows.append((f"tag {tag}", [_pct(a["by_tag"][tag]) if tag in a["by_tag"] else "–"
-                                    for a in aggs]))
+        rows.append((f"tag {tag}", [_tag_cell(a["by_tag"][tag]) if tag in a["by_tag"]
+                                    else "–" for a in aggs]))
     return rows
+
+
+def _tag_cell(rate: dict[str, Any]) -> str:
+    """A category's success, then its mean calls and input tokens (a scorecard written
+    before they were kept shows the success alone)."""
+    if "mean_model_calls" not in rate:
+        return _pct(rate)
+    return (f"{_pct(rate)} · {rate['mean_model_calls']:.1f} calls · "
+            f"{rate['mean_tokens_in'] / 1000:.1f}k tokens in")
 
 
 def markdown_table(card: dict[str, Any]) -> str:

@@ -311,23 +311,6 @@ def run_parallel(jobs: Sequence[J], work: Callable[[J], R],
     return [done[i] for i in range(len(jobs))]
 
 
-def load_tasks(seed: int = 0, spec: str | None = None) -> tuple[Task, ...]:
-    """The suite's tasks (``omg_agent.bench.suite``), narrowed to ``spec`` (comma-separated
-    ids and tags) if given."""
-    from omg_agent.bench.suite import select, suite_tasks
-
-    tasks = list(suite_tasks(seed=seed))
-    try:
-        chosen = list(select(tasks, spec)) if spec else tasks
-    except ValueError as exc:
-        raise ConfigError(f"--tasks {spec!r}: {exc}") from None
-    if not chosen:
-        raise ConfigError(f"--tasks {spec!r} matches no task; ids: "
-                          + ", ".join(t.id for t in tasks) + "; tags: "
-                          + ", ".join(sorted({g for t in tasks for g in t.tags})))
-    return tuple(chosen)
-
-
 def scorecard_of(run: SuiteRun, command: str) -> dict[str, Any]:
     """The scorecard dict (what ``scorecard.json`` holds) of a finished suite run."""
     from omg_agent.bench.scorecard import build_scorecard

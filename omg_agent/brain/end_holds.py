@@ -4,7 +4,7 @@ A switch shows its new state the moment it is tapped, but that is the app's gues
 the system takes it: Bluetooth that fails to start, a setting a policy refuses, a toggle
 whose request fails flips back a moment later — after the run's checks already passed on
 the screen. So a ``done`` that comes less than :data:`HOLD_S` seconds after the run
-toggled a switch (an action that went through on a checkable element) waits out the rest
+toggled a switch (an action that went through on a checkable switch) waits out the rest
 of that time (the driver's own wait, as the loop guard's wait rung), looks again and checks
 the final step's checks on that fresh screen (:func:`end_flipped`). A check that no longer
 holds ends the run ``unverified`` with the reason
@@ -26,9 +26,12 @@ HOLD_S = 1.5  # how long after a toggle its state must still show before a run i
 
 
 def toggled(outcomes: Iterable[ActionOutcome]) -> bool:
-    """Whether one of ``outcomes`` toggled a switch: it went through on a checkable
-    element (:func:`~omg_agent.brain.honest.acted_on` keeps the time)."""
-    return any(o.ok and o.element is not None and o.element.checkable for o in outcomes)
+    """Whether one of ``outcomes`` toggled a switch: it went through on an element whose
+    role is ``switch`` (:func:`~omg_agent.brain.honest.acted_on` keeps the time). A
+    checkbox — a to-do's tick, a row picked for a multi-select — is the app's own record,
+    not a request the system may refuse, and waits for nothing."""
+    return any(o.ok and o.element is not None and o.element.checkable
+               and o.element.role == "switch" for o in outcomes)
 
 
 def end_flipped(run: RunContext, final: TaskStep | None) -> str | None:

@@ -38,9 +38,10 @@ from PIL import Image
 
 from omg_agent.brain import end_holds
 from omg_agent.brain.budget import StopReport
+from omg_agent.brain.quoted import beyond_limit
 from omg_agent.brain.run_context import RunContext
 from omg_agent.brain.run_state import RunState
-from omg_agent.brain.verdicts import DONE_HINT
+from omg_agent.brain.verdicts import DONE_HINT, INFEASIBLE_HINT
 from omg_agent.brain.verify import check_failure, determines, filled
 from omg_agent.core.checks import ElementCheck, StepCheck
 from omg_agent.core.contracts import TaskStep
@@ -257,21 +258,34 @@ _ASKING = frozenset({
     "when", "where", "is", "are", "does", "do", "did", "was", "were", "can", "count",
     "show", "list", "see", "find", "describe"})
 _POLITE = frozenset({"please", "could", "would", "you", "me", "kindly"})
+_GOING = frozenset({"open", "go", "launch", "navigate", "visit", "search", "scroll"})
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 _ZH_ASKING = re.compile(r"[吗嗎]|多少|什么|哪|几[个條条天]|是否|查看|看看|告诉我")
 _JOINED = re.compile(r"\b(?:and|then|also)\b|[,;，；、]|然后|并且|并|再", re.IGNORECASE)
 
 
 def observes_only(task: str) -> bool:
     """Whether ``task`` asks only to look or to answer ("look at the screen", "what is the
-    price of …?", "电池还剩多少？") — one clause opened by a question word, naming no
-    pay, send or delete. Such a task changes nothing, so text that was on the screen
-    before the run acted is what its answer rests on, not a claim of a change; any task
-    that joins a second clause ("check … and turn on …") is judged as a change."""
-    if task_classes(task) or _JOINED.search(task):
+    price of …?", "电池还剩多少？", "Open Shop and tell me the price of …") — naming no
+    pay, send or delete, one clause opened by a question word, or English clauses each
+    opened by a question word or one that only goes somewhere (open, go to, search), one
+    of them asking. Such a task changes nothing, so text that was on the screen before the
+    run acted is what its answer rests on, not a claim of a change; any task that joins
+    another clause ("check … and turn on …", "打开…然后…") is judged as a change."""
+    if task_classes(task):
         return False
-    words = [w for w in latin_words(task) if w not in _POLITE]
-    asked = bool(words) and words[0] in _ASKING
-    return asked or task.rstrip().endswith(("?", "？")) or bool(_ZH_ASKING.search(task))
+    if _JOINED.search(task):
+        clauses = [c for c in _JOINED.split(task) if latin_words(c)]
+        return not _HAN.search(task) and all(_asks(c, _GOING) for c in clauses) \
+            and any(_asks(c) for c in clauses)
+    return _asks(task) or bool(_ZH_ASKING.search(task))
+
+
+def _asks(clause: str, also: frozenset[str] = frozenset()) -> bool:
+    """A clause opened by a question word (or one of ``also``), or a question."""
+    words = [w for w in latin_words(clause) if w not in _POLITE]
+    return bool(words) and (words[0] in _ASKING or words[0] in also) \
+        or clause.rstrip().endswith(("?", "？"))
 
 
 def changes(step: TaskStep | None) -> bool:
@@ -284,6 +298,26 @@ def changes(step: TaskStep | None) -> bool:
 def passages(run: RunContext) -> list[Passage]:
     """What the gate let go in this run (all its processes)."""
     return run.gatekeeper.passed.entries if run.gatekeeper is not None else run.state.passed
+
+
+def declined_on_price(run: RunContext, answer: str, obs: Observation) -> bool:
+    """End a claimed done of a purchase the task allowed only under a price ("Buy it if it
+    costs under ¥50"), when nothing was paid and the answer states a price ``obs`` shows
+    beyond that limit: the task cannot be done as asked (``infeasible``) — no planner call
+    (its look would add nothing) and never ``done`` (no payment went through)."""
+    s = run.state
+    if "payment" not in task_classes(s.task) \
+            or any(p.cls == "payment" and p.ok for p in passages(run)):
+        return False
+    words = run.memory.substitute(answer)
+    price = beyond_limit(s.task, words, obs)
+    if price is None:
+        return False
+    why = words or f"the price shown, {price}, is beyond the task's limit"
+    run.event("infeasible", reason=why, price=str(price))
+    s.finish("INFEASIBLE", why, StopReport(
+        tuple(s.todo.done()), f"the task cannot be done as asked: {why}", INFEASIBLE_HINT))
+    return True
 
 
 def finish_done(run: RunContext, answer: str, report: StopReport | None = None) -> None:
@@ -312,6 +346,7 @@ def finish_done(run: RunContext, answer: str, report: StopReport | None = None) 
         tuple(s.todo.done()), f"the task was reported done, but {why}", UNPROVEN_HINT))
 
 
-__all__ = ["UNPROVEN_HINT", "acted_on", "backed", "changes", "check_key", "finish_done", "look",
+__all__ = ["UNPROVEN_HINT", "acted_on", "backed", "changes", "check_key", "declined_on_price",
+           "finish_done", "look",
            "note_shown", "observes_only", "passages", "proves", "remember", "restore_screens",
            "saved_screens", "unproven_end", "unshown"]

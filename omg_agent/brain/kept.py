@@ -4,7 +4,8 @@ task needs until its end ("like every post by X": the 30-post scan, then nine li
 
 - :class:`KeptResults` keeps each scan's report as a named artifact (``scan1``, ``scan2``…),
   the newest :data:`SCANS_KEPT` whole, shown under "Kept" every turn; the turn's history line
-  points to it instead of repeating it. Facts saved from screens are memory values
+  points to it instead of repeating it. They are saved with the run's state (a resumed run
+  shows them too). Facts saved from screens are memory values
   (``mem_save``), shown whole under "Memory" every turn (:meth:`MemoryBank.prompt_listing`).
 - :func:`compacted` is the history as the prompt shows it: the last turns, and one line
   that says what the earlier ones did (their intents) and where their results are kept.
@@ -46,6 +47,22 @@ class KeptResults:
             self.scans.append(Kept(result["kept_as"], turn, str(result["detail"])))
             while len(self.scans) > SCANS_KEPT:
                 self.dropped.append(self.scans.pop(0).name)
+
+    def as_data(self) -> dict[str, Any]:
+        """What ``state.json`` keeps (a resumed run shows the same Kept section)."""
+        return {"scans": [[k.name, k.turn, k.text] for k in self.scans],
+                "dropped": list(self.dropped), "count": self.count}
+
+    @classmethod
+    def of(cls, data: object) -> KeptResults:
+        """The kept scans :meth:`as_data` wrote (none from a state saved without them)."""
+        if not isinstance(data, dict):
+            return cls()
+        scans = [Kept(str(s[0]), int(s[1]), str(s[2])) for s in data.get("scans") or ()
+                 if isinstance(s, list) and len(s) == 3 and isinstance(s[1], int)]
+        count = data.get("count")
+        return cls(scans[-SCANS_KEPT:], [str(n) for n in data.get("dropped") or ()],
+                   max(count if isinstance(count, int) else 0, len(scans)))
 
     def section(self) -> str:
         """The "Kept" prompt section ('' when nothing is kept)."""

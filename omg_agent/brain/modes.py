@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from omg_agent.core.contracts import DecisionBundle, TaskPlan, TaskStep
+from omg_agent.core.contracts import TaskPlan, TaskStep
 from omg_agent.core.todo import DONE, OPEN, read_todo
 
 PLANNERLESS = ("flat", "unified")
@@ -42,14 +42,6 @@ def task_as_plan(task: str) -> TaskPlan:
         complexity=5, on_fail="retry")])
 
 
-def adopt_end_checks(step: TaskStep, bundle: DecisionBundle) -> TaskStep | None:
-    """The task step with the end-state checks a ``unified`` operator wrote, when it wrote
-    some and the step had none (checks are written once: a later turn cannot weaken them)."""
-    if step.checks or not bundle.end_checks:
-        return None
-    return step.model_copy(update={"checks": list(bundle.end_checks)})
-
-
 def own_todo(lines: Iterable[str]) -> str:
     """A ``unified`` operator's checklist as the markdown the prompts show."""
     return "\n".join(f"{DONE if done else OPEN} {words}" for done, words in read_todo(lines))
@@ -61,5 +53,5 @@ def unforeseen(saved: Iterable[str], plan: Iterable[TaskStep]) -> list[str]:
     return sorted(k for k in saved if k not in foreseen)
 
 
-__all__ = ["MODES", "ONE_ACTION", "PLANNERLESS", "SOLE_STEP_CRITERIA", "adopt_end_checks",
-           "own_todo", "plannerless", "task_as_plan", "unforeseen"]
+__all__ = ["MODES", "ONE_ACTION", "PLANNERLESS", "SOLE_STEP_CRITERIA", "own_todo",
+           "plannerless", "task_as_plan", "unforeseen"]

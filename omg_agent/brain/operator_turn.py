@@ -22,12 +22,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from omg_agent.brain import dialogue, held, honest
+from omg_agent.brain import dialogue, held, honest, own_checks
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.dialects import dialect_for
 from omg_agent.brain.dialects.solo import unverified
 from omg_agent.brain.effects import effect_note
-from omg_agent.brain.modes import ONE_ACTION, adopt_end_checks, own_todo, unforeseen
+from omg_agent.brain.modes import ONE_ACTION, own_todo, unforeseen
 from omg_agent.brain.operator import Operator, TurnContext, TurnResult
 from omg_agent.brain.quoted import quoted_on_screen, values_on_screen
 from omg_agent.brain.recovery import climb, fail_step, maybe_fail_step
@@ -140,7 +140,7 @@ def book(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> Booke
     step = operator_plan(run, index, step, turn)
     claimed = turn.kind in ("step_complete", "goal_complete")
     problem = verify_claim(run, step, turn) if claimed else (
-        turn.problem if turn.kind == "acted" else None)
+        turn.problem if turn.kind == "acted" and not replans(turn) else None)
     s.attempt = s.attempt.after_turn(turn.observation.screen_hash, problem,
                                      model_s=turn.decide_s, acted=turn.acted)
     summary = turn.summary() + (f" → {problem.message}" if claimed and problem else "")
@@ -190,12 +190,14 @@ def routed(run: RunContext, index: int, booked: Booked, turn: TurnResult) -> Non
         case "step_complete" | "goal_complete" if problem is None:
             ticked(run, index, step, turn.observation, goal=turn.kind == "goal_complete",
                    answer=turn.answer or "", acted_on_next=turn.acted)
+        case "acted" if plan_unfit(run, turn):  # its own outcome, never a failure
+            s.phase = "REPLAN"
         case _ if problem is not None:
             if booked.claimed:
                 run.event("not_verified", step=index + 1, reason=problem.message)
+                if own_plan(run):  # the reply right after may correct what failed
+                    own_checks.refused(run, turn.observation)
             maybe_fail_step(run, index, step)
-        case "acted" if plan_unfit(run, turn):
-            s.phase = "REPLAN"
 
 
 def unbacked_decline(run: RunContext, index: int, step: TaskStep) -> None:
@@ -209,35 +211,61 @@ def unbacked_decline(run: RunContext, index: int, step: TaskStep) -> None:
     maybe_fail_step(run, index, step)
 
 
+def own_plan(run: RunContext) -> bool:
+    """The operator keeps the plan: a ``unified`` run its planner has not taken over (flat is
+    the peers' loop: the task is the plan, claims are confirmed)."""
+    return run.plannerless and run.settings.planning != ONE_ACTION
+
+
 def operator_plan(run: RunContext, index: int, step: TaskStep, turn: TurnResult) -> TaskStep:
     """A plannerless operator keeps the plan: its checklist is shown back to it, and the
-    end-state checks it wrote on its first turn become the task step's checks."""
+    end-state checks it wrote become the task step's checks — once, but for those a refused
+    claim found failing, which the reply right after may correct (:mod:`.own_checks`)."""
     s = run.state
-    if not run.plannerless or run.settings.planning == ONE_ACTION:
-        return step  # flat is the peers' loop: the task is the plan, claims are confirmed
+    if not own_plan(run):
+        return step
     if turn.bundle.todo:
         s.own_todo = own_todo(turn.bundle.todo)
-    adopted = adopt_end_checks(step, turn.bundle)
+    refused_keys, s.refused_checks = s.refused_checks, []
+    if refused_keys and s.note.startswith(own_checks.CORRECT_NOTE[:20]):
+        s.note = ""  # said for this reply only
+    adopted = own_checks.adopt(step, turn.bundle, refused_keys)
     if adopted is None:
         return step
     s.todo.entries[index] = (adopted, False)
-    run.event("end_checks", step=index + 1, checks=[c.describe() for c in adopted.checks])
+    run.event("end_checks", step=index + 1, checks=[c.describe() for c in adopted.checks],
+              corrected=bool(refused_keys))
     return adopted
 
 
+def replans(turn: TurnResult) -> bool:
+    """The operator says the plan no longer fits and nothing it ran failed: its judgement
+    that the last actions failed is why, not a failed turn (issue 36: such turns added up
+    to a LOOP post-mortem)."""
+    problem = turn.problem
+    return bool(turn.bundle.plan_outdated) and (
+        problem is None or problem.kind is FailureKind.MODEL_REPORTED
+        and turn.failure is None)
+
+
+PLAN_OUTDATED_HINT = ("nothing failed: plan the rest from the screen as it is now — keep the "
+                      "steps that still fit, drop what is done, add what is missing")
+
+
 def plan_unfit(run: RunContext, turn: TurnResult) -> bool:
-    """Whether the planner must see the plan again after a turn that worked: the
-    operator says the plan no longer fits, or it saved data no step foresaw."""
+    """Whether the planner must see the plan again after a turn: the operator says the plan
+    no longer fits (a ``unified`` run's planner takes over), or it saved data no step of
+    the planner's foresaw. Its own outcome for the planner, never a failure."""
     s = run.state
-    if run.plannerless or s.predefined:
+    if s.predefined or run.plannerless and not own_plan(run):
         return False
-    extra = unforeseen(turn.saved, s.todo.steps)
+    extra = [] if run.plannerless else unforeseen(turn.saved, s.todo.steps)
     why = turn.bundle.plan_outdated or (
         f"the operator saved {', '.join(extra)}, which no step foresaw" if extra else "")
-    if not why:
+    if not why or not turn.bundle.plan_outdated and turn.problem is not None:
         return False
     run.event("plan_unfit", reason=why)
-    s.outcome = f"the operator reports the plan no longer fits: {why}"
+    s.outcome = f"the operator reports the plan no longer fits: {why} ({PLAN_OUTDATED_HINT})"
     return True
 
 
@@ -273,6 +301,8 @@ def ticked(run: RunContext, index: int, step: TaskStep, obs: Observation, *,
         return
     if goal:
         s.outcome += f"; the operator reports the whole task done: {answer}"
+        if honest.declined_on_price(run, answer, obs):
+            return
     mode = run.settings.confirm_done
     open_claim = mode == "always" or mode == "unverified" and unproven(run, answer, obs)
     if run.judgeless and open_claim and not s.predefined:

@@ -175,6 +175,7 @@ class Orchestrator:
         # the operator's mode and turn count come from the state (a resumed run's too)
         self.operator.planning = state.planning or self.operator.planning
         self.operator.turns = max(self.operator.turns, state.turns)
+        self.operator.kept = state.kept  # the run's scans, saved with its state
         self._prior = state.usage
         self._started = time.perf_counter()
         self._base = [(c.totals.replies, c.totals.prompt_tokens, c.totals.completion_tokens)

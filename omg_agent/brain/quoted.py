@@ -8,7 +8,9 @@ in quotes) appears in an element's own text — never in an edit field's, which 
 the model typed. For a task that only looks or asks, :func:`values_on_screen` is enough: each
 value the answer states — an amount or number (read by :mod:`omg_agent.guards.amounts`), a
 part in quotes — is in the screen's own text ("AirPods Pro costs ¥1,869.00 in Shop." on the
-product page showing "¥1,869.00"). Pure functions.
+product page showing "¥1,869.00"). A purchase the task makes conditional on its price and
+the operator declined on it states a price the screen shows that the task's own limit does
+not admit (:func:`beyond_limit`, issue 36). Pure functions.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 
 from omg_agent.core.observation import Observation
 from omg_agent.guards.amounts import Money, amounts_in
+from omg_agent.guards.spending_words import stated_limits
 
 _QUOTED = re.compile(r"[\"“「『'‘]([^\"”」』'’]{2,})[\"”」』'’]")
 _EDGES = " \t\n.,;:!?。，；：！？\"'“”‘’「」『』()（）"
@@ -74,9 +77,22 @@ def values_on_screen(answer: str, obs: Observation) -> bool:
         and all(_shown(p, texts) for p in parts)
 
 
+def beyond_limit(task: str, answer: str, obs: Observation) -> Money | None:
+    """An amount ``answer`` states that ``obs`` shows in an element's own text and that a
+    spending limit ``task`` states does not admit ("Buy it if it costs under ¥50": "it costs
+    ¥99.00" on the product page) — ``None`` when there is none."""
+    limits = [s.limit for s in stated_limits(task) if s.limit.amount is not None]
+    if not limits:
+        return None
+    shown = [m for t in screen_texts(obs) for m in amounts_in(t) if m.readable]
+    return next((m for m in amounts_in(answer) if m.readable
+                 and any(_same(m, s) for s in shown)
+                 and not all(limit.admits(m) for limit in limits)), None)
+
+
 def _same(said: Money, shown: Money) -> bool:
     return said.value == shown.value and (said.currency is None
                                           or said.currency == shown.currency)
 
 
-__all__ = ["quoted_on_screen", "screen_texts", "values_on_screen"]
+__all__ = ["beyond_limit", "quoted_on_screen", "screen_texts", "values_on_screen"]

@@ -38,6 +38,7 @@ from pydantic import ValidationError
 
 from omg_agent.brain import honest
 from omg_agent.brain.budget import StepBudget, StopReport
+from omg_agent.brain.kept import KeptResults
 from omg_agent.brain.memory import MemoryBank
 from omg_agent.brain.planner import TodoList
 from omg_agent.brain.run_state import (
@@ -129,7 +130,7 @@ def state_data(state: RunState, memory: MemoryBank, *, device: str,
         "spent": state.spent.as_data(),
         "baseline": dict(state.baseline), "touched": list(state.touched),
         "shown": list(state.shown), "apps": dict(state.apps), "seen": honest.saved_screens(state),
-        "passed": [p.as_dict() for p in state.passed],
+        "passed": [p.as_dict() for p in state.passed], "kept": state.kept.as_data(),
     }
 
 
@@ -226,6 +227,7 @@ def _state(data: dict[str, Any]) -> RunState:
     state.apps = dict(data.get("apps") or {})
     honest.restore_screens(state, data.get("seen") or ())
     state.passed = [Passage.of(p) for p in data.get("passed") or ()]
+    state.kept = KeptResults.of(data.get("kept"))  # the scans under Kept (issue 40)
     return state
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from omg_agent.brain.budget import StepBudget, StopReport, done_so_far
+from omg_agent.brain.kept import KeptResults
 from omg_agent.brain.planner import TodoList
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation, UIElement
@@ -267,6 +268,8 @@ class RunState:
     held: HeldAction | None = None  # the sensitive action waiting for the user's yes
     refusal: Refusal | None = None  # the user's last no, when they said one
     own_todo: str = ""  # a plannerless operator's own checklist (markdown)
+    refused_checks: list[str] = field(default_factory=list)  # its end checks a claim failed
+    kept: KeptResults = field(default_factory=KeptResults)  # scans, never dropped (issue 40)
     planned: bool = False  # a unified run's planner took over after a failed step
     planner_calls: int = 0
     wait_turns: int = 0

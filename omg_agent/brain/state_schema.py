@@ -103,6 +103,7 @@ class SavedStateFile(_Part):
     apps: dict[str, str] = {}  # each app's first screen the run kept (its hash)
     seen: list[dict[str, Any]] = []  # those screens' elements (brain/honest.saved_screens)
     passed: list[dict[str, Any]] = []  # what the gate let go (guards/ledger.py)
+    kept: dict[str, Any] = {}  # the scans under Kept (brain/kept.py)
     words_grant: bool = False  # the task's words grant (a human's, or allowed by one)
 
 

@@ -191,7 +191,7 @@ def suite(
       omg-agent bench suite --model sim --ray auto
     """
     if list_only:
-        from omg_agent.bench.suite_run import load_tasks
+        from omg_agent.bench.suite import load_tasks
 
         try:
             list_tasks(load_tasks(seed, tasks), as_json)

@@ -131,10 +131,10 @@ class SuiteOptions:
 def run_suite_bench(o: SuiteOptions) -> None:
     """Plan, run and score the suite; print the table (or JSON); exit 1 on a crashed run."""
     from omg_agent.bench.scorecard import markdown_table, per_task_table, write_scorecard
+    from omg_agent.bench.suite import load_tasks
     from omg_agent.bench.suite_run import (
         SuitePlan,
         endpoint_for,
-        load_tasks,
         parse_variants,
         run_suite,
         scorecard_of,

@@ -370,9 +370,9 @@ def dump_action(action: Action) -> dict[str, Any]:
 
 
 def stays_on_screen(element: UIElement | None) -> bool:
-    """Whether a tap on ``element`` predictably leaves the screen as it is: it focuses an
-    edit field or flips a switch / checkbox in place."""
-    return element is not None and element.enabled and (element.editable or element.checkable)
+    """Whether a tap on ``element`` keeps the screen: a field, a switch, a box (not a popup's)."""
+    e = element
+    return e is not None and e.enabled and (e.editable or e.checkable and e.window != "popup")
 
 
 def is_boundary(action: Action, element: UIElement | None = None) -> bool:

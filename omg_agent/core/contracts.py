@@ -153,6 +153,9 @@ class ExecuteNow(_Contract):
                     len(self.actions) - 1)
 
 
+_FINISHING = ("step_complete", "goal_complete", "goal_infeasible", "user_declined")
+
+
 class DecisionBundle(_Contract):
     """One operator turn: judge the last bundle from the new screen, then act."""
 
@@ -201,12 +204,24 @@ class DecisionBundle(_Contract):
         None, max_length=6, **_SAID,
         description="Only when you keep your own checklist, once you know what the end screen "
                     "shows: checks of the task's end state (elements, app or memory keys), "
-                    "as under 'Checks'. The system ticks the task when they pass; they cannot "
-                    "be changed later. Null otherwise.")
+                    "as under 'Checks'. The system ticks the task when they pass; later only "
+                    "the ones a refused claim found failing can be replaced, in the next "
+                    "reply. Null otherwise.")
     look: bool = Field(
         False, **_SAID,
         description="Show me the screenshot next turn: the element list misses something I "
                     "need to see (an icon, an image, a canvas, text cut off).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _finishing_without_actions(cls, data: Any) -> Any:
+        """A reply that finishes (or stops) may leave ``execute_now`` without actions, as
+        the prompt allows: the same as null (issue 40: "actions" must hold 1 to 5 refused
+        it, a validation retry for nothing)."""
+        if isinstance(data, dict) and isinstance(now := data.get("execute_now"), dict) \
+                and not now.get("actions") and any(data.get(f) is True for f in _FINISHING):
+            data = {**data, "execute_now": None}
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -11,7 +11,8 @@ page shows with :mod:`omg_agent.perception.listpages` (items by identity, not po
 * It stops at the end (the content stops moving), after ``count`` items, once
   ``until_text`` shows, or at a bound (:data:`MAX_PAGES` pages, :data:`MAX_ITEMS` items) —
   an endless list stops there and the report says the list may go on.
-* A screen with no scrolling list is read as it is: its items, and a note saying so.
+* A screen with no scrolling list is read as it is: its items, and a note saying so; one
+  that a popup or dialog covers is refused, naming the popup's buttons (dismiss it first).
 * :meth:`ListScanner.reach` scrolls back to an item of the last scan: a later tap on an
   anchor the screen does not show, but the scan read (any text of the item: its like
   button's description too), swipes toward the page it was read on until it shows — as a
@@ -35,6 +36,7 @@ from omg_agent.perception.listpages import (
     ListMerge,
     ListPage,
     anchor_of,
+    over_app,
     read_page,
     same_item,
 )
@@ -147,6 +149,11 @@ class ListScanner:
         tall as the screen (a settings page that fits; relay round 27 lost a bundle to a
         failed scan there)."""
         page = read_page(obs, _whole_screen(obs))
+        if (page is None or not page.items) and (popup := over_app(obs)):
+            buttons = ", ".join(repr(e.label) for e in popup if e.clickable and e.label)
+            raise ActionRejected("scan: a popup covers the screen: dismiss it first"
+                                 + (f" (its buttons: {buttons})" if buttons else ""),
+                                 serial=self.device.serial)
         if page is None or not page.items:
             raise ActionRejected("scan: no scrolling list and no text on this screen",
                                  serial=self.device.serial)

@@ -61,6 +61,17 @@ class TypingPlan:
         return f"type {self.text_preview!r} ({self.chars} chars)"
 
 
+def typing_label(text: str, *, secret: bool) -> str:
+    """The label of typing ``text`` (:attr:`TypingPlan.label`), for a driver that types
+    without a plan: every driver reports typing in the same words."""
+    return TypingPlan((), False, len(text), secret, "" if secret else preview(text)).label
+
+
+def preview(text: str) -> str:
+    """``text`` as a result line may quote it: whole up to 40 characters."""
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def sh_quote(arg: str) -> str:
     """``arg`` as one ``sh`` word, always single-quoted (``'`` written ``'\\''``)."""
     return "'" + arg.replace("'", "'\\''") + "'"
@@ -167,9 +178,8 @@ def plan_typing(text: str, *, ime_available: bool, clear: bool = False,
         uses_ime = ime_available
     typed, typed_ime = text_fragments(text, ime_available=ime_available)
     fragments.extend(typed)
-    preview = text if len(text) <= 40 else text[:37] + "..."
     return TypingPlan(tuple(fragments), uses_ime or typed_ime, len(text), secret,
-                      "" if secret else preview)
+                      "" if secret else preview(text))
 
 
 def ime_envelope(body: str, *, user_ime: str, settle_s: float = 0.0,

@@ -18,6 +18,8 @@ from omg_agent.core.geometry import Point
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.ports import ImmediatePort
+from omg_agent.drivers.secret_places import is_secret_input
+from omg_agent.drivers.textinput import typing_label
 from omg_agent.errors import ActionRejected, DeviceOffline
 
 if TYPE_CHECKING:
@@ -69,8 +71,7 @@ class U2Port(ImmediatePort):
             # the typed text (a secret too) is not left for other apps to read, nor for a
             # PASTE key to put into another field (docs/attack-round.md)
             d.call("setClipboard", None, "")
-        secret = field is not None and field.password
-        return f"typed {len(text)} chars" + (" (secret)" if secret else "")
+        return typing_label(text, secret=field is not None and is_secret_input(field))
 
     def start(self, package: str, *, restart: bool = False) -> None:
         d = self.d

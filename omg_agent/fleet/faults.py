@@ -131,7 +131,8 @@ def await_true(check: Callable[[], bool], timeout_s: float = WAIT_S) -> bool:
 
 def _slot_fleet(fault: str, out: Path, act: Callable[[Watched, Path], None]) -> FleetTrial:
     """Suite tasks on two vphone slots with ``act`` run beside the fleet."""
-    from omg_agent.bench.suite_run import SuitePlan, load_tasks
+    from omg_agent.bench.suite import load_tasks
+    from omg_agent.bench.suite_run import SuitePlan
     from omg_agent.fleet.jobs import suite_jobs
     from omg_agent.fleet.local_backend import LocalBackend
 

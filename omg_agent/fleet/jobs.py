@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from omg_agent.bench.suite_run import SuitePlan, SuiteRun, endpoint_for, load_tasks, plan_jobs
+from omg_agent.bench.suite import load_tasks
+from omg_agent.bench.suite_run import SuitePlan, SuiteRun, endpoint_for, plan_jobs
 from omg_agent.config import Settings
 from omg_agent.errors import ConfigError, UnsafeSetting
 from omg_agent.fleet.attempt import FleetJob

@@ -127,7 +127,8 @@ def _ray_fleet(fault: str, address: str, out: Path,
                act: Callable[[_Watched], None]) -> FleetTrial:
     import threading
 
-    from omg_agent.bench.suite_run import SuitePlan, load_tasks
+    from omg_agent.bench.suite import load_tasks
+    from omg_agent.bench.suite_run import SuitePlan
     from omg_agent.fleet.jobs import suite_jobs
     from omg_agent.fleet.ray_backend import RayBackend
     from omg_agent.fleet.scheduler import run_fleet

@@ -47,11 +47,14 @@ def fingerprint(sensitivity: Sensitivity, element: UIElement | None,
 
 def refind(element: UIElement, obs: Observation) -> UIElement | None:
     """``element`` (of the screen a question was asked on) on ``obs``: the one element with
-    its resource id, or — with no id — the one of its class in its place; ``None`` when it
-    is not there or not alone."""
+    its resource id (of a list's rows, which share one: the one with its label), or — with
+    no id — the one of its class in its place; ``None`` when it is not there or not
+    alone."""
     if element.resource_id:
         same = [e for e in obs.elements if e.resource_id == element.resource_id
                 and e.package == element.package]
+        if len(same) > 1:
+            same = [e for e in same if e.label == element.label]
     else:
         same = [e for e in obs.elements if e.bounds == element.bounds
                 and e.cls == element.cls]

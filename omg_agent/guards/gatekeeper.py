@@ -39,14 +39,9 @@ from omg_agent.guards.confirmation import (
     words_of,
 )
 from omg_agent.guards.landing import decide, effect_of, plan_scene
+from omg_agent.guards.landing_target import target_element, text_at
 from omg_agent.guards.ledger import Ledger
-from omg_agent.guards.sensitive import (
-    Decision,
-    Gate,
-    Sensitivity,
-    target_element,
-    text_at,
-)
+from omg_agent.guards.sensitive import Decision, Gate, Sensitivity
 from omg_agent.perception.anchor import Anchorer
 
 log = logging.getLogger(__name__)

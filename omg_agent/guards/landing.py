@@ -37,6 +37,8 @@ Touch = type[Tap] | type[LongPress] | type[DoubleTap]
 TOUCHES: dict[str, Touch] = {"tap": Tap, "double_tap": DoubleTap, "long_press": LongPress}
 LONG_PRESS_MS = 500  # a held touch within the slop is a long press
 OCR_ROW = 4  # a label is read within this many slops above and below the point
+SIDEWAYS = 2  # a swipe is sideways when it moves this many times more across than down
+SWIPE_AWAY = 0.25  # a sideways swipe this share of the screen's width may remove a row
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,33 @@ def _swipe(effect: InputEffect, scene: InputScene) -> list[Landing] | str:
     if max(abs(end.x - start.x), abs(end.y - start.y)) <= scene.slop_px:  # Android: a tap
         verb = LongPress if effect.duration_ms >= LONG_PRESS_MS else Tap
         return [_touch(verb, p, effect.element, scene, control=False) for p in (start, end)]
-    return [_touch(Tap, end, None, scene, control=True)]  # a drag: judged where it ends
+    # a drag: judged where it ends — and, across a row, as the row's removal (last: the
+    # allowed landing that is kept, so a run's ledger records the delete)
+    return [_touch(Tap, end, None, scene, control=True), *_swiped_row(start, end, scene)]
+
+
+def _swiped_row(start: Point, end: Point, scene: InputScene) -> list[Landing]:
+    """A sideways swipe across a list row is swipe-to-delete in many apps (mail, to-do,
+    expense lists): the row it starts on, as a swipe the gate classifies (none when the
+    swipe is not sideways enough or starts on no row)."""
+    screen = scene.screen
+    assert screen is not None
+    dx, dy = abs(end.x - start.x), abs(end.y - start.y)
+    width = screen.screen.size[0]
+    if dx < SIDEWAYS * dy or dx < SWIPE_AWAY * width:
+        return []
+    element = element_at(screen, start)
+    row = tap_receiver(element, screen.elements) if element is not None else None
+    if row is None or row.role != "item":
+        return []
+    height = screen.screen.size[1]
+
+    def norm(p: Point) -> PointTarget:
+        return PointTarget(x=min(1000, p.x * 1000 / width), y=min(1000, p.y * 1000 / height))
+
+    swipe = Swipe.model_construct(from_=norm(start), to=norm(end), direction=None,
+                                  distance=500, start=None, duration_ms=300)
+    return [Landing(swipe, row)]
 
 
 def _touch(verb: Touch, point: Point | None, hint: UIElement | None, scene: InputScene, *,

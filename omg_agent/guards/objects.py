@@ -27,13 +27,15 @@ _NOUNS = {"notes": "note", "note": "note", "gallery": "photo", "photos": "photo"
           "calendar": "event", "mail": "mail", "email": "mail"}
 
 
-def about(found: Sensitivity, e: UIElement | None, obs: Observation) -> Sensitivity:
-    """``found`` with what it is about (see the module docstring)."""
+def about(found: Sensitivity, e: UIElement | None, obs: Observation, *,
+          row: bool = False) -> Sensitivity:
+    """``found`` with what it is about (see the module docstring); ``row``: ``e`` is the
+    list row the action removes (a swipe away), so it names itself."""
     match found.cls:
         case "payment":
             text, target = _paying(found, e, obs)
         case "delete":
-            names = _named_object(e, obs)
+            names = [e.text or e.desc] if row and e is not None else _named_object(e, obs)
             return dataclasses.replace(found, about=_deleting(found, names, obs),
                                        target=", ".join(names), objects=tuple(names))
         case "send":
@@ -90,8 +92,9 @@ def _named_object(e: UIElement | None, obs: Observation) -> list[str]:
                 and r.bounds.contains(e.center)]
         if rows:
             return [min(rows, key=lambda r: r.bounds.area).text]
-    return [r.text for r in obs.elements if r.role == "item" and r.text
-            and (r.checked or r.selected)]
+    # rows picked in multi-select are checkable (a checkbox role) and selected
+    return [r.text for r in obs.elements if r.text and (r.selected and r.checkable or (
+        r.role == "item" and (r.checked or r.selected)))]
 
 
 def noun_of(package: str) -> str:

@@ -39,17 +39,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from omg_agent.core.actions import (
-    AnchorTarget,
     DoubleTap,
-    ElementTarget,
     Key,
     LongPress,
-    PointTarget,
+    Swipe,
     Tap,
     TypeText,
 )
 from omg_agent.core.observation import Observation, UIElement
-from omg_agent.errors import AnchorNotFound
 from omg_agent.guards.amounts import Money
 from omg_agent.guards.authorisation import Authorisation
 from omg_agent.guards.cues import (
@@ -59,10 +56,11 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
+from omg_agent.guards.follow_through import Following, confirms, still_following
 from omg_agent.guards.grant import named_deletes
 from omg_agent.guards.payable import payment_amounts
 from omg_agent.guards.spend_ledger import SpendLedger
-from omg_agent.perception.anchor import Anchorer, tap_receiver
+from omg_agent.perception.anchor import tap_receiver
 
 KEY_ENTER, KEY_CALL = 66, 5
 TITLE_BAND = 0.15  # the top share of the screen where an app bar shows whom a screen is about
@@ -140,6 +138,7 @@ class Gate:
     # the item rows each app's screens showed this run: a title names a delete only as saved
     # and listed (a resumed run already in an editor a stopped one retitled is asked)
     listed: dict[str, set[str]] = field(default_factory=dict)
+    following: Following = None  # a delete just let through (:mod:`.follow_through`)
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
@@ -151,8 +150,12 @@ class Gate:
         self.renamed = self.renamed or names_an_item(action, element, obs)
         rows = self.listed.setdefault(obs.package, set())
         rows.update(e.text for e in obs.elements if e.role == "item" and e.text)
+        self.following = still_following(self.following, obs)
         if found is None:
             return ALLOW
+        if confirms(self.following, found, element):
+            why = f"{found.reason}; it confirms the delete let through just before"
+            return Decision("allow", dataclasses.replace(found, reason=why))
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
@@ -193,9 +196,11 @@ class Gate:
 
     def paid(self, found: Sensitivity | None) -> None:
         """An action the gate let through (allowed or approved) is about to run: a payment
-        joins the run's total."""
+        joins the run's total; a delete may be confirmed by the dialog it opens."""
         if found is not None and found.cls == "payment":
             self.ledger.record(found.amounts)
+        if found is not None and found.cls == "delete":
+            self.following = (found.package, found.objects)
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more), secret_in=self.secret_in,
@@ -222,6 +227,8 @@ def classify(action: object, element: UIElement | None, obs: Observation, *,
             if field_ is None:
                 return None
             return _typing(action, field_, obs, length)
+        case Swipe():  # a sideways swipe across a row (guards.landing): swipe-to-delete
+            return _swiped(element, obs)
         case Key():
             if action.keycode == KEY_CALL:
                 return _make("send", "the CALL key dials", "press the CALL key", None, obs)
@@ -250,6 +257,13 @@ def _touch(verb: str, e: UIElement | None, obs: Observation,
     return _make(hit[0], f"the text read there says {hit[1]!r}",
                  f'{verb} "{ocr_text}" (read on screen; {where}{obs.package})', e, obs,
                  ocr_text=ocr_text)
+
+
+def _swiped(row: UIElement | None, obs: Observation) -> Sensitivity | None:
+    """Swiping a list row sideways removes it in many apps: a delete of that row."""
+    return None if row is None or not row.enabled or not (row.text or row.desc) else _make(
+        "delete", "a sideways swipe across a list row removes it in many apps",
+        f"swipe away {_quote(row)} (item, {row.package or obs.package})", row, obs, row=True)
 
 
 def _rid(e: UIElement) -> str:
@@ -314,7 +328,7 @@ def _is_send(e: UIElement) -> bool:
 
 def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
           obs: Observation, *, ocr_text: str | None = None,
-          text: str | None = None) -> Sensitivity:
+          text: str | None = None, row: bool = False) -> Sensitivity:
     package = (e.package if e is not None and e.package else "") or obs.package
     # a target names a package by a whole word of it: "Shop" is com.omg.shop's
     owners = tuple(dict.fromkeys(pkg for pkg in (obs.package, package) if pkg))
@@ -328,7 +342,7 @@ def _make(cls: SensitiveClass, reason: str, describe: str, e: UIElement | None,
                         owners, amounts, text)
     from omg_agent.guards.objects import about
 
-    return about(found, e, obs)
+    return about(found, e, obs, row=row)
 
 
 # -- what a send sends (what a payment costs: omg_agent.guards.payable) -------------------
@@ -368,23 +382,3 @@ def _field_name(f: UIElement) -> str:
     if f.password:
         return f'the password field "{_rid(f) or f.desc}"'
     return _quote(f)
-
-
-def text_at(obs: Observation, point: tuple[int, int]) -> str | None:
-    """The OCR text of ``obs`` under a pixel point (the smallest box), if OCR ran."""
-    boxes = [b for b in obs.ocr or () if b.bounds.contains(point)]
-    return min(boxes, key=lambda b: b.bounds.area).text if boxes else None
-
-
-# -- target → element ---------------------------------------------------------------------------
-def target_element(action: object, obs: Observation, anchorer: Anchorer) -> UIElement | None:
-    """The element ``action`` would land on, resolved as the executor resolves it (for
-    callers that did not keep the executor's ``Resolved.element``); typing without a
-    target lands on the focused field."""
-    target = getattr(action, "target", None)
-    if not isinstance(target, PointTarget | ElementTarget | AnchorTarget):
-        return obs.focused if isinstance(action, TypeText) else None
-    try:
-        return anchorer.resolve(target, obs).element
-    except AnchorNotFound:
-        return None

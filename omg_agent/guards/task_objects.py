@@ -26,8 +26,10 @@ from omg_agent.guards.spending_words import stated_limits
 from omg_agent.guards.task_verbs import removes_from_a_cart
 
 _KINDS_EN = (r"(?:note|file|photo|picture|image|contact|message|conversation|chat|event|alarm|"
-             r"reminder|draft|post|entry|item|email|song|task|bookmark|album|document|folder)")
-_KINDS_ZH = r"(?:备忘录|笔记|便签|文件|照片|图片|联系人|消息|短信|提醒|闹钟|日程|草稿|相册|文档)"
+             r"reminder|draft|post|entry|item|email|song|task|bookmark|album|document|folder|"
+             r"expense|record|transaction|to-?do)")
+_KINDS_ZH = (r"(?:备忘录|笔记|便签|文件|照片|图片|联系人|消息|短信|提醒|闹钟|日程|草稿|相册|文档|"
+             r"支出|账目|记录|待办)")
 _QUOTED = r"\"[^\"]+\"|“[^”]+”|'[^']+'|‘[^’]+’|「[^」]+」"
 _DELETE_EN = re.compile(
     rf"\b(?:delete|remove|erase|trash)\s+(?:the\s+|my\s+)?{_KINDS_EN}\s+"

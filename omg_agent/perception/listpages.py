@@ -65,6 +65,15 @@ def list_container(obs: Observation) -> UIElement | None:
     return max(lists, key=lambda e: e.bounds.area) if lists else None
 
 
+OVER_APP = ("popup", "system")  # windows over the app's screen (perception/windows.py kinds)
+
+
+def over_app(obs: Observation) -> list[UIElement]:
+    """The elements of a popup, dialog or system panel over the app's screen (its list and
+    text are then hidden: uiautomator lists nothing under a touch-modal window)."""
+    return [e for e in obs.elements if e.window in OVER_APP]
+
+
 def read_page(obs: Observation, container: UIElement | None = None) -> ListPage | None:
     """The items ``obs`` shows in its list (``None`` when it shows no scrolling list)."""
     box = container or list_container(obs)

@@ -91,9 +91,10 @@ class OcrEngine:
         self.calls = 0
         self._cache: OrderedDict[tuple, tuple[OcrBox, ...]] = OrderedDict()
         self._cache_size = cache_size
-        self._lock = threading.Lock()  # one engine call at a time (rapidocr keeps state)
+        # one engine call at a time (rapidocr keeps state); engines with these options are
+        # shared by the process, and so is their lock
+        self._lock = _shared(threads, min_confidence).lock
         self._cache_lock = threading.Lock()  # held briefly: cache hits never wait for OCR
-        self._engine = None
 
     @property
     def available(self) -> bool:
@@ -102,16 +103,7 @@ class OcrEngine:
         return installed("ocr")
 
     def _rapid(self):
-        if self._engine is None:
-            rapidocr = load("rapidocr_onnxruntime", "ocr", "OCR")
-            options = {}
-            if self.threads:
-                options["intra_op_num_threads"] = self.threads
-            self._engine = rapidocr.RapidOCR(
-                use_cls=False, max_side_len=_NO_RESIZE_SIDE, det_limit_type="max",
-                det_limit_side_len=_NO_RESIZE_SIDE, text_score=self.min_confidence, **options)
-            log.debug("rapidocr engine created")
-        return self._engine
+        return _shared(self.threads, self.min_confidence).engine()
 
     def warm_up(self) -> None:
         """Build the engine now (model load ~0.3 s) instead of on the first read."""
@@ -191,6 +183,40 @@ def best_matches(boxes: Sequence[OcrBox], text: str,
               if (tier := query.score(b.text)) is not None
               and (match == "regex" or tier <= limit)]
     return tuple(b for *_, b in sorted(scored, key=lambda s: s[:3]))
+
+
+class _SharedEngine:
+    """One rapidocr engine per process and options: its models take ~1 s of CPU and tens of
+    MB to load, and every driver of a fleet (and every run of a test worker) reads with it."""
+
+    def __init__(self, threads: int | None, min_confidence: float) -> None:
+        self.threads, self.min_confidence = threads, min_confidence
+        self.lock = threading.Lock()  # held around every call of the engine, and its build
+        self._engine = None
+
+    def engine(self):  # called with ``lock`` held
+        if self._engine is None:
+            rapidocr = load("rapidocr_onnxruntime", "ocr", "OCR")
+            options = {}
+            if self.threads:
+                options["intra_op_num_threads"] = self.threads
+            self._engine = rapidocr.RapidOCR(
+                use_cls=False, max_side_len=_NO_RESIZE_SIDE, det_limit_type="max",
+                det_limit_side_len=_NO_RESIZE_SIDE, text_score=self.min_confidence, **options)
+            log.debug("rapidocr engine created")
+        return self._engine
+
+
+_ENGINES: dict[tuple[int | None, float], _SharedEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def _shared(threads: int | None, min_confidence: float) -> _SharedEngine:
+    with _ENGINES_LOCK:
+        key = (threads, min_confidence)
+        if key not in _ENGINES:
+            _ENGINES[key] = _SharedEngine(threads, min_confidence)
+        return _ENGINES[key]
 
 
 def _pixel_key(image: Image.Image) -> str:

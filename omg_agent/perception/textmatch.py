@@ -15,7 +15,8 @@ tier  meaning
       ``Double11Sale`` for ``Double 11 Sale``)
 3     equal to one *segment* of the candidate: bilingual labels "Promotions 活动" and
       "Cart, 0 items" match "活动" and "Cart" (segments split at spaces, separators and
-      CJK/Latin script changes)
+      CJK/Latin script changes); a clause between commas is a segment too: a Compose
+      row's merged label "Kevin Park, +1 650-555-0119" matches "Kevin Park"
 4     a substring (normalised) — only with ``match="contains"``
 ====  ======================================================================================
 
@@ -39,6 +40,7 @@ MatchMode = Literal["exact", "contains", "regex"]
 _SPACE_RE = re.compile(r"\s+")
 _SEPARATORS = r"\s,，、/|:：;；()（）\[\]【】<>《》·•\-–—"
 _SEGMENT_RE = re.compile(f"[{_SEPARATORS}]+")
+_CLAUSE_RE = re.compile(r"[,，;；]\s*")  # where a merged label joins its texts
 _CJK_RUN_RE = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
 EXACT_TIERS = 3  # tiers 0..3 are accepted by match="exact"
 
@@ -84,8 +86,10 @@ def compact(text: str) -> str:
 
 
 def segments(text: str) -> list[str]:
-    """The parts of a label a person might name alone (normalised)."""
-    out: list[str] = []
+    """The parts of a label a person might name alone (normalised): its words and, for a
+    merged label (a Compose row reads its texts joined with ", "), each clause whole."""
+    out: list[str] = [c for c in (normalise(part) for part in _CLAUSE_RE.split(text))
+                      if c and c != normalise(text)]
     for part in _SEGMENT_RE.split(unicodedata.normalize("NFKC", strip_marks(text)).casefold()):
         for piece in _CJK_RUN_RE.split(part):
             piece = piece.strip()

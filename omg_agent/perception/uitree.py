@@ -344,6 +344,7 @@ def _role(p: _Pending) -> str:
         ("Switch" in short or "Toggle" in short, "switch"),
         ("CheckBox" in short or "CheckedTextView" in short, "checkbox"),
         ("RadioButton" in short, "radio"),
+        ("Spinner" in short, "dropdown"),  # shows its choice; a tap opens the others
         ("SeekBar" in short or "RatingBar" in short or "Slider" in short, "slider"),
         ("ProgressBar" in short, "progress"),
         ("WebView" in short, "web"),

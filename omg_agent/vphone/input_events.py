@@ -104,6 +104,9 @@ class InputEvents:
                 self.motion.hold(duration_ms / 1000 if hold else 0)
                 self.tap(x1, y1)
             return
+        if abs(x2 - x1) > abs(y2 - y1) and self._swipe_sideways(x1, y1, x2 - x1):
+            self.motion.hold(duration_ms / 1000 if hold else 0)
+            return
         with self.lock:
             self.procs.touched(self.foreground, self.app.activity(), "pointer")
             hit = hit_test(self._frame().root, x1, y1, lambda v: v.scrollable)
@@ -120,6 +123,18 @@ class InputEvents:
                 with self.lock:
                     scroll(part)
                     self.changed()
+
+    def _swipe_sideways(self, x: int, y: int, dx: int) -> bool:
+        """A horizontal swipe starting on a view that takes one (swipe-to-delete rows):
+        it gets the distance; False when no such view is under the finger."""
+        with self.lock:
+            hit = hit_test(self._frame().root, x, y, lambda v: v.on_swipe is not None)
+            if hit is None or is_blocked(hit) or hit.on_swipe is None:
+                return False
+            self.procs.touched(self.foreground, self.app.activity(), "pointer")
+            hit.on_swipe(dx)
+            self.changed()
+            return True
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600, *,
              hold: bool = True) -> None:

@@ -87,7 +87,8 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         self.log = LogBuffer(clock)
         self.procs = Processes(self.log, seed)
         env = AppEnv(rng=self.rng, clock=clock, launch=self.start_activity,
-                     go_home=self.go_home, locale=self.locale, settings=self.settings)
+                     go_home=self.go_home, locale=self.locale, settings=self.settings,
+                     fs=self.fs)
         self.apps: dict[str, App] = {a.package: a for a in default_apps(env)}
         self.launcher = Launcher(env, list(self.apps.values()))
         self.apps[self.launcher.package] = self.launcher

@@ -20,8 +20,9 @@ from typing import Any
 
 from omg_agent.bench.contention import HeldReply
 from omg_agent.bench.durability import cli_env
+from omg_agent.bench.suite import load_tasks
 from omg_agent.bench.suite.social_tasks import LikeSet
-from omg_agent.bench.suite_run import SuitePlan, load_tasks
+from omg_agent.bench.suite_run import SuitePlan
 from omg_agent.config import Settings
 from omg_agent.drivers.lease import phone_lease
 from omg_agent.fleet.attempt import FleetJob

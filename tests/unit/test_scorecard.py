@@ -54,7 +54,8 @@ def test_two_variants_make_one_table_with_a_column_each() -> None:
     assert table.splitlines()[0] == "| metric | single | bundles |"
     calls = next(line for line in table.splitlines() if line.startswith("| mean model calls"))
     assert calls == "| mean model calls | 9.0 | 4.0 |"
-    assert "| tag single-app | 1/1 = 100% [21%–100%] | 1/1 = 100% [21%–100%] |" in table
+    assert ("| tag single-app | 1/1 = 100% [21%–100%] · 9.0 calls · 9.0k tokens in | "
+            "1/1 = 100% [21%–100%] · 4.0 calls · 4.0k tokens in |") in table
 
 
 def test_the_page_embeds_plot_data_that_cannot_close_its_script() -> None:

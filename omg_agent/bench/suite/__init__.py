@@ -22,11 +22,12 @@ import logging
 import random
 
 from omg_agent.bench.suite.entries import ENTRIES, TAGS
+from omg_agent.errors import ConfigError
 from omg_agent.sim.expert.tasks import Task
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TAGS", "select", "suite_tasks"]
+__all__ = ["TAGS", "load_tasks", "select", "suite_tasks"]
 
 
 def suite_tasks(seed: int = 0) -> list[Task]:
@@ -57,3 +58,19 @@ def select(tasks: list[Task], spec: str | None) -> list[Task]:
     wanted = set(names)
     return [t for t in tasks if t.id in wanted or wanted & set(t.tags)
             or t.id.split(".", 1)[0] in wanted]
+
+
+def load_tasks(seed: int = 0, spec: str | None = None) -> tuple[Task, ...]:
+    """The suite's tasks narrowed to ``spec`` (comma-separated ids and tags) if given; a
+    spec that names nothing known, or matches no task, is a ConfigError naming the choices
+    (``bench suite --list`` reads only this: it needs no agent)."""
+    tasks = suite_tasks(seed=seed)
+    try:
+        chosen = select(tasks, spec) if spec else tasks
+    except ValueError as exc:
+        raise ConfigError(f"--tasks {spec!r}: {exc}") from None
+    if not chosen:
+        raise ConfigError(f"--tasks {spec!r} matches no task; ids: "
+                          + ", ".join(t.id for t in tasks) + "; tags: "
+                          + ", ".join(sorted({g for t in tasks for g in t.tags})))
+    return tuple(chosen)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import random
 
-from omg_agent.bench.suite import pools
+from omg_agent.bench.suite import files_entries, ledger_entries, pools, timekeeping_entries
 from omg_agent.bench.suite.account_tasks import AskPassword, SignIn
 from omg_agent.bench.suite.cross_tasks import (
     AboutToNotes,
@@ -173,6 +173,7 @@ CORE: tuple[Entry, ...] = (
 
 # Each family of templates keeps its own table (``<family>_entries.ENTRIES``); the suite is
 # their concatenation, in this order, so adding a family changes no other task's draw.
-ENTRIES: tuple[Entry, ...] = CORE
+ENTRIES: tuple[Entry, ...] = (CORE + timekeeping_entries.ENTRIES + files_entries.ENTRIES
+                              + ledger_entries.ENTRIES)
 
 __all__ = ["ENTRIES", "TAGS", "Entry"]

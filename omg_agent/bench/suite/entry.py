@@ -12,7 +12,8 @@ from omg_agent.sim.expert.tasks import Task
 # What a task asks of an agent (``bench suite --tasks TAG`` selects by them); each tag is
 # used by at least one task.
 TAGS = ("single-app", "cross-app", "needs-memory", "repetitive", "has-hazard",
-        "needs-ask-user", "sensitive", "impossible", "zh")
+        "needs-ask-user", "sensitive", "impossible", "zh", "picker", "timed", "non-home",
+        "compose", "popup", "multi-goal")
 Draw = Callable[[random.Random], Task]
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from omg_agent.vphone.hazards import active
+from omg_agent.vphone.memfs import MemFS
 from omg_agent.vphone.ui.kit import Kit
 from omg_agent.vphone.ui.view import View
 
@@ -28,6 +29,7 @@ class AppEnv:
     go_home: Callable[[], None]
     locale: Callable[[], str]
     settings: dict[str, dict[str, str]] = field(default_factory=dict)
+    fs: MemFS = field(default_factory=MemFS)  # the phone's files (/sdcard, as adb sees them)
 
 
 @dataclass

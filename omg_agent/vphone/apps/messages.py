@@ -218,8 +218,11 @@ class MessagesApp(App):
             y = b[3] - gap - h
             m = kit.dp(12)
             x0 = kit.width - m - width if mine else m
+            # who sent it, as a real messaging app's content description says (the relay
+            # answerers could tell sides only by position)
+            sender = self.t("You", "我") if mine else contact
             box = kit.view("android.widget.LinearLayout", (x0, y, x0 + width, y + h),
-                           resource_id=f"{self.package}:id/message",
+                           resource_id=f"{self.package}:id/message", desc=sender,
                            style={"bg": PRIMARY if mine else THEIRS_BG, "radius": kit.dp(16)})
             box.add(paragraph(kit, (x0 + kit.dp(12), y + kit.dp(10), x0 + width - kit.dp(12),
                                     y + h - kit.dp(10)), msgs[i]["text"], size=TEXT_DP,

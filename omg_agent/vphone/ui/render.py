@@ -71,6 +71,18 @@ class Renderer:
                 self._edit(img, view, box)
             case "switch":
                 self._switch(draw, box, view.checked)
+            case "checkbox":  # the box at the left, the label beside it
+                side = min(box[3] - box[1], 84) * 2 // 3
+                y0 = (box[1] + box[3] - side) // 2
+                square = (box[0], y0, box[0] + side, y0 + side)
+                draw.rounded_rectangle(square, radius=6, outline=CARET, width=4,
+                                       fill=CARET if view.checked else None)
+                if view.checked:
+                    draw.line((square[0] + side // 5, y0 + side // 2, square[0] + side * 2 // 5,
+                               y0 + side * 3 // 4, square[2] - side // 5, y0 + side // 4),
+                              fill=(255, 255, 255), width=5)
+                self._text(draw, (square[2] + side // 2, box[1], box[2], box[3]), view.text,
+                           st.get("size", 40), st.get("fg", (0, 0, 0)), False, "left")
             case "glyph" | "image" | "icon":
                 self._glyph(draw, view, box)
             case "spinner":

@@ -41,6 +41,7 @@ class View:
     on_long_click: Handler | None = None
     on_touch: Callable[[int, int], None] | None = None  # gets the tap point (sliders)
     on_scroll: Callable[[int], None] | None = None  # called with content delta in px (+ = down)
+    on_swipe: Callable[[int], None] | None = None  # a horizontal swipe on it: dx in px (+ = right)
     hint: str = ""  # EditText: its placeholder (shown as the text while the field is empty)
     field_key: str | None = None  # EditText: the app field this view edits
     clips: bool = False  # children are clipped to this view's bounds

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from omg_agent.bench.suite import TAGS, select, suite_tasks
+from omg_agent.bench.suite.entries import CORE
 from omg_agent.sim.expert.tasks import (
     FEED,
     LOGIN,
@@ -31,6 +32,9 @@ from omg_agent.vphone.phone import VirtualPhone
 SEED = 0  # the suite's parameter seed
 PHONE_SEED = 3  # the phone's seed in these tests
 IDS = [t.id for t in suite_tasks(SEED)]
+# the near misses of the first 38 tasks live here; each family of issue 36 tests its own
+# templates in tests/unit/bench/test_suite_checks_<family>.py
+CORE_IDS = [e.id for e in CORE]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -159,10 +163,10 @@ NEAR_MISS: dict[str, Callable[[Any, Any], None]] = {
 
 
 def test_every_task_has_a_near_miss() -> None:
-    assert sorted(NEAR_MISS) == sorted(IDS)
+    assert sorted(NEAR_MISS) == sorted(CORE_IDS)
 
 
-@pytest.mark.parametrize("task_id", IDS)
+@pytest.mark.parametrize("task_id", CORE_IDS)
 def test_a_near_miss_end_state_fails_the_check(phone, task_id) -> None:
     task = task_named(task_id)
     task.setup(phone)

@@ -6,6 +6,8 @@ whole run; these pin each part where a run would pass whatever it returned."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from PIL import Image
 
 from omg_agent.brain import honest
@@ -133,7 +135,13 @@ def test_the_effects_are_the_elements_actions_went_through_on_never_a_password()
     assert len(s.touched) == honest.MAX_TOUCHED
     last = f"row {honest.MAX_TOUCHED - 1}"
     assert (s.touched[0]["text"], s.touched[-1]["text"]) == ("row 0", last)
-    honest.acted_on(s, [ActionOutcome(0, tap, True, element=el("Wi-Fi", checkable=True))])
+    tick = dataclasses.replace(el("Buy milk", checkable=True), cls="android.widget.CheckBox",
+                               role="checkbox")
+    honest.acted_on(s, [ActionOutcome(0, tap, True, element=tick)])
+    assert s.toggled_at is None  # a to-do's tick is the app's record: nothing to wait for
+    switch = dataclasses.replace(el("Wi-Fi", checkable=True), cls="android.widget.Switch",
+                                 role="switch")
+    honest.acted_on(s, [ActionOutcome(0, tap, True, element=switch)])
     assert s.toggled_at is not None and s.touched[-1]["text"] == "Wi-Fi"
 
 

@@ -59,7 +59,8 @@ def _goal(i: int, key: str) -> FleetJob:
 
 
 def _suite(tmp_path: Path, spec: str) -> list[FleetJob]:
-    from omg_agent.bench.suite_run import SuitePlan, load_tasks
+    from omg_agent.bench.suite import load_tasks
+    from omg_agent.bench.suite_run import SuitePlan
     from omg_agent.fleet.jobs import suite_jobs
 
     return suite_jobs(SuitePlan(load_tasks(0, spec)), tmp_path)

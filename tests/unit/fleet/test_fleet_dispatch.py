@@ -95,7 +95,8 @@ def test_a_task_no_device_fits_is_reported_not_waited_for(tmp_path: Path) -> Non
 
 
 def test_suite_jobs_go_to_vphone_slots_only(tmp_path: Path) -> None:
-    from omg_agent.bench.suite_run import SuitePlan, load_tasks
+    from omg_agent.bench.suite import load_tasks
+    from omg_agent.bench.suite_run import SuitePlan
     from omg_agent.fleet.jobs import suite_jobs
 
     jobs = suite_jobs(SuitePlan(load_tasks(0, "settings.wifi")), tmp_path)

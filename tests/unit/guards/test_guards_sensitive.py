@@ -21,12 +21,11 @@ from omg_agent.core.actions import parse_action
 from omg_agent.core.geometry import Bounds, ScreenGeometry
 from omg_agent.core.observation import Observation, OcrBox
 from omg_agent.guards.authorisation import Authorisation, parse_allow, parse_authorisations
+from omg_agent.guards.landing_target import target_element, text_at
 from omg_agent.guards.sensitive import (
     Gate,
     classify,
     recipients,
-    target_element,
-    text_at,
     title_band,
 )
 from omg_agent.perception.anchor import Anchorer

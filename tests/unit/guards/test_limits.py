@@ -19,8 +19,9 @@ from omg_agent.guards.authorisation import (
     parse_authorisations,
     same_message,
 )
+from omg_agent.guards.landing_target import target_element, text_at
 from omg_agent.guards.payable import payment_amounts, total_rows
-from omg_agent.guards.sensitive import Gate, message_text, target_element, text_at
+from omg_agent.guards.sensitive import Gate, message_text
 from omg_agent.perception.anchor import Anchorer
 
 A = Authorisation

@@ -15,6 +15,7 @@ from omg_agent.core.geometry import Bounds
 from omg_agent.errors import UITreeError
 from omg_agent.perception.element_diff import changed_elements
 from omg_agent.perception.elementlist import render
+from omg_agent.perception.textmatch import clean_label
 from omg_agent.perception.uitree import estimate_tokens, parse_elements
 from omg_agent.vphone.phone import VirtualPhone
 from omg_agent.vphone.ui.view import View, visible_children
@@ -157,7 +158,7 @@ def test_element_bounds_equal_the_view_tree_and_every_interactive_view_is_kept(n
             view.enabled)
         if view.text:  # an empty field's text is its placeholder: a hint, not a value
             empty_field = bool(view.hint) and view.text == view.hint
-            assert e.text == ("" if empty_field else view.text)
+            assert e.text == ("" if empty_field else clean_label(view.text))  # lines joined
         assert e.hint == view.hint
     kept = {(e.cls, e.bounds) for e in elements}
     missing = [(v.cls, v.text, b) for v, b in views if _interactive(v) and not b.empty
@@ -171,7 +172,7 @@ def test_every_visible_text_survives_as_an_element_or_merged_into_one(name):
     elements = parse_elements(xml)
     texts = {t for e in elements for t in (e.text, e.desc, e.hint, *e.extra_texts) if t}
     lost = [v.text for v, b in _shown_views(root) if v.text and not b.empty
-            and v.text not in texts]
+            and clean_label(v.text) not in texts]
     assert lost == []
 
 
