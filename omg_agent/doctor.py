@@ -221,6 +221,29 @@ def check_fonts() -> Check:
                  "ship the fonts), or set OMG_FONT_DIRS to folders holding such fonts")
 
 
+# -- extras ------------------------------------------------------------------------------
+def check_extras() -> list[Check]:
+    """OCR (without it, a target the tree does not name is picked on the labelled grid),
+    then which of the other optional extras are installed."""
+    from omg_agent.errors import ExtraMissing
+    from omg_agent.extras import GIVES, installed
+
+    if installed("ocr"):
+        ocr = Check("OCR", "ok", "installed: text the accessibility tree does not show is "
+                    "read from the screen")
+    else:
+        ocr = Check("OCR", "warn", "not installed: a target the accessibility tree does not "
+                    "name is picked on the labelled grid", str(ExtraMissing("OCR", "ocr")))
+    others = [extra for extra in GIVES if extra != "ocr"]
+    have = [extra for extra in others if installed(extra)]
+    lacking = [f"{extra} ({GIVES[extra]})" for extra in others if extra not in have]
+    detail = "installed: " + (", ".join(have) or "none")
+    if lacking:
+        detail += "; not installed: " + ", ".join(lacking) + " — each says how to install "\
+                  "it when used"
+    return [ocr, Check("extras", "ok", detail)]
+
+
 def host_checks(serial: str | None = None, *, devices: bool = True) -> list[Check]:
     """adb, the server and (with ``devices``) every device or just ``serial``."""
     found = check_adb()

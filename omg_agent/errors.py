@@ -8,7 +8,9 @@
     │   ├── RunAlreadyEnded    --resume of a run that has ended (knows its folder, phase)
     │   ├── UnsafeSetting      a file outside the user's config dir (or a fleet file) would
     │   │                      lower safety: gate off, allow, another endpoint for the key
-    │   └── FlowError          a flow file that cannot be read (names the command or field)
+    │   ├── FlowError          a flow file that cannot be read (names the command or field)
+    │   └── ExtraMissing       a feature whose optional extra is not installed (one line:
+    │                          "<feature> needs omg-agent[x]: pip install 'omg-agent[x]'")
     ├── AdbNotFound            the ``adb`` binary is not on PATH
     ├── AdbConnectError        ``adb connect`` did not bring a device up (knows serial, detail)
     ├── DeviceBusy             another agent holds the device's lease (knows its holder)
@@ -55,6 +57,19 @@ class OmgError(Exception):
 
 class ConfigError(OmgError):
     """Settings, a task file or a command-line value is invalid."""
+
+
+class ExtraMissing(ConfigError):
+    """``feature`` needs the optional extra ``extra``, which is not installed here; the
+    message is the one line that says so and how to install it (:mod:`omg_agent.extras`)."""
+
+    def __init__(self, feature: str, extra: str) -> None:
+        super().__init__(f"{feature} needs omg-agent[{extra}]: pip install 'omg-agent[{extra}]'")
+        self.feature = feature
+        self.extra = extra
+
+    def __reduce__(self) -> tuple[type[ExtraMissing], tuple[str, str]]:
+        return (type(self), (self.feature, self.extra))
 
 
 class RunAlreadyEnded(ConfigError):

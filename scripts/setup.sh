@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set up everything OMG-Agent needs on a fresh Debian/Ubuntu machine with Python >= 3.11:
 # the adb binary, the fonts the vphone renders with, Xvfb and Tk for the desktop tests (apt),
-# then a virtualenv in .venv with the package and its test, docs and ray extras. Safe to run
-# again: it only adds what is missing.
+# then a virtualenv in .venv with the package and every extra (all: ocr, video, mcp, ray,
+# desktop) plus test and docs, so every test has its libraries. Safe to run again: it only
+# adds what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,7 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 # setuptools warns on every editable install that a folder named like the package may shadow
 # it (the checkout is that folder, on purpose): quiet on success, errors still show
-# ray: the fleet's Ray backend and its two-node integration test (~20 s, ~260 MB)
-PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e '.[test,docs,ray]'
+# all: every optional extra (docs/guide/install.md lists them with their sizes), among them
+# ray for the fleet's Ray backend and its two-node integration test (~20 s, ~260 MB)
+PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e '.[all,test,docs]'
 echo "setup: done (.venv/bin/omg-agent is ready)"

@@ -71,6 +71,18 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _missing_extra(exc: Exception) -> None:
+    """A feature whose optional extra is not installed ends in its one line, exit 1 (a
+    bad setup)."""
+    from omg_agent.extras import missing
+
+    found = missing(exc)
+    if found is not None:
+        console.err_console.print(f"error: {found}", markup=False, highlight=False,
+                                  soft_wrap=True)
+        sys.exit(1)
+
+
 def main() -> None:
     """The ``omg-agent`` script: a one-shot device command runs on an app of the device
     commands alone; everything else (help included) on the whole app."""
@@ -79,6 +91,7 @@ def main() -> None:
     try:
         (build_app(("device",)) if first in DEVICE_COMMANDS else __getattr__("app"))()
     except Exception as exc:  # a store the disk refused, outside a run (issue 38): one line
+        _missing_extra(exc)
         from omg_agent.durable import disk_cause
 
         cause = disk_cause(exc)

@@ -18,7 +18,7 @@ from omg_agent.errors import ConfigError
 if TYPE_CHECKING:
     from omg_agent.doctor import Check
 
-AREAS = ("adb", "devices", "fonts", "model")
+AREAS = ("adb", "devices", "fonts", "extras", "model")
 MARKS = {"ok": "[green]✔[/green]", "warn": "[yellow]![/yellow]", "fail": "[red]✘[/red]"}
 
 
@@ -31,7 +31,8 @@ def doctor(
     model: bool = typer.Option(False, "--model", help="Check only the model: one small "
                                "request to the configured endpoint, model and key."),
 ) -> None:
-    """Check adb, the devices, the vphone's fonts and the model endpoint; say how to fix.
+    """Check adb, the devices, the vphone's fonts, the optional extras (OCR, …) and the
+    model endpoint; say how to fix.
 
     Green: works. Yellow: works with a limitation, or was skipped. Red: fix it first (the
     fix is printed under the line). Exits 1 when any check is red.
@@ -46,13 +47,15 @@ def doctor(
         raise typer.BadParameter("--model checks the model alone: drop --only",
                                  param_hint="--model")
     areas = {"key"} if model else _areas(only)
-    from omg_agent.doctor import check_fonts, host_checks
+    from omg_agent.doctor import check_extras, check_fonts, host_checks
 
     checks: list[Check] = []
     if "adb" in areas or "devices" in areas:
         checks += host_checks(device, devices="devices" in areas)
     if "fonts" in areas:
         checks.append(check_fonts())
+    if "extras" in areas:
+        checks += check_extras()
     if "model" in areas:
         checks += _model_checks()
     if "key" in areas:

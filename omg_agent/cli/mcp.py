@@ -70,6 +70,9 @@ def mcp(
     Example: omg-agent mcp --approve-on mirror
     """
     from omg_agent.config import Settings
+    from omg_agent.extras import require
+
+    require("mcp", "omg-agent mcp")  # without it: the one line saying how to install it
 
     if approve_on not in APPROVE_ON:
         fail(f"--approve-on {approve_on!r}: give one of {', '.join(APPROVE_ON)}")

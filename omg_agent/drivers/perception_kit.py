@@ -53,6 +53,8 @@ class DevicePerception:
         if self._anchorer is None:
             from omg_agent.perception.anchor import Anchorer
 
-            self._anchorer = Anchorer(self.geometry, ocr=self.ocr_engine,
+            ocr = self.ocr_engine  # without the OCR extra: the tree, then the labelled grid
+            self._anchorer = Anchorer(self.geometry,
+                                      ocr=ocr if getattr(ocr, "available", True) else None,
                                       density=self._info().density)
         return self._anchorer

@@ -22,21 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from omg_agent.errors import ConfigError
+from omg_agent.extras import load
 from omg_agent.fleet.attempt import Attempt, FleetJob, attempt_rel, pack_trace, run_attempt
 from omg_agent.fleet.devices import FleetDevice, census, from_resources
 
 log = logging.getLogger(__name__)
 
-RAY_MISSING = ("Ray is not installed: pip install 'omg-agent[ray]' (or drop --ray for the "
-               "local pool)")
-
-
 def import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise ConfigError(RAY_MISSING) from None
-    return ray
+    return load("ray", "ray", "a fleet across hosts (--ray)")
 
 
 def _remote_attempt(job: FleetJob, device: FleetDevice, number: int) -> Attempt:

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from omg_agent.drivers.wrapper import shell_of
+from omg_agent.errors import ExtraMissing
+from omg_agent.extras import load
 from omg_agent.hitl.frames import Changes, FrameSource
 
 log = logging.getLogger(__name__)
@@ -164,8 +166,7 @@ class VideoFeed:
 
     def _run(self, stop: threading.Event) -> None:
         try:
-            import av
-
+            av = load("av", "video", "the mirror's video")
             opener = self._opener()
             info = self.driver.info()
             size = video_size(info.width, info.height)
@@ -176,8 +177,8 @@ class VideoFeed:
                     continue
                 if units == 0 and not stop.is_set():
                     raise VideoUnavailable("screenrecord wrote no H.264 stream")
-        except ImportError:
-            self._fail("PyAV is not installed on the mirror's host (pip install av)")
+        except ExtraMissing as exc:
+            self._fail(str(exc))
         except Exception as exc:  # a refusing device, a dropped stream: JPEG takes over
             self._fail(str(exc) or type(exc).__name__)
 

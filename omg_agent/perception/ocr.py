@@ -2,7 +2,8 @@
 
 WebViews, games and canvases draw text the accessibility tree never shows; anchoring
 (``perception.anchor``) falls back to this module for them (DESIGN.md §4). It wraps
-rapidocr-onnxruntime with its bundled PP-OCRv4 models (offline, CPU). The engine is built
+rapidocr-onnxruntime with its bundled PP-OCRv4 models (offline, CPU; the ``omg-agent[ocr]``
+extra: without it a read raises ``ExtraMissing``). The engine is built
 lazily on first use and reused; one lock serialises engine calls, since the wrapper keeps
 per-call state (cache hits take a second, short-held lock and never wait for a read).
 :meth:`OcrEngine.read` returns :class:`~omg_agent.core.observation.OcrBox` es in *screen*
@@ -59,6 +60,7 @@ from PIL import Image
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import OcrBox
+from omg_agent.extras import installed, load
 from omg_agent.perception.textmatch import EXACT_TIERS, MatchMode, TextQuery
 
 if TYPE_CHECKING:  # numpy loads when a hash or OCR is computed, not on import
@@ -93,6 +95,12 @@ class OcrEngine:
         # shared by the process, and so is their lock
         self._lock = _shared(threads, min_confidence).lock
         self._cache_lock = threading.Lock()  # held briefly: cache hits never wait for OCR
+
+    @property
+    def available(self) -> bool:
+        """Whether the OCR extra is installed; without it :meth:`read` raises
+        :class:`~omg_agent.errors.ExtraMissing` and anchoring skips OCR for the grid."""
+        return installed("ocr")
 
     def _rapid(self):
         return _shared(self.threads, self.min_confidence).engine()
@@ -188,14 +196,13 @@ class _SharedEngine:
 
     def engine(self):  # called with ``lock`` held
         if self._engine is None:
-            from rapidocr_onnxruntime import RapidOCR
-
+            rapidocr = load("rapidocr_onnxruntime", "ocr", "OCR")
             options = {}
             if self.threads:
                 options["intra_op_num_threads"] = self.threads
-            self._engine = RapidOCR(use_cls=False, max_side_len=_NO_RESIZE_SIDE,
-                                    det_limit_type="max", det_limit_side_len=_NO_RESIZE_SIDE,
-                                    text_score=self.min_confidence, **options)
+            self._engine = rapidocr.RapidOCR(
+                use_cls=False, max_side_len=_NO_RESIZE_SIDE, det_limit_type="max",
+                det_limit_side_len=_NO_RESIZE_SIDE, text_score=self.min_confidence, **options)
             log.debug("rapidocr engine created")
         return self._engine
 

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from PIL import Image
 
+from omg_agent.errors import ExtraMissing
+
 if TYPE_CHECKING:
     from omg_agent.vphone.phone import VirtualPhone
 
@@ -30,7 +32,7 @@ MS = Fraction(1, 1000)
 
 
 class EncoderMissing(RuntimeError):
-    """PyAV is not installed: the message says what to install."""
+    """PyAV (``omg-agent[video]``) is not installed: the message says what to install."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,7 @@ def _open_av() -> Any:
     try:
         import av
     except ImportError:
-        raise EncoderMissing("screenrecord needs PyAV on the host running the vphone "
-                             "(pip install av)") from None
+        raise EncoderMissing(str(ExtraMissing("the vphone's screenrecord", "video"))) from None
     return av
 
 

@@ -1,13 +1,21 @@
-"""A wheel built from this checkout installs into a clean venv and works on a host without the
-system's fonts (issue 28, item 6: any host, from a wheel).
+"""A wheel built from this checkout installs as a user installs a tool — ``uv tool install``,
+from the wheel alone — with only its core, works there, and then takes extras (issue 28,
+item 6: any host, from a wheel; issue 37, item 1: a lean core with extras).
 
 ``python -m build`` makes the sdist and, from it, the wheel (so the sdist's contents are
-checked too); ``python -m venv`` + ``pip install <wheel>`` give a venv that holds no project
-checkout: the package comes only from the wheel, its third-party dependencies from the package
-index (pip's cache makes a second run cheap). The commands then run from a folder outside the
-checkout, with fontconfig pointed at an empty folder and ``OMG_FONT_DIRS`` hiding the OS's font
-folders, so only fonts shipped by dependencies are left; OCR reads the Chinese drawn on the
-vphone's screen, which tofu boxes would not give.
+checked too). ``uv tool install <wheel>`` gives a venv that holds no project checkout: the
+package comes only from the wheel, its third-party dependencies from the package index (uv's
+cache makes a second run cheap; pipx does the same in ~30 s more, pip in a venv too). The
+commands then run from a folder outside the checkout, with fontconfig pointed at an empty
+folder and ``OMG_FONT_DIRS`` hiding the OS's font folders, so only fonts shipped by
+dependencies are left. With the core alone, ``--help``, ``doctor`` (the bundled adb, the
+packaged fonts, "OCR not installed" with its one line) and ``demo`` work, and a feature of a
+missing extra (``omg-agent mcp``) stops with the one line that says how to install it. Then
+``[ocr,video,mcp]`` go into the same venv and each one's feature works: ``observe --ocr``
+reads the Chinese the vphone draws on its feed (which tofu boxes would not give), the
+vphone's ``screenrecord`` streams H.264, and ``omg-agent mcp`` answers an MCP client's
+``initialize``. (``ray``, 207 MB, and ``desktop``, an X display, have their own tests on the
+dev venv's ``[all]``.)
 """
 
 from __future__ import annotations
@@ -20,27 +28,31 @@ import socket
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
-from omg_agent.perception.ocr import OcrEngine
 from omg_agent.vphone.apps.feed import AUTHORS, TOPICS
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "README.md", "omg_agent")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "omg_agent")
 MODEL_ENV = ("OMG_MODEL", "OMG_BASE_URL", "OMG_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL",
              "OMG_CONFIG", "OMG_PLANNER_MODEL", "OMG_OPERATOR_MODEL")
 EMPTY_FONTCONFIG = """<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
 <fontconfig><dir>{folder}</dir><cachedir>{folder}/cache</cachedir></fontconfig>
 """
+NEEDS_MCP = "error: omg-agent mcp needs omg-agent[mcp]: pip install 'omg-agent[mcp]'"
+NEEDS_OCR = "OCR needs omg-agent[ocr]: pip install 'omg-agent[ocr]'"
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "wheel-test", "version": "1"}}}
 
 pytestmark = [pytest.mark.timeout(1200), pytest.mark.skipif(
-    importlib.util.find_spec("build") is None,
-    reason="the wheel cannot be built here: the `build` package (in the test extra) is not "
-           "installed; `pip install -e '.[test]'`")]
+    importlib.util.find_spec("build") is None or importlib.util.find_spec("uv") is None,
+    reason="the wheel cannot be built and installed here: `build` and `uv` (in the test "
+           "extra) are not installed; `pip install -e '.[test]'`")]
 
 
 def run(args: list[str], *, cwd: Path, env: dict[str, str] | None = None,
@@ -79,6 +91,30 @@ def shipped_data_files() -> set[str]:
             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts}
 
 
+@dataclass(frozen=True)
+class Installed:
+    """The tool install of the wheel: its venv, the folder of its ``omg-agent`` script."""
+
+    venv: Path
+    bin_dir: Path
+    uv_env: dict[str, str]
+
+    @property
+    def omg(self) -> str:
+        return str(self.bin_dir / "omg-agent")
+
+
+def tool_install(tmp: Path, wheel: Path) -> Installed:
+    """``uv tool install <wheel>`` (the core alone), its tools and scripts under ``tmp``."""
+    tools, bin_dir = tmp / "tools", tmp / "bin"
+    uv_env = {**{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
+              "UV_TOOL_DIR": str(tools), "UV_TOOL_BIN_DIR": str(bin_dir),
+              "UV_PYTHON_DOWNLOADS": "never"}
+    run([sys.executable, "-m", "uv", "tool", "install", "--quiet", "--python", sys.executable,
+         str(wheel)], cwd=tmp, env=uv_env, timeout=900)
+    return Installed(tools / "omg-agent", bin_dir, uv_env)
+
+
 def clean_env(tmp: Path, venv: Path, *, path: str) -> dict[str, str]:
     fonts = tmp / "no-fonts"
     (fonts / "cache").mkdir(parents=True, exist_ok=True)
@@ -93,13 +129,7 @@ def clean_env(tmp: Path, venv: Path, *, path: str) -> dict[str, str]:
             "OMG_FONT_DIRS": str(fonts)}
 
 
-def screen_text(png: bytes, tmp: Path) -> list[str]:
-    shot = tmp / "feed.png"
-    shot.write_bytes(png)
-    return [box.text for box in OcrEngine().read(Image.open(shot).convert("RGB"))]
-
-
-def test_the_wheel_installs_in_a_clean_venv_and_its_vphone_draws_chinese_without_host_fonts(
+def test_the_wheel_installs_its_core_as_a_tool_then_its_extras_work_without_host_fonts(
         tmp_path: Path) -> None:
     adb = shutil.which("adb")
     if adb is None:
@@ -107,37 +137,40 @@ def test_the_wheel_installs_in_a_clean_venv_and_its_vphone_draws_chinese_without
     wheel = build_wheel(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     assert shipped_data_files() - names == set()  # profiles, prompts, flows, page templates
-
-    venv = tmp_path / "venv"
     try:
-        check_clean_venv(tmp_path, wheel, venv, adb)
-    finally:  # ~800 MB: pytest keeps its last three temp folders
-        shutil.rmtree(venv, ignore_errors=True)
+        installed = tool_install(tmp_path, wheel)
+        outside = tmp_path / "elsewhere"
+        outside.mkdir()
+        check_core(tmp_path, installed, outside)
+        # extras into the same venv, as its pip would add them
+        run([sys.executable, "-m", "uv", "pip", "install", "--quiet", "--python",
+             str(installed.venv / "bin" / "python"), f"{wheel}[ocr,video,mcp]"], cwd=tmp_path,
+            env=installed.uv_env, timeout=900)
+        check_extras(tmp_path, installed, outside, adb)
+    finally:  # pytest keeps its last three temp folders
+        shutil.rmtree(tmp_path / "tools", ignore_errors=True)
 
 
-def check_clean_venv(tmp_path: Path, wheel: Path, venv: Path, adb: str) -> None:
-    run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
-    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
-    run([str(bin_dir / "python"), "-m", "pip", "install", "--no-compile", "-q", str(wheel)],
-        cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
-        timeout=900)
-    outside = tmp_path / "elsewhere"
-    outside.mkdir()
-    env = clean_env(tmp_path, venv, path=os.pathsep.join([str(bin_dir), os.environ["PATH"]]))
-    omg = str(bin_dir / "omg-agent")
-    where = run([str(bin_dir / "python"), "-c", "import omg_agent; print(omg_agent.__file__)"],
-                cwd=outside, env=env).stdout.strip()
-    assert Path(where).is_relative_to(venv) and not Path(where).is_relative_to(ROOT)
+def check_core(tmp_path: Path, installed: Installed, outside: Path) -> None:
+    """The core alone: the package from the venv, --help, doctor, a missing extra, demo."""
+    venv, omg = installed.venv, installed.omg
+    env = clean_env(tmp_path, venv, path=os.pathsep.join([str(installed.bin_dir),
+                                                          os.environ["PATH"]]))
+    where = run([str(venv / "bin" / "python"), "-c",
+                 "import omg_agent; print(omg_agent.__file__)"], cwd=outside, env=env)
+    assert Path(where.stdout.strip()).is_relative_to(venv)
+    assert not Path(where.stdout.strip()).is_relative_to(ROOT)
+    assert "demo" in run([omg, "--help"], cwd=outside, env=env).stdout
 
     # doctor, with no adb on PATH: the adb bundled with adbutils, and the packaged fonts
     adb_port = str(free_port())
-    bare = {**clean_env(tmp_path, venv, path=str(bin_dir)), "ANDROID_ADB_SERVER_PORT": adb_port}
+    bare = {**clean_env(tmp_path, venv, path=str(installed.bin_dir)),
+            "ANDROID_ADB_SERVER_PORT": adb_port}
     try:
-        doctor = json.loads(run([omg, "doctor", "--only", "adb,fonts", "--json"], cwd=outside,
-                                env=bare).stdout)
+        doctor = json.loads(run([omg, "doctor", "--only", "adb,fonts,extras", "--json"],
+                                cwd=outside, env=bare).stdout)
     finally:
-        bundled = venv.glob("lib/python*/site-packages/adbutils/binaries/adb")
-        for path in bundled:
+        for path in venv.glob("lib/python*/site-packages/adbutils/binaries/adb"):
             subprocess.run([str(path), "-P", adb_port, "kill-server"], capture_output=True,
                            timeout=30, stdin=subprocess.DEVNULL, check=False)
     checks = {c["name"]: c for c in doctor["checks"]}
@@ -145,22 +178,46 @@ def check_clean_venv(tmp_path: Path, wheel: Path, venv: Path, adb: str) -> None:
     assert checks["vphone fonts"]["status"] == "ok", checks["vphone fonts"]
     assert "noto_cjk_sans_otc" in checks["vphone fonts"]["detail"]
     assert "NotoEmoji" in checks["vphone fonts"]["detail"]
+    assert checks["OCR"]["status"] == "warn" and checks["OCR"]["fix"] == NEEDS_OCR
+    assert "labelled grid" in checks["OCR"]["detail"]
 
+    # a feature whose extra is missing: one line, how to install it, no traceback
+    mcp = subprocess.run([omg, "mcp"], cwd=outside, env=env, capture_output=True, text=True,
+                         timeout=120, stdin=subprocess.DEVNULL)
+    assert (mcp.returncode, mcp.stderr.strip()) == (1, NEEDS_MCP), mcp.stderr
+
+    # the whole agent on the vphone, perception without OCR: the tree, then the grid
+    demo = json.loads(run([omg, "demo", "--json", "--out", "out"], cwd=outside, env=env).stdout)
+    assert demo["status"] == "done" and demo["ok"] is True, demo
+    assert Path(demo["report"]).is_file() and Path(demo["report"]).is_relative_to(outside)
+
+
+def check_extras(tmp_path: Path, installed: Installed, outside: Path, adb: str) -> None:
+    """[ocr]: ``observe --ocr`` reads the Chinese the vphone draws with packaged fonts;
+    [video]: the vphone's ``screenrecord`` streams H.264; [mcp]: ``omg-agent mcp`` serves."""
+    omg = installed.omg
+    env = clean_env(tmp_path, installed.venv, path=os.pathsep.join([str(installed.bin_dir),
+                                                                    os.environ["PATH"]]))
+    hello = subprocess.run([omg, "mcp"], cwd=outside, env=env, capture_output=True, text=True,
+                           timeout=120, input=json.dumps(INITIALIZE) + "\n")
+    assert json.loads(hello.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == (
+        "omg-agent"), hello.stderr
     port = free_port()
     serial = json.loads(run([omg, "vphone", "start", "--port", str(port), "--connect", "--json"],
                             cwd=outside, env=env).stdout)["serial"]
     try:
         run([adb, "-s", serial, "shell", "am", "start", "-n", "com.omg.feed/.FeedActivity"],
             cwd=outside, env=env)
-        png = subprocess.run([adb, "-s", serial, "exec-out", "screencap", "-p"],
-                             capture_output=True, timeout=60, check=True).stdout
+        seen = json.loads(run([omg, "observe", "--device", serial, "--ocr", "--json"],
+                              cwd=outside, env=env).stdout)
+        video = subprocess.run([adb, "-s", serial, "exec-out", "screenrecord", "--time-limit",
+                                "1", "--size", "540x1200", "--output-format=h264", "-"],
+                               capture_output=True, timeout=60, check=False)
     finally:
         run([omg, "vphone", "stop", "--port", str(port)], cwd=outside, env=env)
         subprocess.run([adb, "disconnect", serial], capture_output=True, timeout=30, check=False)
-    read = " ".join(screen_text(png, tmp_path))
+    assert video.stdout.startswith(b"\x00\x00\x00\x01"), video.stderr  # an H.264 start code
+    assert seen["package"] == "com.omg.feed", seen["package"]
+    read = " ".join(box["text"] for box in seen["ocr"])
     chinese = [w for w in (*AUTHORS, *TOPICS) if any("\u4e00" <= ch <= "\u9fff" for ch in w)]
     assert any(w in read for w in chinese), f"no Chinese read on the feed: {read!r}"
-
-    demo = json.loads(run([omg, "demo", "--json", "--out", "out"], cwd=outside, env=env).stdout)
-    assert demo["status"] == "done" and demo["ok"] is True, demo
-    assert Path(demo["report"]).is_file() and Path(demo["report"]).is_relative_to(outside)

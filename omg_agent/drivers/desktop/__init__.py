@@ -45,6 +45,9 @@ def open_desktop(spec: str = PREFIX, **options: Any) -> DesktopDriver:
     if where != "local" and not where.startswith(":"):
         raise ConfigError(f"bad desktop {spec!r}: use desktop, desktop=local, desktop=:N "
                           "(an X display) or desktop=mac")
+    from omg_agent.extras import require
+
+    require("desktop", "the X11 desktop driver")
     from omg_agent.drivers.desktop.x11 import X11Backend
 
     return DesktopDriver(X11Backend(None if where == "local" else where), serial=spec,

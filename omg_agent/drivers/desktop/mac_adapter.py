@@ -1,6 +1,6 @@
 """The pyobjc calls of the macOS backend, behind the narrow :class:`MacAdapter` protocol.
 
-This is the only module that imports pyobjc (``pip install 'omg-agent[mac]'``), and it
+This is the only module that imports pyobjc (``pip install 'omg-agent[desktop]'``), and it
 does so when :class:`QuartzAdapter` is built, so the rest of the package imports anywhere.
 Each method is one platform call with its result turned into plain Python: points for
 coordinates (the backend scales them, :mod:`.mac`), dicts of AX attributes for the
@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from PIL import Image
+
+from omg_agent.extras import require
 
 MouseKind = Literal["move", "down", "up"]
 AX_ATTRIBUTES = ("AXRole", "AXSubrole", "AXRoleDescription", "AXIdentifier", "AXTitle",
@@ -79,15 +81,11 @@ class QuartzAdapter:  # pragma: no cover - needs macOS
     """:class:`MacAdapter` through pyobjc (Quartz, AppKit, ApplicationServices)."""
 
     def __init__(self) -> None:
-        try:
-            import AppKit
-            import ApplicationServices
-            import Quartz
-        except ImportError as e:
-            from omg_agent.errors import ConfigError
+        require("desktop", "the macOS desktop driver")
+        import AppKit
+        import ApplicationServices
+        import Quartz
 
-            raise ConfigError("the macOS desktop driver needs pyobjc: pip install "
-                              "'omg-agent[mac]'") from e
         self.Q, self.AK, self.AX = Quartz, AppKit, ApplicationServices
         self._display = Quartz.CGMainDisplayID()
         self._down: str | None = None  # the button held, so moves become drags
