@@ -10,6 +10,7 @@ import random
 from omg_agent.bench.suite import (
     files_entries,
     ledger_entries,
+    mixed_entries,
     pools,
     system_entries,
     timekeeping_entries,
@@ -180,6 +181,7 @@ CORE: tuple[Entry, ...] = (
 # Each family of templates keeps its own table (``<family>_entries.ENTRIES``); the suite is
 # their concatenation, in this order, so adding a family changes no other task's draw.
 ENTRIES: tuple[Entry, ...] = (CORE + timekeeping_entries.ENTRIES + files_entries.ENTRIES
-                              + ledger_entries.ENTRIES + system_entries.ENTRIES)
+                              + ledger_entries.ENTRIES + system_entries.ENTRIES
+                              + mixed_entries.ENTRIES)
 
 __all__ = ["ENTRIES", "TAGS", "Entry"]

@@ -15,7 +15,9 @@ TAGS = ("single-app", "cross-app", "needs-memory", "repetitive", "has-hazard",
         "needs-ask-user", "sensitive", "impossible", "zh", "picker", "timed", "non-home",
         "compose", "popup", "multi-goal",
         # issue 36, family D (system surfaces)
-        "permission", "webview")
+        "permission", "webview",
+        # issue 36, mixed templates (asynchronous loading)
+        "async")
 Draw = Callable[[random.Random], Task]
 
 
