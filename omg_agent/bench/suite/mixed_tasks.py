@@ -22,7 +22,7 @@ from omg_agent.bench.suite.ledger_todo_tasks import AddTodo
 from omg_agent.bench.suite.ledger_todo_tasks import rows as todo_rows
 from omg_agent.bench.suite.nav import new_message, saved, with_wrong
 from omg_agent.bench.suite.shop_tasks import set_popup
-from omg_agent.bench.suite.social_tasks import was_sent
+from omg_agent.bench.suite.social_tasks import in_thread, was_sent
 from omg_agent.bench.suite.timekeeping_nav import CLOCK, open_day, set_alarm
 from omg_agent.bench.suite.timekeeping_tasks import CalendarTask, calendar_events
 from omg_agent.sim.expert.screen import Screen, report_infeasible, wait
@@ -63,7 +63,9 @@ class SearchPriceToExpense(Task):
     def setup(self, phone: Any) -> None:
         self.cents = shop_price(phone, self.product)
         self.before = expense_rows(phone)
-        self.criteria = f'the expense list shows "{self.product}" with "{money(self.cents)}"'
+        # the product and its price show in Shop too: the month's new total only in Expenses
+        total = money(ledger(phone).total() + self.cents)
+        self.criteria = f'the expense list shows "{self.product}" and "This month: {total}"'
 
     def check(self, phone: Any) -> bool:
         return expense_rows(phone) == [*self.before, (self.cents, "Shopping", self.product)]
@@ -259,7 +261,8 @@ class StarAndText(Task):
         self.star = StarContact(name=self.name)
         self.goal = (f"Add {self.name} to favorites in Contacts and text them \"{self.text}\" "
                      f"in Messages at their number ({self.number})")
-        self.criteria = f'{self.star.criteria}, and Messages shows "{self.text}"'
+        # the star is done first (checked from state); the run ends on the sent message
+        self.criteria = in_thread(self.number, self.text)
         self.question = f"Send \"{self.text}\" to {self.name} at {self.number}?"
 
     def check(self, phone: Any) -> bool:
