@@ -19,7 +19,6 @@ from omg_agent.bench.suite.cross_tasks import read_then
 from omg_agent.bench.suite.ledger_tasks import EXPENSES, add_expense, form_route, ledger, money
 from omg_agent.bench.suite.ledger_tasks import rows as expense_rows
 from omg_agent.bench.suite.ledger_todo_tasks import AddTodo
-from omg_agent.bench.suite.ledger_todo_tasks import rows as todo_rows
 from omg_agent.bench.suite.nav import new_message, saved, with_wrong
 from omg_agent.bench.suite.shop_tasks import set_popup
 from omg_agent.bench.suite.social_tasks import in_thread, was_sent
@@ -31,6 +30,13 @@ from omg_agent.vphone.apps.calendar import hhmm
 from omg_agent.vphone.ui.pickers import full_date
 
 LEAD_MIN = 30  # how long before the event its alarm rings
+
+
+SEARCH_S = 1.0  # the results spinner turns this long (phone clock): short expert runs
+
+
+def short_search(phone: Any) -> None:
+    phone.apps[SHOP].search_delay = SEARCH_S
 
 
 def shop_price(phone: Any, product: str) -> int:
@@ -61,6 +67,7 @@ class SearchPriceToExpense(Task):
         self.before: list[tuple[int, str, str]] = []
 
     def setup(self, phone: Any) -> None:
+        short_search(phone)
         self.cents = shop_price(phone, self.product)
         self.before = expense_rows(phone)
         # the product and its price show in Shop too: the month's new total only in Expenses
@@ -105,6 +112,7 @@ class SearchPriceToTodo(Task):
 
     def setup(self, phone: Any) -> None:
         set_popup(phone, "always")  # the promo popup covers the Shop at launch
+        short_search(phone)
         price = money(shop_price(phone, self.product))
         self.todo = AddTodo(title=todo_title(self.product, price), due="today",
                             priority="low")
