@@ -129,8 +129,8 @@ class SearchPriceToTodo(Task):
         moves, element = found_price(phone, screen, self.product, ctx)
         if moves or element is None:
             return moves or [wait()]
-        return [*read_then(element.id, "price", SHOP, [])[:1],
-                *self.todo.moves(phone, screen, ctx)]
+        save = read_then(element.id, "price", SHOP, [])[0]  # the mem_save alone
+        return [save, *self.todo.moves(phone, screen, ctx)]  # AddTodo's launch and route
 
 
 def minus(start: str, minutes: int) -> str:
