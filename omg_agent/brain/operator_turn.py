@@ -38,6 +38,7 @@ from omg_agent.brain.verify import names_present_element, verify_step
 from omg_agent.core.contracts import TaskStep
 from omg_agent.core.observation import Observation
 from omg_agent.core.results import Failure, FailureKind
+from omg_agent.core.todo import read_todo
 from omg_agent.errors import LLMReplyError
 from omg_agent.guards.system import SystemGuard
 
@@ -226,6 +227,7 @@ def operator_plan(run: RunContext, index: int, step: TaskStep, turn: TurnResult)
         return step
     if turn.bundle.todo:
         s.own_todo = own_todo(turn.bundle.todo)
+    s.checks_fresh = bool(turn.bundle.end_checks)
     refused_keys, s.refused_checks = s.refused_checks, []
     if refused_keys and s.note.startswith(own_checks.CORRECT_NOTE[:20]):
         s.note = ""  # said for this reply only
@@ -346,6 +348,12 @@ def auto_verified(run: RunContext, index: int, step: TaskStep, obs: Observation)
     s = run.state
     if not run.settings.auto_verify or not s.attempt.acted \
             or not names_present_element(step.checks):
+        return False
+    if own_plan(run) and not s.checks_fresh and any(
+            not ticked_ for ticked_, _ in read_todo(s.own_todo)):
+        # checks the operator wrote for an earlier turn's outcome, while its own checklist
+        # says work is left: a screen on the way (a trash list showing the item to restore)
+        # may hold them — the operator claims the end itself (relay, expenses.undo_delete)
         return False
     if run.verify(step, obs) is not None:
         return False

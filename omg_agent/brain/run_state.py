@@ -268,6 +268,9 @@ class RunState:
     held: HeldAction | None = None  # the sensitive action waiting for the user's yes
     refusal: Refusal | None = None  # the user's last no, when they said one
     own_todo: str = ""  # a plannerless operator's own checklist (markdown)
+    # the operator's last reply wrote end checks: it expected its actions to finish the task
+    # (a unified run auto-verifies only then, or when its checklist has nothing left open)
+    checks_fresh: bool = False
     refused_checks: list[str] = field(default_factory=list)  # its end checks a claim failed
     kept: KeptResults = field(default_factory=KeptResults)  # scans, never dropped (issue 40)
     planned: bool = False  # a unified run's planner took over after a failed step
