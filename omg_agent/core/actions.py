@@ -370,9 +370,14 @@ def dump_action(action: Action) -> dict[str, Any]:
 
 
 def stays_on_screen(element: UIElement | None) -> bool:
-    """Whether a tap on ``element`` keeps the screen: a field, a switch, a box (not a popup's)."""
+    """Whether a tap on ``element`` keeps the screen: a field, a switch (not a popup's). A
+    checkbox, a chip or a radio may not: a to-do list moves a ticked row into its Completed
+    section, so a second tap planned on the old screen lands on the row that moved up
+    (relay round, todo.complete_two: "Plan weekend trip" ticked, reported as the one named)
+    — after one the screen is looked at again and the bundle's anchors found anew."""
     e = element
-    return e is not None and e.enabled and (e.editable or e.checkable and e.window != "popup")
+    return e is not None and e.enabled and (
+        e.editable or e.checkable and e.role == "switch" and e.window != "popup")
 
 
 def is_boundary(action: Action, element: UIElement | None = None) -> bool:

@@ -184,7 +184,9 @@ class ExpertPolicy:
             target = move.get("target") or {}
             element = next((e for e in screen.elements if target.get("kind") == "element"
                             and e.id == target.get("id")), None)
-            stays = element is not None and bool({"editable", "checkable"} & element.flags)
+            # as the executor judges it (core.actions.stays_on_screen): a field or a switch
+            stays = element is not None and ("editable" in element.flags or (
+                "checkable" in element.flags and element.role == "switch"))
             if isinstance(action, AskUser | Done):
                 break
             crossed = crossed or (is_boundary(action) and not stays)

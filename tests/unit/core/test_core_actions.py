@@ -191,3 +191,19 @@ def test_semantic_boundaries(action, boundary):
 def test_hand_offs_end_a_bundle_without_being_screen_boundaries():
     assert ends_bundle(AskUser(question="?")) and ends_bundle(Done())
     assert ends_bundle(Back()) and not ends_bundle(Wait(seconds=1))
+
+
+def test_a_tap_on_a_switch_stays_on_the_screen_and_one_on_a_checkbox_does_not() -> None:
+    from omg_agent.core.geometry import Bounds
+    from omg_agent.core.observation import UIElement
+
+    def box(cls: str, role: str, window: str = "") -> UIElement:
+        return UIElement(1, cls, role, Bounds(0, 0, 100, 50), text="Wi-Fi", checkable=True,
+                         clickable=True, window=window)
+
+    tap = Tap(target=ElementTarget(id=1))
+    assert not is_boundary(tap, box("android.widget.Switch", "switch"))
+    # a to-do's tick moves its row into Completed: the next tap must be found anew
+    assert is_boundary(tap, box("android.widget.CheckBox", "checkbox"))
+    assert is_boundary(tap, box("com.google.android.material.chip.Chip", "checkbox"))
+    assert is_boundary(tap, box("android.widget.Switch", "switch", window="popup"))
