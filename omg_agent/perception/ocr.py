@@ -60,7 +60,7 @@ from PIL import Image
 
 from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import OcrBox
-from omg_agent.extras import installed, load
+from omg_agent.extras import installed, load, require
 from omg_agent.perception.textmatch import EXACT_TIERS, MatchMode, TextQuery
 
 if TYPE_CHECKING:  # numpy loads when a hash or OCR is computed, not on import
@@ -103,6 +103,7 @@ class OcrEngine:
         return installed("ocr")
 
     def _rapid(self):
+        require("ocr", "OCR")  # asked each time: a shared engine built earlier proves nothing
         return _shared(self.threads, self.min_confidence).engine()
 
     def warm_up(self) -> None:
