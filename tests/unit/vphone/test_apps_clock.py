@@ -6,33 +6,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from app_phone import Clock, started
 
 from omg_agent.vphone.phone import VirtualPhone
 
 CLOCK = "com.omg.clock"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 5000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(5000.0)
 
 
 @pytest.fixture
-def phone(clock) -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=3, clock=clock)
-    try:
-        p.start_activity(CLOCK)
+def phone(clock: Clock) -> Iterator[VirtualPhone]:
+    with started(CLOCK, clock, seed=3) as p:
         yield p
-    finally:
-        p.close()
 
 
 def rid(name: str) -> str:

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
 import pytest
+from app_phone import Clock, started, texts
 
 from omg_agent.vphone.apps.expenses import ExpensesApp, keyed, parse_amount
 from omg_agent.vphone.phone import VirtualPhone
@@ -17,27 +18,15 @@ PKG = "com.omg.expenses"
 NOON = dt.datetime(2026, 3, 18, 12, 0).timestamp()
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOON
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(NOON)
 
 
 @pytest.fixture
 def phone(clock: Clock) -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=1, clock=clock)
-    try:
-        p.start_activity(PKG)
+    with started(PKG, clock, seed=1) as p:
         yield p
-    finally:
-        p.close()
 
 
 def app(phone: VirtualPhone) -> ExpensesApp:
@@ -48,12 +37,6 @@ def app(phone: VirtualPhone) -> ExpensesApp:
 
 def rid(name: str) -> str:
     return f"{PKG}:id/{name}"
-
-
-def texts(phone: VirtualPhone) -> list[str]:
-    from omg_agent.perception.uitree import parse_elements
-
-    return [t for e in parse_elements(phone.dump_xml()) for t in (e.text, *e.extra_texts)]
 
 
 def swipe_row(phone: VirtualPhone, note: str, share: float) -> None:

@@ -7,39 +7,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from app_phone import labels, ls, started, view
 
 from omg_agent.perception.uitree import parse_elements
 from omg_agent.vphone.phone import VirtualPhone
-
-try:
-    from .shell_fake_phone import run
-except ImportError:
-    from shell_fake_phone import run  # type: ignore[no-redef]
 
 MARKOR = "com.omg.markor"
 
 
 @pytest.fixture
 def phone() -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=1)
-    try:
+    with started(None) as p:
         yield p
-    finally:
-        p.close()
-
-
-def labels(phone: VirtualPhone) -> list[str]:
-    return [e.text or e.desc for e in parse_elements(phone.dump_xml())]
-
-
-def ls(phone: VirtualPhone, path: str) -> list[str]:
-    return run(phone.shell, f"ls {path}")[1].split()
-
-
-def view(phone: VirtualPhone, text: str):
-    found = phone.find_view(text=text)
-    assert found is not None, text
-    return found
 
 
 def state(phone: VirtualPhone, pkg: str = MARKOR) -> dict:

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
 import pytest
+from app_phone import Clock, started
 
 from omg_agent.vphone.apps.browser_forms import FORM_URL
 from omg_agent.vphone.phone import VirtualPhone
@@ -16,24 +17,15 @@ REC = "com.omg.recorder"
 CHROME = "com.android.chrome"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1_000.0)
 
 
 @pytest.fixture
-def phone(clock) -> Iterator[VirtualPhone]:
-    p = VirtualPhone(clock=clock)
-    yield p
-    p.close()
+def phone(clock: Clock) -> Iterator[VirtualPhone]:
+    with started(None, clock, seed=0) as p:
+        yield p
 
 
 def rec(phone: VirtualPhone) -> dict:

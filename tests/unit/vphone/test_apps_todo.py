@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from app_phone import Clock, started, texts
 
 from omg_agent.vphone.apps.todo import TodoApp, task
 from omg_agent.vphone.phone import VirtualPhone
@@ -15,26 +16,15 @@ from omg_agent.vphone.phone import VirtualPhone
 PKG = "com.omg.todo"
 
 
-class Clock:
-    now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1_000_000.0)
 
 
 @pytest.fixture
 def phone(clock: Clock) -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=1, clock=clock)
-    try:
-        p.start_activity(PKG)
+    with started(PKG, clock, seed=1) as p:
         yield p
-    finally:
-        p.close()
 
 
 def app(phone: VirtualPhone) -> TodoApp:
@@ -45,12 +35,6 @@ def app(phone: VirtualPhone) -> TodoApp:
 
 def rid(name: str) -> str:
     return f"{PKG}:id/{name}"
-
-
-def texts(phone: VirtualPhone) -> list[str]:
-    from omg_agent.perception.uitree import parse_elements
-
-    return [t for e in parse_elements(phone.dump_xml()) for t in (e.text, *e.extra_texts)]
 
 
 def done(phone: VirtualPhone, title: str) -> bool:
