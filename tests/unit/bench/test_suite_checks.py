@@ -9,10 +9,11 @@ double, adb server, vphone) is an integration test:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from suite_tools import task_named
 
 from omg_agent.bench.suite import TAGS, select, suite_tasks
 from omg_agent.bench.suite.entries import CORE
@@ -24,10 +25,8 @@ from omg_agent.sim.expert.tasks import (
     SETTINGS,
     SHOP,
     WRONG_PRICE,
-    Task,
     _product_id,
 )
-from omg_agent.vphone.phone import VirtualPhone
 
 SEED = 0  # the suite's parameter seed
 PHONE_SEED = 3  # the phone's seed in these tests
@@ -36,20 +35,6 @@ IDS = [t.id for t in suite_tasks(SEED)]
 # templates in tests/unit/bench/test_suite_checks_<family>.py
 CORE_IDS = [e.id for e in CORE]
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-def task_named(task_id: str, seed: int = SEED) -> Task:
-    [task] = select(suite_tasks(seed), task_id)
-    return task
-
-
-@pytest.fixture
-def phone() -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=PHONE_SEED)
-    try:
-        yield p
-    finally:
-        p.close()
 
 
 # -- near misses: one wrong end state per task, set on the app state directly --------------

@@ -8,36 +8,20 @@ That the expert reaches the right end state through the real adb server is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from suite_tools import task_named
 
-from omg_agent.bench.suite import select, suite_tasks
 from omg_agent.bench.suite.contacts_tasks import seeded
 from omg_agent.bench.suite.files_entries import ENTRIES
 from omg_agent.bench.suite.files_nav import CONTACTS, write_markor
-from omg_agent.sim.expert.tasks import Task
 from omg_agent.vphone.apps.contacts import full_name, new_contact
 from omg_agent.vphone.apps.files_views import ROOT
 from omg_agent.vphone.apps.markor import SEED
-from omg_agent.vphone.phone import VirtualPhone
 
 IDS = [e.id for e in ENTRIES]
-
-
-def task_named(task_id: str, seed: int = 0) -> Task:
-    [task] = select(suite_tasks(seed), task_id)
-    return task
-
-
-@pytest.fixture
-def phone() -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=3)
-    try:
-        yield p
-    finally:
-        p.close()
 
 
 # -- end states set directly -------------------------------------------------------------

@@ -6,14 +6,15 @@ cart_to_expense"``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from suite_tools import task_named
 
-from omg_agent.bench.suite import select, suite_tasks
+from omg_agent.bench.suite import suite_tasks
 from omg_agent.bench.suite.ledger_entries import ENTRIES
-from omg_agent.sim.expert.tasks import NOTES, SHOP, Task
+from omg_agent.sim.expert.tasks import NOTES, SHOP
 from omg_agent.vphone.apps.expenses import CATEGORIES
 from omg_agent.vphone.apps.todo import task as todo_task
 from omg_agent.vphone.phone import VirtualPhone
@@ -22,20 +23,6 @@ SEED, PHONE_SEED = 0, 3
 IDS = [e.id for e in ENTRIES]
 EXPENSES, TODO = "com.omg.expenses", "com.omg.todo"
 Change = Callable[[Any, Any], None]
-
-
-@pytest.fixture
-def phone() -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=PHONE_SEED)
-    try:
-        yield p
-    finally:
-        p.close()
-
-
-def task_named(task_id: str) -> Task:
-    [task] = select(suite_tasks(SEED), task_id)
-    return task
 
 
 # -- end states set on the apps' state -----------------------------------------------------

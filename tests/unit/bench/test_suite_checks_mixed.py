@@ -7,37 +7,21 @@ event_to_todo or star_and_text or missing_event"``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from suite_tools import task_named
 
-from omg_agent.bench.suite import select, suite_tasks
 from omg_agent.bench.suite.contacts_tasks import contacts
 from omg_agent.bench.suite.mixed_entries import ENTRIES
-from omg_agent.sim.expert.tasks import Task
 from omg_agent.vphone.apps.contacts import full_name
 from omg_agent.vphone.apps.todo import task as todo_task
-from omg_agent.vphone.phone import VirtualPhone
 
 SEED, PHONE_SEED = 0, 3
 EXPENSES, TODO, CLOCK, MESSAGES = ("com.omg.expenses", "com.omg.todo", "com.omg.clock",
                                    "com.omg.messages")
 Change = Callable[[Any, Any], None]
-
-
-@pytest.fixture
-def phone() -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=PHONE_SEED)
-    try:
-        yield p
-    finally:
-        p.close()
-
-
-def task_named(task_id: str) -> Task:
-    [task] = select(suite_tasks(SEED), task_id)
-    return task
 
 
 def expense(cents: Callable[[Any], int], note: Callable[[Any], str]) -> Change:

@@ -5,15 +5,15 @@ set on app state, and passes on the right end state set directly. The expert's r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from suite_tools import task_named
 
-from omg_agent.bench.suite import select, suite_tasks
 from omg_agent.bench.suite.system_entries import ENTRIES
 from omg_agent.bench.suite.system_tasks import NOTIFIERS
-from omg_agent.sim.expert.tasks import MESSAGES, NOTES, SETTINGS, Task
+from omg_agent.sim.expert.tasks import MESSAGES, NOTES, SETTINGS
 from omg_agent.vphone.phone import VirtualPhone
 
 SEED = 0
@@ -22,20 +22,6 @@ IDS = [e.id for e in ENTRIES]
 REC = "com.omg.recorder"
 CHROME = "com.android.chrome"
 Setter = Callable[[Any, Any], None]
-
-
-def task_named(task_id: str) -> Task:
-    [task] = select(suite_tasks(SEED), task_id)
-    return task
-
-
-@pytest.fixture
-def phone() -> Iterator[VirtualPhone]:
-    p = VirtualPhone(seed=PHONE_SEED)
-    try:
-        yield p
-    finally:
-        p.close()
 
 
 def _recording(name: str, seconds: float) -> Setter:

@@ -11,21 +11,17 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from suite_tools import task_named
 
-from omg_agent.bench.suite import select, suite_tasks
+from omg_agent.bench.suite import suite_tasks
 from omg_agent.bench.suite.timekeeping_entries import ENTRIES
 from omg_agent.bench.suite.timekeeping_nav import CALENDAR, CLOCK
-from omg_agent.sim.expert.tasks import NOTES, Task
+from omg_agent.sim.expert.tasks import NOTES
 from omg_agent.vphone.phone import VirtualPhone
 
 SEED = 0
 IDS = [e.id for e in ENTRIES]
 Edit = Callable[[Any, Any], None]
-
-
-def task_named(task_id: str) -> Task:
-    [task] = select(suite_tasks(SEED), task_id)
-    return task
 
 
 @pytest.fixture
