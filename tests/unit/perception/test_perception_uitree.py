@@ -7,7 +7,8 @@ a typed password).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable
 
 import pytest
 
@@ -54,42 +55,14 @@ def _replay(pkg: str, path: tuple[tuple[int, int], ...]) -> VirtualPhone:
     return phone
 
 
-def _collect_screens(depth: int = 2, per_screen: int = 8) -> dict[str, tuple[str, View]]:
-    """Each app's first screen and the screens up to ``depth`` taps away from it."""
-    screens: dict[str, tuple[str, View]] = {}
-    seen: set[str] = set()
-    # The launcher last: the apps it opens are explored from their own first screens.
-    packages = sorted(VirtualPhone().packages(), key=lambda p: p == "com.android.launcher3")
-    for pkg in packages:
-        frontier: list[tuple[str, tuple[tuple[int, int], ...]]] = [(pkg, ())]
-        for level in range(depth + 1):
-            following = []
-            for name, path in frontier:
-                phone = _replay(pkg, path)
-                xml, root = _snapshot(phone)
-                if xml in seen:
-                    continue
-                seen.add(xml)
-                screens[name] = (xml, root)
-                if level == depth:
-                    continue
-                taps = [e for e in parse_elements(xml) if e.clickable][:per_screen]
-                following += [(f"{name} → {e.label or e.resource_id or e.id}",
-                               (*path, tuple(e.center))) for e in taps]
-            frontier = following
-    for name, phone in _special_screens():
-        xml, root = _snapshot(phone)
-        if xml not in seen:
-            seen.add(xml)
-            screens[name] = (xml, root)
-    return screens
-
-
-def _special_screens() -> Iterator[tuple[str, VirtualPhone]]:
+def _promo() -> VirtualPhone:
     phone, _ = _phone()
     phone.apps["com.omg.shop"].promo_mode = "always"  # type: ignore[attr-defined]
     phone.start_activity("com.omg.shop")
-    yield "shop with its promotion popup", phone
+    return phone
+
+
+def _many_notes() -> VirtualPhone:
     phone, _ = _phone()
     phone.start_activity("com.omg.notes")
     for i in range(14):
@@ -98,24 +71,89 @@ def _special_screens() -> Iterator[tuple[str, VirtualPhone]]:
         save = next(e for e in parse_elements(phone.dump_xml())
                     if e.resource_id.endswith(":id/save"))
         phone.tap(*save.center)
-    yield "notes with 14 notes", phone
+    return phone
+
+
+def _feed_scrolled() -> VirtualPhone:
     phone, _ = _phone()
     phone.start_activity("com.omg.feed")
     phone.swipe(540, 1800, 540, 700)
-    yield "feed scrolled", phone
+    return phone
+
+
+def _anr() -> VirtualPhone:
     phone, _ = _phone()
     phone.start_activity("com.android.settings")
     phone.show_anr()
-    yield "settings + ANR dialog", phone
+    return phone
+
+
+def _password_typed() -> VirtualPhone:
     phone, _ = _phone()
     phone.start_activity("com.omg.login")
     inputs = [e for e in parse_elements(phone.dump_xml()) if e.editable]
     phone.tap(*inputs[-1].center)
     phone.input_text("s3cret-pass")
-    yield "login with password typed", phone
+    return phone
+
+
+SPECIAL: dict[str, Callable[[], VirtualPhone]] = {
+    "shop with its promotion popup": _promo, "notes with 14 notes": _many_notes,
+    "feed scrolled": _feed_scrolled, "settings + ANR dialog": _anr,
+    "login with password typed": _password_typed}
+
+
+def _collect_screens(depth: int = 2, per_screen: int = 8
+                     ) -> dict[str, Callable[[], VirtualPhone]]:
+    """Each app's first screen and the screens up to ``depth`` taps away from it, as the
+    recipe that makes each again: phones are closed as they are explored (a worker that
+    kept ~300 phones with their views and handlers held gigabytes for the whole run, and
+    every garbage collection walked them)."""
+    screens: dict[str, Callable[[], VirtualPhone]] = {}
+    seen: set[str] = set()
+
+    def keep(name: str, make: Callable[[], VirtualPhone]) -> str | None:
+        phone = make()
+        try:
+            xml = _snapshot(phone)[0]
+        finally:
+            phone.close()
+        if xml in seen:
+            return None
+        seen.add(xml)
+        screens[name] = make
+        return xml
+
+    # The launcher last: the apps it opens are explored from their own first screens.
+    packages = sorted(VirtualPhone().packages(), key=lambda p: p == "com.android.launcher3")
+    for pkg in packages:
+        frontier: list[tuple[str, tuple[tuple[int, int], ...]]] = [(pkg, ())]
+        for level in range(depth + 1):
+            following = []
+            for name, path in frontier:
+                xml = keep(name, functools.partial(_replay, pkg, path))
+                if xml is None or level == depth:
+                    continue
+                taps = [e for e in parse_elements(xml) if e.clickable][:per_screen]
+                following += [(f"{name} → {e.label or e.resource_id or e.id}",
+                               (*path, tuple(e.center))) for e in taps]
+            frontier = following
+    for name, make in SPECIAL.items():
+        keep(name, make)
+    return screens
 
 
 SCREENS = _collect_screens()
+
+
+@functools.lru_cache(maxsize=2)
+def screen_of(name: str) -> tuple[str, View]:
+    """The XML and view tree of screen ``name``, made again from its recipe."""
+    phone = SCREENS[name]()
+    try:
+        return _snapshot(phone)
+    finally:
+        phone.close()
 
 
 def _shown_views(root: View) -> list[tuple[View, Bounds]]:
@@ -145,7 +183,7 @@ def test_the_screen_set_covers_every_app_and_many_screens():
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
 def test_element_bounds_equal_the_view_tree_and_every_interactive_view_is_kept(name):
-    xml, root = SCREENS[name]
+    xml, root = screen_of(name)
     elements = parse_elements(xml)
     assert [e.id for e in elements] == list(range(1, len(elements) + 1))
     views = _shown_views(root)
@@ -168,7 +206,7 @@ def test_element_bounds_equal_the_view_tree_and_every_interactive_view_is_kept(n
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
 def test_every_visible_text_survives_as_an_element_or_merged_into_one(name):
-    xml, root = SCREENS[name]
+    xml, root = screen_of(name)
     elements = parse_elements(xml)
     texts = {t for e in elements for t in (e.text, e.desc, e.hint, *e.extra_texts) if t}
     lost = [v.text for v, b in _shown_views(root) if v.text and not b.empty
@@ -178,7 +216,7 @@ def test_every_visible_text_survives_as_an_element_or_merged_into_one(name):
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
 def test_the_list_the_model_receives_is_at_most_a_seventh_of_the_xml_tokens(name):
-    xml, _ = SCREENS[name]
+    xml, _ = screen_of(name)
     compact = render(parse_elements(xml), (1080, 2400))
     assert "<node" not in compact and "bounds=" not in compact
     assert 7 * estimate_tokens(compact) <= estimate_tokens(xml), (
@@ -201,7 +239,7 @@ def test_a_list_row_takes_its_texts_and_the_text_nodes_disappear():
 
 
 def test_password_values_are_never_rendered():
-    xml, _ = SCREENS["login with password typed"]
+    xml, _ = screen_of("login with password typed")
     elements = parse_elements(xml)
     field = next(e for e in elements if e.password)
     assert field.role == "input" and field.editable and field.focused
