@@ -370,22 +370,16 @@ def dump_action(action: Action) -> dict[str, Any]:
 
 
 def stays_on_screen(element: UIElement | None) -> bool:
-    """Whether a tap on ``element`` keeps the screen: a field, a switch (not a popup's). A
-    checkbox, a chip or a radio may not: a to-do list moves a ticked row into its Completed
-    section, so a second tap planned on the old screen lands on the row that moved up
-    (relay round, todo.complete_two: "Plan weekend trip" ticked, reported as the one named)
-    — after one the screen is looked at again and the bundle's anchors found anew."""
+    """Whether a tap on ``element`` keeps the screen: a field, a switch (not a popup's); not
+    a checkbox, chip or radio (a ticked to-do moves into Completed: relay, todo.complete_two)."""
     e = element
     return e is not None and e.enabled and (
         e.editable or e.checkable and e.role == "switch" and e.window != "popup")
 
 
 def is_boundary(action: Action, element: UIElement | None = None) -> bool:
-    """Whether the screen may change unpredictably after ``action`` (DESIGN.md §3).
-
-    ``element`` is what a tap lands on, when the caller knows it: a tap on an edit field or a
-    switch / checkbox is predictable (it stays on this screen), any other tap is a boundary.
-    """
+    """Whether the screen may change unpredictably after ``action`` (DESIGN.md §3);
+    ``element``, what a tap lands on if known (:func:`stays_on_screen`)."""
     match action:
         case Tap():
             return not stays_on_screen(element)
