@@ -49,10 +49,11 @@ def target(element: int | None = None, text: str | None = None,
     if (x is None) != (y is None):
         raise ConfigError(f"a point needs both x and y (0–1000): {'y' if y is None else 'x'} "
                           "is missing")
-    given = {k: v for k, v in (("element", element), ("text", text),
-                               ("resource_id", resource_id), ("desc", desc)) if v is not None}
+    given: dict[str, Any] = {k: v for k, v in (
+        ("element", element), ("text", text), ("resource_id", resource_id), ("desc", desc))
+        if v is not None}
     if x is not None:
-        given["point"] = (x, y)
+        given["x and y"] = {"kind": "point", "x": x, "y": y}
     if len(given) != 1:
         named = ", ".join(given) or "none"
         raise ConfigError("give exactly one of element, text, resource_id, desc, or x and y "
@@ -60,9 +61,7 @@ def target(element: int | None = None, text: str | None = None,
     (kind, value), = given.items()
     if kind == "element":
         return {"kind": "element", "id": value}
-    if kind == "point":
-        return {"kind": "point", "x": value[0], "y": value[1]}
-    return {"kind": "anchor", kind: value}
+    return value if kind == "x and y" else {"kind": "anchor", kind: value}
 
 
 def register_acts(server: MCPServer, hub: Hub) -> None:
@@ -80,7 +79,7 @@ def register_acts(server: MCPServer, hub: Hub) -> None:
         desc), or a point x,y in 0–1000. A tap on Pay, Send, Delete… waits for the user's
         yes."""
         return await go(ctx, device, {"type": "tap", "target": target(
-            element, text, resource_id, desc, x, y)})  # type: ignore[no-any-return]
+            element, text, resource_id, desc, x, y)})
 
     @tool(server, ACTS)
     async def long_press(ctx: Context, element: ElementArg = None, text: TextArg = None,
@@ -88,7 +87,7 @@ def register_acts(server: MCPServer, hub: Hub) -> None:
                          y: YArg = None, device: DeviceArg = None) -> Acted:
         """Touch and hold one target, given as for tap."""
         return await go(ctx, device, {"type": "long_press", "target": target(
-            element, text, resource_id, desc, x, y)})  # type: ignore[no-any-return]
+            element, text, resource_id, desc, x, y)})
 
     @tool(server, ACTS)
     async def type_text(ctx: Context, text: Annotated[str, Field(
@@ -103,7 +102,7 @@ def register_acts(server: MCPServer, hub: Hub) -> None:
                                   "submit": submit}
         if element is not None:
             action["target"] = target(element)
-        return await go(ctx, device, action)  # type: ignore[no-any-return]
+        return await go(ctx, device, action)
 
     _move_tools(server, go)
     _app_tools(server, go)
@@ -120,7 +119,7 @@ def _move_tools(server: MCPServer, go: Any) -> None:
                                   "distance": distance}
         if x is not None or y is not None:
             action["start"] = target(x=x, y=y)
-        return await go(ctx, device, action)  # type: ignore[no-any-return]
+        return await go(ctx, device, action)
 
     @tool(server, ACTS)
     async def scroll_until_visible(
@@ -134,7 +133,7 @@ def _move_tools(server: MCPServer, go: Any) -> None:
         element number, or 'not found' at the end of the list."""
         anchor = target(text=text, resource_id=resource_id, desc=desc)
         anchor.pop("kind")
-        return await go(ctx, device, acting.scroll_until(  # type: ignore[no-any-return]
+        return await go(ctx, device, acting.scroll_until(
             anchor, direction, max_swipes))
 
     @tool(server, ACTS)
@@ -142,22 +141,22 @@ def _move_tools(server: MCPServer, go: Any) -> None:
             "The key: back, home, enter, recents, delete, tab, … (the enum lists all)."))],
             device: DeviceArg = None) -> Acted:
         """Press a key. enter in a message box is its send: judged as one."""
-        return await go(ctx, device, {"type": "key", "key": name})  # type: ignore[no-any-return]
+        return await go(ctx, device, {"type": "key", "key": name})
 
 
 def _app_tools(server: MCPServer, go: Any) -> None:
     @tool(server, ACTS)
     async def launch(ctx: Context, app: App, device: DeviceArg = None) -> Acted:
         """Open an app by name or package."""
-        return await go(ctx, device, {"type": "launch", "app": app})  # type: ignore[no-any-return]
+        return await go(ctx, device, {"type": "launch", "app": app})
 
     @tool(server, hints(destructive=True, idempotent=True))
     async def stop_app(ctx: Context, package: Package, device: DeviceArg = None) -> Acted:
         """Force-stop an app (its next launch starts it afresh)."""
-        return await go(ctx, device, acting.stop_app(package))  # type: ignore[no-any-return]
+        return await go(ctx, device, acting.stop_app(package))
 
     @tool(server, hints(destructive=True, open_world=True))
     async def open_url(ctx: Context, url: Url, device: DeviceArg = None) -> Acted:
         """Open a URL with the app that handles it. What a link does cannot be told from
         it (it may pay or send), so the user is asked first, as for a tap on Pay."""
-        return await go(ctx, device, acting.open_url(url))  # type: ignore[no-any-return]
+        return await go(ctx, device, acting.open_url(url))

@@ -102,7 +102,7 @@ def scroll_until(anchor: dict[str, str], direction: str, max_swipes: int) -> Op:
     from omg_agent.core.actions import AnchorTarget
     from omg_agent.perception.anchor import match_anchor
 
-    wanted = AnchorTarget(**anchor)
+    wanted = AnchorTarget.model_validate({"kind": "anchor", **anchor})
 
     def scroll(hub: Hub, phone: Phone, confirm: Any) -> Acted:
         swipe = {"type": "swipe", "direction": direction, "distance": 500}
