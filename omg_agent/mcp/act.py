@@ -98,6 +98,8 @@ def register_acts(server: MCPServer, hub: Hub) -> None:
             element: ElementArg = None, device: DeviceArg = None) -> Acted:
         """Type into the focused text field, or into element=N (tapped first). Refused
         when no field has focus."""
+        if not text and not clear:
+            raise ConfigError("text is empty: give the text, or clear=true to empty the field")
         action: dict[str, Any] = {"type": "type", "text": text, "clear": clear,
                                   "submit": submit}
         if element is not None:

@@ -27,8 +27,8 @@ from omg_agent.mcp.shapes import READ, Apps, Device, DeviceArg, Devices, Screens
 MAX_SIDE = 1024  # pixels on the screenshot's long side (a phone's 2400 is scaled down)
 JPEG_QUALITY = 60
 SHOT = ("none: no image (the element list only; the smallest answer); jpeg (default): "
-        f"scaled to at most {MAX_SIDE} px on the long side, quality {JPEG_QUALITY} (about "
-        f"40–90 KB); png: lossless, the same {MAX_SIDE} px cap (several times larger)")
+        f"scaled to at most {MAX_SIDE} px on the long side, quality {JPEG_QUALITY} (typically "
+        "20–60 KB); png: lossless, the same {MAX_SIDE} px cap (several times larger)")
 
 
 def register_looks(server: MCPServer, hub: Hub) -> None:

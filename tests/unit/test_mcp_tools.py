@@ -81,6 +81,8 @@ def test_rejected_calls_are_tool_errors_with_their_message(tmp_path: Path) -> No
     unknown = call(tmp_path, "key", {"name": "foo"})  # was "Error executing tool key"
     assert unknown.is_error and "'back'" in unknown.content[0].text
     assert "Error executing" not in unknown.content[0].text
+    empty = call(tmp_path, "type_text", {"text": ""})
+    assert empty.is_error and "clear=true" in empty.content[0].text
     two = call(tmp_path, "tap", {"text": "OK", "element": 3})
     assert two.is_error and "exactly one of" in two.content[0].text
 
