@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import base64
 import io
+import threading
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import mcp.types as mt
 from PIL import Image
 
 from omg_agent.mcp.look import MAX_SIDE
+from omg_agent.sim.expert.policy import ExpertPolicy
+from omg_agent.sim.expert.tasks import Switch
+from omg_agent.sim.model_double import ModelDouble
 from tests.integration.test_consent_exact import mcp_client, mcp_hub
 
 SHOP = "com.omg.shop"
@@ -100,6 +105,45 @@ def test_open_url_is_put_to_the_user_like_a_tap_on_pay(vphone, tmp_path: Path) -
     assert said_no.structured_content["status"] == "declined"
     assert said_yes.structured_content["status"] == "ok", said_yes
     assert shown_now != "com.android.launcher3"  # the browser opened the link
+
+
+class Held(ExpertPolicy):
+    """The expert, who waits before its first answer until the test has looked."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.thinking, self.go_on = threading.Event(), threading.Event()
+
+    def reply(self, request: dict[str, Any]) -> str:
+        self.thinking.set()
+        assert self.go_on.wait(30), "the test never let the model answer"
+        return super().reply(request)
+
+
+def test_observe_while_a_run_works_shows_the_runs_latest_screen(vphone, tmp_path) -> None:
+    task = Switch(attr="wifi", on=False)
+    task.setup(vphone.phone)
+    policy = Held(task, vphone.phone)
+
+    async def session(base_url: str) -> tuple[Any, Any]:
+        async with mcp_client(mcp_hub(vphone, tmp_path, base_url)) as c:
+            ran: list[Any] = []
+
+            async def run() -> None:
+                ran.append(await c.call_tool("run_task", {"task": task.goal}))
+            async with anyio.create_task_group() as group:
+                group.start_soon(run)
+                await anyio.to_thread.run_sync(policy.thinking.wait, 30)
+                look = await c.call_tool("observe", {"screenshot": "none"})
+                policy.go_on.set()
+            return look, ran[0]
+
+    with ModelDouble(policy) as double:
+        look, ran = anyio.run(session, double.base_url)
+    assert not look.is_error, look  # was: "busy with another call of this server"
+    assert look.structured_content["from_run"] is True
+    assert "a run is driving this phone" in look.content[0].text
+    assert ran.structured_content["status"] == "done", ran
 
 
 def test_the_runs_listing_after_a_flow_offers_only_links_that_open(vphone, tmp_path) -> None:
