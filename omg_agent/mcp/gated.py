@@ -99,8 +99,8 @@ async def _decided(hub: Hub, ctx: Context, device: str | None, action: Op,
 async def _act(hub: Hub, device: str | None, action: Op,
                approved: str | None = None) -> Acted:
     """Run ``action`` (an action dict, or an :data:`~.acting.Op` of several) through the
-    gate; ``approved``: the fingerprint of the one held action
-    a human allowed (anything else held raises :class:`ActionHeld`, nothing done)."""
+    gate; ``approved``: the fingerprint of the one held action a human allowed (anything
+    else held raises :class:`ActionHeld`, nothing done)."""
     def run() -> Acted:
         with hub.using(device) as phone:
             confirm: Any = hub.asks(phone.serial) if approved is None else (

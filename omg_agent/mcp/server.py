@@ -1,4 +1,5 @@
-"""The MCP server's tools and resources over :class:`omg_agent.phone.Phone` (issue 28).
+"""The MCP server over :class:`omg_agent.phone.Phone` (issues 28 and 37): its hub of phones,
+the one place errors become tool errors, and :func:`build_server`.
 
 Every tool drives the phone through the Python API, so an action from a client meets the
 same sensitive-action gate as the agent's own (a client is a model too): a held action
@@ -6,6 +7,11 @@ is put to the human behind the client by elicitation (:mod:`.consent`), or refus
 ``needs_confirmation`` and how a human approves. Runs are built by
 :mod:`omg_agent.taskrun` like the CLI's; a held run is answered, approved or declined
 through the resume path. The phone's lease is taken for each call that drives it.
+
+The tools by concept: :mod:`.look` (observe, devices, apps: read-only), :mod:`.act` with
+:mod:`.acting` (actions, each through :mod:`.gated`), :mod:`.runs` (tasks and flows),
+:mod:`.resources` (runs, summaries, reports); their fields and outputs in :mod:`.shapes`,
+their words for the client in :mod:`.words`.
 """
 
 from __future__ import annotations
