@@ -58,10 +58,11 @@ def mcp(
         "also answer itself) or mirror (a page this server prints a one-time link to on "
         "stderr; the client cannot answer there)."),
 ) -> None:
-    """Serve the phone as MCP tools: devices, observe, tap/type/swipe/key/launch, run a
-    task, answer/approve/decline a held run, run a flow; recent runs as resources. A
-    sensitive action from the client waits for the user's yes (asked through the client,
-    or on the mirror page with --approve-on mirror).
+    """Serve the phone as MCP tools: devices, observe (element list; screenshot none, jpeg
+    or png), list/stop apps, tap/type/swipe/scroll/key/launch/open a URL, run a task,
+    answer/approve/decline a held run, run a flow; recent runs and their summaries as
+    resources. A sensitive action from the client waits for the user's yes (asked through
+    the client, or on the mirror page with --approve-on mirror).
 
     Example: omg-agent mcp
 
