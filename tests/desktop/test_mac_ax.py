@@ -155,7 +155,7 @@ def test_textedit_lists_its_controls_with_names_and_states_and_the_open_menu() -
     menu = [e for e in elements if e.window == "popup"]
     assert [e.text for e in menu] == ["Undo Typing", "Redo", "Cut", "Copy", "Paste",
                                       "Delete", "Select All"]
-    assert not named(elements, "Redo").enabled and all(e.role == "item" for e in menu)
+    assert not named(elements, "Redo").enabled and all(e.role == "menuitem" for e in menu)
     bar = [e for e in elements if e.window == "menubar"]
     assert [e.text for e in bar][2:4] == ["File", "Edit"] and bar[3].selected
     # the document behind the focused one is covered: not listed
@@ -286,7 +286,7 @@ def test_the_gate_treats_a_secure_text_field_as_a_password_field() -> None:
 
 
 @pytest.mark.parametrize(("fixture_name", "label", "cls"), [
-    ("textedit", "Delete", "delete"),  # a menu item: was role "menuitem", never judged
+    ("textedit", "Delete", "delete"),  # a menu item: once never judged by its words
 ])
 def test_the_gate_judges_mac_menu_items_by_their_words(fixture_name, label, cls) -> None:
     from omg_agent.core.actions import Tap

@@ -136,8 +136,8 @@ def test_the_ax_tree_flattens_into_elements_with_retina_pixel_bounds() -> None:
     by_label = {e.label or e.hint: e for e in elements}
     # the phone's roles (perception.uitree), so the gate and checks judge them alike
     assert [e.role for e in elements] == [
-        "text", "input", "input", "checkbox", "button", "button", "item", "dropdown", "input",
-        "item", "item"]
+        "text", "input", "input", "checkbox", "button", "button", "link", "dropdown", "input",
+        "menuitem", "menuitem"]
     sign_in = by_label["Sign in"]
     assert sign_in.bounds == Bounds(1040, 600, 1280, 664)  # (520, 300, 120x32) points x2
     assert sign_in.clickable and refs[sign_in.id] == "signin"

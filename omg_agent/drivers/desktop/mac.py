@@ -57,7 +57,8 @@ KEYCODES = {
     "insert": 0x72, "f1": 0x7A, "f2": 0x78, "f3": 0x63, "f4": 0x76, "f5": 0x60, "f6": 0x61,
     "f7": 0x62, "f8": 0x64, "f9": 0x65, "f10": 0x6D, "f11": 0x67, "f12": 0x6F,
     **MODIFIER_KEYS}
-PRESSABLE = frozenset({"button", "item", "checkbox", "switch", "radio", "tab", "dropdown"})
+PRESSABLE = frozenset({"button", "item", "menuitem", "link", "checkbox", "switch", "radio",
+                       "tab", "dropdown"})
 __all__ = ["FLAGS", "KEYCODES", "ROLES", "MacBackend", "flatten_ax"]
 
 

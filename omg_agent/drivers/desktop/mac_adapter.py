@@ -6,9 +6,9 @@ Each method is one platform call with its result turned into plain Python: point
 coordinates (the backend scales them, :mod:`.mac`), dicts of AX attributes for the
 accessibility tree — read by :func:`~.mac_ax.read_app` through the AX seam
 (:class:`~.mac_ax.PyObjCAX`), the shape :func:`~.mac_ax_elements.flatten_ax` reads and the
-fixtures in ``tests/desktop/fixtures`` hold (written for the tests, not recorded on a Mac). It cannot
-run in CI; :mod:`.mac` is tested against a fake of this protocol, and this module is
-untested on real hardware until ``pytest -m mac`` runs on a Mac.
+fixtures in ``tests/desktop/fixtures`` hold (written for the tests, not recorded on a
+Mac). It cannot run in CI; :mod:`.mac` is tested against a fake of this protocol, and this
+module is untested on real hardware until ``pytest -m mac`` runs on a Mac.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ in points, ``AXChildren`` — plus ``ref``, the handle actions go to. The root i
 Elements carry the phone's vocabulary (:mod:`omg_agent.perception.uitree`): roles
 ``button``, ``input``, ``checkbox``, ``switch``, ``radio``, ``tab``, ``dropdown``,
 ``slider``, ``item``, ``text``, ``image``, ``list`` — so the gate, the anchors, the checks
-and the element list judge a Mac control as they judge a phone's. Windows map to the
+and the element list judge a Mac control as they judge a phone's — plus the desktop's
+``menuitem`` and ``link`` (as the Linux AT-SPI reader names them: a menu item is no list
+row). Windows map to the
 phone's window groups (``UIElement.window``):
 
 * the main window (else the first that is not a dialog) is the app's screen (``""``); a
@@ -43,8 +45,8 @@ ROLES: dict[str, tuple[str, bool, bool, bool]] = {
     "AXMenuButton": ("button", True, False, False),
     "AXDisclosureTriangle": ("button", True, False, False),
     "AXPopUpButton": ("dropdown", True, False, False),
-    "AXLink": ("item", True, False, False), "AXMenuItem": ("item", True, False, False),
-    "AXMenuBarItem": ("item", True, False, False), "AXRow": ("item", True, False, False),
+    "AXLink": ("link", True, False, False), "AXMenuItem": ("menuitem", True, False, False),
+    "AXMenuBarItem": ("menuitem", True, False, False), "AXRow": ("item", True, False, False),
     "AXCheckBox": ("checkbox", True, False, True), "AXRadioButton": ("radio", True, False, True),
     "AXTextField": ("input", True, True, False), "AXTextArea": ("input", True, True, False),
     "AXComboBox": ("input", True, True, False), "AXSlider": ("slider", True, False, False),
