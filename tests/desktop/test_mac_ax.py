@@ -295,3 +295,17 @@ def test_the_gate_judges_mac_menu_items_by_their_words(fixture_name, label, cls)
     found = classify(Tap(target={"kind": "element", "id": 1}), named(list(obs.elements),
                                                                       label), obs)
     assert found is not None and found.cls == cls
+
+
+def test_a_recording_reads_back_as_the_same_element_list() -> None:
+    from omg_agent.drivers.desktop.mac_ax_record import recording
+
+    doc = fixture("settings")
+    recorded = recording(RecordedAX({503: doc["tree"]}), AppRef(**doc["app"]), (1440, 900),
+                         2.0)
+    text = json.dumps(recorded, ensure_ascii=False)
+    assert "hunter2" not in text  # a secure field's value never reaches the file
+    again = read_app(RecordedAX({503: json.loads(text)["tree"]}), 503, "System Settings")
+    assert again is not None
+    first, _, _ = elements_of("settings")
+    assert flatten_ax(again, DisplayScale(2.0), "System Settings", SCREEN)[0] == first

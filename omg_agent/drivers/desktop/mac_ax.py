@@ -14,7 +14,8 @@ how many nodes — runs in the tests.
 standard window behind the focused and main ones is read without its contents, being
 covered), each window's
 children (sheets included), and the menu bar (an open menu's items; a closed menu is not
-walked). The result is a tree of attribute dicts with ``ref`` (the handle) per node —
+walked). A secure text field's value is never read. The result is a tree of attribute
+dicts with ``ref`` (the handle) per node —
 what :func:`~.mac_ax_elements.flatten_ax` turns into elements, and (without ``ref``,
 :func:`as_json`) what a fixture holds.
 """
@@ -31,6 +32,7 @@ ATTRIBUTES = ("AXRole", "AXSubrole", "AXRoleDescription", "AXIdentifier", "AXTit
 MAX_DEPTH = 40
 MAX_NODES = 4000
 STANDARD_WINDOW = "AXStandardWindow"
+SECURE = "AXSecureTextField"
 
 
 class AXApi(Protocol):
@@ -80,6 +82,8 @@ def _node(api: AXApi, element: Any, depth: int, budget: list[int]) -> dict[str, 
         value = api.attribute(element, name)
         if value is not None:
             node[name] = value
+    if node.get("AXSubrole") == SECURE:
+        node.pop("AXValue", None)  # a password is not read, so it reaches no list or file
     if depth <= 0 or _closed(node):
         return node
     children = []
