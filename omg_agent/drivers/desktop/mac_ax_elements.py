@@ -64,7 +64,7 @@ MAX_ELEMENTS = 3000  # a page of web content can hold more; the model needs far 
 
 @dataclass
 class _Flat:
-    """What a flattening collects: elements, their AX refs, and the frame a sheet covers."""
+    """What a flattening collects: the elements and their AX refs by element id."""
 
     scale: DisplayScale
     app: str
@@ -77,8 +77,8 @@ def flatten_ax(tree: dict[str, Any], scale: DisplayScale, app: str = "",
                screen: tuple[int, int] | None = None
                ) -> tuple[list[UIElement], dict[int, Any]]:
     """The AX tree of one app (or one window) as elements in pixel bounds and their AX refs
-    by element id: the focused window, its sheets, dialog windows, open menus, the menu
-    bar — in that order."""
+    by element id: the main window, its sheets, dialog windows, open menus, the menu bar —
+    in that order."""
     flat = _Flat(scale, app, screen)
     if tree.get("AXRole") != "AXApplication":
         _window(flat, tree, "")
@@ -87,6 +87,7 @@ def flatten_ax(tree: dict[str, Any], scale: DisplayScale, app: str = "",
     dialogs = [w for w in windows if str(w.get("AXSubrole") or "") in POPUP_WINDOWS]
     screen_window = next((w for w in windows if w.get("AXMain")), None) or next(
         (w for w in windows if all(w is not d for d in dialogs)), None)
+    dialogs = [d for d in dialogs if d is not screen_window]
     if screen_window is not None:  # less what the dialogs over it cover
         _window(flat, screen_window, "", tuple(
             c for d in dialogs if (c := _frame(d, scale, screen)) is not None))
