@@ -182,7 +182,7 @@ def test_a_save_sheet_is_its_own_window_over_the_document() -> None:
     assert [e.label for e in sheet] == ["Save As:", "Untitled", "Tags:", "Tags", "Documents",
                                         "Rich Text Document", "Hide extension", "Cancel",
                                         "Save"]
-    save_as = named(elements, "Untitled")
+    (save_as,) = [e for e in elements if e.editable and e.desc == "Save As:"]
     assert save_as.editable and save_as.focused and save_as.desc == "Save As:"
     assert refs[named(elements, "Save").id] == "save"
     # the document's own controls under the sheet are not listed; those beside it are
@@ -208,7 +208,9 @@ def test_system_settings_rows_switches_and_the_password_dialog() -> None:
     assert [r.text for r in rows] == ["Wi-Fi", "Bluetooth", "Network", "Appearance",
                                       "Displays"]
     assert [r.text for r in rows if r.selected] == ["Appearance"]
-    assert [e.role for e in elements if e.text == "Appearance"] == ["item", "text"]
+    # the window's title (on its title bar), the row, the pane's heading
+    assert [e.role for e in elements if e.text == "Appearance"] == ["text", "item", "text"]
+    assert [e.cls for e in elements if e.text == "Appearance"][0] == "AXWindow/AXStandardWindow"
     tint = named(elements, "Allow wallpaper tinting in windows")
     assert tint.role == "switch" and tint.checked and tint.checkable
     assert not named(elements, "Click in the scroll bar to jump to the spot that's "

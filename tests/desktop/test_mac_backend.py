@@ -135,9 +135,9 @@ def test_the_ax_tree_flattens_into_elements_with_retina_pixel_bounds() -> None:
     elements, refs = flatten_ax(FIXTURE["tree"], DisplayScale(2.0), "Example", (2880, 1800))
     by_label = {e.label or e.hint: e for e in elements}
     # the phone's roles (perception.uitree), so the gate and checks judge them alike
-    assert [e.role for e in elements] == [
-        "text", "input", "input", "checkbox", "button", "button", "link", "dropdown", "input",
-        "menuitem", "menuitem"]
+    assert [e.role for e in elements] == [  # the window's title first, on its title bar
+        "text", "text", "input", "input", "checkbox", "button", "button", "link", "dropdown",
+        "input", "menuitem", "menuitem"]
     sign_in = by_label["Sign in"]
     assert sign_in.bounds == Bounds(1040, 600, 1280, 664)  # (520, 300, 120x32) points x2
     assert sign_in.clickable and refs[sign_in.id] == "signin"
@@ -158,7 +158,8 @@ def test_a_finder_window_keeps_what_a_user_can_see_and_name() -> None:
     screen = (2940, 1912)  # 1470x956 points at 2x
     elements, refs = flatten_ax(FINDER["tree"], DisplayScale(2.0), "Finder", screen)
     assert [e.role for e in elements] == [
-        "button", "button", "button", "button", "button", "text", "button", "button", "input",
+        "text", "button", "button", "button", "button", "button", "text", "button", "button",
+        "input",
         "list", "text", "text", "button", "list", "text", "text", "list"]
     by_ref = {refs[e.id]: e for e in elements}
     # the traffic lights have no title, description or help: their role description names them

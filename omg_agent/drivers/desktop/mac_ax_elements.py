@@ -21,7 +21,9 @@ phone's window groups (``UIElement.window``):
   foreground one on a phone);
 * a sheet (a Save sheet), a dialog window and an open menu are ``"popup"``: over the app,
   taking its input; the window's elements under a sheet are not listed;
-* the menu bar's items are ``"menubar"``.
+* the menu bar's items are ``"menubar"``;
+* a window's title is a ``text`` element on its title bar (class ``AXWindow``): a check
+  can name it ("todo.rtf" once the document is saved under that name).
 
 A row of a table or outline (System Settings' sidebar, a file list) is one ``item`` with
 its cells' texts (``text`` and ``extra_texts``), as a list row on a phone. A secure text
@@ -52,6 +54,7 @@ ROLES: dict[str, tuple[str, bool, bool, bool]] = {
     "AXComboBox": ("input", True, True, False), "AXSlider": ("slider", True, False, False),
     "AXStaticText": ("text", False, False, False), "AXImage": ("image", False, False, False),
     "AXScrollArea": ("list", False, False, False),
+    "AXWindow": ("text", False, False, False),  # its title, where the title bar shows it
 }
 SUBROLES = {"AXSwitch": "switch", "AXToggle": "switch", "AXTabButton": "tab"}
 SECURE = "AXSecureTextField"
@@ -59,6 +62,7 @@ POPUP_WINDOWS = frozenset({"AXDialog", "AXSystemDialog", "AXFloatingWindow",
                            "AXSystemFloatingWindow"})
 AUTO_IDENTIFIER = re.compile(r"_NS:\d+")  # AppKit's numbering of nib views without a name
 SCROLLABLE = frozenset({"AXScrollArea", "AXTable", "AXOutline", "AXList"})
+TITLE_BAR_PT = 28  # a window's title bar: the title as a text element of this height
 MAX_ELEMENTS = 3000  # a page of web content can hold more; the model needs far fewer
 
 
@@ -163,6 +167,9 @@ def ax_element(node: dict[str, Any], element_id: int, scale: DisplayScale, app: 
     bounds = _frame(node, scale, screen)
     if bounds is None:
         return None
+    if role_name == "AXWindow":  # the title bar, so a check can name the window's title
+        bounds = bounds._replace(bottom=min(bounds.bottom,
+                                            bounds.top + round(TITLE_BAR_PT * scale.factor)))
     role, clickable, editable, checkable = kind
     subrole = str(node.get("AXSubrole") or "")
     role = SUBROLES.get(subrole, role)
@@ -182,7 +189,7 @@ def ax_element(node: dict[str, Any], element_id: int, scale: DisplayScale, app: 
         id=element_id, cls=role_name + (f"/{subrole}" if subrole else ""), role=role,
         bounds=bounds, text=text, desc=desc, package=app, extra_texts=extras,
         clickable=clickable, checkable=checkable and not tab, checked=checkable and on
-        and not tab, focused=bool(node.get("AXFocused")),
+        and not tab, focused=bool(node.get("AXFocused")) and role_name != "AXWindow",
         enabled=node.get("AXEnabled", True) is not False, password=subrole == SECURE,
         editable=editable, selected=bool(node.get("AXSelected")) or (tab and on),
         scrollable=role_name in SCROLLABLE, resource_id=_identifier(node), hint=hint,
