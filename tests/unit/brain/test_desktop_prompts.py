@@ -161,3 +161,32 @@ def test_the_foreground_line_names_the_window_on_a_desktop_only() -> None:
     assert prompts.foreground_line("Finder", "", "desktop") == "Foreground app: Finder"
     assert prompts.device_of("desktop") == "desktop"
     assert {prompts.device_of(d) for d in ("adb", "u2", "")} == {"phone"}
+
+
+def test_across_devices_the_operator_is_told_the_device_in_use() -> None:
+    from omg_agent.drivers.desktop.router import DeviceRouter
+
+    def policy(contract: str, text: str, body: dict[str, Any]) -> Any:
+        if contract == "TaskPlan":
+            return plan({"description": "read the code", "device": "phone"},
+                        {"description": "type the code", "device": "desktop"})
+        if contract == "Replan":
+            return {"status": "give_up", "response": "stop"}
+        return bundle(step_complete=True)
+
+    model = ScriptedModel(policy)
+    phone = FakeDriver(FakeWorld({"sms": ("com.omg.messages", [el(1, "Code 4711")])},
+                                 lambda s, a, e: s, "sms"))
+    router = DeviceRouter({"phone": phone, "desktop": DesktopFakeDriver(_world())})
+    config = Settings(base_url="http://model.test/v1", model="scripted", max_steps=6,
+                      retry_backoff_s=0.001, retry_backoff_max_s=0.001, planning="adaptive")
+    http = httpx.Client(transport=httpx.MockTransport(model.handler))
+    with LLMClient(config, "operator", http_client=http) as llm, \
+            MemoryBank(None, "unit") as memory:
+        Orchestrator(router, llm, llm, memory, config, route=router.route).run(
+            "type the code from the message into the editor")
+    operator = [(_system(b), user_text(b)) for b in model.requests
+                if "You operate" in _system(b)]
+    said = [("Android phone" in s, "desktop computer" in s, "com.omg.messages" in u,
+             "TextEdit" in u) for s, u in operator]
+    assert (True, False, True, False) in said and (False, True, False, True) in said
