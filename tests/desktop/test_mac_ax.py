@@ -311,3 +311,21 @@ def test_a_recording_reads_back_as_the_same_element_list() -> None:
     assert again is not None
     first, _, _ = elements_of("settings")
     assert flatten_ax(again, DisplayScale(2.0), "System Settings", SCREEN)[0] == first
+
+
+@pytest.mark.parametrize(("fixture_name", "reads"), [
+    ("textedit", 32), ("save_sheet", 33), ("calculator", 35), ("settings", 52)])
+def test_a_node_costs_one_round_trip(fixture_name: str, reads: int) -> None:
+    # a node's attributes come in one AXUIElementCopyMultipleAttributeValues call: an IPC
+    # round trip to the app each, the cost of a look on a Mac
+    doc = fixture(fixture_name)
+    api = RecordedAX({doc["app"]["pid"]: doc["tree"]})
+    tree = read_app(api, doc["app"]["pid"])
+    assert tree is not None
+
+    def count(node: dict[str, Any]) -> int:
+        kids = [*(node.get("AXChildren") or ()), *(node.get("AXWindows") or ())]
+        bar = [node["AXMenuBar"]] if isinstance(node.get("AXMenuBar"), dict) else []
+        return (node.get("AXRole") != "AXApplication") + sum(map(count, kids + bar))
+
+    assert api.reads == count(tree) == reads

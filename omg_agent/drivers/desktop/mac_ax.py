@@ -1,7 +1,8 @@
 """Reading a macOS app's accessibility (AX) tree through a thin seam over the AX API.
 
-:class:`AXApi` is the seam: the four AX calls the reader needs —
+:class:`AXApi` is the seam: the five AX calls the reader needs —
 ``AXUIElementCreateApplication``, ``AXUIElementCopyAttributeValue``,
+``AXUIElementCopyMultipleAttributeValues`` (a node's attributes in one round trip),
 ``AXUIElementPerformAction``, ``AXUIElementSetAttributeValue`` — with their results as plain
 Python (strings, numbers, booleans, element handles, lists of handles; ``AXPosition`` as
 ``{"x", "y"}`` and ``AXSize`` as ``{"w", "h"}`` in points; ``None`` for an attribute the
@@ -12,12 +13,11 @@ how many nodes — runs in the tests.
 
 :func:`read_app` walks one app: its windows (``AXWindows``, the focused one first; a
 standard window behind the focused and main ones is read without its contents, being
-covered), each window's
-children (sheets included), and the menu bar (an open menu's items; a closed menu is not
-walked). A secure text field's value is never read. The result is a tree of attribute
-dicts with ``ref`` (the handle) per node —
-what :func:`~.mac_ax_elements.flatten_ax` turns into elements, and (without ``ref``,
-:func:`as_json`) what a fixture holds.
+covered), each window's children (sheets included), and the menu bar (an open menu's
+items; a closed menu is not walked) — one round trip per node. A secure text field's value
+is dropped as it is read. The result is a tree of attribute dicts with ``ref`` (the
+handle) per node — what :func:`~.mac_ax_elements.flatten_ax` turns into elements, and
+(without ``ref``, :func:`as_json`) what a fixture holds.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class AXApi(Protocol):
     def application(self, pid: int) -> Any: ...
 
     def attribute(self, element: Any, name: str) -> Any: ...
+
+    def attributes(self, element: Any, names: Sequence[str]) -> dict[str, Any]: ...
 
     def perform(self, element: Any, action: str) -> bool: ...
 
@@ -77,17 +79,15 @@ def read_app(api: AXApi, pid: int, name: str = "", *, max_nodes: int = MAX_NODES
 
 def _node(api: AXApi, element: Any, depth: int, budget: list[int]) -> dict[str, Any]:
     budget[0] -= 1
-    node: dict[str, Any] = {"ref": element}
-    for name in ATTRIBUTES:
-        value = api.attribute(element, name)
-        if value is not None:
-            node[name] = value
+    values = api.attributes(element, (*ATTRIBUTES, "AXChildren"))  # one round trip a node
+    kids = values.pop("AXChildren", None) or ()
+    node: dict[str, Any] = {"ref": element, **values}
     if node.get("AXSubrole") == SECURE:
-        node.pop("AXValue", None)  # a password is not read, so it reaches no list or file
+        node.pop("AXValue", None)  # a password is dropped as it is read: no list, no file
     if depth <= 0 or _closed(node):
         return node
     children = []
-    for child in api.attribute(element, "AXChildren") or ():
+    for child in kids:
         if budget[0] <= 0:
             break
         children.append(_node(api, child, depth - 1, budget))
@@ -127,6 +127,7 @@ class RecordedAX:
     def __init__(self, apps: dict[int, dict[str, Any]]) -> None:
         self.apps = {pid: copy.deepcopy(tree) for pid, tree in apps.items()}
         self.calls: list[tuple[str, str, Any]] = []
+        self.reads = 0  # attributes() round trips
 
     def application(self, pid: int) -> Any:
         return self.apps[pid]
@@ -137,6 +138,10 @@ class RecordedAX:
             windows: Sequence[dict[str, Any]] = element.get("AXWindows") or ()
             return next((w for w in windows if w.get(flag)), None)
         return element.get(name)
+
+    def attributes(self, element: Any, names: Sequence[str]) -> dict[str, Any]:
+        self.reads += 1
+        return {n: element[n] for n in names if element.get(n) is not None}
 
     def perform(self, element: Any, action: str) -> bool:
         self.calls.append(("perform", str(element.get("ref")), action))
@@ -164,6 +169,31 @@ class PyObjCAX:  # pragma: no cover - needs macOS
         err, value = self.AX.AXUIElementCopyAttributeValue(element, name, None)
         if err != 0 or value is None:
             return None
+        return self._plain(name, value)
+
+    def attributes(self, element: Any, names: Sequence[str]) -> dict[str, Any]:
+        """One ``AXUIElementCopyMultipleAttributeValues`` call; a missing attribute comes
+        back as an AXValue wrapping an error and is left out."""
+        err, values = self.AX.AXUIElementCopyMultipleAttributeValues(element, list(names), 0,
+                                                                     None)
+        if err != 0 or values is None:
+            return {n: v for n in names if (v := self.attribute(element, n)) is not None}
+        out = {}
+        for name, value in zip(names, values, strict=False):
+            if value is None or self._is_error(value):
+                continue
+            if (plain := self._plain(name, value)) is not None:
+                out[name] = plain
+        return out
+
+    def _is_error(self, value: Any) -> bool:
+        AX = self.AX
+        try:
+            return AX.AXValueGetType(value) == AX.kAXValueAXErrorType
+        except (TypeError, ValueError):  # not an AXValue: a string, number, element, array
+            return False
+
+    def _plain(self, name: str, value: Any) -> Any:
         if name == "AXPosition":
             ok, p = self.AX.AXValueGetValue(value, self.AX.kAXValueCGPointType, None)
             return {"x": float(p.x), "y": float(p.y)} if ok else None

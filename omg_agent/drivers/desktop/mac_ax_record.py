@@ -4,7 +4,7 @@
 (bring the app to the front), then writes the frontmost app's tree as
 :func:`~.mac_ax.read_app` reads it — the fixture format of ``tests/desktop/fixtures``
 (``screen_points``, ``backing_scale``, ``app``, ``tree``), which :class:`~.mac_ax.RecordedAX`
-answers from. A secure text field's value is never read (:mod:`.mac_ax`). The fixtures in
+answers from. A secure text field's value is dropped as it is read (:mod:`.mac_ax`). The fixtures in
 the repository were written by hand; recordings made this way are what the tests should
 grow from once someone runs this on a Mac.
 """
