@@ -9,7 +9,7 @@ logic worth testing without a Mac:
   backing scale (2.0 on Retina) is the :class:`~.backend.DisplayScale` the driver converts
   with, and AX frames (points) become pixel bounds through it;
 * **the AX tree** read through :mod:`.mac_ax` (the seam over the AX API) and turned into
-  the phone's element list by :mod:`.mac_ax_elements` (:func:`flatten_ax`): the focused
+  the phone's element list by :mod:`.mac_ax_elements` (:func:`flatten_ax`): the main
   window, its sheets and dialogs, open menus and the menu bar, with roles and states; a
   secure text field is a password field;
 * **AX actions first**: a tap on a known button is ``AXPress`` and typing into a known
