@@ -13,12 +13,17 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import err_console, fail
+from omg_agent.cli.device_choice import device_option
 from omg_agent.errors import OmgError
 
 app = typer.Typer(help="Run many tasks on many devices: a local pool, or Ray across hosts.\n\n"
                        "Example: omg-agent fleet run TASKS.yaml --vphones 2",
                   no_args_is_help=True)
 DEFAULT_OUT = Path("runs/fleet")
+_POOL_DEVICE = device_option("Local pool: repeatable; SERIAL@HOST:PORT for one on a remote "
+                             "adb server.", default=[])
+_OFFER_DEVICE = device_option("Offer only these (repeatable; default: your own phones and "
+                              "those whose owner cannot be told).", default=[])
 
 
 def fleet_line(print_line: Any) -> Any:
@@ -53,8 +58,7 @@ def run(
     tasks_file: Path = typer.Argument(..., help="TASKS.yaml (see docs/guide/fleet.md)."),
     ray: str | None = typer.Option(None, "--ray", help="Run on the Ray cluster at this "
                                    "address ('auto': the one this machine joined)."),
-    device: list[str] = typer.Option([], "--device", help="Local pool: an adb serial, or "
-                                     "SERIAL@HOST:PORT on a remote adb server (repeatable)."),
+    device: list[str] = _POOL_DEVICE,
     vphones: int = typer.Option(0, "--vphones", min=0, max=64,
                                 help="Local pool: vphone slots for suite: tasks."),
     model: str | None = typer.Option(None, "--model", help="In place of the file's model: "
@@ -72,11 +76,9 @@ def run(
     once; a phone another agent drives is not used. Exit 1 unless every task is done. A
     goal's words ("you may pay") grant nothing: only --allow does.
 
-    Examples:
+    Example: omg-agent fleet run tasks.yaml --vphones 2
 
-      omg-agent fleet run tasks.yaml --vphones 2
-
-      omg-agent fleet run tasks.yaml --ray auto
+    Example: omg-agent fleet run tasks.yaml --ray auto
     """
     from omg_agent.cli.bench_runs import out_dir, refuse_busy_out
     from omg_agent.fleet.jobs import file_jobs
@@ -139,24 +141,51 @@ def _allow(items: list[str]) -> str | None:
 def resources(
     vphones: int = typer.Option(0, "--vphones", min=0, max=64,
                                 help="Also offer this many vphone slots (suite tasks)."),
-    host: str | None = typer.Option(None, "-H", help="A remote adb server's host."),
-    port: int | None = typer.Option(None, "-P", help="The adb server's port (default 5037)."),
+    device: list[str] = _OFFER_DEVICE,
+    host: str | None = typer.Option(None, "--adb-host", "-H", metavar="HOST",
+                                    help="A remote adb server's host (as adb -H)."),
+    port: int | None = typer.Option(None, "--adb-port", "-P", metavar="PORT",
+                                    help="The adb server's port (as adb -P; default 5037)."),
     no_adb: bool = typer.Option(False, "--no-adb", help="Offer only the vphone slots."),
 ) -> None:
     """Print this node's devices as Ray custom resources (JSON), for
     `ray start --resources "$(omg-agent fleet resources)"`.
 
-    Example: omg-agent fleet resources --vphones 2 -H 10.0.0.5 -P 5037
+    The local adb server serves every user of this machine: of the phones it sees, this
+    offers yours (a vphone or emulator your processes serve) and those whose owner cannot
+    be told (USB), and names the others' with their users on stderr. On a remote adb server
+    (--adb-host) it offers every phone.
+
+    Example: omg-agent fleet resources --vphones 2 --adb-host 10.0.0.5 --adb-port 5037
+
+    Example: omg-agent fleet resources --device emulator-5554
     """
     from adbutils.errors import AdbError
 
     from omg_agent.fleet.devices import local_devices, resources_json, seen_by_adb
 
     try:
-        serials = [] if no_adb else seen_by_adb(host, port)
+        serials = device or ([] if no_adb else seen_by_adb(host, port))
+        if not device and host is None:
+            serials = _own_phones(serials)
         typer.echo(resources_json(local_devices(serials, vphones)))
     except (OmgError, OSError, AdbError) as exc:
         fail(f"cannot list the adb server's devices: {exc}")
+
+
+def _own_phones(serials: list[str]) -> list[str]:
+    """This user's phones and those of no known owner; a note on stderr for each kind."""
+    from omg_agent.fleet.owners import split_by_owner
+
+    mine, unknown, others = split_by_owner(serials)
+    if unknown:
+        err_console.print("note: owner unknown (USB or another host), offered: "
+                          + ", ".join(unknown), markup=False, highlight=False)
+    if others:
+        err_console.print("note: other users' phones, not offered (name one with --device "
+                          "to offer it): " + ", ".join(f"{s} ({u})" for s, u in others.items()),
+                          markup=False, highlight=False)
+    return [s for s in serials if s in mine or s in unknown]
 
 
 def suite_on_ray(plan: Any, folder: Path, address: str, on_run: Any) -> Any:

@@ -59,6 +59,7 @@ from omg_agent.cli.console import (
     printing_cannot_fail,
     shortened,
 )
+from omg_agent.cli.device_choice import device_option
 from omg_agent.cli.dryrun import print_dry
 from omg_agent.cli.lease import WaitDeviceCommand, wait_device_option
 from omg_agent.cli.runjob import RunJob
@@ -110,10 +111,10 @@ RUN_HELP = "\n\n".join((
 
 # -- the options (typer reads them from the signature's defaults) ----------------------------
 _TASK = typer.Argument(None, help="What to do, in plain language.")
-_DEVICE = typer.Option(
-    [], "--device", "-s", help="adb serial, 'vphone' to start one, or desktop / desktop=:99 "
-    "(an X display). Twice or more for a task across devices: --device phone=SERIAL "
-    "--device desktop=local (each plan step names its device).")
+_DEVICE = device_option(
+    "'vphone' starts one; desktop or desktop=:99 drives an X display. Twice or more for a "
+    "task across devices: --device phone=SERIAL --device desktop=local (each plan step "
+    "names its device).", default=[])
 _DRIVER = typer.Option("auto", "--driver", help="adb, u2 or auto.")
 _MAX_STEPS = typer.Option(None, "--max-steps", help="Step budget.")
 _PLAN = typer.Option(None, "--plan", help="A predefined plan (YAML).")
