@@ -38,18 +38,22 @@ def fleet_line(print_line: Any) -> Any:
     return on_run
 
 
-def open_backend(ray: str | None, devices: list[str], vphones: int, out: Path) -> Any:
-    """The Ray backend on the cluster at ``ray``, else a local pool over the devices."""
+def open_backend(ray: str | None, devices: list[str], vphones: int, out: Path,
+                 jobs: Any = ()) -> Any:
+    """The Ray backend on the cluster at ``ray``, else a local pool over the devices; a job
+    of ``jobs`` no device of the local pool could run is refused before any is asked."""
     if ray is not None:
         from omg_agent.fleet.ray_backend import RayBackend
 
         return RayBackend(ray)
     from omg_agent.fleet.devices import local_devices
     from omg_agent.fleet.local_backend import LocalBackend
+    from omg_agent.fleet.preflight import check_jobs
 
     chosen = local_devices(devices, vphones)
     if not chosen:
         fail("no devices: give --device SERIAL (repeatable) and/or --vphones N, or --ray")
+    check_jobs(jobs, chosen, census=False)
     return LocalBackend(chosen, out)
 
 
@@ -76,12 +80,17 @@ def run(
     once; a phone another agent drives is not used. Exit 1 unless every task is done. A
     goal's words ("you may pay") grant nothing: only --allow does.
 
+    Every task is checked before any device is used: one that is malformed, needs a model
+    the file lacks, or that no device of the pool could run stops the fleet in one line
+    naming it. Results: fleet.json, and index.html linking every run's report.
+
     Example: omg-agent fleet run tasks.yaml --vphones 2
 
     Example: omg-agent fleet run tasks.yaml --ray auto
     """
     from omg_agent.cli.bench_runs import out_dir, refuse_busy_out
     from omg_agent.fleet.jobs import file_jobs
+    from omg_agent.fleet.preflight import check_jobs
     from omg_agent.fleet.scheduler import run_fleet
     from omg_agent.fleet.taskfile import load_tasks_file
 
@@ -90,10 +99,14 @@ def run(
         spec = load_tasks_file(tasks_file)
         folder = out_dir(out, DEFAULT_OUT)
         jobs = file_jobs(spec, folder, model, allow=_allow(allow))
-        backend = open_backend(ray, device, vphones, folder)
+        backend = open_backend(ray, device, vphones, folder, jobs)
     except OmgError as exc:
         fail(str(exc))
     with backend:
+        try:
+            check_jobs(jobs, backend.devices())  # their census: profiles and apps
+        except OmgError as exc:
+            fail(str(exc))
         err_console.print(f"{len(jobs)} tasks on {len(backend.devices())} devices "
                           f"({backend.name}) → {folder}", highlight=False)
         result = run_fleet(jobs, backend, folder,
@@ -105,12 +118,14 @@ def _report(result: Any, folder: Path, as_json: bool) -> None:
     """fleet.json, the notes, and the records (JSON) or one summary line; exit 1 unless
     every task is done."""
     from omg_agent.durable import write_atomic
+    from omg_agent.fleet.index import write_index
 
     counts = result.tally()
     write_atomic(folder / "fleet.json", json.dumps(  # whole or not at all, as every record
         {"backend": result.backend, "wall_s": result.wall_s, "summary": counts,
          "notes": result.notes, "records": result.records},
         ensure_ascii=False, indent=1, default=str))
+    index = write_index(folder, result.records, counts)
     for note in result.notes:
         err_console.print(f"note: {escape(note)}", highlight=False)
     if as_json:
@@ -119,7 +134,7 @@ def _report(result: Any, folder: Path, as_json: bool) -> None:
         typer.echo(f"{counts['done']} done, {counts['failed']} failed, "
                    f"{counts['never_started']} never started of {len(result.records)} tasks "
                    f"in {result.wall_s:.1f} s on {len(result.devices)} devices "
-                   f"({result.backend}); results: {folder / 'fleet.json'}")
+                   f"({result.backend}); results: {folder / 'fleet.json'}, {index}")
     if counts["done"] != len(result.records):
         raise typer.Exit(1)
 
