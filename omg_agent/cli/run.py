@@ -168,6 +168,8 @@ _NO_CACHE = typer.Option(False, "--no-cache", help="Do not replay a flow cached 
 _MIRROR = typer.Option(False, "--mirror", help="Show the phone live in a browser (127.0.0.1, "
                        "one-time link): watch, drive, answer questions and approve sensitive "
                        "actions there or on the terminal.")
+_MIRROR_PORT = typer.Option(None, "--mirror-port", min=0, max=65535, help="The mirror's port "
+                            "(0: any free one); implies --mirror.")
 
 
 def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _DRIVER,
@@ -180,8 +182,10 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
         vision: str | None = _VISION, planning: str | None = _PLANNING,
         timeout: float | None = _TIMEOUT, no_macros: bool = _NO_MACROS,
         no_cache: bool = _NO_CACHE, mirror: bool = _MIRROR,
+        mirror_port: int | None = _MIRROR_PORT,
         wait_device: float | None = wait_device_option()) -> None:
     """Run one task on the phone and print the result (help: :data:`RUN_HELP`)."""
+    mirror = mirror or mirror_port is not None
     several = several_devices(devices)
     device = next(iter(several_devices(devices, 1).values()), None) if not several else None
     _check_usage(task, resume, answer, planning)
@@ -206,7 +210,7 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
         job.devices, no_cache, no_macros = several, True, True  # both are phone-only
     job.use_cache = not (no_cache or dry_run)
     job.use_macros = not (no_macros or dry_run)  # a macro talks to the shell: never dry
-    job.mirror, job.wait_device = mirror, wait_device
+    job.mirror, job.mirror_port, job.wait_device = mirror, mirror_port or 0, wait_device
     result, run_dir = _carried_out(job, task, plan, sim, resume, answer)
     if dry_run:  # its own ending: what would have been sent, never a loop or a resume
         with printing_cannot_fail():
