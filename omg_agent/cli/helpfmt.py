@@ -76,13 +76,13 @@ def plain(param: Any) -> None:
             param.metavar = _option_metavar(param)
     elif isinstance(param, TyperArgument):
         param.__class__ = _PlainArgument
-        param.metavar = (param.metavar if _given(param.metavar) else param.name or "").upper()
+        param.metavar = str(param.metavar if _given(param.metavar) else param.name).upper()
     else:
         return
     bounds = bounds_in_words(getattr(param, "min", None), getattr(param, "max", None))
     if bounds and not getattr(param, "count", False):
         help_text = getattr(param, "help", None) or ""
-        param.help = f"{help_text}  [{bounds}]" if help_text else f"[{bounds}]"  # type: ignore[attr-defined]
+        param.help = f"{help_text}  [{bounds}]" if help_text else f"[{bounds}]"
 
 
 def plain_commands(command: Any, help_names: list[str]) -> None:
