@@ -18,10 +18,12 @@ if TYPE_CHECKING:  # the drivers load with the command that uses one
     from omg_agent.drivers.ports import InputJudge
 
 #: how every command's ``--device`` begins its help; a command adds what else it accepts
-DEVICE_HELP = "The device's adb serial (omg-agent devices lists them; default: the only one)."
+DEVICE_HELP = "The device's adb serial (omg-agent devices lists them)."
+ONLY_ONE = "Default: the only one attached."
+OR_VPHONE = "'vphone' starts one; default: the only one attached, else a new vphone."
 
 
-def device_option(more: str = "", default: Any = None) -> Any:
+def device_option(more: str = ONLY_ONE, default: Any = None) -> Any:
     """The ``--device``/``-s SERIAL`` option, worded the same in every command: its help is
     :data:`DEVICE_HELP`, then ``more`` (what else this command accepts)."""
     return typer.Option(default, "--device", "-s", metavar="SERIAL",

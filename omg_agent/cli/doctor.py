@@ -24,7 +24,7 @@ MARKS = {"ok": "[green]✔[/green]", "warn": "[yellow]![/yellow]", "fail": "[red
 
 
 def doctor(
-    device: str | None = device_option("Without it: every device attached."),
+    device: str | None = device_option("Default: every device attached."),
     only: str | None = typer.Option(None, "--only",
                                     help=f"Comma-separated areas to check: {', '.join(AREAS)}."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),

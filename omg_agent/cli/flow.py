@@ -22,7 +22,7 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import console, err_console, fail
-from omg_agent.cli.device_choice import DeviceOpt, device_option
+from omg_agent.cli.device_choice import OR_VPHONE, DeviceOpt, device_option
 from omg_agent.cli.lease import WaitDeviceCommand, driving, take_lease, wait_device_option
 from omg_agent.errors import OmgError
 
@@ -41,11 +41,12 @@ EXIT = {"done": 0, "failed": 1, "needs_confirmation": 5}
 def run(
     spec: str = typer.Argument(..., metavar="FILE", help="A flow file (YAML), or "
                                "builtin:NAME for a flow shipped with omg-agent."),
-    device: str | None = device_option("'vphone' starts one (so does no device at all)."),
+    device: str | None = device_option(OR_VPHONE),
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
     var: list[str] = typer.Option([], "--var", help="NAME=VALUE for $NAME (repeatable)."),
-    secret: list[str] = typer.Option([], "--secret", help="NAME=VALUE for {{secret:NAME}}: "
-                                     "typed, never written anywhere (repeatable)."),
+    secret: list[str] = typer.Option([], "--secret", metavar="NAME=VALUE", help="A secret "
+                                     "for {{secret:NAME}}: typed, never written anywhere "
+                                     "(repeatable)."),
     allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
                                     "(payment, delete, send, …), optionally send:Bob."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),

@@ -22,12 +22,12 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import console, err_console, fail
-from omg_agent.cli.device_choice import device_option
+from omg_agent.cli.device_choice import OR_VPHONE, device_option
 from omg_agent.errors import OmgError
 
 
 def mirror(
-    device: str | None = device_option("'vphone' starts one."),
+    device: str | None = device_option(OR_VPHONE),
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback "
                              "unless --allow-remote)."),
