@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperCommand
 
 from omg_agent.cli.console import err_console, fail
+from omg_agent.cli.device_choice import ONLY_ONE, device_option
 from omg_agent.errors import OmgError
 
 DEFAULT_PORT = 8765
@@ -41,9 +42,7 @@ def bare_http(args: list[str]) -> list[str]:
 
 
 def mcp(
-    device: str | None = typer.Option(None, "--device", "-s", help="The phone to drive "
-                                      "(default: the only one attached; a tool may name "
-                                      "another)."),
+    device: str | None = device_option(f"{ONLY_ONE} A tool may name another."),
     http: int | None = typer.Option(
         None, HTTP_OPTION, metavar="[PORT]", min=1, max=65535, help="Serve streamable HTTP "
         f"on 127.0.0.1:PORT (default {DEFAULT_PORT}) instead of stdio; every request needs "
