@@ -6,6 +6,10 @@
 ``desktop_app`` starts the Tk test app (:mod:`omg_agent.drivers.desktop.testapp`) on it
 and waits until the app has written its first state; ``AppState.read()`` (:mod:`desktop_apps`)
 is the app's own account of itself, what the tests assert on.
+
+``a11y_session`` starts a private D-Bus session bus for the AT-SPI tests (the accessibility
+bus comes up through it, as on a desktop) and points this process at it for the session;
+``atspi_driver`` is the desktop driver with the accessibility tree on (:mod:`atspi_apps`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from atspi_apps import Session, start_session
 from desktop_apps import AppState, start_app
 
 XVFB = shutil.which("Xvfb")
@@ -63,3 +68,37 @@ def ocr_engine() -> Any:
     from omg_agent.perception.ocr import OcrEngine
 
     return OcrEngine()
+
+
+@pytest.fixture(scope="session")
+def a11y_session(xdisplay: str, tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[Session]:
+    session = start_session(xdisplay, tmp_path_factory.mktemp("a11y-home"))
+    saved = {k: os.environ.get(k) for k in session.env}
+    os.environ.update(session.env)
+    try:
+        yield session
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        session.proc.terminate()
+        session.proc.wait(10)
+
+
+@pytest.fixture
+def atspi_driver(xdisplay: str, a11y_session: Session) -> Iterator[Any]:
+    from omg_agent.drivers.desktop.driver import DesktopDriver
+    from omg_agent.drivers.desktop.x11 import X11Backend
+
+    backend = X11Backend(xdisplay)
+    if backend.tree is None:
+        backend.close()
+        pytest.skip("no accessibility bus came up (at-spi2-core's bus launcher)")
+    driver = DesktopDriver(backend, serial=f"desktop={xdisplay}")
+    try:
+        yield driver
+    finally:
+        driver.close()

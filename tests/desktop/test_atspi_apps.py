@@ -1,0 +1,128 @@
+"""Tree-first desktop perception on real apps under Xvfb through the real AT-SPI bus.
+
+The apps are the distribution's: galculator (GTK calculator), mousepad (GTK text editor)
+and its GTK save dialog; the Tk test app stands for an app with no tree. Outcomes are read
+from the apps themselves — the calculator's display and the editor's text through their
+own accessibility objects, the saved file from the disk — never from what the driver says.
+With no window manager the app under the pointer is the frontmost one (X focus follows the
+pointer), so each test first puts the pointer on its app, as a person would click on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from atspi_apps import App, start_app, wait_for
+
+from omg_agent.core.actions import parse_action
+from omg_agent.drivers.desktop.driver import DesktopDriver
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def act(driver: DesktopDriver, *actions: dict[str, Any]):
+    result = driver.execute([parse_action(a) for a in actions], driver.observe())
+    assert result.ok, [o.detail for o in result.outcomes]
+    return result
+
+
+@pytest.fixture
+def galculator(atspi_driver: DesktopDriver, a11y_session, tmp_path: Path):
+    app = start_app(["galculator"], a11y_session, atspi_driver.backend.tree, tmp_path)
+    atspi_driver.backend.move(160, 200)  # over its window: the frontmost app
+    yield app
+    app.stop()
+
+
+@pytest.fixture
+def mousepad(atspi_driver: DesktopDriver, a11y_session, tmp_path: Path):
+    app = start_app(["mousepad", "--disable-server"], a11y_session,
+                    atspi_driver.backend.tree, tmp_path)
+    atspi_driver.backend.move(300, 300)
+    yield app
+    app.stop()
+
+
+def display_text(driver: DesktopDriver) -> str:
+    """The calculator's display, read from its own text object."""
+    obs = driver.observe()
+    shown = [e.text for e in obs.elements if e.role == "text" and e.bounds.top < 100]
+    return " ".join(shown).strip()
+
+
+def test_the_calculators_buttons_are_elements_with_names_and_states(
+        atspi_driver: DesktopDriver, galculator: App) -> None:
+    obs = atspi_driver.observe()
+    assert obs.package.lower() == "galculator" and obs.ocr is None  # no OCR ran
+    buttons = {e.text: e for e in obs.elements if e.role == "button"}
+    assert {"0", "1", "7", "+", "-", "*", "/", "=", "AC", "C"} <= set(buttons), buttons
+    seven = buttons["7"]
+    assert seven.enabled and seven.clickable and not seven.checked
+    assert seven.cls == "toggle button" and seven.package == obs.package
+    assert 0 < seven.bounds.left < seven.bounds.right < 331  # the window's pixels
+    menus = [e.text for e in obs.elements if e.role == "menuitem"]
+    assert menus[:2] == ["File", "Edit"]
+
+
+def test_a_click_by_name_hits_the_right_button(atspi_driver: DesktopDriver,
+                                               galculator: App) -> None:
+    for label in ("AC", "7", "*", "6", "="):  # one look per click, as the agent does
+        result = act(atspi_driver, {"type": "tap", "target": {"kind": "anchor",
+                                                               "text": label}})
+        assert result.outcomes[0].source == "tree"
+    assert wait_for(lambda: display_text(atspi_driver) == "42") or display_text(
+        atspi_driver) == "42"
+
+
+@pytest.mark.parametrize("text", ["Hello, world: 1+1=2 ~!@#$%^&*()_", "你好，世界",
+                                  "emoji 😀👍🏽 end"])
+def test_typed_text_is_exact_in_the_editors_own_text(atspi_driver: DesktopDriver,
+                                                     mousepad: App, text: str) -> None:
+    obs = atspi_driver.observe()
+    area = next(e for e in obs.elements if e.role == "input")
+    assert area.editable and area.clickable
+    act(atspi_driver, {"type": "type", "text": text, "target": area.id})
+
+    def own_text() -> str:
+        e = next(e for e in atspi_driver.observe().elements if e.role == "input")
+        return e.text
+
+    assert wait_for(lambda: own_text() == text) or own_text() == text
+
+
+def test_the_save_dialog_is_its_own_window_and_saves_under_a_name(
+        atspi_driver: DesktopDriver, mousepad: App, tmp_path: Path) -> None:
+    act(atspi_driver, {"type": "type", "text": "saved by the agent 保存"})
+    act(atspi_driver, {"type": "key", "key": "ctrl+s"})
+    tree = atspi_driver.backend.tree
+
+    def dialog() -> list[Any]:
+        atspi_driver.observe()
+        return [w for w in tree.windows() if w[0] in ("file chooser", "dialog")]
+
+    assert wait_for(dialog, 10), tree.windows()
+    obs = atspi_driver.observe()
+    popup = [e for e in obs.elements if e.window == "popup"]
+    assert popup and all(e.window == "popup" for e in obs.elements)  # modal: only it
+    assert any(e.role == "button" and e.text == "Save" for e in popup)
+    name = next(e for e in popup if e.role == "input" and e.focused)
+    target = tmp_path / "notes.txt"
+    act(atspi_driver, {"type": "type", "text": str(target), "clear": True,
+                       "target": name.id},
+        {"type": "tap", "target": {"kind": "anchor", "text": "Save"}})
+    assert wait_for(target.exists, 10)
+    assert wait_for(lambda: target.read_text(encoding="utf-8").rstrip("\n")
+                    == "saved by the agent 保存")
+
+
+def test_an_app_without_a_tree_falls_back_to_ocr(atspi_driver: DesktopDriver,
+                                                 desktop_app, ocr_engine) -> None:
+    driver = DesktopDriver(atspi_driver.backend, ocr=ocr_engine)
+    atspi_driver.backend.move(100, 40)  # the Tk app: no AT-SPI bridge
+    obs = driver.observe()
+    assert atspi_driver.backend.tree is not None  # the bus is there; the app is not on it
+    assert obs.ocr is not None and obs.elements
+    assert {e.cls for e in obs.elements} == {"ocr.Text"}
+    assert "Save" in [e.text for e in obs.elements]
