@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from atspi_apps import App, start_app, wait_for
+from desktop_apps import start_app as start_tk_app
 
 from omg_agent.core.actions import parse_action
 from omg_agent.drivers.desktop.driver import DesktopDriver
@@ -106,22 +107,28 @@ def test_the_save_dialog_is_its_own_window_and_saves_under_a_name(
     obs = atspi_driver.observe()
     popup = [e for e in obs.elements if e.window == "popup"]
     assert popup and all(e.window == "popup" for e in obs.elements)  # modal: only it
-    assert any(e.role == "button" and e.text == "Save" for e in popup)
+    save = next(e for e in popup if e.role == "button" and e.text == "Save")
+    assert not save.enabled  # no name yet: GTK greys it out
     name = next(e for e in popup if e.role == "input" and e.focused)
     target = tmp_path / "notes.txt"
     act(atspi_driver, {"type": "type", "text": str(target), "clear": True,
-                       "target": name.id},
-        {"type": "tap", "target": {"kind": "anchor", "text": "Save"}})
+                       "target": name.id})
+    act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Save"}})
     assert wait_for(target.exists, 10)
     assert wait_for(lambda: target.read_text(encoding="utf-8").rstrip("\n")
                     == "saved by the agent 保存")
 
 
-def test_an_app_without_a_tree_falls_back_to_ocr(atspi_driver: DesktopDriver,
-                                                 desktop_app, ocr_engine) -> None:
-    driver = DesktopDriver(atspi_driver.backend, ocr=ocr_engine)
-    atspi_driver.backend.move(100, 40)  # the Tk app: no AT-SPI bridge
-    obs = driver.observe()
+def test_an_app_without_a_tree_falls_back_to_ocr(atspi_driver: DesktopDriver, a11y_display,
+                                                 ocr_engine, tmp_path: Path) -> None:
+    tk = start_tk_app(a11y_display, tmp_path / "state.json")  # Tk: no AT-SPI bridge
+    try:
+        driver = DesktopDriver(atspi_driver.backend, ocr=ocr_engine)
+        atspi_driver.backend.move(100, 40)
+        obs = driver.observe()
+    finally:
+        tk.proc.terminate()
+        tk.proc.wait(10)
     assert atspi_driver.backend.tree is not None  # the bus is there; the app is not on it
     assert obs.ocr is not None and obs.elements
     assert {e.cls for e in obs.elements} == {"ocr.Text"}
