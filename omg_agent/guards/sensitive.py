@@ -65,7 +65,7 @@ from omg_agent.perception.anchor import tap_receiver
 KEY_ENTER, KEY_CALL = 66, 5
 TITLE_BAND = 0.15  # the top share of the screen where an app bar shows whom a screen is about
 _LABELLED_ROLES = frozenset({"button", "item", "switch", "checkbox", "radio", "tab", "text",
-                             "image"})
+                             "image", "menuitem", "link"})  # the last two: desktop controls
 _VERBS = {Tap: "tap", LongPress: "long-press", DoubleTap: "double-tap"}
 
 

@@ -133,3 +133,22 @@ def test_an_app_without_a_tree_falls_back_to_ocr(atspi_driver: DesktopDriver, a1
     assert obs.ocr is not None and obs.elements
     assert {e.cls for e in obs.elements} == {"ocr.Text"}
     assert "Save" in [e.text for e in obs.elements]
+
+
+def test_the_gate_holds_a_desktop_delete_at_the_same_choke_point(
+        atspi_driver: DesktopDriver, mousepad: App) -> None:
+    from omg_agent.brain.agent import choke_point
+    from omg_agent.config import Settings
+    from omg_agent.drivers.ports import InputHeld
+
+    gated = DesktopDriver(atspi_driver.backend, judge=choke_point(Settings(), "desktop"))
+    act(gated, {"type": "type", "text": "keep this line"})
+    act(gated, {"type": "tap", "target": {"kind": "anchor", "text": "Edit"}})
+    obs = gated.observe()
+    delete = next(e for e in obs.elements if e.text == "Delete Line")
+    assert delete.window == "popup" and delete.role == "menuitem"  # the open menu
+    result = gated.execute([parse_action({"type": "tap", "target": delete.id})], obs)
+    assert not result.ok and isinstance(result.outcomes[0].error, InputHeld)
+    act(atspi_driver, {"type": "key", "key": "escape"})
+    text = next(e.text for e in atspi_driver.observe().elements if e.role == "input")
+    assert text == "keep this line"  # the app's own text: nothing was deleted
