@@ -98,8 +98,6 @@ def a11y_session(a11y_display: str, tmp_path_factory: pytest.TempPathFactory
                 os.environ[k] = v
         session.proc.terminate()
         session.proc.wait(10)
-        if session.proc.stdout is not None:
-            session.proc.stdout.close()
 
 
 @pytest.fixture

@@ -129,6 +129,8 @@ def test_an_app_without_a_tree_falls_back_to_ocr(atspi_driver: DesktopDriver, a1
     finally:
         tk.proc.terminate()
         tk.proc.wait(10)
+        if tk.proc.stderr is not None:
+            tk.proc.stderr.close()
     assert atspi_driver.backend.tree is not None  # the bus is there; the app is not on it
     assert obs.ocr is not None and obs.elements
     assert {e.cls for e in obs.elements} == {"ocr.Text"}
