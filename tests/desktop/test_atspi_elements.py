@@ -148,3 +148,19 @@ def test_the_reader_skips_closed_menus_and_what_is_not_showing() -> None:
     assert paths == ["/root", "/w", "/gone", "/file", "/edit", "/hidden", "/cut"]
     cut = nodes[-1]
     assert cut.in_menu and cut.window == 0 and cut.depth == 3
+
+
+def test_an_unnamed_row_takes_the_labels_inside_it() -> None:
+    nodes = [node("/w", "file chooser", "Save As", (0, 0, 900, 700), depth=1),
+             Node(Ref(":1.5", "/row"), "list item", "", "", SHOWN, frozenset(),
+                  (0, 14, 231, 36), 3, 0, False, (Ref(":1.5", "/p"),)),
+             Node(Ref(":1.5", "/p"), "panel", "", "", SHOWN, frozenset(), (0, 14, 231, 36),
+                  4, 0, False, (Ref(":1.5", "/icon"), Ref(":1.5", "/l"), Ref(":1.5", "/s"))),
+             node("/icon", "icon", "", (0, 14, 24, 36), depth=5),
+             node("/l", "label", "Home", (24, 14, 200, 36), depth=5),
+             node("/s", "label", "2 items", (24, 30, 200, 36), depth=5),
+             node("/h", "table column header", "Size", (300, 57, 45, 25)),
+             node("/cell", "table cell", "", (159, 127, 763, 21))]  # wraps a row's cells
+    elements, _ = atspi_elements(nodes, "Mousepad")
+    assert [(e.role, e.text, e.extra_texts) for e in elements] == [
+        ("item", "Home", ("2 items",)), ("button", "Size", ())]

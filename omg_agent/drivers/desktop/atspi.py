@@ -32,7 +32,7 @@ from omg_agent.drivers.desktop.atspi_bus import (
     Ref,
     bus_address,
 )
-from omg_agent.drivers.desktop.atspi_elements import atspi_elements, windows
+from omg_agent.drivers.desktop.atspi_elements import ROLES, WINDOW_ROLES, atspi_elements, windows
 from omg_agent.drivers.desktop.atspi_tree import Node, read_app
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,7 @@ TEXT = "org.a11y.atspi.Text"
 ACTION = "org.a11y.atspi.Action"
 EDITABLE = "org.a11y.atspi.EditableText"
 PRESS_ACTIONS = ("click", "press", "activate", "toggle", "open", "jump")
+WANTED = frozenset(ROLES) | WINDOW_ROLES  # the roles whose extents are read
 MAX_TEXT = 20000  # characters of one text object read into the element list
 
 
@@ -89,7 +90,7 @@ class AtspiTree:
         root = self.app_for_pid(pid) if pid else None
         if root is None:
             return None
-        nodes = read_app(self.bus, root)
+        nodes = read_app(self.bus, root, WANTED)
         if len(nodes) <= 1:
             self._apps.pop(pid, None)  # gone, or not answering: ask again next time
             return None

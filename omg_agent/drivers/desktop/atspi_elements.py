@@ -44,6 +44,7 @@ ROLES: dict[str, tuple[str, bool]] = {
     "tree table": ("list", False), "tree": ("list", False), "list box": ("list", False),
     "label": ("text", False), "static": ("text", False), "heading": ("text", False),
     "caption": ("text", False), "status bar": ("text", False),
+    "table column header": ("button", True), "table row header": ("button", True),
     "text": ("text", False), "entry": ("text", False), "password text": ("text", False),
     "paragraph": ("text", False), "document text": ("text", False),
     "terminal": ("text", False), "editbar": ("text", False),
@@ -80,22 +81,52 @@ def _listed_windows(nodes: Sequence[Node]) -> tuple[set[int], set[int]]:
     return shown, popups
 
 
+def _row_labels(nodes: Sequence[Node]) -> tuple[dict[Ref, tuple[str, ...]], set[Ref]]:
+    """The labels inside each unnamed clickable node (a file chooser's place row holds an
+    icon and a label "Home"): they name the row, as on a phone (``perception.uitree``);
+    the labels themselves (the set) are then not listed on their own."""
+    by = {n.ref: n for n in nodes}
+    out: dict[Ref, tuple[str, ...]] = {}
+    used: set[Ref] = set()
+    for n in nodes:
+        kind = ROLES.get(n.role)
+        if kind is None or not kind[1] or n.name.strip() or "editable" in n.states:
+            continue
+        found: list[str] = []
+        todo = list(n.children)
+        while todo:
+            c = by.get(todo.pop(0))
+            if c is None or "showing" not in c.states:
+                continue
+            ours = ROLES.get(c.role)
+            if ours is not None and ours[0] == "text" and c.name.strip() \
+                    and "editable" not in c.states:
+                found.append(c.name.strip())
+                used.add(c.ref)
+            elif ours is None or not ours[1]:  # through containers, not into controls
+                todo.extend(c.children)
+        if found:
+            out[n.ref] = tuple(found)
+    return out, used
+
+
 def _element(node: Node, role: str, clickable: bool, bounds: Bounds, content: str | None,
-             app: str, window: str, element_id: int) -> UIElement | None:
+             app: str, window: str, element_id: int,
+             labels: tuple[str, ...] = ()) -> UIElement | None:
     st = node.states
     password = node.role == "password text"
     editable = "editable" in st and "read_only" not in st
     if editable or node.role == "spin button":
         role = "input"
-    if role == "input" or (role == "text" and content is not None):
-        text = "" if password else (content or "")
-        hint = node.name if role == "input" else ""
-        if role == "text" and not text:
-            text = node.name
+    if role == "input":
+        text, hint = ("" if password else content or ""), node.name
+    elif role == "text":
+        text, hint = (content or "").strip() or node.name.strip(), ""
     else:
-        text, hint = node.name.strip(), ""
-    if role in ("text", "image") and not (text or node.description):
-        return None
+        text, hint = node.name.strip() or next(iter(labels), ""), ""
+    if not (text or node.description or labels) and (
+            role in ("text", "image") or node.role == "table cell"):
+        return None  # nothing to say; an unnamed cell wraps the named cells of its row
     checkable = role in CHECKABLE_ROLES or "checkable" in st
     return UIElement(
         id=element_id, cls=node.role, role=role, bounds=bounds, text=text,
@@ -104,7 +135,7 @@ def _element(node: Node, role: str, clickable: bool, bounds: Bounds, content: st
         checked=checkable and ("checked" in st or "pressed" in st and role != "button"),
         focused="focused" in st, enabled="sensitive" in st or "enabled" in st,
         password=password, editable=editable, selected="selected" in st, hint=hint,
-        window=window)
+        window=window, extra_texts=labels[1:])
 
 
 def atspi_elements(nodes: Sequence[Node], app: str, *,
@@ -116,20 +147,22 @@ def atspi_elements(nodes: Sequence[Node], app: str, *,
     ``texts`` holds the content of text objects (the Text interface's ``GetText``);
     ``screen`` (width, height) clips bounds to the screen."""
     listed, popups = _listed_windows(nodes)
+    labels, merged = _row_labels(nodes)
     elements: list[UIElement] = []
     refs: dict[int, Ref] = {}
     ordered = sorted((n for n in nodes if n.window in listed),
                      key=lambda n: (n.window in popups or n.in_menu, n.window))
     for node in ordered:
         kind = ROLES.get(node.role)
-        if kind is None or "showing" not in node.states:
+        if kind is None or "showing" not in node.states or node.ref in merged:
             continue
         bounds = _bounds(node, screen)
         if bounds is None:
             continue
         content = (texts or {}).get(node.ref)
         window = "popup" if node.window in popups or node.in_menu else ""
-        e = _element(node, *kind, bounds, content, app, window, len(elements) + 1)
+        e = _element(node, *kind, bounds, content, app, window, len(elements) + 1,
+                     labels.get(node.ref, ()))
         if e is not None:
             elements.append(e)
             refs[e.id] = node.ref

@@ -2,7 +2,9 @@
 
 :func:`read_app` walks an app's accessible objects breadth first, one batch of D-Bus calls
 per level (:meth:`~.atspi_bus.AtspiBus.calls`): for each object its role name, name,
-description, state set, interfaces, screen extents and children. A subtree whose root is
+description, state set and children; then, in one more batch, the screen extents and
+interfaces of the showing objects whose role the caller wants (the app computes a screen
+position with X round trips: asking it of every filler and panel doubled the time). A subtree whose root is
 not ``showing`` (a closed menu, a hidden tab page, a window not mapped) is not entered; a closed
 menu's items (listed by GTK even while the menu is shut) are not read. :data:`MAX_NODES` bounds a pathological tree.
 
@@ -12,8 +14,8 @@ the unit tests feed it recorded trees without a bus.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from omg_agent.drivers.desktop.atspi_bus import ACCESSIBLE, AtspiBus, Call, Ref
@@ -60,23 +62,35 @@ def _calls(ref: Ref) -> list[Call]:
     return [Call(ref, ACCESSIBLE, "GetRoleName"),
             Call(ref, PROPS, "GetAll", "s", (ACCESSIBLE,)),
             Call(ref, ACCESSIBLE, "GetState"),
-            Call(ref, ACCESSIBLE, "GetInterfaces"),
-            Call(ref, ACCESSIBLE, "GetChildren"),
-            Call(ref, COMPONENT, "GetExtents", "u", (SCREEN,))]
+            Call(ref, ACCESSIBLE, "GetChildren")]
 
 
 def _node(ref: Ref, replies: Sequence[Any], depth: int, window: int,
           in_menu: bool) -> Node | None:
-    role, props, state, ifaces, children, ext = replies
+    role, props, state, children = replies
     if role is None:
         return None  # gone since its parent listed it
     props = {k: v[1] for k, v in (props or {}).items()}
     return Node(ref=ref, role=str(role), name=str(props.get("Name") or ""),
                 description=str(props.get("Description") or ""),
-                states=decode_states(state or ()), interfaces=frozenset(ifaces or ()),
-                extents=tuple(ext) if ext else (0, 0, 0, 0),  # type: ignore[arg-type]
-                depth=depth, window=window, in_menu=in_menu,
-                children=tuple(Ref(*c) for c in children or ()))
+                states=decode_states(state or ()), depth=depth, window=window,
+                in_menu=in_menu, children=tuple(Ref(*c) for c in children or ()))
+
+
+def _placed(bus: AtspiBus, nodes: list[Node], wanted: Collection[str] | None) -> list[Node]:
+    """``nodes`` with their extents and interfaces, asked (one batch) only of the showing
+    nodes whose role is ``wanted`` — a screen position costs the app X round trips."""
+    asks = [i for i, n in enumerate(nodes)
+            if "showing" in n.states and (wanted is None or n.role in wanted)]
+    got = bus.calls([c for i in asks for c in (
+        Call(nodes[i].ref, COMPONENT, "GetExtents", "u", (SCREEN,)),
+        Call(nodes[i].ref, ACCESSIBLE, "GetInterfaces"))])
+    out = list(nodes)
+    for k, i in enumerate(asks):
+        ext, ifaces = got[2 * k], got[2 * k + 1]
+        out[i] = replace(nodes[i], interfaces=frozenset(ifaces or ()),
+                         extents=tuple(ext) if ext else (0, 0, 0, 0))
+    return out
 
 
 def _enter(node: Node) -> bool:
@@ -88,18 +102,20 @@ def _enter(node: Node) -> bool:
     return "showing" in node.states and node.depth < MAX_DEPTH
 
 
-def read_app(bus: AtspiBus, app: Ref) -> list[Node]:
+def read_app(bus: AtspiBus, app: Ref, wanted: Collection[str] | None = None) -> list[Node]:
     """Every showing object of ``app``, breadth first; ``window`` numbers the app's
-    top-level windows in the order the app lists them."""
+    top-level windows in the order the app lists them. Only the roles in ``wanted`` (all
+    when None) get their extents and interfaces read."""
     nodes: list[Node] = []
     level: list[tuple[Ref, int, bool]] = [(app, -1, False)]
     depth = 0
     while level and len(nodes) < MAX_NODES:
         level = level[:MAX_NODES - len(nodes)]
         flat = bus.calls([c for ref, _, _ in level for c in _calls(ref)])
+        n = len(_calls(app))
         nxt: list[tuple[Ref, int, bool]] = []
         for i, (ref, window, in_menu) in enumerate(level):
-            node = _node(ref, flat[6 * i:6 * i + 6], depth, window, in_menu)
+            node = _node(ref, flat[n * i:n * i + n], depth, window, in_menu)
             if node is None:
                 continue
             nodes.append(node)
@@ -111,4 +127,4 @@ def read_app(bus: AtspiBus, app: Ref) -> list[Node]:
                     nxt.append((child, j if depth == 0 else window, menu))
         level = nxt
         depth += 1
-    return nodes
+    return _placed(bus, nodes, wanted)
