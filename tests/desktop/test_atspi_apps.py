@@ -138,12 +138,13 @@ def test_an_app_without_a_tree_falls_back_to_ocr(atspi_driver: DesktopDriver, a1
 
 
 def test_the_gate_holds_a_desktop_delete_at_the_same_choke_point(
-        atspi_driver: DesktopDriver, mousepad: App) -> None:
+        atspi_driver: DesktopDriver, mousepad: App, ocr_engine) -> None:
     from omg_agent.brain.agent import choke_point
     from omg_agent.config import Settings
     from omg_agent.drivers.ports import InputHeld
 
-    gated = DesktopDriver(atspi_driver.backend, judge=choke_point(Settings(), "desktop"))
+    gated = DesktopDriver(atspi_driver.backend, judge=choke_point(Settings(), "desktop"),
+                          ocr=ocr_engine)  # the gate reads an unnamed field's pixels
     act(gated, {"type": "type", "text": "keep this line"})
     act(gated, {"type": "tap", "target": {"kind": "anchor", "text": "Edit"}})
     obs = gated.observe()

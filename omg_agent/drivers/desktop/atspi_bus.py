@@ -139,12 +139,14 @@ class AtspiBus:
         error; all calls sent before the first reply is read."""
         j = self._j
         serials: dict[int, int] = {}
+        wire = []
         for i, c in enumerate(calls):
             addr = j.DBusAddress(c.ref.path, bus_name=c.ref.bus, interface=c.interface)
             msg = j.new_method_call(addr, c.method, c.signature or None, c.args)
             self._serial += 1
             serials[self._serial] = i
-            self._conn.send(msg, serial=self._serial)
+            wire.append(msg.serialise(serial=self._serial))
+        self._conn.sock.sendall(b"".join(wire))  # one write for the whole batch
         out: list[Any] = [None] * len(calls)
         deadline = time.monotonic() + CALL_TIMEOUT_S
         while serials:
