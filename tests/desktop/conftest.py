@@ -7,9 +7,10 @@
 and waits until the app has written its first state; ``AppState.read()`` (:mod:`desktop_apps`)
 is the app's own account of itself, what the tests assert on.
 
-``a11y_display`` is a second, larger Xvfb for them; ``a11y_session`` starts a private D-Bus session bus for the AT-SPI tests (the accessibility
-bus comes up through it, as on a desktop) and points this process at it for the session;
-``atspi_driver`` is the desktop driver with the accessibility tree on (:mod:`atspi_apps`).
+``a11y_display`` is a second, larger Xvfb for the AT-SPI tests; ``a11y_session`` starts a
+private D-Bus session bus on it (the accessibility bus comes up through it, as on a
+desktop) and points this process at it for the session; ``atspi_driver`` is the desktop
+driver with the accessibility tree on (:mod:`atspi_apps`).
 """
 
 from __future__ import annotations

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from PIL import Image
+
 from omg_agent.core.actions import Tap
 from omg_agent.core.observation import Observation
 from omg_agent.drivers.desktop.atspi_bus import ACCESSIBLE, Call, Ref
 from omg_agent.drivers.desktop.atspi_elements import atspi_elements, windows
 from omg_agent.drivers.desktop.atspi_tree import COMPONENT, PROPS, Node, decode_states, read_app
 from omg_agent.guards.sensitive import classify
-from PIL import Image
 
 SHOWN = frozenset({"showing", "visible", "enabled", "sensitive"})
 OFF = (-2147483648, -2147483648, 1, 1)

@@ -4,9 +4,10 @@
 per level (:meth:`~.atspi_bus.AtspiBus.calls`): for each object its role name, name,
 description, state set and children; then, in one more batch, the screen extents and
 interfaces of the showing objects whose role the caller wants (the app computes a screen
-position with X round trips: asking it of every filler and panel doubled the time). A subtree whose root is
-not ``showing`` (a closed menu, a hidden tab page, a window not mapped) is not entered; a closed
-menu's items (listed by GTK even while the menu is shut) are not read. :data:`MAX_NODES` bounds a pathological tree.
+position with X round trips: asking it of every filler and panel doubled the time). A
+subtree whose root is not ``showing`` (a hidden tab page, a window not mapped) is not
+entered; a closed menu's items (listed by GTK even while the menu is shut) are not read.
+:data:`MAX_NODES` bounds a pathological tree.
 
 The records are pure data — :mod:`.atspi_elements` turns them into the element list, and
 the unit tests feed it recorded trees without a bus.
@@ -27,8 +28,9 @@ MAX_NODES = 2500
 OPEN = frozenset({"selected", "expanded"})
 MAX_DEPTH = 40
 # AT-SPI StateType numbers (at-spi2-core's atspi-constants.h)
-STATES = {1: "active", 4: "checked", 7: "editable", 8: "enabled", 11: "focusable",
-          10: "expanded", 12: "focused", 16: "modal", 17: "multi_line", 20: "pressed", 22: "selectable",
+STATES = {1: "active", 4: "checked", 7: "editable", 8: "enabled", 10: "expanded",
+          11: "focusable", 12: "focused", 16: "modal", 17: "multi_line", 20: "pressed",
+          22: "selectable",
           23: "selected", 24: "sensitive", 25: "showing", 30: "visible",
           31: "manages_descendants", 41: "checkable", 43: "read_only"}
 
