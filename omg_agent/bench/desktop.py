@@ -26,7 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +38,7 @@ from omg_agent.drivers.desktop import atspi_session as session
 from omg_agent.drivers.desktop.driver import DesktopDriver
 from omg_agent.drivers.desktop.x11 import X11Backend
 from omg_agent.errors import OmgError
+from omg_agent.perception.anchor import Anchorer
 
 
 @dataclass(frozen=True)
@@ -106,27 +107,26 @@ def _truth(obs: Observation, name: str) -> UIElement | None:
     return next((e for e in obs.elements if e.text == name and e.clickable), None)
 
 
-def _anchor(driver: DesktopDriver, obs: Observation, name: str,
-            truth: UIElement) -> str:
+def _anchor(anchorer: Anchorer, obs: Observation, name: str, truth: UIElement) -> str:
     """"ok", "wrong" or "missed" for ``text=name`` on ``obs``."""
     try:
-        hit = driver.anchorer.resolve(AnchorTarget(text=name), obs)
+        hit = anchorer.resolve(AnchorTarget(text=name), obs)
     except OmgError:
         return "missed"
     return "ok" if truth.bounds.contains(hit.point) else "wrong"
 
 
-def _score(row: Row, app: App, tree_driver: DesktopDriver, tree_obs: Observation,
-           ocr_driver: DesktopDriver, ocr_obs: Observation) -> None:
-    for name in app.anchors:
+def score(row: Row, names: Sequence[str], anchorer: Anchorer, tree_obs: Observation,
+          ocr_obs: Observation) -> None:
+    """Count ``row``'s anchors: each name's truth is its clickable element in the tree."""
+    for name in names:
         truth = _truth(tree_obs, name)
         if truth is None:
             row.notes.append(f"no {name!r} in the tree")
             continue
         row.anchors += 1
-        for which, driver, obs in (("tree", tree_driver, tree_obs),
-                                   ("ocr", ocr_driver, ocr_obs)):
-            verdict = _anchor(driver, obs, name, truth)
+        for which, obs in (("tree", tree_obs), ("ocr", ocr_obs)):
+            verdict = _anchor(anchorer, obs, name, truth)
             if verdict != "ok":
                 key = f"{which}_{verdict}"
                 setattr(row, key, getattr(row, key) + 1)
@@ -170,7 +170,7 @@ def _measure(app: App, display: str, env: dict[str, str], home: Path, runs: int,
         ocr_obs, row.ocr_first_ms, row.ocr_ms = _median_ms(ocr_driver.observe, runs)
         row.tree = _labelled(tree_obs) if tree_obs.ocr is None else 0
         row.ocr = _labelled(ocr_obs)
-        _score(row, app, tree_driver, tree_obs, ocr_driver, ocr_obs)
+        score(row, app.anchors, ocr_driver.anchorer, tree_obs, ocr_obs)
         return row
     finally:
         session.stop(proc)
