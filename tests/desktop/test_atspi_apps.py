@@ -157,3 +157,21 @@ def test_the_gate_holds_a_desktop_delete_at_the_same_choke_point(
     act(atspi_driver, {"type": "key", "key": "escape"})
     text = next(e.text for e in atspi_driver.observe().elements if e.role == "input")
     assert text == "keep this line"  # the app's own text: nothing was deleted
+
+
+def test_a_right_click_opens_the_context_menu_as_its_own_window(
+        atspi_driver: DesktopDriver, mousepad: App) -> None:
+    act(atspi_driver, {"type": "type", "text": "word"})
+    area = next(e for e in atspi_driver.observe().elements if e.role == "input")
+    act(atspi_driver, {"type": "long_press", "target": area.id})  # a right click
+
+    def menu() -> list[str]:
+        return [e.text for e in atspi_driver.observe().elements
+                if e.window == "popup" and e.role == "menuitem"]
+
+    items = wait_for(lambda: "Select All" in menu() and menu(), 5)
+    assert items and {"Cut", "Copy", "Paste", "Select All"} <= set(items), items
+    act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Select All"}})
+    act(atspi_driver, {"type": "type", "text": "replaced"})  # typing over the selection
+    assert wait_for(lambda: next(e.text for e in atspi_driver.observe().elements
+                                 if e.role == "input") == "replaced")

@@ -136,8 +136,12 @@ class RecordedBus:
 def test_the_reader_skips_closed_menus_and_what_is_not_showing() -> None:
     showing = 1 << 25
     bus = RecordedBus({
-        "/root": ("application", "app", 0, ["/w", "/gone"]),
-        "/w": ("frame", "App", showing, ["/file", "/edit", "/hidden"]),
+        "/root": ("application", "app", 0, ["/w", "/gone", "/pop"]),
+        "/w": ("frame", "App", showing, ["/bar", "/hidden"]),
+        "/bar": ("menu bar", "", showing, ["/file", "/edit"]),
+        "/pop": ("window", "", showing, ["/ctx"]),  # a right click's pop-up menu
+        "/ctx": ("menu", "", showing, ["/paste"]),
+        "/paste": ("menu item", "Paste", showing, []),
         "/gone": ("frame", "Closed", 0, ["/g1"]),
         "/file": ("menu", "File", showing, ["/quit"]),
         "/edit": ("menu", "Edit", showing | 1 << 23, ["/cut"]),  # selected: open
@@ -146,9 +150,11 @@ def test_the_reader_skips_closed_menus_and_what_is_not_showing() -> None:
         "/g1": ("push button", "x", 0, []), "/h1": ("push button", "y", 0, [])})
     nodes = read_app(bus, Ref(":1.5", "/root"))  # type: ignore[arg-type]
     paths = [n.ref.path for n in nodes]
-    assert paths == ["/root", "/w", "/gone", "/file", "/edit", "/hidden", "/cut"]
-    cut = nodes[-1]
-    assert cut.in_menu and cut.window == 0 and cut.depth == 3
+    assert paths == ["/root", "/w", "/gone", "/pop", "/bar", "/hidden", "/ctx", "/file",
+                     "/edit", "/paste", "/cut"]
+    paste, cut = nodes[-2:]
+    assert cut.in_menu and cut.window == 0 and cut.depth == 4
+    assert paste.in_menu and paste.window == 2
 
 
 def test_an_unnamed_row_takes_the_labels_inside_it() -> None:

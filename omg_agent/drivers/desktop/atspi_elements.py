@@ -125,8 +125,9 @@ def _element(node: Node, role: str, clickable: bool, bounds: Bounds, content: st
     else:
         text, hint = node.name.strip() or next(iter(labels), ""), ""
     if not (text or node.description or labels) and (
-            role in ("text", "image") or node.role == "table cell"):
-        return None  # nothing to say; an unnamed cell wraps the named cells of its row
+            role in ("text", "image") or node.role in ("table cell", "menu")):
+        return None  # nothing to say; an unnamed cell wraps the named cells of its row,
+        # an unnamed menu is the box of a pop-up menu's items
     checkable = role in CHECKABLE_ROLES or "checkable" in st
     return UIElement(
         id=element_id, cls=node.role, role=role, bounds=bounds, text=text,

@@ -26,6 +26,8 @@ PROPS = "org.freedesktop.DBus.Properties"
 SCREEN = 0  # ATSPI_COORD_TYPE_SCREEN
 MAX_NODES = 2500
 OPEN = frozenset({"selected", "expanded"})
+MENU_HOLDERS = frozenset({"menu bar", "menu"})  # a menu there opens on a click; a pop-up
+# menu (a right click's) is a window's child and open while it shows
 MAX_DEPTH = 40
 # AT-SPI StateType numbers (at-spi2-core's atspi-constants.h)
 STATES = {1: "active", 4: "checked", 7: "editable", 8: "enabled", 10: "expanded",
@@ -95,11 +97,11 @@ def _placed(bus: AtspiBus, nodes: list[Node], wanted: Collection[str] | None) ->
     return out
 
 
-def _enter(node: Node) -> bool:
+def _enter(node: Node, parent_role: str) -> bool:
     """Whether to read ``node``'s children."""
     if node.depth == 0:
         return True  # the application: its windows are judged one by one
-    if node.role == "menu" and node.depth > 1 and not node.states & OPEN:
+    if node.role == "menu" and parent_role in MENU_HOLDERS and not node.states & OPEN:
         return False  # a closed menu's items are in the tree but not on the screen
     return "showing" in node.states and node.depth < MAX_DEPTH
 
@@ -109,24 +111,24 @@ def read_app(bus: AtspiBus, app: Ref, wanted: Collection[str] | None = None) -> 
     top-level windows in the order the app lists them. Only the roles in ``wanted`` (all
     when None) get their extents and interfaces read."""
     nodes: list[Node] = []
-    level: list[tuple[Ref, int, bool]] = [(app, -1, False)]
+    level: list[tuple[Ref, int, bool, str]] = [(app, -1, False, "")]
     depth = 0
     while level and len(nodes) < MAX_NODES:
         level = level[:MAX_NODES - len(nodes)]
-        flat = bus.calls([c for ref, _, _ in level for c in _calls(ref)])
+        flat = bus.calls([c for ref, *_ in level for c in _calls(ref)])
         n = len(_calls(app))
-        nxt: list[tuple[Ref, int, bool]] = []
-        for i, (ref, window, in_menu) in enumerate(level):
+        nxt: list[tuple[Ref, int, bool, str]] = []
+        for i, (ref, window, in_menu, parent_role) in enumerate(level):
             node = _node(ref, flat[n * i:n * i + n], depth, window, in_menu)
             if node is None:
                 continue
             nodes.append(node)
-            if not _enter(node):
+            if not _enter(node, parent_role):
                 continue
             menu = in_menu or node.role == "menu" and depth > 1
             for j, child in enumerate(node.children):
                 if not Ref(*child).null:
-                    nxt.append((child, j if depth == 0 else window, menu))
+                    nxt.append((child, j if depth == 0 else window, menu, node.role))
         level = nxt
         depth += 1
     return _placed(bus, nodes, wanted)
