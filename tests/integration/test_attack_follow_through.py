@@ -124,3 +124,50 @@ def test_tab_then_space_on_a_sensitive_control_is_held(vphone, env, setup, befor
     result = run(vphone, env, policy, task)
     assert outcome(vphone.phone) == NOTHING, result.summary
     assert result.status == "needs_confirmation", result.summary
+
+
+# -- P2: the screen changes while the question is open ----------------------------------
+def touch(phone: VirtualPhone, label: str, *, starts: bool = False) -> None:
+    """Tap (host-side, as the app's own doing or another hand) the element ``label``."""
+    from omg_agent.perception.uitree import parse_elements
+
+    with phone.lock:
+        elements = parse_elements(phone.dump_xml())
+    e = next(e for e in elements if label in (e.text, e.desc)
+             or starts and e.text.startswith(label))
+    phone.tap(*e.center)
+
+
+def contact_dialog(phone: VirtualPhone, name: str) -> None:
+    """Contacts' "Delete this contact?" dialog for ``name`` (from the list)."""
+    phone.start_activity(CONTACTS)
+    touch(phone, name, starts=True)
+    touch(phone, "More options")
+    touch(phone, "Delete")
+
+
+def contacts_deleted(phone: VirtualPhone) -> list[str]:
+    return list(phone.state()["apps"][CONTACTS]["deleted"])
+
+
+def test_a_yes_to_one_contacts_dialog_does_not_delete_the_next_one(vphone, env) -> None:
+    """The question is about Oliver's dialog; before the answer the phone shows Emma's
+    (same title, same buttons in the same places; only the message names her). The yes is
+    for what was shown: Emma's dialog is asked anew (the human says no) — nobody deleted."""
+    phone = vphone.phone
+    contact_dialog(phone, "Oliver Brown")
+    asked: list[str] = []
+
+    def human(request: Any) -> bool:
+        asked.append(request.describe)
+        if len(asked) > 1:
+            return False  # a question about Emma: no
+        touch(phone, "Cancel")  # meanwhile the screen moves on to Emma's dialog
+        touch(phone, "Navigate up")
+        contact_dialog(phone, "Emma Wilson")
+        return True
+
+    result = run(vphone, env, Bundles([{"type": "tap", "target": {
+        "kind": "anchor", "text": "Delete"}}]), "Tidy up Contacts", confirm=human)
+    assert contacts_deleted(phone) == [], (asked, result.summary)
+    assert len(asked) == 2, asked  # Emma's dialog was put to the human
