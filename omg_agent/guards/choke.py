@@ -83,7 +83,7 @@ class ChokePoint:
         if found is None:
             return
         if not decision.needs_confirmation:
-            keeper.gate.paid(found)  # a payment joins the run's total as it lands
+            keeper.gate.landed(found)  # a payment joins the run's total as it lands
             return
         if found.cls in keeper.cleared:  # the segment review asked, and the human said yes
             keeper.cleared.remove(found.cls)

@@ -205,6 +205,14 @@ class Gate:
         if found is not None and found.cls == "delete" and not found.follows:
             self.following = arm(found, self.seen)
 
+    def landed(self, found: Sensitivity | None) -> None:
+        """The input of an action the gate let through reaches the phone (the choke point):
+        as :meth:`paid`, and a confirmation uses up the consent it carried — a second
+        dialog of the same shape is asked."""
+        self.paid(found)
+        if found is not None and found.follows:
+            self.following = None
+
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more), secret_in=self.secret_in,
                     ledger=self.ledger, renamed=self.renamed, listed=self.listed)

@@ -171,3 +171,108 @@ def test_a_yes_to_one_contacts_dialog_does_not_delete_the_next_one(vphone, env) 
         "kind": "anchor", "text": "Delete"}}]), "Tidy up Contacts", confirm=human)
     assert contacts_deleted(phone) == [], (asked, result.summary)
     assert len(asked) == 2, asked  # Emma's dialog was put to the human
+
+
+# -- P3: the carried consent itself, at both seats of the gate -----------------------------
+# The run's gatekeeper reviews each tap on the screen it acts on and the choke point judges
+# its input there (as a run's segment does); a human says yes to the first question only.
+class Seats:
+    """One run's gate: the segment review (``keeper``) and the choke point (``choke``)."""
+
+    def __init__(self) -> None:
+        from omg_agent.guards.choke import ChokePoint
+        from omg_agent.guards.confirmation import ScriptedChannel
+        from omg_agent.guards.gatekeeper import GateKeeper
+        from omg_agent.guards.sensitive import Gate
+
+        self.human = ScriptedChannel(answers=[True])  # yes once, then nobody
+        self.keeper = GateKeeper(Gate(), self.human)
+        self.choke = ChokePoint(self.keeper)
+
+    def press(self, phone: VirtualPhone, label: str, screen: Any = None) -> bool:
+        """Tap ``label`` on ``screen`` (else the phone's): False when the gate held it."""
+        from omg_agent.core.actions import Tap
+        from omg_agent.drivers.ports import InputEffect, InputHeld, InputScene
+        from tests.unit.guards.gate_screens import element, observe
+
+        obs = screen if screen is not None else observe(phone)
+        e = element(obs, text=label) if any(x.text == label for x in obs.elements) \
+            else element(obs, desc=label)
+        if self.keeper.review([Tap(target=e.id)], obs, elements=[e]) is not None:
+            return False
+        try:
+            self.choke.judge(InputEffect("tap", e.center, element=e), InputScene(obs, 20))
+        except InputHeld:
+            return False
+        if screen is None:
+            phone.tap(*e.center)
+        return True
+
+    @property
+    def asked(self) -> int:
+        return len(self.human.requests)
+
+
+def contact_menu(phone: VirtualPhone, name: str) -> None:
+    phone.start_activity(CONTACTS)
+    touch(phone, name, starts=True)
+    touch(phone, "More options")
+
+
+def test_the_dialog_of_the_delete_said_yes_to_goes_with_one_question() -> None:
+    """The rule's purpose stays: one yes, Oliver deleted, nobody else."""
+    phone, gate = VirtualPhone(seed=3), Seats()
+    contact_menu(phone, "Oliver Brown")
+    assert gate.press(phone, "Delete")  # the menu: asked, yes
+    assert gate.press(phone, "Delete")  # the dialog: that delete's confirmation
+    assert (contacts_deleted(phone), gate.asked) == (["Oliver Brown"], 1)
+
+
+def test_cancel_and_another_contacts_menu_is_asked() -> None:
+    phone, gate = VirtualPhone(seed=3), Seats()
+    contact_menu(phone, "Oliver Brown")
+    assert gate.press(phone, "Delete")
+    assert gate.press(phone, "Cancel") and gate.press(phone, "Navigate up")
+    touch(phone, "Emma Wilson", starts=True)
+    assert gate.press(phone, "More options")
+    assert not gate.press(phone, "Delete")  # Emma's menu: asked, nobody says yes
+    touch(phone, "Delete")  # the model gets there anyway (a tap the gate never saw)
+    assert not gate.press(phone, "Delete")  # Emma's dialog names her: asked
+    assert contacts_deleted(phone) == []
+
+
+def _dialog(package: str, words: str, button: str = "Delete") -> Any:
+    """A hand-built dialog of ``package`` over its screen."""
+    from tests.unit.guards.gate_screens import made_screen
+
+    return made_screen(package, [
+        {"text": words, "window": "popup", "bounds": (100, 1000, 980, 1100)},
+        {"text": button, "role": "button", "clickable": True, "window": "popup",
+         "bounds": (700, 1200, 950, 1300)},
+        {"text": "Cancel", "role": "button", "clickable": True, "window": "popup",
+         "bounds": (400, 1200, 650, 1300)}])
+
+
+@pytest.mark.parametrize(("package", "words", "button"), [
+    ("com.omg.files", "Delete this file?", "Delete"),  # another app's dialog
+    (CONTACTS, "Pay ¥5.00 for Premium?", "Pay ¥5.00"),  # the same app's, another class
+    (CONTACTS, "Send your contact card to Bob?", "Send"),
+    (CONTACTS, "Buy more storage?", "Buy"),
+], ids=["other-app", "pay", "send", "buy"])
+def test_after_a_yes_to_a_delete_another_dialog_is_asked(package, words,
+                                                         button) -> None:
+    phone, gate = VirtualPhone(seed=3), Seats()
+    contact_menu(phone, "Oliver Brown")
+    assert gate.press(phone, "Delete")  # yes to Oliver's delete; its dialog comes next
+    assert not gate.press(phone, button, _dialog(package, words, button))
+
+
+def test_a_second_dialog_of_the_same_shape_is_asked() -> None:
+    """Oliver's menu Delete with a yes, then a dialog naming no one: it confirms that delete
+    once. The same dialog again (an app that asks per item of a selection) is asked."""
+    phone, gate = VirtualPhone(seed=3), Seats()
+    contact_menu(phone, "Oliver Brown")
+    assert gate.press(phone, "Delete")
+    same = _dialog(CONTACTS, "Delete this contact?")
+    assert gate.press(phone, "Delete", same)  # the confirmation
+    assert not gate.press(phone, "Delete", same)  # the same shape again: asked
