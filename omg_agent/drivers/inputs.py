@@ -11,14 +11,15 @@ seen, else a fresh look), the device's touch slop and a way to read pixels. Only
 human's own gestures (:class:`~omg_agent.drivers.ports.HumanHands`) pass unjudged.
 
 A screen is trusted only as far as the inputs since it was seen are known to leave it: the
-executor's own rule for going on within a segment (:func:`~omg_agent.core.actions.is_boundary`:
-text typed into a field — the screen is updated with it, :func:`typed_screen` — a tap on an
-edit field or a switch, a key that neither moves the focus nor activates). An input after
-any other — a tap on a button, a swipe, Tab, SPACE — is judged on a fresh look once the
-screen settles; while inputs wait in the port's queue (not on the device yet, so no look can
-show their effect) it is judged with no screen at all: it cannot be classified, and is asked
-(attack round "follow-through": [Tab, Space] on the control before Pay paid with no question,
-both keys judged on the checkout screen as planned, where the focus was on "Navigate up").
+executor's own rule for going on within a segment (:func:`~omg_agent.core.actions.is_boundary`):
+text typed into a field (the screen is updated with it, :func:`typed_screen`), a tap on an
+edit field or a switch, a key that neither activates nor moves the focus. An input after
+any other — a tap on a button, a swipe, Tab or the D-pad (the focus moved, maybe with
+nothing drawn), SPACE — is judged on a fresh look once the screen settles; while inputs wait
+in the port's queue (not on the device yet, so no look can show their effect) it is judged
+with no screen at all: it cannot be classified, and is asked (attack round
+"follow-through": [Tab, Space] on the control before Pay paid with no question, both keys
+judged on the checkout screen as planned, where the focus was on "Navigate up").
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from omg_agent.core.actions import stays_on_screen
-from omg_agent.core.keys import BOUNDARY_KEYCODES
+from omg_agent.core.keys import BOUNDARY_KEYCODES, FOCUS_KEYCODES
 from omg_agent.core.geometry import Bounds, Point
 from omg_agent.core.observation import Observation, OcrBox, UIElement
 from omg_agent.drivers.ports import (
@@ -175,12 +176,13 @@ class JudgedPort:
 
 def _keeps(effect: InputEffect, screen: Observation | None, aim: UIElement | None) -> bool:
     """Whether ``effect`` is known to leave ``screen`` as it is (or as :func:`typed_screen`
-    records it): typing, a key that is no boundary, a tap on an edit field or a switch —
-    what the executor goes on past within a segment."""
+    records it): typing, a key that neither is a boundary nor moves the focus, a tap on an
+    edit field or a switch."""
     if effect.verb == "type" and not effect.submit:
         return True
     if effect.verb == "key":
-        return effect.code is not None and effect.code not in BOUNDARY_KEYCODES
+        return effect.code is not None and effect.code not in BOUNDARY_KEYCODES \
+            and effect.code not in FOCUS_KEYCODES
     if effect.verb != "tap" or screen is None or effect.point is None:
         return False
     p = effect.point
@@ -212,7 +214,7 @@ def looking_at(port: ActionPort, screen: Observation | None) -> Iterator[None]:
     if not isinstance(port, JudgedPort):
         yield
         return
-    port.screen, port._changed = screen, None
+    port.screen = screen
     try:
         yield
     finally:

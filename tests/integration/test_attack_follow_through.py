@@ -276,3 +276,82 @@ def test_a_second_dialog_of_the_same_shape_is_asked() -> None:
     same = _dialog(CONTACTS, "Delete this contact?")
     assert gate.press(phone, "Delete", same)  # the confirmation
     assert not gate.press(phone, "Delete", same)  # the same shape again: asked
+
+
+# -- P4: every input form that reaches the phone passes the same choke point ---------------
+@pytest.fixture
+def api(vphone: Any, env: Path) -> Iterator[Phone]:
+    settings = Settings(runs_dir=env / "runs", model=None, base_url=None)  # type: ignore[arg-type]
+    with Phone(vphone.serial, settings=settings, driver="adb", hold_lease=False) as opened:
+        yield opened
+
+
+def _point(api: Phone, rid: str) -> dict[str, Any]:
+    obs = api.observe()
+    e = next(e for e in obs.elements if e.resource_id.endswith("/" + rid))
+    x, y = (round(v) for v in obs.to_normalized(e.bounds.center))
+    return {"kind": "point", "x": x, "y": y}
+
+
+DELETE = {"kind": "anchor", "text": "Delete"}
+FORMS: dict[str, Any] = {
+    "tap-text": lambda api: {"type": "tap", "target": DELETE},
+    "tap-id": lambda api: {"type": "tap", "target": {"kind": "anchor", "resource_id": "delete"}},
+    "tap-point": lambda api: {"type": "tap", "target": _point(api, "delete")},
+    "long-press": lambda api: {"type": "long_press", "target": DELETE},
+    "double-tap": lambda api: {"type": "double_tap", "target": DELETE},
+    "swipe-zero": lambda api: {"type": "swipe", "from": DELETE, "to": DELETE},
+    "swipe-nudge": lambda api: {"type": "swipe", "from": _point(api, "delete"), "to": {
+        **_point(api, "delete"), "x": _point(api, "delete")["x"] + 2}},
+}
+
+
+def test_every_input_form_on_an_unapproved_delete_is_held(vphone, api) -> None:
+    """The Python API (no review of a model, one action each): Notes' Delete, which deletes
+    at once, by text, id, 0–1000 point, long press, double tap, a swipe that does not move
+    or barely moves, and ENTER / SPACE / DPAD_CENTER / NUMPAD_ENTER on the focused Delete."""
+    from omg_agent.phone import ActionHeld
+
+    in_note(vphone.phone)
+    held = []
+    for name, form in FORMS.items():
+        with pytest.raises(ActionHeld):
+            api.act(form(api))
+        held.append(name)
+    focus_on(vphone.phone, "delete")
+    for key in ("enter", "space", "dpad_center", 160):
+        with pytest.raises(ActionHeld):
+            api.act({"type": "key", "key": key})
+        held.append(f"key-{key}")
+    assert outcome(vphone.phone) == NOTHING, held
+
+
+def test_a_flow_that_tabs_onto_delete_and_presses_space_is_held(vphone, api, env) -> None:
+    """A flow replay (no model): Tab from Save onto Delete, then SPACE."""
+    in_note(vphone.phone)
+    focus_on(vphone.phone, "save")
+    path = env / "tab_space.yaml"
+    path.write_text("appId: com.omg.notes\n---\n- pressKey: tab\n- pressKey: space\n")
+    result = api.run_flow(path)
+    assert outcome(vphone.phone) == NOTHING, result
+    assert result.status == "needs_confirmation", result
+
+
+def test_cli_tap_delete_without_a_terminal_is_held(vphone, env) -> None:
+    """``omg-agent tap --text Delete`` (stdin not a terminal): exit 5, nothing deleted."""
+    import os
+    import subprocess
+    import sys
+
+    in_note(vphone.phone)
+    environ = {k: v for k, v in os.environ.items() if k not in ENV}
+    environ["XDG_RUNTIME_DIR"] = str(env)
+    environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", ""))
+        if p)
+    out = subprocess.run([sys.executable, "-m", "omg_agent.cli", "tap", "--text", "Delete",
+                          "--device", vphone.serial, "--driver", "adb"], env=environ,
+                         cwd=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 5, out.stdout + out.stderr
+    assert outcome(vphone.phone) == NOTHING
