@@ -151,7 +151,10 @@ class JudgedPort:
             screen = self._look()  # an input since may have changed it
         if screen is None and effect.verb != "start":
             screen = self.device.observe()  # a touch is placed on a screen, never blind
-        return InputScene(screen, touch_slop_px(_density(self.device)), self._reader(screen))
+        # the screen now shows none of the queued inputs' effects: no look compares with it
+        look = None if self._queued else self.device.observe
+        return InputScene(screen, touch_slop_px(_density(self.device)), self._reader(screen),
+                          look=look)
 
     def _look(self) -> Observation:
         """The screen now, once it settles after the inputs sent (the segment's inputs

@@ -199,19 +199,18 @@ class Gate:
 
     def paid(self, found: Sensitivity | None) -> None:
         """An action the gate let through (allowed or approved) is about to run: a payment
-        joins the run's total; a delete may be confirmed by the dialog it opens."""
+        joins the run's total."""
         if found is not None and found.cls == "payment":
             self.ledger.record(found.amounts)
-        if found is not None and found.cls == "delete" and not found.follows:
-            self.following = arm(found, self.seen)
 
     def landed(self, found: Sensitivity | None) -> None:
-        """The input of an action the gate let through reaches the phone (the choke point):
-        as :meth:`paid`, and a confirmation uses up the consent it carried — a second
-        dialog of the same shape is asked."""
-        self.paid(found)
-        if found is not None and found.follows:
-            self.following = None
+        """The input of an action the gate let through reaches the phone (the choke point,
+        on the screen judged last): a delete's consent is carried to the dialog it opens;
+        a confirmation uses that consent up (:mod:`.follow_through`). Never earlier — a yes
+        that arms it before its input lands would carry to whatever the screen shows next
+        (attack round "follow-through": Emma's dialog after a yes to Oliver's)."""
+        if found is not None and found.cls == "delete":
+            self.following = None if found.follows else arm(found, self.seen)
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more), secret_in=self.secret_in,

@@ -355,3 +355,36 @@ def test_cli_tap_delete_without_a_terminal_is_held(vphone, env) -> None:
                          timeout=120, check=False)
     assert out.returncode == 5, out.stdout + out.stderr
     assert outcome(vphone.phone) == NOTHING
+
+
+def test_a_yes_at_the_choke_point_is_for_the_dialog_it_was_asked_about() -> None:
+    """The choke point's own question (the CLI's ``tap``, an input no review saw): asked
+    about Oliver's dialog, the phone shows Emma's when the yes arrives — the yes is not
+    carried to her: she is asked about, and the human says no."""
+    from omg_agent.drivers.ports import InputEffect, InputHeld, InputScene
+    from omg_agent.guards.choke import ChokePoint
+    from omg_agent.guards.confirmation import ScriptedChannel
+    from omg_agent.guards.gatekeeper import GateKeeper
+    from omg_agent.guards.sensitive import Gate
+    from tests.unit.guards.gate_screens import element, observe
+
+    phone = VirtualPhone(seed=3)
+    contact_dialog(phone, "Oliver Brown")
+
+    def human(request: Any) -> bool:
+        if "Oliver" not in request.describe:
+            return False
+        touch(phone, "Cancel")
+        touch(phone, "Navigate up")
+        contact_dialog(phone, "Emma Wilson")
+        return True
+
+    channel = ScriptedChannel(policy=human)
+    choke = ChokePoint(GateKeeper(Gate(), channel))
+    obs = observe(phone)
+    button = element(obs, text="Delete")
+    with pytest.raises(InputHeld):
+        choke.judge(InputEffect("tap", button.center, element=button),
+                    InputScene(obs, 20, look=lambda: observe(phone)))
+    assert [("Emma" in r.describe, "changed" in r.note) for r in channel.requests] == \
+        [(False, False), (True, True)]
