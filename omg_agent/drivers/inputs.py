@@ -140,8 +140,8 @@ class JudgedPort:
         scene = self._scene(effect)
         self.judge.judge(effect, scene)
         self._queued = True
-        if not _keeps(effect, scene.screen, self.aim):
-            self._changed = scene.screen
+        if not _keeps(effect, scene.screen, self.aim) and scene.screen is not None:
+            self._changed = scene.screen  # (placed on no screen: the one before stays stale)
 
     def _scene(self, effect: InputEffect) -> InputScene:
         screen = self.screen or self.device.last_observation
