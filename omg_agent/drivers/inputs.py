@@ -31,8 +31,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from omg_agent.core.actions import stays_on_screen
-from omg_agent.core.keys import BOUNDARY_KEYCODES, FOCUS_KEYCODES
 from omg_agent.core.geometry import Bounds, Point
+from omg_agent.core.keys import BOUNDARY_KEYCODES, FOCUS_KEYCODES
 from omg_agent.core.observation import Observation, OcrBox, UIElement
 from omg_agent.drivers.ports import (
     ActionPort,

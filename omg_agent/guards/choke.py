@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
+from omg_agent.core.observation import UIElement
 from omg_agent.drivers.inputs import judge_of
 from omg_agent.drivers.ports import InputEffect, InputHeld, InputScene
-from omg_agent.core.observation import UIElement
 from omg_agent.guards.approvals import fingerprint, refind
 from omg_agent.guards.confirmation import ConfirmationRequest
 from omg_agent.guards.gatekeeper import ASK_AGAIN, GateKeeper

@@ -19,9 +19,9 @@ import pytest
 
 from omg_agent.config import Settings
 from omg_agent.phone import Phone
+from omg_agent.sim.expert.screen import task_of
 from omg_agent.sim.hostile import bundle, claim_done, plan
 from omg_agent.sim.model_double import ModelDouble, contract_name
-from omg_agent.sim.expert.screen import task_of
 from omg_agent.vphone.phone import VirtualPhone
 from tests.integration.vphone_scenes import at_checkout
 
