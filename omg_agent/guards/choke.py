@@ -26,6 +26,11 @@ a focused control, an unreadable start — is sensitive (``unclassified``): aske
 through. A human's yes at the segment review clears its class once for the inputs of that
 segment (:attr:`GateKeeper.cleared`); anything else the choke point finds is put to the
 keeper's channel, and with no yes it raises :class:`~omg_agent.drivers.ports.InputHeld`.
+A yes is for what the question showed: the screen is looked at again (``InputScene.look``)
+and the target found again — gone or moved, the input is not sent; changed (another
+dialog's words, another amount), it is asked again as it is now. What an input let through
+does to the gate lands here too (:meth:`~omg_agent.guards.sensitive.Gate.landed`: a
+delete's consent carried to its own dialog, :mod:`.follow_through`).
 """
 
 from __future__ import annotations
