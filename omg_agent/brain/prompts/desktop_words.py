@@ -47,11 +47,11 @@ SWAPS: dict[str, tuple[tuple[str, str], ...]] = {
          "cannot be done"),
     ),
     "operator_bundles": (
-        ("- A tap (except on an edit field, switch or checkbox), long press, double tap, "
-         "swipe,\n  launch, back, home, enter or type with submit can change the screen",
-         "- A click (except on an edit field, switch or checkbox), right click, double "
-         "click, drag,\n  launch, Escape, enter, a shortcut or type with submit can change "
-         "the screen"),
+        ("- A tap (except on an edit field or a switch), long press, double tap, swipe, "
+         "launch,\n  back, home, enter or type with submit can change the screen",
+         "- A click (except on an edit field or a switch), right click, double click, "
+         "drag,\n  launch, Escape, enter, a shortcut or type with submit can change the "
+         "screen"),
         ("- Good: type user name and password, tap \"Sign in\"; launch Settings, tap the "
          "anchor\n  `resource_id: wifi_switch`; type a query with submit, tap the expected "
          "result's anchor.",
