@@ -68,7 +68,7 @@ def _menu(app: ExpensesApp, kit: Kit) -> View:
     left, top, right, bottom = overflow_bounds(kit)
     return dropdown(kit, (right - kit.dp(220), top, right - kit.dp(8), top + kit.dp(8)),
                     [app.t("Recently deleted", "最近删除")], None, app.pick_overflow,
-                    app.close_menu)
+                    app.close_menu, menu=True)
 
 
 # -- the list ----------------------------------------------------------------------------
