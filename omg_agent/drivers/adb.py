@@ -130,6 +130,8 @@ class AdbDriver(ObservingDriver):
             lines = self.io.run(f"{INFO_CMD}; {STILL_CMD}").decode(
                 "utf-8", "replace").splitlines()
             self._no_still = not lines or _STILL.match(lines[-1]) is None
+            if not self._no_still:  # it applies every input before it says it is still, so
+                self.port.ime_settle_s = 0.0  # the IME it switches to is bound at once too
             screen = adbparse.parse_screen_info(
                 "\n".join(lines if self._no_still else lines[:-1]))
             status, nav = self._bars
