@@ -1,18 +1,19 @@
 """The compiler: a macro on the screen now becomes the next chunk of a device program.
 
-A :class:`Chunk` is what one shell call does: the touches on every qualifying item the
-screen shows (in list order), then — unless the stop condition is met — one scroll of the
-list that brings the last handled item's target to the top, so the next screen starts with
-the first item not yet seen. A chunk goes on past a touch only while that touch is known to
-keep the screen — the judged port's one rule, :func:`~omg_agent.drivers.inputs.keeps_screen`
-(a switch, an edit field) — since every touch of a chunk is judged on the screen it was
-planned on: a touch that may change the screen (a Like button: the app may open anything
-on it) ends the chunk, with no scroll, and the next one is planned and judged on a fresh
-look (attack round: a like that opened a page with Pay where the next Like was paid). The commands come from :mod:`omg_agent.drivers.commands` (the one place
-that spells ``input`` and packs fragments into calls with ``OMG_OK`` markers), so a chunk is
-normally one ``adb shell`` call. No ``sleep`` is added: ``input`` waits for each event to be
-dispatched, so the one wait is the checkpoint observation that follows each chunk (the
-driver's observation waits while a screen shows it is loading).
+A :class:`Chunk` is what one shell call does: the touches on qualifying items the screen
+shows (in list order), then — unless the stop condition is met — one scroll of the list
+that brings the last handled item's target to the top, so the next screen starts with the
+first item not yet seen. Every touch of a chunk is judged on the screen it was planned on,
+so a chunk goes on past a touch only while that touch is known to keep the screen: the
+judged port's one rule, :func:`~omg_agent.drivers.inputs.keeps_screen` (a switch, an edit
+field). A touch that may change it (a Like button: the app may open anything on it) ends
+the chunk, with no scroll, and the next chunk is planned and judged on the look after it
+(attack round: a like opened a page whose Pay sat where the next Like was, and the next tap
+of the same chunk paid). The commands come from :mod:`omg_agent.drivers.commands` (the one
+place that spells ``input`` and packs fragments into calls with ``OMG_OK`` markers), so a
+chunk is one ``adb shell`` call. No ``sleep`` is added: ``input`` waits for each event to
+be dispatched; the runner then lets the driver wait for the screen to settle (its next dump
+started with the inputs) and takes the checkpoint observation.
 
 :func:`checkpoint` judges that observation (:class:`Progress` says what was sent): still in
 the app, the list still there, no system dialog that was not there when the macro started,
