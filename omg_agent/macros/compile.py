@@ -30,7 +30,7 @@ from omg_agent.core.geometry import Point
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers import commands as cmds
 from omg_agent.drivers.inputs import keeps_screen
-from omg_agent.drivers.ports import InputEffect
+from omg_agent.drivers.ports import InputEffect, Verb
 from omg_agent.macros.items import Item, container_of, items_on
 from omg_agent.macros.model import Macro, Stop
 
@@ -148,7 +148,7 @@ def plan_chunk(macro: Macro, stop: Stop, obs: Observation, progress: Progress) -
 def _keeps(macro: Macro, item: Item, obs: Observation) -> bool:
     """Whether the macro's touch on ``item`` is known to keep ``obs`` (see the module
     docstring): the judged port's rule, asked about this touch."""
-    verb = "long_press" if macro.target.action == "long_press" else "tap"
+    verb: Verb = "long_press" if macro.target.action == "long_press" else "tap"
     touch = InputEffect(verb, item.anchor.center, duration_ms=800, element=item.anchor)
     return keeps_screen(touch, obs, item.anchor)
 
