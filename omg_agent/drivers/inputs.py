@@ -140,7 +140,7 @@ class JudgedPort:
         scene = self._scene(effect)
         self.judge.judge(effect, scene)
         self._queued = True
-        if not _keeps(effect, scene.screen, self.aim) and scene.screen is not None:
+        if not keeps_screen(effect, scene.screen, self.aim) and scene.screen is not None:
             self._changed = scene.screen  # (placed on no screen: the one before stays stale)
 
     def _scene(self, effect: InputEffect) -> InputScene:
@@ -177,10 +177,14 @@ class JudgedPort:
         return read
 
 
-def _keeps(effect: InputEffect, screen: Observation | None, aim: UIElement | None) -> bool:
+def keeps_screen(effect: InputEffect, screen: Observation | None,
+                 aim: UIElement | None = None) -> bool:
     """Whether ``effect`` is known to leave ``screen`` as it is (or as :func:`typed_screen`
     records it): typing, a key that neither is a boundary nor moves the focus, a tap on an
-    edit field or a switch."""
+    edit field or a switch (``aim``: what the tap was resolved to, else the element under
+    it). The one rule for how far a screen is trusted: an input after one that does not
+    keep it is judged on a fresh look — here for the port's verbs, and for a macro's chunk
+    (:func:`omg_agent.macros.compile.plan_chunk` ends the chunk at such a tap)."""
     if effect.verb == "type" and not effect.submit:
         return True
     if effect.verb == "key":
@@ -253,5 +257,5 @@ def judge_of(driver: Any) -> InputJudge | None:
     return None
 
 
-__all__ = ["JudgedPort", "TOUCH_SLOP_DP", "aim", "judge_of", "looking_at", "touch_slop_px",
-           "typed_screen"]
+__all__ = ["JudgedPort", "TOUCH_SLOP_DP", "aim", "judge_of", "keeps_screen", "looking_at",
+           "touch_slop_px", "typed_screen"]

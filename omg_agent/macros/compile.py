@@ -1,13 +1,19 @@
 """The compiler: a macro on the screen now becomes the next chunk of a device program.
 
-A :class:`Chunk` is what one shell call does: the touches on every qualifying item the
-screen shows (in list order), then — unless the stop condition is met — one scroll of the
-list that brings the last handled item's target to the top, so the next screen starts with
-the first item not yet seen. The commands come from :mod:`omg_agent.drivers.commands` (the one place
-that spells ``input`` and packs fragments into calls with ``OMG_OK`` markers), so a chunk is
-normally one ``adb shell`` call. No ``sleep`` is added: ``input`` waits for each event to be
-dispatched, so the one wait is the checkpoint observation that follows each chunk (the
-driver's observation waits while a screen shows it is loading).
+A :class:`Chunk` is what one shell call does: the touches on qualifying items the screen
+shows (in list order), then — unless the stop condition is met — one scroll of the list
+that brings the last handled item's target to the top, so the next screen starts with the
+first item not yet seen. Every touch of a chunk is judged on the screen it was planned on,
+so a chunk goes on past a touch only while that touch is known to keep the screen: the
+judged port's one rule, :func:`~omg_agent.drivers.inputs.keeps_screen` (a switch, an edit
+field). A touch that may change it (a Like button: the app may open anything on it) ends
+the chunk, with no scroll, and the next chunk is planned and judged on the look after it
+(attack round: a like opened a page whose Pay sat where the next Like was, and the next tap
+of the same chunk paid). The commands come from :mod:`omg_agent.drivers.commands` (the one
+place that spells ``input`` and packs fragments into calls with ``OMG_OK`` markers), so a
+chunk is one ``adb shell`` call. No ``sleep`` is added: ``input`` waits for each event to
+be dispatched; the runner then lets the driver wait for the screen to settle (its next dump
+started with the inputs) and takes the checkpoint observation.
 
 :func:`checkpoint` judges that observation (:class:`Progress` says what was sent): still in
 the app, the list still there, no system dialog that was not there when the macro started,
@@ -23,6 +29,8 @@ from dataclasses import dataclass, field
 from omg_agent.core.geometry import Point
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.drivers import commands as cmds
+from omg_agent.drivers.inputs import keeps_screen
+from omg_agent.drivers.ports import InputEffect, Verb
 from omg_agent.macros.items import Item, container_of, items_on
 from omg_agent.macros.model import Macro, Stop
 
@@ -99,7 +107,7 @@ def plan_chunk(macro: Macro, stop: Stop, obs: Observation, progress: Progress) -
     taps: list[tuple[str, Point]] = []
     keep: Item | None = None  # the last item handled here: it stays in view after the scroll
     progress.kept = ""
-    final, reason = False, ""
+    final, reason, cut = False, "", False
     for item in items:
         if until is not None and item.band[1] > until:  # the text is in or above it
             final, reason = True, f"{stop.until_text!r} shows"
@@ -119,17 +127,30 @@ def plan_chunk(macro: Macro, stop: Stop, obs: Observation, progress: Progress) -
         if limit is not None and len(taps) >= limit:
             break
         taps.append((item.key, item.anchor.center))
+        if not _keeps(macro, item, obs):
+            cut = True  # what this touch opens is seen before anything else is sent
+            break
+    seen = tuple(i.key for i in items)
     if limit is not None and len(taps) >= limit:
         final, reason = True, f"{stop.count} items done"
+    elif cut:
+        return Chunk(tuple(taps), None, False, "", seen)
     elif until is not None and not final:
         final, reason = True, f"{stop.until_text!r} shows"
-    seen = tuple(i.key for i in items)
     if final:
         return Chunk(tuple(taps), None, True, reason, seen)
     box = container.bounds
     if keep is not None and keep.anchor.bounds.top - box.top >= box.height * MIN_SCROLL:
         progress.kept = keep.key  # a scroll of its own length keeps it in view
     return Chunk(tuple(taps), _scroll(macro, container, keep), False, "", seen)
+
+
+def _keeps(macro: Macro, item: Item, obs: Observation) -> bool:
+    """Whether the macro's touch on ``item`` is known to keep ``obs`` (see the module
+    docstring): the judged port's rule, asked about this touch."""
+    verb: Verb = "long_press" if macro.target.action == "long_press" else "tap"
+    touch = InputEffect(verb, item.anchor.center, duration_ms=800, element=item.anchor)
+    return keeps_screen(touch, obs, item.anchor)
 
 
 def _until_top(obs: Observation, container: UIElement, text: str | None) -> int | None:

@@ -3,8 +3,11 @@
 :class:`MacroRunner` loops: plan the next :class:`~omg_agent.macros.compile.Chunk` from the
 last observation, let the gate see every touch in it, send it as packed ``adb shell`` calls
 through the driver's own shell stream (:class:`~omg_agent.drivers.adbio.AdbIO.run_status`,
-the same path the bundle executor uses), then take one observation and judge it
-(:func:`~omg_agent.macros.compile.checkpoint`). It ends when the stop condition is met, the
+the same path the bundle executor uses), let the driver wait for the screen to settle,
+then take one observation and judge it (:func:`~omg_agent.macros.compile.checkpoint`). A
+chunk ends at the first touch that may change the screen (the judged port's rule,
+:func:`~omg_agent.drivers.inputs.keeps_screen`), so no touch is judged on a screen an
+earlier one may have changed. It ends when the stop condition is met, the
 list ends (a scroll that shows nothing new), or something is wrong — a checkpoint mismatch,
 a refused command, a sensitive touch — and then hands back a :class:`MacroReport` saying
 exactly what was done: items touched and seen done, items touched but not seen since, and
@@ -12,7 +15,8 @@ why it stopped. Without a shell stream (a non-adb driver) each chunk runs throug
 ``driver.execute`` instead.
 
 Sensitive actions are never compiled without pre-authorisation: every touch of every chunk,
-the first included, goes through ``GateKeeper.holds`` on the screen it lands on (which asks
+the first included, goes through ``GateKeeper.holds`` on the screen it lands on (the one
+the chunk was planned on: every touch before it in the chunk keeps that screen) (which asks
 nobody: only what the task or ``--allow`` pre-authorised passes) — a touch the gate would
 hold is cut from its chunk with everything after it, and the macro stops.
 """
@@ -22,7 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from omg_agent.core.actions import LongPress, PointTarget, Tap
 from omg_agent.core.geometry import Point
@@ -166,6 +170,9 @@ class MacroRunner:
             self._execute(chunk, state)
             return
         self._judge(chunk, state)  # the shell's inputs pass the choke point too
+        device = _settling(self.driver)
+        if device is not None:  # the next look's dump starts with the inputs (.nextlook)
+            device.before_boundary()
         done = 0
         for call in chunk.calls(action):
             result = self.shell.run_status(call.command, label=call.label)
@@ -177,6 +184,8 @@ class MacroRunner:
                 raise DeviceError(f"{call.label}: exit status {result.status}: "
                                   f"{result.text()[:200]}")
         state.progress.sent += keys
+        if device is not None:  # the next chunk is planned on the screen once it settles
+            device.wait_settled()
 
     def _judge(self, chunk: Chunk, state: _Run) -> None:
         """Each input the chunk sends on the shell, judged by the driver's choke point
@@ -227,6 +236,19 @@ class _Run:
                            tuple(p.verified), self.chunks, self.shell_calls,
                            self.observations, round(time.perf_counter() - started, 3),
                            self.obs, kind)
+
+
+def _settling(driver: object) -> Any:
+    """The driver under any wrappers (``inner``) that settles and looks ahead (the ADB
+    driver: ``before_boundary`` / ``wait_settled``), or ``None``."""
+    seen: set[int] = set()
+    while driver is not None and id(driver) not in seen:
+        seen.add(id(driver))
+        if callable(getattr(driver, "before_boundary", None)) and \
+                callable(getattr(driver, "wait_settled", None)):
+            return driver
+        driver = getattr(driver, "inner", None)
+    return None
 
 
 def _keys(macro: Macro, obs: Observation) -> list[str]:

@@ -2,7 +2,10 @@
 ``input swipe``, behind the two interfaces the macro runner uses — ``observe()`` (an
 :class:`Observation` of the visible rows) and a shell stream (``run_status``) that runs the
 ``input`` commands it is sent. ``popup_at`` covers the list with a system-styled dialog once
-that many likes were given, which swallows touches like a modal dialog."""
+that many likes were given, which swallows touches like a modal dialog; with ``trap`` the
+dialog is a page whose "Pay ¥6.00" sits where the next post's Like was (``paid`` counts
+its taps). ``role="switch"`` makes the Like buttons switches (checkable, checked when
+liked)."""
 
 from __future__ import annotations
 
@@ -35,6 +38,9 @@ class ListPhone:
     commands: list[str] = field(default_factory=list)
     observations: int = 0
     fling: float = 1.0  # how far the list travels per pixel of finger (a fling: > 1)
+    trap: bool = False  # the popup is a page with Pay where the next Like was
+    paid: int = 0
+    role: str = "button"
 
     # -- the device ------------------------------------------------------------------------
     def observe(self, *, ocr: bool = False) -> Observation:
@@ -42,6 +48,12 @@ class ListPhone:
         return Observation(_IMAGE, self.elements(), package=APP, screen_hash=str(self.offset))
 
     def elements(self) -> tuple[UIElement, ...]:
+        if self.popup and self.trap:
+            n = self.log[-1] + 1  # the post after the one whose like opened it
+            top = TOP + (n - 1) * ROW - self.offset
+            return (UIElement(1, "", "text", Bounds(40, 300, 900, 400), text="Boost your like?"),
+                    UIElement(2, "", "button", Bounds(40, top + 200, 300, top + 280),
+                              text="Pay ¥6.00", clickable=True))
         if self.popup:
             return (UIElement(1, "", "text", Bounds(100, 800, 900, 900), text="Enjoying it?",
                               resource_id="android:id/alertTitle"),
@@ -57,9 +69,11 @@ class ListPhone:
                 out.append(UIElement(len(out) + 1, "", "text", _clip(author),
                                      text=self.authors[n - 1], resource_id=AUTHOR))
             if like.bottom > TOP and like.top < BOTTOM:
-                out.append(UIElement(len(out) + 1, "", "button", _clip(like),
+                out.append(UIElement(len(out) + 1, "", self.role, _clip(like),
                                      text="Liked" if n in self.liked else "Like",
-                                     desc=f"Like post {n}", resource_id=LIKE, clickable=True))
+                                     desc=f"Like post {n}", resource_id=LIKE, clickable=True,
+                                     checkable=self.role == "switch",
+                                     checked=self.role == "switch" and n in self.liked))
         return tuple(out)
 
     def run_status(self, cmd: str, *, timeout: float | None = None,
@@ -75,8 +89,10 @@ class ListPhone:
 
     # -- the app ---------------------------------------------------------------------------
     def tap(self, x: int, y: int) -> None:
-        if self.popup:
-            return  # a modal dialog swallows the touch
+        if self.popup:  # a modal dialog swallows the touch; the trap's Pay takes it
+            pay = [e for e in self.elements() if e.text.startswith("Pay")]
+            self.paid += bool(pay and pay[0].bounds.contains((x, y)))
+            return
         for e in self.elements():
             if e.resource_id == LIKE and e.bounds.contains((x, y)):
                 n = int(e.desc.rsplit(" ", 1)[-1])

@@ -27,9 +27,33 @@ def test_count_likes_exactly_the_next_items_once_each() -> None:
     assert phone.liked == {1, 2} | set(range(3, 23))
     assert all(n == 1 for n in Counter(phone.log).values())
     assert len(report.sent) == 20
-    # a screenful per call: taps and the scroll travel together
+    # a Like button may change the screen (the judged port's rule): one touch per call,
+    # the next planned on the look after it; a scroll travels alone
+    assert report.shell_calls == len(phone.commands) == report.observations - 1
+    assert all(c.count("input ") == 1 for c in phone.commands)
+    assert sum("input tap" in c for c in phone.commands) == 20
+
+
+def test_touches_that_keep_the_screen_travel_a_screenful_per_call() -> None:
+    phone = ListPhone([f"A{i}" for i in range(40)], role="switch")
+    macro = LIKE_MACRO.model_copy(update={"target": Target(
+        resource_id=LIKE, role="switch", todo_text="Like", done_text="Liked")})
+    report = run(phone, Stop(count=20), macro)
+    assert report.completed and phone.liked == set(range(1, 21))
+    assert all(n == 1 for n in Counter(phone.log).values())
+    # switches keep the screen: a screenful of taps and the scroll in one call
     assert report.shell_calls == len(phone.commands) < 20
     assert all("input tap" in c for c in phone.commands)
+
+
+def test_a_touch_that_opens_a_screen_ends_its_chunk_before_the_next_lands_on_it() -> None:
+    """Attack round: the like that opens a page with Pay where the next Like was; judged
+    on the screen the chunk was planned on, the next tap paid with no question."""
+    phone = ListPhone([f"A{i}" for i in range(40)], popup_at=1, trap=True)
+    report = run(phone, Stop(count=5), gate=GateKeeper(Gate([])))
+    assert phone.paid == 0 and phone.log == [1]
+    assert not report.completed and report.stopped_by == "checkpoint"
+    assert "Boost your like?" in report.reason
 
 
 def test_end_of_list_stops_the_macro() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from omg_agent.vphone.phone import VirtualPhone
-from omg_agent.vphone.ui.view import View
+from omg_agent.vphone.ui.view import View, contains
 
 PKG = "com.omg.feed"
 
@@ -128,3 +128,19 @@ def test_force_stop_scrolls_back_to_the_top_but_keeps_likes(phone):
     phone.start_activity(PKG)
     assert feed_state(phone)["scroll_offset"] == 0
     assert feed_state(phone)["liked"] == [2]
+
+
+def test_like_boost_opens_a_page_whose_pay_sits_where_the_next_like_was(phone):
+    phone.set_hazards("like_boost")
+    phone.start_activity(PKG)
+    phone.apps[PKG].liked = set(range(55, 61))  # six given: the next like is the 7th
+    phone.changed()
+    buttons = like_buttons(phone)
+    phone.tap(*buttons[1].center)
+    pay = next(v for v in phone.view_tree().walk() if v.resource_id == f"{PKG}:id/boost_pay")
+    assert pay.text == "Pay ¥6.00" and contains(pay.bounds, *buttons[2].center)
+    phone.tap(*buttons[2].center)  # a tap meant for post 2's Like
+    state = feed_state(phone)
+    assert state["boosts"] == [1] and 2 not in state["liked"]
+    phone.tap(*like_buttons(phone)[2].center)  # the offer is shown once
+    assert feed_state(phone)["boosts"] == [1] and 2 in feed_state(phone)["liked"]
