@@ -104,7 +104,7 @@ def _commands(lang: str, body: list[str]) -> list[str]:
 def blocks_in(path: Path) -> list[Block]:
     """The shell blocks of one page, with their directives; a chain directive holds for the
     blocks after it on the page."""
-    page = str(path.relative_to(ROOT))
+    page = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
     found: list[Block] = []
     pending: list[tuple[int, str]] = []
     chain = "main"

@@ -58,7 +58,7 @@ class Chain:
                     "HOME": str(home), "ANDROID_ADB_SERVER_PORT": str(self.adb_port),
                     "PYTHONPATH": str(ROOT), "COLUMNS": "200", "NO_COLOR": "1",
                     "TERM": "dumb"}
-        self.background: list[subprocess.Popen[str]] = []
+        self.background: list[tuple[subprocess.Popen[str], threading.Thread]] = []
         self.failures: list[str] = []
 
     def substitute(self, command: str) -> str:
@@ -86,7 +86,6 @@ class Chain:
         proc = subprocess.Popen(["bash", "-c", self._script(f"exec {command}")],
                                 cwd=self.work, env=self.env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.background.append(proc)
         lines: list[str] = []
         ready = threading.Event()
 
@@ -98,7 +97,9 @@ class Chain:
                     ready.set()
             ready.set()
 
-        threading.Thread(target=read, daemon=True).start()
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        self.background.append((proc, reader))
         if not ready.wait(TIMEOUT_S) or proc.poll() is not None:
             self.failures.append(f"{block.where}: `{command}` (background) did not start:\n"
                                  + "".join(lines)[-1500:])
@@ -154,14 +155,17 @@ class Chain:
         return not self.failures
 
     def close(self) -> None:
-        for proc in self.background:
+        for proc, _ in self.background:
             proc.terminate()
-        for proc in self.background:
+        for proc, reader in self.background:
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+            reader.join(timeout=30)
+            if proc.stdout is not None:
+                proc.stdout.close()
         listed = subprocess.run(["omg-agent", "vphone", "list", "--json"], cwd=self.work,
                                 env=self.env, capture_output=True, text=True, timeout=60)
         for phone in json.loads(listed.stdout or "[]") if listed.returncode == 0 else []:
@@ -206,7 +210,6 @@ def test_the_pages_mark_what_they_do_not_run() -> None:
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.integration
 def test_every_command_in_the_docs_runs(tmp_path_factory: pytest.TempPathFactory) -> None:
     chains = [Chain(f"{page}#{name}", blocks, tmp_path_factory.mktemp("docs-commands"))
               for (page, name), blocks in _chains(all_blocks()).items()]
