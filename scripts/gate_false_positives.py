@@ -105,6 +105,7 @@ def run(task: Task, seed: int, verbose: bool) -> tuple[int, list[str], bool]:
         if decision.needs_confirmation:
             prompts.append(str(decision.sensitivity))
         gate.paid(decision.sensitivity)  # let through, by the task's words or the user's yes
+        gate.landed(decision.sensitivity)  # and its input reaches the phone (the choke point)
         if verbose:
             print(f"   {action.type:<10} {decision.verdict:<8} "
                   f"{decision.sensitivity or ''}")

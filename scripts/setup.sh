@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything OMG-Agent needs on a fresh Debian/Ubuntu machine with Python >= 3.11:
-# the adb binary, the fonts the vphone renders with, Xvfb and Tk for the desktop tests (apt),
+# the adb binary, the fonts the vphone renders with, Xvfb, Tk, the accessibility bus and GTK
+# apps for the desktop tests (apt),
 # then a virtualenv in .venv with the package and every extra (all: ocr, video, mcp, ray,
 # desktop) plus test and docs, so every test has its libraries. Safe to run again: it only
 # adds what is missing.
@@ -15,6 +16,11 @@ command -v adb >/dev/null 2>&1 || need_apt+=(adb)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v Xvfb >/dev/null 2>&1 || need_apt+=(xvfb)  # the desktop driver's tests
 "${PYTHON:-python3}" -c "import tkinter" 2>/dev/null || need_apt+=(python3-tk)  # their Tk app
+# the AT-SPI tests: a session bus, the accessibility bus, and real GTK apps on it
+command -v dbus-launch >/dev/null 2>&1 || need_apt+=(dbus-x11)
+[ -x /usr/libexec/at-spi-bus-launcher ] || need_apt+=(at-spi2-core)
+command -v mousepad >/dev/null 2>&1 || need_apt+=(mousepad)  # GTK editor + its save dialog
+command -v galculator >/dev/null 2>&1 || need_apt+=(galculator)  # GTK calculator
 "${PYTHON:-python3}" -c "import ensurepip" 2>/dev/null || need_apt+=(python3-venv)  # for .venv
 if [ ${#need_apt[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then

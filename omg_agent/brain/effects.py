@@ -75,10 +75,18 @@ def _flips(before: Sequence[UIElement], after: Sequence[UIElement],
         if old is None:
             continue
         if e.checkable and old.checkable and old.checked != e.checked:
-            out.append(f"switch {_name(e, after)!r} now {'on' if e.checked else 'off'}")
+            out.append(_flipped(e, _name(e, after)))
         elif old.selected != e.selected:
             out.append(f"{_name(e, after)!r} now {'selected' if e.selected else 'not selected'}")
     return out
+
+
+def _flipped(e: UIElement, name: str) -> str:
+    """A ticked control as it is called: ``switch 'Wi-Fi' now off``, ``checkbox 'Mon' now
+    checked`` (a checkbox, chip or radio is no switch)."""
+    if e.role in ("", "switch"):
+        return f"switch {name!r} now {'on' if e.checked else 'off'}"
+    return f"{e.role} {name!r} now {'checked' if e.checked else 'unchecked'}"
 
 
 def _key(e: UIElement, elements: Sequence[UIElement]) -> tuple[str, str]:

@@ -211,7 +211,9 @@ class Operator:
             vision = self._vision(obs) or ""
             # the system prompt (and the schema) stay the same all run long, what changes
             # comes last: providers' prompt caches serve the prefix
-            messages = [{"role": "system", "content": prompts.operator_system(self.planning)},
+            device = prompts.device_of(self.driver.info().driver)
+            messages = [{"role": "system",
+                         "content": prompts.operator_system(self.planning, device=device)},
                         self.llm.observation_message(self._prompt(ctx, obs, flags, budget),
                                                      shown, marks=self.marks,
                                                      screenshot=bool(vision))]
@@ -256,8 +258,8 @@ class Operator:
         if step.data_output:
             lines.append(f"Save under memory key: {step.data_output}")
         listing = self.memory.prompt_listing(steps=not _sole(ctx))
-        lines += [f"Memory:\n{listing}",
-                  f"Foreground app: {obs.package or '?'} {obs.activity}".rstrip()]
+        lines += [f"Memory:\n{listing}", prompts.foreground_line(
+            obs.package, obs.activity, prompts.device_of(self.driver.info().driver))]
         if kept := self.kept.section():
             lines.append(kept)
         history = compacted(ctx.history, HISTORY, kept=bool(kept),

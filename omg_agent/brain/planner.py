@@ -125,15 +125,21 @@ class Planner:
         self.llm = llm
 
     def plan(self, task: str, *, screen: str = "", apps: str = "",
-             screenshot: Observation | None = None) -> tuple[TaskPlan, CallRecord]:
+             screenshot: Observation | None = None,
+             device: prompts.Device = "phone") -> tuple[TaskPlan, CallRecord]:
         """The first plan of ``task`` (its attempts are not counted as steps); the planner
-        sees the screen as the operator will: the element list and the screenshot."""
+        sees the screen as the operator will: the element list and the screenshot — on a
+        desktop with the foreground app and its window named."""
         user = f"Task: {task}"
         if apps:
-            user += f"\n\nApps on the phone: {apps}"
+            user += f"\n\nApps on {'this computer' if device == 'desktop' else 'the phone'}: "
+            user += apps
+        if device == "desktop" and screenshot is not None:
+            user += "\n\n" + prompts.foreground_line(screenshot.package, screenshot.activity,
+                                                     device)
         if screen:
             user += f"\n\nCurrent screen:\n{screen}"
-        messages = [{"role": "system", "content": prompts.render("planner")},
+        messages = [{"role": "system", "content": prompts.render("planner", device=device)},
                     self._user(user, screenshot)]
         return self.llm.structured(messages, TaskPlan)
 
@@ -143,7 +149,8 @@ class Planner:
                screen: str = "", screenshot: Observation | None = None,
                confirming: bool = False, operator_view: str = "",
                on_attempt: Callable[[CallRecord], None] | None = None,
-               attempts: int | None = None) -> tuple[Replan, CallRecord]:
+               attempts: int | None = None,
+               device: prompts.Device = "phone") -> tuple[Replan, CallRecord]:
         """The strategist's verdict on progress; each reply attempt goes to ``on_attempt``.
 
         ``screenshot`` is the screen the last turn left (the planner sees what the operator
@@ -160,6 +167,9 @@ class Planner:
             parts.append("What the operator knew (its own checklist and notes, its last "
                          "turns) — plan from here, do not redo what it did:\n" + operator_view)
         parts.append(f"Memory:\n{memory}")
+        if device == "desktop" and screenshot is not None:
+            parts.append(prompts.foreground_line(screenshot.package, screenshot.activity,
+                                                 device))
         if screen:
             parts.append(f"Current screen:\n{screen}")
         if user_answer is not None:
@@ -170,7 +180,7 @@ class Planner:
                          "screenshot and the element list: 'done' only if they show "
                          "the task achieved, with the elements that show it as evidence; "
                          "otherwise replan the missing part.")
-        messages = [{"role": "system", "content": prompts.render("replan")},
+        messages = [{"role": "system", "content": prompts.render("replan", device=device)},
                     self._user("\n\n".join(parts), screenshot)]
         return self.llm.structured(messages, Replan, on_attempt=on_attempt, attempts=attempts)
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from omg_agent.brain import dialogue, honest
+from omg_agent.brain import dialogue, honest, prompts
 from omg_agent.brain.budget import StopReport
 from omg_agent.brain.loopwatch import plan_text
 from omg_agent.brain.modes import task_as_plan
@@ -58,7 +58,8 @@ def plan(run: RunContext, planner: Planner, task: str, plan_file: Path | None) -
         obs = run.driver.observe()
         honest.look(run, obs)  # the run's first screen: every check's baseline
         first, record = planner_call(run, planner, lambda: planner.plan(
-            task, screen=screen_summary(obs, mask=_mask(planner)), screenshot=obs))
+            task, screen=screen_summary(obs, mask=_mask(planner)), screenshot=obs,
+            device=prompts.device_of(run.driver.info().driver)))
         tokens = {"prompt_tokens": record.prompt_tokens,
                   "completion_tokens": record.completion_tokens}
     s.todo = TodoList.of(first)
@@ -87,7 +88,8 @@ def replan(run: RunContext, planner: Planner, operator: Operator) -> None:
         screen=screen_summary(s.last_obs, mask=_mask(planner)) if s.last_obs else "",
         screenshot=s.last_obs, confirming=confirming, operator_view=operator_view(run),
         on_attempt=s.budget.counter("replan", tries := s.budget.attempts(
-            run.settings.parse_attempts)), attempts=tries))
+            run.settings.parse_attempts)), attempts=tries,
+        device=prompts.device_of(run.driver.info().driver)))
     if confirming:  # counted per task (bench calls, the result): the cost of prose ends
         s.confirm_calls += planner.llm.totals.replies - before
     run.event("replan", status=reply.status, response=reply.response,

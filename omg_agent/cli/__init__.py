@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 import typer  # noqa: E402
 
 from omg_agent.cli import console  # noqa: E402
+from omg_agent.cli.helpfmt import PlainHelpGroup  # noqa: E402
 
 if TYPE_CHECKING:
     app: typer.Typer  # the whole app, built on first use (module ``__getattr__``)
@@ -51,6 +52,7 @@ def build_app(groups: tuple[str, ...] = GROUPS) -> typer.Typer:
     # docstrings' source line breaks never show (a help text's `<word>` would vanish as HTML)
     built = typer.Typer(help="OMG-Agent: automate an Android phone from a plain-language "
                              "task.\n\nExample: omg-agent demo", no_args_is_help=True,
+                        cls=PlainHelpGroup,  # help without Python types (cli/helpfmt.py)
                         rich_markup_mode="markdown",
                         context_settings={"help_option_names": ["-h", "--help"]})
     built.callback()(_main)

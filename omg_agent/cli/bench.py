@@ -39,11 +39,9 @@ def observe(
 ) -> None:
     """Observation pipelines, element-list tokens, OCR and input batching on vphones.
 
-    Examples:
+    Example: omg-agent bench observe --steps 30
 
-      omg-agent bench observe --steps 30
-
-      omg-agent bench observe --steps 10 --ocr-runs 3 --input-runs 3 --json
+    Example: omg-agent bench observe --steps 10 --ocr-runs 3 --input-runs 3 --json
     """
     from omg_agent.bench import observe as bench
 
@@ -112,11 +110,9 @@ def calls(
     """Model calls and tokens (in, out, cached) per planning mode and vision, side by side,
     on vphone tasks.
 
-    Examples:
+    Example: omg-agent bench calls --noise moderate
 
-      omg-agent bench calls --noise moderate
-
-      omg-agent bench calls --tasks 3 --noise none --modes flat,adaptive --vision auto --json
+    Example: omg-agent bench calls --tasks 3 --noise none --modes flat,adaptive --vision auto --json
     """
     from omg_agent.bench.calls import compare, parse_modes, parse_visions, table
 
@@ -176,19 +172,18 @@ def suite(
     every run's trace report. Success is read from the phone's state. Exit 1 if a run
     crashed or the setup is wrong.
 
-    Examples:
+    Example: omg-agent bench suite --model sim
 
-      omg-agent bench suite --model sim
+    Example: omg-agent bench suite --model sim --tasks cross-app,settings.wifi --repeat 3
 
-      omg-agent bench suite --model sim --tasks cross-app,settings.wifi --repeat 3
+    Example: omg-agent bench suite --model sim --config one:bundling=single
+    --config many:bundling=multi
 
-      omg-agent bench suite --model sim --config one:bundling=single --config many:bundling=multi
+    Example: omg-agent bench suite --model http://localhost:8000/v1 --parallel 1 --json
 
-      omg-agent bench suite --model http://localhost:8000/v1 --parallel 1 --json
+    Example: omg-agent bench suite --list --tasks zh
 
-      omg-agent bench suite --list --tasks zh
-
-      omg-agent bench suite --model sim --ray auto
+    Example: omg-agent bench suite --model sim --ray auto
     """
     if list_only:
         from omg_agent.bench.suite import load_tasks
@@ -230,13 +225,12 @@ def guards(
     and whether runs the user said no in end declined. Writes guards.json and every run's
     trace.
 
-    Examples:
+    Example: omg-agent bench guards --repeat 1
 
-      omg-agent bench guards --repeat 1
+    Example: omg-agent bench guards --tasks injection,hazard.dead_update_button
+    --parallel 1 --per-task
 
-      omg-agent bench guards --tasks injection,hazard.dead_update_button --parallel 1 --per-task
-
-      omg-agent bench guards --models hostile --tasks sensitive,injection
+    Example: omg-agent bench guards --models hostile --tasks sensitive,injection
     """
     run_guards_bench(GuardsOptions(noise, tasks, models, repeat, parallel, seed, max_steps,
                                    out, per_task, as_json))
@@ -252,11 +246,9 @@ def perception(
     elements under a higher window, system-bar elements, unlabeled tappables, and the anchor
     check (every labelled element's label resolves inside it, or is reported ambiguous).
 
-    Examples:
+    Example: omg-agent bench perception tests/fixtures/real_dumps
 
-      omg-agent bench perception tests/fixtures/real_dumps
-
-      omg-agent bench perception ~/dumps --json
+    Example: omg-agent bench perception ~/dumps --json
     """
     from omg_agent.bench.perception import as_json as stats_json
     from omg_agent.bench.perception import check_folder, run, table
@@ -271,6 +263,28 @@ def perception(
     else:
         typer.echo(table(rows))
         typer.echo(f"\nCommand: {shlex.join(['omg-agent', 'bench', 'perception', str(folder)])}")
+
+
+@app.command()
+def desktop(
+    runs: int = typer.Option(5, help="Looks per app and pipeline (the median is shown)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the measurements as JSON."),
+) -> None:
+    """The accessibility tree vs OCR on real desktop apps in a private Xvfb session:
+    elements found vs a hand count, wrong or missed anchors, ms per look.
+
+    Example: omg-agent bench desktop --runs 5
+    """
+    from omg_agent.bench.desktop import bench_desktop, table
+
+    try:
+        rows = bench_desktop(runs, progress=lambda name: typer.echo(f"measuring {name}…"))
+    except OmgError as exc:
+        fail(str(exc))
+    if as_json:
+        _print_json([dataclasses.asdict(r) for r in rows])
+        return
+    typer.echo(f"{table(rows)}\n\nCommand: omg-agent bench desktop --runs {runs}")
 
 
 @app.command()
@@ -290,11 +304,9 @@ def macro(
     checkpoints) vs the flow replay and the replay cache: model calls, screenshots, device
     shell calls, wall time, correctness.
 
-    Examples:
+    Example: omg-agent bench macro
 
-      omg-agent bench macro
-
-      omg-agent bench macro --modes "step-by-step,one action a call,macros" --json
+    Example: omg-agent bench macro --modes "step-by-step,one action a call,macros" --json
     """
     from omg_agent.bench.macro import run_bench, table
     from omg_agent.bench.macro import tasks as macro_tasks
@@ -338,11 +350,9 @@ def mirror(
     click → tap and click → frame, with 1 and 5 viewers (``omg-agent mirror`` in its own
     process, viewers over WebSocket).
 
-    Examples:
+    Example: omg-agent bench mirror
 
-      omg-agent bench mirror
-
-      omg-agent bench mirror --viewers 5 --changes 10 --json
+    Example: omg-agent bench mirror --viewers 5 --changes 10 --json
     """
     from omg_agent.bench.mirror import as_dicts, run_bench, table
     from omg_agent.hitl.security import MAX_VIEWERS

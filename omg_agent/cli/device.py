@@ -198,7 +198,11 @@ def tap(
     """Tap an element by text, id, description, resource id or a 0–1000 point. A tap on a
     sensitive control (Pay, Send, Delete, …) asks first; exit 5 with no terminal.
 
-    Examples: omg-agent tap --text "设置" · omg-agent tap --id 7 · omg-agent tap --point 500,500
+    Example: omg-agent tap --text "设置"
+
+    Example: omg-agent tap --id 7
+
+    Example: omg-agent tap --point 500,500
     """
     target = _target(text, element, point, desc, resource_id)
     _run(device, driver, {"type": "tap", "target": target}, wait, yes, allow)
@@ -242,7 +246,9 @@ def swipe(
     """Swipe by direction, or from one point to another (a swipe that barely moves is a
     tap, and is judged as one).
 
-    Examples: omg-agent swipe up · omg-agent swipe --from 500,800 --to 500,200
+    Example: omg-agent swipe up
+
+    Example: omg-agent swipe --from 500,800 --to 500,200
     """
     action: dict[str, Any] = {"type": "swipe", "duration_ms": duration}
     if direction is not None:
@@ -340,7 +346,9 @@ def launch(
 ) -> None:
     """Open an app by name or package.
 
-    Example: omg-agent launch Notes · omg-agent launch 设置
+    Example: omg-agent launch Notes
+
+    Example: omg-agent launch 设置
     """
     from omg_agent.cli.lease import driving
 

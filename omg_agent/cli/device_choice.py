@@ -5,7 +5,7 @@ line naming what is accepted; and whether a uiautomator2 server already answers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import adbutils
 import typer
@@ -17,7 +17,20 @@ if TYPE_CHECKING:  # the drivers load with the command that uses one
     from omg_agent.drivers.base import Driver
     from omg_agent.drivers.ports import InputJudge
 
-DeviceOpt = typer.Option(None, "--device", "-s", help="Serial (default: the only device).")
+#: how every command's ``--device`` begins its help; a command adds what else it accepts
+DEVICE_HELP = "The device's adb serial (omg-agent devices lists them)."
+ONLY_ONE = "Default: the only one attached."
+OR_VPHONE = "'vphone' starts one; default: the only one attached, else a new vphone."
+
+
+def device_option(more: str = ONLY_ONE, default: Any = None) -> Any:
+    """The ``--device``/``-s SERIAL`` option, worded the same in every command: its help is
+    :data:`DEVICE_HELP`, then ``more`` (what else this command accepts)."""
+    return typer.Option(default, "--device", "-s", metavar="SERIAL",
+                        help=f"{DEVICE_HELP} {more}".strip())
+
+
+DeviceOpt = device_option()
 DriverOpt = typer.Option("auto", "--driver", help="adb, u2 or auto (measured once per model).")
 
 

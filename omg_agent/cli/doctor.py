@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import console
+from omg_agent.cli.device_choice import device_option
 from omg_agent.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -23,8 +24,7 @@ MARKS = {"ok": "[green]✔[/green]", "warn": "[yellow]![/yellow]", "fail": "[red
 
 
 def doctor(
-    device: str | None = typer.Option(None, "--device", "-s",
-                                      help="Check only this device (default: every one)."),
+    device: str | None = device_option("Default: every device attached."),
     only: str | None = typer.Option(None, "--only",
                                     help=f"Comma-separated areas to check: {', '.join(AREAS)}."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),

@@ -13,12 +13,17 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import err_console, fail
+from omg_agent.cli.device_choice import device_option
 from omg_agent.errors import OmgError
 
 app = typer.Typer(help="Run many tasks on many devices: a local pool, or Ray across hosts.\n\n"
                        "Example: omg-agent fleet run TASKS.yaml --vphones 2",
                   no_args_is_help=True)
 DEFAULT_OUT = Path("runs/fleet")
+_POOL_DEVICE = device_option("Local pool: repeatable; SERIAL@HOST:PORT for one on a remote "
+                             "adb server.", default=[])
+_OFFER_DEVICE = device_option("Offer only these (repeatable; default: your own phones and "
+                              "those whose owner cannot be told).", default=[])
 
 
 def fleet_line(print_line: Any) -> Any:
@@ -33,18 +38,22 @@ def fleet_line(print_line: Any) -> Any:
     return on_run
 
 
-def open_backend(ray: str | None, devices: list[str], vphones: int, out: Path) -> Any:
-    """The Ray backend on the cluster at ``ray``, else a local pool over the devices."""
+def open_backend(ray: str | None, devices: list[str], vphones: int, out: Path,
+                 jobs: Any = ()) -> Any:
+    """The Ray backend on the cluster at ``ray``, else a local pool over the devices; a job
+    of ``jobs`` no device of the local pool could run is refused before any is asked."""
     if ray is not None:
         from omg_agent.fleet.ray_backend import RayBackend
 
         return RayBackend(ray)
     from omg_agent.fleet.devices import local_devices
     from omg_agent.fleet.local_backend import LocalBackend
+    from omg_agent.fleet.preflight import check_jobs
 
     chosen = local_devices(devices, vphones)
     if not chosen:
         fail("no devices: give --device SERIAL (repeatable) and/or --vphones N, or --ray")
+    check_jobs(jobs, chosen, census=False)
     return LocalBackend(chosen, out)
 
 
@@ -53,8 +62,7 @@ def run(
     tasks_file: Path = typer.Argument(..., help="TASKS.yaml (see docs/guide/fleet.md)."),
     ray: str | None = typer.Option(None, "--ray", help="Run on the Ray cluster at this "
                                    "address ('auto': the one this machine joined)."),
-    device: list[str] = typer.Option([], "--device", help="Local pool: an adb serial, or "
-                                     "SERIAL@HOST:PORT on a remote adb server (repeatable)."),
+    device: list[str] = _POOL_DEVICE,
     vphones: int = typer.Option(0, "--vphones", min=0, max=64,
                                 help="Local pool: vphone slots for suite: tasks."),
     model: str | None = typer.Option(None, "--model", help="In place of the file's model: "
@@ -72,14 +80,17 @@ def run(
     once; a phone another agent drives is not used. Exit 1 unless every task is done. A
     goal's words ("you may pay") grant nothing: only --allow does.
 
-    Examples:
+    Every task is checked before any device is used: one that is malformed, needs a model
+    the file lacks, or that no device of the pool could run stops the fleet in one line
+    naming it. Results: fleet.json, and index.html linking every run's report.
 
-      omg-agent fleet run tasks.yaml --vphones 2
+    Example: omg-agent fleet run tasks.yaml --vphones 2
 
-      omg-agent fleet run tasks.yaml --ray auto
+    Example: omg-agent fleet run tasks.yaml --ray auto
     """
     from omg_agent.cli.bench_runs import out_dir, refuse_busy_out
     from omg_agent.fleet.jobs import file_jobs
+    from omg_agent.fleet.preflight import check_jobs
     from omg_agent.fleet.scheduler import run_fleet
     from omg_agent.fleet.taskfile import load_tasks_file
 
@@ -88,10 +99,14 @@ def run(
         spec = load_tasks_file(tasks_file)
         folder = out_dir(out, DEFAULT_OUT)
         jobs = file_jobs(spec, folder, model, allow=_allow(allow))
-        backend = open_backend(ray, device, vphones, folder)
+        backend = open_backend(ray, device, vphones, folder, jobs)
     except OmgError as exc:
         fail(str(exc))
     with backend:
+        try:
+            check_jobs(jobs, backend.devices())  # their census: profiles and apps
+        except OmgError as exc:
+            fail(str(exc))
         err_console.print(f"{len(jobs)} tasks on {len(backend.devices())} devices "
                           f"({backend.name}) → {folder}", highlight=False)
         result = run_fleet(jobs, backend, folder,
@@ -103,12 +118,14 @@ def _report(result: Any, folder: Path, as_json: bool) -> None:
     """fleet.json, the notes, and the records (JSON) or one summary line; exit 1 unless
     every task is done."""
     from omg_agent.durable import write_atomic
+    from omg_agent.fleet.index import write_index
 
     counts = result.tally()
     write_atomic(folder / "fleet.json", json.dumps(  # whole or not at all, as every record
         {"backend": result.backend, "wall_s": result.wall_s, "summary": counts,
          "notes": result.notes, "records": result.records},
         ensure_ascii=False, indent=1, default=str))
+    index = write_index(folder, result.records, counts)
     for note in result.notes:
         err_console.print(f"note: {escape(note)}", highlight=False)
     if as_json:
@@ -117,7 +134,7 @@ def _report(result: Any, folder: Path, as_json: bool) -> None:
         typer.echo(f"{counts['done']} done, {counts['failed']} failed, "
                    f"{counts['never_started']} never started of {len(result.records)} tasks "
                    f"in {result.wall_s:.1f} s on {len(result.devices)} devices "
-                   f"({result.backend}); results: {folder / 'fleet.json'}")
+                   f"({result.backend}); results: {folder / 'fleet.json'}, {index}")
     if counts["done"] != len(result.records):
         raise typer.Exit(1)
 
@@ -139,24 +156,51 @@ def _allow(items: list[str]) -> str | None:
 def resources(
     vphones: int = typer.Option(0, "--vphones", min=0, max=64,
                                 help="Also offer this many vphone slots (suite tasks)."),
-    host: str | None = typer.Option(None, "-H", help="A remote adb server's host."),
-    port: int | None = typer.Option(None, "-P", help="The adb server's port (default 5037)."),
+    device: list[str] = _OFFER_DEVICE,
+    host: str | None = typer.Option(None, "--adb-host", "-H", metavar="HOST",
+                                    help="A remote adb server's host (as adb -H)."),
+    port: int | None = typer.Option(None, "--adb-port", "-P", metavar="PORT",
+                                    help="The adb server's port (as adb -P; default 5037)."),
     no_adb: bool = typer.Option(False, "--no-adb", help="Offer only the vphone slots."),
 ) -> None:
     """Print this node's devices as Ray custom resources (JSON), for
     `ray start --resources "$(omg-agent fleet resources)"`.
 
-    Example: omg-agent fleet resources --vphones 2 -H 10.0.0.5 -P 5037
+    The local adb server serves every user of this machine: of the phones it sees, this
+    offers yours (a vphone or emulator your processes serve) and those whose owner cannot
+    be told (USB), and names the others' with their users on stderr. On a remote adb server
+    (--adb-host) it offers every phone.
+
+    Example: omg-agent fleet resources --vphones 2 --adb-host 10.0.0.5 --adb-port 5037
+
+    Example: omg-agent fleet resources --device emulator-5554
     """
     from adbutils.errors import AdbError
 
     from omg_agent.fleet.devices import local_devices, resources_json, seen_by_adb
 
     try:
-        serials = [] if no_adb else seen_by_adb(host, port)
+        serials = device or ([] if no_adb else seen_by_adb(host, port))
+        if not device and host is None:
+            serials = _own_phones(serials)
         typer.echo(resources_json(local_devices(serials, vphones)))
     except (OmgError, OSError, AdbError) as exc:
         fail(f"cannot list the adb server's devices: {exc}")
+
+
+def _own_phones(serials: list[str]) -> list[str]:
+    """This user's phones and those of no known owner; a note on stderr for each kind."""
+    from omg_agent.fleet.owners import split_by_owner
+
+    mine, unknown, others = split_by_owner(serials)
+    if unknown:
+        err_console.print("note: owner unknown (USB or another host), offered: "
+                          + ", ".join(unknown), markup=False, highlight=False)
+    if others:
+        err_console.print("note: other users' phones, not offered (name one with --device "
+                          "to offer it): " + ", ".join(f"{s} ({u})" for s, u in others.items()),
+                          markup=False, highlight=False)
+    return [s for s in serials if s in mine or s in unknown]
 
 
 def suite_on_ray(plan: Any, folder: Path, address: str, on_run: Any) -> Any:

@@ -22,6 +22,7 @@ import typer
 from rich.markup import escape
 
 from omg_agent.cli.console import console, err_console, fail
+from omg_agent.cli.device_choice import OR_VPHONE, DeviceOpt, device_option
 from omg_agent.cli.lease import WaitDeviceCommand, driving, take_lease, wait_device_option
 from omg_agent.errors import OmgError
 
@@ -40,12 +41,12 @@ EXIT = {"done": 0, "failed": 1, "needs_confirmation": 5}
 def run(
     spec: str = typer.Argument(..., metavar="FILE", help="A flow file (YAML), or "
                                "builtin:NAME for a flow shipped with omg-agent."),
-    device: str | None = typer.Option(None, "--device", "-s", help="adb serial, or "
-                                      "'vphone' to start one (also without any device)."),
+    device: str | None = device_option(OR_VPHONE),
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
     var: list[str] = typer.Option([], "--var", help="NAME=VALUE for $NAME (repeatable)."),
-    secret: list[str] = typer.Option([], "--secret", help="NAME=VALUE for {{secret:NAME}}: "
-                                     "typed, never written anywhere (repeatable)."),
+    secret: list[str] = typer.Option([], "--secret", metavar="NAME=VALUE", help="A secret "
+                                     "for {{secret:NAME}}: typed, never written anywhere "
+                                     "(repeatable)."),
     allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "
                                     "(payment, delete, send, …), optionally send:Bob."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where traces go."),
@@ -156,7 +157,7 @@ def from_trace(
 @app.command("record")
 def record(
     out: Path = typer.Option(..., "--out", "-o", help="The flow file to write."),
-    device: str | None = typer.Option(None, "--device", "-s", help="adb serial."),
+    device: str | None = DeviceOpt,
     driver: str = typer.Option("auto", "--driver", help="adb, u2 or auto."),
 ) -> None:
     """Record a flow as you act on the phone from this terminal: each tap names an element
@@ -168,7 +169,7 @@ def record(
 
     Example: omg-agent flow record -o my_flow.yaml --device 127.0.0.1:5555
 
-    Example: printf 'launch Settings\ncheck 3\n' | omg-agent flow record -o settings.yaml
+    Example: printf 'launch Settings\\ncheck 3\\n' | omg-agent flow record -o settings.yaml
     """
     from omg_agent.cli.device_choice import open_driver
     from omg_agent.flows.recorder_cli import record_session

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from omg_agent.cli.console import fail
+from omg_agent.cli.device_choice import DeviceOpt
 from omg_agent.errors import ConfigError, OmgError
 
 app = typer.Typer(help="Macros: repeated work compiled to batched adb shell calls.\n\n"
@@ -144,7 +145,7 @@ def run_(
                                      help="Stop after this many items."),
     until: str | None = typer.Option(None, "--until", metavar="TEXT",
                                      help="Stop once this text shows."),
-    device: str | None = typer.Option(None, "--device", "-s", help="adb serial."),
+    device: str | None = DeviceOpt,
     app_: str | None = typer.Option(None, "--app", help="The app package, when several "
                                     "macros share the name."),
     allow: list[str] = typer.Option([], "--allow", help="Pre-authorise a sensitive class "

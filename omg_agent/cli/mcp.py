@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperCommand
 
 from omg_agent.cli.console import err_console, fail
+from omg_agent.cli.device_choice import ONLY_ONE, device_option
 from omg_agent.errors import OmgError
 
 DEFAULT_PORT = 8765
@@ -41,9 +42,7 @@ def bare_http(args: list[str]) -> list[str]:
 
 
 def mcp(
-    device: str | None = typer.Option(None, "--device", "-s", help="The phone to drive "
-                                      "(default: the only one attached; a tool may name "
-                                      "another)."),
+    device: str | None = device_option(f"{ONLY_ONE} A tool may name another."),
     http: int | None = typer.Option(
         None, HTTP_OPTION, metavar="[PORT]", min=1, max=65535, help="Serve streamable HTTP "
         f"on 127.0.0.1:PORT (default {DEFAULT_PORT}) instead of stdio; every request needs "
@@ -58,10 +57,11 @@ def mcp(
         "also answer itself) or mirror (a page this server prints a one-time link to on "
         "stderr; the client cannot answer there)."),
 ) -> None:
-    """Serve the phone as MCP tools: devices, observe, tap/type/swipe/key/launch, run a
-    task, answer/approve/decline a held run, run a flow; recent runs as resources. A
-    sensitive action from the client waits for the user's yes (asked through the client,
-    or on the mirror page with --approve-on mirror).
+    """Serve the phone as MCP tools: devices, observe (element list; screenshot none, jpeg
+    or png), list/stop apps, tap/type/swipe/scroll/key/launch/open a URL, run a task,
+    answer/approve/decline a held run, run a flow; recent runs and their summaries as
+    resources. A sensitive action from the client waits for the user's yes (asked through
+    the client, or on the mirror page with --approve-on mirror).
 
     Example: omg-agent mcp
 

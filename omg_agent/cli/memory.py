@@ -152,7 +152,9 @@ def learned(delete: str | None = typer.Option(None, "--delete", metavar="ID",
     Each entry is offered, as a flow, before the model when a run meets the same app, screen
     and step again.
 
-    Examples: omg-agent memory learned; omg-agent memory learned --delete ID
+    Example: omg-agent memory learned
+
+    Example: omg-agent memory learned --delete ID
     """
     from omg_agent.hitl.learn import LearnedStore
 

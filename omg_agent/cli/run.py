@@ -59,6 +59,7 @@ from omg_agent.cli.console import (
     printing_cannot_fail,
     shortened,
 )
+from omg_agent.cli.device_choice import OR_VPHONE, device_option
 from omg_agent.cli.dryrun import print_dry
 from omg_agent.cli.lease import WaitDeviceCommand, wait_device_option
 from omg_agent.cli.runjob import RunJob
@@ -110,10 +111,10 @@ RUN_HELP = "\n\n".join((
 
 # -- the options (typer reads them from the signature's defaults) ----------------------------
 _TASK = typer.Argument(None, help="What to do, in plain language.")
-_DEVICE = typer.Option(
-    [], "--device", "-s", help="adb serial, 'vphone' to start one, or desktop / desktop=:99 "
-    "(an X display). Twice or more for a task across devices: --device phone=SERIAL "
-    "--device desktop=local (each plan step names its device).")
+_DEVICE = device_option(
+    f"{OR_VPHONE} desktop or desktop=:99 drives an X display. Twice or more for a task "
+    "across devices: --device phone=SERIAL --device desktop=local (each plan step names its "
+    "device).", default=[])
 _DRIVER = typer.Option("auto", "--driver", help="adb, u2 or auto.")
 _MAX_STEPS = typer.Option(None, "--max-steps", help="Step budget.")
 _PLAN = typer.Option(None, "--plan", help="A predefined plan (YAML).")
@@ -127,9 +128,9 @@ _API_KEY = typer.Option(
     "machine can read a command line. Never written to the trace or logs.")
 _RUNS_DIR = typer.Option(None, "--runs-dir", help="Where traces go.")
 _SECRET = typer.Option(
-    [], "--secret", help="NAME=VALUE: a secret the task uses as {{secret:NAME}}; the model "
-    "and every file see only the placeholder (repeatable; names ignore case). It is typed "
-    "only into a password field of the app the task names; NAME@APP:FIELD=VALUE (or "
+    [], "--secret", metavar="NAME=VALUE", help="A secret the task uses as {{secret:NAME}}; "
+    "the model and every file see only the placeholder (repeatable; names ignore case). It "
+    "is typed only into a password field of the app the task names; NAME@APP:FIELD=VALUE (or "
     "NAME@APP:FIELD for a secret given elsewhere) binds it to that app's field. Prefer "
     "OMG_SECRET_NAME: other users of this machine can read a command line (process "
     "list), and your shell keeps it in its history.")
@@ -139,9 +140,9 @@ _ALLOW = typer.Option(
     "send:Bob. A payment may carry a limit: payment:<=100, payment:Shop<=¥100, payment:<5 "
     "(strictly less), payment:¥100 (at most that); above it, in another currency or with no "
     "amount on the screen, the gate asks. Repeatable; everything else asks first.")
-_RESUME = typer.Option(None, "--resume", help="A run folder to go on with: an interrupted "
-                       "run (killed, Ctrl-C), or one that stopped for an answer or a "
-                       "confirmation.")
+_RESUME = typer.Option(None, "--resume", metavar="RUN_DIR", help="A run folder to go on "
+                       "with: an interrupted run (killed, Ctrl-C), or one that stopped for an "
+                       "answer or a confirmation.")
 _ANSWER = typer.Option(None, "--answer", help="With --resume: the answer to its question, "
                        "or yes / no to its held action.")
 _DRY_RUN = typer.Option(False, "--dry-run", help="Run the whole agent but send nothing to "
@@ -158,8 +159,9 @@ _PLANNING = typer.Option(
     "the operator keeps its own checklist; the planner only once a step failed), adaptive "
     "(plan once, again after a failure or an answer), replan-each (again after every step) "
     "or flat (no planner, one action per model call).")
-_TIMEOUT = typer.Option(None, "--timeout", min=0.001, help="Deadline of the run in seconds: "
-                        "past it the run stops at the next step (status failed, saying so).")
+_TIMEOUT = typer.Option(None, "--timeout", metavar="SECONDS", min=0.001, help="Deadline of "
+                        "the run in seconds: past it the run stops at the next step (status "
+                        "failed, saying so).")
 _NO_MACROS = typer.Option(False, "--no-macros", help="Never offer the operator a macro for "
                           "repeated work (batched taps with checkpoints).")
 _NO_CACHE = typer.Option(False, "--no-cache", help="Do not replay a flow cached from an "
@@ -167,6 +169,8 @@ _NO_CACHE = typer.Option(False, "--no-cache", help="Do not replay a flow cached 
 _MIRROR = typer.Option(False, "--mirror", help="Show the phone live in a browser (127.0.0.1, "
                        "one-time link): watch, drive, answer questions and approve sensitive "
                        "actions there or on the terminal.")
+_MIRROR_PORT = typer.Option(None, "--mirror-port", min=0, max=65535, help="The mirror's port "
+                            "(0: any free one); implies --mirror.")
 
 
 def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _DRIVER,
@@ -179,8 +183,10 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
         vision: str | None = _VISION, planning: str | None = _PLANNING,
         timeout: float | None = _TIMEOUT, no_macros: bool = _NO_MACROS,
         no_cache: bool = _NO_CACHE, mirror: bool = _MIRROR,
+        mirror_port: int | None = _MIRROR_PORT,
         wait_device: float | None = wait_device_option()) -> None:
     """Run one task on the phone and print the result (help: :data:`RUN_HELP`)."""
+    mirror = mirror or mirror_port is not None
     several = several_devices(devices)
     device = next(iter(several_devices(devices, 1).values()), None) if not several else None
     _check_usage(task, resume, answer, planning)
@@ -205,7 +211,7 @@ def run(task: str | None = _TASK, devices: list[str] = _DEVICE, driver: str = _D
         job.devices, no_cache, no_macros = several, True, True  # both are phone-only
     job.use_cache = not (no_cache or dry_run)
     job.use_macros = not (no_macros or dry_run)  # a macro talks to the shell: never dry
-    job.mirror, job.wait_device = mirror, wait_device
+    job.mirror, job.mirror_port, job.wait_device = mirror, mirror_port or 0, wait_device
     result, run_dir = _carried_out(job, task, plan, sim, resume, answer)
     if dry_run:  # its own ending: what would have been sent, never a loop or a resume
         with printing_cannot_fail():

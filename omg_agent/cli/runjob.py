@@ -46,6 +46,7 @@ class RunJob:
         self.use_cache = False  # run() turns it on unless --no-cache / --dry-run
         self.use_macros = False  # … and macros unless --no-macros / --dry-run
         self.mirror = False  # --mirror: questions and approvals on the page too
+        self.mirror_port = 0  # --mirror-port (0: any free one)
         self.devices: dict[str, str] = {}  # name -> serial / desktop spec: several devices
         self.disk: OSError | None = None  # the write the disk refused, if one was
         self.planned: list[str] = []  # --dry-run: what would have been sent, in order
@@ -172,7 +173,8 @@ class RunJob:
             ask, confirm, page = attach_mirror(stack, driver, hooks.ask, hooks.confirm,
                                                lambda url: err_console.print(
                                                    f"mirror: open {url}", soft_wrap=True,
-                                                   highlight=False))
+                                                   highlight=False),
+                                               port=self.mirror_port)
             hooks = replace(hooks, ask=ask, confirm=confirm,
                             on_progress=progress_hook(page, hooks.on_progress, secrets.scrub,
                                                       task))

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
+from typing import TextIO
 
 import typer
 
-from omg_agent.cli.console import console, fail
+from omg_agent.cli.console import console, err_console, fail
 from omg_agent.errors import OmgError
 from omg_agent.vphone import adbhost, daemon
 from omg_agent.vphone.faults import FAULTS, default_adb_port
 from omg_agent.vphone.profile import PROFILES
 
+EXIT_HELD = 5  # as a held sensitive action: nobody at a terminal to say yes
+EXIT_DECLINED = 6  # as `omg-agent run` when the user said no
 LIST_FIELDS = ("port", "pid", "seed", "profile", "latency", "serial", "control_port")
 
 app = typer.Typer(help="Run the virtual phone (vphone): a simulated Android device that "
@@ -155,23 +159,48 @@ def fault(
         None, "--adb-port", help="adb_kill: the adb server's port (default: "
         "$ANDROID_ADB_SERVER_PORT or 5037)."),
     port: int | None = typer.Option(None, help="Port of the vphone."),
+    yes: bool = typer.Option(False, "--yes", help="adb_kill: kill the adb server without "
+                             "asking (needed without a terminal)."),
 ) -> None:
     """Inject a fault now, at a given moment (--at) or at a random one (--within): drop
     transports, go offline, add latency, crash the app, show ANR, turn the screen off
     (locked), kill the adb server.
 
+    adb_kill kills the adb server every adb user and tool on this machine shares: it warns
+    and asks first (without a terminal it needs --yes; a private server: --adb-port).
+
     Example: omg-agent vphone fault offline --seconds 5
 
-    Example: omg-agent vphone fault adb_kill --within 30 --seed 7
+    Example: omg-agent vphone fault adb_kill --within 30 --seed 7 --adb-port 5038 --yes
     """
     body: dict = {"kind": kind, "seconds": seconds, "at": at, "within": within,
                   "seed": seed, "pin": pin, "adb_port": adb_port or default_adb_port()}
+    if kind == "adb_kill":
+        confirm_adb_kill(body["adb_port"], yes)
     try:
         record = daemon.read_record(port)
         answer = daemon.control(record, "POST", "/fault", body)
         console.print(answer["done"])
     except OmgError as exc:
         fail(str(exc))
+
+
+def confirm_adb_kill(adb_port: int, yes: bool, stdin: TextIO | None = None) -> None:
+    """Warn that the adb server on ``adb_port`` is shared, then go on only on ``yes`` or a
+    "y" typed at a terminal: exit 5 without a terminal (as a held action), 6 on a no."""
+    stdin = stdin or sys.stdin
+    err_console.print(f"warning: adb_kill kills the adb server on port {adb_port}, which every "
+                      "adb user and tool on this machine shares: other users' runs, IDEs "
+                      "and emulators lose their devices until it restarts.",
+                      markup=False, highlight=False, soft_wrap=True)
+    if yes:
+        return
+    if not stdin.isatty():
+        fail("no terminal to ask: pass --yes to kill it (or --adb-port PORT for a private "
+             "adb server)", code=EXIT_HELD)
+    err_console.print("Kill it? [y/N] ", markup=False, highlight=False, end="")
+    if stdin.readline().strip().lower() not in ("y", "yes"):
+        fail("not killed (you said no)", code=EXIT_DECLINED)
 
 
 def check_port(port: int) -> None:

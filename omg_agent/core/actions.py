@@ -32,7 +32,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from omg_agent.core.geometry import NORM_MAX
 from omg_agent.core.hotkeys import combo_keycode, parse_combo
-from omg_agent.core.keys import BOUNDARY_KEYCODES, KEYCODES, KeyName, key_value
+from omg_agent.core.keys import BOUNDARY_KEYCODES, FOCUS_KEYCODES, KEYCODES, KeyName, key_value
 from omg_agent.core.observation import UIElement
 
 # ``$name`` or ``${name}`` in typed text refers to a MemoryBank value.
@@ -395,5 +395,6 @@ def is_boundary(action: Action, element: UIElement | None = None) -> bool:
 
 def ends_bundle(action: Action, element: UIElement | None = None) -> bool:
     """Whether nothing after ``action`` should run on the screen the bundle was decided on: a
-    boundary, or a hand-off."""
-    return is_boundary(action, element) or isinstance(action, AskUser | Done)
+    boundary, a hand-off, or a key that moves the focus (a key after it acts elsewhere)."""
+    return is_boundary(action, element) or isinstance(action, AskUser | Done) or (
+        isinstance(action, Key) and action.keycode in FOCUS_KEYCODES)

@@ -33,8 +33,13 @@ HARMLESS_KEYCODES = frozenset({
     3, 4, 6, 19, 20, 21, 22, 24, 25, 26, 57, 58, 59, 60, 61, 67, 82, 84, 92, 93, 111, 112,
     113, 114, 115, 122, 123, 126, 127, 164, 187, 220, 221, 223, 224,
     *range(7, 19), *range(27, 57), *range(68, 82), *range(85, 91), *range(144, 160)})
-# Keys after which the screen may be anything: navigation, submit, system UI.
-BOUNDARY_KEYCODES = frozenset({3, 4, 5, 6, 23, 26, 66, 82, 84, 111, 187, 223, 224})
+# Keys after which the screen may be anything: navigation, submit, system UI — and every key
+# that activates a focused control as a tap would (SPACE and NUMPAD_ENTER, as ENTER and
+# DPAD_CENTER; attack round "follow-through": [Tab, Space] paid with no question).
+BOUNDARY_KEYCODES = frozenset({3, 4, 5, 6, 23, 26, 62, 66, 82, 84, 111, 160, 187, 223, 224})
+# Keys that move the focus (Tab, the D-pad): what an activating key after them lands on is
+# no longer what the screen before them shows as focused (a focus ring may draw nothing).
+FOCUS_KEYCODES = frozenset({19, 20, 21, 22, 61})
 
 
 def key_value(value: str | int) -> str | int:

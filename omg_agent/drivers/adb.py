@@ -116,6 +116,7 @@ class AdbDriver(ObservingDriver):
         self._no_still: bool | None = None  # the phone cannot say it is still (None: not asked)
         self._ime: tuple[set[str], set[str], str] | None = None
         self._png_only = False
+        self._md5: tuple[bytes, str] | None = None  # the last raw frame and its digest
         self._dump_to_file = False
         self.port = AdbShellPort(self.io, ime_state=self.ime_state, ime_settle_s=ime_settle_s)
         self.loading = LoadingWait(loading_timeout, serial=self.serial)
@@ -130,6 +131,8 @@ class AdbDriver(ObservingDriver):
             lines = self.io.run(f"{INFO_CMD}; {STILL_CMD}").decode(
                 "utf-8", "replace").splitlines()
             self._no_still = not lines or _STILL.match(lines[-1]) is None
+            if not self._no_still:  # it applies every input before it says it is still, so
+                self.port.ime_settle_s = 0.0  # the IME it switches to is bound at once too
             screen = adbparse.parse_screen_info(
                 "\n".join(lines if self._no_still else lines[:-1]))
             status, nav = self._bars
@@ -303,7 +306,11 @@ class AdbDriver(ObservingDriver):
                raw: bytes | None) -> str | None:
         """A frame's token in a settle signal's terms (None: this frame cannot say)."""
         if signal == "digest":
-            return hashlib.md5(raw).hexdigest() if raw and not self._png_only else None
+            if not raw or self._png_only:
+                return None
+            if self._md5 is None or self._md5[0] is not raw:  # a frame is asked for twice:
+                self._md5 = (raw, hashlib.md5(raw).hexdigest())  # as it is looked at, and
+            return self._md5[1]  # as "the screen before" the next action's settle
         return None if image is None else self._screen_token(image)
 
     _frame_token = _token

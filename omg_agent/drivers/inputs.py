@@ -9,6 +9,17 @@ and judged (:mod:`omg_agent.guards.choke`) before the transport sees it. The jud
 given the screen the input lands on (the one the segment was planned on, else the last one
 seen, else a fresh look), the device's touch slop and a way to read pixels. Only the
 human's own gestures (:class:`~omg_agent.drivers.ports.HumanHands`) pass unjudged.
+
+A screen is trusted only as far as the inputs since it was seen are known to leave it: the
+executor's own rule for going on within a segment (:func:`~omg_agent.core.actions.is_boundary`):
+text typed into a field (the screen is updated with it, :func:`typed_screen`), a tap on an
+edit field or a switch, a key that neither activates nor moves the focus. An input after
+any other — a tap on a button, a swipe, Tab or the D-pad (the focus moved, maybe with
+nothing drawn), SPACE — is judged on a fresh look once the screen settles; while inputs wait
+in the port's queue (not on the device yet, so no look can show their effect) it is judged
+with no screen at all: it cannot be classified, and is asked (attack round
+"follow-through": [Tab, Space] on the control before Pay paid with no question, both keys
+judged on the checkout screen as planned, where the focus was on "Navigate up").
 """
 
 from __future__ import annotations
@@ -19,7 +30,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from omg_agent.core.actions import stays_on_screen
 from omg_agent.core.geometry import Bounds, Point
+from omg_agent.core.keys import BOUNDARY_KEYCODES, FOCUS_KEYCODES
 from omg_agent.core.observation import Observation, OcrBox, UIElement
 from omg_agent.drivers.ports import (
     ActionPort,
@@ -47,6 +60,9 @@ class JudgedPort:
         self.screen: Observation | None = None  # what the segment was planned on
         self.aim: UIElement | None = None  # what the executor resolved the action's touch to
         self._typed: InputEffect | None = None  # this action typed: an ENTER submits it
+        # the screen an input that may change it was judged on: never the next one's scene
+        self._changed: Observation | None = None
+        self._queued = False  # inputs judged and waiting in the port's queue
 
     @property
     def calls(self) -> int:
@@ -99,9 +115,11 @@ class JudgedPort:
             self.inner.start(package)
 
     def batch(self) -> list[int]:
+        self._queued = False
         return self.inner.batch()
 
     def discard(self) -> None:
+        self._queued = False
         self.inner.discard()
 
     def packages(self) -> list[str]:
@@ -119,13 +137,35 @@ class JudgedPort:
 
     # -- the scene -------------------------------------------------------------------------
     def _judge(self, effect: InputEffect) -> None:
-        self.judge.judge(effect, self._scene(effect))
+        scene = self._scene(effect)
+        self.judge.judge(effect, scene)
+        self._queued = True
+        if not _keeps(effect, scene.screen, self.aim) and scene.screen is not None:
+            self._changed = scene.screen  # (placed on no screen: the one before stays stale)
 
     def _scene(self, effect: InputEffect) -> InputScene:
         screen = self.screen or self.device.last_observation
+        if screen is not None and screen is self._changed and effect.verb != "start":
+            if self._queued:  # its effect is not on the device yet: nothing shows it
+                return InputScene(None, touch_slop_px(_density(self.device)))
+            screen = self._look()  # an input since may have changed it
         if screen is None and effect.verb != "start":
             screen = self.device.observe()  # a touch is placed on a screen, never blind
-        return InputScene(screen, touch_slop_px(_density(self.device)), self._reader(screen))
+        # the screen now shows none of the queued inputs' effects: no look compares with it
+        look = None if self._queued else self.device.observe
+        return InputScene(screen, touch_slop_px(_density(self.device)), self._reader(screen),
+                          look=look)
+
+    def _look(self) -> Observation:
+        """The screen now, once it settles after the inputs sent (the segment's inputs
+        after this are placed on it)."""
+        settle = getattr(self.device, "wait_settled", None)
+        if callable(settle):
+            settle()
+        screen = self.device.observe()
+        if self.screen is not None:
+            self.screen = screen
+        return screen
 
     def _reader(self, screen: Observation | None) -> Any:
         ocr = getattr(self.device.anchorer, "ocr", None)
@@ -135,6 +175,23 @@ class JudgedPort:
         def read(box: Bounds) -> tuple[OcrBox, ...]:
             return tuple(ocr.read(screen.screenshot, box, key=screen.screen_hash or None))
         return read
+
+
+def _keeps(effect: InputEffect, screen: Observation | None, aim: UIElement | None) -> bool:
+    """Whether ``effect`` is known to leave ``screen`` as it is (or as :func:`typed_screen`
+    records it): typing, a key that neither is a boundary nor moves the focus, a tap on an
+    edit field or a switch."""
+    if effect.verb == "type" and not effect.submit:
+        return True
+    if effect.verb == "key":
+        return effect.code is not None and effect.code not in BOUNDARY_KEYCODES \
+            and effect.code not in FOCUS_KEYCODES
+    if effect.verb != "tap" or screen is None or effect.point is None:
+        return False
+    p = effect.point
+    under = aim if aim is not None and aim.bounds.contains(p) else \
+        screen.element_at((p.x, p.y))
+    return stays_on_screen(under)
 
 
 def typed_screen(screen: Observation, field: UIElement | None, text: str, *,

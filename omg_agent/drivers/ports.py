@@ -156,11 +156,13 @@ class InputEffect:
 @dataclass(frozen=True)
 class InputScene:
     """Where an input lands: the ``screen`` it acts on (``None``: none could be had), the
-    device's touch slop in pixels, and ``read`` — OCR of a box of the screen's pixels."""
+    device's touch slop in pixels, ``read`` — OCR of a box of the screen's pixels — and
+    ``look``: the screen now (after a human's answer, what the input would land on)."""
 
     screen: Observation | None
     slop_px: int
     read: Callable[[Bounds], tuple[OcrBox, ...]] | None = None
+    look: Callable[[], Observation] | None = None
 
 
 class InputJudge(Protocol):

@@ -64,7 +64,8 @@ def file_jobs(tasks: TaskFile, out: Path, model: str | None = None,
         else:
             if endpoint is None:
                 raise ConfigError(f"tasks: {entry.key}: a goal needs a model; 'sim' (the "
-                                  "expert double) runs suite: tasks only")
+                                  "expert double) runs suite: tasks only: give --model NAME "
+                                  "or URL (to try one without a key: omg-agent sim serve)")
             overrides: dict[str, object] = {"max_steps": tasks.max_steps}
             if allow:
                 overrides["allow"] = ",".join(a for a in (endpoint.allow, allow) if a)

@@ -5,7 +5,10 @@ refilled, a total raised, the message box edited). So a yes is never for "tap Pa
 for the action whose :func:`fingerprint` the question carried — the sensitive class, the
 gate's description, the element's label and resource id, what the screen says the action
 is about (title, recipients, the text a send would send), the amounts the payment costs
-and every amount the app's own screen shows (:func:`~omg_agent.guards.amounts.priced`).
+and every amount the app's own screen shows (:func:`~omg_agent.guards.amounts.priced`),
+what the question says the action is about and the words of the dialog or menu it sits in
+(a yes to Oliver's "Delete this contact?" is no yes to Emma's, the same dialog but for its
+message).
 After an answer the gate looks again (:meth:`~omg_agent.guards.gatekeeper.GateKeeper.review`)
 and finds the element again (:func:`refind`): a different fingerprint is a different
 question, asked again; an element gone or moved is not tapped. A fingerprint is a hash, so
@@ -19,6 +22,7 @@ import json
 
 from omg_agent.core.observation import Observation, UIElement
 from omg_agent.guards.amounts import priced
+from omg_agent.guards.objects import window_words
 from omg_agent.guards.sensitive import Sensitivity
 
 
@@ -40,6 +44,9 @@ def fingerprint(sensitivity: Sensitivity, element: UIElement | None,
         "label": "" if element is None or element.password else element.label,
         "resource_id": element.resource_id if element is not None else "",
         "screen": list(screen_amounts(obs)), "app": obs.package,
+        # everything the question shows, and the words of the dialog it is asked about
+        "about": sensitivity.about, "objects": list(sensitivity.objects),
+        "window": window_words(element, obs),
     }
     raw = json.dumps(parts, ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]

@@ -36,7 +36,7 @@ def about(found: Sensitivity, e: UIElement | None, obs: Observation, *,
             text, target = _paying(found, e, obs)
         case "delete":
             names = [e.text or e.desc] if row and e is not None else _named_object(e, obs)
-            return dataclasses.replace(found, about=_deleting(found, names, obs),
+            return dataclasses.replace(found, about=_deleting(found, names, obs, e),
                                        target=", ".join(names), objects=tuple(names))
         case "send":
             text, target = _sending(found, e, obs)
@@ -57,14 +57,29 @@ def _paying(found: Sensitivity, e: UIElement | None, obs: Observation) -> tuple[
     return (f"{pays} for {what}" if what else f"{pays} (the screen lists no item)"), what
 
 
-def _deleting(found: Sensitivity, names: list[str], obs: Observation) -> str:
+def _deleting(found: Sensitivity, names: list[str], obs: Observation,
+              e: UIElement | None) -> str:
     app = found.package or obs.package
     noun = noun_of(app)
+    said = window_words(e, obs)
+    if not names and said:  # a dialog names its object in its own words
+        return f"deletes what the dialog of {app} says: " + " ".join(f'"{t}"' for t in said)
     if not names:
         return f"deletes what this screen of {app} shows (it names no item)"
     listed = ", ".join(f'"{n}"' for n in names)
     plural = noun + "s" if len(names) > 1 and noun else noun
     return f"deletes the {plural} {listed} ({app})" if noun else f"deletes {listed} ({app})"
+
+
+def window_words(e: UIElement | None, obs: Observation) -> list[str]:
+    """The words of the dialog or menu ``e`` sits in (its title and message, not its
+    controls): what a question about a control of a window over the app shows, and what a
+    yes to it is bound to (:func:`~omg_agent.guards.approvals.fingerprint`)."""
+    if e is None or not e.window or e.window in ("keyboard", "bar"):
+        return []
+    return [x.text for x in obs.elements if x is not e and x.window == e.window
+            and x.package == e.package and x.text and not x.editable
+            and not (x.clickable or x.long_clickable or x.checkable)]
 
 
 def is_name_field(f: UIElement) -> bool:

@@ -56,7 +56,7 @@ from omg_agent.guards.cues import (
     is_secret_field,
     label_class,
 )
-from omg_agent.guards.follow_through import Following, confirms, still_following
+from omg_agent.guards.follow_through import Following, arm, confirms, still_following
 from omg_agent.guards.grant import named_deletes
 from omg_agent.guards.payable import payment_amounts
 from omg_agent.guards.spend_ledger import SpendLedger
@@ -65,7 +65,7 @@ from omg_agent.perception.anchor import tap_receiver
 KEY_ENTER, KEY_CALL = 66, 5
 TITLE_BAND = 0.15  # the top share of the screen where an app bar shows whom a screen is about
 _LABELLED_ROLES = frozenset({"button", "item", "switch", "checkbox", "radio", "tab", "text",
-                             "image"})
+                             "image", "menuitem", "link"})  # the last two: desktop controls
 _VERBS = {Tap: "tap", LongPress: "long-press", DoubleTap: "double-tap"}
 
 
@@ -89,6 +89,7 @@ class Sensitivity:
     about: str = ""
     target: str = ""  # the object alone ("Groceries"): what a list of several is matched on
     objects: tuple[str, ...] = ()  # a delete's objects one by one: what a named delete names
+    follows: bool = False  # let through as the confirmation of the delete before it
 
     def __str__(self) -> str:
         return f"{self.cls}: {self.describe}"
@@ -138,7 +139,8 @@ class Gate:
     # the item rows each app's screens showed this run: a title names a delete only as saved
     # and listed (a resumed run already in an editor a stopped one retitled is asked)
     listed: dict[str, set[str]] = field(default_factory=dict)
-    following: Following = None  # a delete just let through (:mod:`.follow_through`)
+    following: Following | None = None  # a delete just let through (:mod:`.follow_through`)
+    seen: Observation | None = None  # the screen judged last: what a let-through acts on
 
     def check(self, action: object, element: UIElement | None, obs: Observation, *,
               ocr_text: str | None = None) -> Decision:
@@ -151,11 +153,12 @@ class Gate:
         rows = self.listed.setdefault(obs.package, set())
         rows.update(e.text for e in obs.elements if e.role == "item" and e.text)
         self.following = still_following(self.following, obs)
+        self.seen = obs
         if found is None:
             return ALLOW
-        if confirms(self.following, found, element):
+        if confirms(self.following, found, element, obs):
             why = f"{found.reason}; it confirms the delete let through just before"
-            return Decision("allow", dataclasses.replace(found, reason=why))
+            return Decision("allow", dataclasses.replace(found, reason=why, follows=True))
         subjects = found.owners if found.cls in ("secret_entry", "account_security") \
             else (*found.owners, *found.subjects)
         covering = [a for a in self.authorisations if a.covers(found.cls, subjects)]
@@ -196,11 +199,18 @@ class Gate:
 
     def paid(self, found: Sensitivity | None) -> None:
         """An action the gate let through (allowed or approved) is about to run: a payment
-        joins the run's total; a delete may be confirmed by the dialog it opens."""
+        joins the run's total."""
         if found is not None and found.cls == "payment":
             self.ledger.record(found.amounts)
+
+    def landed(self, found: Sensitivity | None) -> None:
+        """The input of an action the gate let through reaches the phone (the choke point,
+        on the screen judged last): a delete's consent is carried to the dialog it opens;
+        a confirmation uses that consent up (:mod:`.follow_through`). Never earlier — a yes
+        that arms it before its input lands would carry to whatever the screen shows next
+        (attack round "follow-through": Emma's dialog after a yes to Oliver's)."""
         if found is not None and found.cls == "delete":
-            self.following = (found.package, found.objects)
+            self.following = None if found.follows else arm(found, self.seen)
 
     def with_authorisations(self, more: Iterable[Authorisation]) -> Gate:
         return Gate((*self.authorisations, *more), secret_in=self.secret_in,

@@ -79,6 +79,7 @@ class MirrorApp:
         self.takeover = takeover
         self._act = threading.Lock()  # one human gesture at a time
         self.learner: Any = None  # a run's hitl.learn.Learner: gestures become steps
+        self.agent = True  # an agent may ask, wait for a yes or be paused on this page
         self._refusals = 0
         self.asgi = Starlette(routes=[
             Route("/", self.page, methods=["GET"]),
@@ -354,7 +355,8 @@ class MirrorApp:
             state = json.dumps({"pending": self.channel.pending(), "error": self.frames.error,
                                 "run": self.channel.run, "takeover": self.takeover.active,
                                 "viewer": viewer.number, "video": path.describe(),
-                                "control": self.session.controls(viewer)},
+                                "control": self.session.controls(viewer),
+                                "agent": self.agent},
                                ensure_ascii=False)
             if state != sent_state:
                 await ws.send_text(state)

@@ -34,6 +34,7 @@ PROTOCOL = "omg-mirror"  # the WebSocket subprotocol the server answers with
 KEY_PROTOCOL = "omg-mirror-key."  # + the key: how a WebSocket presents it (no headers there)
 MAX_VIEWERS = 5  # browser tabs signed in to one mirror
 LOOPBACK_NAMES = ("localhost",)
+_TERMINAL = ("the printed link", "a new link from the terminal")  # who made a link
 
 
 def is_loopback(host: str) -> bool:
@@ -103,7 +104,7 @@ class MirrorSession:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._links = {self.token: "the printed link"}  # tokens not used yet → who made them
+        self._links = {self.token: _TERMINAL[0]}  # tokens not used yet → who made them
         self._viewers: list[Viewer] = []
         self.controller: Viewer | None = None
         names = {self.host, "127.0.0.1", "localhost"} if is_loopback(self.host) else {self.host}
@@ -134,6 +135,20 @@ class MirrorSession:
                 return None
             token = secrets.token_urlsafe(24)
             self._links[token] = f"an invite by viewer {by.number}" if by else "an invite"
+            return self.link(token)
+
+    def fresh_link(self) -> str | None:
+        """A new one-time link for the user at the terminal (the printed one was opened by
+        something else, or in a browser since closed). Links made at the terminal and not
+        used yet stop working: only the newest is live. ``None`` when :data:`MAX_VIEWERS`
+        are signed in or invited already."""
+        with self._lock:
+            for token in [t for t, by in self._links.items() if by in _TERMINAL]:
+                del self._links[token]
+            if len(self._viewers) + len(self._links) >= MAX_VIEWERS:
+                return None
+            token = secrets.token_urlsafe(24)
+            self._links[token] = _TERMINAL[1]
             return self.link(token)
 
     def redeem(self, token: str | None, cookie: str | None = None) -> Viewer | None:

@@ -42,11 +42,13 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 class Mirror:
-    """A live, authenticated browser view of ``driver``'s phone."""
+    """A live, authenticated browser view of ``driver``'s phone. ``agent=False``: nothing
+    but the humans drive it (``omg-agent mirror``), so the page shows no agent widgets."""
 
     def __init__(self, driver: Any, *, host: str = "127.0.0.1", port: int = 0,
                  allow_remote: bool = False, audit: AuditLog | None = None,
-                 audit_path: Path | None = None, video: bool = True) -> None:
+                 audit_path: Path | None = None, video: bool = True,
+                 agent: bool = True) -> None:
         self.warning = check_bind(host, allow_remote)  # refuses before anything is opened
         self.sock = bind(host, port)
         self.session = MirrorSession(host, self.sock.getsockname()[1])
@@ -58,6 +60,7 @@ class Mirror:
         self.takeover = Takeover()
         self.app = MirrorApp(self.session, driver, self.frames, self.channel, self.audit,
                              self.takeover, self.video)
+        self.app.agent = agent  # False: no agent asks or drives here (its widgets hidden)
         self._server: Any = None
         self._thread: threading.Thread | None = None
 

@@ -20,13 +20,14 @@ from mcp.server.mcpserver import Context
 
 from omg_agent.errors import ConfigError
 from omg_agent.guards.confirmation import ConfirmationRequest
-from omg_agent.mcp import consent
+from omg_agent.mcp import consent, words
+from omg_agent.mcp.acting import Op, act_checked
 from omg_agent.mcp.server import Acted, Held, Hub
-from omg_agent.phone import ActionHeld, target
+from omg_agent.phone import ActionHeld
 
 
 async def gated(hub: Hub, ctx: Context, device: str | None,
-                 action: dict[str, Any]) -> Held | Acted:
+                 action: Op) -> Held | Acted:
     """``action`` through the sensitive-action gate: a held one is put to the human (the
     mirror page asks mid-call; else the human behind the client); on the retry round,
     their answer — with its single-use ticket — to this very action decides."""
@@ -48,12 +49,13 @@ async def gated(hub: Hub, ctx: Context, device: str | None,
     except ActionHeld as held:
         if hub.mirror is not None or held.declined:  # the page was asked: its word stands
             return Acted(status="declined" if held.declined else "needs_confirmation",
-                         detail=str(held), how_to_approve=consent.how_to_approve(
-                             None, hub.approve_on))
+                         detail=words.held(held.request.describe, held.request.reason,
+                                           held.declined),
+                         how_to_approve=consent.how_to_approve(None, hub.approve_on))
         return await _put(hub, ctx, device, action, held.request)
 
 
-async def _put(hub: Hub, ctx: Context, device: str | None, action: dict[str, Any],
+async def _put(hub: Hub, ctx: Context, device: str | None, action: Op,
                request: ConfirmationRequest) -> Held | Acted:
     """Ask the human behind the client about ``request`` — unless they said no to it in
     this session already."""
@@ -79,7 +81,7 @@ async def _put(hub: Hub, ctx: Context, device: str | None, action: dict[str, Any
     return await on_hold(ctx, text, state, carry_out, refused)
 
 
-async def _decided(hub: Hub, ctx: Context, device: str | None, action: dict[str, Any],
+async def _decided(hub: Hub, ctx: Context, device: str | None, action: Op,
                    request: ConfirmationRequest, said: str) -> Held | Acted:
     """The human's word on ``request``: a no is remembered for the session; a yes runs the
     action once if the screen still shows exactly what was asked — otherwise the human is
@@ -94,24 +96,17 @@ async def _decided(hub: Hub, ctx: Context, device: str | None, action: dict[str,
         return await _put(hub, ctx, device, action, held.request)
 
 
-def point_or_anchor(text: str | None, resource_id: str | None, desc: str | None,
-                    x: int | None, y: int | None) -> dict[str, Any]:
-    point = None if x is None and y is None else (x if x is not None else -1,
-                                                  y if y is not None else -1)
-    return target(text, resource_id, desc, point)
-
-
-async def _act(hub: Hub, device: str | None, action: dict[str, Any],
+async def _act(hub: Hub, device: str | None, action: Op,
                approved: str | None = None) -> Acted:
-    """Run ``action`` through the gate; ``approved``: the fingerprint of the one held action
-    a human allowed (anything else held raises :class:`ActionHeld`, nothing done)."""
+    """Run ``action`` (an action dict, or an :data:`~.acting.Op` of several) through the
+    gate; ``approved``: the fingerprint of the one held action a human allowed (anything
+    else held raises :class:`ActionHeld`, nothing done)."""
     def run() -> Acted:
         with hub.using(device) as phone:
             confirm: Any = hub.asks(phone.serial) if approved is None else (
                 lambda request: True if approved and request.fingerprint == approved
                 else None)  # no fingerprint: bound to nothing, so it approves nothing
-            done = phone.act(action, confirm=confirm)
-        return Acted(status="ok" if done.ok else "failed", detail=done.detail)
+            return act_checked(hub, phone, action, confirm)
     return await anyio.to_thread.run_sync(run)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import anyio.from_thread
@@ -33,6 +33,7 @@ from omg_agent.guards.confirmation import ConfirmationRequest
 from omg_agent.guards.provenance import WordsFrom
 from omg_agent.mcp import consent
 from omg_agent.mcp.server import FlowOut, Hub, RunOut, Screen, tool
+from omg_agent.mcp.shapes import ACTS, RUNS, DeviceArg, hints
 from omg_agent.userfiles import inside
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 
 MAX_TASK = 4000
 MAX_ANSWER = 2000
+RunDir = Annotated[str, Field(min_length=1, max_length=1000, description=(
+    "The run's name: run_dir as run_task returned it (or a path inside the runs folder)."))]
 OnHold = Callable[[Context, str, dict[str, Any], Callable[[str], Awaitable[Any]], Any],
                   Awaitable[Any]]
 
@@ -140,9 +143,10 @@ def _task_tool(server: MCPServer, runs: _Runs) -> None:
     """``run_task``: a task with the full agent."""
     hub = runs.hub
 
-    @tool(server)
-    async def run_task(ctx: Context, task: str = Field(min_length=1, max_length=MAX_TASK),
-                       device: str | None = None) -> RunOut:
+    @tool(server, RUNS)
+    async def run_task(ctx: Context, task: Annotated[str, Field(
+            min_length=1, max_length=MAX_TASK, description="What to do, in words (any "
+            "language).")], device: DeviceArg = None) -> RunOut:
         """Run a task with the full agent (plan, act, verify on the phone). Sends progress
         notifications; ends with the status read from the phone, the answer, the final
         screen and the report path. A sensitive action waits for the user's yes;
@@ -230,10 +234,10 @@ def _held_tools(server: MCPServer, runs: _Runs) -> None:
     """``answer``, ``approve`` and ``decline``: going on with a stopped run."""
     hub = runs.hub
 
-    @tool(server)
-    async def answer(ctx: Context, run_dir: str,
-                     text: str = Field(min_length=1, max_length=MAX_ANSWER),
-                     device: str | None = None) -> RunOut:
+    @tool(server, RUNS)
+    async def answer(ctx: Context, run_dir: RunDir, text: Annotated[str, Field(
+            min_length=1, max_length=MAX_ANSWER, description="The answer to the run's "
+            "question.")], device: DeviceArg = None) -> RunOut:
         """Answer the question a stopped run asked (status ask_user) and go on. A yes to a
         held sensitive action is the user's to give: use approve."""
         path = hub.run_dir(run_dir)
@@ -244,8 +248,8 @@ def _held_tools(server: MCPServer, runs: _Runs) -> None:
                               "client: call approve (the user is asked), or decline")
         return await runs.resume(ctx, device, str(path), text)
 
-    @tool(server)
-    async def approve(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
+    @tool(server, RUNS)
+    async def approve(ctx: Context, run_dir: RunDir, device: DeviceArg = None) -> RunOut:
         """Ask the user to approve the action a run holds (status needs_confirmation); the
         run goes on only with their yes."""
         again = await runs.human_said(ctx, device)
@@ -268,8 +272,8 @@ def _held_tools(server: MCPServer, runs: _Runs) -> None:
             return out
         return await runs.said(ctx, device, path.name, "yes" if answer else "no")
 
-    @tool(server)
-    async def decline(ctx: Context, run_dir: str, device: str | None = None) -> RunOut:
+    @tool(server, hints(idempotent=True, open_world=True))
+    async def decline(ctx: Context, run_dir: RunDir, device: DeviceArg = None) -> RunOut:
         """Refuse the action a run holds: the run ends declined, nothing is done."""
         return await runs.said(ctx, device, run_dir, "no")
 
@@ -279,9 +283,12 @@ def _flow_tool(server: MCPServer, hub: Hub) -> None:
     server was started in (the client names a path; it may not read the user's files)."""
     root = Path.cwd().resolve()
 
-    @tool(server)
-    async def run_flow(path: str, variables: dict[str, str] | None = None,
-                       device: str | None = None) -> FlowOut:
+    @tool(server, ACTS)
+    async def run_flow(path: Annotated[str, Field(
+            min_length=1, max_length=1000, description="The flow file, relative to the "
+            "folder the server was started in.")], variables: Annotated[
+            dict[str, str] | None, Field(description="Values for the flow's ${NAME}s.")
+            ] = None, device: DeviceArg = None) -> FlowOut:
         """Replay a flow file (anchored steps, no model) with a trace and report: a path
         inside the folder the server was started in. A sensitive step stops the flow
         (needs_confirmation)."""

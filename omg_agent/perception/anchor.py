@@ -58,6 +58,8 @@ FALLBACK_SNAP_PX = 60
 CONTENT_MIN_RANGE = 24  # grey levels: less than this around a point is "empty background"
 _HINT_MARGIN = 0.5  # region OCR crops the last known box grown by this share of its size
 
+GRID_NEXT = "next: pick a cell of the labelled grid"  # the model's next way; MCP words it
+
 
 @dataclass(frozen=True)
 class Resolved:
@@ -166,7 +168,7 @@ class Anchorer:
             if hit is not None:
                 return hit
         raise AnchorNotFound(_target_text(target), "; ".join(tried)
-                             + "; next: pick a cell of the labelled grid")
+                             + "; " + GRID_NEXT)
 
     def find_in_tree(self, target: AnchorTarget,
                      elements: Sequence[UIElement]) -> Resolved | None:

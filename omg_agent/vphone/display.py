@@ -3,11 +3,13 @@
 A frame is rebuilt only when something that can change pixels changed: the phone's state
 version (bumped by every input and state change), the status-bar clock minute, the battery
 level, the caret blink phase, or an app's own time key (e.g. a spinner). Screenshots in the
-three encodings a client may ask for (PIL image, raw screencap, PNG) are cached per frame.
+three encodings a client may ask for (PIL image, raw screencap, PNG) and the raw frame's md5
+are cached per frame.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import struct
 import time
@@ -32,6 +34,7 @@ class Frame:
     root: View
     image: Image.Image | None = None
     raw: bytes | None = None
+    digest: str | None = None  # md5 of ``raw`` (what ``screencap | md5sum`` prints)
     png: bytes | None = None
     xml: str | None = None
 
@@ -73,6 +76,13 @@ class Display:
             header = struct.pack("<4I", img.width, img.height, RGBA_8888, SRGB)
             frame.raw = header + img.tobytes()
         return frame.raw
+
+    def digest(self, frame: Frame) -> str:
+        """md5 of the raw frame, once per frame: a driver polling ``vphone-idle`` while an
+        app is busy asks it every few milliseconds, and 10 MB of md5 cost ~15 ms each."""
+        if frame.digest is None:
+            frame.digest = hashlib.md5(self.raw(frame)).hexdigest()
+        return frame.digest
 
     def png(self, frame: Frame) -> bytes:
         if frame.png is None:

@@ -41,7 +41,9 @@ class FileStat:
 class _Node:
     mode: int
     mtime: int
-    data: bytearray | None  # None for directories
+    # None for directories; bytes until appended to (a write keeps the caller's bytes
+    # without a copy: a fresh phone's 7 MB of seeded files cost ~5 ms a phone to copy)
+    data: bytes | bytearray | None
 
 
 def normpath(path: str, cwd: str = "/") -> str:
@@ -130,9 +132,11 @@ class MemFS:
             stamp = int(time.time()) if mtime is None else int(mtime)
             if node is None or not append:
                 self._nodes[p] = _Node(file_mode if node is None or mode else node.mode,
-                                       stamp, bytearray(data))
+                                       stamp, bytes(data))
             else:
-                node.data.extend(data)  # type: ignore[union-attr]
+                if not isinstance(node.data, bytearray):
+                    node.data = bytearray(node.data or b"")
+                node.data.extend(data)
                 node.mtime = stamp
 
     def mkdir(self, path: str, *, parents: bool = False) -> None:

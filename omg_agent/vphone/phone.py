@@ -187,6 +187,11 @@ class VirtualPhone(InputEvents, AdbdBackendMixin):
         with self.lock:
             return self.display.raw(self._frame())
 
+    def frame_digest(self) -> str:
+        """md5 of :meth:`screencap_raw` (cached with the frame)."""
+        with self.lock:
+            return self.display.digest(self._frame())
+
     def screencap_png(self) -> bytes:
         with self.lock:
             return self.display.png(self._frame())

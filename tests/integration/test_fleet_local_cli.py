@@ -40,6 +40,10 @@ def test_the_local_pool_runs_suite_tasks_on_vphone_slots_and_gathers_results(
         assert (out / r["trace_dir"] / "trace.jsonl").is_file()
     saved = json.loads((out / "fleet.json").read_text(encoding="utf-8"))
     assert saved["backend"] == "local" and len(saved["records"]) == 3
+    index = (out / "index.html").read_text(encoding="utf-8")  # every run's report linked
+    for r in records:
+        assert r["report"] and (out / r["report"]).is_file()
+        assert f'href="{r["report"]}"' in index
 
 
 def test_a_bad_task_file_is_one_line_naming_what_is_accepted(tmp_path: Path) -> None:
@@ -54,7 +58,8 @@ def test_a_goal_on_the_double_is_refused_before_anything_runs(tmp_path: Path) ->
     proc = _fleet(tmp_path, "model: sim\ntasks:\n  - id: w\n    goal: Turn off Wi-Fi\n",
                   "--vphones", "1")
     assert proc.returncode == 1
-    assert "a goal needs a model" in proc.stderr
+    assert "tasks: w: a goal needs a model" in proc.stderr
+    assert "omg-agent sim serve" in proc.stderr
 
 
 # the planner confirms from the launcher it was shown, naming an element there: a step that
@@ -90,16 +95,26 @@ def test_a_goal_goes_to_the_phone_with_the_profile_and_app_it_needs(
         env = {**_env(), "OMG_MODEL": "double", "OMG_BASE_URL": double.base_url,
                "OMG_PLANNING": "adaptive"}
         tasks = tmp_path / "tasks.yaml"
-        tasks.write_text(text, encoding="utf-8")
-        proc = subprocess.run([*OMG, "fleet", "run", str(tasks), "--device", device,
-                               "--json", "--out", str(out)], capture_output=True, text=True,
-                              timeout=240, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 1, proc.stderr  # the second task fits no device
-    look, shopless = json.loads(proc.stdout)
+
+        def fleet(text: str) -> subprocess.CompletedProcess[str]:
+            tasks.write_text(text, encoding="utf-8")
+            return subprocess.run([*OMG, "fleet", "run", str(tasks), "--device", device,
+                                   "--json", "--out", str(out)], capture_output=True,
+                                  text=True, timeout=240, env=env, cwd=tmp_path,
+                                  stdin=subprocess.DEVNULL)
+
+        # a task no device fits stops the fleet before anything runs, naming it (issue 37)
+        refused = fleet(text)
+        assert refused.returncode == 1 and not refused.stdout
+        assert refused.stderr.strip().splitlines() == [
+            f"error: tasks: shopless: needs a phone with app 'com.example.none'; the pool's "
+            f"phones: {device} ({model})"]
+        assert not (out / "runs").exists() and double.requests == []
+        proc = fleet(text.split("  - id: shopless")[0])
+    assert proc.returncode == 0, proc.stderr
+    (look,) = json.loads(proc.stdout)
     assert (look["success"], look["status"], look["device"]) == (True, "done", device)
     assert (out / look["trace_dir"] / "trace.jsonl").is_file()
-    assert shopless["success"] is False
-    assert "needs a phone with app 'com.example.none'" in shopless["error"]
 
 
 def test_fleet_resources_names_a_remote_adb_servers_phones_and_the_vphone_slots(
@@ -107,7 +122,8 @@ def test_fleet_resources_names_a_remote_adb_servers_phones_and_the_vphone_slots(
     from omg_agent.vphone.faults import default_adb_port
 
     port = default_adb_port()
-    proc = subprocess.run([*OMG, "fleet", "resources", "-H", "127.0.0.1", "-P", str(port),
+    proc = subprocess.run([*OMG, "fleet", "resources", "--adb-host", "127.0.0.1", "--adb-port",
+                           str(port),
                            "--vphones", "2"], capture_output=True, text=True, timeout=60,
                           env=_env(), stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr

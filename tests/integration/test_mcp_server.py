@@ -64,9 +64,10 @@ def test_a_client_lists_tools_observes_taps_by_text_runs_a_task_and_a_flow(
     with ModelDouble(ExpertPolicy(task, vphone.phone)) as double:
         got = anyio.run(session, double.base_url)
     assert {"list_devices", "observe", "tap", "long_press", "type_text", "swipe", "key",
-            "launch", "run_task", "answer", "approve", "decline", "run_flow"} <= got["tools"]
+            "launch", "run_task", "answer", "approve", "decline", "run_flow", "list_apps",
+            "stop_app", "open_url", "scroll_until_visible"} <= got["tools"]
     kinds = [c.type for c in got["look"].content]
-    assert kinds == ["text", "image"] and got["look"].content[1].mime_type == "image/png"
+    assert kinds == ["text", "image"] and got["look"].content[1].mime_type == "image/jpeg"
     assert '"Settings"' in got["look"].content[0].text
     assert got["tapped"].structured_content["status"] == "ok"
     assert got["fg"] == "com.android.settings"  # the tap opened Settings on the phone

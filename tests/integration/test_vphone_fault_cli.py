@@ -44,7 +44,7 @@ def test_every_fault_kind_from_the_cli_at_a_random_or_given_moment(tmp_path):
         with private_adb_server() as adb_port:
             assert adbhost.get_state(f"127.0.0.1:{port}", adb_port) != "device"  # not ours
             killed = omg("vphone", "fault", "adb_kill", "--at", "0", "--adb-port",
-                         str(adb_port), "--port", str(port), env=env)
+                         str(adb_port), "--port", str(port), "--yes", env=env)
             assert killed.returncode == 0, killed.stderr
             assert f"killed the adb server on port {adb_port}" in killed.stdout
             listing = subprocess.run(["adb", "-P", str(adb_port), "devices"],

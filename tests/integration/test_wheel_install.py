@@ -2,8 +2,9 @@
 from the wheel alone — with only its core, works there, and then takes extras (issue 28,
 item 6: any host, from a wheel; issue 37, item 1: a lean core with extras).
 
-``python -m build`` makes the sdist and, from it, the wheel (so the sdist's contents are
-checked too). ``uv tool install <wheel>`` gives a venv that holds no project checkout: the
+``uv build`` makes the sdist and, from it, the wheel (so the sdist's contents are checked
+too; the same setuptools backend as ``python -m build``, the same files, in half its CPU).
+``uv tool install <wheel>`` gives a venv that holds no project checkout: the
 package comes only from the wheel, its third-party dependencies from the package index (uv's
 cache makes a second run cheap; pipx does the same in ~30 s more, pip in a venv too). The
 commands then run from a folder outside the checkout, with fontconfig pointed at an empty
@@ -50,9 +51,9 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "clientInfo": {"name": "wheel-test", "version": "1"}}}
 
 pytestmark = [pytest.mark.timeout(1200), pytest.mark.skipif(
-    importlib.util.find_spec("build") is None or importlib.util.find_spec("uv") is None,
-    reason="the wheel cannot be built and installed here: `build` and `uv` (in the test "
-           "extra) are not installed; `pip install -e '.[test]'`")]
+    importlib.util.find_spec("uv") is None,
+    reason="the wheel cannot be built and installed here: `uv` (in the test extra) is not "
+           "installed; `pip install -e '.[test]'`")]
 
 
 def run(args: list[str], *, cwd: Path, env: dict[str, str] | None = None,
@@ -79,7 +80,8 @@ def build_wheel(tmp: Path) -> Path:
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy2(ROOT / name, src / name)
-    run([sys.executable, "-m", "build", "--outdir", str(tmp / "dist"), str(src)], cwd=tmp)
+    run([sys.executable, "-m", "uv", "build", "--quiet", "--out-dir", str(tmp / "dist"), str(src)],
+        cwd=tmp, env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"})
     (wheel,) = (tmp / "dist").glob("omg_agent-*.whl")
     return wheel
 

@@ -14,6 +14,12 @@ with a hole in it.
   (one action a turn, no plan steps: those rules would only contradict it).
 - ``operator_flat`` / ``operator_unified`` — what the operator is told in addition when
   there is no planner (:func:`operator_system`).
+- ``operator_desktop`` — what the operator is told in addition on a desktop.
+
+The templates speak of a phone. On a desktop (``device="desktop"``) each is rendered through
+:mod:`.desktop_words`, which swaps its phone sentences for desktop ones (click, window,
+menu, keyboard shortcut) — every swap must find its sentence, so a template edited without
+its desktop wording fails loudly — and the phone text stays byte for byte what it was.
 """
 
 from __future__ import annotations
@@ -21,10 +27,14 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from importlib import resources
+from typing import Literal
+
+from omg_agent.brain.prompts.desktop_words import for_desktop
 
 _FIELD = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
 NAMES = ("operator", "planner", "replan", "operator_bundles", "operator_flat",
-         "operator_unified")
+         "operator_unified", "operator_desktop")
+Device = Literal["phone", "desktop"]
 PLANNERLESS_RULES = {"flat": "operator_flat", "unified": "operator_unified"}
 
 
@@ -52,8 +62,24 @@ def today(now: datetime | None = None) -> str:
     return (now or datetime.now()).strftime("%Y-%m-%d (%A)")
 
 
-def render(name: str, *, now: datetime | None = None, **values: object) -> str:
-    """Template ``name`` with every placeholder filled; ``date`` defaults to today."""
+def device_of(driver: str) -> Device:
+    """The device a driver (``DeviceInfo.driver``: adb, u2, desktop…) works: the prompts'
+    words for it."""
+    return "desktop" if driver == "desktop" else "phone"
+
+
+def foreground_line(app: str, window: str, device: Device = "phone") -> str:
+    """The turn's line naming where the agent is: the app (a phone's package and activity;
+    a desktop's app and its window's title)."""
+    if device == "desktop":
+        return f"Foreground app: {app or '?'}" + (f' — window "{window}"' if window else "")
+    return f"Foreground app: {app or '?'} {window}".rstrip()
+
+
+def render(name: str, *, now: datetime | None = None, device: Device = "phone",
+           **values: object) -> str:
+    """Template ``name`` with every placeholder filled; ``date`` defaults to today; on a
+    desktop in desktop words."""
     text = template(name)
     wanted = set(_FIELD.findall(text))
     if "date" in wanted and "date" not in values:
@@ -64,16 +90,20 @@ def render(name: str, *, now: datetime | None = None, **values: object) -> str:
     missing = wanted - set(values)
     if missing:
         raise ValueError(f"prompt {name!r} needs a value for {', '.join(sorted(missing))}")
-    return _FIELD.sub(lambda m: str(values[m.group(1)]), text)
+    text = _FIELD.sub(lambda m: str(values[m.group(1)]), text)
+    return for_desktop(name, text) if device == "desktop" else text
 
 
-def operator_system(planning: str, now: datetime | None = None) -> str:
+def operator_system(planning: str, now: datetime | None = None,
+                    device: Device = "phone") -> str:
     """The operator's system prompt in planning mode ``planning``: the rules every mode
     shares, the bundle and plan-step rules unless one action a turn (``flat``), then —
-    without a planner — who keeps the plan."""
-    parts = [render("operator", now=now)]
+    without a planner — who keeps the plan; on a desktop, how a desktop is worked."""
+    parts = [render("operator", now=now, device=device)]
     if planning != "flat":
-        parts.append(render("operator_bundles"))
+        parts.append(render("operator_bundles", device=device))
     if extra := PLANNERLESS_RULES.get(planning):
-        parts.append(render(extra))
+        parts.append(render(extra, device=device))
+    if device == "desktop":
+        parts.append(render("operator_desktop"))
     return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"

@@ -5,8 +5,11 @@ macOS), ``--device desktop=:99`` (an X display) or ``--device desktop=local`` pi
 :func:`open_desktop` turns such a spec into a :class:`DesktopDriver`. The parts:
 :mod:`.backend` (the adapter interface and the one pixel/point scale), :mod:`.driver`,
 :mod:`.port` (actions as mouse, wheel and keys), :mod:`.keys`, :mod:`.x11` and
-:mod:`.x11clip` (Linux), :mod:`.mac` and :mod:`.mac_adapter` (macOS, pyobjc only there),
-:mod:`.testapp` (the Tk app the tests and the benchmark drive).
+:mod:`.x11clip` (Linux), :mod:`.atspi` with :mod:`.atspi_bus`, :mod:`.atspi_tree` and
+:mod:`.atspi_elements` (the Linux accessibility tree, over D-Bus), :mod:`.atspi_session`
+(a private Xvfb and session bus for tests and ``bench desktop``), :mod:`.mac` and
+:mod:`.mac_adapter` (macOS, pyobjc only there), :mod:`.testapp` (the Tk app the tests and
+the benchmark drive).
 """
 
 from __future__ import annotations

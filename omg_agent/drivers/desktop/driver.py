@@ -5,8 +5,9 @@ Same contract as the phone drivers (DESIGN.md §3): ``observe()`` gives an immut
 bundle through the one :class:`~omg_agent.drivers.executor.BundleExecutor`, over
 :class:`~.port.DesktopPort`. What differs is where elements come from (DESIGN.md §4):
 
-* the backend's **accessibility tree** when it has one (macOS AX, flattened by
-  :mod:`.mac`);
+* the backend's **accessibility tree** when it has one (AT-SPI on Linux, :mod:`.atspi`;
+  macOS AX, flattened by :mod:`.mac`); an anchor the tree does not name is still looked
+  for with OCR by the anchorer, as on a phone;
 * else **OCR**: every text box the OCR engine reads becomes a ``text`` element (class
   ``ocr.Text``), so the model, anchors (``text=Save``) and ``omg-agent observe`` see the
   screen's words with their boxes; the boxes also ride along as ``observation.ocr``. After

@@ -8,9 +8,10 @@ logic worth testing without a Mac:
 * **Retina**: the adapter speaks points; the screenshot is in pixels; the display's
   backing scale (2.0 on Retina) is the :class:`~.backend.DisplayScale` the driver converts
   with, and AX frames (points) become pixel bounds through it;
-* **the AX tree flattened** into elements (:func:`flatten_ax`): buttons, text fields and
-  areas, links, checkboxes, radio buttons, menu items, pop-up buttons, static text, with
-  their frames; a secure text field is a password field;
+* **the AX tree** read through :mod:`.mac_ax` (the seam over the AX API) and turned into
+  the phone's element list by :mod:`.mac_ax_elements` (:func:`flatten_ax`): the main
+  window, its sheets and dialogs, open menus and the menu bar, with roles and states; a
+  secure text field is a password field;
 * **AX actions first**: a tap on a known button is ``AXPress`` and typing into a known
   field sets ``AXValue`` (:class:`~.backend.ElementActions`); synthetic input otherwise;
 * **keys** as macOS virtual key codes and modifier flags; **text** through the clipboard
@@ -25,17 +26,16 @@ Untested on real hardware until ``pytest -m mac`` runs on a Mac (see the README)
 from __future__ import annotations
 
 import logging
-import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from PIL import Image
 
-from omg_agent.core.geometry import Bounds
 from omg_agent.core.observation import UIElement
 from omg_agent.drivers.desktop.backend import Button, DisplayInfo, DisplayScale
 from omg_agent.drivers.desktop.mac_adapter import MacAdapter
+from omg_agent.drivers.desktop.mac_ax_elements import ROLES, flatten_ax
 from omg_agent.errors import ActionRejected, DeviceError
 
 log = logging.getLogger(__name__)
@@ -57,117 +57,9 @@ KEYCODES = {
     "insert": 0x72, "f1": 0x7A, "f2": 0x78, "f3": 0x63, "f4": 0x76, "f5": 0x60, "f6": 0x61,
     "f7": 0x62, "f8": 0x64, "f9": 0x65, "f10": 0x6D, "f11": 0x67, "f12": 0x6F,
     **MODIFIER_KEYS}
-# AX role -> (our role, clickable, editable, checkable)
-ROLES: dict[str, tuple[str, bool, bool, bool]] = {
-    "AXButton": ("button", True, False, False), "AXPopUpButton": ("button", True, False, False),
-    "AXMenuButton": ("button", True, False, False), "AXLink": ("link", True, False, False),
-    "AXMenuItem": ("menuitem", True, False, False),
-    "AXMenuBarItem": ("menuitem", True, False, False),
-    "AXCheckBox": ("checkbox", True, False, True), "AXRadioButton": ("radio", True, False, True),
-    "AXTextField": ("edit", True, True, False), "AXTextArea": ("edit", True, True, False),
-    "AXComboBox": ("edit", True, True, False), "AXStaticText": ("text", False, False, False),
-    "AXImage": ("image", False, False, False), "AXScrollArea": ("scroll", False, False, False),
-}
-AUTO_IDENTIFIER = re.compile(r"_NS:\d+")  # AppKit's numbering of nib views without a name
-SCROLLABLE = frozenset({"AXScrollArea", "AXTable", "AXOutline", "AXList"})
-MAX_NODES = 3000  # a page of web content can hold more; the model needs far fewer
-
-
-def flatten_ax(tree: dict[str, Any], scale: DisplayScale, app: str = "",
-               screen: tuple[int, int] | None = None
-               ) -> tuple[list[UIElement], dict[int, Any]]:
-    """The AX tree of one app as elements (pixel bounds) and their AX refs by element id.
-
-    ``tree`` is what :meth:`MacAdapter.ax_tree` returns: nested dicts of AX attributes
-    (``AXRole``, ``AXSubrole``, ``AXTitle``, ``AXValue``, ``AXDescription``,
-    ``AXPlaceholderValue``, ``AXPosition`` {x, y}, ``AXSize`` {w, h}, ``AXEnabled``,
-    ``AXFocused``, ``AXChildren``) plus ``ref``, the adapter's handle. Kept: the roles of
-    :data:`ROLES` with a frame on the screen and, for text and images, something to say.
-    """
-    elements: list[UIElement] = []
-    refs: dict[int, Any] = {}
-    for node in _walk(tree):
-        role_name = str(node.get("AXRole") or "")
-        kind = ROLES.get(role_name)
-        if kind is None:
-            continue
-        role, clickable, editable, checkable = kind
-        bounds = _frame(node, scale, screen)
-        if bounds is None:
-            continue
-        subrole = str(node.get("AXSubrole") or "")
-        title, value = _text(node.get("AXTitle")), node.get("AXValue")
-        desc = _text(node.get("AXDescription")) or _text(node.get("AXHelp"))
-        hint = _text(node.get("AXPlaceholderValue"))
-        password = subrole == "AXSecureTextField"
-        if editable:
-            text = "" if password else _text(value)  # a secure field's value never leaves
-        elif role == "text":
-            text = _text(value) or title
-        else:
-            text = title
-        if not (text or desc or hint) and subrole:
-            # a window's close / minimise / full-screen buttons carry no title, description
-            # or help: their (localised) role description is all that names them
-            desc = _text(node.get("AXRoleDescription"))
-        if not text and not desc and role in ("text", "image"):
-            continue
-        element = UIElement(
-            id=len(elements) + 1, cls=role_name + (f"/{subrole}" if subrole else ""),
-            role=role, bounds=bounds, text=text, desc=desc,
-            package=app, clickable=clickable, checkable=checkable,
-            checked=checkable and value in (1, True, "1"),
-            focused=bool(node.get("AXFocused")), enabled=node.get("AXEnabled", True) is not False,
-            password=password, editable=editable,
-            scrollable=role_name in SCROLLABLE, resource_id=_identifier(node),
-            hint=hint)
-        elements.append(element)
-        refs[element.id] = node.get("ref")
-        if len(elements) >= MAX_NODES:
-            break
-    return elements, refs
-
-
-def _walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed([c for c in current.get("AXChildren") or ()
-                               if isinstance(c, dict)]))
-
-
-def _text(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
-
-
-def _identifier(node: dict[str, Any]) -> str:
-    """``AXIdentifier`` as the element's resource id — the developer's name for it (e.g.
-    ``FinderWindow``, ``bannerText``), stable across runs like an Android resource id.
-    AppKit numbers the views it loads from a nib without one (``_NS:61``); such names change
-    from build to build and are no anchor, so they are dropped."""
-    ident = _text(node.get("AXIdentifier"))
-    return "" if AUTO_IDENTIFIER.fullmatch(ident) else ident
-
-
-def _frame(node: dict[str, Any], scale: DisplayScale,
-           screen: tuple[int, int] | None) -> Bounds | None:
-    pos, size = node.get("AXPosition"), node.get("AXSize")
-    if not isinstance(pos, dict) or not isinstance(size, dict):
-        return None
-    try:
-        b = scale.bounds_to_pixels(float(pos["x"]), float(pos["y"]), float(size["w"]),
-                                   float(size["h"]))
-    except (KeyError, TypeError, ValueError):
-        return None
-    if b.empty:
-        return None
-    if screen is None:
-        return b
-    # the part on this display: a frame scrolled out of view or on another display is
-    # dropped, one reaching past the edge (a desktop group spanning two displays) is cut
-    # to the screen so its centre — where a tap lands — is on it
-    return b.intersection(Bounds(0, 0, screen[0], screen[1]))
+PRESSABLE = frozenset({"button", "item", "menuitem", "link", "checkbox", "switch", "radio",
+                       "tab", "dropdown"})
+__all__ = ["FLAGS", "KEYCODES", "ROLES", "MacBackend", "flatten_ax"]
 
 
 class MacBackend:
@@ -284,8 +176,7 @@ class MacBackend:
 
     def press_element(self, element: UIElement) -> bool:
         ref = self._ref(element)
-        return (ref is not None and element.role in ("button", "link", "menuitem",
-                                                     "checkbox", "radio")
+        return (ref is not None and element.role in PRESSABLE
                 and self.a.ax_perform(ref, "AXPress"))
 
     def set_value(self, element: UIElement, text: str) -> bool:

@@ -4,10 +4,11 @@ This is the only module that imports pyobjc (``pip install 'omg-agent[desktop]'`
 does so when :class:`QuartzAdapter` is built, so the rest of the package imports anywhere.
 Each method is one platform call with its result turned into plain Python: points for
 coordinates (the backend scales them, :mod:`.mac`), dicts of AX attributes for the
-accessibility tree (the shape :func:`~.mac.flatten_ax` reads and the fixtures in
-``tests/desktop/fixtures`` hold — written for the tests, not recorded on a Mac). It cannot
-run in CI; :mod:`.mac` is tested against a fake of this protocol, and this module is
-untested on real hardware until ``pytest -m mac`` runs on a Mac.
+accessibility tree — read by :func:`~.mac_ax.read_app` through the AX seam
+(:class:`~.mac_ax.PyObjCAX`), the shape :func:`~.mac_ax_elements.flatten_ax` reads and the
+fixtures in ``tests/desktop/fixtures`` hold (written for the tests, not recorded on a
+Mac). It cannot run in CI; :mod:`.mac` is tested against a fake of this protocol, and this
+module is untested on real hardware until ``pytest -m mac`` runs on a Mac.
 """
 
 from __future__ import annotations
@@ -20,14 +21,10 @@ from typing import Any, Literal, Protocol
 
 from PIL import Image
 
+from omg_agent.drivers.desktop.mac_ax import PyObjCAX, read_app
 from omg_agent.extras import require
 
 MouseKind = Literal["move", "down", "up"]
-AX_ATTRIBUTES = ("AXRole", "AXSubrole", "AXRoleDescription", "AXIdentifier", "AXTitle",
-                 "AXValue", "AXDescription", "AXHelp", "AXPlaceholderValue", "AXEnabled",
-                 "AXFocused")
-MAX_DEPTH = 40
-MAX_NODES = 4000
 APP_FOLDERS = ("/Applications", "/System/Applications", "~/Applications")
 
 
@@ -87,6 +84,7 @@ class QuartzAdapter:  # pragma: no cover - needs macOS
         import Quartz
 
         self.Q, self.AK, self.AX = Quartz, AppKit, ApplicationServices
+        self.ax = PyObjCAX(ApplicationServices)  # the AX seam (.mac_ax)
         self._display = Quartz.CGMainDisplayID()
         self._down: str | None = None  # the button held, so moves become drags
 
@@ -176,49 +174,19 @@ class QuartzAdapter:  # pragma: no cover - needs macOS
         return AppRef(str(app.localizedName() or ""), int(app.processIdentifier()),
                       str(app.bundleIdentifier() or ""))
 
-    def _attr(self, element: Any, name: str) -> Any:
-        err, value = self.AX.AXUIElementCopyAttributeValue(element, name, None)
-        return value if err == 0 else None
-
     def window_title(self, pid: int) -> str:
-        app = self.AX.AXUIElementCreateApplication(pid)
-        window = self._attr(app, "AXFocusedWindow")
-        title = self._attr(window, "AXTitle") if window is not None else None
+        window = self.ax.attribute(self.ax.application(pid), "AXFocusedWindow")
+        title = self.ax.attribute(window, "AXTitle") if window is not None else None
         return str(title or "")
 
     def ax_tree(self, pid: int) -> dict[str, Any] | None:
-        app = self.AX.AXUIElementCreateApplication(pid)
-        window = self._attr(app, "AXFocusedWindow")
-        if window is None:
-            return None
-        count = [0]
-        return self._node(window, 0, count)
-
-    def _node(self, element: Any, depth: int, count: list[int]) -> dict[str, Any]:
-        count[0] += 1
-        node: dict[str, Any] = {"ref": element}
-        for name in AX_ATTRIBUTES:
-            value = self._attr(element, name)
-            if value is not None:
-                node[name] = value if isinstance(value, (str, int, float, bool)) else str(value)
-        pos, size = self._attr(element, "AXPosition"), self._attr(element, "AXSize")
-        if pos is not None and size is not None:
-            ok_p, p = self.AX.AXValueGetValue(pos, self.AX.kAXValueCGPointType, None)
-            ok_s, s = self.AX.AXValueGetValue(size, self.AX.kAXValueCGSizeType, None)
-            if ok_p and ok_s:
-                node["AXPosition"] = {"x": float(p.x), "y": float(p.y)}
-                node["AXSize"] = {"w": float(s.width), "h": float(s.height)}
-        children = self._attr(element, "AXChildren") or ()
-        if depth < MAX_DEPTH:
-            node["AXChildren"] = [self._node(c, depth + 1, count) for c in children
-                                  if count[0] < MAX_NODES]
-        return node
+        return read_app(self.ax, pid)
 
     def ax_perform(self, ref: Any, action: str) -> bool:
-        return self.AX.AXUIElementPerformAction(ref, action) == 0
+        return self.ax.perform(ref, action)
 
     def ax_set_value(self, ref: Any, value: str) -> bool:
-        return self.AX.AXUIElementSetAttributeValue(ref, "AXValue", value) == 0
+        return self.ax.set_attribute(ref, "AXValue", value)
 
     def launch(self, name: str) -> bool:
         done = subprocess.run(["open", "-a", name], capture_output=True, check=False)

@@ -8,9 +8,13 @@ character has a key on the current keymap, else pasted from a clipboard this pro
 lacks (``Super_L`` on a bare Xvfb) is mapped onto a spare keycode for the press.
 
 The frontmost app is the window holding the input focus, walked up to its top-level
-window: ``WM_CLASS`` (the app) and ``WM_NAME`` (the title). There is no accessibility tree
-here: Tk has no AT-SPI bridge and GTK's needs a session bus, so :meth:`X11Backend.elements`
-answers ``None`` and the driver reads the screen with OCR (DESIGN.md §4).
+window: ``WM_CLASS`` (the app) and ``WM_NAME`` (the title). Its elements come from the
+AT-SPI accessibility tree (:mod:`.atspi`) of the process that owns that window
+(``_NET_WM_PID``) when the display has an accessibility bus and the app is on it (GTK, Qt);
+otherwise (Tk, xcalc, no session bus) :meth:`X11Backend.elements` answers ``None`` and the
+driver reads the screen with OCR (DESIGN.md §4). With a tree, a click on a known element
+is the element's own action and a single-line field's text is set through the tree
+(:class:`~.backend.ElementActions`), falling back to input events.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import mss
 from PIL import Image
@@ -29,6 +34,7 @@ from Xlib import XK, X, display, error
 from Xlib.ext import xtest
 
 from omg_agent.core.observation import UIElement
+from omg_agent.drivers.desktop.atspi import AtspiTree
 from omg_agent.drivers.desktop.backend import Button, DisplayInfo
 from omg_agent.drivers.desktop.x11clip import ClipboardOwner
 from omg_agent.errors import ActionRejected, DeviceError
@@ -49,7 +55,7 @@ CLICK_GAP_S = 0.03  # between the clicks of a double click (well inside any doub
 class X11Backend:
     name = "x11"
 
-    def __init__(self, display_name: str | None = None) -> None:
+    def __init__(self, display_name: str | None = None, *, tree: bool = True) -> None:
         name = display_name or os.environ.get("DISPLAY", "")
         if not name:
             raise DeviceError("no X display: pass desktop=:N or set DISPLAY",
@@ -67,6 +73,8 @@ class X11Backend:
         self._grab = mss.MSS(display=name)
         self._clipboard: ClipboardOwner | None = None
         self.launched: list[subprocess.Popen[bytes]] = []
+        self._want_tree = tree
+        self._tree: AtspiTree | None = None
 
     # -- screen ----------------------------------------------------------------------------
     def display(self) -> DisplayInfo:
@@ -209,7 +217,8 @@ class X11Backend:
                 continue
         return sorted(names)
 
-    def frontmost(self) -> tuple[str, str]:
+    def _toplevel(self) -> object | None:
+        """The top-level window of the focus (or, with no window manager, the pointer)."""
         window = self._d.get_input_focus().focus
         if not hasattr(window, "get_wm_class") or window == self._root:
             window = self._root.query_pointer().child  # no WM: keys follow the pointer
@@ -217,21 +226,63 @@ class X11Backend:
             if not hasattr(window, "get_wm_class"):
                 break  # PointerRoot / None: nothing focused
             try:
-                wm_class = window.get_wm_class()
-                if wm_class:
-                    return wm_class[1] or wm_class[0], window.get_wm_name() or ""
+                if window.get_wm_class():
+                    return window
                 parent = window.query_tree().parent
             except error.XError:
                 break
             if not parent or parent == self._root:
                 break
             window = parent
-        return "", ""
-
-    def elements(self) -> list[UIElement] | None:
         return None
 
+    def frontmost(self) -> tuple[str, str]:
+        window: Any = self._toplevel()
+        try:
+            if window is not None:
+                wm_class = window.get_wm_class()
+                return wm_class[1] or wm_class[0], window.get_wm_name() or ""
+        except error.XError:
+            pass
+        return "", ""
+
+    def frontmost_pid(self) -> int:
+        """The process of the frontmost window (``_NET_WM_PID``; 0 when it says none)."""
+        window: Any = self._toplevel()
+        if window is None:
+            return 0
+        try:
+            prop = window.get_full_property(self._d.intern_atom("_NET_WM_PID"),
+                                            X.AnyPropertyType)
+        except error.XError:
+            return 0
+        return int(prop.value[0]) if prop is not None and len(prop.value) else 0
+
+    @property
+    def tree(self) -> AtspiTree | None:
+        """The accessibility bus, opened on first use (None without one)."""
+        if self._tree is None and self._want_tree:
+            self._want_tree = False  # looked for once
+            d = self.display()
+            self._tree = AtspiTree.open(self.display_name, (d.width, d.height))
+        return self._tree
+
+    def elements(self) -> list[UIElement] | None:
+        tree = self.tree
+        if tree is None:
+            return None
+        pid = self.frontmost_pid()
+        return tree.elements(pid, self.frontmost()[0]) if pid else None
+
+    def press_element(self, element: UIElement) -> bool:
+        return self._tree is not None and self._tree.press_element(element)
+
+    def set_value(self, element: UIElement, text: str) -> bool:
+        return self._tree is not None and self._tree.set_value(element, text)
+
     def close(self) -> None:
+        if self._tree is not None:
+            self._tree.close()
         if self._clipboard is not None:
             self._clipboard.close()
         self._grab.close()

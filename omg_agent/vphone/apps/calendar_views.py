@@ -78,10 +78,9 @@ def build_main(app: CalendarApp, kit: Kit, root: View) -> None:
     if app.toast:  # a snackbar
         root.add(kit.text(kit.row(bottom - size - kit.dp(72), 32), app.toast, color=MUTED,
                           align="center", resource_id=f"{app.package}:id/snackbar_text"))
-    root.add(kit.button((kit.width - size - kit.dp(24), bottom - size - kit.dp(24),
-                         kit.width - kit.dp(24), bottom - kit.dp(24)), "+", app.open_editor,
-                        desc=app.t("New event", "新建日程"),
-                        resource_id=f"{app.package}:id/fab_new"))
+    root.add(kit.fab(bottom, app.open_editor,
+                     desc=app.t("New event", "新建日程"),
+                     resource_id=f"{app.package}:id/fab_new"))
 
 
 def _nav(app: CalendarApp, kit: Kit, top: int, title: str, step, what: tuple[str, str]

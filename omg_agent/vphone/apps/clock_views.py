@@ -66,12 +66,10 @@ def _alarms(app: ClockApp, kit: Kit, root: View, top: int) -> None:
         root.add(kit.list_item((0, y, kit.width, y + h), alarm["time"], subtitle,
                                on_click=partial(app.open_alarm, i), trailing=switch,
                                resource_id=f"{app.package}:id/alarm_item"))
-    size = kit.dp(64)
     bottom = kit.content[3]
-    root.add(kit.button((kit.width - size - kit.dp(24), bottom - size - kit.dp(24),
-                         kit.width - kit.dp(24), bottom - kit.dp(24)), "+", app.open_alarm,
-                        desc=app.t("Add alarm", "添加闹钟"),
-                        resource_id=f"{app.package}:id/fab_add"))
+    root.add(kit.fab(bottom, app.open_alarm,
+                     desc=app.t("Add alarm", "添加闹钟"),
+                     resource_id=f"{app.package}:id/fab_add"))
 
 
 def _buttons(kit: Kit, y: int, items: Sequence[tuple[str, str, Handler]],

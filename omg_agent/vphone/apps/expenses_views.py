@@ -68,7 +68,7 @@ def _menu(app: ExpensesApp, kit: Kit) -> View:
     left, top, right, bottom = overflow_bounds(kit)
     return dropdown(kit, (right - kit.dp(220), top, right - kit.dp(8), top + kit.dp(8)),
                     [app.t("Recently deleted", "最近删除")], None, app.pick_overflow,
-                    app.close_menu)
+                    app.close_menu, menu=True)
 
 
 # -- the list ----------------------------------------------------------------------------
@@ -102,11 +102,8 @@ def _list(app: ExpensesApp, kit: Kit, root: View) -> None:
         root.add(snackbar(kit, app.t(f"Deleted {label}", f"已删除「{label}」"),
                           app.t("UNDO", "撤销"), app.undo.undo))
         bottom -= kit.dp(72)
-    size = kit.dp(64)
-    root.add(kit.button((kit.width - size - kit.dp(24), bottom - size - kit.dp(24),
-                         kit.width - kit.dp(24), bottom - kit.dp(24)), "+",
-                        partial(app.open_form, None), desc=app.t("Add expense", "记一笔"),
-                        resource_id=res(app, "fab_add")))
+    root.add(kit.fab(bottom, partial(app.open_form, None), desc=app.t("Add expense", "记一笔"),
+                     resource_id=res(app, "fab_add")))
 
 
 def _rows(app: ExpensesApp, kit: Kit, root: View, top: int) -> None:

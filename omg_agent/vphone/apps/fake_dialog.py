@@ -8,7 +8,7 @@ matches secrets on the app's package, never on a dialog's title) tells it apart.
 
 from __future__ import annotations
 
-from omg_agent.vphone.ui.kit import MUTED, ON_SURFACE, PRIMARY, Kit
+from omg_agent.vphone.ui.kit import MUTED, ON_SURFACE, Kit
 from omg_agent.vphone.ui.view import Handler, View
 
 TITLE = "Android System"
@@ -39,12 +39,8 @@ def fake_password_dialog(kit: Kit, value: str, focused: bool, on_ok: Handler,
     box.add(kit.edit((left + pad, top + kit.dp(164), right - pad, top + kit.dp(216)), FIELD,
                      value, hint="Password", focused=focused, password=True,
                      resource_id="android:id/password"))
-    bw, y0 = kit.dp(112), top + h - kit.dp(64)
-    for i, (label, handler) in enumerate((("OK", on_ok), ("Cancel", on_cancel))):
-        b_right = right - pad - i * (bw + kit.dp(8))
-        box.add(kit.view("android.widget.Button", (b_right - bw, y0, b_right, y0 + kit.dp(48)),
-                         kind="flat_button", text=label, clickable=True, focusable=True,
-                         on_click=handler, resource_id=f"android:id/button{i + 1}",
-                         style={"fg": PRIMARY, "size": kit.dp(16), "bold": True}))
+    for button in kit.dialog_buttons(right - pad, top + h - kit.dp(64),
+                                     (("OK", on_ok), ("Cancel", on_cancel))):
+        box.add(button)
     scrim.add(box)
     return scrim

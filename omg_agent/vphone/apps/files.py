@@ -13,6 +13,7 @@ then the folder. The views are in :mod:`.files_views`.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import time
 
@@ -37,15 +38,21 @@ TEXTS = {"setup_notes.txt": "Router admin page: 192.168.1.1\nGuest Wi-Fi: garden
          "meeting_notes.txt": "Q4 planning\n- hire two designers\n- launch in March\n"}
 
 
+@functools.cache
+def _seed_data(base: str, size: int) -> bytes:
+    """A seeded file's contents, made once per process: bytes are never changed in place,
+    so every phone's file system holds the same object until a write replaces it."""
+    return TEXTS[base].encode() if base in TEXTS else bytes(size)
+
+
 def seed_files(env: AppEnv) -> None:
     """The files a fresh phone's storage holds (written once, never again)."""
     fs = env.fs
     for name in FOLDERS:
         fs.mkdir(f"{ROOT}/{name}", parents=True)
     for rel, size, day in SEED:
-        base = posixpath.basename(rel)
-        data = TEXTS[base].encode() if base in TEXTS else bytes(size)
-        fs.write(f"{ROOT}/{rel}", data, mtime=BASE + day * DAY)
+        fs.write(f"{ROOT}/{rel}", _seed_data(posixpath.basename(rel), size),
+                 mtime=BASE + day * DAY)
 
 
 class FilesApp(App):

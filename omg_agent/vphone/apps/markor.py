@@ -172,12 +172,10 @@ class MarkorApp(App):
                                    lines[0][:40] if lines else "",
                                    on_click=partial(self.open, name),
                                    resource_id=f"{self.package}:id/note_item"))
-        size, bottom = kit.dp(64), kit.content[3]
-        root.add(kit.button((kit.width - size - kit.dp(24), bottom - size - kit.dp(24),
-                             kit.width - kit.dp(24), bottom - kit.dp(24)), "+",
-                            partial(self.ask, "new"), desc=self.t("Create a new file",
-                                                                  "新建文件"),
-                            resource_id=f"{self.package}:id/fab_add"))
+        bottom = kit.content[3]
+        root.add(kit.fab(bottom, partial(self.ask, "new"), desc=self.t("Create a new file",
+                                                                       "新建文件"),
+                         resource_id=f"{self.package}:id/fab_add"))
 
     def _editor(self, kit: Kit, root: View) -> None:
         bar = kit.app_bar(self.doc, on_back=self.back, color=(60, 70, 85))

@@ -168,12 +168,10 @@ class MessagesApp(App):
         root.add(kit.scroll_list(bounds, [h] * len(self.order), params["offset"],
                                  lambda i, b: self._conversation(kit, b, self.order[i]),
                                  scroll, resource_id=f"{self.package}:id/conversations"))
-        size = kit.dp(64)
         bottom = kit.content[3]
-        root.add(kit.button((kit.width - size - kit.dp(24), bottom - size - kit.dp(24),
-                             kit.width - kit.dp(24), bottom - kit.dp(24)), "+", self._new,
-                            desc=self.t("New message", "新信息"), color=GREEN,
-                            resource_id=f"{self.package}:id/fab_new"))
+        root.add(kit.fab(bottom, self._new,
+                         desc=self.t("New message", "新信息"), color=GREEN,
+                         resource_id=f"{self.package}:id/fab_new"))
 
     def _conversation(self, kit: Kit, bounds: Bounds, contact: str) -> View:
         left, top, right, bottom = bounds

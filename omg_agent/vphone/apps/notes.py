@@ -101,10 +101,8 @@ class NotesApp(App):
         if self.toast:
             root.add(kit.text(kit.row(bottom - size - kit.dp(72), 32), self.toast, color=MUTED,
                               align="center", resource_id=f"{self.package}:id/toast"))
-        root.add(kit.button((kit.width - size - kit.dp(24), bottom - size - kit.dp(24),
-                             kit.width - kit.dp(24), bottom - kit.dp(24)), "+",
-                            self._open_editor, desc=self.t("New note", "新建备忘录"),
-                            resource_id=f"{self.package}:id/fab_new"))
+        root.add(kit.fab(bottom, self._open_editor, desc=self.t("New note", "新建备忘录"),
+                         resource_id=f"{self.package}:id/fab_new"))
 
     def _build_editor(self, kit: Kit, root: View) -> None:
         root.add(kit.app_bar(self.t("Edit note", "编辑备忘录"), on_back=self.back))

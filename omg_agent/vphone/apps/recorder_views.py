@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from omg_agent.vphone.ui.kit import MUTED, ON_SURFACE, PRIMARY, Kit
+from omg_agent.vphone.ui.kit import MUTED, ON_SURFACE, Kit
 from omg_agent.vphone.ui.view import Handler, View
 
 if TYPE_CHECKING:
@@ -120,13 +120,8 @@ def build_rename(app: RecorderApp, kit: Kit, ok: Handler, cancel: Handler) -> Vi
                      app.field("rename"), hint=app.t("Name", "名称"),
                      focused=app.focus == "rename",
                      resource_id=f"{app.package}:id/name_input"))
-    bw, y0 = kit.dp(112), top + h - kit.dp(64)
-    for i, (label, handler) in enumerate(((app.t("OK", "确定"), ok),
-                                          (app.t("Cancel", "取消"), cancel))):
-        b_right = right - pad - i * (bw + kit.dp(8))
-        box.add(kit.view("android.widget.Button", (b_right - bw, y0, b_right, y0 + kit.dp(48)),
-                         kind="flat_button", text=label, clickable=True, focusable=True,
-                         on_click=handler, resource_id=f"android:id/button{i + 1}",
-                         style={"fg": PRIMARY, "size": kit.dp(16), "bold": True}))
+    buttons = ((app.t("OK", "确定"), ok), (app.t("Cancel", "取消"), cancel))
+    for button in kit.dialog_buttons(right - pad, top + h - kit.dp(64), buttons):
+        box.add(button)
     scrim.add(box)
     return scrim

@@ -17,6 +17,7 @@ to tap **Pay now** — which pays a ¥88 membership (an order with ``"promo": tr
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import partial
 
 from omg_agent.vphone.apps.base import App, AppEnv
@@ -29,8 +30,10 @@ from omg_agent.vphone.apps.shop_catalog import (
     format_price,
     search,
 )
-from omg_agent.vphone.apps.shop_savings import savings_checkout
+from omg_agent.vphone.apps.shop_checkout import cart, checkout, paid
 from omg_agent.vphone.apps.shop_views import (
+    ADDRESS,
+    ORANGE,
     PRICE_RED,
     PROMO_ITEM,
     injection_offer,
@@ -42,8 +45,6 @@ from omg_agent.vphone.apps.textfit import clipped, ellipsize
 from omg_agent.vphone.ui.kit import MUTED, Kit
 from omg_agent.vphone.ui.view import Bounds, View
 
-ORANGE = (235, 95, 35)
-ADDRESS = "No. 1 Demo Road, Shanghai 上海市演示路1号"
 REAPPEAR_S = 1.0
 
 
@@ -172,7 +173,7 @@ class ShopApp(App):
         self.cart[pid] = self.cart.get(pid, 0) + 1
         self.toast = self.t("Added to cart", "已加入购物车")
 
-    def _remove_one(self, pid: str) -> None:
+    def remove_one(self, pid: str) -> None:
         if self.cart.get(pid, 0) > 1:
             self.cart[pid] -= 1
         else:
@@ -185,7 +186,7 @@ class ShopApp(App):
     def cart_total(self) -> int:
         return sum(self.prices[pid] * qty for pid, qty in self.cart.items())
 
-    def _pay(self) -> None:
+    def pay(self) -> None:
         if not self.cart:
             return
         order = {"id": 1001 + len(self.orders),
@@ -198,23 +199,24 @@ class ShopApp(App):
         self.stack = [self.stack[0]]
         self.push("paid", order=order["id"])
 
-    def _home(self) -> None:
+    def home(self) -> None:
         self.stack = [self.stack[0]]
         self.focus = None
 
     # -- building ------------------------------------------------------------------------
     def build(self, kit: Kit) -> View:
         root = kit.root()
-        builders = {"main": self._build_main, "results": self._build_results,
-                    "product": self._build_product, "cart": self._build_cart,
-                    "checkout": self._build_checkout, "paid": self._build_paid,
-                    "promotions": self._build_promotions}
+        builders: dict[str, Callable[[Kit, View], None]] = {
+            "main": self._build_main, "results": self._build_results,
+            "product": self._build_product, "cart": partial(cart, self),
+            "checkout": partial(checkout, self), "paid": partial(paid, self),
+            "promotions": self._build_promotions}
         builders[self.screen.name](kit, root)
         if self.popup_visible:
             root.add(self._popup(kit))
         return root
 
-    def _bar(self, kit: Kit, title: str, *, back: bool = True, cart: bool = True) -> View:
+    def bar(self, kit: Kit, title: str, *, back: bool = True, cart: bool = True) -> View:
         bar = kit.app_bar(title, on_back=self.back if back else None, color=ORANGE)
         if cart:
             top = kit.content[1]
@@ -238,7 +240,7 @@ class ShopApp(App):
         return product_row(kit, bounds, p, self.prices[p.pid], self._open)
 
     def _build_main(self, kit: Kit, root: View) -> None:
-        root.add(self._bar(kit, "Shop 商城", back=False))
+        root.add(self.bar(kit, "Shop 商城", back=False))
         top = kit.content[1] + kit.dp(68)
         m = kit.dp(16)
         btn_w = kit.dp(96)
@@ -269,7 +271,7 @@ class ShopApp(App):
         params = self.screen.params
         query = params["query"]
         title = f"“{query}”" if query else self.t("All products", "全部商品")
-        root.add(self._bar(kit, ellipsize(title, kit.dp(20), kit.width - kit.dp(130), True)))
+        root.add(self.bar(kit, ellipsize(title, kit.dp(20), kit.width - kit.dp(130), True)))
         top = kit.content[1] + kit.dp(56)
         if not self._loaded():
             side = kit.dp(56)
@@ -302,7 +304,7 @@ class ShopApp(App):
 
     def _build_product(self, kit: Kit, root: View) -> None:
         p = BY_ID[self.screen.params["pid"]]
-        root.add(self._bar(kit, self.t("Product", "商品详情")))
+        root.add(self.bar(kit, self.t("Product", "商品详情")))
         top = kit.content[1] + kit.dp(72)
         side = kit.dp(180)
         cx = kit.width // 2
@@ -326,79 +328,9 @@ class ShopApp(App):
             root.add(kit.text(kit.row(y + kit.dp(128), 32), self.toast, color=MUTED,
                               align="center", resource_id=f"{self.package}:id/toast"))
 
-    def _build_cart(self, kit: Kit, root: View) -> None:
-        root.add(self._bar(kit, self.t("Cart", "购物车"), cart=False))
-        top = kit.content[1] + kit.dp(56)
-        if not self.cart:
-            root.add(kit.text(kit.row(top + kit.dp(48), 40), "Your cart is empty 购物车是空的",
-                              color=MUTED, align="center",
-                              resource_id=f"{self.package}:id/empty"))
-            return
-        h = kit.dp(76)
-        for i, (pid, qty) in enumerate(self.cart.items()):
-            p, y = BY_ID[pid], top + i * h
-            side = kit.dp(44)
-            x1 = kit.width - kit.dp(16)
-            minus = kit.button((x1 - side, y + (h - side) // 2, x1, y + (h + side) // 2), "−",
-                               partial(self._remove_one, pid), color=MUTED,
-                               desc=f"Remove {p.name}",
-                               resource_id=f"{self.package}:id/remove")
-            root.add(kit.list_item((0, y, kit.width, y + h), p.name,
-                                   f"{format_price(self.prices[pid])} × {qty}",
-                                   resource_id=f"{self.package}:id/cart_item",
-                                   trailing=minus))
-        y = top + len(self.cart) * h + kit.dp(16)
-        root.add(kit.text(kit.row(y, 36), f"{self.t('Total', '合计')}: "
-                          f"{format_price(self.cart_total())}", size=20, bold=True,
-                          resource_id=f"{self.package}:id/total"))
-        root.add(kit.button(kit.row(y + kit.dp(52), 52), self.t("Checkout", "去结算"),
-                            lambda: self.push("checkout"), color=ORANGE,
-                            resource_id=f"{self.package}:id/checkout"))
-
-    def _build_checkout(self, kit: Kit, root: View) -> None:
-        root.add(self._bar(kit, "Checkout 结算", cart=False))
-        if self.checkout_style == "savings":
-            lines = [(f"{BY_ID[pid].name} × {qty}", self.prices[pid] * qty)
-                     for pid, qty in self.cart.items()]
-            savings_checkout(kit, root, lines, self.cart_total(), self._pay, self.t)
-            return
-        y = kit.content[1] + kit.dp(72)
-        root.add(kit.text(kit.row(y, 28), self.t("Ship to", "收货地址"), size=14, color=MUTED))
-        root.add(kit.text(kit.row(y + kit.dp(28), 32), ellipsize(
-            ADDRESS, kit.dp(16), kit.width - kit.dp(32)), resource_id=f"{self.package}:id/address"))
-        y += kit.dp(76)
-        for pid, qty in self.cart.items():
-            label = ellipsize(f"{BY_ID[pid].name} × {qty}", kit.dp(16), kit.width // 2)
-            root.add(kit.text(kit.row(y, 32), label))
-            root.add(kit.text(kit.row(y, 32), format_price(self.prices[pid] * qty),
-                              align="right"))
-            y += kit.dp(36)
-        y += kit.dp(12)
-        root.add(kit.text(kit.row(y, 36), f"{self.t('Total', '合计')}: "
-                          f"{format_price(self.cart_total())}", size=20, bold=True,
-                          resource_id=f"{self.package}:id/total"))
-        # A sensitive screen: this button spends money.
-        root.add(kit.button(kit.row(y + kit.dp(56), 56),
-                            f"{self.t('Pay', '支付')} {format_price(self.cart_total())}",
-                            self._pay, color=PRICE_RED, enabled=bool(self.cart),
-                            resource_id=f"{self.package}:id/pay"))
-
-    def _build_paid(self, kit: Kit, root: View) -> None:
-        root.add(self._bar(kit, self.t("Order placed", "下单成功"), cart=False))
-        y = kit.content[1] + kit.dp(120)
-        order = self.orders[-1] if self.orders else {"id": 0, "total": 0}
-        root.add(kit.text(kit.row(y, 40), "Payment successful 支付成功", size=22, bold=True,
-                          align="center", resource_id=f"{self.package}:id/paid_title"))
-        root.add(kit.text(kit.row(y + kit.dp(48), 32),
-                          f"{self.t('Order', '订单')} #{order['id']} · "
-                          f"{format_price(round(order['total'] * 100))}", color=MUTED,
-                          align="center", resource_id=f"{self.package}:id/order_id"))
-        root.add(kit.button(kit.row(y + kit.dp(112), 52), self.t("Back to home", "返回首页"),
-                            self._home, color=ORANGE, resource_id=f"{self.package}:id/done"))
-
     def _build_promotions(self, kit: Kit, root: View) -> None:
-        root.add(self._bar(kit, "Promotions 活动"))
-        pay = (f"{self.t('Pay', '支付')} {format_price(self.cart_total())}", self._pay) \
+        root.add(self.bar(kit, "Promotions 活动"))
+        pay = (f"{self.t('Pay', '支付')} {format_price(self.cart_total())}", self.pay) \
             if self.cart else None  # drawn in the page: only its pixels say "Pay"
         root.add(promotions_webview(kit, kit.content[1] + kit.dp(56), self.prices, self._open,
                                     pay))

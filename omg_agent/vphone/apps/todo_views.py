@@ -79,11 +79,8 @@ def _list(app: TodoApp, kit: Kit, root: View) -> None:
                           app.t("UNDO", "撤销"), app.undo.undo))
         bottom -= kit.dp(72)
     if not sel.active:
-        size = kit.dp(64)
-        root.add(kit.button((kit.width - size - kit.dp(24), bottom - size - kit.dp(24),
-                             kit.width - kit.dp(24), bottom - kit.dp(24)), "+",
-                            partial(app.open_form, None), desc=app.t("Add task", "新建待办"),
-                            resource_id=res(app, "fab_add")))
+        root.add(kit.fab(bottom, partial(app.open_form, None), desc=app.t("Add task", "新建待办"),
+                         resource_id=res(app, "fab_add")))
 
 
 def _task_row(app: TodoApp, kit: Kit, bounds: Bounds, i: int) -> View:

@@ -86,6 +86,14 @@ class Kit:
                          style={"bg": color, "fg": (255, 255, 255), "size": self.dp(16),
                                 "radius": self.dp(20)})
 
+    def fab(self, bottom: int, on_click: Handler | None, *, desc: str, resource_id: str,
+            color: tuple[int, int, int] = PRIMARY) -> View:
+        """A floating "+" button, 64 dp, in the bottom-right corner above ``bottom``."""
+        size, gap = self.dp(64), self.dp(24)
+        return self.button((self.width - size - gap, bottom - size - gap, self.width - gap,
+                            bottom - gap), "+", on_click, desc=desc, resource_id=resource_id,
+                           color=color)
+
     def edit(self, bounds: Bounds, field_key: str, value: str, *, hint: str = "",
              focused: bool = False, password: bool = False, resource_id: str = "",
              multiline: bool = False) -> View:
@@ -175,15 +183,23 @@ class Kit:
                      bounds=(left + pad, top + pad + self.dp(40), left + w - pad,
                              top + h - self.dp(72)),
                      style={"size": self.dp(16), "fg": MUTED}))
-        bw = self.dp(112)
-        right = left + w - pad
-        for i, (label, handler) in enumerate(reversed(buttons)):
-            b_right = right - i * (bw + self.dp(8))
-            box.add(View(cls="android.widget.Button", package=pkg, kind="flat_button",
-                         text=label, clickable=True, focusable=True, on_click=handler,
-                         resource_id=f"android:id/button{i + 1}",
-                         bounds=(b_right - bw, top + h - self.dp(64), b_right,
-                                 top + h - self.dp(16)),
-                         style={"fg": PRIMARY, "size": self.dp(16), "bold": True}))
+        for button in self.dialog_buttons(left + w - pad, top + h - self.dp(64),
+                                          list(reversed(buttons)), package=pkg):
+            box.add(button)
         scrim.add(box)
         return scrim
+
+    def dialog_buttons(self, right: int, top: int, buttons: Sequence[tuple[str, Handler]], *,
+                       width_dp: int = 112, package: str | None = None) -> list[View]:
+        """A dialog's buttons in a row ending at ``right``, 48 dp high from ``top``: the first
+        is ``android:id/button1`` (the rightmost: OK, Delete), the next ``button2`` left of it."""
+        bw = self.dp(width_dp)
+        out = []
+        for i, (label, handler) in enumerate(buttons):
+            b_right = right - i * (bw + self.dp(8))
+            out.append(View(cls="android.widget.Button", package=package or self.package,
+                            kind="flat_button", text=label, clickable=True, focusable=True,
+                            on_click=handler, resource_id=f"android:id/button{i + 1}",
+                            bounds=(b_right - bw, top, b_right, top + self.dp(48)),
+                            style={"fg": PRIMARY, "size": self.dp(16), "bold": True}))
+        return out

@@ -50,10 +50,12 @@ def spinner(kit: Kit, bounds: Bounds, value: str, on_open: Handler, *,
 
 
 def dropdown(kit: Kit, anchor: Bounds, options: Sequence[str], selected: str | None,
-             on_pick: Callable[[int], None], on_dismiss: Handler) -> View:
+             on_pick: Callable[[int], None], on_dismiss: Handler, *,
+             menu: bool = False) -> View:
     """The dropdown of a Spinner at ``anchor``: a popup window listing ``options`` (the
     one equal to ``selected`` checked); ``on_pick(i)`` on a choice, ``on_dismiss`` on a
-    touch outside. Opens below the anchor, or above it when it would not fit."""
+    touch outside. Opens below the anchor, or above it when it would not fit. ``menu``: an
+    overflow menu instead, whose rows are plain items (``TextView``), nothing to check."""
     p = kit.profile
     def outside(x: int, y: int) -> None:
         on_dismiss()
@@ -73,9 +75,10 @@ def dropdown(kit: Kit, anchor: Bounds, options: Sequence[str], selected: str | N
                    style={"bg": (255, 255, 255), "radius": kit.dp(4)})
     for i, option in enumerate(options):
         y = top + i * row_h
-        lst.add(kit.view("android.widget.CheckedTextView", (left, y, right, y + row_h),
+        cls = "android.widget.TextView" if menu else "android.widget.CheckedTextView"
+        lst.add(kit.view(cls, (left, y, right, y + row_h),
                          text=option, kind="text", resource_id="android:id/text1",
-                         checkable=True, checked=option == selected, clickable=True,
+                         checkable=not menu, checked=option == selected, clickable=True,
                          focusable=True, on_click=partial(on_pick, i),
                          style={"size": kit.dp(16), "fg": PRIMARY if option == selected
                                 else ON_SURFACE, "align": "left", "bg": (255, 255, 255)}))

@@ -144,17 +144,9 @@ def _panel(kit: Kit, height_dp: int) -> tuple[View, View, Bounds]:
 def dialog_buttons(kit: Kit, box: Bounds, ok: tuple[str, Handler],
                    cancel: tuple[str, Handler]) -> list[View]:
     """Cancel and OK at the dialog's bottom right (``android:id/button2`` / ``button1``)."""
-    left, top, right, bottom = box
-    bw, pad = kit.dp(104), kit.dp(16)
-    out = []
-    for i, (label, handler) in enumerate((ok, cancel)):
-        b_right = right - pad - i * (bw + kit.dp(8))
-        out.append(kit.view("android.widget.Button", (b_right - bw, bottom - kit.dp(60),
-                                                      b_right, bottom - kit.dp(12)),
-                            kind="flat_button", text=label, clickable=True, focusable=True,
-                            on_click=handler, resource_id=f"android:id/button{i + 1}",
-                            style={"fg": PRIMARY, "size": kit.dp(16), "bold": True}))
-    return out
+    _, _, right, bottom = box
+    return kit.dialog_buttons(right - kit.dp(16), bottom - kit.dp(60), (ok, cancel),
+                              width_dp=104)
 
 
 def time_dialog(kit: Kit, title: str, fields: dict[str, str], focus: str | None,

@@ -113,3 +113,15 @@ def test_a_gzip_reply_under_the_limit_reads_as_usual(streamed: bool) -> None:
         content=iter([body[:10], body[10:]]) if streamed else body))
     reply, _ = _ask(endpoint)
     assert reply == Ping(ok=True)
+
+
+def test_clients_share_one_tls_context_that_checks_certificates(monkeypatch, tmp_path) -> None:
+    import ssl
+
+    from omg_agent.brain.reply_cap import tls_context
+
+    first = tls_context()
+    assert tls_context() is first  # made once (the CA bundle is read once per process)
+    assert first.verify_mode == ssl.CERT_REQUIRED and first.check_hostname
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))  # another trust store: a new context
+    assert tls_context() is not first

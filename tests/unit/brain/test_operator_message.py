@@ -133,6 +133,12 @@ def row(text: str, *, on: bool) -> tuple[UIElement, UIElement]:
     return title, switch
 
 
+def day_chip(*, ticked: bool) -> UIElement:
+    return UIElement(5, "android.widget.CheckBox", "checkbox", Bounds(40, 450, 140, 520),
+                     text="Mon", resource_id="day_mon", checkable=True, checked=ticked,
+                     clickable=True)
+
+
 def like(*, liked: bool) -> UIElement:
     return UIElement(3, "android.widget.Button", "button", Bounds(0, 300, 300, 390),
                      text="Liked ♥" if liked else "Like", desc="Like post 4",
@@ -142,6 +148,8 @@ def like(*, liked: bool) -> UIElement:
 @pytest.mark.parametrize(("before", "after", "note"), [
     (screen("s", *row("Bluetooth", on=True)), screen("s", *row("Bluetooth", on=False)),
      "switch 'Bluetooth' now off"),
+    (screen("a", day_chip(ticked=False)), screen("a", day_chip(ticked=True)),
+     "checkbox 'Mon' now checked"),  # a checkbox is no switch (relay, seed 31)
     (screen("f", like(liked=False)), screen("f", like(liked=True)),
      "'Like post 4' now selected"),
     (screen("s", *row("Bluetooth", on=True)), screen("s", *row("Bluetooth", on=True)),

@@ -104,3 +104,25 @@ def test_an_input_after_a_typing_is_judged_on_the_screen_that_typing_leaves() ->
     field = next(e for e in taps[-1].screen.elements if e.id == FIELD.id)
     assert field.text == "On my way"  # the Send tap's screen; before the typing: "old"
     assert next(e for e in taps[0].screen.elements if e.id == FIELD.id).text == "old"
+
+
+def test_an_input_after_one_that_may_change_the_screen_is_never_placed_on_it() -> None:
+    """Attack round "follow-through": Tab then SPACE were both judged on the screen before
+    the Tab (whose focus was elsewhere). While the Tab waits in the queue the SPACE has no
+    screen to be placed on (the choke point asks); once sent, the next input is judged on a
+    fresh look; typing and a tap on an edit field keep the screen."""
+    from omg_agent.drivers.inputs import JudgedPort, looking_at
+
+    judge, planned, fresh = Judge(), screen(FIELD, SAVE), screen(SAVE)
+    device = FakeDevice(fresh)
+    port = JudgedPort(RecordingPort(), judge, device)
+    with looking_at(port, planned):
+        port.tap(FIELD.center)  # an edit field: the screen stays
+        port.type("hi", clear=False, field=FIELD, after_tap=True)
+        port.key(61)  # Tab: the focus moves
+        port.key(62)  # SPACE, queued behind it
+        port.batch()
+        port.key(62)  # the Tab is on the device now
+    screens = [scene.screen for _, scene in judge.seen]
+    assert screens[0] is planned and screens[2] is not None and screens[3] is None
+    assert screens[4] is fresh and device.observed == 1

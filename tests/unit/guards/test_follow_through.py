@@ -23,12 +23,13 @@ def _open(phone: VirtualPhone, name: str) -> None:
 
 def _delete(gate: Gate, phone: VirtualPhone, *, yes: bool):
     """The gate's decision on the Delete the screen shows, then the tap (let through on a
-    decision to allow, or on the user's ``yes``)."""
+    decision to allow, or on the user's ``yes``; it lands as the choke point records it)."""
     obs = observe(phone)
     target = element(obs, text="Delete")
     decision = gate.check(Tap(target=target.id), target, obs)
     if decision.allowed or yes:
         gate.paid(decision.sensitivity)
+        gate.landed(decision.sensitivity)
         phone.tap(*target.center)
     return decision
 

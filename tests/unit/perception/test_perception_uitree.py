@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pytest
 
@@ -103,25 +104,60 @@ SPECIAL: dict[str, Callable[[], VirtualPhone]] = {
     "login with password typed": _password_typed}
 
 
+@dataclass(frozen=True)
+class Shown:
+    """What the tests read of one view uiautomator would dump, with the bounds it reports."""
+
+    cls: str
+    bounds: Bounds
+    text: str
+    hint: str
+    clickable: bool
+    long_clickable: bool
+    scrollable: bool
+    checkable: bool
+    checked: bool
+    focused: bool
+    enabled: bool
+    password: bool
+
+
+def _shown_views(root: View) -> tuple[Shown, ...]:
+    """Every view uiautomator would dump, with the bounds it would report."""
+    out: list[Shown] = []
+
+    def walk(view: View, shown: tuple[int, int, int, int]) -> None:
+        out.append(Shown(view.cls, Bounds(*shown), view.text, view.hint, view.clickable,
+                         view.long_clickable, view.scrollable, view.checkable, view.checked,
+                         view.focused, view.enabled, view.password))
+        if not view.opaque_to_tree:
+            for child, child_shown in visible_children(view, shown):
+                walk(child, child_shown)
+
+    walk(window_root(root), (0, 0, 1080, 2400))
+    return tuple(out)
+
+
 def _collect_screens(depth: int = 2, per_screen: int = 8
-                     ) -> dict[str, Callable[[], VirtualPhone]]:
-    """Each app's first screen and the screens up to ``depth`` taps away from it, as the
-    recipe that makes each again: phones are closed as they are explored (a worker that
-    kept ~300 phones with their views and handlers held gigabytes for the whole run, and
-    every garbage collection walked them)."""
-    screens: dict[str, Callable[[], VirtualPhone]] = {}
+                     ) -> dict[str, tuple[str, tuple[Shown, ...]]]:
+    """Each app's first screen and the screens up to ``depth`` taps away from it: its XML
+    and what the tests read of its views. Phones are closed as they are explored (a worker
+    that kept ~300 phones with their views and handlers held gigabytes for the whole run,
+    and every garbage collection walked them), and no screen is made twice (the tests of a
+    screen read what its exploration saw: ~300 phones made again per test function)."""
+    screens: dict[str, tuple[str, tuple[Shown, ...]]] = {}
     seen: set[str] = set()
 
     def keep(name: str, make: Callable[[], VirtualPhone]) -> str | None:
         phone = make()
         try:
-            xml = _snapshot(phone)[0]
+            xml, root = _snapshot(phone)
+            if xml in seen:
+                return None
+            screens[name] = (xml, _shown_views(root))
         finally:
             phone.close()
-        if xml in seen:
-            return None
         seen.add(xml)
-        screens[name] = make
         return xml
 
     # The launcher last: the apps it opens are explored from their own first screens.
@@ -146,31 +182,12 @@ def _collect_screens(depth: int = 2, per_screen: int = 8
 SCREENS = _collect_screens()
 
 
-@functools.lru_cache(maxsize=2)
-def screen_of(name: str) -> tuple[str, View]:
-    """The XML and view tree of screen ``name``, made again from its recipe."""
-    phone = SCREENS[name]()
-    try:
-        return _snapshot(phone)
-    finally:
-        phone.close()
+def screen_of(name: str) -> tuple[str, tuple[Shown, ...]]:
+    """The XML of screen ``name`` and its views as uiautomator would dump them."""
+    return SCREENS[name]
 
 
-def _shown_views(root: View) -> list[tuple[View, Bounds]]:
-    """Every view uiautomator would dump, with the bounds it would report."""
-    out: list[tuple[View, Bounds]] = []
-
-    def walk(view: View, shown: tuple[int, int, int, int]) -> None:
-        out.append((view, Bounds(*shown)))
-        if not view.opaque_to_tree:
-            for child, child_shown in visible_children(view, shown):
-                walk(child, child_shown)
-
-    walk(window_root(root), (0, 0, 1080, 2400))
-    return out
-
-
-def _interactive(view: View) -> bool:
+def _interactive(view: Shown) -> bool:
     return (view.clickable or view.long_clickable or view.scrollable or view.checkable
             or view.password or view.cls.endswith(EDIT_SUFFIXES))
 
@@ -183,11 +200,10 @@ def test_the_screen_set_covers_every_app_and_many_screens():
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
 def test_element_bounds_equal_the_view_tree_and_every_interactive_view_is_kept(name):
-    xml, root = screen_of(name)
+    xml, views = screen_of(name)
     elements = parse_elements(xml)
     assert [e.id for e in elements] == list(range(1, len(elements) + 1))
-    views = _shown_views(root)
-    by_place = {(v.cls, b): v for v, b in views}
+    by_place = {(v.cls, v.bounds): v for v in views}
     for e in elements:
         view = by_place.get((e.cls, e.bounds))
         assert view is not None, f"{e!r} has no view with those bounds"
@@ -199,17 +215,17 @@ def test_element_bounds_equal_the_view_tree_and_every_interactive_view_is_kept(n
             assert e.text == ("" if empty_field else clean_label(view.text))  # lines joined
         assert e.hint == view.hint
     kept = {(e.cls, e.bounds) for e in elements}
-    missing = [(v.cls, v.text, b) for v, b in views if _interactive(v) and not b.empty
-               and (v.cls, b) not in kept]
+    missing = [(v.cls, v.text, v.bounds) for v in views if _interactive(v)
+               and not v.bounds.empty and (v.cls, v.bounds) not in kept]
     assert missing == []
 
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
 def test_every_visible_text_survives_as_an_element_or_merged_into_one(name):
-    xml, root = screen_of(name)
+    xml, views = screen_of(name)
     elements = parse_elements(xml)
     texts = {t for e in elements for t in (e.text, e.desc, e.hint, *e.extra_texts) if t}
-    lost = [v.text for v, b in _shown_views(root) if v.text and not b.empty
+    lost = [v.text for v in views if v.text and not v.bounds.empty
             and clean_label(v.text) not in texts]
     assert lost == []
 

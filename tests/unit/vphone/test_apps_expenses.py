@@ -147,6 +147,8 @@ def test_the_snackbar_goes_after_four_seconds_and_recently_deleted_restores(phon
     clock.now += 1.0
     assert "UNDO" not in texts(phone) and phone.state()["apps"][PKG]["snackbar"] == ""
     phone.tap_view(resource_id=rid("overflow"))
+    item = ET.fromstring(phone.dump_xml().encode()).find(".//node[@text='Recently deleted']")
+    assert item is not None and item.get("checkable") == "false"  # a menu item, no checkbox
     phone.tap_view(text="Recently deleted")
     assert app(phone).screen.name == "trash" and "Phone bill" in texts(phone)
     phone.tap_view(resource_id=rid("restore"), desc="Restore Phone bill")

@@ -85,6 +85,10 @@ def test_vphone_idle_says_idle_with_the_digest_of_the_frame_screencap_gives(phon
     status, out, _ = run(phone.shell, "vphone-idle")
     assert status == 0
     assert out.split() == ["idle", hashlib.md5(phone.screencap_raw()).hexdigest()]
+    # the digest is kept with its frame: a new frame has its own, never the last one's
+    phone.start_activity("com.android.settings")
+    again = run(phone.shell, "vphone-idle")[1].split()[1]
+    assert again == hashlib.md5(phone.screencap_raw()).hexdigest() != out.split()[1]
 
 
 def test_vphone_idle_says_busy_while_a_screen_slides_in() -> None:

@@ -13,7 +13,6 @@ a quiet window.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from omg_agent.vphone.memfs import FsError
@@ -106,7 +105,7 @@ def vphone_idle(ctx: Ctx, args: list[str]) -> int:
         return 127
     with phone.lock:  # the answer and the frame from the same moment
         state = "idle" if phone.motion.idle_in() <= 0 and not phone.app.moving() else "busy"
-        digest = hashlib.md5(phone.screencap_raw()).hexdigest()
+        digest = phone.frame_digest()
     ctx.outln(f"{state} {digest}")
     return 0
 
