@@ -210,6 +210,7 @@ def test_the_pages_mark_what_they_do_not_run() -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.timeout(900)  # ~70 commands, each a new process: 2 min on a loaded 2-core machine
 def test_every_command_in_the_docs_runs(tmp_path_factory: pytest.TempPathFactory) -> None:
     chains = [Chain(f"{page}#{name}", blocks, tmp_path_factory.mktemp("docs-commands"))
               for (page, name), blocks in _chains(all_blocks()).items()]
