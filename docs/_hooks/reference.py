@@ -3,7 +3,7 @@
 A page that holds one of these markers gets it replaced before it is rendered:
 
 - ``<!-- cli-reference -->``: every ``omg-agent`` command's ``--help``, rendered by typer
-  from the real app at 100 columns, one section per command (the app is walked, so a new
+  from the real app at 80 columns, one section per command (the app is walked, so a new
   command shows up the day it is added);
 - ``<!-- settings-reference -->``: one table row per :class:`omg_agent.config.Settings`
   field — its ``OMG_*`` variable, its default and its description;
@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-WIDTH = 100
+WIDTH = 80  # fits the page's code column: the reference never scrolls sideways
 
 
 def _commands(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:

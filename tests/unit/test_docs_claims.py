@@ -23,14 +23,16 @@ PENDING: set[tuple[str, str]] = set()
 
 
 def _commands_in(text: str) -> list[str]:
-    """Each `omg-agent …` invocation in code blocks and inline code, continuations joined."""
+    """Each `omg-agent …` invocation in code blocks and inline code, continuations joined; in
+    a ``console`` block only the ``$ `` lines are commands (the rest is their output)."""
     found: list[str] = []
-    fenced = False
+    fenced, console = False, False
     for line in text.replace("\\\n", " ").splitlines():
         if line.lstrip().startswith("```"):
-            fenced = not fenced
+            fenced, console = not fenced, line.strip() == "```console"
         elif fenced:
-            found += [f"omg-agent {rest}" for rest in line.split("omg-agent ")[1:]]
+            if not console or line.startswith("$ "):
+                found += [f"omg-agent {rest}" for rest in line.split("omg-agent ")[1:]]
         else:
             found += [span[span.index("omg-agent"):]
                       for span in re.findall(r"`([^`]*omg-agent [^`]*)`", line)]
