@@ -175,3 +175,22 @@ def test_a_right_click_opens_the_context_menu_as_its_own_window(
     act(atspi_driver, {"type": "type", "text": "replaced"})  # typing over the selection
     assert wait_for(lambda: next(e.text for e in atspi_driver.observe().elements
                                  if e.role == "input") == "replaced")
+
+
+def test_desktop_ocr_reads_an_app_with_a_tree_by_ocr_only(
+        atspi_driver: DesktopDriver, galculator: App, a11y_display) -> None:
+    """``--device desktop=:N,ocr``: the driver before the tree, for apps that do have one
+    (what the relay round compares the tree against)."""
+    from omg_agent.drivers.desktop import open_desktop
+
+    assert atspi_driver.backend.elements()  # the calculator is on the bus
+    ocr_only = open_desktop(f"desktop={a11y_display},ocr")
+    try:
+        assert ocr_only.backend.tree is None and ocr_only.backend.elements() is None
+    finally:
+        ocr_only.close()
+    tree_first = open_desktop(f"desktop={a11y_display},tree")
+    try:
+        assert tree_first.backend.elements()
+    finally:
+        tree_first.close()
