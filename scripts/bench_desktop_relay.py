@@ -236,8 +236,11 @@ def calc_display(backend: X11Backend, procs: list[subprocess.Popen[bytes]]) -> s
 
 
 def agent(goal: str, display: str, arm: str, env: dict[str, str], args: argparse.Namespace,
-          runs_dir: Path) -> tuple[int | None, dict[str, Any], str]:
-    cmd = [str(Path(sys.executable).with_name("omg-agent")), "run", goal, "--device",
+          runs_dir: Path, resume: str = "") -> tuple[int | None, dict[str, Any], str]:
+    """``omg-agent run GOAL`` on the display (or, with ``resume``, ``--resume RUN_DIR
+    --answer yes``: the user's yes to a question the gate asked)."""
+    start = ["--resume", resume, "--answer", "yes"] if resume else [goal]
+    cmd = [str(Path(sys.executable).with_name("omg-agent")), "run", *start, "--device",
            f"desktop={display},{arm}", "--max-steps", str(args.max_steps), "--json",
            "--runs-dir", str(runs_dir)]
     run_env = {**os.environ, **env, "OMG_BASE_URL": args.base_url, "OMG_MODEL": "relay",
@@ -279,8 +282,13 @@ def run_task(task: Task, arm: str, args: argparse.Namespace, out: Path) -> Run:
         procs = _start_apps(task, env, home, backend)
         before = last_request(args.relay_dir)
         t0 = time.monotonic()
-        run.exit, result, log = agent(task.goal.format(dir=folder), display, arm, env, args,
-                                      home / "runs")
+        goal = task.goal.format(dir=folder)
+        run.exit, result, log = agent(goal, display, arm, env, args, home / "runs")
+        while args.yes and run.exit == 5 and result.get("run_dir"):  # waiting for a yes
+            run.extra["yes"] = run.extra.get("yes", 0) + 1
+            run.exit, result, more = agent(goal, display, arm, env, args, home / "runs",
+                                           resume=str(result["run_dir"]))
+            log += "\n--- resumed with --answer yes ---\n" + more
         run.seconds = round(time.monotonic() - t0, 1)
         after = last_request(args.relay_dir)
         run.requests = (before + 1, after) if after > before else None
@@ -335,9 +343,10 @@ def table(runs: list[Run]) -> str:
     lines = ["| task | arm | success | calls | input tokens | exit / status | s | why not |",
              "|---|---|---|---|---|---|---|---|"]
     for r in runs:
+        yes = f" (yes ×{r.extra['yes']})" if r.extra.get("yes") else ""
         lines.append(f"| {r.task} | {r.arm} | {'yes' if r.ok else 'no'} | {r.calls} "
                      f"| {r.tokens if r.tokens is not None else '—'} "
-                     f"| {r.exit} / {r.status} | {r.seconds:.0f} | {r.why} |")
+                     f"| {r.exit} / {r.status}{yes} | {r.seconds:.0f} | {r.why} |")
     for arm in sorted({r.arm for r in runs}, reverse=True):
         mine = [r for r in runs if r.arm == arm]
         tok = sum(r.tokens or 0 for r in mine)
@@ -355,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--arms", default="tree,ocr")
     p.add_argument("--max-steps", type=int, default=20)
     p.add_argument("--run-timeout", type=float, default=1800.0)
+    p.add_argument("--yes", action="store_true",
+                   help="answer yes when the gate asks (resume the run with --answer yes)")
     p.add_argument("--tokens-python", default=sys.executable,
                    help="a Python with bpe-openai for relay_tokens.py")
     args = p.parse_args(argv)
