@@ -223,6 +223,18 @@ def _start_apps(task: Task, env: dict[str, str], home: Path,
     return procs
 
 
+def settled(check: Callable[[], tuple[bool, str]], deadline_s: float,
+            step: float = 0.2) -> tuple[bool, str]:
+    """``check()`` once it passes, or its last verdict after ``deadline_s``: an app writes
+    some of its state a moment after the screen shows it (GSettings batches its writes)."""
+    end = time.monotonic() + deadline_s
+    verdict = check()
+    while not verdict[0] and time.monotonic() < end:
+        time.sleep(step)
+        verdict = check()
+    return verdict
+
+
 def calc_display(backend: X11Backend, procs: list[subprocess.Popen[bytes]]) -> str:
     """The calculator's display, from its own accessibility object."""
     tree = backend.tree
@@ -297,7 +309,7 @@ def run_task(task: Task, arm: str, args: argparse.Namespace, out: Path) -> Run:
         (home / "result.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
         ctx = Ctx(folder, Path(env["XDG_CONFIG_HOME"]) / KEYFILE,
                   lambda: calc_display(backend, procs), home / "tk-state.json", result)
-        run.ok, run.why = task.check(ctx)
+        run.ok, run.why = settled(lambda: task.check(ctx), args.settle)
     except Exception as e:  # noqa: BLE001 - one broken task must not end the round
         run.why = f"harness: {type(e).__name__}: {e}"
     finally:
@@ -364,6 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--arms", default="tree,ocr")
     p.add_argument("--max-steps", type=int, default=20)
     p.add_argument("--run-timeout", type=float, default=1800.0)
+    p.add_argument("--settle", type=float, default=5.0,
+                   help="seconds a failing check is read again (apps write state late)")
     p.add_argument("--yes", action="store_true",
                    help="answer yes when the gate asks (resume the run with --answer yes)")
     p.add_argument("--tokens-python", default=sys.executable,
