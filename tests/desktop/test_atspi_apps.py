@@ -194,3 +194,26 @@ def test_desktop_ocr_reads_an_app_with_a_tree_by_ocr_only(
         assert tree_first.backend.elements()
     finally:
         tree_first.close()
+
+
+def test_a_field_is_clicked_so_typing_lands_in_it_and_a_spin_button_commits(
+        atspi_driver: DesktopDriver, mousepad: App) -> None:
+    """A tap before typing on a field is a real click, not its ``activate`` action (which
+    takes no focus): in the relay round the tree arm set mousepad's tab width to 4 on screen
+    while the spin button never had the focus, so Tab did not commit it and the preference
+    stayed 8 (pref-tabs / tree)."""
+    act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Edit"}})
+    act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Preferences",
+                                                  "match": "contains"}})
+    act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Editor"}})
+    spin = next(e for e in atspi_driver.observe().elements if e.cls == "spin button")
+    act(atspi_driver, {"type": "type", "text": "4", "clear": True,
+                       "target": {"kind": "element", "id": spin.id}})
+
+    def spin_now() -> Any:
+        return next((e for e in atspi_driver.observe().elements
+                     if e.cls == "spin button" and e.bounds == spin.bounds), None)
+
+    now = wait_for(lambda: (s := spin_now()) is not None and s.focused and s.text == "4"
+                   and s)
+    assert now, spin_now()
