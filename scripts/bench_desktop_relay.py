@@ -225,8 +225,8 @@ def _start_apps(task: Task, env: dict[str, str], home: Path,
 
 def settled(check: Callable[[], tuple[bool, str]], deadline_s: float,
             step: float = 0.2) -> tuple[bool, str]:
-    """``check()`` once it passes, or its last verdict after ``deadline_s``: an app writes
-    some of its state a moment after the screen shows it (GSettings batches its writes)."""
+    """``check()`` once it passes, or its last verdict after ``deadline_s``: an app may
+    write its state a moment after its screen shows it."""
     end = time.monotonic() + deadline_s
     verdict = check()
     while not verdict[0] and time.monotonic() < end:

@@ -117,8 +117,8 @@ def test_a_mac_is_not_read_by_ocr_only() -> None:
 
 
 def test_a_check_is_read_again_until_the_app_has_written_its_state(bench, tmp_path) -> None:
-    """GSettings writes its keyfile a moment after the dialog shows the value: the first
-    round's check read it before (pref-tabs / tree: failed, the keyfile held 4 later)."""
+    """An app may write its state a moment after its screen shows it: a failing check is
+    read again for a few seconds before the run counts as failed."""
     reads = iter([(False, "tab-width = None"), (False, "tab-width = None"), (True, "")])
     assert bench.settled(lambda: next(reads), 5.0, step=0.0) == (True, "")
     assert bench.settled(lambda: (False, "never"), 0.0) == (False, "never")
