@@ -112,7 +112,8 @@ RUN_HELP = "\n\n".join((
 # -- the options (typer reads them from the signature's defaults) ----------------------------
 _TASK = typer.Argument(None, help="What to do, in plain language.")
 _DEVICE = device_option(
-    f"{OR_VPHONE} desktop or desktop=:99 drives an X display. Twice or more for a task "
+    f"{OR_VPHONE} desktop or desktop=:99 drives an X display (desktop=:99,ocr: by OCR "
+    "only, not its accessibility tree). Twice or more for a task "
     "across devices: --device phone=SERIAL --device desktop=local (each plan step names its "
     "device).", default=[])
 _DRIVER = typer.Option("auto", "--driver", help="adb, u2 or auto.")

@@ -175,3 +175,45 @@ def test_a_right_click_opens_the_context_menu_as_its_own_window(
     act(atspi_driver, {"type": "type", "text": "replaced"})  # typing over the selection
     assert wait_for(lambda: next(e.text for e in atspi_driver.observe().elements
                                  if e.role == "input") == "replaced")
+
+
+def test_desktop_ocr_reads_an_app_with_a_tree_by_ocr_only(
+        atspi_driver: DesktopDriver, galculator: App, a11y_display) -> None:
+    """``--device desktop=:N,ocr``: the driver before the tree, for apps that do have one
+    (what the relay round compares the tree against)."""
+    from omg_agent.drivers.desktop import open_desktop
+
+    assert atspi_driver.backend.elements()  # the calculator is on the bus
+    ocr_only = open_desktop(f"desktop={a11y_display},ocr")
+    try:
+        assert ocr_only.backend.tree is None and ocr_only.backend.elements() is None
+    finally:
+        ocr_only.close()
+    tree_first = open_desktop(f"desktop={a11y_display},tree")
+    try:
+        assert tree_first.backend.elements()
+    finally:
+        tree_first.close()
+
+
+def test_a_field_is_clicked_so_typing_lands_in_it_and_a_spin_button_commits(
+        atspi_driver: DesktopDriver, mousepad: App) -> None:
+    """A tap before typing on a field is a real click, not its ``activate`` action (which
+    takes no focus): in the relay round the tree arm set mousepad's tab width to 4 on screen
+    while the spin button never had the focus, so Tab did not commit it and the preference
+    stayed 8 (pref-tabs / tree)."""
+    act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Edit"}})
+    act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Preferences",
+                                                  "match": "contains"}})
+    act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Editor"}})
+    spin = next(e for e in atspi_driver.observe().elements if e.cls == "spin button")
+    act(atspi_driver, {"type": "type", "text": "4", "clear": True,
+                       "target": {"kind": "element", "id": spin.id}})
+
+    def spin_now() -> Any:
+        return next((e for e in atspi_driver.observe().elements
+                     if e.cls == "spin button" and e.bounds == spin.bounds), None)
+
+    now = wait_for(lambda: (s := spin_now()) is not None and s.focused and s.text == "4"
+                   and s)
+    assert now, spin_now()

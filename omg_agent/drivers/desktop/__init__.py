@@ -2,6 +2,8 @@
 
 ``--device desktop`` (this machine's display: ``$DISPLAY`` on Linux, the main display on
 macOS), ``--device desktop=:99`` (an X display) or ``--device desktop=local`` pick it;
+``,ocr`` after the display (``desktop=:99,ocr``) reads an X display by OCR only, never its
+accessibility tree (``,tree``, the default, reads the tree first);
 :func:`open_desktop` turns such a spec into a :class:`DesktopDriver`. The parts:
 :mod:`.backend` (the adapter interface and the one pixel/point scale), :mod:`.driver`,
 :mod:`.port` (actions as mouse, wheel and keys), :mod:`.keys`, :mod:`.x11` and
@@ -23,6 +25,7 @@ if TYPE_CHECKING:  # imported on use: `--device` checks cost nothing for phone r
 __all__ = ["DesktopDriver", "is_desktop", "open_desktop"]
 
 PREFIX = "desktop"
+PERCEPTIONS = ("tree", "ocr")  # after a comma: the tree first (default), or OCR only
 
 
 def is_desktop(spec: str | None) -> bool:
@@ -31,30 +34,37 @@ def is_desktop(spec: str | None) -> bool:
 
 
 def open_desktop(spec: str = PREFIX, **options: Any) -> DesktopDriver:
-    """The driver for ``desktop``, ``desktop=local``, ``desktop=:99`` or ``desktop=mac``;
+    """The driver for ``desktop``, ``desktop=local``, ``desktop=:99`` or ``desktop=mac``,
+    each optionally followed by ``,ocr`` or ``,tree`` (how an X display is read);
     :class:`~omg_agent.errors.ConfigError` names what is accepted."""
     from omg_agent.errors import ConfigError
 
+    accepted = ("use desktop, desktop=local, desktop=:N (an X display) or desktop=mac, "
+                "optionally followed by ,ocr or ,tree (desktop=:99,ocr)")
     if not is_desktop(spec):
-        raise ConfigError(f"not a desktop device {spec!r}: use desktop, desktop=local, "
-                          "desktop=:N (an X display) or desktop=mac")
+        raise ConfigError(f"not a desktop device {spec!r}: {accepted}")
     from omg_agent.drivers.desktop.driver import DesktopDriver
 
-    where = spec.partition("=")[2].strip() or "local"
+    where, _, perception = spec.partition("=")[2].partition(",")
+    where, perception = where.strip() or "local", perception.strip() or "tree"
+    if perception not in PERCEPTIONS:
+        raise ConfigError(f"bad desktop {spec!r}: {accepted}")
     if where == "mac" or (where == "local" and sys.platform == "darwin"):
+        if perception == "ocr":
+            raise ConfigError(f"bad desktop {spec!r}: ,ocr is for an X display; a Mac is "
+                              "read through its accessibility tree")
         from omg_agent.drivers.desktop.mac import MacBackend
 
         return DesktopDriver(MacBackend(), serial=spec, **options)
     if where != "local" and not where.startswith(":"):
-        raise ConfigError(f"bad desktop {spec!r}: use desktop, desktop=local, desktop=:N "
-                          "(an X display) or desktop=mac")
+        raise ConfigError(f"bad desktop {spec!r}: {accepted}")
     from omg_agent.extras import require
 
     require("desktop", "the X11 desktop driver")
     from omg_agent.drivers.desktop.x11 import X11Backend
 
-    return DesktopDriver(X11Backend(None if where == "local" else where), serial=spec,
-                         **options)
+    backend = X11Backend(None if where == "local" else where, tree=perception == "tree")
+    return DesktopDriver(backend, serial=spec, **options)
 
 
 def __getattr__(name: str) -> Any:

@@ -122,8 +122,9 @@ class AtspiTree:
 
     def press_element(self, element: UIElement) -> bool:
         ref = self.ref_of(element)
-        if ref is None or not element.enabled:
-            return False
+        if ref is None or not element.enabled or element.editable:
+            return False  # a field is clicked, for the focus its own action (activate) does
+            # not take: a GTK spin button takes its typed value only when it loses focus
         names: Any = self.bus.call(Call(ref, ACTION, "GetActions"))
         if not names:
             return False
