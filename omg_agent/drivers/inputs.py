@@ -63,6 +63,7 @@ class JudgedPort:
         # the screen an input that may change it was judged on: never the next one's scene
         self._changed: Observation | None = None
         self._queued = False  # inputs judged and waiting in the port's queue
+        self._tapped_on: Observation | None = None  # the screen the last tap was placed on
 
     @property
     def calls(self) -> int:
@@ -73,7 +74,7 @@ class JudgedPort:
         self.inner.begin(index)
 
     def tap(self, p: Point) -> None:
-        self._judge(InputEffect("tap", p, element=self.aim))
+        self._tapped_on = self._judge(InputEffect("tap", p, element=self.aim))
         self.inner.tap(p)
 
     def double_tap(self, p: Point) -> None:
@@ -100,7 +101,9 @@ class JudgedPort:
     def type(self, text: str, *, clear: bool, field: UIElement | None,
              after_tap: bool) -> str:
         effect = InputEffect("type", text=text, field=field, clear=clear)
-        self._judge(effect)
+        # after its own focus tap, the text goes to the field that tap was placed on: it is
+        # judged there, not on a look the focus itself changed (a placeholder gone)
+        self._judge(effect, on=self._tapped_on if after_tap else None)
         label = self.inner.type(text, clear=clear, field=field, after_tap=after_tap)
         self._typed = effect
         if self.screen is not None:  # the next input of the segment finds the text there
@@ -136,12 +139,17 @@ class JudgedPort:
         return hotkey
 
     # -- the scene -------------------------------------------------------------------------
-    def _judge(self, effect: InputEffect) -> None:
-        scene = self._scene(effect)
+    def _judge(self, effect: InputEffect, on: Observation | None = None) -> Observation | None:
+        """Judge ``effect`` placed ``on`` a given screen, else where :meth:`_scene` says;
+        the screen it was placed on."""
+        scene = self._scene(effect) if on is None else InputScene(
+            on, touch_slop_px(_density(self.device)), self._reader(on),
+            look=None if self._queued else self.device.observe)
         self.judge.judge(effect, scene)
         self._queued = True
         if not keeps_screen(effect, scene.screen, self.aim) and scene.screen is not None:
             self._changed = scene.screen  # (placed on no screen: the one before stays stale)
+        return scene.screen
 
     def _scene(self, effect: InputEffect) -> InputScene:
         screen = self.screen or self.device.last_observation

@@ -126,3 +126,24 @@ def test_an_input_after_one_that_may_change_the_screen_is_never_placed_on_it() -
     screens = [scene.screen for _, scene in judge.seen]
     assert screens[0] is planned and screens[2] is not None and screens[3] is None
     assert screens[4] is fresh and device.observed == 1
+
+
+def test_a_types_text_is_placed_on_the_screen_its_own_focus_tap_was_placed_on() -> None:
+    """A field the screen does not know as one (OCR text on a desktop: the Tk app's "Type
+    here" placeholder) is tapped to focus it, and the focus clears the placeholder: the
+    text of that same action goes to the field the tap was placed on, judged on that
+    screen — not held as "no screen", not looked for on a screen the focus changed. The
+    next action's input is placed on a fresh look."""
+    from omg_agent.drivers.inputs import JudgedPort, looking_at
+
+    judge, planned, fresh = Judge(), screen(SAVE), screen(FIELD, SAVE)
+    device = FakeDevice(fresh)
+    port = JudgedPort(RecordingPort(), judge, device)
+    with looking_at(port, planned):
+        port.tap(SAVE.center)  # not known to keep the screen (a button, or OCR text)
+        port.type("hi", clear=False, field=SAVE, after_tap=True)
+        port.batch()
+        port.tap(FIELD.center)  # the next action: a fresh look
+    screens = [scene.screen for _, scene in judge.seen]
+    assert screens[0] is planned and screens[1] is planned
+    assert screens[2] is fresh and device.observed == 1
