@@ -1,7 +1,7 @@
 """Suite-wide ordering: the longest tests are collected first, longest first.
 
-The README's test command runs the suite on two xdist workers handing out two tests at a
-time (``-n 2 --maxschedchunk 2``); with the minutes-long tests at the front, both workers
+The README's test command runs the suite on three xdist workers handing out two tests at a
+time (``-n 3 --maxschedchunk 2``); with the minutes-long tests at the front, the workers
 start on them and the short tests fill in around them, instead of one worker finishing the
 suite alone with a long test left at the end. Which tests are long is recorded in
 ``tests/durations.txt`` (seconds, a test-name prefix); a ``slow`` or ``faults`` test it does
