@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,9 @@ from typing import Any
 import pytest
 from atspi_apps import Session, start_session
 from desktop_apps import AppState, start_app
+
+from omg_agent.drivers.desktop.atspi_session import start_xvfb
+from omg_agent.errors import DeviceError
 
 XVFB = shutil.which("Xvfb")
 SIZE = "1024x768x24"
@@ -34,18 +36,12 @@ A11Y_SIZE = "1280x1024x24"
 def _xvfb(size: str) -> Iterator[str]:
     if XVFB is None:
         pytest.skip("Xvfb is not installed: apt-get install xvfb (scripts/setup.sh does)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen([XVFB, "-displayfd", str(write_fd), "-screen", "0", size,
-                             "-nolisten", "tcp", "-noreset"], pass_fds=(write_fd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    with os.fdopen(read_fd) as pipe:
-        number = pipe.readline().strip()  # Xvfb writes it once it accepts connections
-    if not number:
-        proc.kill()
-        pytest.fail("Xvfb did not start (no display number on -displayfd)")
     try:
-        yield f":{number}"
+        proc, display = start_xvfb(size)  # the driver's own (the bench starts it so too)
+    except DeviceError as exc:
+        pytest.fail(f"{exc} (no display number on -displayfd)")
+    try:
+        yield display
     finally:
         proc.terminate()
         proc.wait(10)

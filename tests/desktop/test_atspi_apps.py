@@ -115,6 +115,12 @@ def test_the_save_dialog_is_its_own_window_and_saves_under_a_name(
     target = tmp_path / "notes.txt"
     act(atspi_driver, {"type": "type", "text": str(target), "clear": True,
                        "target": name.id})
+
+    def save_enabled() -> bool:  # GTK enables Save once it has taken the name in (loaded: later)
+        return any(e.role == "button" and e.text == "Save" and e.enabled
+                   for e in atspi_driver.observe().elements)
+
+    assert wait_for(save_enabled, 10)
     act(atspi_driver, {"type": "tap", "target": {"kind": "anchor", "text": "Save"}})
     assert wait_for(target.exists, 10)
     assert wait_for(lambda: target.read_text(encoding="utf-8").rstrip("\n")

@@ -205,7 +205,7 @@ def test_the_pages_mark_what_they_do_not_run() -> None:
     readme = [b for b in blocks_in(ROOT / "README.md") if b.setup]
     assert [c for b in readme for c in b.commands] == [
         "bash scripts/setup.sh && .venv/bin/omg-agent demo",
-        "bash scripts/setup.sh && .venv/bin/python -m pytest -q -n 2 --maxschedchunk 2"]
+        "bash scripts/setup.sh && .venv/bin/python -m pytest -q -n 3 --maxschedchunk 2"]
     problems = [p for b in blocks if b.setup for p in _setup_problems(b)]
     assert not problems, "\n".join(problems)
 
